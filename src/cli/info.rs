@@ -1,0 +1,129 @@
+//! `info`: the inventory and the NVML load attempts, as text or JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::InfoArgs;
+use super::exit;
+use crate::telemetry::sample::Inventory;
+use crate::telemetry::source::SourceStatus;
+use crate::units;
+
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    app_version: &'static str,
+    demo: bool,
+    source: &'a SourceStatus,
+    inventory: &'a Inventory,
+}
+
+/// Renders the inventory as text.
+pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "gpu-doctor {}: GPU inventory", env!("CARGO_PKG_VERSION"));
+    if status.is_demo() {
+        let _ = writeln!(o, "DEMO: simulated data, not this machine.");
+    }
+    let _ = writeln!(o, "Source: {}", status.label());
+    let show = |r: &Option<crate::telemetry::Reading<String>>| {
+        r.as_ref()
+            .map_or("n/a".to_string(), |r| r.show(|s| s.clone()))
+    };
+    if !inv.gpus.is_empty() || inv.driver_version.is_some() {
+        let _ = writeln!(
+            o,
+            "Driver {} | CUDA (driver supports up to) {} | NVML {}",
+            show(&inv.driver_version),
+            show(&inv.cuda_driver_version),
+            show(&inv.nvml_version)
+        );
+    }
+    for g in &inv.gpus {
+        let _ = writeln!(o, "\nGPU {}  {}", g.index, g.name);
+        let _ = writeln!(o, "  UUID           {}", g.uuid.show(|s| s.clone()));
+        let _ = writeln!(o, "  PCI bus id     {}", g.pci_bus_id.show(|s| s.clone()));
+        let _ = writeln!(
+            o,
+            "  VRAM           {}",
+            g.vram_total_bytes.show(|b| units::bytes(*b))
+        );
+        let _ = writeln!(
+            o,
+            "  Power limit    {}",
+            g.power_limit_default_w
+                .show(|w| format!("{w:.0} W (default)"))
+        );
+        let _ = writeln!(
+            o,
+            "  Max clocks     SM {} | memory {}",
+            g.max_sm_clock_mhz.show(|m| format!("{m} MHz")),
+            g.max_mem_clock_mhz.show(|m| format!("{m} MHz"))
+        );
+        let link = match (g.max_pcie_gen.get(), g.max_pcie_width.get()) {
+            (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
+            _ => g.max_pcie_gen.show(|x| format!("Gen{x}")),
+        };
+        let _ = writeln!(o, "  Max PCIe link  {link}");
+        let _ = writeln!(
+            o,
+            "  Slowdown temp  {}",
+            g.slowdown_temp_c.show(|t| format!("{t} °C"))
+        );
+    }
+    match status {
+        SourceStatus::Nvml { library, attempts } => {
+            let _ = writeln!(o, "\nNVML load attempts:");
+            for a in attempts {
+                let _ = writeln!(o, "  {}: {}", a.path, a.error);
+            }
+            let _ = writeln!(o, "  {library}: loaded");
+            if inv.gpus.is_empty() {
+                let _ = writeln!(o, "\nNVML loaded but reports no GPUs.");
+            }
+        }
+        SourceStatus::Unavailable(no) => {
+            let _ = writeln!(o, "\nNo NVIDIA GPU data: {}", no.summary);
+            let _ = writeln!(o, "Next step: {}", no.next_step);
+            let _ = writeln!(o, "\nNVML load attempts:");
+            for a in &no.attempts {
+                let _ = writeln!(o, "  {}: {}", a.path, a.error);
+            }
+            let _ = writeln!(
+                o,
+                "\nTo see what gpu-doctor shows on a working machine: gpu-doctor-cli monitor --demo healthy-training"
+            );
+        }
+        SourceStatus::Demo { .. } => {}
+    }
+    o
+}
+
+/// Runs `info`; returns the exit code.
+pub fn run(args: &InfoArgs) -> u8 {
+    let (gpu, _host) = args.source.open();
+    let status = gpu.status();
+    let inv = gpu.inventory();
+    if args.json {
+        let doc = InfoJson {
+            app_version: env!("CARGO_PKG_VERSION"),
+            demo: status.is_demo(),
+            source: &status,
+            inventory: inv,
+        };
+        match serde_json::to_string_pretty(&doc) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("gpu-doctor: cannot encode JSON: {e}");
+                return exit::ERROR;
+            }
+        }
+    } else {
+        print!("{}", render_text(&status, inv));
+    }
+    if matches!(status, SourceStatus::Unavailable(_)) {
+        exit::NO_GPU
+    } else {
+        exit::OK
+    }
+}

@@ -1,0 +1,118 @@
+//! The command-line front end shared by both binaries: clap argument types, the `info` and
+//! `monitor` subcommands, text and JSON rendering, and the documented exit codes.
+
+pub mod exit;
+pub mod info;
+pub mod monitor;
+
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+
+use crate::telemetry::GpuSource;
+use crate::telemetry::demo::{DemoGpus, DemoHost, MAX_DEMO_GPUS, Scenario};
+use crate::telemetry::host::{HostSource, LiveHost};
+use crate::telemetry::nvml::NvmlSource;
+use crate::telemetry::sampler::check_interval;
+use crate::telemetry::source::NoGpuSource;
+
+/// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Show the GPU inventory (driver, CUDA and NVML versions, each GPU) and how NVML was loaded.
+    Info(InfoArgs),
+    /// Print live GPU and host metrics, one block (or one JSON object) per tick.
+    Monitor(MonitorArgs),
+}
+
+/// Where data comes from: the real machine, or a named demo scenario.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SourceArgs {
+    /// Use simulated data instead of the real machine. Scenarios: healthy-training, data-starved,
+    /// io-bound, thermal-throttle, vram-full, imbalance, idle.
+    #[arg(long, value_name = "SCENARIO", value_parser = parse_scenario)]
+    pub demo: Option<Scenario>,
+    /// Number of simulated GPUs (1-8; demo mode only).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEMO_GPUS)), requires = "demo")]
+    pub gpus: Option<u32>,
+    /// Seed of the simulation (demo mode only); the same seed gives the same data.
+    #[arg(long, default_value_t = 1, requires = "demo")]
+    pub seed: u64,
+}
+
+impl SourceArgs {
+    /// Opens the GPU and host sources these arguments ask for. The real machine without a usable
+    /// NVIDIA driver gives a source that reports why.
+    pub fn open(&self) -> (Arc<dyn GpuSource>, Box<dyn HostSource>) {
+        match self.demo {
+            Some(sc) => (
+                Arc::new(DemoGpus::new(
+                    sc,
+                    self.gpus.unwrap_or(sc.default_gpus()),
+                    self.seed,
+                )),
+                Box::new(DemoHost::new(sc, self.seed)),
+            ),
+            None => {
+                let gpu: Arc<dyn GpuSource> = match NvmlSource::open() {
+                    Ok(n) => Arc::new(n),
+                    Err(why) => Arc::new(NoGpuSource::new(why)),
+                };
+                (gpu, Box::new(LiveHost::new()))
+            }
+        }
+    }
+}
+
+/// Arguments of `info`.
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+/// Arguments of `monitor`.
+#[derive(Debug, Clone, Args)]
+pub struct MonitorArgs {
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Seconds between samples (0.25-10).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
+    pub interval: f64,
+    /// Stop after N ticks (default: run until interrupted).
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Print one JSON object per line instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// clap value parser for `--demo`.
+pub fn parse_scenario(s: &str) -> Result<Scenario, String> {
+    s.parse::<Scenario>().map_err(|e| e.to_string())
+}
+
+/// clap value parser for `--interval`.
+pub fn parse_interval(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    check_interval(v)
+        .map(|d| d.as_secs_f64())
+        .map_err(|e| e.to_string())
+}
+
+/// Runs a subcommand and returns the process exit code.
+pub fn run(command: &Command) -> std::process::ExitCode {
+    let code = match command {
+        Command::Info(a) => info::run(a),
+        Command::Monitor(a) => monitor::run(a),
+    };
+    std::process::ExitCode::from(code)
+}

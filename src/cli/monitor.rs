@@ -1,0 +1,160 @@
+//! `monitor`: live metrics on the terminal, a compact block per tick or one JSON object per line.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::MonitorArgs;
+use super::exit;
+use crate::present;
+use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
+use crate::telemetry::sampler::Sampler;
+use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
+use crate::units;
+
+#[derive(Serialize)]
+struct Line<'a> {
+    time: String,
+    t: f64,
+    demo: bool,
+    source: String,
+    host: Option<&'a HostSample>,
+    gpus: &'a [GpuSample],
+}
+
+fn host_line(h: &HostSample) -> String {
+    let mut o = format!("CPU {}", present::pct(&h.cpu_pct));
+    if let Some(busiest) = h.per_core_pct.iter().copied().reduce(f64::max) {
+        let _ = write!(o, " (busiest core {})", units::percent(busiest));
+    }
+    let _ = write!(o, "  iowait {}", present::pct(&h.iowait_pct));
+    if let Some(l) = h.load_avg.value() {
+        let _ = write!(o, "  load {:.2}", l[0]);
+    }
+    let _ = write!(o, "  RAM {}", present::ram(h));
+    if let (Some(r), Some(w)) = (h.disk_read_total(), h.disk_write_total()) {
+        let _ = write!(o, "  disk read {} write {}", units::rate(r), units::rate(w));
+    }
+    if let (Some(rx), Some(tx)) = (h.net_rx_bps.get(), h.net_tx_bps.get()) {
+        let _ = write!(o, "  net rx {} tx {}", units::rate(rx), units::rate(tx));
+    }
+    o
+}
+
+fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
+    if let GpuHealth::Lost(why) = &g.health {
+        return format!("GPU{} LOST: {why}", g.index);
+    }
+    let info = inv.gpus.iter().find(|i| i.index == g.index);
+    format!(
+        "GPU{}  util {}  mem-bw {}  VRAM {}  {}  {}  SM {}  PCIe {}  rx {}  throttle: {}",
+        g.index,
+        present::pct(&g.util_gpu_pct),
+        present::pct(&g.util_mem_bw_pct),
+        present::vram(g),
+        g.temp_c.show_short(|t| format!("{t} °C")),
+        present::power(g),
+        present::sm_clock(g, info),
+        present::pcie_link(g, info),
+        g.pcie_rx_bps.show_short(|r| units::rate(*r)),
+        present::throttle_summary(g),
+    )
+}
+
+/// Renders one tick as the text block `monitor` prints.
+pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
+    let mut o = String::new();
+    let time = present::wall_clock(s.started_unix, s.latest_t(), offset_secs);
+    let tag = if s.is_demo() { "[DEMO] " } else { "" };
+    match &s.host {
+        Some(h) => {
+            let _ = writeln!(o, "{tag}{time}  host  {}", host_line(h));
+        }
+        None => {
+            let _ = writeln!(o, "{tag}{time}  host  (no data yet)");
+        }
+    }
+    for g in &s.gpus {
+        let _ = writeln!(o, "{tag}{time}  {}", gpu_line(g, &s.inventory));
+    }
+    o
+}
+
+/// Runs `monitor`; returns the exit code.
+pub fn run(args: &MonitorArgs) -> u8 {
+    let (gpu, host) = args.source.open();
+    let status = gpu.status();
+    let interval = Duration::from_secs_f64(args.interval);
+    let sampler = match Sampler::start(gpu, host, interval) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gpu-doctor: cannot start the sampler threads: {e}");
+            return exit::ERROR;
+        }
+    };
+    match &status {
+        SourceStatus::Unavailable(no) => {
+            eprintln!(
+                "No NVIDIA GPU data: {}\nNext step: {}\nShowing host metrics only. Details: gpu-doctor-cli info",
+                no.summary, no.next_step
+            );
+        }
+        SourceStatus::Demo {
+            scenario,
+            gpus,
+            seed,
+        } if !args.json => {
+            eprintln!(
+                "DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine."
+            );
+        }
+        _ => {}
+    }
+    let offset = present::local_offset_secs();
+    let started = Instant::now();
+    let mut stdout = std::io::stdout().lock();
+    let mut tick: u64 = 0;
+    while args.count.is_none_or(|n| tick < n) {
+        tick += 1;
+        // Ticks are paced by the clock, not by the sources, so a source that stops answering
+        // cannot hold this loop: the row then shows the last data it had.
+        let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        let snap = sampler.snapshot();
+        let text = if args.json {
+            let line = Line {
+                time: present::wall_clock(snap.started_unix, snap.latest_t(), offset),
+                t: snap.latest_t(),
+                demo: snap.is_demo(),
+                source: snap.source.label(),
+                host: snap.host.as_ref(),
+                gpus: &snap.gpus,
+            };
+            match serde_json::to_string(&line) {
+                Ok(s) => s + "\n",
+                Err(e) => {
+                    eprintln!("gpu-doctor: cannot encode JSON: {e}");
+                    return exit::ERROR;
+                }
+            }
+        } else {
+            render_tick(&snap, offset)
+        };
+        if stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            // The reader went away (e.g. `| head`): stop quietly.
+            break;
+        }
+    }
+    if matches!(status, SourceStatus::Unavailable(_)) {
+        exit::NO_GPU
+    } else {
+        exit::OK
+    }
+}

@@ -1,0 +1,299 @@
+//! The app shell: top bar with tabs and the DEMO badge, the status bar, the About tab, and the
+//! wiring between the sampler (which wakes the UI) and the Monitor.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::ValueEnum;
+use eframe::egui::{self, Color32, RichText};
+
+use super::monitor::{MonitorAction, MonitorState};
+use super::screenshot::ScreenshotPlan;
+use crate::cli::SourceArgs;
+use crate::present;
+use crate::telemetry::demo::Scenario;
+use crate::telemetry::sampler::Sampler;
+use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
+use crate::units;
+
+/// A top-level tab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Tab {
+    /// Live GPU and host charts.
+    Monitor,
+    /// Version, renderer, data source and how NVML was loaded.
+    About,
+}
+
+/// What the app starts with.
+pub struct AppInit {
+    /// The sampler, already running (or stepped by hand in tests).
+    pub sampler: Sampler,
+    /// The tab shown first.
+    pub tab: Tab,
+    /// Renderer and adapter name, e.g. "OpenGL: llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub renderer_name: String,
+    /// A pending `--screenshot`.
+    pub screenshot: Option<ScreenshotPlan>,
+    /// When the process started, for the start-to-first-frame figure.
+    pub process_start: Option<Instant>,
+    /// Print the start-to-first-frame time on stderr.
+    pub report_startup: bool,
+}
+
+impl AppInit {
+    /// An init for tests and embedding: no screenshot, no timing.
+    pub fn new(sampler: Sampler) -> Self {
+        AppInit {
+            sampler,
+            tab: Tab::Monitor,
+            renderer_name: "none (test harness)".to_string(),
+            screenshot: None,
+            process_start: None,
+            report_startup: false,
+        }
+    }
+}
+
+/// Reads the renderer and adapter name from the creation context.
+pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
+    if let Some(gl) = cc.gl.as_ref() {
+        use eframe::glow::HasContext as _;
+        // SAFETY: plain string queries on the context eframe just created on this thread.
+        let (renderer, version) = unsafe {
+            (
+                gl.get_parameter_string(eframe::glow::RENDERER),
+                gl.get_parameter_string(eframe::glow::VERSION),
+            )
+        };
+        return format!("OpenGL (glow): {renderer}, {version}");
+    }
+    if let Some(rs) = cc.wgpu_render_state.as_ref() {
+        let info = rs.adapter.get_info();
+        return format!(
+            "wgpu {:?}: {} ({:?}, driver {})",
+            info.backend, info.name, info.device_type, info.driver
+        );
+    }
+    "unknown renderer".to_string()
+}
+
+/// The gpu-doctor window.
+pub struct DoctorApp {
+    sampler: Sampler,
+    /// The visible tab.
+    pub tab: Tab,
+    /// Monitor tab state.
+    pub monitor: MonitorState,
+    renderer_name: String,
+    screenshot: Option<ScreenshotPlan>,
+    process_start: Option<Instant>,
+    report_startup: bool,
+    first_frame_done: bool,
+    offset_secs: i64,
+    demo_started_here: bool,
+    message: Option<String>,
+}
+
+impl DoctorApp {
+    /// Builds the app and lets the sampler wake it whenever new data is published.
+    pub fn new(cc: &eframe::CreationContext<'_>, init: AppInit) -> Self {
+        let ctx = cc.egui_ctx.clone();
+        init.sampler.set_notify(move || ctx.request_repaint());
+        DoctorApp {
+            sampler: init.sampler,
+            tab: init.tab,
+            monitor: MonitorState::default(),
+            renderer_name: init.renderer_name,
+            screenshot: init.screenshot,
+            process_start: init.process_start,
+            report_startup: init.report_startup,
+            first_frame_done: false,
+            offset_secs: present::local_offset_secs(),
+            demo_started_here: false,
+            message: None,
+        }
+    }
+
+    /// The sampler feeding the app.
+    pub fn sampler(&self) -> &Sampler {
+        &self.sampler
+    }
+
+    fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
+        let args = SourceArgs {
+            demo,
+            gpus: None,
+            seed: 1,
+        };
+        let (gpu, host) = args.open();
+        let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
+        sampler.prefill_demo(5.0 * 60.0);
+        match sampler.spawn_threads() {
+            Ok(()) => {
+                let c = ctx.clone();
+                sampler.set_notify(move || c.request_repaint());
+                self.sampler = sampler;
+                self.demo_started_here = demo.is_some();
+                self.monitor = MonitorState::default();
+            }
+            Err(e) => self.message = Some(format!("Could not start sampling: {e}")),
+        }
+    }
+
+    fn top_bar(&mut self, ui: &mut egui::Ui, snap: &Snapshot) -> Option<MonitorAction> {
+        let mut action = None;
+        ui.horizontal(|ui| {
+            ui.heading("gpu-doctor");
+            ui.separator();
+            ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
+            ui.selectable_value(&mut self.tab, Tab::About, "About");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if let SourceStatus::Demo { scenario, .. } = &snap.source {
+                    if self.demo_started_here && ui.button("Back to this machine").clicked() {
+                        action = Some(MonitorAction::LeaveDemo);
+                    }
+                    ui.label(
+                        RichText::new(format!(
+                            " DEMO DATA: {scenario} (simulated, not this machine) "
+                        ))
+                        .strong()
+                        .color(Color32::BLACK)
+                        .background_color(Color32::from_rgb(255, 183, 77)),
+                    );
+                }
+            });
+        });
+        action
+    }
+
+    fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
+        ui.horizontal_wrapped(|ui| {
+            let source = match &snap.source {
+                SourceStatus::Unavailable(no) => {
+                    format!("Data: host only; no GPU data ({})", no.summary)
+                }
+                other => format!("Data: {}", other.label()),
+            };
+            ui.label(source);
+            ui.separator();
+            ui.label(format!(
+                "Interval {}",
+                units::duration_secs(snap.interval_secs).replace(".0", "")
+            ))
+            .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
+            ui.separator();
+            match snap.self_usage {
+                Some(u) => ui.label(format!(
+                    "gpu-doctor: CPU {} · {}",
+                    units::percent(u.cpu_pct),
+                    units::bytes(u.rss_bytes)
+                )),
+                None => ui.label("gpu-doctor: own usage n/a in demo mode"),
+            }
+            .on_hover_text("CPU (% of one core) and memory used by this app.");
+            ui.separator();
+            ui.label(format!("Renderer: {}", self.renderer_name));
+        });
+    }
+
+    fn about(&self, ui: &mut egui::Ui, snap: &Snapshot) {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root.");
+            ui.add_space(8.0);
+            egui::Grid::new("about_grid").num_columns(2).striped(true).show(ui, |ui| {
+                ui.label("Renderer");
+                ui.label(&self.renderer_name);
+                ui.end_row();
+                ui.label("Data source");
+                ui.label(snap.source.label());
+                ui.end_row();
+                let inv = &snap.inventory;
+                let show = |r: &Option<crate::telemetry::Reading<String>>| r.as_ref().map_or("n/a".into(), |r| r.show(|s| s.clone()));
+                ui.label("Driver");
+                ui.label(show(&inv.driver_version));
+                ui.end_row();
+                ui.label("CUDA (driver supports up to)");
+                ui.label(show(&inv.cuda_driver_version));
+                ui.end_row();
+                ui.label("NVML");
+                ui.label(show(&inv.nvml_version));
+                ui.end_row();
+            });
+            ui.add_space(8.0);
+            let attempts = match &snap.source {
+                SourceStatus::Nvml { attempts, library } => {
+                    let mut v: Vec<(String, String)> = attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
+                    v.push((library.clone(), "loaded".to_string()));
+                    v
+                }
+                SourceStatus::Unavailable(no) => no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect(),
+                SourceStatus::Demo { .. } => Vec::new(),
+            };
+            if !attempts.is_empty() {
+                ui.strong("NVML load attempts");
+                for (path, result) in attempts {
+                    ui.label(RichText::new(format!("{path}: {result}")).monospace());
+                }
+            }
+            ui.add_space(8.0);
+            ui.label("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor");
+        });
+    }
+}
+
+impl eframe::App for DoctorApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let snap: Arc<Snapshot> = self.sampler.snapshot();
+        let ctx = ui.ctx().clone();
+        let mut action = None;
+        egui::Panel::top("top_bar").show(ui, |ui| {
+            action = self.top_bar(ui, &snap);
+        });
+        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar(ui, &snap));
+        egui::CentralPanel::default().show(ui, |ui| {
+            if let Some(msg) = &self.message {
+                ui.colored_label(Color32::LIGHT_RED, msg);
+            }
+            match self.tab {
+                Tab::Monitor => {
+                    let now = self.sampler.now().max(snap.latest_t());
+                    if let Some(a) = self
+                        .sampler
+                        .with_history(|h| self.monitor.ui(ui, &snap, h, now, self.offset_secs))
+                    {
+                        action = Some(a);
+                    }
+                }
+                Tab::About => self.about(ui, &snap),
+            }
+        });
+        match action {
+            Some(MonitorAction::TryDemo) => {
+                self.switch_source(&ctx, Some(Scenario::HealthyTraining))
+            }
+            Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
+            None => {}
+        }
+        if !self.first_frame_done {
+            self.first_frame_done = true;
+            if let (true, Some(start)) = (self.report_startup, self.process_start) {
+                eprintln!(
+                    "gpu-doctor: first frame {:.0} ms after process start",
+                    start.elapsed().as_secs_f64() * 1000.0
+                );
+            }
+        }
+        if let Some(plan) = self.screenshot.as_mut() {
+            plan.on_frame(
+                &ctx,
+                snap.host.is_some()
+                    && (snap.gpu_t.is_some()
+                        || !snap.inventory.gpus.is_empty()
+                        || matches!(snap.source, SourceStatus::Unavailable(_))),
+            );
+        }
+    }
+}

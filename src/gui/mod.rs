@@ -1,0 +1,264 @@
+//! The desktop app (feature `gui`): command-line options of `gpu-doctor`, the renderer policy
+//! (glow or wgpu, one relaunch with the other when the window cannot be created), and the app
+//! shell with its tabs.
+
+mod app;
+mod charts;
+mod monitor;
+mod screenshot;
+
+pub use app::{AppInit, DoctorApp, Tab};
+pub use monitor::{MonitorState, ProcessSort, TimeWindow};
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{self, Command, SourceArgs, exit, parse_interval};
+use crate::telemetry::sampler::Sampler;
+
+/// Which graphics backend draws the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RendererChoice {
+    /// OpenGL through glow (default on Linux: Mesa's software GL always exists).
+    Gl,
+    /// wgpu: Vulkan, Metal or DX12 (default on Windows, with the WARP software fallback).
+    Wgpu,
+}
+
+impl RendererChoice {
+    /// The platform default.
+    pub fn platform_default() -> Self {
+        if cfg!(windows) {
+            RendererChoice::Wgpu
+        } else {
+            RendererChoice::Gl
+        }
+    }
+
+    /// The other renderer.
+    pub fn other(self) -> Self {
+        match self {
+            RendererChoice::Gl => RendererChoice::Wgpu,
+            RendererChoice::Wgpu => RendererChoice::Gl,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RendererChoice::Gl => "gl",
+            RendererChoice::Wgpu => "wgpu",
+        }
+    }
+}
+
+/// Environment variable set on the one relaunch with the other renderer.
+const FALLBACK_ENV: &str = "GPU_DOCTOR_FALLBACK_RENDERER";
+/// Environment variable: print the time from start to the first frame on stderr.
+pub const STARTUP_TIMING_ENV: &str = "GPU_DOCTOR_STARTUP_TIMING";
+
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not a size like 1280x800"))?;
+    let w: f32 = w
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
+    let h: f32 = h
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
+    if !(320.0..=8192.0).contains(&w) || !(240.0..=8192.0).contains(&h) {
+        return Err(format!(
+            "window size {s} is out of range (320x240 to 8192x8192)"
+        ));
+    }
+    Ok([w, h])
+}
+
+/// Command line of `gpu-doctor`: opens the window unless a subcommand is given.
+#[derive(Debug, Parser)]
+#[command(
+    name = "gpu-doctor",
+    version,
+    about = "Find out why an NVIDIA GPU is idle, slow or not working. Opens the app; subcommands run headless like gpu-doctor-cli.",
+    after_help = exit::HELP
+)]
+pub struct GuiArgs {
+    /// Run a headless subcommand instead of opening the window.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Seconds between samples (0.25-10).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
+    pub interval: f64,
+    /// Graphics backend (default: gl on Linux, wgpu on Windows). If the window cannot be created,
+    /// gpu-doctor retries once with the other one.
+    #[arg(long, value_enum)]
+    pub renderer: Option<RendererChoice>,
+    /// Render, save a PNG of the window to PATH and exit.
+    #[arg(long, value_name = "PATH")]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to render before taking the screenshot.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub frames: u32,
+    /// Tab to open.
+    #[arg(long, value_enum, default_value_t = Tab::Monitor)]
+    pub tab: Tab,
+    /// Window size in logical pixels, e.g. 1280x800.
+    #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
+    pub size: [f32; 2],
+}
+
+/// Runs the `gpu-doctor` binary: a subcommand, or the window.
+pub fn main_with(args: GuiArgs) -> ExitCode {
+    if let Some(cmd) = &args.command {
+        return cli::run(cmd);
+    }
+    let process_start = Instant::now();
+    if cfg!(all(unix, not(target_os = "macos")))
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_SOCKET").is_none()
+    {
+        eprintln!(
+            "gpu-doctor: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n\
+             Over SSH or on a server, run the same diagnosis headless: gpu-doctor-cli info, gpu-doctor-cli monitor"
+        );
+        return ExitCode::from(exit::NO_DISPLAY);
+    }
+    let fallback = std::env::var(FALLBACK_ENV)
+        .ok()
+        .and_then(|v| RendererChoice::from_str(&v, true).ok());
+    let renderer = fallback
+        .or(args.renderer)
+        .unwrap_or_else(RendererChoice::platform_default);
+    match launch(&args, renderer, process_start) {
+        Ok(()) => ExitCode::from(exit::OK),
+        Err(e) if fallback.is_some() => {
+            eprintln!(
+                "gpu-doctor: the {} renderer could not open a window either: {e}",
+                renderer.name()
+            );
+            ExitCode::from(exit::NO_DISPLAY)
+        }
+        Err(e) => {
+            let other = renderer.other();
+            eprintln!(
+                "gpu-doctor: the {} renderer could not open a window ({e}); retrying once with {}.",
+                renderer.name(),
+                other.name()
+            );
+            relaunch(other)
+        }
+    }
+}
+
+fn relaunch(renderer: RendererChoice) -> ExitCode {
+    let status = std::env::current_exe().and_then(|exe| {
+        std::process::Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .env(FALLBACK_ENV, renderer.name())
+            .status()
+    });
+    match status {
+        Ok(s) if s.success() => ExitCode::from(exit::OK),
+        Ok(s) => {
+            eprintln!(
+                "gpu-doctor: no renderer could open a window. The same diagnosis works without one:\n  gpu-doctor-cli info\n  gpu-doctor-cli monitor"
+            );
+            ExitCode::from(
+                u8::try_from(s.code().unwrap_or(i32::from(exit::NO_DISPLAY)))
+                    .unwrap_or(exit::NO_DISPLAY),
+            )
+        }
+        Err(e) => {
+            eprintln!(
+                "gpu-doctor: could not relaunch with the {} renderer: {e}. Use gpu-doctor-cli instead.",
+                renderer.name()
+            );
+            ExitCode::from(exit::NO_DISPLAY)
+        }
+    }
+}
+
+fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOptions {
+    let mut viewport = eframe::egui::ViewportBuilder::default()
+        .with_title("gpu-doctor")
+        .with_app_id(crate::APP_ID)
+        .with_inner_size(args.size)
+        .with_min_inner_size([640.0, 420.0]);
+    if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")) {
+        viewport = viewport.with_icon(Arc::new(icon));
+    }
+    let mut wgpu_options = eframe::egui_wgpu::WgpuConfiguration::default();
+    // Draw on the low-power adapter so the app does not wake or load the GPU it watches.
+    if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut wgpu_options.wgpu_setup {
+        create.power_preference = eframe::wgpu::PowerPreference::from_env()
+            .unwrap_or(eframe::wgpu::PowerPreference::LowPower);
+    }
+    eframe::NativeOptions {
+        viewport,
+        renderer: match renderer {
+            RendererChoice::Gl => eframe::Renderer::Glow,
+            RendererChoice::Wgpu => eframe::Renderer::Wgpu,
+        },
+        wgpu_options,
+        // Screenshot runs must not read or write the user's window state.
+        persist_window: args.screenshot.is_none(),
+        ..Default::default()
+    }
+}
+
+fn launch(
+    args: &GuiArgs,
+    renderer: RendererChoice,
+    process_start: Instant,
+) -> Result<(), eframe::Error> {
+    let (gpu, host) = args.source.open();
+    let interval = Duration::from_secs_f64(args.interval);
+    let prefill = args.source.demo.is_some();
+    let screenshot = args.screenshot.clone();
+    let tab = args.tab;
+    let frames = args.frames;
+    let options = native_options(args, renderer);
+    let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let failure_in = Arc::clone(&failure);
+    let result = eframe::run_native(
+        "gpu-doctor",
+        options,
+        Box::new(move |cc| {
+            let mut sampler = Sampler::manual(gpu, host, interval);
+            if prefill {
+                sampler.prefill_demo(5.0 * 60.0);
+            }
+            sampler
+                .spawn_threads()
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            let init = AppInit {
+                sampler,
+                tab,
+                renderer_name: app::renderer_name(cc),
+                screenshot: screenshot
+                    .map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in)),
+                process_start: Some(process_start),
+                report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
+            };
+            Ok(Box::new(DoctorApp::new(cc, init)))
+        }),
+    );
+    if let Ok(f) = failure.lock()
+        && let Some(msg) = f.as_ref()
+    {
+        eprintln!("gpu-doctor: {msg}");
+        std::process::exit(i32::from(exit::ERROR));
+    }
+    result
+}

@@ -1,0 +1,78 @@
+//! `--screenshot PATH`: render a few frames once data is there, save the window as PNG, exit.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+
+/// Longest wait for the first data before the screenshot is taken anyway.
+const DATA_WAIT: Duration = Duration::from_secs(5);
+
+/// State of a pending screenshot.
+pub struct ScreenshotPlan {
+    path: PathBuf,
+    frames_wanted: u32,
+    frames_seen: u32,
+    requested: bool,
+    created: Instant,
+    done: Arc<AtomicBool>,
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl ScreenshotPlan {
+    /// A plan to save `path` after `frames` frames; a failure message is left in `failure`.
+    pub fn new(path: PathBuf, frames: u32, failure: Arc<Mutex<Option<String>>>) -> Self {
+        ScreenshotPlan {
+            path,
+            frames_wanted: frames.max(1),
+            frames_seen: 0,
+            requested: false,
+            created: Instant::now(),
+            done: Arc::new(AtomicBool::new(false)),
+            failure,
+        }
+    }
+
+    /// Called once per frame, after the UI was drawn.
+    pub fn on_frame(&mut self, ctx: &egui::Context, has_data: bool) {
+        if self.done.load(Ordering::Relaxed) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        ctx.request_repaint();
+        if self.requested || !(has_data || self.created.elapsed() > DATA_WAIT) {
+            return;
+        }
+        self.frames_seen += 1;
+        if self.frames_seen < self.frames_wanted {
+            return;
+        }
+        self.requested = true;
+        let path = self.path.clone();
+        let done = Arc::clone(&self.done);
+        let failure = Arc::clone(&self.failure);
+        let ctx2 = ctx.clone();
+        ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
+            let [w, h] = image.size;
+            let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+            let saved =
+                image::save_buffer(&path, &rgba, w as u32, h as u32, image::ColorType::Rgba8);
+            match saved {
+                Ok(()) => eprintln!("gpu-doctor: saved screenshot {w}x{h} to {}", path.display()),
+                Err(e) => {
+                    if let Ok(mut f) = failure.lock() {
+                        *f = Some(format!(
+                            "could not save the screenshot to {}: {e}",
+                            path.display()
+                        ));
+                    }
+                }
+            }
+            done.store(true, Ordering::Relaxed);
+            ctx2.send_viewport_cmd(egui::ViewportCommand::Close);
+            ctx2.request_repaint();
+        });
+    }
+}

@@ -1,0 +1,133 @@
+//! Presentation helpers shared by the CLI, the GUI and reports: one wording and one unit for each
+//! metric, so "memory bandwidth utilization" is never shown as "memory used".
+
+use crate::telemetry::Reading;
+use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
+use crate::telemetry::throttle;
+use crate::units;
+
+/// Label of NVML's "memory utilization": the share of time memory was read or written.
+pub const MEM_BW_LABEL: &str = "Memory bandwidth utilization";
+/// Label of GPU (SM) utilization.
+pub const GPU_UTIL_LABEL: &str = "GPU utilization";
+
+/// Local time zone offset from UTC in seconds, read once.
+pub fn local_offset_secs() -> i64 {
+    i64::from(chrono::Local::now().offset().local_minus_utc())
+}
+
+/// Local wall-clock `HH:MM:SS` of sampler time `t`.
+pub fn wall_clock(started_unix: f64, t: f64, offset_secs: i64) -> String {
+    units::clock(started_unix + t + offset_secs as f64)
+}
+
+/// "Gen4 x16 (max Gen4 x16)"; parts that are unknown are left out or shown as n/a.
+pub fn pcie_link(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
+    let current = match (sample.pcie_gen.get(), sample.pcie_width.get()) {
+        (Some(g), Some(w)) => format!("Gen{g} x{w}"),
+        (Some(g), None) => format!("Gen{g}"),
+        _ => "n/a".to_string(),
+    };
+    let max = info.and_then(|i| match (i.max_pcie_gen.get(), i.max_pcie_width.get()) {
+        (Some(g), Some(w)) => Some(format!("Gen{g} x{w}")),
+        _ => None,
+    });
+    match max {
+        Some(m) => format!("{current} (max {m})"),
+        None => current,
+    }
+}
+
+/// "20.0 / 24.0 GiB (83 %)".
+pub fn vram(sample: &GpuSample) -> String {
+    match (sample.vram_used_bytes.get(), sample.vram_total_bytes.get()) {
+        (Some(u), Some(t)) if t > 0 => {
+            format!(
+                "{:.1} / {:.1} GiB ({:.0} %)",
+                u as f64 / units::GIB,
+                t as f64 / units::GIB,
+                100.0 * u as f64 / t as f64
+            )
+        }
+        _ => sample.vram_used_bytes.show(|u| units::bytes(*u)),
+    }
+}
+
+/// "410 / 450 W".
+pub fn power(sample: &GpuSample) -> String {
+    match (sample.power_w.get(), sample.power_limit_w.get()) {
+        (Some(p), Some(l)) => format!("{p:.0} / {l:.0} W"),
+        (Some(p), None) => format!("{p:.0} W"),
+        _ => sample.power_w.show(|p| format!("{p:.0} W")),
+    }
+}
+
+/// "72 °C (slowdown at 90 °C)".
+pub fn temperature(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
+    let t = sample.temp_c.show(|t| format!("{t} °C"));
+    match info.and_then(|i| i.slowdown_temp_c.get()) {
+        Some(s) if sample.temp_c.get().is_some() => format!("{t} (slowdown at {s} °C)"),
+        _ => t,
+    }
+}
+
+/// "2520 / 2790 MHz".
+pub fn sm_clock(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
+    match (
+        sample.sm_clock_mhz.get(),
+        info.and_then(|i| i.max_sm_clock_mhz.get()),
+    ) {
+        (Some(c), Some(m)) => format!("{c} / {m} MHz"),
+        _ => sample.sm_clock_mhz.show(|c| format!("{c} MHz")),
+    }
+}
+
+/// Short throttle summary: "none", "power cap", or the reason when unavailable.
+pub fn throttle_summary(sample: &GpuSample) -> String {
+    sample.throttle_mask.show(|m| throttle::summary(*m))
+}
+
+/// Percentage reading as "97 %".
+pub fn pct(r: &Reading<f64>) -> String {
+    r.show_short(|v| units::percent(*v))
+}
+
+/// "38.0 / 64.0 GiB" for host RAM.
+pub fn ram(host: &HostSample) -> String {
+    host.memory.show(|m| {
+        format!(
+            "{:.1} / {:.1} GiB",
+            m.ram_used_bytes as f64 / units::GIB,
+            m.ram_total_bytes as f64 / units::GIB
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::GpuSource;
+    use crate::telemetry::demo::{DemoGpus, Scenario};
+
+    #[test]
+    fn link_and_vram_wording() {
+        let demo = DemoGpus::new(Scenario::HealthyTraining, 1, 1);
+        let s = demo.sample(1.0).remove(0);
+        let info = demo.inventory().gpus.first();
+        assert_eq!(pcie_link(&s, info), "Gen4 x16 (max Gen4 x16)");
+        assert!(
+            vram(&s).ends_with("GiB (83 %)") || vram(&s).contains("/ 24.0 GiB"),
+            "{}",
+            vram(&s)
+        );
+        assert!(temperature(&s, info).contains("slowdown at 90 °C"));
+        let lost = GpuSample::unavailable(
+            0,
+            crate::telemetry::sample::GpuHealth::Ok,
+            "not supported on this GPU",
+        );
+        assert_eq!(pcie_link(&lost, None), "n/a");
+        assert_eq!(power(&lost), "n/a (not supported on this GPU)");
+        assert_eq!(wall_clock(3600.0, 61.0, 0), "01:01:01");
+    }
+}

@@ -1,0 +1,301 @@
+//! Host metrics: CPU (total, per core, iowait), load, RAM and swap, per-disk and network rates,
+//! pressure stall information, and gpu-doctor's own CPU and memory.
+//!
+//! [`LiveHost`] reads the machine through `sysinfo` (portable parts) and [`super::procfs`]
+//! (Linux-only parts). Anything it cannot read becomes `n/a` with the reason.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use sysinfo::{
+    CpuRefreshKind, MemoryRefreshKind, Networks, Pid, ProcessRefreshKind, ProcessesToUpdate,
+    RefreshKind, System,
+};
+
+use super::Reading;
+use super::procfs::{self, CpuTimes, DiskCounters};
+use super::sample::{DiskSample, HostSample, MemorySample, SelfUsage};
+
+/// Something that produces host samples: the live machine or the demo.
+pub trait HostSource: Send {
+    /// Takes one sample. `t` is seconds since the sampler started.
+    fn sample(&mut self, t: f64) -> HostSample;
+    /// CPU and memory used by this process, or `None` when unknown (demo data does not invent it).
+    fn self_usage(&mut self) -> Option<SelfUsage>;
+}
+
+/// The real machine.
+pub struct LiveHost {
+    sys: Result<System, String>,
+    networks: Option<Networks>,
+    root: PathBuf,
+    prev_cpu: Option<CpuTimes>,
+    prev_disks: Option<(Instant, Vec<DiskCounters>)>,
+    prev_net_at: Instant,
+    pid: Option<Pid>,
+    #[cfg(not(target_os = "linux"))]
+    disks: Option<sysinfo::Disks>,
+}
+
+impl LiveHost {
+    /// Opens the live host reading `/proc` and `/sys` under `/`.
+    pub fn new() -> Self {
+        Self::with_root(PathBuf::from("/"))
+    }
+
+    /// Opens the live host reading `/proc` and `/sys` under `root` (tests use fixture trees).
+    /// CPU and memory still come from the running kernel through `sysinfo`.
+    pub fn with_root(root: PathBuf) -> Self {
+        let sys = System::new_with_specifics(
+            RefreshKind::nothing()
+                .with_cpu(CpuRefreshKind::nothing().with_usage())
+                .with_memory(MemoryRefreshKind::everything()),
+        )
+        .map_err(|e| format!("cannot read CPU and memory counters: {e}"));
+        let mut host = LiveHost {
+            sys,
+            networks: Networks::new_with_refreshed_list().ok(),
+            prev_cpu: procfs::read_cpu_times(&root).ok(),
+            prev_disks: None,
+            prev_net_at: Instant::now(),
+            pid: sysinfo::get_current_pid().ok(),
+            root,
+            #[cfg(not(target_os = "linux"))]
+            disks: sysinfo::Disks::new_with_refreshed_list().ok(),
+        };
+        host.prev_disks = procfs::read_diskstats(&host.root)
+            .ok()
+            .map(|d| (Instant::now(), d));
+        host
+    }
+
+    fn disks(&mut self) -> Reading<Vec<DiskSample>> {
+        #[cfg(target_os = "linux")]
+        {
+            let now = Instant::now();
+            match procfs::read_diskstats(&self.root) {
+                Err(e) => Reading::na(e),
+                Ok(current) => {
+                    let out = match &self.prev_disks {
+                        Some((at, prev)) => {
+                            let dt = now.duration_since(*at).as_secs_f64().max(1e-3);
+                            current
+                                .iter()
+                                .map(|d| {
+                                    let before = prev.iter().find(|p| p.name == d.name);
+                                    let rate = |now: u64, before: Option<u64>| {
+                                        before.map_or(0.0, |b| now.saturating_sub(b) as f64 / dt)
+                                    };
+                                    DiskSample {
+                                        name: d.name.clone(),
+                                        read_bps: rate(d.read_bytes, before.map(|b| b.read_bytes)),
+                                        write_bps: rate(
+                                            d.written_bytes,
+                                            before.map(|b| b.written_bytes),
+                                        ),
+                                    }
+                                })
+                                .collect()
+                        }
+                        None => current
+                            .iter()
+                            .map(|d| DiskSample {
+                                name: d.name.clone(),
+                                read_bps: 0.0,
+                                write_bps: 0.0,
+                            })
+                            .collect(),
+                    };
+                    self.prev_disks = Some((now, current));
+                    Reading::Value(out)
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
+            match self.disks.as_mut() {
+                None => Reading::na("disk counters unavailable"),
+                Some(disks) => {
+                    disks.refresh(true);
+                    Reading::Value(
+                        disks
+                            .iter()
+                            .map(|d| {
+                                let u = d.usage();
+                                DiskSample {
+                                    name: d.name().to_string_lossy().into_owned(),
+                                    read_bps: u.read_bytes as f64 / dt,
+                                    write_bps: u.written_bytes as f64 / dt,
+                                }
+                            })
+                            .collect(),
+                    )
+                }
+            }
+        }
+    }
+
+    fn iowait(&mut self) -> Reading<f64> {
+        if !cfg!(target_os = "linux") {
+            return Reading::na("iowait is reported by Linux only");
+        }
+        match procfs::read_cpu_times(&self.root) {
+            Err(e) => Reading::na(e),
+            Ok(now) => {
+                let value = self.prev_cpu.and_then(|prev| procfs::iowait_pct(prev, now));
+                self.prev_cpu = Some(now);
+                match value {
+                    Some(v) => Reading::Value(v),
+                    None => Reading::na("waiting for a second reading"),
+                }
+            }
+        }
+    }
+}
+
+impl Default for LiveHost {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HostSource for LiveHost {
+    fn sample(&mut self, _t: f64) -> HostSample {
+        let (cpu_pct, per_core, memory) = match self.sys.as_mut() {
+            Err(e) => (Reading::na(e.clone()), Vec::new(), Reading::na(e.clone())),
+            Ok(sys) => {
+                sys.refresh_cpu_usage();
+                sys.refresh_memory();
+                let per_core: Vec<f64> = sys.cpus().iter().map(|c| f64::from(c.usage())).collect();
+                let cpu = if per_core.is_empty() {
+                    Reading::na("no CPU counters")
+                } else {
+                    Reading::Value(f64::from(sys.global_cpu_usage()))
+                };
+                let memory = Reading::Value(MemorySample {
+                    ram_used_bytes: sys.used_memory(),
+                    ram_available_bytes: sys.available_memory(),
+                    ram_total_bytes: sys.total_memory(),
+                    swap_used_bytes: sys.used_swap(),
+                    swap_total_bytes: sys.total_swap(),
+                });
+                (cpu, per_core, memory)
+            }
+        };
+        let load_avg = match System::load_average() {
+            Ok(la) if !cfg!(windows) => Reading::Value([la.one, la.five, la.fifteen]),
+            Ok(_) => Reading::na("Windows has no load average"),
+            Err(e) => Reading::na(format!("load average unavailable: {e}")),
+        };
+        let iowait_pct = self.iowait();
+        let disks = self.disks();
+        let pressure = if cfg!(target_os = "linux") {
+            procfs::read_pressure(&self.root).into()
+        } else {
+            Reading::na("pressure stall information is a Linux feature")
+        };
+        let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
+        self.prev_net_at = Instant::now();
+        let (net_rx_bps, net_tx_bps) = match self.networks.as_mut() {
+            Some(nets) => {
+                nets.refresh(true);
+                let (rx, tx) = nets
+                    .iter()
+                    .filter(|(name, _)| name.as_os_str() != "lo")
+                    .fold((0u64, 0u64), |(rx, tx), (_, n)| {
+                        (rx + n.received(), tx + n.transmitted())
+                    });
+                (
+                    Reading::Value(rx as f64 / dt),
+                    Reading::Value(tx as f64 / dt),
+                )
+            }
+            None => (
+                Reading::na("network counters unavailable"),
+                Reading::na("network counters unavailable"),
+            ),
+        };
+        HostSample {
+            cpu_pct,
+            per_core_pct: per_core,
+            iowait_pct,
+            load_avg,
+            memory,
+            disks,
+            pressure,
+            net_rx_bps,
+            net_tx_bps,
+        }
+    }
+
+    fn self_usage(&mut self) -> Option<SelfUsage> {
+        let pid = self.pid?;
+        let sys = self.sys.as_mut().ok()?;
+        sys.refresh_processes_specifics(
+            ProcessesToUpdate::Some(&[pid]),
+            true,
+            ProcessRefreshKind::nothing().with_cpu().with_memory(),
+        );
+        let p = sys.process(pid)?;
+        Some(SelfUsage {
+            cpu_pct: f64::from(p.cpu_usage()),
+            rss_bytes: p.memory(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_proc_files_become_na_with_reason() {
+        let root = tempfile::tempdir()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let mut host = LiveHost::with_root(root.join("empty"));
+        let s = host.sample(0.0);
+        if cfg!(target_os = "linux") {
+            assert!(
+                s.iowait_pct
+                    .reason()
+                    .is_some_and(|r| r.contains("proc/stat"))
+            );
+            assert!(s.disks.reason().is_some_and(|r| r.contains("diskstats")));
+            assert!(s.pressure.reason().is_some());
+        }
+        assert!(
+            s.memory.value().is_some_and(|m| m.ram_total_bytes > 0),
+            "RAM still comes from the kernel"
+        );
+    }
+
+    #[test]
+    fn fixture_root_gives_iowait_disks_and_pressure() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let w = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(root)).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+        };
+        w("proc/stat", "cpu  100 0 50 800 40 5 5 0 0 0\n");
+        w("proc/diskstats", "   8 0 sda 1 0 100 0 1 0 200 0 0 0 0\n");
+        std::fs::create_dir_all(root.join("sys/block/sda")).unwrap_or_else(|e| panic!("{e}"));
+        w(
+            "proc/pressure/io",
+            "some avg10=30.00 avg60=0 avg300=0 total=1\nfull avg10=10.00 avg60=0 avg300=0 total=1\n",
+        );
+        let mut host = LiveHost::with_root(root.to_path_buf());
+        w("proc/stat", "cpu  150 0 50 850 140 5 5 0 0 0\n");
+        w("proc/diskstats", "   8 0 sda 1 0 100 0 1 0 200 0 0 0 0\n");
+        let s = host.sample(1.0);
+        if cfg!(target_os = "linux") {
+            assert_eq!(s.iowait_pct.get(), Some(50.0));
+            assert_eq!(s.disks.value().map(|d| d.len()), Some(1));
+            assert_eq!(s.pressure.value().and_then(|p| p.io_some), Some(30.0));
+            assert_eq!(s.pressure.value().and_then(|p| p.cpu_some), None);
+        }
+    }
+}

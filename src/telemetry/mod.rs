@@ -1,0 +1,21 @@
+//! What is measured and how: sample types, GPU sources (NVML, demo), host metrics, the sampler
+//! threads and the bounded history.
+//!
+//! Data flows one way: a [`source::GpuSource`] and a [`host::HostSource`] are read by the
+//! [`sampler::Sampler`] threads, which publish an immutable [`snapshot::Snapshot`] and append to
+//! the [`history::History`]; the GUI, the CLI and tests only read those.
+
+pub mod demo;
+pub mod history;
+pub mod host;
+pub mod nvml;
+pub mod procfs;
+pub mod reading;
+pub mod sample;
+pub mod sampler;
+pub mod snapshot;
+pub mod source;
+pub mod throttle;
+
+pub use reading::Reading;
+pub use source::GpuSource;

@@ -1,0 +1,532 @@
+//! The NVML GPU source: loads the NVIDIA Management Library from the known locations, keeps every
+//! attempt with its error, reads the inventory once and samples each metric as a [`Reading`].
+//!
+//! A metric the GPU does not support is asked once and then remembered as "not supported" (quiet
+//! data, no log spam). A GPU that fell off the bus is marked lost while the others keep updating.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
+use std::sync::Mutex;
+
+use nvml_wrapper::Nvml;
+use nvml_wrapper::enum_wrappers::device::{
+    Clock, EccCounter, MemoryError, PcieUtilCounter, PerformanceState, TemperatureSensor,
+    TemperatureThreshold,
+};
+use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::error::NvmlError;
+
+use super::Reading;
+use super::sample::{
+    GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind,
+};
+use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
+
+/// Environment variable naming one NVML library to load instead of the standard locations
+/// (used by tests with a fake library, and by users with an unusual install).
+pub const NVML_LIB_ENV: &str = "GPU_DOCTOR_NVML_LIB";
+
+/// The library paths tried, in order, on this platform.
+pub fn candidates() -> Vec<String> {
+    if let Some(p) = std::env::var_os(NVML_LIB_ENV) {
+        return vec![p.to_string_lossy().into_owned()];
+    }
+    if cfg!(windows) {
+        let mut v = Vec::new();
+        let windir = std::env::var("SystemRoot")
+            .or_else(|_| std::env::var("WINDIR"))
+            .unwrap_or_else(|_| "C:\\Windows".into());
+        v.push(format!("{windir}\\System32\\nvml.dll"));
+        let pf = std::env::var("ProgramW6432").unwrap_or_else(|_| "C:\\Program Files".into());
+        v.push(format!("{pf}\\NVIDIA Corporation\\NVSMI\\nvml.dll"));
+        v
+    } else {
+        vec![
+            "libnvidia-ml.so.1".to_string(),
+            "libnvidia-ml.so".to_string(),
+            "/usr/lib/wsl/lib/libnvidia-ml.so.1".to_string(),
+        ]
+    }
+}
+
+/// Plain-words summary and next step for an NVML init failure.
+pub fn explain_init_error(err: &NvmlError) -> (String, String) {
+    let (s, n) = match err {
+        NvmlError::LibloadingError(_) => (
+            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed.",
+            "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI.",
+        ),
+        NvmlError::DriverNotLoaded => (
+            "The NVIDIA library is installed but the kernel driver is not loaded.",
+            "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this.",
+        ),
+        NvmlError::LibRmVersionMismatch => (
+            "The driver was updated: the loaded kernel module and the user-space library have different versions.",
+            "Reboot (or reload the nvidia kernel modules) so both sides run the same version.",
+        ),
+        NvmlError::NoPermission => (
+            "The NVIDIA driver refused access to the GPU for this user.",
+            "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator.",
+        ),
+        NvmlError::LibraryNotFound => (
+            "NVML loaded but could not find a library it depends on.",
+            "Reinstall the NVIDIA driver so its libraries match.",
+        ),
+        NvmlError::GpuLost => (
+            "A GPU has fallen off the bus.",
+            "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot.",
+        ),
+        NvmlError::OperatingSystem => (
+            "The operating system blocked access to the GPU (often a container's cgroup device rules).",
+            "Start the container with the NVIDIA container runtime (--gpus all or CDI).",
+        ),
+        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => (
+            "The NVIDIA library is too old for gpu-doctor (a function is missing).",
+            "Update the NVIDIA driver.",
+        ),
+        _ => (
+            "NVML could not start.",
+            "Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`).",
+        ),
+    };
+    (s.to_string(), n.to_string())
+}
+
+/// Which per-device metric a cached "unsupported" answer refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Metric {
+    Util,
+    Memory,
+    Temp,
+    Power,
+    PowerLimit,
+    SmClock,
+    MemClock,
+    PcieGen,
+    PcieWidth,
+    PcieRx,
+    PcieTx,
+    Fan,
+    Pstate,
+    Throttle,
+    Encoder,
+    Decoder,
+    Ecc,
+    Processes,
+}
+
+const LOST_TEXT: &str = "GPU has fallen off the bus and stopped answering. Look for Xid 79 in the kernel log (sudo dmesg | grep -i xid); check the card's seating, power and temperature, then reboot.";
+
+/// GPU data from NVML.
+pub struct NvmlSource {
+    nvml: Nvml,
+    library: String,
+    attempts: Vec<LoadAttempt>,
+    inventory: Inventory,
+    unsupported: Mutex<HashSet<(u32, Metric)>>,
+    lost: Mutex<HashMap<u32, String>>,
+}
+
+/// A missing metric's reason, chosen from the error; `quiet` errors are cached so they are not
+/// asked again.
+fn reason(err: &NvmlError) -> (String, bool) {
+    match err {
+        NvmlError::NotSupported => ("not supported on this GPU".to_string(), true),
+        NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
+            ("not available in this driver version".to_string(), true)
+        }
+        NvmlError::NoPermission => ("needs administrator rights".to_string(), true),
+        NvmlError::NotFound => ("no data yet".to_string(), false),
+        other => (other.to_string(), false),
+    }
+}
+
+impl NvmlSource {
+    /// Tries every candidate library in order; returns the first that initialises, or why none did.
+    pub fn open() -> Result<NvmlSource, NoGpu> {
+        Self::open_from(&candidates())
+    }
+
+    /// Like [`NvmlSource::open`] with an explicit candidate list.
+    pub fn open_from(paths: &[String]) -> Result<NvmlSource, NoGpu> {
+        let mut attempts = Vec::new();
+        let mut last_err = None;
+        for path in paths {
+            match Nvml::builder().lib_path(OsStr::new(path)).init() {
+                Ok(nvml) => {
+                    let inventory = read_inventory(&nvml);
+                    return Ok(NvmlSource {
+                        nvml,
+                        library: path.clone(),
+                        attempts,
+                        inventory,
+                        unsupported: Mutex::new(HashSet::new()),
+                        lost: Mutex::new(HashMap::new()),
+                    });
+                }
+                Err(e) => {
+                    attempts.push(LoadAttempt {
+                        path: path.clone(),
+                        error: e.to_string(),
+                    });
+                    // A library that loads but fails to initialise says more than "file not found".
+                    let informative = !matches!(e, NvmlError::LibloadingError(_));
+                    if informative || last_err.is_none() {
+                        last_err = Some(e);
+                    }
+                }
+            }
+        }
+        let (summary, next_step) = match &last_err {
+            Some(e) => explain_init_error(e),
+            None => (
+                "No NVML library locations to try.".to_string(),
+                "Set GPU_DOCTOR_NVML_LIB to the library path.".to_string(),
+            ),
+        };
+        Err(NoGpu {
+            summary,
+            next_step,
+            attempts,
+        })
+    }
+
+    fn read<T>(
+        &self,
+        idx: u32,
+        metric: Metric,
+        f: impl FnOnce() -> Result<T, NvmlError>,
+    ) -> Result<Reading<T>, String> {
+        if self
+            .unsupported
+            .lock()
+            .map(|s| s.contains(&(idx, metric)))
+            .unwrap_or(false)
+        {
+            return Ok(Reading::na("not supported on this GPU"));
+        }
+        match f() {
+            Ok(v) => Ok(Reading::Value(v)),
+            Err(NvmlError::GpuLost) => Err(LOST_TEXT.to_string()),
+            Err(e) => {
+                let (text, quiet) = reason(&e);
+                if quiet && let Ok(mut s) = self.unsupported.lock() {
+                    s.insert((idx, metric));
+                }
+                Ok(Reading::na(text))
+            }
+        }
+    }
+
+    fn mark_lost(&self, idx: u32, why: String) -> GpuSample {
+        if let Ok(mut l) = self.lost.lock() {
+            l.insert(idx, why.clone());
+        }
+        GpuSample::unavailable(idx, GpuHealth::Lost(why), "GPU lost")
+    }
+
+    fn sample_one(&self, idx: u32) -> GpuSample {
+        if let Some(why) = self.lost.lock().ok().and_then(|l| l.get(&idx).cloned()) {
+            return GpuSample::unavailable(idx, GpuHealth::Lost(why), "GPU lost");
+        }
+        let dev = match self.nvml.device_by_index(idx) {
+            Ok(d) => d,
+            Err(NvmlError::GpuLost) => return self.mark_lost(idx, LOST_TEXT.to_string()),
+            Err(e) => return GpuSample::unavailable(idx, GpuHealth::Ok, &reason(&e).0),
+        };
+        let result = (|| -> Result<GpuSample, String> {
+            let util = self.read(idx, Metric::Util, || dev.utilization_rates())?;
+            let mem = self.read(idx, Metric::Memory, || dev.memory_info())?;
+            Ok(GpuSample {
+                index: idx,
+                health: GpuHealth::Ok,
+                util_gpu_pct: util.as_ref().map(|u| f64::from(u.gpu)),
+                util_mem_bw_pct: util.map(|u| f64::from(u.memory)),
+                vram_used_bytes: mem.as_ref().map(|m| m.used),
+                vram_free_bytes: mem.as_ref().map(|m| m.free),
+                vram_total_bytes: mem.map(|m| m.total),
+                temp_c: self.read(idx, Metric::Temp, || {
+                    dev.temperature(TemperatureSensor::Gpu)
+                })?,
+                power_w: self
+                    .read(idx, Metric::Power, || dev.power_usage())?
+                    .map(|mw| f64::from(mw) / 1000.0),
+                power_limit_w: self
+                    .read(idx, Metric::PowerLimit, || dev.enforced_power_limit())?
+                    .map(|mw| f64::from(mw) / 1000.0),
+                sm_clock_mhz: self.read(idx, Metric::SmClock, || dev.clock_info(Clock::SM))?,
+                mem_clock_mhz: self
+                    .read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
+                pcie_gen: self.read(idx, Metric::PcieGen, || dev.current_pcie_link_gen())?,
+                pcie_width: self.read(idx, Metric::PcieWidth, || dev.current_pcie_link_width())?,
+                pcie_rx_bps: Reading::na("sampled at a lower rate"),
+                pcie_tx_bps: Reading::na("sampled at a lower rate"),
+                fan_pct: self.read(idx, Metric::Fan, || dev.fan_speed(0))?,
+                pstate: self
+                    .read(idx, Metric::Pstate, || dev.performance_state())?
+                    .map(pstate_number),
+                throttle_mask: self
+                    .read(idx, Metric::Throttle, || dev.current_throttle_reasons())?
+                    .map(|r| r.bits()),
+                encoder_pct: self
+                    .read(idx, Metric::Encoder, || dev.encoder_utilization())?
+                    .map(|u| u.utilization),
+                decoder_pct: self
+                    .read(idx, Metric::Decoder, || dev.decoder_utilization())?
+                    .map(|u| u.utilization),
+                ecc_uncorrected_volatile: self.read(idx, Metric::Ecc, || {
+                    dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+                })?,
+                processes: Reading::na("sampled at a lower rate"),
+            })
+        })();
+        result.unwrap_or_else(|why| self.mark_lost(idx, why))
+    }
+
+    fn slow_one(&self, idx: u32) -> GpuSlowSample {
+        let lost = || GpuSlowSample {
+            index: idx,
+            pcie_rx_bps: Reading::na("GPU lost"),
+            pcie_tx_bps: Reading::na("GPU lost"),
+            processes: Reading::na("GPU lost"),
+        };
+        if self
+            .lost
+            .lock()
+            .map(|l| l.contains_key(&idx))
+            .unwrap_or(false)
+        {
+            return lost();
+        }
+        let Ok(dev) = self.nvml.device_by_index(idx) else {
+            return lost();
+        };
+        let result = (|| -> Result<GpuSlowSample, String> {
+            // NVML reports PCIe throughput in KiB/s over a 20 ms window.
+            let rx = self.read(idx, Metric::PcieRx, || {
+                dev.pcie_throughput(PcieUtilCounter::Receive)
+            })?;
+            let tx = self.read(idx, Metric::PcieTx, || {
+                dev.pcie_throughput(PcieUtilCounter::Send)
+            })?;
+            let compute = self.read(idx, Metric::Processes, || dev.running_compute_processes())?;
+            let graphics =
+                self.read(idx, Metric::Processes, || dev.running_graphics_processes())?;
+            let processes = match (compute.value(), graphics.value()) {
+                (None, None) => compute.map(|_| Vec::new()),
+                (c, g) => {
+                    Reading::Value(self.merge_processes(c.map(Vec::as_slice), g.map(Vec::as_slice)))
+                }
+            };
+            Ok(GpuSlowSample {
+                index: idx,
+                pcie_rx_bps: rx.map(|k| f64::from(k) * 1024.0),
+                pcie_tx_bps: tx.map(|k| f64::from(k) * 1024.0),
+                processes,
+            })
+        })();
+        result.unwrap_or_else(|why| {
+            if let Ok(mut l) = self.lost.lock() {
+                l.insert(idx, why);
+            }
+            lost()
+        })
+    }
+
+    fn merge_processes(
+        &self,
+        compute: Option<&[nvml_wrapper::struct_wrappers::device::ProcessInfo]>,
+        graphics: Option<&[nvml_wrapper::struct_wrappers::device::ProcessInfo]>,
+    ) -> Vec<GpuProcess> {
+        let mut out: Vec<GpuProcess> = Vec::new();
+        let lists = [
+            (compute.unwrap_or(&[]), ProcessKind::Compute),
+            (graphics.unwrap_or(&[]), ProcessKind::Graphics),
+        ];
+        for (list, kind) in lists {
+            for p in list {
+                let vram = match p.used_gpu_memory {
+                    UsedGpuMemory::Used(b) => Reading::Value(b),
+                    UsedGpuMemory::Unavailable => {
+                        Reading::na("not reported by the driver (Windows WDDM or WSL)")
+                    }
+                };
+                if let Some(existing) = out.iter_mut().find(|e| e.pid == p.pid) {
+                    if existing.kind != kind {
+                        existing.kind = ProcessKind::Both;
+                    }
+                    continue;
+                }
+                out.push(GpuProcess {
+                    pid: p.pid,
+                    name: self.process_name(p.pid),
+                    vram_bytes: vram,
+                    kind,
+                });
+            }
+        }
+        out
+    }
+
+    fn process_name(&self, pid: u32) -> String {
+        let from_proc = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .map(|s| s.trim().to_string());
+        from_proc
+            .filter(|s| !s.is_empty())
+            .or_else(|| self.nvml.sys_process_name(pid, 64).ok())
+            .unwrap_or_else(|| "(other namespace)".to_string())
+    }
+}
+
+fn pstate_number(p: PerformanceState) -> u32 {
+    use PerformanceState as P;
+    match p {
+        P::Zero => 0,
+        P::One => 1,
+        P::Two => 2,
+        P::Three => 3,
+        P::Four => 4,
+        P::Five => 5,
+        P::Six => 6,
+        P::Seven => 7,
+        P::Eight => 8,
+        P::Nine => 9,
+        P::Ten => 10,
+        P::Eleven => 11,
+        P::Twelve => 12,
+        P::Thirteen => 13,
+        P::Fourteen => 14,
+        P::Fifteen => 15,
+        P::Unknown => 32,
+    }
+}
+
+fn read_inventory(nvml: &Nvml) -> Inventory {
+    let r = |res: Result<String, NvmlError>| Reading::from(res.map_err(|e| reason(&e).0));
+    let cuda = nvml.sys_cuda_driver_version().map(|v| {
+        format!(
+            "{}.{}",
+            nvml_wrapper::cuda_driver_version_major(v),
+            nvml_wrapper::cuda_driver_version_minor(v)
+        )
+    });
+    let count = nvml.device_count().unwrap_or(0);
+    let gpus = (0..count)
+        .map(|i| match nvml.device_by_index(i) {
+            Ok(d) => GpuInfo {
+                index: i,
+                name: d
+                    .name()
+                    .unwrap_or_else(|e| format!("GPU {i} (name unavailable: {})", reason(&e).0)),
+                uuid: r(d.uuid()),
+                pci_bus_id: r(d.pci_info().map(|p| p.bus_id)),
+                vram_total_bytes: Reading::from(
+                    d.memory_info().map(|m| m.total).map_err(|e| reason(&e).0),
+                ),
+                power_limit_default_w: Reading::from(
+                    d.power_management_limit_default()
+                        .map(|mw| f64::from(mw) / 1000.0)
+                        .map_err(|e| reason(&e).0),
+                ),
+                max_sm_clock_mhz: Reading::from(
+                    d.max_clock_info(Clock::SM).map_err(|e| reason(&e).0),
+                ),
+                max_mem_clock_mhz: Reading::from(
+                    d.max_clock_info(Clock::Memory).map_err(|e| reason(&e).0),
+                ),
+                max_pcie_gen: Reading::from(d.max_pcie_link_gen().map_err(|e| reason(&e).0)),
+                max_pcie_width: Reading::from(d.max_pcie_link_width().map_err(|e| reason(&e).0)),
+                slowdown_temp_c: Reading::from(
+                    d.temperature_threshold(TemperatureThreshold::Slowdown)
+                        .map_err(|e| reason(&e).0),
+                ),
+            },
+            Err(e) => {
+                let why = reason(&e).0;
+                GpuInfo {
+                    index: i,
+                    name: format!("GPU {i} (unavailable: {why})"),
+                    uuid: Reading::na(why.clone()),
+                    pci_bus_id: Reading::na(why.clone()),
+                    vram_total_bytes: Reading::na(why.clone()),
+                    power_limit_default_w: Reading::na(why.clone()),
+                    max_sm_clock_mhz: Reading::na(why.clone()),
+                    max_mem_clock_mhz: Reading::na(why.clone()),
+                    max_pcie_gen: Reading::na(why.clone()),
+                    max_pcie_width: Reading::na(why.clone()),
+                    slowdown_temp_c: Reading::na(why),
+                }
+            }
+        })
+        .collect();
+    Inventory {
+        driver_version: Some(r(nvml.sys_driver_version())),
+        cuda_driver_version: Some(Reading::from(cuda.map_err(|e| reason(&e).0))),
+        nvml_version: Some(r(nvml.sys_nvml_version())),
+        gpus,
+    }
+}
+
+impl GpuSource for NvmlSource {
+    fn status(&self) -> SourceStatus {
+        SourceStatus::Nvml {
+            library: self.library.clone(),
+            attempts: self.attempts.clone(),
+        }
+    }
+    fn inventory(&self) -> &Inventory {
+        &self.inventory
+    }
+    fn sample(&self, _t: f64) -> Vec<GpuSample> {
+        (0..self.inventory.gpus.len() as u32)
+            .map(|i| self.sample_one(i))
+            .collect()
+    }
+    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
+        (0..self.inventory.gpus.len() as u32)
+            .map(|i| self.slow_one(i))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_library_lists_every_attempt_and_says_what_to_do() {
+        let paths = vec![
+            "/nonexistent/libnvidia-ml.so.1".to_string(),
+            "/also/missing/libnvidia-ml.so".to_string(),
+        ];
+        let Err(no) = NvmlSource::open_from(&paths) else {
+            panic!("a missing library must not open");
+        };
+        assert_eq!(no.attempts.len(), 2);
+        assert!(no.attempts.iter().all(|a| !a.error.is_empty()));
+        assert!(no.summary.contains("not found"), "{}", no.summary);
+        assert!(no.next_step.contains("driver"), "{}", no.next_step);
+    }
+
+    #[test]
+    fn version_mismatch_says_reboot() {
+        let (summary, next) = explain_init_error(&NvmlError::LibRmVersionMismatch);
+        assert!(summary.contains("driver was updated"));
+        assert!(next.starts_with("Reboot"));
+    }
+
+    #[test]
+    fn candidate_order_on_linux() {
+        if cfg!(target_os = "linux") && std::env::var_os(NVML_LIB_ENV).is_none() {
+            assert_eq!(
+                candidates(),
+                [
+                    "libnvidia-ml.so.1",
+                    "libnvidia-ml.so",
+                    "/usr/lib/wsl/lib/libnvidia-ml.so.1"
+                ]
+            );
+        }
+    }
+}

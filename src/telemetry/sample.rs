@@ -1,0 +1,275 @@
+//! Raw measurement types: what one tick of a GPU source or the host collector produced, and the
+//! inventory facts that do not change while the app runs.
+
+use serde::{Deserialize, Serialize};
+
+use super::Reading;
+
+/// Facts about one GPU that are read once when the source opens.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuInfo {
+    /// NVML index.
+    pub index: u32,
+    /// Marketing name, e.g. "NVIDIA GeForce RTX 4090".
+    pub name: String,
+    /// `GPU-xxxxxxxx-...` UUID.
+    pub uuid: Reading<String>,
+    /// PCI bus id, e.g. "00000000:01:00.0".
+    pub pci_bus_id: Reading<String>,
+    /// Total VRAM in bytes.
+    pub vram_total_bytes: Reading<u64>,
+    /// Default power limit in watts.
+    pub power_limit_default_w: Reading<f64>,
+    /// Maximum SM clock in MHz.
+    pub max_sm_clock_mhz: Reading<u32>,
+    /// Maximum memory clock in MHz.
+    pub max_mem_clock_mhz: Reading<u32>,
+    /// Maximum PCIe generation of the GPU.
+    pub max_pcie_gen: Reading<u32>,
+    /// Maximum PCIe link width of the GPU.
+    pub max_pcie_width: Reading<u32>,
+    /// Temperature at which the hardware starts to slow down, °C.
+    pub slowdown_temp_c: Reading<u32>,
+}
+
+/// Versions and devices known to a GPU source.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Inventory {
+    /// Driver version, e.g. "550.54.15".
+    pub driver_version: Option<Reading<String>>,
+    /// Highest CUDA version the driver supports, e.g. "12.4".
+    pub cuda_driver_version: Option<Reading<String>>,
+    /// NVML library version.
+    pub nvml_version: Option<Reading<String>>,
+    /// The GPUs, in NVML index order.
+    pub gpus: Vec<GpuInfo>,
+}
+
+/// Whether a process uses the GPU for compute, graphics or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ProcessKind {
+    /// CUDA / compute context.
+    Compute,
+    /// Graphics context (display server, games, browsers).
+    Graphics,
+    /// Both kinds of context.
+    Both,
+}
+
+impl ProcessKind {
+    /// Short label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProcessKind::Compute => "compute",
+            ProcessKind::Graphics => "graphics",
+            ProcessKind::Both => "compute+graphics",
+        }
+    }
+}
+
+/// One process holding a GPU context.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuProcess {
+    /// Process id (as seen from this PID namespace).
+    pub pid: u32,
+    /// Process name.
+    pub name: String,
+    /// VRAM used by the process; unavailable under Windows WDDM and in WSL.
+    pub vram_bytes: Reading<u64>,
+    /// Compute, graphics or both.
+    pub kind: ProcessKind,
+}
+
+/// Whether a GPU is answering.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum GpuHealth {
+    /// The GPU answers.
+    Ok,
+    /// The GPU fell off the bus or stopped answering; the string explains what to do.
+    Lost(String),
+}
+
+/// One tick of measurements of one GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuSample {
+    /// NVML index.
+    pub index: u32,
+    /// Whether the GPU answers.
+    pub health: GpuHealth,
+    /// GPU (SM) utilization, % of time a kernel was running.
+    pub util_gpu_pct: Reading<f64>,
+    /// Memory-bandwidth utilization, % of time device memory was read or written.
+    /// This is NOT the share of VRAM in use.
+    pub util_mem_bw_pct: Reading<f64>,
+    /// VRAM in use, bytes.
+    pub vram_used_bytes: Reading<u64>,
+    /// VRAM free, bytes.
+    pub vram_free_bytes: Reading<u64>,
+    /// VRAM total, bytes.
+    pub vram_total_bytes: Reading<u64>,
+    /// GPU core temperature, °C.
+    pub temp_c: Reading<u32>,
+    /// Board power draw, W.
+    pub power_w: Reading<f64>,
+    /// Enforced power limit, W.
+    pub power_limit_w: Reading<f64>,
+    /// SM clock, MHz.
+    pub sm_clock_mhz: Reading<u32>,
+    /// Memory clock, MHz.
+    pub mem_clock_mhz: Reading<u32>,
+    /// Current PCIe generation.
+    pub pcie_gen: Reading<u32>,
+    /// Current PCIe link width.
+    pub pcie_width: Reading<u32>,
+    /// PCIe receive throughput (host → GPU), bytes/s; sampled at a lower cadence.
+    pub pcie_rx_bps: Reading<f64>,
+    /// PCIe transmit throughput (GPU → host), bytes/s; sampled at a lower cadence.
+    pub pcie_tx_bps: Reading<f64>,
+    /// Fan speed, % of maximum.
+    pub fan_pct: Reading<u32>,
+    /// Performance state, 0 (maximum) to 15 (minimum).
+    pub pstate: Reading<u32>,
+    /// Clock-event (throttle) reason mask; decode with [`super::throttle`].
+    pub throttle_mask: Reading<u64>,
+    /// Video encoder utilization, %.
+    pub encoder_pct: Reading<u32>,
+    /// Video decoder utilization, %.
+    pub decoder_pct: Reading<u32>,
+    /// Volatile uncorrected ECC errors since the driver loaded.
+    pub ecc_uncorrected_volatile: Reading<u64>,
+    /// Processes holding a context on this GPU; sampled at a lower cadence.
+    pub processes: Reading<Vec<GpuProcess>>,
+}
+
+impl GpuSample {
+    /// A sample in which every metric carries the same reason (used for a lost GPU).
+    pub fn unavailable(index: u32, health: GpuHealth, reason: &str) -> Self {
+        GpuSample {
+            index,
+            health,
+            util_gpu_pct: Reading::na(reason),
+            util_mem_bw_pct: Reading::na(reason),
+            vram_used_bytes: Reading::na(reason),
+            vram_free_bytes: Reading::na(reason),
+            vram_total_bytes: Reading::na(reason),
+            temp_c: Reading::na(reason),
+            power_w: Reading::na(reason),
+            power_limit_w: Reading::na(reason),
+            sm_clock_mhz: Reading::na(reason),
+            mem_clock_mhz: Reading::na(reason),
+            pcie_gen: Reading::na(reason),
+            pcie_width: Reading::na(reason),
+            pcie_rx_bps: Reading::na(reason),
+            pcie_tx_bps: Reading::na(reason),
+            fan_pct: Reading::na(reason),
+            pstate: Reading::na(reason),
+            throttle_mask: Reading::na(reason),
+            encoder_pct: Reading::na(reason),
+            decoder_pct: Reading::na(reason),
+            ecc_uncorrected_volatile: Reading::na(reason),
+            processes: Reading::na(reason),
+        }
+    }
+}
+
+/// Slow measurements of one GPU (PCIe throughput, process list), taken on their own thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuSlowSample {
+    /// NVML index.
+    pub index: u32,
+    /// PCIe receive throughput, bytes/s.
+    pub pcie_rx_bps: Reading<f64>,
+    /// PCIe transmit throughput, bytes/s.
+    pub pcie_tx_bps: Reading<f64>,
+    /// Processes on the GPU.
+    pub processes: Reading<Vec<GpuProcess>>,
+}
+
+/// Read and write rates of one block device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiskSample {
+    /// Device name, e.g. "nvme0n1".
+    pub name: String,
+    /// Read rate, bytes/s.
+    pub read_bps: f64,
+    /// Write rate, bytes/s.
+    pub write_bps: f64,
+}
+
+/// Linux pressure stall information: % of the last 10 s that tasks waited for a resource.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pressure {
+    /// CPU, some tasks stalled.
+    pub cpu_some: Option<f64>,
+    /// I/O, some tasks stalled.
+    pub io_some: Option<f64>,
+    /// I/O, all tasks stalled.
+    pub io_full: Option<f64>,
+    /// Memory, some tasks stalled.
+    pub memory_some: Option<f64>,
+    /// Memory, all tasks stalled.
+    pub memory_full: Option<f64>,
+}
+
+/// RAM and swap use, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemorySample {
+    /// RAM in use.
+    pub ram_used_bytes: u64,
+    /// RAM available for new work without swapping.
+    pub ram_available_bytes: u64,
+    /// Total RAM.
+    pub ram_total_bytes: u64,
+    /// Swap in use.
+    pub swap_used_bytes: u64,
+    /// Total swap.
+    pub swap_total_bytes: u64,
+}
+
+/// One tick of host measurements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostSample {
+    /// CPU use over all cores, %.
+    pub cpu_pct: Reading<f64>,
+    /// CPU use per logical core, %.
+    pub per_core_pct: Vec<f64>,
+    /// Share of CPU time spent waiting for I/O, % (Linux `/proc/stat`).
+    pub iowait_pct: Reading<f64>,
+    /// Load average over 1, 5 and 15 minutes.
+    pub load_avg: Reading<[f64; 3]>,
+    /// RAM and swap.
+    pub memory: Reading<MemorySample>,
+    /// Per-disk rates.
+    pub disks: Reading<Vec<DiskSample>>,
+    /// Pressure stall information (Linux 4.20+ with PSI enabled).
+    pub pressure: Reading<Pressure>,
+    /// Network receive rate over all interfaces but loopback, bytes/s.
+    pub net_rx_bps: Reading<f64>,
+    /// Network transmit rate over all interfaces but loopback, bytes/s.
+    pub net_tx_bps: Reading<f64>,
+}
+
+impl HostSample {
+    /// Sum of all disks' read rates, bytes/s.
+    pub fn disk_read_total(&self) -> Option<f64> {
+        self.disks
+            .value()
+            .map(|d| d.iter().map(|x| x.read_bps).sum())
+    }
+
+    /// Sum of all disks' write rates, bytes/s.
+    pub fn disk_write_total(&self) -> Option<f64> {
+        self.disks
+            .value()
+            .map(|d| d.iter().map(|x| x.write_bps).sum())
+    }
+}
+
+/// CPU and memory used by gpu-doctor itself, for the status bar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfUsage {
+    /// CPU, % of one core.
+    pub cpu_pct: f64,
+    /// Resident memory, bytes.
+    pub rss_bytes: u64,
+}

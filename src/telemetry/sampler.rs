@@ -1,0 +1,472 @@
+//! The sampler: named background threads that read the host and the GPU source at the chosen
+//! interval (and slow GPU metrics at a lower cadence), append to the [`History`] and publish a new
+//! [`Snapshot`], then wake the reader (the GUI's repaint) through a callback.
+//!
+//! Nothing here is ever called from the UI thread except [`Sampler::snapshot`] and
+//! [`Sampler::with_history`], which never wait for a source. The same step functions run
+//! synchronously in tests and benchmarks through [`Sampler::manual`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use arc_swap::ArcSwap;
+
+use super::history::{Event, EventLevel, History, HistoryConfig, keys};
+use super::host::HostSource;
+use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
+use super::snapshot::Snapshot;
+use super::source::GpuSource;
+
+/// Shortest sampling interval, seconds.
+pub const MIN_INTERVAL: f64 = 0.25;
+/// Longest sampling interval, seconds.
+pub const MAX_INTERVAL: f64 = 10.0;
+/// Default sampling interval, seconds.
+pub const DEFAULT_INTERVAL: f64 = 1.0;
+/// Slow GPU metrics (PCIe throughput ≈ 20 ms per call, process lists) are read at most this often.
+pub const SLOW_MIN_INTERVAL: f64 = 2.0;
+
+/// An interval outside the allowed range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("interval {0} s is out of range: choose between 0.25 and 10 seconds")]
+pub struct BadInterval(pub f64);
+
+/// Checks a user-given interval.
+pub fn check_interval(secs: f64) -> Result<Duration, BadInterval> {
+    if secs.is_finite() && (MIN_INTERVAL..=MAX_INTERVAL).contains(&secs) {
+        Ok(Duration::from_secs_f64(secs))
+    } else {
+        Err(BadInterval(secs))
+    }
+}
+
+type Notify = Box<dyn Fn() + Send + Sync>;
+
+struct Shared {
+    gpu: Arc<dyn GpuSource>,
+    host: Mutex<Box<dyn HostSource>>,
+    latest: ArcSwap<Snapshot>,
+    history: Mutex<History>,
+    slow: ArcSwap<Vec<GpuSlowSample>>,
+    notify: Mutex<Option<Notify>>,
+    seq: AtomicU64,
+    stop: AtomicBool,
+    publish: Mutex<()>,
+}
+
+/// Runs the sources and holds the latest snapshot and the history.
+pub struct Sampler {
+    shared: Arc<Shared>,
+    interval: Duration,
+    started: Instant,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// A sampler whose steps are called by hand (tests, benchmarks, replay of a fixed sequence).
+    pub fn manual(
+        gpu: Arc<dyn GpuSource>,
+        host: Box<dyn HostSource>,
+        interval: Duration,
+    ) -> Sampler {
+        Self::with_config(gpu, host, interval, HistoryConfig::default())
+    }
+
+    fn with_config(
+        gpu: Arc<dyn GpuSource>,
+        host: Box<dyn HostSource>,
+        interval: Duration,
+        cfg: HistoryConfig,
+    ) -> Sampler {
+        let started_unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        let snapshot = Snapshot {
+            seq: 0,
+            started_unix,
+            interval_secs: interval.as_secs_f64(),
+            source: gpu.status(),
+            inventory: Arc::new(gpu.inventory().clone()),
+            host_t: None,
+            host: None,
+            gpu_t: None,
+            gpus: Vec::new(),
+            self_usage: None,
+        };
+        Sampler {
+            shared: Arc::new(Shared {
+                gpu,
+                host: Mutex::new(host),
+                latest: ArcSwap::from_pointee(snapshot),
+                history: Mutex::new(History::new(cfg)),
+                slow: ArcSwap::from_pointee(Vec::new()),
+                notify: Mutex::new(None),
+                seq: AtomicU64::new(0),
+                stop: AtomicBool::new(false),
+                publish: Mutex::new(()),
+            }),
+            interval,
+            started: Instant::now(),
+            threads: Vec::new(),
+        }
+    }
+
+    /// Starts the host, GPU and slow-GPU threads. `notify` runs after every publish (the GUI
+    /// passes `ctx.request_repaint`).
+    pub fn start(
+        gpu: Arc<dyn GpuSource>,
+        host: Box<dyn HostSource>,
+        interval: Duration,
+    ) -> std::io::Result<Sampler> {
+        let mut s = Self::manual(gpu, host, interval);
+        s.spawn_threads()?;
+        Ok(s)
+    }
+
+    /// Starts the sampler threads of a [`Sampler::manual`] sampler (once; later calls do nothing).
+    pub fn spawn_threads(&mut self) -> std::io::Result<()> {
+        if !self.threads.is_empty() {
+            return Ok(());
+        }
+        let interval = self.interval;
+        let slow_interval = Duration::from_secs_f64(interval.as_secs_f64().max(SLOW_MIN_INTERVAL));
+        self.threads
+            .push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
+        self.threads
+            .push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
+        self.threads
+            .push(self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?);
+        Ok(())
+    }
+
+    /// Demo sources only: simulates the `secs` seconds before start, so the charts of a demo open
+    /// with history instead of empty. Call before [`Sampler::spawn_threads`]; does nothing for
+    /// real sources (the past of a real machine is never invented).
+    pub fn prefill_demo(&self, secs: f64) {
+        if !self.threads.is_empty() || !self.shared.gpu.status().is_demo() {
+            return;
+        }
+        let dt = self.interval.as_secs_f64();
+        let slow_every = (SLOW_MIN_INTERVAL / dt).ceil().max(1.0) as i64;
+        let n = (secs / dt).floor() as i64;
+        for k in (1..=n).rev() {
+            let t = -(k as f64) * dt;
+            if k % slow_every == 0 || k == n {
+                self.step_slow(t);
+            }
+            self.step_host(t);
+            self.step_gpu(t);
+        }
+    }
+
+    fn spawn(
+        &self,
+        name: &str,
+        every: Duration,
+        step: fn(&Shared, f64),
+    ) -> std::io::Result<JoinHandle<()>> {
+        let shared = Arc::clone(&self.shared);
+        let started = self.started;
+        std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                let mut next = Instant::now();
+                while !shared.stop.load(Ordering::Relaxed) {
+                    step(&shared, started.elapsed().as_secs_f64());
+                    next += every;
+                    let now = Instant::now();
+                    if next < now {
+                        // A slow call overran: skip the missed ticks instead of bursting.
+                        next = now + every;
+                    }
+                    while !shared.stop.load(Ordering::Relaxed) {
+                        let left = next.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            break;
+                        }
+                        std::thread::park_timeout(left);
+                    }
+                }
+            })
+    }
+
+    /// Sets the callback run after each publish.
+    pub fn set_notify(&self, f: impl Fn() + Send + Sync + 'static) {
+        if let Ok(mut n) = self.shared.notify.lock() {
+            *n = Some(Box::new(f));
+        }
+    }
+
+    /// The latest snapshot (never blocks on a source).
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.shared.latest.load_full()
+    }
+
+    /// Runs `f` with the history locked (briefly: the sampler threads append under this lock).
+    pub fn with_history<R>(&self, f: impl FnOnce(&History) -> R) -> R {
+        match self.shared.history.lock() {
+            Ok(h) => f(&h),
+            Err(poisoned) => f(&poisoned.into_inner()),
+        }
+    }
+
+    /// The sampling interval.
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// Seconds since the sampler started (the time axis of the history).
+    pub fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// One host step at time `t` (called by the host thread, or by hand).
+    pub fn step_host(&self, t: f64) {
+        self.shared.step_host(t);
+    }
+
+    /// One fast GPU step at time `t`.
+    pub fn step_gpu(&self, t: f64) {
+        self.shared.step_gpu(t);
+    }
+
+    /// One slow GPU step at time `t`.
+    pub fn step_slow(&self, t: f64) {
+        self.shared.step_slow(t);
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        for t in &self.threads {
+            t.thread().unpark();
+        }
+        // Threads are not joined: a vendor call that hangs must not hang the app's exit.
+    }
+}
+
+impl Shared {
+    fn publish(&self, update: impl FnOnce(&mut Snapshot)) {
+        let _guard = self.publish.lock();
+        let mut next = Snapshot::clone(&self.latest.load());
+        next.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
+        update(&mut next);
+        self.latest.store(Arc::new(next));
+        if let Ok(n) = self.notify.lock()
+            && let Some(f) = n.as_ref()
+        {
+            f();
+        }
+    }
+
+    fn step_host(&self, t: f64) {
+        let (sample, usage) = match self.host.lock() {
+            Ok(mut h) => (h.sample(t), h.self_usage()),
+            Err(_) => return,
+        };
+        if let Ok(mut hist) = self.history.lock() {
+            record_host(&mut hist, t, &sample);
+        }
+        self.publish(|s| {
+            s.host_t = Some(t);
+            s.host = Some(sample);
+            s.self_usage = usage;
+        });
+    }
+
+    fn step_gpu(&self, t: f64) {
+        let mut samples = self.gpu.sample(t);
+        let slow = self.slow.load();
+        for g in &mut samples {
+            if let Some(sl) = slow.iter().find(|s| s.index == g.index)
+                && g.health == GpuHealth::Ok
+            {
+                g.pcie_rx_bps = sl.pcie_rx_bps.clone();
+                g.pcie_tx_bps = sl.pcie_tx_bps.clone();
+                g.processes = sl.processes.clone();
+            }
+        }
+        let previous = self.latest.load();
+        if let Ok(mut hist) = self.history.lock() {
+            for g in &samples {
+                let was_ok = previous
+                    .gpus
+                    .iter()
+                    .find(|p| p.index == g.index)
+                    .is_none_or(|p| p.health == GpuHealth::Ok);
+                if let (true, GpuHealth::Lost(why)) = (was_ok, &g.health) {
+                    hist.add_event(Event {
+                        t,
+                        gpu: Some(g.index),
+                        level: EventLevel::Error,
+                        text: format!("GPU {} lost: {why}", g.index),
+                    });
+                }
+                record_gpu(&mut hist, t, g);
+            }
+        }
+        self.publish(|s| {
+            s.gpu_t = Some(t);
+            s.gpus = samples;
+        });
+    }
+
+    fn step_slow(&self, t: f64) {
+        self.slow.store(Arc::new(self.gpu.sample_slow(t)));
+    }
+}
+
+fn record_host(h: &mut History, t: f64, s: &HostSample) {
+    if let Some(v) = s.cpu_pct.get() {
+        h.push(keys::CPU, t, v);
+    }
+    for (i, c) in s.per_core_pct.iter().enumerate() {
+        h.push(&keys::core(i), t, *c);
+    }
+    if let Some(v) = s.iowait_pct.get() {
+        h.push(keys::IOWAIT, t, v);
+    }
+    if let Some(m) = s.memory.value() {
+        h.push(keys::RAM_USED, t, m.ram_used_bytes as f64);
+        h.push(keys::SWAP_USED, t, m.swap_used_bytes as f64);
+    }
+    if let Some(r) = s.disk_read_total() {
+        h.push(keys::DISK_READ, t, r);
+    }
+    if let Some(w) = s.disk_write_total() {
+        h.push(keys::DISK_WRITE, t, w);
+    }
+    if let Some(v) = s.net_rx_bps.get() {
+        h.push(keys::NET_RX, t, v);
+    }
+    if let Some(v) = s.net_tx_bps.get() {
+        h.push(keys::NET_TX, t, v);
+    }
+    if let Some(v) = s.pressure.value().and_then(|p| p.io_some) {
+        h.push(keys::PSI_IO, t, v);
+    }
+}
+
+fn record_gpu(h: &mut History, t: f64, g: &GpuSample) {
+    let i = g.index;
+    let mut put = |name: &str, v: Option<f64>| {
+        if let Some(v) = v {
+            h.push(&keys::gpu(i, name), t, v);
+        }
+    };
+    put("util", g.util_gpu_pct.get());
+    put("membw", g.util_mem_bw_pct.get());
+    put("vram_used", g.vram_used_bytes.get().map(|b| b as f64));
+    put("temp", g.temp_c.get().map(f64::from));
+    put("power", g.power_w.get());
+    put("power_limit", g.power_limit_w.get());
+    put("sm_clock", g.sm_clock_mhz.get().map(f64::from));
+    put("mem_clock", g.mem_clock_mhz.get().map(f64::from));
+    put("pcie_rx", g.pcie_rx_bps.get());
+    put("pcie_tx", g.pcie_tx_bps.get());
+    put("fan", g.fan_pct.get().map(f64::from));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+
+    fn demo(n: u32) -> Sampler {
+        Sampler::manual(
+            Arc::new(DemoGpus::new(Scenario::HealthyTraining, n, 1)),
+            Box::new(DemoHost::new(Scenario::HealthyTraining, 1)),
+            Duration::from_secs(1),
+        )
+    }
+
+    #[test]
+    fn interval_range_is_checked() {
+        assert!(check_interval(0.25).is_ok());
+        assert!(check_interval(10.0).is_ok());
+        for bad in [0.1, 11.0, f64::NAN, -1.0] {
+            let e = check_interval(bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.contains("between 0.25 and 10"), "{e}");
+        }
+    }
+
+    #[test]
+    fn steps_publish_snapshots_and_history() {
+        let s = demo(2);
+        assert_eq!(s.snapshot().seq, 0);
+        s.step_slow(0.0);
+        s.step_host(1.0);
+        s.step_gpu(1.0);
+        let snap = s.snapshot();
+        assert_eq!(snap.seq, 2);
+        assert_eq!(snap.gpus.len(), 2);
+        assert!(snap.host.is_some());
+        assert!(
+            snap.gpus
+                .iter()
+                .all(|g| g.processes.value().is_some_and(|p| !p.is_empty())),
+            "slow data merged"
+        );
+        assert!(snap.gpus.iter().all(|g| g.pcie_rx_bps.get().is_some()));
+        assert!(
+            s.with_history(|h| h.series("gpu1.util").is_some() && h.series(keys::CPU).is_some())
+        );
+    }
+
+    #[test]
+    fn prefill_is_for_demo_only() {
+        let s = demo(1);
+        s.prefill_demo(60.0);
+        assert_eq!(
+            s.with_history(|h| h.series("gpu0.util").map(|x| x.fine_len())),
+            Some(60)
+        );
+        assert!(s.snapshot().gpu_t.is_some_and(|t| t < 0.0));
+        let real = Sampler::manual(
+            Arc::new(crate::telemetry::source::NoGpuSource::new(
+                crate::telemetry::source::NoGpu {
+                    summary: String::new(),
+                    next_step: String::new(),
+                    attempts: Vec::new(),
+                },
+            )),
+            Box::new(DemoHost::new(Scenario::Idle, 1)),
+            Duration::from_secs(1),
+        );
+        real.prefill_demo(60.0);
+        assert!(real.with_history(|h| h.is_empty()));
+    }
+
+    #[test]
+    fn threads_publish_and_wake_the_reader() {
+        let s = Sampler::start(
+            Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
+            Box::new(DemoHost::new(Scenario::Idle, 1)),
+            Duration::from_millis(250),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        s.set_notify(move || {
+            let _ = tx.send(());
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while s.snapshot().gpu_t.is_none() || s.snapshot().host_t.is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "sampler threads published nothing"
+            );
+            let _ = rx.recv_timeout(Duration::from_millis(100));
+        }
+        assert!(
+            rx.recv_timeout(Duration::from_secs(5)).is_ok(),
+            "notify called"
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! [`Snapshot`]: the latest state published by the sampler. Immutable once published; readers
+//! load it through an `ArcSwap` without blocking the sampler threads.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::sample::{GpuSample, HostSample, Inventory, SelfUsage};
+use super::source::SourceStatus;
+
+/// The latest measurements and where they came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Increases with every publish.
+    pub seq: u64,
+    /// Wall-clock time the sampler started, seconds since the Unix epoch; add a `t` to get the
+    /// wall-clock time of a sample.
+    pub started_unix: f64,
+    /// Sampling interval, seconds.
+    pub interval_secs: f64,
+    /// Where GPU data comes from.
+    pub source: SourceStatus,
+    /// Versions and devices.
+    pub inventory: Arc<Inventory>,
+    /// Time of the latest host sample, seconds since start.
+    pub host_t: Option<f64>,
+    /// The latest host sample.
+    pub host: Option<HostSample>,
+    /// Time of the latest GPU sample, seconds since start.
+    pub gpu_t: Option<f64>,
+    /// The latest GPU samples, one per GPU.
+    pub gpus: Vec<GpuSample>,
+    /// gpu-doctor's own CPU and memory.
+    pub self_usage: Option<SelfUsage>,
+}
+
+impl Snapshot {
+    /// Time of the newest data, seconds since start.
+    pub fn latest_t(&self) -> f64 {
+        self.host_t.unwrap_or(0.0).max(self.gpu_t.unwrap_or(0.0))
+    }
+
+    /// True when the data is simulated.
+    pub fn is_demo(&self) -> bool {
+        self.source.is_demo()
+    }
+}

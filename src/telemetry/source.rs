@@ -1,0 +1,113 @@
+//! The [`GpuSource`] trait (NVML, demo, or nothing) and [`SourceStatus`], which says in plain words
+//! where GPU data comes from, or why there is none and what to do.
+
+use serde::{Deserialize, Serialize};
+
+use super::sample::{GpuSample, GpuSlowSample, Inventory};
+
+/// A producer of GPU samples. Implementations are shared between the fast and the slow sampler
+/// threads, so they take `&self` and keep any mutable state behind their own locks.
+pub trait GpuSource: Send + Sync {
+    /// Where the data comes from.
+    fn status(&self) -> SourceStatus;
+    /// Versions and devices, read once at open.
+    fn inventory(&self) -> &Inventory;
+    /// Fast metrics of every GPU. `t` is seconds since the sampler started. The slow fields
+    /// (PCIe throughput, processes) are filled in by the sampler from [`GpuSource::sample_slow`].
+    fn sample(&self, t: f64) -> Vec<GpuSample>;
+    /// Slow metrics of every GPU (PCIe throughput, process list), called at a lower cadence.
+    fn sample_slow(&self, t: f64) -> Vec<GpuSlowSample>;
+}
+
+/// One library path tried when loading NVML, and what happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadAttempt {
+    /// The path or library name passed to the loader.
+    pub path: String,
+    /// The loader's or NVML's answer.
+    pub error: String,
+}
+
+/// Why there is no GPU data, in plain words, with the next step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoGpu {
+    /// One sentence: what is wrong.
+    pub summary: String,
+    /// What to do next.
+    pub next_step: String,
+    /// Every library path tried, with its error.
+    pub attempts: Vec<LoadAttempt>,
+}
+
+/// Where GPU data comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceStatus {
+    /// The NVIDIA Management Library, loaded from `library`.
+    Nvml {
+        /// The library path that loaded.
+        library: String,
+        /// The paths tried before it, with their errors.
+        attempts: Vec<LoadAttempt>,
+    },
+    /// Simulated data. Always labelled DEMO.
+    Demo {
+        /// Scenario name.
+        scenario: String,
+        /// Number of simulated GPUs.
+        gpus: u32,
+        /// Seed of the simulation.
+        seed: u64,
+    },
+    /// No GPU data.
+    Unavailable(NoGpu),
+}
+
+impl SourceStatus {
+    /// Short label for a status bar: "NVML (libnvidia-ml.so.1)", "DEMO: data-starved", "no GPU data".
+    pub fn label(&self) -> String {
+        match self {
+            SourceStatus::Nvml { library, .. } => format!("NVML ({library})"),
+            SourceStatus::Demo { scenario, gpus, .. } => {
+                format!("DEMO data: {scenario}, {gpus} simulated GPU(s)")
+            }
+            SourceStatus::Unavailable(_) => "no GPU data".to_string(),
+        }
+    }
+
+    /// True for simulated data.
+    pub fn is_demo(&self) -> bool {
+        matches!(self, SourceStatus::Demo { .. })
+    }
+}
+
+/// The source used when NVML could not be opened: no GPUs, and the reason.
+pub struct NoGpuSource {
+    reason: NoGpu,
+    inventory: Inventory,
+}
+
+impl NoGpuSource {
+    /// A source that reports `reason`.
+    pub fn new(reason: NoGpu) -> Self {
+        NoGpuSource {
+            reason,
+            inventory: Inventory::default(),
+        }
+    }
+}
+
+impl GpuSource for NoGpuSource {
+    fn status(&self) -> SourceStatus {
+        SourceStatus::Unavailable(self.reason.clone())
+    }
+    fn inventory(&self) -> &Inventory {
+        &self.inventory
+    }
+    fn sample(&self, _t: f64) -> Vec<GpuSample> {
+        Vec::new()
+    }
+    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,193 @@
+//! Clock-event (throttle) reasons: NVML's bit mask decoded into sentences a newcomer can act on.
+//!
+//! Bit values follow NVML's `nvmlClocksEventReasons` defines (the same mask as the older
+//! "clocks throttle reasons").
+
+use serde::{Deserialize, Serialize};
+
+/// How much a reason matters to someone asking "why is my GPU slow?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Severity {
+    /// Expected behaviour (idle, settings chosen by the user).
+    Info,
+    /// Performance is limited; often normal under heavy load but worth knowing.
+    Warn,
+    /// A protective slowdown that costs half the clock or more.
+    Severe,
+}
+
+/// One decoded reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThrottleReason {
+    /// The NVML bit.
+    pub bit: u64,
+    /// Short name, e.g. "power cap".
+    pub name: &'static str,
+    /// A plain sentence: what it means and what to do.
+    pub sentence: &'static str,
+    /// How much it matters.
+    pub severity: Severity,
+}
+
+/// NVML bit: nothing runs on the GPU, clocks drop to idle.
+pub const GPU_IDLE: u64 = 0x1;
+/// NVML bit: applications-clocks setting.
+pub const APPLICATIONS_CLOCKS: u64 = 0x2;
+/// NVML bit: software power cap.
+pub const SW_POWER_CAP: u64 = 0x4;
+/// NVML bit: hardware slowdown.
+pub const HW_SLOWDOWN: u64 = 0x8;
+/// NVML bit: sync boost.
+pub const SYNC_BOOST: u64 = 0x10;
+/// NVML bit: software thermal slowdown.
+pub const SW_THERMAL: u64 = 0x20;
+/// NVML bit: hardware thermal slowdown.
+pub const HW_THERMAL: u64 = 0x40;
+/// NVML bit: hardware power brake.
+pub const HW_POWER_BRAKE: u64 = 0x80;
+/// NVML bit: display clock setting.
+pub const DISPLAY_CLOCKS: u64 = 0x100;
+
+const TABLE: [ThrottleReason; 9] = [
+    ThrottleReason {
+        bit: GPU_IDLE,
+        name: "idle",
+        sentence: "Nothing is running on the GPU, so its clocks are lowered to save power (normal).",
+        severity: Severity::Info,
+    },
+    ThrottleReason {
+        bit: APPLICATIONS_CLOCKS,
+        name: "application clocks",
+        sentence: "Clocks are held by an application-clocks setting (nvidia-smi --applications-clocks); reset it with nvidia-smi -rac if that was not intended.",
+        severity: Severity::Info,
+    },
+    ThrottleReason {
+        bit: SW_POWER_CAP,
+        name: "power cap",
+        sentence: "Clocks are lowered to stay within the power limit. Normal under full load; if the limit looks low, compare it with the card's default limit.",
+        severity: Severity::Warn,
+    },
+    ThrottleReason {
+        bit: HW_SLOWDOWN,
+        name: "hardware slowdown",
+        sentence: "The hardware cut the clocks by half or more (too hot, or the power supply signalled a problem). If it persists, check cooling and power cables.",
+        severity: Severity::Severe,
+    },
+    ThrottleReason {
+        bit: SYNC_BOOST,
+        name: "sync boost",
+        sentence: "The GPU is held to the clocks of its sync-boost group (informational).",
+        severity: Severity::Info,
+    },
+    ThrottleReason {
+        bit: SW_THERMAL,
+        name: "thermal limit",
+        sentence: "The GPU is above its maximum operating temperature, so the driver lowers clocks. Improve airflow or clean the cooler.",
+        severity: Severity::Warn,
+    },
+    ThrottleReason {
+        bit: HW_THERMAL,
+        name: "hardware thermal slowdown",
+        sentence: "The GPU is far too hot and the hardware halved its clocks. Check fans, airflow and the heatsink now.",
+        severity: Severity::Severe,
+    },
+    ThrottleReason {
+        bit: HW_POWER_BRAKE,
+        name: "power brake",
+        sentence: "An external power-brake signal (often the power supply) halved the clocks. Check the PSU and the GPU's power cables.",
+        severity: Severity::Severe,
+    },
+    ThrottleReason {
+        bit: DISPLAY_CLOCKS,
+        name: "display clocks",
+        sentence: "Clocks are limited by the display clock setting (informational).",
+        severity: Severity::Info,
+    },
+];
+
+/// Decodes a reason mask into its known reasons, most severe first. Unknown bits are reported
+/// once as "other reasons (0x...)" so newer drivers never make the decoder lose information.
+pub fn decode(mask: u64) -> Vec<ThrottleReason> {
+    let mut out: Vec<ThrottleReason> = TABLE
+        .iter()
+        .filter(|r| mask & r.bit != 0)
+        .cloned()
+        .collect();
+    out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    out
+}
+
+/// Bits in `mask` this decoder does not know.
+pub fn unknown_bits(mask: u64) -> u64 {
+    let known = TABLE.iter().fold(0, |acc, r| acc | r.bit);
+    mask & !known
+}
+
+/// One line for a card or table cell: "none", or the short names joined, e.g.
+/// "hardware thermal slowdown, power cap".
+pub fn summary(mask: u64) -> String {
+    let reasons = decode(mask);
+    let mut names: Vec<String> = reasons.iter().map(|r| r.name.to_string()).collect();
+    let unknown = unknown_bits(mask);
+    if unknown != 0 {
+        names.push(format!("other (0x{unknown:x})"));
+    }
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Full sentences for every reason in the mask; empty when the clocks are not held back.
+pub fn sentences(mask: u64) -> Vec<String> {
+    let mut out: Vec<String> = decode(mask)
+        .iter()
+        .map(|r| r.sentence.to_string())
+        .collect();
+    let unknown = unknown_bits(mask);
+    if unknown != 0 {
+        out.push(format!(
+            "The driver reports a reason this version of gpu-doctor does not know (bits 0x{unknown:x})."
+        ));
+    }
+    out
+}
+
+/// True when the mask holds a reason that lowers performance under load (anything but idle and
+/// informational settings).
+pub fn is_limiting(mask: u64) -> bool {
+    decode(mask).iter().any(|r| r.severity >= Severity::Warn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_bits_most_severe_first() {
+        let r = decode(SW_POWER_CAP | HW_THERMAL | GPU_IDLE);
+        let names: Vec<_> = r.iter().map(|x| x.name).collect();
+        assert_eq!(names, ["hardware thermal slowdown", "power cap", "idle"]);
+        assert_eq!(summary(0), "none");
+        assert_eq!(summary(SW_POWER_CAP), "power cap");
+    }
+
+    #[test]
+    fn unknown_bits_are_kept() {
+        assert_eq!(unknown_bits(0x400 | SW_POWER_CAP), 0x400);
+        assert_eq!(summary(0x400), "other (0x400)");
+        assert_eq!(sentences(0x400).len(), 1);
+    }
+
+    #[test]
+    fn limiting_excludes_idle_and_settings() {
+        assert!(!is_limiting(GPU_IDLE | APPLICATIONS_CLOCKS));
+        assert!(is_limiting(SW_THERMAL));
+        assert!(
+            sentences(HW_POWER_BRAKE)
+                .iter()
+                .any(|s| s.contains("power supply"))
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! Human-readable formatting of the units the product shows: bytes, rates, percentages, watts.
+//!
+//! One place decides how a number looks, so the GUI, the CLI table and reports agree.
+
+/// Bytes in one GiB.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// Formats a byte count with binary prefixes: `512 B`, `1.5 KiB`, `23.9 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("B"))
+    }
+}
+
+/// Formats a transfer rate in bytes per second with decimal prefixes, as disk and network tools do:
+/// `0 B/s`, `12.3 MB/s`, `1.20 GB/s`.
+pub fn rate(bytes_per_sec: f64) -> String {
+    let v = bytes_per_sec.max(0.0);
+    if v >= 1e9 {
+        format!("{:.2} GB/s", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.1} MB/s", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1} kB/s", v / 1e3)
+    } else {
+        format!("{v:.0} B/s")
+    }
+}
+
+/// Formats a percentage with no decimals below 10 % precision needs: `7.5 %`, `93 %`.
+pub fn percent(p: f64) -> String {
+    if p < 10.0 && p > 0.0 {
+        format!("{p:.1} %")
+    } else {
+        format!("{p:.0} %")
+    }
+}
+
+/// Formats a duration in seconds as the shortest clear form: `45 s`, `5 min`, `1 h 30 min`.
+pub fn duration_secs(secs: f64) -> String {
+    let s = secs.round().max(0.0) as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        if s % 60 == 0 {
+            format!("{} min", s / 60)
+        } else {
+            format!("{} min {} s", s / 60, s % 60)
+        }
+    } else if s % 3600 == 0 {
+        format!("{} h", s / 3600)
+    } else {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// Formats a clock-time offset of seconds as `HH:MM:SS` (wrapping at 24 h), for chart axes.
+pub fn clock(secs_of_day: f64) -> String {
+    let s = secs_of_day.rem_euclid(86_400.0) as u64;
+    format!("{:02}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_use_binary_prefixes() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(24 * 1024 * 1024 * 1024), "24.0 GiB");
+    }
+
+    #[test]
+    fn rates_use_decimal_prefixes() {
+        assert_eq!(rate(0.0), "0 B/s");
+        assert_eq!(rate(-5.0), "0 B/s");
+        assert_eq!(rate(12_300_000.0), "12.3 MB/s");
+        assert_eq!(rate(1_200_000_000.0), "1.20 GB/s");
+    }
+
+    #[test]
+    fn durations_and_clock() {
+        assert_eq!(duration_secs(45.0), "45 s");
+        assert_eq!(duration_secs(300.0), "5 min");
+        assert_eq!(duration_secs(5400.0), "1 h 30 min");
+        assert_eq!(clock(3661.0), "01:01:01");
+        assert_eq!(clock(86_400.0 + 5.0), "00:00:05");
+        assert_eq!(percent(7.52), "7.5 %");
+        assert_eq!(percent(93.4), "93 %");
+    }
+}
