@@ -73,10 +73,7 @@ pub fn temperature(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
 
 /// "2520 / 2790 MHz".
 pub fn sm_clock(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
-    match (
-        sample.sm_clock_mhz.get(),
-        info.and_then(|i| i.max_sm_clock_mhz.get()),
-    ) {
+    match (sample.sm_clock_mhz.get(), info.and_then(|i| i.max_sm_clock_mhz.get())) {
         (Some(c), Some(m)) => format!("{c} / {m} MHz"),
         _ => sample.sm_clock_mhz.show(|c| format!("{c} MHz")),
     }
@@ -95,11 +92,7 @@ pub fn pct(r: &Reading<f64>) -> String {
 /// "38.0 / 64.0 GiB" for host RAM.
 pub fn ram(host: &HostSample) -> String {
     host.memory.show(|m| {
-        format!(
-            "{:.1} / {:.1} GiB",
-            m.ram_used_bytes as f64 / units::GIB,
-            m.ram_total_bytes as f64 / units::GIB
-        )
+        format!("{:.1} / {:.1} GiB", m.ram_used_bytes as f64 / units::GIB, m.ram_total_bytes as f64 / units::GIB)
     })
 }
 
@@ -115,17 +108,9 @@ mod tests {
         let s = demo.sample(1.0).remove(0);
         let info = demo.inventory().gpus.first();
         assert_eq!(pcie_link(&s, info), "Gen4 x16 (max Gen4 x16)");
-        assert!(
-            vram(&s).ends_with("GiB (83 %)") || vram(&s).contains("/ 24.0 GiB"),
-            "{}",
-            vram(&s)
-        );
+        assert!(vram(&s).ends_with("GiB (83 %)") || vram(&s).contains("/ 24.0 GiB"), "{}", vram(&s));
         assert!(temperature(&s, info).contains("slowdown at 90 °C"));
-        let lost = GpuSample::unavailable(
-            0,
-            crate::telemetry::sample::GpuHealth::Ok,
-            "not supported on this GPU",
-        );
+        let lost = GpuSample::unavailable(0, crate::telemetry::sample::GpuHealth::Ok, "not supported on this GPU");
         assert_eq!(pcie_link(&lost, None), "n/a");
         assert_eq!(power(&lost), "n/a (not supported on this GPU)");
         assert_eq!(wall_clock(3600.0, 61.0, 0), "01:01:01");

@@ -14,11 +14,7 @@ pub fn bytes(n: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("B"))
-    }
+    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("B")) }
 }
 
 /// Formats a transfer rate in bytes per second with decimal prefixes, as disk and network tools do:
@@ -38,11 +34,7 @@ pub fn rate(bytes_per_sec: f64) -> String {
 
 /// Formats a percentage with no decimals below 10 % precision needs: `7.5 %`, `93 %`.
 pub fn percent(p: f64) -> String {
-    if p < 10.0 && p > 0.0 {
-        format!("{p:.1} %")
-    } else {
-        format!("{p:.0} %")
-    }
+    if p < 10.0 && p > 0.0 { format!("{p:.1} %") } else { format!("{p:.0} %") }
 }
 
 /// Formats a duration in seconds as the shortest clear form: `45 s`, `5 min`, `1 h 30 min`.
@@ -51,11 +43,7 @@ pub fn duration_secs(secs: f64) -> String {
     if s < 60 {
         format!("{s} s")
     } else if s < 3600 {
-        if s % 60 == 0 {
-            format!("{} min", s / 60)
-        } else {
-            format!("{} min {} s", s / 60, s % 60)
-        }
+        if s % 60 == 0 { format!("{} min", s / 60) } else { format!("{} min {} s", s / 60, s % 60) }
     } else if s % 3600 == 0 {
         format!("{} h", s / 3600)
     } else {

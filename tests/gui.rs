@@ -25,11 +25,7 @@ fn stepped(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, ticks: u32) -> Sa
 }
 
 fn demo_app(scenario: Scenario, gpus: u32, height: f32) -> Harness<'static, DoctorApp> {
-    let sampler = stepped(
-        Arc::new(DemoGpus::new(scenario, gpus, 3)),
-        Box::new(DemoHost::new(scenario, 3)),
-        30,
-    );
+    let sampler = stepped(Arc::new(DemoGpus::new(scenario, gpus, 3)), Box::new(DemoHost::new(scenario, 3)), 30);
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, height))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
@@ -84,10 +80,7 @@ fn process_table_sorts_by_clicked_column() {
     assert!(h.state().monitor.sort_desc);
     h.get_by_label("VRAM (desc)").click();
     h.run();
-    assert!(
-        !h.state().monitor.sort_desc,
-        "second click on the same column flips the order"
-    );
+    assert!(!h.state().monitor.sort_desc, "second click on the same column flips the order");
     h.get_by_label("VRAM (asc)");
     h.get_by_label("PID").click();
     h.run();
@@ -111,29 +104,22 @@ fn gpu_filter_shows_one_gpu() {
 #[test]
 fn no_driver_banner_explains_and_offers_demo() {
     let no = NoGpu {
-        summary: "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
-            .to_string(),
+        summary:
+            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
+                .to_string(),
         next_step: "Install the NVIDIA driver for your GPU.".to_string(),
         attempts: vec![LoadAttempt {
             path: "libnvidia-ml.so.1".to_string(),
             error: "cannot open shared object file".to_string(),
         }],
     };
-    let sampler = stepped(
-        Arc::new(NoGpuSource::new(no)),
-        Box::new(DemoHost::new(Scenario::Idle, 1)),
-        5,
-    );
+    let sampler = stepped(Arc::new(NoGpuSource::new(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 5);
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, 800.0))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
     h.run();
     h.get_by_label("No NVIDIA GPU data");
-    assert!(
-        h.query_all_by_label_contains("(NVML) was not found")
-            .count()
-            >= 1
-    );
+    assert!(h.query_all_by_label_contains("(NVML) was not found").count() >= 1);
     h.get_by_label_contains("Next step: Install the NVIDIA driver");
     h.get_by_label("Host charts below keep running.");
     h.get_by_label_contains("gpu-doctor-cli info");

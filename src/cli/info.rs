@@ -26,10 +26,8 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
         let _ = writeln!(o, "DEMO: simulated data, not this machine.");
     }
     let _ = writeln!(o, "Source: {}", status.label());
-    let show = |r: &Option<crate::telemetry::Reading<String>>| {
-        r.as_ref()
-            .map_or("n/a".to_string(), |r| r.show(|s| s.clone()))
-    };
+    let show =
+        |r: &Option<crate::telemetry::Reading<String>>| r.as_ref().map_or("n/a".to_string(), |r| r.show(|s| s.clone()));
     if !inv.gpus.is_empty() || inv.driver_version.is_some() {
         let _ = writeln!(
             o,
@@ -43,17 +41,8 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
         let _ = writeln!(o, "\nGPU {}  {}", g.index, g.name);
         let _ = writeln!(o, "  UUID           {}", g.uuid.show(|s| s.clone()));
         let _ = writeln!(o, "  PCI bus id     {}", g.pci_bus_id.show(|s| s.clone()));
-        let _ = writeln!(
-            o,
-            "  VRAM           {}",
-            g.vram_total_bytes.show(|b| units::bytes(*b))
-        );
-        let _ = writeln!(
-            o,
-            "  Power limit    {}",
-            g.power_limit_default_w
-                .show(|w| format!("{w:.0} W (default)"))
-        );
+        let _ = writeln!(o, "  VRAM           {}", g.vram_total_bytes.show(|b| units::bytes(*b)));
+        let _ = writeln!(o, "  Power limit    {}", g.power_limit_default_w.show(|w| format!("{w:.0} W (default)")));
         let _ = writeln!(
             o,
             "  Max clocks     SM {} | memory {}",
@@ -65,11 +54,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
             _ => g.max_pcie_gen.show(|x| format!("Gen{x}")),
         };
         let _ = writeln!(o, "  Max PCIe link  {link}");
-        let _ = writeln!(
-            o,
-            "  Slowdown temp  {}",
-            g.slowdown_temp_c.show(|t| format!("{t} °C"))
-        );
+        let _ = writeln!(o, "  Slowdown temp  {}", g.slowdown_temp_c.show(|t| format!("{t} °C")));
     }
     match status {
         SourceStatus::Nvml { library, attempts } => {
@@ -121,9 +106,5 @@ pub fn run(args: &InfoArgs) -> u8 {
     } else {
         print!("{}", render_text(&status, inv));
     }
-    if matches!(status, SourceStatus::Unavailable(_)) {
-        exit::NO_GPU
-    } else {
-        exit::OK
-    }
+    if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
 }

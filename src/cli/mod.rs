@@ -46,11 +46,7 @@ impl SourceArgs {
     pub fn open(&self) -> (Arc<dyn GpuSource>, Box<dyn HostSource>) {
         match self.demo {
             Some(sc) => (
-                Arc::new(DemoGpus::new(
-                    sc,
-                    self.gpus.unwrap_or(sc.default_gpus()),
-                    self.seed,
-                )),
+                Arc::new(DemoGpus::new(sc, self.gpus.unwrap_or(sc.default_gpus()), self.seed)),
                 Box::new(DemoHost::new(sc, self.seed)),
             ),
             None => {
@@ -99,13 +95,8 @@ pub fn parse_scenario(s: &str) -> Result<Scenario, String> {
 
 /// clap value parser for `--interval`.
 pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
-    check_interval(v)
-        .map(|d| d.as_secs_f64())
-        .map_err(|e| e.to_string())
+    let v: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    check_interval(v).map(|d| d.as_secs_f64()).map_err(|e| e.to_string())
 }
 
 /// Runs a subcommand and returns the process exit code.

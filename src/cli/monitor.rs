@@ -102,14 +102,8 @@ pub fn run(args: &MonitorArgs) -> u8 {
                 no.summary, no.next_step
             );
         }
-        SourceStatus::Demo {
-            scenario,
-            gpus,
-            seed,
-        } if !args.json => {
-            eprintln!(
-                "DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine."
-            );
+        SourceStatus::Demo { scenario, gpus, seed } if !args.json => {
+            eprintln!("DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.");
         }
         _ => {}
     }
@@ -143,18 +137,10 @@ pub fn run(args: &MonitorArgs) -> u8 {
         } else {
             render_tick(&snap, offset)
         };
-        if stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
+        if stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).is_err() {
             // The reader went away (e.g. `| head`): stop quietly.
             break;
         }
     }
-    if matches!(status, SourceStatus::Unavailable(_)) {
-        exit::NO_GPU
-    } else {
-        exit::OK
-    }
+    if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
 }

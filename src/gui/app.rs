@@ -62,19 +62,13 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
         use eframe::glow::HasContext as _;
         // SAFETY: plain string queries on the context eframe just created on this thread.
         let (renderer, version) = unsafe {
-            (
-                gl.get_parameter_string(eframe::glow::RENDERER),
-                gl.get_parameter_string(eframe::glow::VERSION),
-            )
+            (gl.get_parameter_string(eframe::glow::RENDERER), gl.get_parameter_string(eframe::glow::VERSION))
         };
         return format!("OpenGL (glow): {renderer}, {version}");
     }
     if let Some(rs) = cc.wgpu_render_state.as_ref() {
         let info = rs.adapter.get_info();
-        return format!(
-            "wgpu {:?}: {} ({:?}, driver {})",
-            info.backend, info.name, info.device_type, info.driver
-        );
+        return format!("wgpu {:?}: {} ({:?}, driver {})", info.backend, info.name, info.device_type, info.driver);
     }
     "unknown renderer".to_string()
 }
@@ -122,11 +116,7 @@ impl DoctorApp {
     }
 
     fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
-        let args = SourceArgs {
-            demo,
-            gpus: None,
-            seed: 1,
-        };
+        let args = SourceArgs { demo, gpus: None, seed: 1 };
         let (gpu, host) = args.open();
         let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
         sampler.prefill_demo(5.0 * 60.0);
@@ -155,12 +145,10 @@ impl DoctorApp {
                         action = Some(MonitorAction::LeaveDemo);
                     }
                     ui.label(
-                        RichText::new(format!(
-                            " DEMO DATA: {scenario} (simulated, not this machine) "
-                        ))
-                        .strong()
-                        .color(Color32::BLACK)
-                        .background_color(Color32::from_rgb(255, 183, 77)),
+                        RichText::new(format!(" DEMO DATA: {scenario} (simulated, not this machine) "))
+                            .strong()
+                            .color(Color32::BLACK)
+                            .background_color(Color32::from_rgb(255, 183, 77)),
                     );
                 }
             });
@@ -178,18 +166,13 @@ impl DoctorApp {
             };
             ui.label(source);
             ui.separator();
-            ui.label(format!(
-                "Interval {}",
-                units::duration_secs(snap.interval_secs).replace(".0", "")
-            ))
-            .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
+            ui.label(format!("Interval {}", units::duration_secs(snap.interval_secs).replace(".0", "")))
+                .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
             ui.separator();
             match snap.self_usage {
-                Some(u) => ui.label(format!(
-                    "gpu-doctor: CPU {} · {}",
-                    units::percent(u.cpu_pct),
-                    units::bytes(u.rss_bytes)
-                )),
+                Some(u) => {
+                    ui.label(format!("gpu-doctor: CPU {} · {}", units::percent(u.cpu_pct), units::bytes(u.rss_bytes)))
+                }
                 None => ui.label("gpu-doctor: own usage n/a in demo mode"),
             }
             .on_hover_text("CPU (% of one core) and memory used by this app.");
@@ -211,7 +194,9 @@ impl DoctorApp {
                 ui.label(snap.source.label());
                 ui.end_row();
                 let inv = &snap.inventory;
-                let show = |r: &Option<crate::telemetry::Reading<String>>| r.as_ref().map_or("n/a".into(), |r| r.show(|s| s.clone()));
+                let show = |r: &Option<crate::telemetry::Reading<String>>| {
+                    r.as_ref().map_or("n/a".into(), |r| r.show(|s| s.clone()))
+                };
                 ui.label("Driver");
                 ui.label(show(&inv.driver_version));
                 ui.end_row();
@@ -225,11 +210,14 @@ impl DoctorApp {
             ui.add_space(8.0);
             let attempts = match &snap.source {
                 SourceStatus::Nvml { attempts, library } => {
-                    let mut v: Vec<(String, String)> = attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
+                    let mut v: Vec<(String, String)> =
+                        attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
                     v.push((library.clone(), "loaded".to_string()));
                     v
                 }
-                SourceStatus::Unavailable(no) => no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect(),
+                SourceStatus::Unavailable(no) => {
+                    no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect()
+                }
                 SourceStatus::Demo { .. } => Vec::new(),
             };
             if !attempts.is_empty() {
@@ -260,9 +248,7 @@ impl eframe::App for DoctorApp {
             match self.tab {
                 Tab::Monitor => {
                     let now = self.sampler.now().max(snap.latest_t());
-                    if let Some(a) = self
-                        .sampler
-                        .with_history(|h| self.monitor.ui(ui, &snap, h, now, self.offset_secs))
+                    if let Some(a) = self.sampler.with_history(|h| self.monitor.ui(ui, &snap, h, now, self.offset_secs))
                     {
                         action = Some(a);
                     }
@@ -271,9 +257,7 @@ impl eframe::App for DoctorApp {
             }
         });
         match action {
-            Some(MonitorAction::TryDemo) => {
-                self.switch_source(&ctx, Some(Scenario::HealthyTraining))
-            }
+            Some(MonitorAction::TryDemo) => self.switch_source(&ctx, Some(Scenario::HealthyTraining)),
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
             None => {}
         }

@@ -12,7 +12,7 @@ use crate::units;
 pub enum Unit {
     /// Percent, 0-100.
     Percent,
-    /// Bytes, shown in GiB.
+    /// Bytes, plotted and shown in GiB.
     Gib,
     /// Bytes per second.
     Rate,
@@ -29,7 +29,7 @@ impl Unit {
     pub fn format(self, v: f64) -> String {
         match self {
             Unit::Percent => format!("{v:.0} %"),
-            Unit::Gib => format!("{:.1} GiB", v / units::GIB),
+            Unit::Gib => format!("{v:.1} GiB"),
             Unit::Rate => units::rate(v),
             Unit::Watts => format!("{v:.0} W"),
             Unit::Celsius => format!("{v:.0} °C"),
@@ -38,9 +38,12 @@ impl Unit {
     }
 
     fn axis(self, v: f64) -> String {
+        if v < 0.0 {
+            return String::new();
+        }
         match self {
             Unit::Percent => format!("{v:.0}%"),
-            Unit::Gib => format!("{:.0} GiB", v / units::GIB),
+            Unit::Gib => format!("{v:.0} GiB"),
             Unit::Rate => units::rate(v).replace(".0 ", " ").replace(".00 ", " "),
             Unit::Watts => format!("{v:.0} W"),
             Unit::Celsius => format!("{v:.0}°C"),
@@ -116,10 +119,7 @@ pub fn gpu_color(i: u32) -> Color32 {
         Color32::from_rgb(212, 225, 87),
         Color32::from_rgb(141, 110, 99),
     ];
-    PALETTE
-        .get(i as usize % PALETTE.len())
-        .copied()
-        .unwrap_or(Color32::LIGHT_GREEN)
+    PALETTE.get(i as usize % PALETTE.len()).copied().unwrap_or(Color32::LIGHT_GREEN)
 }
 
 /// Draws `chart` at `size`; when it is scrolled out of view only the space is reserved.
@@ -127,8 +127,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
     ui.allocate_ui(size, |ui| {
         ui.set_min_size(size);
         ui.vertical(|ui| {
-            ui.label(RichText::new(chart.title).strong())
-                .on_hover_text(chart.help);
+            ui.label(RichText::new(chart.title).strong()).on_hover_text(chart.help);
             ui.label(RichText::new(chart.caption).small().weak());
             let plot_height = (size.y - 40.0).max(40.0);
             let probe = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(size.x, plot_height));
@@ -137,8 +136,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 return;
             }
             if chart.series.iter().all(|s| s.points.is_empty()) {
-                let (rect, _) =
-                    ui.allocate_exact_size(egui::vec2(size.x, plot_height), egui::Sense::hover());
+                let (rect, _) = ui.allocate_exact_size(egui::vec2(size.x, plot_height), egui::Sense::hover());
                 ui.painter().rect_stroke(
                     rect,
                     4.0,
@@ -155,13 +153,9 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 return;
             }
             let unit = chart.unit;
-            let TimeAxis {
-                from,
-                to,
-                started_unix,
-                offset_secs,
-                link,
-            } = axis;
+            // Byte charts are plotted in GiB so the axis ticks land on whole GiB.
+            let scale = if unit == Unit::Gib { 1.0 / units::GIB } else { 1.0 };
+            let TimeAxis { from, to, started_unix, offset_secs, link } = axis;
             let mut plot = Plot::new(chart.id)
                 .height(plot_height)
                 .width(size.x)
@@ -172,28 +166,23 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 .link_axis(link, [true, false])
                 .link_cursor(link, [true, false])
                 .include_y(0.0)
-                .x_axis_formatter(move |m, _| {
-                    present::wall_clock(started_unix, m.value, offset_secs)
-                })
+                .x_axis_formatter(move |m, _| present::wall_clock(started_unix, m.value, offset_secs))
                 .y_axis_formatter(move |m, _| unit.axis(m.value))
                 .y_axis_min_width(48.0)
                 .label_formatter(move |pos| match pos {
-                    egui_plot::HoverPosition::NearDataPoint {
-                        plot_name,
-                        position,
-                        ..
-                    } => Some(format!(
+                    egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => Some(format!(
                         "{plot_name}: {}\n{}",
                         unit.format(position.y),
                         present::wall_clock(started_unix, position.x, offset_secs)
                     )),
                     _ => None,
                 });
+            if matches!(unit, Unit::Percent | Unit::Celsius) {
+                // Base-10 steps would label only 0 and 100 on a short chart.
+                plot = plot.y_grid_spacer(egui_plot::uniform_grid_spacer(|_| [5.0, 25.0, 50.0]));
+            }
             if chart.fixed_percent {
-                plot = plot
-                    .include_y(100.0)
-                    .auto_bounds([false, false])
-                    .default_y_bounds(0.0, 100.0);
+                plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
             }
             plot.show(ui, |p| {
                 p.set_plot_bounds_x(from..=to);
@@ -202,18 +191,14 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 }
                 for r in chart.references {
                     p.hline(
-                        HLine::new(r.name, r.value)
-                            .color(r.color)
-                            .style(LineStyle::dashed_loose())
-                            .width(1.0),
+                        HLine::new(r.name, r.value * scale).color(r.color).style(LineStyle::dashed_loose()).width(1.0),
                     );
                 }
-                for s in chart.series {
-                    p.line(
-                        Line::new(s.name, PlotPoints::from(s.points))
-                            .color(s.color)
-                            .width(1.5),
-                    );
+                for mut s in chart.series {
+                    if scale != 1.0 {
+                        s.points.iter_mut().for_each(|pt| pt[1] *= scale);
+                    }
+                    p.line(Line::new(s.name, PlotPoints::from(s.points)).color(s.color).width(1.5));
                 }
             });
         });

@@ -32,11 +32,7 @@ pub enum RendererChoice {
 impl RendererChoice {
     /// The platform default.
     pub fn platform_default() -> Self {
-        if cfg!(windows) {
-            RendererChoice::Wgpu
-        } else {
-            RendererChoice::Gl
-        }
+        if cfg!(windows) { RendererChoice::Wgpu } else { RendererChoice::Gl }
     }
 
     /// The other renderer.
@@ -62,21 +58,11 @@ const FALLBACK_ENV: &str = "GPU_DOCTOR_FALLBACK_RENDERER";
 pub const STARTUP_TIMING_ENV: &str = "GPU_DOCTOR_STARTUP_TIMING";
 
 fn parse_size(s: &str) -> Result<[f32; 2], String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{s}' is not a size like 1280x800"))?;
-    let w: f32 = w
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
-    let h: f32 = h
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}' is not a size like 1280x800"))?;
+    let w: f32 = w.trim().parse().map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
+    let h: f32 = h.trim().parse().map_err(|_| format!("'{s}' is not a size like 1280x800"))?;
     if !(320.0..=8192.0).contains(&w) || !(240.0..=8192.0).contains(&h) {
-        return Err(format!(
-            "window size {s} is out of range (320x240 to 8192x8192)"
-        ));
+        return Err(format!("window size {s} is out of range (320x240 to 8192x8192)"));
     }
     Ok([w, h])
 }
@@ -134,19 +120,12 @@ pub fn main_with(args: GuiArgs) -> ExitCode {
         );
         return ExitCode::from(exit::NO_DISPLAY);
     }
-    let fallback = std::env::var(FALLBACK_ENV)
-        .ok()
-        .and_then(|v| RendererChoice::from_str(&v, true).ok());
-    let renderer = fallback
-        .or(args.renderer)
-        .unwrap_or_else(RendererChoice::platform_default);
+    let fallback = std::env::var(FALLBACK_ENV).ok().and_then(|v| RendererChoice::from_str(&v, true).ok());
+    let renderer = fallback.or(args.renderer).unwrap_or_else(RendererChoice::platform_default);
     match launch(&args, renderer, process_start) {
         Ok(()) => ExitCode::from(exit::OK),
         Err(e) if fallback.is_some() => {
-            eprintln!(
-                "gpu-doctor: the {} renderer could not open a window either: {e}",
-                renderer.name()
-            );
+            eprintln!("gpu-doctor: the {} renderer could not open a window either: {e}", renderer.name());
             ExitCode::from(exit::NO_DISPLAY)
         }
         Err(e) => {
@@ -163,10 +142,7 @@ pub fn main_with(args: GuiArgs) -> ExitCode {
 
 fn relaunch(renderer: RendererChoice) -> ExitCode {
     let status = std::env::current_exe().and_then(|exe| {
-        std::process::Command::new(exe)
-            .args(std::env::args_os().skip(1))
-            .env(FALLBACK_ENV, renderer.name())
-            .status()
+        std::process::Command::new(exe).args(std::env::args_os().skip(1)).env(FALLBACK_ENV, renderer.name()).status()
     });
     match status {
         Ok(s) if s.success() => ExitCode::from(exit::OK),
@@ -174,10 +150,7 @@ fn relaunch(renderer: RendererChoice) -> ExitCode {
             eprintln!(
                 "gpu-doctor: no renderer could open a window. The same diagnosis works without one:\n  gpu-doctor-cli info\n  gpu-doctor-cli monitor"
             );
-            ExitCode::from(
-                u8::try_from(s.code().unwrap_or(i32::from(exit::NO_DISPLAY)))
-                    .unwrap_or(exit::NO_DISPLAY),
-            )
+            ExitCode::from(u8::try_from(s.code().unwrap_or(i32::from(exit::NO_DISPLAY))).unwrap_or(exit::NO_DISPLAY))
         }
         Err(e) => {
             eprintln!(
@@ -201,8 +174,8 @@ fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOpt
     let mut wgpu_options = eframe::egui_wgpu::WgpuConfiguration::default();
     // Draw on the low-power adapter so the app does not wake or load the GPU it watches.
     if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut wgpu_options.wgpu_setup {
-        create.power_preference = eframe::wgpu::PowerPreference::from_env()
-            .unwrap_or(eframe::wgpu::PowerPreference::LowPower);
+        create.power_preference =
+            eframe::wgpu::PowerPreference::from_env().unwrap_or(eframe::wgpu::PowerPreference::LowPower);
     }
     eframe::NativeOptions {
         viewport,
@@ -217,11 +190,7 @@ fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOpt
     }
 }
 
-fn launch(
-    args: &GuiArgs,
-    renderer: RendererChoice,
-    process_start: Instant,
-) -> Result<(), eframe::Error> {
+fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> Result<(), eframe::Error> {
     let (gpu, host) = args.source.open();
     let interval = Duration::from_secs_f64(args.interval);
     let prefill = args.source.demo.is_some();
@@ -239,15 +208,12 @@ fn launch(
             if prefill {
                 sampler.prefill_demo(5.0 * 60.0);
             }
-            sampler
-                .spawn_threads()
-                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+            sampler.spawn_threads().map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
             let init = AppInit {
                 sampler,
                 tab,
                 renderer_name: app::renderer_name(cc),
-                screenshot: screenshot
-                    .map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in)),
+                screenshot: screenshot.map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in)),
                 process_start: Some(process_start),
                 report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
             };

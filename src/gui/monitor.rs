@@ -30,13 +30,8 @@ pub enum TimeWindow {
 
 impl TimeWindow {
     /// Every window, in button order.
-    pub const ALL: [TimeWindow; 5] = [
-        TimeWindow::Min1,
-        TimeWindow::Min5,
-        TimeWindow::Min15,
-        TimeWindow::Hour1,
-        TimeWindow::Hour24,
-    ];
+    pub const ALL: [TimeWindow; 5] =
+        [TimeWindow::Min1, TimeWindow::Min5, TimeWindow::Min15, TimeWindow::Hour1, TimeWindow::Hour24];
 
     /// Length in seconds.
     pub fn secs(self) -> f64 {
@@ -126,22 +121,13 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
     let mut rows: Vec<ProcessRow> = gpus
         .iter()
         .filter_map(|g| g.processes.value().map(|ps| (g.index, ps)))
-        .flat_map(|(gpu, ps)| {
-            ps.iter().map(move |p| ProcessRow {
-                gpu,
-                process: p.clone(),
-            })
-        })
+        .flat_map(|(gpu, ps)| ps.iter().map(move |p| ProcessRow { gpu, process: p.clone() }))
         .collect();
     rows.sort_by(|a, b| {
         let o = match sort {
             ProcessSort::Gpu => a.gpu.cmp(&b.gpu),
             ProcessSort::Pid => a.process.pid.cmp(&b.process.pid),
-            ProcessSort::Name => a
-                .process
-                .name
-                .to_lowercase()
-                .cmp(&b.process.name.to_lowercase()),
+            ProcessSort::Name => a.process.name.to_lowercase().cmp(&b.process.name.to_lowercase()),
             ProcessSort::Vram => a.process.vram_bytes.get().cmp(&b.process.vram_bytes.get()),
             ProcessSort::Kind => a.process.kind.cmp(&b.process.kind),
         };
@@ -164,36 +150,34 @@ impl MonitorState {
         offset_secs: i64,
     ) -> Option<MonitorAction> {
         let mut action = None;
-        egui::ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                if let SourceStatus::Unavailable(no) = &snap.source {
-                    action = no_driver_banner(ui, no);
-                }
-                self.cards(ui, snap);
-                ui.add_space(6.0);
-                self.toolbar(ui, snap, now);
-                let to = self.paused_at.unwrap_or(now);
-                let axis = TimeAxis {
-                    from: to - self.window.secs(),
-                    to,
-                    started_unix: snap.started_unix,
-                    offset_secs,
-                    link: egui::Id::unique("monitor_time_axis"),
-                };
-                if !snap.inventory.gpus.is_empty() {
-                    ui.add_space(4.0);
-                    self.gpu_charts(ui, snap, history, axis);
-                }
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            if let SourceStatus::Unavailable(no) = &snap.source {
+                action = no_driver_banner(ui, no);
+            }
+            self.cards(ui, snap);
+            ui.add_space(6.0);
+            self.toolbar(ui, snap, now);
+            let to = self.paused_at.unwrap_or(now);
+            let axis = TimeAxis {
+                from: to - self.window.secs(),
+                to,
+                started_unix: snap.started_unix,
+                offset_secs,
+                link: egui::Id::unique("monitor_time_axis"),
+            };
+            if !snap.inventory.gpus.is_empty() {
+                ui.add_space(4.0);
+                self.gpu_charts(ui, snap, history, axis);
+            }
+            ui.add_space(8.0);
+            ui.heading("Host");
+            host_summary(ui, snap.host.as_ref());
+            host_charts(ui, snap.host.as_ref(), history, axis);
+            if !snap.inventory.gpus.is_empty() {
                 ui.add_space(8.0);
-                ui.heading("Host");
-                host_summary(ui, snap.host.as_ref());
-                host_charts(ui, snap.host.as_ref(), history, axis);
-                if !snap.inventory.gpus.is_empty() {
-                    ui.add_space(8.0);
-                    self.process_table(ui, &snap.gpus);
-                }
-            });
+                self.process_table(ui, &snap.gpus);
+            }
+        });
         action
     }
 
@@ -213,22 +197,14 @@ impl MonitorState {
                 self.paused_at = if paused { None } else { Some(now) };
             }
             if paused {
-                ui.label(
-                    RichText::new("PAUSED")
-                        .strong()
-                        .color(Color32::from_rgb(255, 183, 77)),
-                );
+                ui.label(RichText::new("PAUSED").strong().color(Color32::from_rgb(255, 183, 77)));
             }
             if snap.inventory.gpus.len() > 1 {
                 ui.separator();
                 ui.label("GPUs:");
                 ui.selectable_value(&mut self.gpu_filter, None, "All");
                 for g in &snap.inventory.gpus {
-                    ui.selectable_value(
-                        &mut self.gpu_filter,
-                        Some(g.index),
-                        format!("GPU {}", g.index),
-                    );
+                    ui.selectable_value(&mut self.gpu_filter, Some(g.index), format!("GPU {}", g.index));
                 }
             }
         });
@@ -251,12 +227,7 @@ impl MonitorState {
     }
 
     fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &History, axis: TimeAxis) {
-        let gpus: Vec<&GpuInfo> = snap
-            .inventory
-            .gpus
-            .iter()
-            .filter(|g| self.shown(g.index))
-            .collect();
+        let gpus: Vec<&GpuInfo> = snap.inventory.gpus.iter().filter(|g| self.shown(g.index)).collect();
         let max_points = 600;
         let line = |i: u32, metric: &str, name: String, color: Color32| Series {
             name,
@@ -276,51 +247,25 @@ impl MonitorState {
             let i = g.index;
             let c = gpu_color(i);
             util.push(line(i, "util", format!("GPU {i} GPU utilization"), c));
-            util.push(line(
-                i,
-                "membw",
-                format!("GPU {i} memory bandwidth"),
-                c.gamma_multiply(0.55),
-            ));
+            util.push(line(i, "membw", format!("GPU {i} memory bandwidth"), c.gamma_multiply(0.55)));
             vram.push(line(i, "vram_used", format!("GPU {i} VRAM used"), c));
             if let Some(total) = g.vram_total_bytes.get() {
-                vram_ref.push(Reference {
-                    name: format!("GPU {i} VRAM total"),
-                    value: total as f64,
-                    color: c,
-                });
+                vram_ref.push(Reference { name: format!("GPU {i} VRAM total"), value: total as f64, color: c });
             }
             power.push(line(i, "power", format!("GPU {i} power"), c));
             if let Some(limit) = latest(i).and_then(|s| s.power_limit_w.get()) {
-                power_ref.push(Reference {
-                    name: format!("GPU {i} power limit"),
-                    value: limit,
-                    color: c,
-                });
+                power_ref.push(Reference { name: format!("GPU {i} power limit"), value: limit, color: c });
             }
             temp.push(line(i, "temp", format!("GPU {i} temperature"), c));
             if let Some(s) = g.slowdown_temp_c.get() {
-                temp_ref.push(Reference {
-                    name: format!("GPU {i} slowdown"),
-                    value: f64::from(s),
-                    color: c,
-                });
+                temp_ref.push(Reference { name: format!("GPU {i} slowdown"), value: f64::from(s), color: c });
             }
             clock.push(line(i, "sm_clock", format!("GPU {i} SM clock"), c));
             if let Some(m) = g.max_sm_clock_mhz.get() {
-                clock_ref.push(Reference {
-                    name: format!("GPU {i} max SM clock"),
-                    value: f64::from(m),
-                    color: c,
-                });
+                clock_ref.push(Reference { name: format!("GPU {i} max SM clock"), value: f64::from(m), color: c });
             }
             pcie.push(line(i, "pcie_rx", format!("GPU {i} PCIe RX (to GPU)"), c));
-            pcie.push(line(
-                i,
-                "pcie_tx",
-                format!("GPU {i} PCIe TX (from GPU)"),
-                c.gamma_multiply(0.55),
-            ));
+            pcie.push(line(i, "pcie_tx", format!("GPU {i} PCIe TX (from GPU)"), c.gamma_multiply(0.55)));
         }
         let charts = vec![
             Chart {
@@ -389,21 +334,11 @@ impl MonitorState {
 
     fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample]) {
         ui.heading("GPU processes");
-        let unavailable: Vec<String> = gpus
-            .iter()
-            .filter_map(|g| {
-                g.processes
-                    .reason()
-                    .map(|r| format!("GPU {}: {r}", g.index))
-            })
-            .collect();
+        let unavailable: Vec<String> =
+            gpus.iter().filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {r}", g.index))).collect();
         let rows = process_rows(gpus, self.sort, self.sort_desc);
         if rows.is_empty() {
-            ui.label(if unavailable.is_empty() {
-                "No process is using a GPU."
-            } else {
-                "Process list unavailable."
-            });
+            ui.label(if unavailable.is_empty() { "No process is using a GPU." } else { "Process list unavailable." });
         }
         for u in &unavailable {
             ui.weak(u);
@@ -411,46 +346,42 @@ impl MonitorState {
         if rows.is_empty() {
             return;
         }
-        egui::Grid::new("process_table")
-            .striped(true)
-            .num_columns(5)
-            .min_col_width(60.0)
-            .show(ui, |ui| {
-                for (col, label) in [
-                    (ProcessSort::Gpu, "GPU"),
-                    (ProcessSort::Pid, "PID"),
-                    (ProcessSort::Name, "Name"),
-                    (ProcessSort::Vram, "VRAM"),
-                    (ProcessSort::Kind, "Type"),
-                ] {
-                    let arrow = match (self.sort == col, self.sort_desc) {
-                        (true, true) => " (desc)",
-                        (true, false) => " (asc)",
-                        _ => "",
-                    };
-                    if ui
-                        .button(RichText::new(format!("{label}{arrow}")).strong())
-                        .on_hover_text(format!("Sort by {label}"))
-                        .clicked()
-                    {
-                        if self.sort == col {
-                            self.sort_desc = !self.sort_desc;
-                        } else {
-                            self.sort = col;
-                            self.sort_desc = matches!(col, ProcessSort::Vram);
-                        }
+        egui::Grid::new("process_table").striped(true).num_columns(5).min_col_width(60.0).show(ui, |ui| {
+            for (col, label) in [
+                (ProcessSort::Gpu, "GPU"),
+                (ProcessSort::Pid, "PID"),
+                (ProcessSort::Name, "Name"),
+                (ProcessSort::Vram, "VRAM"),
+                (ProcessSort::Kind, "Type"),
+            ] {
+                let arrow = match (self.sort == col, self.sort_desc) {
+                    (true, true) => " (desc)",
+                    (true, false) => " (asc)",
+                    _ => "",
+                };
+                if ui
+                    .button(RichText::new(format!("{label}{arrow}")).strong())
+                    .on_hover_text(format!("Sort by {label}"))
+                    .clicked()
+                {
+                    if self.sort == col {
+                        self.sort_desc = !self.sort_desc;
+                    } else {
+                        self.sort = col;
+                        self.sort_desc = matches!(col, ProcessSort::Vram);
                     }
                 }
+            }
+            ui.end_row();
+            for r in rows {
+                ui.label(r.gpu.to_string());
+                ui.label(r.process.pid.to_string());
+                ui.label(&r.process.name);
+                ui.label(r.process.vram_bytes.show_short(|b| units::bytes(*b)));
+                ui.label(r.process.kind.label());
                 ui.end_row();
-                for r in rows {
-                    ui.label(r.gpu.to_string());
-                    ui.label(r.process.pid.to_string());
-                    ui.label(&r.process.name);
-                    ui.label(r.process.vram_bytes.show_short(|b| units::bytes(*b)));
-                    ui.label(r.process.kind.label());
-                    ui.end_row();
-                }
-            });
+            }
+        });
         ui.weak("In a container the PIDs are those of the host's PID namespace unless it runs with --pid=host.");
     }
 }
@@ -465,7 +396,7 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
         1
     };
     let spacing = ui.spacing().item_spacing.x;
-    let w = ((avail - spacing * (cols as f32 - 1.0)) / cols as f32 - 6.0).floor();
+    let w = ((avail - spacing * (cols as f32 - 1.0)) / cols as f32 - 10.0).floor();
     let size = egui::vec2(w, 190.0);
     let mut it = charts.into_iter().peekable();
     while it.peek().is_some() {
@@ -479,151 +410,99 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
     }
 }
 
-fn no_driver_banner(
-    ui: &mut egui::Ui,
-    no: &crate::telemetry::source::NoGpu,
-) -> Option<MonitorAction> {
+fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> Option<MonitorAction> {
     let mut action = None;
-    egui::Frame::group(ui.style())
-        .fill(Color32::from_rgb(74, 50, 20))
-        .inner_margin(10.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.label(
-                RichText::new("No NVIDIA GPU data")
-                    .heading()
-                    .color(Color32::from_rgb(255, 204, 128)),
-            );
-            ui.label(RichText::new(&no.summary).color(Color32::WHITE));
-            ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
-            ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
-            ui.collapsing("What was tried", |ui| {
-                for a in &no.attempts {
-                    ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
-                }
-            });
-            ui.horizontal(|ui| {
-                if ui
-                    .button("Try demo mode")
-                    .on_hover_text("Show simulated GPUs, clearly labelled DEMO")
-                    .clicked()
-                {
-                    action = Some(MonitorAction::TryDemo);
-                }
-                ui.label(
-                    RichText::new("Details without a window: gpu-doctor-cli info")
-                        .color(Color32::LIGHT_GRAY),
-                );
-            });
+    egui::Frame::group(ui.style()).fill(Color32::from_rgb(74, 50, 20)).inner_margin(10.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new("No NVIDIA GPU data").heading().color(Color32::from_rgb(255, 204, 128)));
+        ui.label(RichText::new(&no.summary).color(Color32::WHITE));
+        ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
+        ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+        ui.collapsing("What was tried", |ui| {
+            for a in &no.attempts {
+                ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
+            }
         });
+        ui.horizontal(|ui| {
+            if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
+                action = Some(MonitorAction::TryDemo);
+            }
+            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(Color32::LIGHT_GRAY));
+        });
+    });
     action
 }
 
 fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>) {
-    egui::Frame::group(ui.style())
-        .inner_margin(8.0)
-        .show(ui, |ui| {
-            ui.set_width(CARD_WIDTH);
-            ui.vertical(|ui| {
-                ui.label(
-                    RichText::new(format!("GPU {}  {}", info.index, info.name))
-                        .strong()
-                        .color(gpu_color(info.index)),
-                );
-                let Some(s) = sample else {
-                    ui.weak("waiting for the first sample…");
-                    return;
+    egui::Frame::group(ui.style()).inner_margin(8.0).show(ui, |ui| {
+        ui.set_width(CARD_WIDTH);
+        ui.vertical(|ui| {
+            ui.label(RichText::new(format!("GPU {}  {}", info.index, info.name)).strong().color(gpu_color(info.index)));
+            let Some(s) = sample else {
+                ui.weak("waiting for the first sample…");
+                return;
+            };
+            if let GpuHealth::Lost(why) = &s.health {
+                ui.label(RichText::new("LOST").strong().color(Color32::LIGHT_RED));
+                ui.label(why);
+                return;
+            }
+            egui::Grid::new(("card", info.index)).num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
+                let mut row = |k: &str, v: String, help: &str| {
+                    ui.label(k).on_hover_text(help);
+                    ui.label(v);
+                    ui.end_row();
                 };
-                if let GpuHealth::Lost(why) = &s.health {
-                    ui.label(RichText::new("LOST").strong().color(Color32::LIGHT_RED));
-                    ui.label(why);
-                    return;
-                }
-                egui::Grid::new(("card", info.index))
-                    .num_columns(2)
-                    .spacing([10.0, 2.0])
-                    .show(ui, |ui| {
-                        let mut row = |k: &str, v: String, help: &str| {
-                            ui.label(k).on_hover_text(help);
-                            ui.label(v);
-                            ui.end_row();
-                        };
-                        row(
-                            present::GPU_UTIL_LABEL,
-                            present::pct(&s.util_gpu_pct),
-                            "% of time a kernel was running",
-                        );
-                        row(
-                            "Memory bandwidth",
-                            present::pct(&s.util_mem_bw_pct),
-                            "% of time device memory was read or written (not VRAM in use)",
-                        );
-                        row("VRAM", present::vram(s), "device memory in use / total");
-                        row(
-                            "Temperature",
-                            present::temperature(s, Some(info)),
-                            "GPU core temperature",
-                        );
-                        row(
-                            "Power",
-                            present::power(s),
-                            "board power draw / enforced limit",
-                        );
-                        row(
-                            "SM clock",
-                            present::sm_clock(s, Some(info)),
-                            "current / maximum",
-                        );
-                        row(
-                            "PCIe link",
-                            present::pcie_link(s, Some(info)),
-                            "current link (the link trains down when idle; judge it under load)",
-                        );
-                        row(
-                            "Fan · P-state",
-                            format!(
-                                "{} · {}",
-                                s.fan_pct.show_short(|f| format!("{f} %")),
-                                s.pstate.show_short(|p| format!("P{p}"))
-                            ),
-                            "fan speed; performance state (P0 = maximum)",
-                        );
-                    });
-                match s.throttle_mask.value() {
-                    Some(&mask) if throttle::is_limiting(mask) => {
-                        for r in throttle::decode(mask)
-                            .iter()
-                            .filter(|r| r.severity >= throttle::Severity::Warn)
-                        {
-                            let color = if r.severity == throttle::Severity::Severe {
-                                Color32::LIGHT_RED
-                            } else {
-                                Color32::from_rgb(255, 204, 128)
-                            };
-                            ui.label(
-                                RichText::new(format!("Throttled: {}", r.name))
-                                    .strong()
-                                    .color(color),
-                            )
-                            .on_hover_text(r.sentence);
-                            ui.small(r.sentence);
-                        }
-                    }
-                    Some(&mask) if mask & throttle::GPU_IDLE != 0 => {
-                        ui.weak("Clocks lowered: GPU idle (normal).");
-                    }
-                    Some(_) => {
-                        ui.weak("Clocks not held back.");
-                    }
-                    None => {
-                        ui.weak(format!(
-                            "Throttle reasons: {}",
-                            present::throttle_summary(s)
-                        ));
-                    }
-                }
+                row(present::GPU_UTIL_LABEL, present::pct(&s.util_gpu_pct), "% of time a kernel was running");
+                row(
+                    "Memory bandwidth",
+                    present::pct(&s.util_mem_bw_pct),
+                    "% of time device memory was read or written (not VRAM in use)",
+                );
+                row("VRAM", present::vram(s), "device memory in use / total");
+                row("Temperature", present::temperature(s, Some(info)), "GPU core temperature");
+                row("Power", present::power(s), "board power draw / enforced limit");
+                row("SM clock", present::sm_clock(s, Some(info)), "current / maximum");
+                row(
+                    "PCIe link",
+                    present::pcie_link(s, Some(info)),
+                    "current link (the link trains down when idle; judge it under load)",
+                );
+                row(
+                    "Fan · P-state",
+                    format!(
+                        "{} · {}",
+                        s.fan_pct.show_short(|f| format!("{f} %")),
+                        s.pstate.show_short(|p| format!("P{p}"))
+                    ),
+                    "fan speed; performance state (P0 = maximum)",
+                );
             });
+            match s.throttle_mask.value() {
+                Some(&mask) if throttle::is_limiting(mask) => {
+                    for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
+                        let color = if r.severity == throttle::Severity::Severe {
+                            Color32::LIGHT_RED
+                        } else {
+                            Color32::from_rgb(255, 204, 128)
+                        };
+                        ui.label(RichText::new(format!("Throttled: {}", r.name)).strong().color(color))
+                            .on_hover_text(r.sentence);
+                        ui.small(r.sentence);
+                    }
+                }
+                Some(&mask) if mask & throttle::GPU_IDLE != 0 => {
+                    ui.weak("Clocks lowered: GPU idle (normal).");
+                }
+                Some(_) => {
+                    ui.weak("Clocks not held back.");
+                }
+                None => {
+                    ui.weak(format!("Throttle reasons: {}", present::throttle_summary(s)));
+                }
+            }
         });
+    });
 }
 
 fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>) {
@@ -634,7 +513,8 @@ fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>) {
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
         ui.separator();
-        ui.label(format!("iowait {}", present::pct(&h.iowait_pct))).on_hover_text(h.iowait_pct.reason().unwrap_or("share of CPU time spent waiting for disk I/O"));
+        ui.label(format!("iowait {}", present::pct(&h.iowait_pct)))
+            .on_hover_text(h.iowait_pct.reason().unwrap_or("share of CPU time spent waiting for disk I/O"));
         ui.separator();
         ui.label(format!("load {}", h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
         ui.separator();
@@ -702,11 +582,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             help: "Average over all logical CPUs; see the per-core strip for single saturated cores.",
             caption: "average over all logical CPUs",
             unit: Unit::Percent,
-            series: vec![Series {
-                name: "CPU".into(),
-                points: pts(keys::CPU),
-                color: Color32::from_rgb(66, 165, 245),
-            }],
+            series: vec![Series { name: "CPU".into(), points: pts(keys::CPU), color: Color32::from_rgb(66, 165, 245) }],
             references: Vec::new(),
             fixed_percent: true,
         },
@@ -717,11 +593,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             caption: "purple: RAM used · red: swap used · dashed: total",
             unit: Unit::Gib,
             series: vec![
-                Series {
-                    name: "RAM used".into(),
-                    points: pts(keys::RAM_USED),
-                    color: Color32::from_rgb(171, 71, 188),
-                },
+                Series { name: "RAM used".into(), points: pts(keys::RAM_USED), color: Color32::from_rgb(171, 71, 188) },
                 Series {
                     name: "swap used".into(),
                     points: pts(keys::SWAP_USED),
@@ -729,13 +601,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
                 },
             ],
             references: ram_total
-                .map(|t| {
-                    vec![Reference {
-                        name: "RAM total".into(),
-                        value: t,
-                        color: Color32::GRAY,
-                    }]
-                })
+                .map(|t| vec![Reference { name: "RAM total".into(), value: t, color: Color32::GRAY }])
                 .unwrap_or_default(),
             fixed_percent: false,
         },
@@ -746,16 +612,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             caption: "cyan: read · orange: write (physical disks)",
             unit: Unit::Rate,
             series: vec![
-                Series {
-                    name: "read".into(),
-                    points: pts(keys::DISK_READ),
-                    color: Color32::from_rgb(38, 198, 218),
-                },
-                Series {
-                    name: "write".into(),
-                    points: pts(keys::DISK_WRITE),
-                    color: Color32::from_rgb(255, 167, 38),
-                },
+                Series { name: "read".into(), points: pts(keys::DISK_READ), color: Color32::from_rgb(38, 198, 218) },
+                Series { name: "write".into(), points: pts(keys::DISK_WRITE), color: Color32::from_rgb(255, 167, 38) },
             ],
             references: Vec::new(),
             fixed_percent: false,
@@ -767,11 +625,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             caption: "orange: iowait · yellow: I/O pressure (PSI some, 10 s)",
             unit: Unit::Percent,
             series: vec![
-                Series {
-                    name: "iowait".into(),
-                    points: pts(keys::IOWAIT),
-                    color: Color32::from_rgb(255, 112, 67),
-                },
+                Series { name: "iowait".into(), points: pts(keys::IOWAIT), color: Color32::from_rgb(255, 112, 67) },
                 Series {
                     name: "I/O pressure".into(),
                     points: pts(keys::PSI_IO),
@@ -788,16 +642,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             caption: "green: receive · brown: transmit",
             unit: Unit::Rate,
             series: vec![
-                Series {
-                    name: "rx".into(),
-                    points: pts(keys::NET_RX),
-                    color: Color32::from_rgb(102, 187, 106),
-                },
-                Series {
-                    name: "tx".into(),
-                    points: pts(keys::NET_TX),
-                    color: Color32::from_rgb(141, 110, 99),
-                },
+                Series { name: "rx".into(), points: pts(keys::NET_RX), color: Color32::from_rgb(102, 187, 106) },
+                Series { name: "tx".into(), points: pts(keys::NET_TX), color: Color32::from_rgb(141, 110, 99) },
             ],
             references: Vec::new(),
             fixed_percent: false,
@@ -830,16 +676,8 @@ mod tests {
 
     #[test]
     fn process_rows_sort_by_each_column() {
-        let gpus = vec![
-            gpu_with(0, vec![(10, "b", 5), (30, "a", 1)]),
-            gpu_with(1, vec![(20, "C", 9)]),
-        ];
-        let pids = |s, d| {
-            process_rows(&gpus, s, d)
-                .iter()
-                .map(|r| r.process.pid)
-                .collect::<Vec<_>>()
-        };
+        let gpus = vec![gpu_with(0, vec![(10, "b", 5), (30, "a", 1)]), gpu_with(1, vec![(20, "C", 9)])];
+        let pids = |s, d| process_rows(&gpus, s, d).iter().map(|r| r.process.pid).collect::<Vec<_>>();
         assert_eq!(pids(ProcessSort::Vram, true), [20, 10, 30]);
         assert_eq!(pids(ProcessSort::Pid, false), [10, 20, 30]);
         assert_eq!(pids(ProcessSort::Name, false), [30, 10, 20]);

@@ -57,16 +57,12 @@ impl ScreenshotPlan {
         ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
             let [w, h] = image.size;
             let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
-            let saved =
-                image::save_buffer(&path, &rgba, w as u32, h as u32, image::ColorType::Rgba8);
+            let saved = image::save_buffer(&path, &rgba, w as u32, h as u32, image::ColorType::Rgba8);
             match saved {
                 Ok(()) => eprintln!("gpu-doctor: saved screenshot {w}x{h} to {}", path.display()),
                 Err(e) => {
                     if let Ok(mut f) = failure.lock() {
-                        *f = Some(format!(
-                            "could not save the screenshot to {}: {e}",
-                            path.display()
-                        ));
+                        *f = Some(format!("could not save the screenshot to {}: {e}", path.display()));
                     }
                 }
             }

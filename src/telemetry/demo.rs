@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::Reading;
 use super::host::HostSource;
 use super::sample::{
-    DiskSample, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, HostSample, Inventory,
-    MemorySample, Pressure, ProcessKind, SelfUsage,
+    DiskSample, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, HostSample, Inventory, MemorySample,
+    Pressure, ProcessKind, SelfUsage,
 };
 use super::source::{GpuSource, SourceStatus};
 use super::throttle;
@@ -85,11 +85,7 @@ impl Scenario {
 
     /// Comma-separated list of valid names, for error messages.
     pub fn valid_names() -> String {
-        Scenario::ALL
-            .iter()
-            .map(|s| s.name())
-            .collect::<Vec<_>>()
-            .join(", ")
+        Scenario::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -114,10 +110,7 @@ impl FromStr for Scenario {
             .iter()
             .copied()
             .find(|x| x.name() == s)
-            .ok_or_else(|| UnknownScenario {
-                given: s.to_string(),
-                valid: Scenario::valid_names(),
-            })
+            .ok_or_else(|| UnknownScenario { given: s.to_string(), valid: Scenario::valid_names() })
     }
 }
 
@@ -181,11 +174,7 @@ impl DemoGpus {
             nvml_version: Some(Reading::Value("12.550.54.15 (DEMO)".to_string())),
             gpus,
         };
-        DemoGpus {
-            scenario,
-            seed,
-            inventory,
-        }
+        DemoGpus { scenario, seed, inventory }
     }
 
     /// The scenario being simulated.
@@ -201,11 +190,7 @@ impl DemoGpus {
             Scenario::DataStarved => {
                 // 8 s cycle: a 2 s burst of compute, then 6 s waiting for the next batch.
                 let phase = (t + f64::from(i) * 0.5).rem_euclid(8.0);
-                if phase < 2.0 {
-                    0.93 + 0.05 * n
-                } else {
-                    0.06 + 0.05 * n.abs()
-                }
+                if phase < 2.0 { 0.93 + 0.05 * n } else { 0.06 + 0.05 * n.abs() }
             }
             Scenario::IoBound => 0.18 + 0.08 * n,
             Scenario::ThermalThrottle => 0.98 + 0.02 * n.abs().min(1.0) * -1.0,
@@ -223,8 +208,7 @@ impl DemoGpus {
     }
 
     fn busy(&self, i: u32) -> bool {
-        !matches!(self.scenario, Scenario::Idle)
-            && !(self.scenario == Scenario::Imbalance && i != 0)
+        !matches!(self.scenario, Scenario::Idle) && !(self.scenario == Scenario::Imbalance && i != 0)
     }
 
     fn gpu_sample(&self, i: u32, t: f64) -> GpuSample {
@@ -234,9 +218,7 @@ impl DemoGpus {
         let busy = self.busy(i);
         let vram_used = match self.scenario {
             Scenario::Idle => GIB / 2,
-            Scenario::VramFull => {
-                VRAM_TOTAL - 380 * (1 << 20) + (nz(2) * 40.0 * f64::from(1 << 20)) as u64
-            }
+            Scenario::VramFull => VRAM_TOTAL - 380 * (1 << 20) + (nz(2) * 40.0 * f64::from(1 << 20)) as u64,
             _ if !busy => GIB / 2,
             _ => 20 * GIB + (nz(2) * 64.0 * f64::from(1 << 20)) as u64,
         };
@@ -276,9 +258,7 @@ impl DemoGpus {
             index: i,
             health: GpuHealth::Ok,
             util_gpu_pct: Reading::Value((100.0 * load).round()),
-            util_mem_bw_pct: Reading::Value(
-                (100.0 * mem_bw + 2.0 * nz(7).abs()).round().min(100.0),
-            ),
+            util_mem_bw_pct: Reading::Value((100.0 * mem_bw + 2.0 * nz(7).abs()).round().min(100.0)),
             vram_used_bytes: Reading::Value(vram_used),
             vram_free_bytes: Reading::Value(VRAM_TOTAL.saturating_sub(vram_used)),
             vram_total_bytes: Reading::Value(VRAM_TOTAL),
@@ -360,14 +340,10 @@ impl GpuSource for DemoGpus {
         &self.inventory
     }
     fn sample(&self, t: f64) -> Vec<GpuSample> {
-        (0..self.inventory.gpus.len() as u32)
-            .map(|i| self.gpu_sample(i, t))
-            .collect()
+        (0..self.inventory.gpus.len() as u32).map(|i| self.gpu_sample(i, t)).collect()
     }
     fn sample_slow(&self, t: f64) -> Vec<GpuSlowSample> {
-        (0..self.inventory.gpus.len() as u32)
-            .map(|i| self.slow_sample(i, t))
-            .collect()
+        (0..self.inventory.gpus.len() as u32).map(|i| self.slow_sample(i, t)).collect()
     }
 }
 
@@ -401,12 +377,7 @@ impl HostSource for DemoHost {
             .collect();
         let cpu = per_core.iter().sum::<f64>() / per_core.len() as f64;
         let (read, write, iowait, io_psi) = match self.scenario {
-            Scenario::IoBound => (
-                460e6 + 30e6 * nz(0, 2),
-                2e6,
-                38.0 + 4.0 * nz(0, 3),
-                45.0 + 5.0 * nz(0, 4),
-            ),
+            Scenario::IoBound => (460e6 + 30e6 * nz(0, 2), 2e6, 38.0 + 4.0 * nz(0, 3), 45.0 + 5.0 * nz(0, 4)),
             Scenario::Idle => (0.0, 20e3, 0.0, 0.0),
             Scenario::DataStarved => (40e6 + 5e6 * nz(0, 2), 1e6, 0.8, 1.0),
             _ => (55e6 + 10e6 * nz(0, 2), 3e6, 0.5, 0.5),
@@ -428,23 +399,11 @@ impl HostSource for DemoHost {
                 swap_total_bytes: 8 * GIB,
             }),
             disks: Reading::Value(vec![
-                DiskSample {
-                    name: "nvme0n1".to_string(),
-                    read_bps: read.max(0.0),
-                    write_bps: write,
-                },
-                DiskSample {
-                    name: "sda".to_string(),
-                    read_bps: 0.0,
-                    write_bps: 0.0,
-                },
+                DiskSample { name: "nvme0n1".to_string(), read_bps: read.max(0.0), write_bps: write },
+                DiskSample { name: "sda".to_string(), read_bps: 0.0, write_bps: 0.0 },
             ]),
             pressure: Reading::Value(Pressure {
-                cpu_some: Some(if self.scenario == Scenario::DataStarved {
-                    35.0
-                } else {
-                    1.0
-                }),
+                cpu_some: Some(if self.scenario == Scenario::DataStarved { 35.0 } else { 1.0 }),
                 io_some: Some(io_psi.max(0.0)),
                 io_full: Some((io_psi * 0.4).max(0.0)),
                 memory_some: Some(0.0),
@@ -484,32 +443,19 @@ mod tests {
         for s in Scenario::ALL {
             assert_eq!(s.name().parse::<Scenario>(), Ok(s));
         }
-        let err = "fast"
-            .parse::<Scenario>()
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            err.contains("'fast'") && err.contains("data-starved") && err.contains("idle"),
-            "{err}"
-        );
+        let err = "fast".parse::<Scenario>().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("'fast'") && err.contains("data-starved") && err.contains("idle"), "{err}");
     }
 
     fn util(g: &DemoGpus, i: usize, t: f64) -> f64 {
-        g.sample(t)
-            .get(i)
-            .and_then(|s| s.util_gpu_pct.get())
-            .unwrap_or(-1.0)
+        g.sample(t).get(i).and_then(|s| s.util_gpu_pct.get()).unwrap_or(-1.0)
     }
 
     #[test]
     fn scenarios_show_their_signature() {
         let starved = DemoGpus::new(Scenario::DataStarved, 1, 1);
         let utils: Vec<f64> = (0..16).map(|t| util(&starved, 0, f64::from(t))).collect();
-        assert!(
-            utils.iter().any(|u| *u > 85.0) && utils.iter().filter(|u| **u < 15.0).count() >= 8,
-            "{utils:?}"
-        );
+        assert!(utils.iter().any(|u| *u > 85.0) && utils.iter().filter(|u| **u < 15.0).count() >= 8, "{utils:?}");
         let host = DemoHost::new(Scenario::DataStarved, 1).sample(1.0);
         assert!(host.per_core_pct.iter().all(|c| *c > 85.0));
 
@@ -524,12 +470,7 @@ mod tests {
         let full = DemoGpus::new(Scenario::VramFull, 1, 1).sample(1.0);
         let (used, total) = full
             .first()
-            .map(|s| {
-                (
-                    s.vram_used_bytes.get().unwrap_or(0),
-                    s.vram_total_bytes.get().unwrap_or(1),
-                )
-            })
+            .map(|s| (s.vram_used_bytes.get().unwrap_or(0), s.vram_total_bytes.get().unwrap_or(1)))
             .unwrap_or((0, 1));
         assert!(used as f64 / total as f64 > 0.97);
 
@@ -540,9 +481,6 @@ mod tests {
 
         let idle = DemoGpus::new(Scenario::Idle, 3, 1);
         assert!((0..3).all(|i| util(&idle, i, 5.0) == 0.0));
-        assert_eq!(
-            DemoGpus::new(Scenario::Idle, 99, 1).inventory().gpus.len(),
-            8
-        );
+        assert_eq!(DemoGpus::new(Scenario::Idle, 99, 1).inventory().gpus.len(), 8);
     }
 }

@@ -24,12 +24,7 @@ pub struct HistoryConfig {
 impl Default for HistoryConfig {
     fn default() -> Self {
         // 15 min at the fastest interval (0.25 s) is 3600 points.
-        HistoryConfig {
-            fine_secs: 15.0 * 60.0,
-            fine_max_points: 3600,
-            bucket_secs: 10.0,
-            coarse_secs: 24.0 * 3600.0,
-        }
+        HistoryConfig { fine_secs: 15.0 * 60.0, fine_max_points: 3600, bucket_secs: 10.0, coarse_secs: 24.0 * 3600.0 }
     }
 }
 
@@ -57,12 +52,7 @@ struct Pending {
 
 impl Pending {
     fn bucket(&self) -> Bucket {
-        Bucket {
-            t: self.t,
-            min: self.min,
-            mean: (self.sum / f64::from(self.n.max(1))) as f32,
-            max: self.max,
-        }
+        Bucket { t: self.t, min: self.min, mean: (self.sum / f64::from(self.n.max(1))) as f32, max: self.max }
     }
 }
 
@@ -87,21 +77,13 @@ pub struct Stats {
 
 impl Series {
     fn new(cfg: &HistoryConfig) -> Self {
-        Series {
-            fine: VecDeque::with_capacity(cfg.fine_max_points.min(256)),
-            coarse: VecDeque::new(),
-            pending: None,
-        }
+        Series { fine: VecDeque::with_capacity(cfg.fine_max_points.min(256)), coarse: VecDeque::new(), pending: None }
     }
 
     fn push(&mut self, cfg: &HistoryConfig, t: f64, v: f64) {
         let v32 = v as f32;
         self.fine.push_back((t, v32));
-        while self.fine.len() > cfg.fine_max_points
-            || self
-                .fine
-                .front()
-                .is_some_and(|(t0, _)| *t0 < t - cfg.fine_secs)
+        while self.fine.len() > cfg.fine_max_points || self.fine.front().is_some_and(|(t0, _)| *t0 < t - cfg.fine_secs)
         {
             self.fine.pop_front();
         }
@@ -117,13 +99,7 @@ impl Series {
                 if let Some(done) = other.take() {
                     self.coarse.push_back(done.bucket());
                 }
-                *other = Some(Pending {
-                    t: start,
-                    min: v32,
-                    max: v32,
-                    sum: v,
-                    n: 1,
-                });
+                *other = Some(Pending { t: start, min: v32, max: v32, sum: v, n: 1 });
             }
         }
         let max_buckets = (cfg.coarse_secs / cfg.bucket_secs).ceil() as usize;
@@ -161,19 +137,11 @@ impl Series {
     /// means otherwise. At most about `max_points` points: when there are more, each group keeps
     /// its minimum and maximum in time order, so spikes and saw-tooth patterns stay visible.
     pub fn points(&self, from: f64, to: f64, max_points: usize, bucket_secs: f64) -> Vec<[f64; 2]> {
-        let fine_covers =
-            self.fine.front().is_some_and(|(t0, _)| *t0 <= from) || self.coarse.is_empty();
+        let fine_covers = self.fine.front().is_some_and(|(t0, _)| *t0 <= from) || self.coarse.is_empty();
         let raw: Vec<[f64; 2]> = if fine_covers {
-            self.fine
-                .iter()
-                .filter(|(t, _)| *t >= from && *t <= to)
-                .map(|(t, v)| [*t, f64::from(*v)])
-                .collect()
+            self.fine.iter().filter(|(t, _)| *t >= from && *t <= to).map(|(t, v)| [*t, f64::from(*v)]).collect()
         } else {
-            self.buckets(from, to, bucket_secs)
-                .iter()
-                .map(|b| [b.t + bucket_secs / 2.0, f64::from(b.mean)])
-                .collect()
+            self.buckets(from, to, bucket_secs).iter().map(|b| [b.t + bucket_secs / 2.0, f64::from(b.mean)]).collect()
         };
         decimate(raw, max_points)
     }
@@ -204,11 +172,7 @@ impl Series {
                 max = max.max(v);
             }
         }
-        (n > 0.0).then(|| Stats {
-            min,
-            mean: sum / n,
-            max,
-        })
+        (n > 0.0).then(|| Stats { min, mean: sum / n, max })
     }
 
     fn approx_bytes(&self) -> usize {
@@ -286,11 +250,7 @@ impl Default for History {
 impl History {
     /// An empty history.
     pub fn new(cfg: HistoryConfig) -> Self {
-        History {
-            cfg,
-            series: HashMap::new(),
-            events: VecDeque::new(),
-        }
+        History { cfg, series: HashMap::new(), events: VecDeque::new() }
     }
 
     /// The retention settings.
@@ -321,17 +281,12 @@ impl History {
 
     /// Chart points of `key` over `[from, to]` (see [`Series::points`]); empty when unknown.
     pub fn points(&self, key: &str, from: f64, to: f64, max_points: usize) -> Vec<[f64; 2]> {
-        self.series
-            .get(key)
-            .map(|s| s.points(from, to, max_points, self.cfg.bucket_secs))
-            .unwrap_or_default()
+        self.series.get(key).map(|s| s.points(from, to, max_points, self.cfg.bucket_secs)).unwrap_or_default()
     }
 
     /// Statistics of `key` over `[from, to]`.
     pub fn stats(&self, key: &str, from: f64, to: f64) -> Option<Stats> {
-        self.series
-            .get(key)
-            .and_then(|s| s.stats(from, to, self.cfg.bucket_secs))
+        self.series.get(key).and_then(|s| s.stats(from, to, self.cfg.bucket_secs))
     }
 
     /// Records an event; the oldest are dropped beyond a fixed count.
@@ -359,10 +314,7 @@ impl History {
 
     /// Approximate heap bytes held by the point buffers.
     pub fn approx_bytes(&self) -> usize {
-        self.series
-            .iter()
-            .map(|(k, s)| k.capacity() + s.approx_bytes())
-            .sum::<usize>()
+        self.series.iter().map(|(k, s)| k.capacity() + s.approx_bytes()).sum::<usize>()
             + self.events.capacity() * std::mem::size_of::<Event>()
     }
 }
@@ -421,21 +373,14 @@ mod tests {
         for i in 0..5000 {
             h.push("x", f64::from(i), f64::from(i));
         }
-        let s = h
-            .series("x")
-            .map(|s| (s.fine_len(), s.last()))
-            .unwrap_or_default();
+        let s = h.series("x").map(|s| (s.fine_len(), s.last())).unwrap_or_default();
         assert_eq!(s.0, 901, "15 min of 1 s points (inclusive)");
         assert_eq!(s.1, Some((4999.0, 4999.0)));
         let mut fast = History::default();
         for i in 0..10_000 {
             fast.push("x", f64::from(i) * 0.1, 1.0);
         }
-        assert_eq!(
-            fast.series("x").map(Series::fine_len),
-            Some(3600),
-            "count cap for tiny intervals"
-        );
+        assert_eq!(fast.series("x").map(Series::fine_len), Some(3600), "count cap for tiny intervals");
     }
 
     #[test]
@@ -444,20 +389,9 @@ mod tests {
         for (t, v) in [(0.0, 1.0), (3.0, 5.0), (9.0, 3.0), (10.0, 7.0)] {
             h.push("x", t, v);
         }
-        let b = h
-            .series("x")
-            .map(|s| s.buckets(0.0, 20.0, 10.0))
-            .unwrap_or_default();
+        let b = h.series("x").map(|s| s.buckets(0.0, 20.0, 10.0)).unwrap_or_default();
         assert_eq!(b.len(), 2);
-        assert_eq!(
-            b.first().copied(),
-            Some(Bucket {
-                t: 0.0,
-                min: 1.0,
-                mean: 3.0,
-                max: 5.0
-            })
-        );
+        assert_eq!(b.first().copied(), Some(Bucket { t: 0.0, min: 1.0, mean: 3.0, max: 5.0 }));
         assert_eq!(b.get(1).map(|b| b.mean), Some(7.0));
     }
 
@@ -470,10 +404,7 @@ mod tests {
                     h.push(k, f64::from(i), f64::from(i % 100));
                 }
             }
-            (
-                h.series("a").map(|s| (s.fine_len(), s.coarse_len())),
-                h.approx_bytes(),
-            )
+            (h.series("a").map(|s| (s.fine_len(), s.coarse_len())), h.approx_bytes())
         };
         let day = run(86_400);
         let two_days = run(2 * 86_400);
@@ -492,34 +423,19 @@ mod tests {
         assert!(long.len() <= 721 && long.len() >= 700, "{}", long.len());
         let short = h.points("x", 7000.0, 7200.0, 100);
         assert!(short.len() <= 100);
-        assert!(
-            short.iter().any(|p| p[1] == 95.0) && short.iter().any(|p| p[1] == 5.0),
-            "spikes survive"
-        );
-        let st = h.stats("x", 7100.0, 7199.0).unwrap_or(Stats {
-            min: 0.0,
-            mean: 0.0,
-            max: 0.0,
-        });
+        assert!(short.iter().any(|p| p[1] == 95.0) && short.iter().any(|p| p[1] == 5.0), "spikes survive");
+        let st = h.stats("x", 7100.0, 7199.0).unwrap_or(Stats { min: 0.0, mean: 0.0, max: 0.0 });
         assert_eq!((st.min, st.max), (5.0, 95.0));
         assert!(h.stats("x", 0.0, 7200.0).is_some());
         h.push("x", 7201.0, f64::NAN);
-        assert_eq!(
-            h.series("x").and_then(Series::last).map(|l| l.0),
-            Some(7199.0)
-        );
+        assert_eq!(h.series("x").and_then(Series::last).map(|l| l.0), Some(7199.0));
     }
 
     #[test]
     fn events_are_bounded() {
         let mut h = History::default();
         for i in 0..1500 {
-            h.add_event(Event {
-                t: f64::from(i),
-                gpu: None,
-                level: EventLevel::Info,
-                text: String::new(),
-            });
+            h.add_event(Event { t: f64::from(i), gpu: None, level: EventLevel::Info, text: String::new() });
         }
         assert_eq!(h.events().count(), 1000);
         assert_eq!(h.events().next().map(|e| e.t), Some(500.0));

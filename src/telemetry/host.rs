@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use sysinfo::{
-    CpuRefreshKind, MemoryRefreshKind, Networks, Pid, ProcessRefreshKind, ProcessesToUpdate,
-    RefreshKind, System,
+    CpuRefreshKind, MemoryRefreshKind, Networks, Pid, ProcessRefreshKind, ProcessesToUpdate, RefreshKind, System,
 };
 
 use super::Reading;
@@ -63,9 +62,7 @@ impl LiveHost {
             #[cfg(not(target_os = "linux"))]
             disks: sysinfo::Disks::new_with_refreshed_list().ok(),
         };
-        host.prev_disks = procfs::read_diskstats(&host.root)
-            .ok()
-            .map(|d| (Instant::now(), d));
+        host.prev_disks = procfs::read_diskstats(&host.root).ok().map(|d| (Instant::now(), d));
         host
     }
 
@@ -89,21 +86,14 @@ impl LiveHost {
                                     DiskSample {
                                         name: d.name.clone(),
                                         read_bps: rate(d.read_bytes, before.map(|b| b.read_bytes)),
-                                        write_bps: rate(
-                                            d.written_bytes,
-                                            before.map(|b| b.written_bytes),
-                                        ),
+                                        write_bps: rate(d.written_bytes, before.map(|b| b.written_bytes)),
                                     }
                                 })
                                 .collect()
                         }
                         None => current
                             .iter()
-                            .map(|d| DiskSample {
-                                name: d.name.clone(),
-                                read_bps: 0.0,
-                                write_bps: 0.0,
-                            })
+                            .map(|d| DiskSample { name: d.name.clone(), read_bps: 0.0, write_bps: 0.0 })
                             .collect(),
                     };
                     self.prev_disks = Some((now, current));
@@ -203,18 +193,10 @@ impl HostSource for LiveHost {
                 let (rx, tx) = nets
                     .iter()
                     .filter(|(name, _)| name.as_os_str() != "lo")
-                    .fold((0u64, 0u64), |(rx, tx), (_, n)| {
-                        (rx + n.received(), tx + n.transmitted())
-                    });
-                (
-                    Reading::Value(rx as f64 / dt),
-                    Reading::Value(tx as f64 / dt),
-                )
+                    .fold((0u64, 0u64), |(rx, tx), (_, n)| (rx + n.received(), tx + n.transmitted()));
+                (Reading::Value(rx as f64 / dt), Reading::Value(tx as f64 / dt))
             }
-            None => (
-                Reading::na("network counters unavailable"),
-                Reading::na("network counters unavailable"),
-            ),
+            None => (Reading::na("network counters unavailable"), Reading::na("network counters unavailable")),
         };
         HostSample {
             cpu_pct,
@@ -238,10 +220,7 @@ impl HostSource for LiveHost {
             ProcessRefreshKind::nothing().with_cpu().with_memory(),
         );
         let p = sys.process(pid)?;
-        Some(SelfUsage {
-            cpu_pct: f64::from(p.cpu_usage()),
-            rss_bytes: p.memory(),
-        })
+        Some(SelfUsage { cpu_pct: f64::from(p.cpu_usage()), rss_bytes: p.memory() })
     }
 }
 
@@ -251,24 +230,15 @@ mod tests {
 
     #[test]
     fn unreadable_proc_files_become_na_with_reason() {
-        let root = tempfile::tempdir()
-            .map(|d| d.path().to_path_buf())
-            .unwrap_or_default();
+        let root = tempfile::tempdir().map(|d| d.path().to_path_buf()).unwrap_or_default();
         let mut host = LiveHost::with_root(root.join("empty"));
         let s = host.sample(0.0);
         if cfg!(target_os = "linux") {
-            assert!(
-                s.iowait_pct
-                    .reason()
-                    .is_some_and(|r| r.contains("proc/stat"))
-            );
+            assert!(s.iowait_pct.reason().is_some_and(|r| r.contains("proc/stat")));
             assert!(s.disks.reason().is_some_and(|r| r.contains("diskstats")));
             assert!(s.pressure.reason().is_some());
         }
-        assert!(
-            s.memory.value().is_some_and(|m| m.ram_total_bytes > 0),
-            "RAM still comes from the kernel"
-        );
+        assert!(s.memory.value().is_some_and(|m| m.ram_total_bytes > 0), "RAM still comes from the kernel");
     }
 
     #[test]
@@ -283,10 +253,7 @@ mod tests {
         w("proc/stat", "cpu  100 0 50 800 40 5 5 0 0 0\n");
         w("proc/diskstats", "   8 0 sda 1 0 100 0 1 0 200 0 0 0 0\n");
         std::fs::create_dir_all(root.join("sys/block/sda")).unwrap_or_else(|e| panic!("{e}"));
-        w(
-            "proc/pressure/io",
-            "some avg10=30.00 avg60=0 avg300=0 total=1\nfull avg10=10.00 avg60=0 avg300=0 total=1\n",
-        );
+        w("proc/pressure/io", "some avg10=30.00 avg60=0 avg300=0 total=1\nfull avg10=10.00 avg60=0 avg300=0 total=1\n");
         let mut host = LiveHost::with_root(root.to_path_buf());
         w("proc/stat", "cpu  150 0 50 850 140 5 5 0 0 0\n");
         w("proc/diskstats", "   8 0 sda 1 0 100 0 1 0 200 0 0 0 0\n");

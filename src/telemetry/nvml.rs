@@ -10,16 +10,13 @@ use std::sync::Mutex;
 
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{
-    Clock, EccCounter, MemoryError, PcieUtilCounter, PerformanceState, TemperatureSensor,
-    TemperatureThreshold,
+    Clock, EccCounter, MemoryError, PcieUtilCounter, PerformanceState, TemperatureSensor, TemperatureThreshold,
 };
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
 
 use super::Reading;
-use super::sample::{
-    GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind,
-};
+use super::sample::{GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind};
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
 
 /// Environment variable naming one NVML library to load instead of the standard locations
@@ -33,9 +30,8 @@ pub fn candidates() -> Vec<String> {
     }
     if cfg!(windows) {
         let mut v = Vec::new();
-        let windir = std::env::var("SystemRoot")
-            .or_else(|_| std::env::var("WINDIR"))
-            .unwrap_or_else(|_| "C:\\Windows".into());
+        let windir =
+            std::env::var("SystemRoot").or_else(|_| std::env::var("WINDIR")).unwrap_or_else(|_| "C:\\Windows".into());
         v.push(format!("{windir}\\System32\\nvml.dll"));
         let pf = std::env::var("ProgramW6432").unwrap_or_else(|_| "C:\\Program Files".into());
         v.push(format!("{pf}\\NVIDIA Corporation\\NVSMI\\nvml.dll"));
@@ -80,10 +76,9 @@ pub fn explain_init_error(err: &NvmlError) -> (String, String) {
             "The operating system blocked access to the GPU (often a container's cgroup device rules).",
             "Start the container with the NVIDIA container runtime (--gpus all or CDI).",
         ),
-        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => (
-            "The NVIDIA library is too old for gpu-doctor (a function is missing).",
-            "Update the NVIDIA driver.",
-        ),
+        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => {
+            ("The NVIDIA library is too old for gpu-doctor (a function is missing).", "Update the NVIDIA driver.")
+        }
         _ => (
             "NVML could not start.",
             "Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`).",
@@ -165,10 +160,7 @@ impl NvmlSource {
                     });
                 }
                 Err(e) => {
-                    attempts.push(LoadAttempt {
-                        path: path.clone(),
-                        error: e.to_string(),
-                    });
+                    attempts.push(LoadAttempt { path: path.clone(), error: e.to_string() });
                     // A library that loads but fails to initialise says more than "file not found".
                     let informative = !matches!(e, NvmlError::LibloadingError(_));
                     if informative || last_err.is_none() {
@@ -184,11 +176,7 @@ impl NvmlSource {
                 "Set GPU_DOCTOR_NVML_LIB to the library path.".to_string(),
             ),
         };
-        Err(NoGpu {
-            summary,
-            next_step,
-            attempts,
-        })
+        Err(NoGpu { summary, next_step, attempts })
     }
 
     fn read<T>(
@@ -197,12 +185,7 @@ impl NvmlSource {
         metric: Metric,
         f: impl FnOnce() -> Result<T, NvmlError>,
     ) -> Result<Reading<T>, String> {
-        if self
-            .unsupported
-            .lock()
-            .map(|s| s.contains(&(idx, metric)))
-            .unwrap_or(false)
-        {
+        if self.unsupported.lock().map(|s| s.contains(&(idx, metric))).unwrap_or(false) {
             return Ok(Reading::na("not supported on this GPU"));
         }
         match f() {
@@ -245,38 +228,24 @@ impl NvmlSource {
                 vram_used_bytes: mem.as_ref().map(|m| m.used),
                 vram_free_bytes: mem.as_ref().map(|m| m.free),
                 vram_total_bytes: mem.map(|m| m.total),
-                temp_c: self.read(idx, Metric::Temp, || {
-                    dev.temperature(TemperatureSensor::Gpu)
-                })?,
-                power_w: self
-                    .read(idx, Metric::Power, || dev.power_usage())?
-                    .map(|mw| f64::from(mw) / 1000.0),
+                temp_c: self.read(idx, Metric::Temp, || dev.temperature(TemperatureSensor::Gpu))?,
+                power_w: self.read(idx, Metric::Power, || dev.power_usage())?.map(|mw| f64::from(mw) / 1000.0),
                 power_limit_w: self
                     .read(idx, Metric::PowerLimit, || dev.enforced_power_limit())?
                     .map(|mw| f64::from(mw) / 1000.0),
                 sm_clock_mhz: self.read(idx, Metric::SmClock, || dev.clock_info(Clock::SM))?,
-                mem_clock_mhz: self
-                    .read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
+                mem_clock_mhz: self.read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
                 pcie_gen: self.read(idx, Metric::PcieGen, || dev.current_pcie_link_gen())?,
                 pcie_width: self.read(idx, Metric::PcieWidth, || dev.current_pcie_link_width())?,
                 pcie_rx_bps: Reading::na("sampled at a lower rate"),
                 pcie_tx_bps: Reading::na("sampled at a lower rate"),
                 fan_pct: self.read(idx, Metric::Fan, || dev.fan_speed(0))?,
-                pstate: self
-                    .read(idx, Metric::Pstate, || dev.performance_state())?
-                    .map(pstate_number),
-                throttle_mask: self
-                    .read(idx, Metric::Throttle, || dev.current_throttle_reasons())?
-                    .map(|r| r.bits()),
-                encoder_pct: self
-                    .read(idx, Metric::Encoder, || dev.encoder_utilization())?
-                    .map(|u| u.utilization),
-                decoder_pct: self
-                    .read(idx, Metric::Decoder, || dev.decoder_utilization())?
-                    .map(|u| u.utilization),
-                ecc_uncorrected_volatile: self.read(idx, Metric::Ecc, || {
-                    dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
-                })?,
+                pstate: self.read(idx, Metric::Pstate, || dev.performance_state())?.map(pstate_number),
+                throttle_mask: self.read(idx, Metric::Throttle, || dev.current_throttle_reasons())?.map(|r| r.bits()),
+                encoder_pct: self.read(idx, Metric::Encoder, || dev.encoder_utilization())?.map(|u| u.utilization),
+                decoder_pct: self.read(idx, Metric::Decoder, || dev.decoder_utilization())?.map(|u| u.utilization),
+                ecc_uncorrected_volatile: self
+                    .read(idx, Metric::Ecc, || dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))?,
                 processes: Reading::na("sampled at a lower rate"),
             })
         })();
@@ -290,12 +259,7 @@ impl NvmlSource {
             pcie_tx_bps: Reading::na("GPU lost"),
             processes: Reading::na("GPU lost"),
         };
-        if self
-            .lost
-            .lock()
-            .map(|l| l.contains_key(&idx))
-            .unwrap_or(false)
-        {
+        if self.lost.lock().map(|l| l.contains_key(&idx)).unwrap_or(false) {
             return lost();
         }
         let Ok(dev) = self.nvml.device_by_index(idx) else {
@@ -303,20 +267,13 @@ impl NvmlSource {
         };
         let result = (|| -> Result<GpuSlowSample, String> {
             // NVML reports PCIe throughput in KiB/s over a 20 ms window.
-            let rx = self.read(idx, Metric::PcieRx, || {
-                dev.pcie_throughput(PcieUtilCounter::Receive)
-            })?;
-            let tx = self.read(idx, Metric::PcieTx, || {
-                dev.pcie_throughput(PcieUtilCounter::Send)
-            })?;
+            let rx = self.read(idx, Metric::PcieRx, || dev.pcie_throughput(PcieUtilCounter::Receive))?;
+            let tx = self.read(idx, Metric::PcieTx, || dev.pcie_throughput(PcieUtilCounter::Send))?;
             let compute = self.read(idx, Metric::Processes, || dev.running_compute_processes())?;
-            let graphics =
-                self.read(idx, Metric::Processes, || dev.running_graphics_processes())?;
+            let graphics = self.read(idx, Metric::Processes, || dev.running_graphics_processes())?;
             let processes = match (compute.value(), graphics.value()) {
                 (None, None) => compute.map(|_| Vec::new()),
-                (c, g) => {
-                    Reading::Value(self.merge_processes(c.map(Vec::as_slice), g.map(Vec::as_slice)))
-                }
+                (c, g) => Reading::Value(self.merge_processes(c.map(Vec::as_slice), g.map(Vec::as_slice))),
             };
             Ok(GpuSlowSample {
                 index: idx,
@@ -339,17 +296,12 @@ impl NvmlSource {
         graphics: Option<&[nvml_wrapper::struct_wrappers::device::ProcessInfo]>,
     ) -> Vec<GpuProcess> {
         let mut out: Vec<GpuProcess> = Vec::new();
-        let lists = [
-            (compute.unwrap_or(&[]), ProcessKind::Compute),
-            (graphics.unwrap_or(&[]), ProcessKind::Graphics),
-        ];
+        let lists = [(compute.unwrap_or(&[]), ProcessKind::Compute), (graphics.unwrap_or(&[]), ProcessKind::Graphics)];
         for (list, kind) in lists {
             for p in list {
                 let vram = match p.used_gpu_memory {
                     UsedGpuMemory::Used(b) => Reading::Value(b),
-                    UsedGpuMemory::Unavailable => {
-                        Reading::na("not reported by the driver (Windows WDDM or WSL)")
-                    }
+                    UsedGpuMemory::Unavailable => Reading::na("not reported by the driver (Windows WDDM or WSL)"),
                 };
                 if let Some(existing) = out.iter_mut().find(|e| e.pid == p.pid) {
                     if existing.kind != kind {
@@ -357,21 +309,14 @@ impl NvmlSource {
                     }
                     continue;
                 }
-                out.push(GpuProcess {
-                    pid: p.pid,
-                    name: self.process_name(p.pid),
-                    vram_bytes: vram,
-                    kind,
-                });
+                out.push(GpuProcess { pid: p.pid, name: self.process_name(p.pid), vram_bytes: vram, kind });
             }
         }
         out
     }
 
     fn process_name(&self, pid: u32) -> String {
-        let from_proc = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .ok()
-            .map(|s| s.trim().to_string());
+        let from_proc = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_string());
         from_proc
             .filter(|s| !s.is_empty())
             .or_else(|| self.nvml.sys_process_name(pid, 64).ok())
@@ -405,41 +350,26 @@ fn pstate_number(p: PerformanceState) -> u32 {
 fn read_inventory(nvml: &Nvml) -> Inventory {
     let r = |res: Result<String, NvmlError>| Reading::from(res.map_err(|e| reason(&e).0));
     let cuda = nvml.sys_cuda_driver_version().map(|v| {
-        format!(
-            "{}.{}",
-            nvml_wrapper::cuda_driver_version_major(v),
-            nvml_wrapper::cuda_driver_version_minor(v)
-        )
+        format!("{}.{}", nvml_wrapper::cuda_driver_version_major(v), nvml_wrapper::cuda_driver_version_minor(v))
     });
     let count = nvml.device_count().unwrap_or(0);
     let gpus = (0..count)
         .map(|i| match nvml.device_by_index(i) {
             Ok(d) => GpuInfo {
                 index: i,
-                name: d
-                    .name()
-                    .unwrap_or_else(|e| format!("GPU {i} (name unavailable: {})", reason(&e).0)),
+                name: d.name().unwrap_or_else(|e| format!("GPU {i} (name unavailable: {})", reason(&e).0)),
                 uuid: r(d.uuid()),
                 pci_bus_id: r(d.pci_info().map(|p| p.bus_id)),
-                vram_total_bytes: Reading::from(
-                    d.memory_info().map(|m| m.total).map_err(|e| reason(&e).0),
-                ),
+                vram_total_bytes: Reading::from(d.memory_info().map(|m| m.total).map_err(|e| reason(&e).0)),
                 power_limit_default_w: Reading::from(
-                    d.power_management_limit_default()
-                        .map(|mw| f64::from(mw) / 1000.0)
-                        .map_err(|e| reason(&e).0),
+                    d.power_management_limit_default().map(|mw| f64::from(mw) / 1000.0).map_err(|e| reason(&e).0),
                 ),
-                max_sm_clock_mhz: Reading::from(
-                    d.max_clock_info(Clock::SM).map_err(|e| reason(&e).0),
-                ),
-                max_mem_clock_mhz: Reading::from(
-                    d.max_clock_info(Clock::Memory).map_err(|e| reason(&e).0),
-                ),
+                max_sm_clock_mhz: Reading::from(d.max_clock_info(Clock::SM).map_err(|e| reason(&e).0)),
+                max_mem_clock_mhz: Reading::from(d.max_clock_info(Clock::Memory).map_err(|e| reason(&e).0)),
                 max_pcie_gen: Reading::from(d.max_pcie_link_gen().map_err(|e| reason(&e).0)),
                 max_pcie_width: Reading::from(d.max_pcie_link_width().map_err(|e| reason(&e).0)),
                 slowdown_temp_c: Reading::from(
-                    d.temperature_threshold(TemperatureThreshold::Slowdown)
-                        .map_err(|e| reason(&e).0),
+                    d.temperature_threshold(TemperatureThreshold::Slowdown).map_err(|e| reason(&e).0),
                 ),
             },
             Err(e) => {
@@ -470,23 +400,16 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
 
 impl GpuSource for NvmlSource {
     fn status(&self) -> SourceStatus {
-        SourceStatus::Nvml {
-            library: self.library.clone(),
-            attempts: self.attempts.clone(),
-        }
+        SourceStatus::Nvml { library: self.library.clone(), attempts: self.attempts.clone() }
     }
     fn inventory(&self) -> &Inventory {
         &self.inventory
     }
     fn sample(&self, _t: f64) -> Vec<GpuSample> {
-        (0..self.inventory.gpus.len() as u32)
-            .map(|i| self.sample_one(i))
-            .collect()
+        (0..self.inventory.gpus.len() as u32).map(|i| self.sample_one(i)).collect()
     }
     fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
-        (0..self.inventory.gpus.len() as u32)
-            .map(|i| self.slow_one(i))
-            .collect()
+        (0..self.inventory.gpus.len() as u32).map(|i| self.slow_one(i)).collect()
     }
 }
 
@@ -496,10 +419,7 @@ mod tests {
 
     #[test]
     fn missing_library_lists_every_attempt_and_says_what_to_do() {
-        let paths = vec![
-            "/nonexistent/libnvidia-ml.so.1".to_string(),
-            "/also/missing/libnvidia-ml.so".to_string(),
-        ];
+        let paths = vec!["/nonexistent/libnvidia-ml.so.1".to_string(), "/also/missing/libnvidia-ml.so".to_string()];
         let Err(no) = NvmlSource::open_from(&paths) else {
             panic!("a missing library must not open");
         };
@@ -519,14 +439,7 @@ mod tests {
     #[test]
     fn candidate_order_on_linux() {
         if cfg!(target_os = "linux") && std::env::var_os(NVML_LIB_ENV).is_none() {
-            assert_eq!(
-                candidates(),
-                [
-                    "libnvidia-ml.so.1",
-                    "libnvidia-ml.so",
-                    "/usr/lib/wsl/lib/libnvidia-ml.so.1"
-                ]
-            );
+            assert_eq!(candidates(), ["libnvidia-ml.so.1", "libnvidia-ml.so", "/usr/lib/wsl/lib/libnvidia-ml.so.1"]);
         }
     }
 }

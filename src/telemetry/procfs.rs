@@ -45,11 +45,7 @@ pub fn parse_cpu_times(stat: &str) -> Result<CpuTimes, String> {
         .lines()
         .find(|l| l.starts_with("cpu "))
         .ok_or_else(|| "no aggregate 'cpu' line in /proc/stat".to_string())?;
-    let fields: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .map_while(|f| f.parse().ok())
-        .collect();
+    let fields: Vec<u64> = line.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
     // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
     // counted in user/nice, so only the first eight fields make up the total.
     if fields.len() < 5 {
@@ -57,11 +53,7 @@ pub fn parse_cpu_times(stat: &str) -> Result<CpuTimes, String> {
     }
     let idle = fields.get(3).copied().unwrap_or(0);
     let iowait = fields.get(4).copied().unwrap_or(0);
-    Ok(CpuTimes {
-        total: fields.iter().take(8).sum(),
-        idle,
-        iowait,
-    })
+    Ok(CpuTimes { total: fields.iter().take(8).sum(), idle, iowait })
 }
 
 /// Reads `/proc/stat` under `root`.
@@ -83,9 +75,7 @@ pub fn parse_pressure(text: &str) -> Result<(Option<f64>, Option<f64>), String> 
     for line in text.lines() {
         let mut parts = line.split_whitespace();
         let kind = parts.next();
-        let avg10 = parts
-            .find_map(|p| p.strip_prefix("avg10="))
-            .and_then(|v| v.parse::<f64>().ok());
+        let avg10 = parts.find_map(|p| p.strip_prefix("avg10=")).and_then(|v| v.parse::<f64>().ok());
         match kind {
             Some("some") => some = avg10,
             Some("full") => full = avg10,
@@ -93,10 +83,7 @@ pub fn parse_pressure(text: &str) -> Result<(Option<f64>, Option<f64>), String> 
         }
     }
     if some.is_none() && full.is_none() {
-        return Err(format!(
-            "unexpected pressure file contents: '{}'",
-            text.trim()
-        ));
+        return Err(format!("unexpected pressure file contents: '{}'", text.trim()));
     }
     Ok((some, full))
 }
@@ -121,9 +108,7 @@ pub fn read_pressure(root: &Path) -> Result<Pressure, String> {
 
 /// True for block devices that are not physical disks or that would count the same I/O twice.
 fn is_virtual_disk(name: &str) -> bool {
-    ["loop", "ram", "zram", "dm-", "md", "sr", "fd"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    ["loop", "ram", "zram", "dm-", "md", "sr", "fd"].iter().any(|p| name.starts_with(p))
 }
 
 /// Parses `/proc/diskstats`, keeping whole devices only (`is_whole` decides; partitions would
@@ -153,9 +138,7 @@ pub fn read_diskstats(root: &Path) -> Result<Vec<DiskCounters>, String> {
     let text = read(root, "/proc/diskstats")?;
     let sys_block = path_in(root, "/sys/block");
     let have_sys = sys_block.is_dir();
-    Ok(parse_diskstats(&text, |name| {
-        !have_sys || sys_block.join(name).exists()
-    }))
+    Ok(parse_diskstats(&text, |name| !have_sys || sys_block.join(name).exists()))
 }
 
 #[cfg(test)]
@@ -167,25 +150,10 @@ mod tests {
     #[test]
     fn cpu_times_and_iowait() {
         let a = parse_cpu_times(STAT).unwrap_or_default();
-        assert_eq!(
-            a,
-            CpuTimes {
-                total: 1000,
-                idle: 800,
-                iowait: 40
-            }
-        );
-        let b = CpuTimes {
-            total: 1200,
-            idle: 900,
-            iowait: 90,
-        };
+        assert_eq!(a, CpuTimes { total: 1000, idle: 800, iowait: 40 });
+        let b = CpuTimes { total: 1200, idle: 900, iowait: 90 };
         assert_eq!(iowait_pct(a, b), Some(25.0));
-        assert_eq!(
-            iowait_pct(b, a),
-            None,
-            "counters going backwards give no value"
-        );
+        assert_eq!(iowait_pct(b, a), None, "counters going backwards give no value");
         assert!(parse_cpu_times("garbage").is_err());
         assert!(parse_cpu_times("cpu  1 2").is_err());
     }
@@ -203,10 +171,7 @@ mod tests {
         let disks = parse_diskstats(text, |n| !n.ends_with('1') || n == "nvme0n1");
         let names: Vec<_> = disks.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["sda", "nvme0n1"]);
-        assert_eq!(
-            disks.first().map(|d| (d.read_bytes, d.written_bytes)),
-            Some((2048 * 512, 4096 * 512))
-        );
+        assert_eq!(disks.first().map(|d| (d.read_bytes, d.written_bytes)), Some((2048 * 512, 4096 * 512)));
     }
 
     #[test]
@@ -215,10 +180,7 @@ mod tests {
         let err = read_cpu_times(&dir).err().unwrap_or_default();
         assert!(err.contains("proc/stat"), "{err}");
         let err = read_pressure(&dir).err().unwrap_or_default();
-        assert!(
-            err.contains("pressure stall information unavailable"),
-            "{err}"
-        );
+        assert!(err.contains("pressure stall information unavailable"), "{err}");
         assert!(read_diskstats(&dir).is_err());
     }
 }

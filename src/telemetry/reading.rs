@@ -98,10 +98,7 @@ mod tests {
         let ok: Reading<u32> = Reading::Value(42);
         let na: Reading<u32> = Reading::na("not supported on this GPU");
         assert_eq!(ok.show(|v| format!("{v} W")), "42 W");
-        assert_eq!(
-            na.show(|v| format!("{v} W")),
-            "n/a (not supported on this GPU)"
-        );
+        assert_eq!(na.show(|v| format!("{v} W")), "n/a (not supported on this GPU)");
         assert_eq!(na.show_short(|v| v.to_string()), "n/a");
         assert_eq!(ok.get(), Some(42));
         assert_eq!(na.reason(), Some("not supported on this GPU"));
@@ -112,12 +109,8 @@ mod tests {
         let ok: Reading<u32> = Reading::Value(7);
         let na: Reading<u32> = Reading::na("no fan");
         assert_eq!(serde_json::to_string(&ok).ok().as_deref(), Some("7"));
-        assert_eq!(
-            serde_json::to_string(&na).ok().as_deref(),
-            Some(r#"{"na":"no fan"}"#)
-        );
-        let back: Reading<u32> =
-            serde_json::from_str(r#"{"na":"no fan"}"#).unwrap_or(Reading::Value(0));
+        assert_eq!(serde_json::to_string(&na).ok().as_deref(), Some(r#"{"na":"no fan"}"#));
+        let back: Reading<u32> = serde_json::from_str(r#"{"na":"no fan"}"#).unwrap_or(Reading::Value(0));
         assert_eq!(back, na);
     }
 }

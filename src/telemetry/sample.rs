@@ -252,16 +252,12 @@ pub struct HostSample {
 impl HostSample {
     /// Sum of all disks' read rates, bytes/s.
     pub fn disk_read_total(&self) -> Option<f64> {
-        self.disks
-            .value()
-            .map(|d| d.iter().map(|x| x.read_bps).sum())
+        self.disks.value().map(|d| d.iter().map(|x| x.read_bps).sum())
     }
 
     /// Sum of all disks' write rates, bytes/s.
     pub fn disk_write_total(&self) -> Option<f64> {
-        self.disks
-            .value()
-            .map(|d| d.iter().map(|x| x.write_bps).sum())
+        self.disks.value().map(|d| d.iter().map(|x| x.write_bps).sum())
     }
 }
 

@@ -66,11 +66,7 @@ pub struct Sampler {
 
 impl Sampler {
     /// A sampler whose steps are called by hand (tests, benchmarks, replay of a fixed sequence).
-    pub fn manual(
-        gpu: Arc<dyn GpuSource>,
-        host: Box<dyn HostSource>,
-        interval: Duration,
-    ) -> Sampler {
+    pub fn manual(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, interval: Duration) -> Sampler {
         Self::with_config(gpu, host, interval, HistoryConfig::default())
     }
 
@@ -80,10 +76,7 @@ impl Sampler {
         interval: Duration,
         cfg: HistoryConfig,
     ) -> Sampler {
-        let started_unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
+        let started_unix = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
         let snapshot = Snapshot {
             seq: 0,
             started_unix,
@@ -116,11 +109,7 @@ impl Sampler {
 
     /// Starts the host, GPU and slow-GPU threads. `notify` runs after every publish (the GUI
     /// passes `ctx.request_repaint`).
-    pub fn start(
-        gpu: Arc<dyn GpuSource>,
-        host: Box<dyn HostSource>,
-        interval: Duration,
-    ) -> std::io::Result<Sampler> {
+    pub fn start(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, interval: Duration) -> std::io::Result<Sampler> {
         let mut s = Self::manual(gpu, host, interval);
         s.spawn_threads()?;
         Ok(s)
@@ -133,12 +122,9 @@ impl Sampler {
         }
         let interval = self.interval;
         let slow_interval = Duration::from_secs_f64(interval.as_secs_f64().max(SLOW_MIN_INTERVAL));
-        self.threads
-            .push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
-        self.threads
-            .push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
-        self.threads
-            .push(self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?);
+        self.threads.push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
+        self.threads.push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
+        self.threads.push(self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?);
         Ok(())
     }
 
@@ -162,35 +148,28 @@ impl Sampler {
         }
     }
 
-    fn spawn(
-        &self,
-        name: &str,
-        every: Duration,
-        step: fn(&Shared, f64),
-    ) -> std::io::Result<JoinHandle<()>> {
+    fn spawn(&self, name: &str, every: Duration, step: fn(&Shared, f64)) -> std::io::Result<JoinHandle<()>> {
         let shared = Arc::clone(&self.shared);
         let started = self.started;
-        std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || {
-                let mut next = Instant::now();
-                while !shared.stop.load(Ordering::Relaxed) {
-                    step(&shared, started.elapsed().as_secs_f64());
-                    next += every;
-                    let now = Instant::now();
-                    if next < now {
-                        // A slow call overran: skip the missed ticks instead of bursting.
-                        next = now + every;
-                    }
-                    while !shared.stop.load(Ordering::Relaxed) {
-                        let left = next.saturating_duration_since(Instant::now());
-                        if left.is_zero() {
-                            break;
-                        }
-                        std::thread::park_timeout(left);
-                    }
+        std::thread::Builder::new().name(name.to_string()).spawn(move || {
+            let mut next = Instant::now();
+            while !shared.stop.load(Ordering::Relaxed) {
+                step(&shared, started.elapsed().as_secs_f64());
+                next += every;
+                let now = Instant::now();
+                if next < now {
+                    // A slow call overran: skip the missed ticks instead of bursting.
+                    next = now + every;
                 }
-            })
+                while !shared.stop.load(Ordering::Relaxed) {
+                    let left = next.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    std::thread::park_timeout(left);
+                }
+            }
+        })
     }
 
     /// Sets the callback run after each publish.
@@ -293,11 +272,8 @@ impl Shared {
         let previous = self.latest.load();
         if let Ok(mut hist) = self.history.lock() {
             for g in &samples {
-                let was_ok = previous
-                    .gpus
-                    .iter()
-                    .find(|p| p.index == g.index)
-                    .is_none_or(|p| p.health == GpuHealth::Ok);
+                let was_ok =
+                    previous.gpus.iter().find(|p| p.index == g.index).is_none_or(|p| p.health == GpuHealth::Ok);
                 if let (true, GpuHealth::Lost(why)) = (was_ok, &g.health) {
                     hist.add_event(Event {
                         t,
@@ -389,10 +365,7 @@ mod tests {
         assert!(check_interval(0.25).is_ok());
         assert!(check_interval(10.0).is_ok());
         for bad in [0.1, 11.0, f64::NAN, -1.0] {
-            let e = check_interval(bad)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default();
+            let e = check_interval(bad).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains("between 0.25 and 10"), "{e}");
         }
     }
@@ -408,35 +381,23 @@ mod tests {
         assert_eq!(snap.seq, 2);
         assert_eq!(snap.gpus.len(), 2);
         assert!(snap.host.is_some());
-        assert!(
-            snap.gpus
-                .iter()
-                .all(|g| g.processes.value().is_some_and(|p| !p.is_empty())),
-            "slow data merged"
-        );
+        assert!(snap.gpus.iter().all(|g| g.processes.value().is_some_and(|p| !p.is_empty())), "slow data merged");
         assert!(snap.gpus.iter().all(|g| g.pcie_rx_bps.get().is_some()));
-        assert!(
-            s.with_history(|h| h.series("gpu1.util").is_some() && h.series(keys::CPU).is_some())
-        );
+        assert!(s.with_history(|h| h.series("gpu1.util").is_some() && h.series(keys::CPU).is_some()));
     }
 
     #[test]
     fn prefill_is_for_demo_only() {
         let s = demo(1);
         s.prefill_demo(60.0);
-        assert_eq!(
-            s.with_history(|h| h.series("gpu0.util").map(|x| x.fine_len())),
-            Some(60)
-        );
+        assert_eq!(s.with_history(|h| h.series("gpu0.util").map(|x| x.fine_len())), Some(60));
         assert!(s.snapshot().gpu_t.is_some_and(|t| t < 0.0));
         let real = Sampler::manual(
-            Arc::new(crate::telemetry::source::NoGpuSource::new(
-                crate::telemetry::source::NoGpu {
-                    summary: String::new(),
-                    next_step: String::new(),
-                    attempts: Vec::new(),
-                },
-            )),
+            Arc::new(crate::telemetry::source::NoGpuSource::new(crate::telemetry::source::NoGpu {
+                summary: String::new(),
+                next_step: String::new(),
+                attempts: Vec::new(),
+            })),
             Box::new(DemoHost::new(Scenario::Idle, 1)),
             Duration::from_secs(1),
         );
@@ -458,15 +419,9 @@ mod tests {
         });
         let deadline = Instant::now() + Duration::from_secs(10);
         while s.snapshot().gpu_t.is_none() || s.snapshot().host_t.is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "sampler threads published nothing"
-            );
+            assert!(Instant::now() < deadline, "sampler threads published nothing");
             let _ = rx.recv_timeout(Duration::from_millis(100));
         }
-        assert!(
-            rx.recv_timeout(Duration::from_secs(5)).is_ok(),
-            "notify called"
-        );
+        assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok(), "notify called");
     }
 }

@@ -90,10 +90,7 @@ pub struct NoGpuSource {
 impl NoGpuSource {
     /// A source that reports `reason`.
     pub fn new(reason: NoGpu) -> Self {
-        NoGpuSource {
-            reason,
-            inventory: Inventory::default(),
-        }
+        NoGpuSource { reason, inventory: Inventory::default() }
     }
 }
 

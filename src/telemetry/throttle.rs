@@ -108,11 +108,7 @@ const TABLE: [ThrottleReason; 9] = [
 /// Decodes a reason mask into its known reasons, most severe first. Unknown bits are reported
 /// once as "other reasons (0x...)" so newer drivers never make the decoder lose information.
 pub fn decode(mask: u64) -> Vec<ThrottleReason> {
-    let mut out: Vec<ThrottleReason> = TABLE
-        .iter()
-        .filter(|r| mask & r.bit != 0)
-        .cloned()
-        .collect();
+    let mut out: Vec<ThrottleReason> = TABLE.iter().filter(|r| mask & r.bit != 0).cloned().collect();
     out.sort_by(|a, b| b.severity.cmp(&a.severity));
     out
 }
@@ -132,24 +128,15 @@ pub fn summary(mask: u64) -> String {
     if unknown != 0 {
         names.push(format!("other (0x{unknown:x})"));
     }
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(", ")
-    }
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
 }
 
 /// Full sentences for every reason in the mask; empty when the clocks are not held back.
 pub fn sentences(mask: u64) -> Vec<String> {
-    let mut out: Vec<String> = decode(mask)
-        .iter()
-        .map(|r| r.sentence.to_string())
-        .collect();
+    let mut out: Vec<String> = decode(mask).iter().map(|r| r.sentence.to_string()).collect();
     let unknown = unknown_bits(mask);
     if unknown != 0 {
-        out.push(format!(
-            "The driver reports a reason this version of gpu-doctor does not know (bits 0x{unknown:x})."
-        ));
+        out.push(format!("The driver reports a reason this version of gpu-doctor does not know (bits 0x{unknown:x})."));
     }
     out
 }
@@ -184,10 +171,6 @@ mod tests {
     fn limiting_excludes_idle_and_settings() {
         assert!(!is_limiting(GPU_IDLE | APPLICATIONS_CLOCKS));
         assert!(is_limiting(SW_THERMAL));
-        assert!(
-            sentences(HW_POWER_BRAKE)
-                .iter()
-                .any(|s| s.contains("power supply"))
-        );
+        assert!(sentences(HW_POWER_BRAKE).iter().any(|s| s.contains("power supply")));
     }
 }

@@ -1,0 +1,177 @@
+//! The headless CLI end to end: demo data, a machine without NVML, bad arguments, exit codes.
+
+use assert_cmd::Command;
+
+fn cli() -> Command {
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    // Never pick up a real driver on a developer machine: these tests are about known data.
+    c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1");
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn info_demo_lists_simulated_gpus_and_says_demo() {
+    let out =
+        cli().args(["info", "--demo", "healthy-training", "--gpus", "2"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("DEMO: simulated data"), "{s}");
+    assert!(s.contains("GPU 1  Simulated GeForce RTX 4090 (DEMO)"), "{s}");
+    assert!(s.contains("Max PCIe link  Gen4 x16"), "{s}");
+}
+
+#[test]
+fn info_json_is_machine_readable() {
+    let out = cli().args(["info", "--json", "--demo", "imbalance"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["demo"], true);
+    assert_eq!(v["source"]["kind"], "demo");
+    assert_eq!(v["inventory"]["gpus"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["inventory"]["gpus"][0]["max_pcie_width"], 16);
+}
+
+#[test]
+fn info_without_nvml_explains_and_exits_3() {
+    let out = cli().arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(3), "documented 'no GPU/driver' code");
+    let s = text(&out.stdout);
+    assert!(s.contains("No NVIDIA GPU data: The NVIDIA driver's management library (NVML) was not found"), "{s}");
+    assert!(s.contains("Next step: Install the NVIDIA driver"), "{s}");
+    assert!(s.contains("/nonexistent/gpu-doctor-test/libnvidia-ml.so.1: "), "every path tried is listed: {s}");
+    assert!(s.contains("--demo"), "points to demo mode: {s}");
+
+    let out = cli().args(["info", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["source"]["kind"], "unavailable");
+    assert!(v["source"]["attempts"][0]["error"].as_str().is_some_and(|e| !e.is_empty()));
+}
+
+#[test]
+fn monitor_demo_json_prints_one_object_per_tick() {
+    let out = cli()
+        .args(["monitor", "--demo", "data-starved", "--count", "3", "--interval", "0.25", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 3, "{s}");
+    for l in lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        assert_eq!(v["demo"], true);
+        assert_eq!(v["gpus"].as_array().map(Vec::len), Some(1));
+        assert!(v["gpus"][0]["util_gpu_pct"].is_number());
+        assert!(v["gpus"][0]["util_mem_bw_pct"].is_number());
+        assert!(v["host"]["per_core_pct"].as_array().is_some_and(|c| c.len() == 16));
+    }
+}
+
+#[test]
+fn monitor_demo_table_is_labelled_and_uses_exact_metric_names() {
+    let out = cli()
+        .args(["monitor", "--demo", "thermal-throttle", "--count", "2", "--interval", "0.25"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert_eq!(s.lines().filter(|l| l.starts_with("[DEMO]")).count(), 4, "{s}");
+    assert!(s.contains("mem-bw"), "{s}");
+    assert!(s.contains("thermal limit"), "throttle decoded: {s}");
+    assert!(text(&out.stderr).contains("DEMO: simulated data"));
+}
+
+#[test]
+fn monitor_without_nvml_shows_host_and_exits_3() {
+    let out = cli().args(["monitor", "--count", "1", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stderr).contains("No NVIDIA GPU data"));
+    assert!(text(&out.stderr).contains("Showing host metrics only"));
+    assert!(text(&out.stdout).contains(" host  CPU "), "{}", text(&out.stdout));
+}
+
+#[test]
+fn bad_arguments_exit_2_with_clear_words() {
+    let out = cli().args(["monitor", "--demo", "fast"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("unknown demo scenario 'fast'") && e.contains("healthy-training, data-starved, io-bound"),
+        "{e}"
+    );
+
+    for bad in ["0.1", "11", "abc"] {
+        let out = cli().args(["monitor", "--interval", bad]).output().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(2), "--interval {bad}");
+        assert!(text(&out.stderr).contains("--interval"), "{}", text(&out.stderr));
+    }
+    let out = cli().args(["monitor", "--demo", "idle", "--gpus", "9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli().output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2), "a subcommand is required");
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = cli().arg("--help").output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("3 no NVIDIA GPU/driver usable"), "{s}");
+    assert!(s.contains("monitor") && s.contains("info"));
+}
+
+#[cfg(feature = "gui")]
+mod gui_binary {
+    use super::text;
+    use assert_cmd::Command;
+
+    fn app() -> Command {
+        let mut c = Command::cargo_bin("gpu-doctor").unwrap_or_else(|e| panic!("{e}"));
+        c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1");
+        c
+    }
+
+    #[test]
+    fn subcommands_run_headless() {
+        let out =
+            app().args(["info", "--demo", "idle"]).env_remove("DISPLAY").output().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(text(&out.stdout).contains("Simulated GeForce"));
+    }
+
+    #[test]
+    fn no_display_gives_a_plain_message_and_the_cli_command() {
+        let out = app()
+            .args(["--demo", "idle"])
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(4));
+        let e = text(&out.stderr);
+        assert!(e.contains("no display") && e.contains("gpu-doctor-cli info"), "{e}");
+    }
+
+    #[test]
+    fn broken_display_relaunches_once_with_the_other_renderer() {
+        let out = app()
+            .args(["--demo", "idle", "--renderer", "gl"])
+            .env("DISPLAY", ":987")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(4));
+        let e = text(&out.stderr);
+        assert!(e.contains("the gl renderer could not open a window"), "{e}");
+        assert!(e.contains("retrying once with wgpu"), "{e}");
+        assert!(e.contains("the wgpu renderer could not open a window either"), "{e}");
+        assert_eq!(e.matches("retrying once").count(), 1, "only one relaunch: {e}");
+        assert!(e.contains("gpu-doctor-cli monitor"), "{e}");
+    }
+}
