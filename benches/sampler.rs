@@ -1,1 +1,60 @@
-fn main() {}
+//! Sampler cost: one tick (host + 8 demo GPUs, history append, snapshot publish), and chart
+//! point extraction from a full history.
+#![allow(missing_docs)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+use gpu_doctor::telemetry::history::keys;
+use gpu_doctor::telemetry::host::LiveHost;
+use gpu_doctor::telemetry::sampler::Sampler;
+
+fn tick(c: &mut Criterion) {
+    let demo = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 1)),
+        Box::new(DemoHost::new(Scenario::HealthyTraining, 1)),
+        Duration::from_secs(1),
+    );
+    demo.step_slow(0.0);
+    let mut t = 0.0;
+    c.bench_function("tick: demo host + 8 demo GPUs", |b| {
+        b.iter(|| {
+            t += 1.0;
+            demo.step_host(t);
+            demo.step_gpu(t);
+        })
+    });
+
+    let live = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 1)),
+        Box::new(LiveHost::new()),
+        Duration::from_secs(1),
+    );
+    live.step_slow(0.0);
+    let mut t = 0.0;
+    c.bench_function("tick: live host + 8 demo GPUs", |b| {
+        b.iter(|| {
+            t += 1.0;
+            live.step_host(t);
+            live.step_gpu(t);
+        })
+    });
+
+    // Chart extraction over a full 15-minute window (what one GUI frame does per line).
+    for i in 0..900 {
+        demo.step_gpu(t + f64::from(i));
+    }
+    let end = t + 900.0;
+    c.bench_function("chart points: 15 min window, 1 series", |b| {
+        b.iter(|| demo.with_history(|h| h.points(&keys::gpu(0, "util"), end - 900.0, end, 600).len()))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = tick
+}
+criterion_main!(benches);

@@ -82,6 +82,8 @@ impl Series {
 
     fn push(&mut self, cfg: &HistoryConfig, t: f64, v: f64) {
         let v32 = v as f32;
+        let max_buckets = (cfg.coarse_secs / cfg.bucket_secs).ceil() as usize;
+        grow_capped(&mut self.fine, cfg.fine_max_points + 1);
         self.fine.push_back((t, v32));
         while self.fine.len() > cfg.fine_max_points || self.fine.front().is_some_and(|(t0, _)| *t0 < t - cfg.fine_secs)
         {
@@ -97,13 +99,13 @@ impl Series {
             }
             other => {
                 if let Some(done) = other.take() {
+                    grow_capped(&mut self.coarse, max_buckets);
                     self.coarse.push_back(done.bucket());
                 }
                 *other = Some(Pending { t: start, min: v32, max: v32, sum: v, n: 1 });
             }
         }
-        let max_buckets = (cfg.coarse_secs / cfg.bucket_secs).ceil() as usize;
-        while self.coarse.len() > max_buckets {
+        while self.coarse.len() + 1 > max_buckets {
             self.coarse.pop_front();
         }
     }
@@ -178,6 +180,15 @@ impl Series {
     fn approx_bytes(&self) -> usize {
         self.fine.capacity() * std::mem::size_of::<(f64, f32)>()
             + self.coarse.capacity() * std::mem::size_of::<Bucket>()
+    }
+}
+
+/// Grows a full ring buffer by doubling, but never past `cap`, so a buffer that fills up holds
+/// exactly what it may keep (plain doubling would leave up to half of it unused yet touched).
+fn grow_capped<T>(buf: &mut VecDeque<T>, cap: usize) {
+    if buf.len() == buf.capacity() && buf.capacity() < cap {
+        let extra = buf.capacity().max(32).min(cap - buf.capacity());
+        buf.reserve_exact(extra);
     }
 }
 
