@@ -11,7 +11,10 @@ use gpu_doctor::telemetry::sampler::Sampler;
 
 fn rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
 }
 
 fn main() {
@@ -22,7 +25,7 @@ fn main() {
         Duration::from_secs(1),
     );
     let started = Instant::now();
-    let mut report = |hours: u32| {
+    let report = |hours: u32| {
         let (series, bytes) = s.with_history(|h| (h.len(), h.approx_bytes()));
         println!(
             "after {hours:>2} h simulated: {series} series, history buffers {:.1} MiB, process RSS {} MiB",
@@ -38,7 +41,7 @@ fn main() {
         s.step_host(t);
         s.step_gpu(t);
         let h = (t as u32 + 1) / 3600;
-        if (t as u32 + 1) % (12 * 3600) == 0 {
+        if (t as u32 + 1).is_multiple_of(12 * 3600) {
             report(h);
         }
     }

@@ -43,8 +43,8 @@ pub fn duration_secs(secs: f64) -> String {
     if s < 60 {
         format!("{s} s")
     } else if s < 3600 {
-        if s % 60 == 0 { format!("{} min", s / 60) } else { format!("{} min {} s", s / 60, s % 60) }
-    } else if s % 3600 == 0 {
+        if s.is_multiple_of(60) { format!("{} min", s / 60) } else { format!("{} min {} s", s / 60, s % 60) }
+    } else if s.is_multiple_of(3600) {
         format!("{} h", s / 3600)
     } else {
         format!("{} h {} min", s / 3600, (s % 3600) / 60)

@@ -158,7 +158,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
             let TimeAxis { from, to, started_unix, offset_secs, link } = axis;
             let mut plot = Plot::new(chart.id)
                 .height(plot_height)
-                .width(size.x)
+                .width(size.x - 52.0)
                 .allow_zoom(false)
                 .allow_drag(false)
                 .allow_scroll(false)

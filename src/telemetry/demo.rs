@@ -193,7 +193,7 @@ impl DemoGpus {
                 if phase < 2.0 { 0.93 + 0.05 * n } else { 0.06 + 0.05 * n.abs() }
             }
             Scenario::IoBound => 0.18 + 0.08 * n,
-            Scenario::ThermalThrottle => 0.98 + 0.02 * n.abs().min(1.0) * -1.0,
+            Scenario::ThermalThrottle => 0.98 - 0.02 * n.abs(),
             Scenario::VramFull => 0.72 + 0.1 * n,
             Scenario::Imbalance => {
                 if i == 0 {
@@ -208,7 +208,11 @@ impl DemoGpus {
     }
 
     fn busy(&self, i: u32) -> bool {
-        !matches!(self.scenario, Scenario::Idle) && !(self.scenario == Scenario::Imbalance && i != 0)
+        match self.scenario {
+            Scenario::Idle => false,
+            Scenario::Imbalance => i == 0,
+            _ => true,
+        }
     }
 
     fn gpu_sample(&self, i: u32, t: f64) -> GpuSample {

@@ -109,7 +109,7 @@ const TABLE: [ThrottleReason; 9] = [
 /// once as "other reasons (0x...)" so newer drivers never make the decoder lose information.
 pub fn decode(mask: u64) -> Vec<ThrottleReason> {
     let mut out: Vec<ThrottleReason> = TABLE.iter().filter(|r| mask & r.bit != 0).cloned().collect();
-    out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    out.sort_by_key(|r| std::cmp::Reverse(r.severity));
     out
 }
 
