@@ -38,6 +38,15 @@ measure "$app" "gpu-doctor GUI, 4 demo GPUs, 1280x800, 1 s interval"
 echo "gpu-doctor resident memory: $(rss_mib "$app") MiB"
 kill "$app"; wait "$app" 2>/dev/null || true
 
+# The same app opened with 24 h of simulated 1 s history (the demo prefill), 24 h window not
+# selected: resident memory with a full history, and its idle CPU.
+DISPLAY=$display GPU_DOCTOR_DEMO_PREFILL_SECS=86400 "$bin" --demo healthy-training --gpus 4 --size 1280x800 --interval 1 2>/dev/null &
+app=$!
+sleep 10
+echo "gpu-doctor resident memory with 24 h of history (4 GPUs): $(rss_mib "$app") MiB"
+measure "$app" "gpu-doctor GUI with 24 h history"
+kill "$app"; wait "$app" 2>/dev/null || true
+
 if command -v btop >/dev/null && command -v tmux >/dev/null; then
     cfg=$(mktemp -d)
     mkdir -p "$cfg/btop"

@@ -21,6 +21,11 @@ pub fn wall_clock(started_unix: f64, t: f64, offset_secs: i64) -> String {
     units::clock(started_unix + t + offset_secs as f64)
 }
 
+/// A version string from the inventory: the value, `n/a (reason)`, or `n/a` when the source has none.
+pub fn version(v: &Option<Reading<String>>) -> String {
+    v.as_ref().map_or("n/a".to_string(), |r| r.show(|s| s.clone()))
+}
+
 /// "Gen4 x16 (max Gen4 x16)"; parts that are unknown are left out or shown as n/a.
 pub fn pcie_link(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
     let current = match (sample.pcie_gen.get(), sample.pcie_width.get()) {

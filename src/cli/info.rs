@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::InfoArgs;
 use super::exit;
+use crate::present;
 use crate::telemetry::sample::Inventory;
 use crate::telemetry::source::SourceStatus;
 use crate::units;
@@ -26,15 +27,13 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
         let _ = writeln!(o, "DEMO: simulated data, not this machine.");
     }
     let _ = writeln!(o, "Source: {}", status.label());
-    let show =
-        |r: &Option<crate::telemetry::Reading<String>>| r.as_ref().map_or("n/a".to_string(), |r| r.show(|s| s.clone()));
     if !inv.gpus.is_empty() || inv.driver_version.is_some() {
         let _ = writeln!(
             o,
             "Driver {} | CUDA (driver supports up to) {} | NVML {}",
-            show(&inv.driver_version),
-            show(&inv.cuda_driver_version),
-            show(&inv.nvml_version)
+            present::version(&inv.driver_version),
+            present::version(&inv.cuda_driver_version),
+            present::version(&inv.nvml_version)
         );
     }
     for g in &inv.gpus {

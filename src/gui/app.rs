@@ -194,17 +194,14 @@ impl DoctorApp {
                 ui.label(snap.source.label());
                 ui.end_row();
                 let inv = &snap.inventory;
-                let show = |r: &Option<crate::telemetry::Reading<String>>| {
-                    r.as_ref().map_or("n/a".into(), |r| r.show(|s| s.clone()))
-                };
                 ui.label("Driver");
-                ui.label(show(&inv.driver_version));
+                ui.label(present::version(&inv.driver_version));
                 ui.end_row();
                 ui.label("CUDA (driver supports up to)");
-                ui.label(show(&inv.cuda_driver_version));
+                ui.label(present::version(&inv.cuda_driver_version));
                 ui.end_row();
                 ui.label("NVML");
-                ui.label(show(&inv.nvml_version));
+                ui.label(present::version(&inv.nvml_version));
                 ui.end_row();
             });
             ui.add_space(8.0);

@@ -54,6 +54,18 @@ impl RendererChoice {
 
 /// Environment variable set on the one relaunch with the other renderer.
 const FALLBACK_ENV: &str = "GPU_DOCTOR_FALLBACK_RENDERER";
+/// Environment variable: seconds of simulated history a demo opens with (default 300; the
+/// measurement scripts use 86400 to see the app with a full 24 h history).
+pub const DEMO_PREFILL_ENV: &str = "GPU_DOCTOR_DEMO_PREFILL_SECS";
+
+fn demo_prefill_secs() -> f64 {
+    std::env::var(DEMO_PREFILL_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map_or(300.0, |v| v.min(2.0 * 86_400.0))
+}
+
 /// Environment variable: print the time from start to the first frame on stderr.
 pub const STARTUP_TIMING_ENV: &str = "GPU_DOCTOR_STARTUP_TIMING";
 
@@ -206,7 +218,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
         Box::new(move |cc| {
             let mut sampler = Sampler::manual(gpu, host, interval);
             if prefill {
-                sampler.prefill_demo(5.0 * 60.0);
+                sampler.prefill_demo(demo_prefill_secs());
             }
             sampler.spawn_threads().map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
             let init = AppInit {

@@ -372,22 +372,7 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
                     d.temperature_threshold(TemperatureThreshold::Slowdown).map_err(|e| reason(&e).0),
                 ),
             },
-            Err(e) => {
-                let why = reason(&e).0;
-                GpuInfo {
-                    index: i,
-                    name: format!("GPU {i} (unavailable: {why})"),
-                    uuid: Reading::na(why.clone()),
-                    pci_bus_id: Reading::na(why.clone()),
-                    vram_total_bytes: Reading::na(why.clone()),
-                    power_limit_default_w: Reading::na(why.clone()),
-                    max_sm_clock_mhz: Reading::na(why.clone()),
-                    max_mem_clock_mhz: Reading::na(why.clone()),
-                    max_pcie_gen: Reading::na(why.clone()),
-                    max_pcie_width: Reading::na(why.clone()),
-                    slowdown_temp_c: Reading::na(why),
-                }
-            }
+            Err(e) => GpuInfo::unavailable(i, &reason(&e).0),
         })
         .collect();
     Inventory {

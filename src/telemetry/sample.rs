@@ -32,6 +32,25 @@ pub struct GpuInfo {
     pub slowdown_temp_c: Reading<u32>,
 }
 
+impl GpuInfo {
+    /// A GPU whose facts could not be read; every field carries `why`.
+    pub fn unavailable(index: u32, why: &str) -> Self {
+        GpuInfo {
+            index,
+            name: format!("GPU {index} (unavailable: {why})"),
+            uuid: Reading::na(why),
+            pci_bus_id: Reading::na(why),
+            vram_total_bytes: Reading::na(why),
+            power_limit_default_w: Reading::na(why),
+            max_sm_clock_mhz: Reading::na(why),
+            max_mem_clock_mhz: Reading::na(why),
+            max_pcie_gen: Reading::na(why),
+            max_pcie_width: Reading::na(why),
+            slowdown_temp_c: Reading::na(why),
+        }
+    }
+}
+
 /// Versions and devices known to a GPU source.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Inventory {
