@@ -6,6 +6,7 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     #[cfg(windows)]
     attach_console_for_text();
+    gpu_doctor::gui::prefer_lean_software_rendering();
     gpu_doctor::gui::main_with(gpu_doctor::gui::GuiArgs::parse())
 }
 

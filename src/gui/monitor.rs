@@ -138,6 +138,19 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
 }
 
 const CARD_WIDTH: f32 = 300.0;
+/// Most points per chart line when a chart has one or two lines (about one per two pixels of a
+/// chart column); min/max decimation keeps spikes.
+const CHART_POINTS: usize = 160;
+/// Points shared by all lines of one chart. Each point costs vertices on every frame, which a
+/// software rasteriser pays for on the CPU; with many GPUs each line gets fewer points.
+const CHART_POINT_BUDGET: usize = 360;
+/// Fewest points per line, however many GPUs are shown.
+const CHART_MIN_POINTS: usize = 45;
+
+/// Points per line for a chart with `lines` lines.
+fn points_per_line(lines: usize) -> usize {
+    (CHART_POINT_BUDGET / lines.max(1)).clamp(CHART_MIN_POINTS, CHART_POINTS)
+}
 
 impl MonitorState {
     /// Draws the tab. `now` is the sampler time of the right edge when not paused.
@@ -228,7 +241,8 @@ impl MonitorState {
 
     fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &History, axis: TimeAxis) {
         let gpus: Vec<&GpuInfo> = snap.inventory.gpus.iter().filter(|g| self.shown(g.index)).collect();
-        let max_points = 600;
+        // The busiest charts (utilization, PCIe) have two lines per GPU.
+        let max_points = points_per_line(2 * gpus.len());
         let line = |i: u32, metric: &str, name: String, color: Color32| Series {
             name,
             points: h.points(&keys::gpu(i, metric), axis.from, axis.to, max_points),
@@ -573,7 +587,7 @@ fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
 }
 
 fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: TimeAxis) {
-    let pts = |key: &str| h.points(key, axis.from, axis.to, 600);
+    let pts = |key: &str| h.points(key, axis.from, axis.to, CHART_POINTS);
     let ram_total = host.and_then(|x| x.memory.value().map(|m| m.ram_total_bytes as f64));
     let charts = vec![
         Chart {

@@ -229,12 +229,18 @@ impl Drop for Sampler {
 }
 
 impl Shared {
-    fn publish(&self, update: impl FnOnce(&mut Snapshot)) {
+    /// Replaces the snapshot; `wake` says whether to run the notify callback. Host and GPU data
+    /// arrive on separate threads in the same tick: waking the reader for each would draw every
+    /// tick twice, so only the GPU publish wakes it (the host publish when there are no GPUs).
+    fn publish(&self, wake: bool, update: impl FnOnce(&mut Snapshot)) {
         let _guard = self.publish.lock();
         let mut next = Snapshot::clone(&self.latest.load());
         next.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         update(&mut next);
         self.latest.store(Arc::new(next));
+        if !wake {
+            return;
+        }
         if let Ok(n) = self.notify.lock()
             && let Some(f) = n.as_ref()
         {
@@ -250,7 +256,7 @@ impl Shared {
         if let Ok(mut hist) = self.history.lock() {
             record_host(&mut hist, t, &sample);
         }
-        self.publish(|s| {
+        self.publish(self.gpu.inventory().gpus.is_empty(), |s| {
             s.host_t = Some(t);
             s.host = Some(sample);
             s.self_usage = usage;
@@ -285,7 +291,7 @@ impl Shared {
                 record_gpu(&mut hist, t, g);
             }
         }
-        self.publish(|s| {
+        self.publish(true, |s| {
             s.gpu_t = Some(t);
             s.gpus = samples;
         });
