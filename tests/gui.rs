@@ -86,6 +86,8 @@ fn process_table_sorts_by_clicked_column() {
     h.run();
     assert_eq!(h.state().monitor.sort, ProcessSort::Pid);
     h.get_by_label("PID (asc)");
+    // Host summary with per-disk rates sits above the table.
+    h.get_by_label_contains("nvme0n1 read");
     // Rows are there: the simulated training processes.
     assert!(h.query_all_by_label("python train.py").count() >= 2);
 }

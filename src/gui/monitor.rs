@@ -556,6 +556,21 @@ fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>) {
             .on_hover_text("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI).");
         }
     });
+    match h.disks.value() {
+        Some(disks) if !disks.is_empty() => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Disks:").on_hover_text("Read and write rates of each physical disk.");
+                for d in disks {
+                    ui.label(format!("{} read {} write {}", d.name, units::rate(d.read_bps), units::rate(d.write_bps)));
+                    ui.separator();
+                }
+            });
+        }
+        Some(_) => {}
+        None => {
+            ui.weak(format!("Disks: {}", h.disks.show(|_| String::new())));
+        }
+    }
     per_core_strip(ui, &h.per_core_pct);
 }
 
