@@ -194,7 +194,7 @@ impl DoctorApp {
                 Some(u) => {
                     ui.label(format!("gpu-doctor: CPU {} · {}", units::percent(u.cpu_pct), units::bytes(u.rss_bytes)))
                 }
-                None => ui.label("gpu-doctor: own usage n/a in demo mode"),
+                None => ui.label("gpu-doctor: own usage n/a"),
             }
             .on_hover_text("CPU (% of one core) and memory used by this app.");
             ui.separator();

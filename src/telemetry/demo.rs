@@ -12,7 +12,7 @@ use super::Reading;
 use super::host::HostSource;
 use super::sample::{
     DiskSample, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, HostSample, Inventory, MemorySample,
-    Pressure, ProcessKind, SelfUsage,
+    Pressure, ProcessKind,
 };
 use super::source::{GpuSource, SourceStatus};
 use super::throttle;
@@ -416,10 +416,6 @@ impl HostSource for DemoHost {
             net_rx_bps: Reading::Value(2e5 + 1e5 * nz(0, 6)),
             net_tx_bps: Reading::Value(5e4),
         }
-    }
-
-    fn self_usage(&mut self) -> Option<SelfUsage> {
-        None
     }
 }
 

@@ -19,8 +19,6 @@ use super::sample::{DiskSample, HostSample, MemorySample, SelfUsage};
 pub trait HostSource: Send {
     /// Takes one sample. `t` is seconds since the sampler started.
     fn sample(&mut self, t: f64) -> HostSample;
-    /// CPU and memory used by this process, or `None` when unknown (demo data does not invent it).
-    fn self_usage(&mut self) -> Option<SelfUsage>;
 }
 
 /// The real machine.
@@ -31,7 +29,6 @@ pub struct LiveHost {
     prev_cpu: Option<CpuTimes>,
     prev_disks: Option<(Instant, Vec<DiskCounters>)>,
     prev_net_at: Instant,
-    pid: Option<Pid>,
     #[cfg(not(target_os = "linux"))]
     disks: Option<sysinfo::Disks>,
 }
@@ -57,7 +54,6 @@ impl LiveHost {
             prev_cpu: procfs::read_cpu_times(&root).ok(),
             prev_disks: None,
             prev_net_at: Instant::now(),
-            pid: sysinfo::get_current_pid().ok(),
             root,
             #[cfg(not(target_os = "linux"))]
             disks: sysinfo::Disks::new_with_refreshed_list().ok(),
@@ -210,10 +206,24 @@ impl HostSource for LiveHost {
             net_tx_bps,
         }
     }
+}
 
-    fn self_usage(&mut self) -> Option<SelfUsage> {
+/// Measures gpu-doctor's own CPU and memory (real even when the data shown is a demo).
+pub struct SelfProbe {
+    sys: Option<System>,
+    pid: Option<Pid>,
+}
+
+impl SelfProbe {
+    /// A probe for the current process.
+    pub fn new() -> Self {
+        SelfProbe { sys: System::new().ok(), pid: sysinfo::get_current_pid().ok() }
+    }
+
+    /// CPU (% of one core, since the previous call) and resident memory of this process.
+    pub fn sample(&mut self) -> Option<SelfUsage> {
         let pid = self.pid?;
-        let sys = self.sys.as_mut().ok()?;
+        let sys = self.sys.as_mut()?;
         sys.refresh_processes_specifics(
             ProcessesToUpdate::Some(&[pid]),
             true,
@@ -221,6 +231,12 @@ impl HostSource for LiveHost {
         );
         let p = sys.process(pid)?;
         Some(SelfUsage { cpu_pct: f64::from(p.cpu_usage()), rss_bytes: p.memory() })
+    }
+}
+
+impl Default for SelfProbe {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

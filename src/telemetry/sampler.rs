@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwap;
 
 use super::history::{Event, EventLevel, History, HistoryConfig, keys};
-use super::host::HostSource;
+use super::host::{HostSource, SelfProbe};
 use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
 use super::snapshot::Snapshot;
 use super::source::GpuSource;
@@ -47,6 +47,7 @@ type Notify = Box<dyn Fn() + Send + Sync>;
 struct Shared {
     gpu: Arc<dyn GpuSource>,
     host: Mutex<Box<dyn HostSource>>,
+    self_probe: Mutex<SelfProbe>,
     latest: ArcSwap<Snapshot>,
     history: Mutex<History>,
     slow: ArcSwap<Vec<GpuSlowSample>>,
@@ -93,6 +94,7 @@ impl Sampler {
             shared: Arc::new(Shared {
                 gpu,
                 host: Mutex::new(host),
+                self_probe: Mutex::new(SelfProbe::new()),
                 latest: ArcSwap::from_pointee(snapshot),
                 history: Mutex::new(History::new(cfg)),
                 slow: ArcSwap::from_pointee(Vec::new()),
@@ -250,7 +252,7 @@ impl Shared {
 
     fn step_host(&self, t: f64) {
         let (sample, usage) = match self.host.lock() {
-            Ok(mut h) => (h.sample(t), h.self_usage()),
+            Ok(mut h) => (h.sample(t), self.self_probe.lock().ok().and_then(|mut p| p.sample())),
             Err(_) => return,
         };
         if let Ok(mut hist) = self.history.lock() {
