@@ -124,6 +124,7 @@ fn no_driver_banner_explains_and_offers_demo() {
     assert!(h.query_all_by_label_contains("(NVML) was not found").count() >= 1);
     h.get_by_label_contains("Next step: Install the NVIDIA driver");
     h.get_by_label("Host charts below keep running.");
+    h.get_by_label("Data: this machine's host metrics only (no NVIDIA GPU data)");
     h.get_by_label_contains("gpu-doctor-cli info");
     assert!(h.query_by_label_contains("DEMO DATA").is_none());
     h.get_by_label("Try demo mode").click();

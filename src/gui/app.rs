@@ -179,13 +179,13 @@ impl DoctorApp {
 
     fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
         ui.horizontal_wrapped(|ui| {
-            let source = match &snap.source {
+            let (source, why) = match &snap.source {
                 SourceStatus::Unavailable(no) => {
-                    format!("Data: host only; no GPU data ({})", no.summary)
+                    ("Data: this machine's host metrics only (no NVIDIA GPU data)".to_string(), no.summary.clone())
                 }
-                other => format!("Data: {}", other.label()),
+                other => (format!("Data: {}", other.label()), "Where the GPU data comes from.".to_string()),
             };
-            ui.label(source);
+            ui.label(source).on_hover_text(why);
             ui.separator();
             ui.label(format!("Interval {}", units::duration_secs(snap.interval_secs).replace(".0", "")))
                 .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");

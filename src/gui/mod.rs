@@ -214,10 +214,18 @@ fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOpt
         // Dithering costs a shader step on every pixel of every frame; with software rendering
         // (llvmpipe, WARP) that is a large share of the idle cost and the charts do not need it.
         dithering: false,
-        // Screenshot runs must not read or write the user's window state.
+        // Screenshot runs must not read or write the user's window state: they get a throw-away
+        // state file (eframe restores a saved window size even when persist_window is off).
         persist_window: args.screenshot.is_none(),
+        persistence_path: args.screenshot.as_ref().map(|_| screenshot_state_file()),
         ..Default::default()
     }
+}
+
+/// Where a `--screenshot` run keeps eframe's state: a per-process file in the temp folder,
+/// removed when the run ends.
+fn screenshot_state_file() -> PathBuf {
+    std::env::temp_dir().join(format!("gpu-doctor-screenshot-{}.ron", std::process::id()))
 }
 
 fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> Result<(), eframe::Error> {
@@ -250,6 +258,9 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),
     );
+    if args.screenshot.is_some() {
+        let _ = std::fs::remove_file(screenshot_state_file());
+    }
     if let Ok(f) = failure.lock()
         && let Some(msg) = f.as_ref()
     {
