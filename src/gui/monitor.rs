@@ -410,7 +410,7 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
         1
     };
     let spacing = ui.spacing().item_spacing.x;
-    let w = ((avail - spacing * (cols as f32 - 1.0)) / cols as f32 - 4.0).floor();
+    let w = ((avail - spacing * (cols as f32 - 1.0)) / cols as f32 - 4.0).floor().max(160.0);
     let size = egui::vec2(w, 190.0);
     let mut it = charts.into_iter().peekable();
     while it.peek().is_some() {
