@@ -2,7 +2,7 @@
 //! axis labels, hover readouts with units and time), drawn only when on screen.
 
 use eframe::egui::{self, Color32, RichText};
-use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints};
+use egui_plot::{HLine, Line, Plot, PlotPoints};
 
 use crate::present;
 use crate::units;
@@ -62,13 +62,13 @@ pub struct Series {
     pub color: Color32,
 }
 
-/// A horizontal reference (a limit, a threshold, a total).
+/// A horizontal reference (a limit, a threshold, a total), drawn thin and faded.
 pub struct Reference {
     /// Legend name, e.g. "GPU 0 power limit".
     pub name: String,
     /// Value.
     pub value: f64,
-    /// Colour (drawn dashed).
+    /// Colour (drawn as a thin, faded line).
     pub color: Color32,
 }
 
@@ -80,7 +80,8 @@ pub struct Chart<'a> {
     pub title: &'a str,
     /// What the title means, on hover.
     pub help: &'a str,
-    /// One line under the title saying how to read the lines (colours are per GPU).
+    /// One line under the title saying how to read the lines; empty for none (the GPU charts share
+    /// one legend line instead).
     pub caption: &'a str,
     /// Unit of the values.
     pub unit: Unit,
@@ -128,8 +129,12 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
         ui.set_min_size(size);
         ui.vertical(|ui| {
             ui.label(RichText::new(chart.title).strong()).on_hover_text(chart.help);
-            ui.label(RichText::new(chart.caption).small().weak());
-            let plot_height = (size.y - 40.0).max(40.0);
+            let mut plot_height = size.y - 22.0;
+            if !chart.caption.is_empty() {
+                ui.label(RichText::new(chart.caption).small().weak());
+                plot_height -= 18.0;
+            }
+            let plot_height = plot_height.max(40.0);
             let probe = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(size.x, plot_height));
             if !ui.is_rect_visible(probe) {
                 ui.add_space(plot_height);
@@ -190,9 +195,9 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     p.set_plot_bounds_y(0.0..=105.0);
                 }
                 for r in chart.references {
-                    p.hline(
-                        HLine::new(r.name, r.value * scale).color(r.color).style(LineStyle::dashed_loose()).width(1.0),
-                    );
+                    // Solid rather than dashed: a dashed line is dozens of separate segments, each
+                    // a cost on every frame for a software rasteriser.
+                    p.hline(HLine::new(r.name, r.value * scale).color(r.color.gamma_multiply(0.6)).width(1.0));
                 }
                 for mut s in chart.series {
                     if scale != 1.0 {

@@ -286,7 +286,7 @@ impl MonitorState {
                 id: "gpu_util",
                 title: "GPU utilization and memory bandwidth utilization",
                 help: "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use.",
-                caption: "solid: GPU utilization · faded: memory bandwidth utilization; colour = GPU",
+                caption: "",
                 unit: Unit::Percent,
                 series: util,
                 references: Vec::new(),
@@ -295,8 +295,8 @@ impl MonitorState {
             Chart {
                 id: "gpu_vram",
                 title: "VRAM used vs total",
-                help: "Device memory in use, with each GPU's total as a dashed line.",
-                caption: "solid: used · dashed: total; colour = GPU",
+                help: "Device memory in use; the thin line is each GPU's total.",
+                caption: "",
                 unit: Unit::Gib,
                 series: vram,
                 references: vram_ref,
@@ -305,8 +305,8 @@ impl MonitorState {
             Chart {
                 id: "gpu_power",
                 title: "Power draw vs enforced limit",
-                help: "Board power draw; dashed: the power limit the driver enforces.",
-                caption: "solid: draw · dashed: enforced limit; colour = GPU",
+                help: "Board power draw; the thin line is the power limit the driver enforces.",
+                caption: "",
                 unit: Unit::Watts,
                 series: power,
                 references: power_ref,
@@ -315,8 +315,8 @@ impl MonitorState {
             Chart {
                 id: "gpu_temp",
                 title: "Temperature vs slowdown threshold",
-                help: "GPU core temperature; dashed: where the hardware starts to slow down.",
-                caption: "solid: temperature · dashed: slowdown threshold; colour = GPU",
+                help: "GPU core temperature; the thin line is where the hardware starts to slow down.",
+                caption: "",
                 unit: Unit::Celsius,
                 series: temp,
                 references: temp_ref,
@@ -325,8 +325,8 @@ impl MonitorState {
             Chart {
                 id: "gpu_clock",
                 title: "SM clock vs maximum (MHz)",
-                help: "Streaming-multiprocessor clock; dashed: the maximum. Far below the maximum under load means throttling.",
-                caption: "solid: SM clock · dashed: maximum; colour = GPU",
+                help: "Streaming-multiprocessor clock; the thin line is the maximum. Far below the maximum under load means throttling.",
+                caption: "",
                 unit: Unit::Mhz,
                 series: clock,
                 references: clock_ref,
@@ -336,13 +336,21 @@ impl MonitorState {
                 id: "gpu_pcie",
                 title: "PCIe throughput",
                 help: "Host-to-GPU (RX) and GPU-to-host (TX) traffic, sampled every 2 s or slower (the NVML call is slow).",
-                caption: "solid: RX (to GPU) · faded: TX (from GPU); colour = GPU",
+                caption: "",
                 unit: Unit::Rate,
                 series: pcie,
                 references: Vec::new(),
                 fixed_percent: false,
             },
         ];
+        ui.label(
+            RichText::new(
+                "Line colour = GPU, as on the cards. Faded lines: memory bandwidth (utilization chart) and TX (PCIe \
+                 chart). Thin lines: totals, limits, thresholds and maxima. Hover a title for details.",
+            )
+            .small()
+            .weak(),
+        );
         chart_grid(ui, charts, axis);
     }
 
@@ -618,8 +626,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
         Chart {
             id: "host_ram",
             title: "RAM used",
-            help: "Host memory in use; dashed: total.",
-            caption: "purple: RAM used · red: swap used · dashed: total",
+            help: "Host memory in use; the thin line is the total.",
+            caption: "purple: RAM used · red: swap used · thin grey: total",
             unit: Unit::Gib,
             series: vec![
                 Series { name: "RAM used".into(), points: pts(keys::RAM_USED), color: Color32::from_rgb(171, 71, 188) },
