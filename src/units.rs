@@ -6,6 +6,10 @@
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Formats a byte count with binary prefixes: `512 B`, `1.5 KiB`, `23.9 GiB`.
+///
+/// ```
+/// assert_eq!(gpu_doctor::units::bytes(1536), "1.5 KiB");
+/// ```
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut value = n as f64;
@@ -19,6 +23,10 @@ pub fn bytes(n: u64) -> String {
 
 /// Formats a transfer rate in bytes per second with decimal prefixes, as disk and network tools do:
 /// `0 B/s`, `12.3 MB/s`, `1.20 GB/s`.
+///
+/// ```
+/// assert_eq!(gpu_doctor::units::rate(12_300_000.0), "12.3 MB/s");
+/// ```
 pub fn rate(bytes_per_sec: f64) -> String {
     let v = bytes_per_sec.max(0.0);
     if v >= 1e9 {
