@@ -11,36 +11,29 @@ use gpu_doctor::telemetry::history::keys;
 use gpu_doctor::telemetry::host::LiveHost;
 use gpu_doctor::telemetry::sampler::Sampler;
 
-fn tick(c: &mut Criterion) {
-    let demo = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 1)),
-        Box::new(DemoHost::new(Scenario::HealthyTraining, 1)),
-        Duration::from_secs(1),
-    );
-    demo.step_slow(0.0);
+/// Benchmarks host + GPU steps of `sampler` under `name`; returns the last time stepped.
+fn bench_ticks(c: &mut Criterion, name: &str, sampler: &Sampler) -> f64 {
+    sampler.step_slow(0.0);
     let mut t = 0.0;
-    c.bench_function("tick: demo host + 8 demo GPUs", |b| {
+    c.bench_function(name, |b| {
         b.iter(|| {
             t += 1.0;
-            demo.step_host(t);
-            demo.step_gpu(t);
+            sampler.step_host(t);
+            sampler.step_gpu(t);
         })
     });
+    t
+}
 
-    let live = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 1)),
-        Box::new(LiveHost::new()),
-        Duration::from_secs(1),
-    );
-    live.step_slow(0.0);
-    let mut t = 0.0;
-    c.bench_function("tick: live host + 8 demo GPUs", |b| {
-        b.iter(|| {
-            t += 1.0;
-            live.step_host(t);
-            live.step_gpu(t);
-        })
-    });
+fn gpus8() -> Arc<DemoGpus> {
+    Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 1))
+}
+
+fn tick(c: &mut Criterion) {
+    let demo = Sampler::manual(gpus8(), Box::new(DemoHost::new(Scenario::HealthyTraining, 1)), Duration::from_secs(1));
+    let t = bench_ticks(c, "tick: demo host + 8 demo GPUs", &demo);
+    let live = Sampler::manual(gpus8(), Box::new(LiveHost::new()), Duration::from_secs(1));
+    bench_ticks(c, "tick: live host + 8 demo GPUs", &live);
 
     // Chart extraction over a full 15-minute window (what one GUI frame does per line).
     for i in 0..900 {

@@ -6,8 +6,6 @@ use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
 use crate::units;
 
-/// Label of NVML's "memory utilization": the share of time memory was read or written.
-pub const MEM_BW_LABEL: &str = "Memory bandwidth utilization";
 /// Label of GPU (SM) utilization.
 pub const GPU_UTIL_LABEL: &str = "GPU utilization";
 

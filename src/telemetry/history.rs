@@ -358,20 +358,6 @@ pub mod keys {
     pub const NET_TX: &str = "host.net_tx";
     /// I/O pressure (some, avg10), %.
     pub const PSI_IO: &str = "host.psi_io";
-    /// GPU metric names used with [`gpu`].
-    pub const GPU_METRICS: [&str; 11] = [
-        "util",
-        "membw",
-        "vram_used",
-        "temp",
-        "power",
-        "power_limit",
-        "sm_clock",
-        "mem_clock",
-        "pcie_rx",
-        "pcie_tx",
-        "fan",
-    ];
 }
 
 #[cfg(test)]
