@@ -143,3 +143,18 @@ fn about_tab_shows_renderer_and_source() {
     h.get_by_label("none (test harness)");
     h.get_by_label_contains("gpu-doctor 0.");
 }
+
+#[test]
+fn four_gpu_cards_and_three_chart_columns_fit_a_1280_window() {
+    let h = demo_app(Scenario::HealthyTraining, 4, 800.0);
+    let card = h.get_by_label_contains("GPU 3  Simulated");
+    assert!(card.rect().max.x < 1270.0, "GPU 3 card title ends at {}, outside the window", card.rect().max.x);
+    // Three equal chart columns: the third ends inside the window (it used to run 10-20 px past it
+    // when a too-wide card row widened the scroll area).
+    let first = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.x;
+    let third = h.get_by_label("PCIe throughput").rect().min.x;
+    let column = (third - first) / 2.0;
+    let spacing = 8.0;
+    let right = third + column - spacing;
+    assert!(right <= 1280.0 - first, "third chart column ends at x={right}");
+}

@@ -123,6 +123,56 @@ pub fn gpu_color(i: u32) -> Color32 {
     PALETTE.get(i as usize % PALETTE.len()).copied().unwrap_or(Color32::LIGHT_GREEN)
 }
 
+/// Wall-clock steps the time axis may use, seconds.
+const TIME_STEPS: [f64; 17] = [
+    1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
+    43200.0,
+];
+/// Least distance between two time labels, points ("23:55:00" plus a gap).
+const TIME_LABEL_SPACING: f64 = 110.0;
+/// Time labels are centred on their mark; none closer to a chart edge than this, points.
+const TIME_EDGE_PX: f64 = 30.0;
+/// Grid lines closer than this are not drawn (points); fainter below the upper end.
+const GRID_SPACING: std::ops::RangeInclusive<f32> = 36.0..=120.0;
+
+/// Marks of the time axis: the smallest round wall-clock step (1 s ... 12 h) that keeps labels at
+/// least [`TIME_LABEL_SPACING`] apart over `width_px`, placed on whole local-time multiples of it
+/// (so a 5-minute window shows 23:54:00, 23:55:00, ... rather than arbitrary seconds). One level
+/// only: minor lines would cost triangles on every frame and carry no label.
+pub fn time_marks(from: f64, to: f64, width_px: f64, clock_offset: f64) -> Vec<egui_plot::GridMark> {
+    let span = to - from;
+    if !(span > 0.0 && width_px > 0.0) {
+        return Vec::new();
+    }
+    let per_px = span / width_px;
+    let step = TIME_STEPS.iter().copied().find(|s| s / per_px >= TIME_LABEL_SPACING).unwrap_or(86400.0);
+    // Values v with (v + clock_offset) a multiple of step, not so close to either edge that the
+    // centred label would run into the value axis or off the chart.
+    let edge = TIME_EDGE_PX * per_px;
+    let first = ((from + edge + clock_offset) / step).ceil() * step - clock_offset;
+    let count = ((to - edge - first) / step).floor().max(-1.0) as i64 + 1;
+    (0..count.max(0)).map(|k| egui_plot::GridMark { value: first + k as f64 * step, step_size: step }).collect()
+}
+
+/// Least distance between two value labels, points.
+const VALUE_LABEL_SPACING: f64 = 30.0;
+
+/// Marks of a value axis: the smallest step of the form 1, 2, 2.5 or 5 × 10^k that keeps labels
+/// at least [`VALUE_LABEL_SPACING`] apart over `height_px` (so 0-450 W reads 0, 100, ... 400 rather
+/// than 0 and 1000), on multiples of the step. One level only, as for [`time_marks`].
+pub fn value_marks(lo: f64, hi: f64, height_px: f64) -> Vec<egui_plot::GridMark> {
+    let span = hi - lo;
+    if !(span > 0.0 && height_px > 0.0 && span.is_finite()) {
+        return Vec::new();
+    }
+    let least = span / height_px * VALUE_LABEL_SPACING;
+    let decade = 10f64.powf(least.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * decade).find(|s| *s >= least).unwrap_or(10.0 * decade);
+    let first = (lo / step).ceil() * step;
+    let count = ((hi - first) / step).floor().max(-1.0) as i64 + 1;
+    (0..count.clamp(0, 1000)).map(|k| egui_plot::GridMark { value: first + k as f64 * step, step_size: step }).collect()
+}
+
 /// Draws `chart` at `size`; when it is scrolled out of view only the space is reserved.
 pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec2) {
     ui.allocate_ui(size, |ui| {
@@ -174,6 +224,17 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 .x_axis_formatter(move |m, _| present::wall_clock(started_unix, m.value, offset_secs))
                 .y_axis_formatter(move |m, _| unit.axis(m.value))
                 .y_axis_min_width(48.0)
+                .grid_spacing(GRID_SPACING)
+                .x_grid_spacer(move |input| {
+                    // bounds span / base_step_size = plot width / minimum grid spacing
+                    let (lo, hi) = input.bounds;
+                    let width_px = (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start());
+                    time_marks(lo, hi, width_px, started_unix + offset_secs as f64)
+                })
+                .y_grid_spacer(|input| {
+                    let (lo, hi) = input.bounds;
+                    value_marks(lo, hi, (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start()))
+                })
                 .label_formatter(move |pos| match pos {
                     egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => Some(format!(
                         "{plot_name}: {}\n{}",
@@ -182,10 +243,6 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     )),
                     _ => None,
                 });
-            if matches!(unit, Unit::Percent | Unit::Celsius) {
-                // Base-10 steps would label only 0 and 100 on a short chart.
-                plot = plot.y_grid_spacer(egui_plot::uniform_grid_spacer(|_| [5.0, 25.0, 50.0]));
-            }
             if chart.fixed_percent {
                 plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
             }
@@ -208,4 +265,41 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
             });
         });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_marks_land_on_round_local_times_and_keep_labels_apart() {
+        // 5-minute window, 400 px wide; the clock offset makes t=0 fall at 23:53:57 local.
+        let offset = 86_400.0 * 20_000.0 + 23.0 * 3600.0 + 53.0 * 60.0 + 57.0;
+        let marks = time_marks(0.0, 300.0, 400.0, offset);
+        assert!(!marks.is_empty() && marks.len() <= 4, "{marks:?}");
+        let step = marks[0].step_size;
+        assert!(step / (300.0 / 400.0) >= TIME_LABEL_SPACING);
+        for m in &marks {
+            assert!((TIME_EDGE_PX * 0.75..=300.0 - TIME_EDGE_PX * 0.75).contains(&m.value), "{m:?} at an edge");
+            assert_eq!(((m.value + offset) % step).abs(), 0.0, "{m:?} not on a {step} s boundary");
+        }
+        // 24 h over 1200 px: hours, not seconds.
+        let day = time_marks(0.0, 86_400.0, 1200.0, offset);
+        assert!(day[0].step_size >= 3600.0 && day.len() <= 12, "{day:?}");
+        // Degenerate ranges give no marks rather than a panic or a flood.
+        assert!(time_marks(5.0, 5.0, 400.0, offset).is_empty());
+        assert!(time_marks(0.0, 300.0, 0.0, offset).is_empty());
+        assert!(time_marks(0.0, f64::NAN, 400.0, offset).is_empty());
+    }
+
+    #[test]
+    fn value_marks_use_round_steps_a_label_apart() {
+        let values = |lo, hi, px| value_marks(lo, hi, px).iter().map(|m| m.value).collect::<Vec<_>>();
+        assert_eq!(values(0.0, 450.0, 150.0), vec![0.0, 100.0, 200.0, 300.0, 400.0]);
+        assert_eq!(values(0.0, 105.0, 150.0), vec![0.0, 25.0, 50.0, 75.0, 100.0]);
+        assert_eq!(values(0.0, 2.0e9, 150.0), vec![0.0, 5.0e8, 1.0e9, 1.5e9, 2.0e9]);
+        assert_eq!(values(-3.0, 3.0, 150.0), vec![-2.0, 0.0, 2.0]);
+        assert!(value_marks(1.0, 1.0, 150.0).is_empty());
+        assert!(value_marks(0.0, f64::INFINITY, 150.0).is_empty());
+    }
 }

@@ -137,7 +137,14 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
     rows
 }
 
-const CARD_WIDTH: f32 = 300.0;
+/// Narrowest GPU card content, points (the longest value row fits).
+const CARD_MIN_WIDTH: f32 = 272.0;
+/// Widest GPU card content, points.
+const CARD_MAX_WIDTH: f32 = 340.0;
+/// Inner margin of a GPU card, points.
+const CARD_MARGIN: f32 = 8.0;
+/// What a card frame adds to its content width: margins and the 1-point stroke on both sides.
+const CARD_FRAME: f32 = 2.0 * CARD_MARGIN + 2.0;
 /// Most points per chart line when a chart has one or two lines (about one per two pixels of a
 /// chart column); min/max decimation keeps spikes.
 const CHART_POINTS: usize = 160;
@@ -231,10 +238,11 @@ impl MonitorState {
         if snap.inventory.gpus.is_empty() {
             return;
         }
+        let width = card_width(ui.available_width(), ui.spacing().item_spacing.x, snap.inventory.gpus.len());
         ui.horizontal_wrapped(|ui| {
             for info in &snap.inventory.gpus {
                 let sample = snap.gpus.iter().find(|g| g.index == info.index);
-                gpu_card(ui, info, sample);
+                gpu_card(ui, info, sample, width);
             }
         });
     }
@@ -455,9 +463,18 @@ fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> 
     action
 }
 
-fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>) {
-    egui::Frame::group(ui.style()).inner_margin(8.0).show(ui, |ui| {
-        ui.set_width(CARD_WIDTH);
+/// Content width of each GPU card so that as many cards as fit share a row exactly (a card frame
+/// adds [`CARD_FRAME`] points); never wider than [`CARD_MAX_WIDTH`] nor narrower than
+/// [`CARD_MIN_WIDTH`] (a single card on a narrow window may then be clipped at the right).
+pub fn card_width(available: f32, spacing: f32, cards: usize) -> f32 {
+    let slot = CARD_MIN_WIDTH + CARD_FRAME + spacing;
+    let per_row = (((available + spacing) / slot).floor() as usize).clamp(1, cards.max(1));
+    ((available + spacing) / per_row as f32 - spacing - CARD_FRAME).floor().clamp(CARD_MIN_WIDTH, CARD_MAX_WIDTH)
+}
+
+fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>, width: f32) {
+    egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
+        ui.set_width(width);
         ui.vertical(|ui| {
             ui.label(RichText::new(format!("GPU {}  {}", info.index, info.name)).strong().color(gpu_color(info.index)));
             let Some(s) = sample else {
@@ -709,6 +726,22 @@ mod tests {
                 .collect(),
         );
         g
+    }
+
+    #[test]
+    fn cards_share_a_row_exactly() {
+        let spacing = 8.0;
+        for (avail, cards) in [(1264.0, 4), (1264.0, 8), (900.0, 4), (600.0, 2), (2400.0, 2), (250.0, 1)] {
+            let w = card_width(avail, spacing, cards);
+            assert!((CARD_MIN_WIDTH..=CARD_MAX_WIDTH).contains(&w), "{avail} {cards}: {w}");
+            let per_row = (((avail + spacing) / (w + CARD_FRAME + spacing)).floor() as usize).max(1);
+            if avail >= CARD_MIN_WIDTH + CARD_FRAME {
+                assert!(per_row as f32 * (w + CARD_FRAME + spacing) - spacing <= avail, "{avail} {cards}: {w}");
+            }
+        }
+        // 4 cards on a 1280-wide window: one row of four.
+        let w = card_width(1264.0, spacing, 4);
+        assert!(4.0 * (w + CARD_FRAME) + 3.0 * spacing <= 1264.0);
     }
 
     #[test]
