@@ -109,7 +109,8 @@ mod tests {
     fn link_and_vram_wording() {
         let demo = DemoGpus::new(Scenario::HealthyTraining, 1, 1);
         let s = demo.sample(1.0).remove(0);
-        let info = demo.inventory().gpus.first();
+        let inv = demo.inventory();
+        let info = inv.gpus.first();
         assert_eq!(pcie_link(&s, info), "Gen4 x16 (max Gen4 x16)");
         assert!(vram(&s).ends_with("GiB (83 %)") || vram(&s).contains("/ 24.0 GiB"), "{}", vram(&s));
         assert!(temperature(&s, info).contains("slowdown at 90 °C"));

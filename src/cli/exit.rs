@@ -11,5 +11,8 @@ pub const NO_GPU: u8 = 3;
 /// The window could not be opened (no display, or no renderer works); use `gpu-doctor-cli`.
 pub const NO_DISPLAY: u8 = 4;
 
+/// The GPU driver stopped answering (an NVML call did not return in time).
+pub const NOT_RESPONDING: u8 = 5;
+
 /// The exit-code table as shown in `--help`.
-pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli).";
+pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli); 5 the GPU driver stopped answering.";

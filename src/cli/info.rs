@@ -8,6 +8,7 @@ use super::InfoArgs;
 use super::exit;
 use crate::present;
 use crate::telemetry::sample::Inventory;
+use crate::telemetry::GpuSource as _;
 use crate::telemetry::source::SourceStatus;
 use crate::units;
 
@@ -78,14 +79,40 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
                 "\nTo see what gpu-doctor shows on a working machine: gpu-doctor-cli monitor --demo healthy-training"
             );
         }
+        SourceStatus::Asleep { functions } => {
+            let _ = writeln!(o, "\nThe NVIDIA GPU is asleep (runtime-suspended): {}.", functions.join(", "));
+            let _ = writeln!(
+                o,
+                "gpu-doctor leaves it asleep: reading it through NVML would wake it and keep it awake. To read it anyway: --wake-sleeping-gpu"
+            );
+        }
+        SourceStatus::Opening => {
+            let _ = writeln!(o, "\nNVML is still opening.");
+        }
         SourceStatus::Demo { .. } => {}
     }
     o
 }
 
+/// How long `info` waits for NVML to open before calling the driver hung.
+pub const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Runs `info`; returns the exit code.
 pub fn run(args: &InfoArgs) -> u8 {
-    let (gpu, _host) = args.source.open();
+    let gpu: std::sync::Arc<dyn crate::telemetry::GpuSource> = if args.source.demo.is_some() {
+        args.source.open().0
+    } else {
+        let live = args.source.live_gpus();
+        if !live.advance_within(OPEN_TIMEOUT) {
+            eprintln!(
+                "gpu-doctor: NVML did not finish opening within {} s ({}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
+                OPEN_TIMEOUT.as_secs(),
+                live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
+            );
+            return exit::NOT_RESPONDING;
+        }
+        live
+    };
     let status = gpu.status();
     let inv = gpu.inventory();
     if args.json {
@@ -93,7 +120,7 @@ pub fn run(args: &InfoArgs) -> u8 {
             app_version: env!("CARGO_PKG_VERSION"),
             demo: status.is_demo(),
             source: &status,
-            inventory: inv,
+            inventory: &inv,
         };
         match serde_json::to_string_pretty(&doc) {
             Ok(s) => println!("{s}"),
@@ -103,7 +130,7 @@ pub fn run(args: &InfoArgs) -> u8 {
             }
         }
     } else {
-        print!("{}", render_text(&status, inv));
+        print!("{}", render_text(&status, &inv));
     }
     if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
 }

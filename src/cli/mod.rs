@@ -12,9 +12,8 @@ use clap::{Args, Subcommand};
 use crate::telemetry::GpuSource;
 use crate::telemetry::demo::{DemoGpus, DemoHost, MAX_DEMO_GPUS, Scenario};
 use crate::telemetry::host::{HostSource, LiveHost};
-use crate::telemetry::nvml::NvmlSource;
+use crate::telemetry::live::{LiveGpus, NvmlOptions};
 use crate::telemetry::sampler::check_interval;
-use crate::telemetry::source::NoGpuSource;
 
 /// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.
 #[derive(Debug, Clone, Subcommand)]
@@ -38,7 +37,18 @@ pub struct SourceArgs {
     /// Seed of the simulation (demo mode only); the same seed gives the same data.
     #[arg(long, default_value_t = 1, requires = "demo")]
     pub seed: u64,
+    /// Load NVML from this file instead of the standard places (for unusual installs).
+    #[arg(long, value_name = "PATH", conflicts_with = "demo")]
+    pub nvml_lib: Option<std::path::PathBuf>,
+    /// Read the GPU even when it is runtime-suspended (asleep). By default gpu-doctor leaves a
+    /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
+    #[arg(long, conflicts_with = "demo")]
+    pub wake_sleeping_gpu: bool,
 }
+
+/// Environment variable naming a system root (a directory holding `proc/` and `sys/`) to read
+/// instead of `/`: for tests with fixture trees.
+pub const SYSTEM_ROOT_ENV: &str = "GPU_DOCTOR_SYSTEM_ROOT";
 
 impl SourceArgs {
     /// Opens the GPU and host sources these arguments ask for. The real machine without a usable
@@ -50,13 +60,21 @@ impl SourceArgs {
                 Box::new(DemoHost::new(sc, self.seed)),
             ),
             None => {
-                let gpu: Arc<dyn GpuSource> = match NvmlSource::open() {
-                    Ok(n) => Arc::new(n),
-                    Err(why) => Arc::new(NoGpuSource::new(why)),
-                };
-                (gpu, Box::new(LiveHost::new()))
+                let live = self.live_gpus();
+                let host = LiveHost::with_root(live.root().to_path_buf());
+                (live, Box::new(host))
             }
         }
+    }
+
+    /// The real machine's GPU source (NVML opened lazily, on the sampler thread).
+    pub fn live_gpus(&self) -> Arc<LiveGpus> {
+        let root = std::env::var_os(SYSTEM_ROOT_ENV).map_or_else(|| std::path::PathBuf::from("/"), Into::into);
+        Arc::new(LiveGpus::new(NvmlOptions {
+            library: self.nvml_lib.clone(),
+            wake_sleeping: self.wake_sleeping_gpu,
+            root,
+        }))
     }
 }
 

@@ -11,7 +11,7 @@ use super::exit;
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
 use crate::telemetry::sampler::Sampler;
-use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::snapshot::{Snapshot, Stall};
 use crate::telemetry::source::SourceStatus;
 use crate::units;
 
@@ -23,6 +23,7 @@ struct Line<'a> {
     source: String,
     host: Option<&'a HostSample>,
     gpus: &'a [GpuSample],
+    gpu_stall: Option<&'a Stall>,
 }
 
 fn host_line(h: &HostSample) -> String {
@@ -77,16 +78,41 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
             let _ = writeln!(o, "{tag}{time}  host  (no data yet)");
         }
     }
+    if let Some(st) = &s.gpu_stall {
+        let _ = writeln!(o, "{tag}{time}  GPU   NOT RESPONDING: {} (for {:.0} s); values below are the last ones read", st.call, st.secs);
+    }
+    if let SourceStatus::Asleep { .. } = &s.source {
+        let _ = writeln!(o, "{time}  GPU   asleep (runtime-suspended): not read, so it stays asleep");
+    }
     for g in &s.gpus {
         let _ = writeln!(o, "{tag}{time}  {}", gpu_line(g, &s.inventory));
     }
     o
 }
 
+/// Tells the user on stderr what the GPU source turned out to be, once it is known.
+fn announce(status: &SourceStatus, json: bool) {
+    match status {
+        SourceStatus::Unavailable(no) => eprintln!(
+            "No NVIDIA GPU data: {}\nNext step: {}\nShowing host metrics only. Details: gpu-doctor-cli info",
+            no.summary, no.next_step
+        ),
+        SourceStatus::Asleep { functions } => eprintln!(
+            "The NVIDIA GPU is asleep (runtime-suspended: {}); it is left asleep and only sysfs is read. To read it anyway (wakes it): --wake-sleeping-gpu",
+            functions.join(", ")
+        ),
+        SourceStatus::Demo { scenario, gpus, seed } if !json => {
+            eprintln!("DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.");
+        }
+        _ => {}
+    }
+}
+
 /// Runs `monitor`; returns the exit code.
 pub fn run(args: &MonitorArgs) -> u8 {
     let (gpu, host) = args.source.open();
-    let status = gpu.status();
+    let mut announced = gpu.status();
+    announce(&announced, args.json);
     let interval = Duration::from_secs_f64(args.interval);
     let sampler = match Sampler::start(gpu, host, interval) {
         Ok(s) => s,
@@ -95,18 +121,6 @@ pub fn run(args: &MonitorArgs) -> u8 {
             return exit::ERROR;
         }
     };
-    match &status {
-        SourceStatus::Unavailable(no) => {
-            eprintln!(
-                "No NVIDIA GPU data: {}\nNext step: {}\nShowing host metrics only. Details: gpu-doctor-cli info",
-                no.summary, no.next_step
-            );
-        }
-        SourceStatus::Demo { scenario, gpus, seed } if !args.json => {
-            eprintln!("DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.");
-        }
-        _ => {}
-    }
     let offset = present::local_offset_secs();
     let started = Instant::now();
     let mut stdout = std::io::stdout().lock();
@@ -118,6 +132,10 @@ pub fn run(args: &MonitorArgs) -> u8 {
         let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
         let snap = sampler.snapshot();
+        if std::mem::discriminant(&snap.source) != std::mem::discriminant(&announced) {
+            announced = snap.source.clone();
+            announce(&announced, args.json);
+        }
         let text = if args.json {
             let line = Line {
                 time: present::wall_clock(snap.started_unix, snap.latest_t(), offset),
@@ -126,6 +144,7 @@ pub fn run(args: &MonitorArgs) -> u8 {
                 source: snap.source.label(),
                 host: snap.host.as_ref(),
                 gpus: &snap.gpus,
+                gpu_stall: snap.gpu_stall.as_ref(),
             };
             match serde_json::to_string(&line) {
                 Ok(s) => s + "\n",
@@ -142,5 +161,11 @@ pub fn run(args: &MonitorArgs) -> u8 {
             break;
         }
     }
-    if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
+    let last = sampler.snapshot();
+    if let Some(st) = &last.gpu_stall {
+        // The sampler thread stuck in the driver is not joined: the process ends on time anyway.
+        eprintln!("gpu-doctor: {}", st.message());
+        return exit::NOT_RESPONDING;
+    }
+    if matches!(last.source, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
 }

@@ -40,6 +40,8 @@ pub struct AppInit {
     pub process_start: Option<Instant>,
     /// Print the start-to-first-frame time on stderr.
     pub report_startup: bool,
+    /// The data-source options the app was started with (kept when switching to demo and back).
+    pub source: SourceArgs,
 }
 
 impl AppInit {
@@ -52,6 +54,7 @@ impl AppInit {
             screenshot: None,
             process_start: None,
             report_startup: false,
+            source: SourceArgs::default(),
         }
     }
 }
@@ -104,6 +107,7 @@ pub struct DoctorApp {
     offset_secs: i64,
     demo_started_here: bool,
     message: Option<String>,
+    source: SourceArgs,
 }
 
 impl DoctorApp {
@@ -128,6 +132,7 @@ impl DoctorApp {
             offset_secs: present::local_offset_secs(),
             demo_started_here: false,
             message: None,
+            source: init.source,
         }
     }
 
@@ -137,7 +142,7 @@ impl DoctorApp {
     }
 
     fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
-        let args = SourceArgs { demo, gpus: None, seed: 1 };
+        let args = SourceArgs { demo, gpus: None, seed: 1, ..self.source.clone() };
         let (gpu, host) = args.open();
         let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
         sampler.prefill_demo(5.0 * 60.0);
@@ -236,7 +241,7 @@ impl DoctorApp {
                 SourceStatus::Unavailable(no) => {
                     no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect()
                 }
-                SourceStatus::Demo { .. } => Vec::new(),
+                SourceStatus::Demo { .. } | SourceStatus::Opening | SourceStatus::Asleep { .. } => Vec::new(),
             };
             if !attempts.is_empty() {
                 ui.strong("NVML load attempts");
@@ -287,6 +292,7 @@ impl eframe::App for DoctorApp {
         match action {
             Some(MonitorAction::TryDemo) => self.switch_source(&ctx, Some(Scenario::HealthyTraining)),
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
+            Some(MonitorAction::WakeGpu) => self.sampler.allow_wake(),
             None => {}
         }
         if !self.first_frame_done {
@@ -304,7 +310,7 @@ impl eframe::App for DoctorApp {
                 snap.host.is_some()
                     && (snap.gpu_t.is_some()
                         || !snap.inventory.gpus.is_empty()
-                        || matches!(snap.source, SourceStatus::Unavailable(_))),
+                        || matches!(snap.source, SourceStatus::Unavailable(_) | SourceStatus::Asleep { .. })),
             );
         }
     }

@@ -235,6 +235,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let screenshot = args.screenshot.clone();
     let tab = args.tab;
     let frames = args.frames;
+    let source = args.source.clone();
     let options = native_options(args, renderer);
     let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let failure_in = Arc::clone(&failure);
@@ -254,6 +255,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 screenshot: screenshot.map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in)),
                 process_start: Some(process_start),
                 report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
+                source,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

@@ -78,6 +78,8 @@ pub enum MonitorAction {
     TryDemo,
     /// Switch back to the real machine.
     LeaveDemo,
+    /// Read the sleeping GPU anyway (wakes it).
+    WakeGpu,
 }
 
 /// State of the Monitor tab.
@@ -171,8 +173,16 @@ impl MonitorState {
     ) -> Option<MonitorAction> {
         let mut action = None;
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-            if let SourceStatus::Unavailable(no) = &snap.source {
-                action = no_driver_banner(ui, no);
+            match &snap.source {
+                SourceStatus::Unavailable(no) => action = no_driver_banner(ui, no),
+                SourceStatus::Asleep { functions } => action = asleep_banner(ui, functions),
+                SourceStatus::Opening => {
+                    ui.weak("Opening NVML (the NVIDIA Management Library)…");
+                }
+                _ => {}
+            }
+            if let Some(stall) = &snap.gpu_stall {
+                stall_banner(ui, stall);
             }
             self.cards(ui, snap);
             ui.add_space(6.0);
@@ -461,6 +471,45 @@ fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> 
         });
     });
     action
+}
+
+fn banner(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::group(ui.style()).fill(fill).inner_margin(10.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        add(ui);
+    });
+}
+
+fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<MonitorAction> {
+    let mut action = None;
+    banner(ui, Color32::from_rgb(28, 44, 66), |ui| {
+        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(Color32::from_rgb(144, 202, 249)));
+        ui.label(
+            RichText::new(format!(
+                "The kernel has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only sysfs is read; GPU data appears as soon as something wakes the GPU.",
+                functions.join(", ")
+            ))
+            .color(Color32::WHITE),
+        );
+        ui.horizontal(|ui| {
+            if ui
+                .button("Read it anyway (wakes the GPU)")
+                .on_hover_text("Opens NVML now; the GPU wakes up and stays awake while gpu-doctor runs. Start with --wake-sleeping-gpu to always do this.")
+                .clicked()
+            {
+                action = Some(MonitorAction::WakeGpu);
+            }
+            ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+        });
+    });
+    action
+}
+
+fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
+    banner(ui, Color32::from_rgb(80, 24, 24), |ui| {
+        ui.label(RichText::new("GPU data not responding").heading().color(Color32::from_rgb(255, 138, 128)));
+        ui.label(RichText::new(stall.message()).color(Color32::WHITE));
+    });
 }
 
 /// Content width of each GPU card so that as many cards as fit share a row exactly (a card frame

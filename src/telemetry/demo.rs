@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -146,7 +147,7 @@ fn tick(t: f64) -> u64 {
 pub struct DemoGpus {
     scenario: Scenario,
     seed: u64,
-    inventory: Inventory,
+    inventory: Arc<Inventory>,
 }
 
 impl DemoGpus {
@@ -174,7 +175,7 @@ impl DemoGpus {
             nvml_version: Some(Reading::Value("12.550.54.15 (DEMO)".to_string())),
             gpus,
         };
-        DemoGpus { scenario, seed, inventory }
+        DemoGpus { scenario, seed, inventory: Arc::new(inventory) }
     }
 
     /// The scenario being simulated.
@@ -340,8 +341,8 @@ impl GpuSource for DemoGpus {
             seed: self.seed,
         }
     }
-    fn inventory(&self) -> &Inventory {
-        &self.inventory
+    fn inventory(&self) -> Arc<Inventory> {
+        Arc::clone(&self.inventory)
     }
     fn sample(&self, t: f64) -> Vec<GpuSample> {
         (0..self.inventory.gpus.len() as u32).map(|i| self.gpu_sample(i, t)).collect()

@@ -7,8 +7,10 @@
 
 pub mod demo;
 pub mod history;
+pub mod live;
 pub mod host;
 pub mod nvml;
+pub mod pci;
 pub mod procfs;
 pub mod reading;
 pub mod sample;

@@ -4,9 +4,9 @@
 //! A metric the GPU does not support is asked once and then remembered as "not supported" (quiet
 //! data, no log spam). A GPU that fell off the bus is marked lost while the others keep updating.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{
@@ -108,6 +108,37 @@ enum Metric {
     Decoder,
     Ecc,
     Processes,
+    Handle,
+}
+
+impl Metric {
+    /// The NVML function behind the metric (what a not-responding message names).
+    fn call(self) -> &'static str {
+        match self {
+            Metric::Util => "nvmlDeviceGetUtilizationRates",
+            Metric::Memory => "nvmlDeviceGetMemoryInfo",
+            Metric::Temp => "nvmlDeviceGetTemperature",
+            Metric::Power => "nvmlDeviceGetPowerUsage",
+            Metric::PowerLimit => "nvmlDeviceGetEnforcedPowerLimit",
+            Metric::SmClock | Metric::MemClock => "nvmlDeviceGetClockInfo",
+            Metric::PcieGen => "nvmlDeviceGetCurrPcieLinkGeneration",
+            Metric::PcieWidth => "nvmlDeviceGetCurrPcieLinkWidth",
+            Metric::PcieRx | Metric::PcieTx => "nvmlDeviceGetPcieThroughput",
+            Metric::Fan => "nvmlDeviceGetFanSpeed",
+            Metric::Pstate => "nvmlDeviceGetPerformanceState",
+            Metric::Throttle => "nvmlDeviceGetCurrentClocksThrottleReasons",
+            Metric::Encoder => "nvmlDeviceGetEncoderUtilization",
+            Metric::Decoder => "nvmlDeviceGetDecoderUtilization",
+            Metric::Ecc => "nvmlDeviceGetTotalEccErrors",
+            Metric::Processes => "nvmlDeviceGetComputeRunningProcesses",
+            Metric::Handle => "nvmlDeviceGetHandleByIndex",
+        }
+    }
+
+    /// Read by the slow sampler thread.
+    fn is_slow(self) -> bool {
+        matches!(self, Metric::PcieRx | Metric::PcieTx | Metric::Processes)
+    }
 }
 
 const LOST_TEXT: &str = "GPU has fallen off the bus and stopped answering. Look for Xid 79 in the kernel log (sudo dmesg | grep -i xid); check the card's seating, power and temperature, then reboot.";
@@ -117,9 +148,12 @@ pub struct NvmlSource {
     nvml: Nvml,
     library: String,
     attempts: Vec<LoadAttempt>,
-    inventory: Inventory,
-    unsupported: Mutex<HashSet<(u32, Metric)>>,
+    inventory: Arc<Inventory>,
+    /// Metrics that answered "not supported" (or similar) once, with the reason shown since.
+    quiet: Mutex<HashMap<(u32, Metric), String>>,
     lost: Mutex<HashMap<u32, String>>,
+    /// The call running now on the fast (0) and slow (1) sampler thread.
+    calls: [Mutex<Option<(u32, Metric)>>; 2],
 }
 
 /// A missing metric's reason, chosen from the error; `quiet` errors are cached so they are not
@@ -142,6 +176,14 @@ impl NvmlSource {
         Self::open_from(&candidates())
     }
 
+    /// Opens the library the user named (`--nvml-lib`), or else tries the candidates.
+    pub fn open_with(library: Option<&std::path::Path>) -> Result<NvmlSource, NoGpu> {
+        match library {
+            Some(p) => Self::open_from(&[p.to_string_lossy().into_owned()]),
+            None => Self::open(),
+        }
+    }
+
     /// Like [`NvmlSource::open`] with an explicit candidate list.
     pub fn open_from(paths: &[String]) -> Result<NvmlSource, NoGpu> {
         let mut attempts = Vec::new();
@@ -149,14 +191,15 @@ impl NvmlSource {
         for path in paths {
             match Nvml::builder().lib_path(OsStr::new(path)).init() {
                 Ok(nvml) => {
-                    let inventory = read_inventory(&nvml);
+                    let inventory = Arc::new(read_inventory(&nvml));
                     return Ok(NvmlSource {
                         nvml,
                         library: path.clone(),
                         attempts,
                         inventory,
-                        unsupported: Mutex::new(HashSet::new()),
+                        quiet: Mutex::new(HashMap::new()),
                         lost: Mutex::new(HashMap::new()),
+                        calls: [Mutex::new(None), Mutex::new(None)],
                     });
                 }
                 Err(e) => {
@@ -185,19 +228,53 @@ impl NvmlSource {
         metric: Metric,
         f: impl FnOnce() -> Result<T, NvmlError>,
     ) -> Result<Reading<T>, String> {
-        if self.unsupported.lock().map(|s| s.contains(&(idx, metric))).unwrap_or(false) {
-            return Ok(Reading::na("not supported on this GPU"));
+        if let Some(why) = self.quiet.lock().ok().and_then(|q| q.get(&(idx, metric)).cloned()) {
+            return Ok(Reading::na(why));
         }
-        match f() {
+        let answer = self.calling(idx, metric, f);
+        match answer {
             Ok(v) => Ok(Reading::Value(v)),
             Err(NvmlError::GpuLost) => Err(LOST_TEXT.to_string()),
             Err(e) => {
                 let (text, quiet) = reason(&e);
-                if quiet && let Ok(mut s) = self.unsupported.lock() {
-                    s.insert((idx, metric));
+                if quiet && let Ok(mut q) = self.quiet.lock() {
+                    q.insert((idx, metric), text.clone());
                 }
                 Ok(Reading::na(text))
             }
+        }
+    }
+
+    /// Runs one NVML call, noting it as in flight (for the watchdog's message) while it runs.
+    fn calling<T>(&self, idx: u32, metric: Metric, f: impl FnOnce() -> T) -> T {
+        let slot = &self.calls[usize::from(metric.is_slow())];
+        if let Ok(mut c) = slot.lock() {
+            *c = Some((idx, metric));
+        }
+        let out = f();
+        if let Ok(mut c) = slot.lock() {
+            *c = None;
+        }
+        out
+    }
+
+    /// VRAM through the unversioned `nvmlDeviceGetMemoryInfo`, for drivers older than R510
+    /// whose library lacks `nvmlDeviceGetMemoryInfo_v2` (nvml-wrapper asks only for the latter).
+    fn memory_v1(&self, dev: &nvml_wrapper::Device<'_>) -> Result<(u64, u64, u64), NvmlError> {
+        let sym = self.nvml.lib().nvmlDeviceGetMemoryInfo.as_ref().map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
+        let mut info = nvml_wrapper_sys::bindings::nvmlMemory_t { total: 0, free: 0, used: 0 };
+        // SAFETY: the symbol comes from the loaded NVML library, the handle from the same
+        // initialised library, and `info` is a valid out-pointer of the declared struct type.
+        let code = unsafe { sym(dev.handle(), &mut info) };
+        nvml_wrapper::error::nvml_try(code)?;
+        Ok((info.total, info.free, info.used))
+    }
+
+    fn memory(&self, dev: &nvml_wrapper::Device<'_>) -> Result<(u64, u64, u64), NvmlError> {
+        match dev.memory_info() {
+            Ok(m) => Ok((m.total, m.free, m.used)),
+            Err(NvmlError::FailedToLoadSymbol(_)) => self.memory_v1(dev),
+            Err(e) => Err(e),
         }
     }
 
@@ -212,22 +289,22 @@ impl NvmlSource {
         if let Some(why) = self.lost.lock().ok().and_then(|l| l.get(&idx).cloned()) {
             return GpuSample::unavailable(idx, GpuHealth::Lost(why), "GPU lost");
         }
-        let dev = match self.nvml.device_by_index(idx) {
+        let dev = match self.calling(idx, Metric::Handle, || self.nvml.device_by_index(idx)) {
             Ok(d) => d,
             Err(NvmlError::GpuLost) => return self.mark_lost(idx, LOST_TEXT.to_string()),
             Err(e) => return GpuSample::unavailable(idx, GpuHealth::Ok, &reason(&e).0),
         };
         let result = (|| -> Result<GpuSample, String> {
             let util = self.read(idx, Metric::Util, || dev.utilization_rates())?;
-            let mem = self.read(idx, Metric::Memory, || dev.memory_info())?;
+            let mem = self.read(idx, Metric::Memory, || self.memory(&dev))?;
             Ok(GpuSample {
                 index: idx,
                 health: GpuHealth::Ok,
                 util_gpu_pct: util.as_ref().map(|u| f64::from(u.gpu)),
                 util_mem_bw_pct: util.map(|u| f64::from(u.memory)),
-                vram_used_bytes: mem.as_ref().map(|m| m.used),
-                vram_free_bytes: mem.as_ref().map(|m| m.free),
-                vram_total_bytes: mem.map(|m| m.total),
+                vram_used_bytes: mem.as_ref().map(|m| m.2),
+                vram_free_bytes: mem.as_ref().map(|m| m.1),
+                vram_total_bytes: mem.map(|m| m.0),
                 temp_c: self.read(idx, Metric::Temp, || dev.temperature(TemperatureSensor::Gpu))?,
                 power_w: self.read(idx, Metric::Power, || dev.power_usage())?.map(|mw| f64::from(mw) / 1000.0),
                 power_limit_w: self
@@ -387,14 +464,18 @@ impl GpuSource for NvmlSource {
     fn status(&self) -> SourceStatus {
         SourceStatus::Nvml { library: self.library.clone(), attempts: self.attempts.clone() }
     }
-    fn inventory(&self) -> &Inventory {
-        &self.inventory
+    fn inventory(&self) -> Arc<Inventory> {
+        Arc::clone(&self.inventory)
     }
     fn sample(&self, _t: f64) -> Vec<GpuSample> {
         (0..self.inventory.gpus.len() as u32).map(|i| self.sample_one(i)).collect()
     }
     fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
         (0..self.inventory.gpus.len() as u32).map(|i| self.slow_one(i)).collect()
+    }
+    fn in_flight(&self, slow: bool) -> Option<String> {
+        let call = self.calls[usize::from(slow)].lock().ok().and_then(|c| *c);
+        call.map(|(idx, m)| format!("{} on GPU {idx}", m.call()))
     }
 }
 

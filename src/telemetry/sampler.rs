@@ -16,7 +16,7 @@ use arc_swap::ArcSwap;
 use super::history::{Event, EventLevel, History, HistoryConfig, keys};
 use super::host::{HostSource, SelfProbe};
 use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
-use super::snapshot::Snapshot;
+use super::snapshot::{Snapshot, Stall};
 use super::source::GpuSource;
 
 /// Shortest sampling interval, seconds.
@@ -27,6 +27,37 @@ pub const MAX_INTERVAL: f64 = 10.0;
 pub const DEFAULT_INTERVAL: f64 = 1.0;
 /// Slow GPU metrics (PCIe throughput ≈ 20 ms per call, process lists) are read at most this often.
 pub const SLOW_MIN_INTERVAL: f64 = 2.0;
+
+/// A GPU call running this long is reported as not responding.
+pub const HUNG_AFTER: Duration = Duration::from_secs(2);
+/// How often the watchdog looks at the GPU calls in flight.
+const WATCHDOG_EVERY: Duration = Duration::from_millis(500);
+
+/// Times the step running on one sampler thread, for the watchdog.
+#[derive(Default)]
+struct Watch {
+    /// Milliseconds since the sampler started, plus one, when the running step began; 0 = idle.
+    started_ms: AtomicU64,
+    /// The watchdog reported this step as not responding.
+    flagged: AtomicBool,
+}
+
+impl Watch {
+    fn begin(&self, now_ms: u64) {
+        self.started_ms.store(now_ms + 1, Ordering::Relaxed);
+    }
+    /// Ends the step; returns how long it ran (ms) when the watchdog had flagged it.
+    fn end(&self, now_ms: u64) -> Option<u64> {
+        let began = self.started_ms.swap(0, Ordering::Relaxed);
+        self.flagged.swap(false, Ordering::Relaxed).then(|| now_ms.saturating_sub(began.saturating_sub(1)))
+    }
+    fn running_for_ms(&self, now_ms: u64) -> Option<u64> {
+        match self.started_ms.load(Ordering::Relaxed) {
+            0 => None,
+            began => Some(now_ms.saturating_sub(began - 1)),
+        }
+    }
+}
 
 /// An interval outside the allowed range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -55,6 +86,9 @@ struct Shared {
     seq: AtomicU64,
     stop: AtomicBool,
     publish: Mutex<()>,
+    /// Fast (0) and slow (1) GPU steps in flight.
+    watches: [Watch; 2],
+    clock: Instant,
 }
 
 /// Runs the sources and holds the latest snapshot and the history.
@@ -83,13 +117,15 @@ impl Sampler {
             started_unix,
             interval_secs: interval.as_secs_f64(),
             source: gpu.status(),
-            inventory: Arc::new(gpu.inventory().clone()),
+            inventory: gpu.inventory(),
             host_t: None,
             host: None,
             gpu_t: None,
             gpus: Vec::new(),
             self_usage: None,
+            gpu_stall: None,
         };
+        let started = Instant::now();
         Sampler {
             shared: Arc::new(Shared {
                 gpu,
@@ -102,9 +138,11 @@ impl Sampler {
                 seq: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 publish: Mutex::new(()),
+                watches: [Watch::default(), Watch::default()],
+                clock: started,
             }),
             interval,
-            started: Instant::now(),
+            started,
             threads: Vec::new(),
         }
     }
@@ -127,6 +165,7 @@ impl Sampler {
         self.threads.push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
         self.threads.push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
         self.threads.push(self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?);
+        self.threads.push(self.spawn("gd-watchdog", WATCHDOG_EVERY, |sh, _| sh.check_stall())?);
         Ok(())
     }
 
@@ -218,6 +257,17 @@ impl Sampler {
     pub fn step_slow(&self, t: f64) {
         self.shared.step_slow(t);
     }
+
+    /// One watchdog check (the `gd-watchdog` thread runs it every 500 ms): publishes a
+    /// not-responding state for a GPU call running [`HUNG_AFTER`] or longer.
+    pub fn check_stall(&self) {
+        self.shared.check_stall();
+    }
+
+    /// Asks the GPU source to read a sleeping GPU anyway (it wakes up).
+    pub fn allow_wake(&self) {
+        self.shared.gpu.allow_wake();
+    }
 }
 
 impl Drop for Sampler {
@@ -258,15 +308,82 @@ impl Shared {
         if let Ok(mut hist) = self.history.lock() {
             record_host(&mut hist, t, &sample);
         }
-        self.publish(self.gpu.inventory().gpus.is_empty(), |s| {
+        let no_gpus = self.latest.load().inventory.gpus.is_empty();
+        self.publish(no_gpus, |s| {
             s.host_t = Some(t);
             s.host = Some(sample);
             s.self_usage = usage;
         });
     }
 
+    fn now_ms(&self) -> u64 {
+        self.clock.elapsed().as_millis() as u64
+    }
+
+    /// The longest GPU call in flight for [`HUNG_AFTER`] or more, marking its step as flagged.
+    fn stall(&self) -> Option<Stall> {
+        let now = self.now_ms();
+        let mut worst: Option<Stall> = None;
+        for (i, w) in self.watches.iter().enumerate() {
+            let Some(ms) = w.running_for_ms(now) else { continue };
+            if ms < HUNG_AFTER.as_millis() as u64 {
+                continue;
+            }
+            w.flagged.store(true, Ordering::Relaxed);
+            let secs = ms as f64 / 1000.0;
+            if worst.as_ref().is_none_or(|s| secs > s.secs) {
+                let call = self.gpu.in_flight(i == 1).unwrap_or_else(|| {
+                    if i == 1 { "the slow GPU sample (PCIe, processes)" } else { "the GPU sample" }.to_string()
+                });
+                worst = Some(Stall { call, secs });
+            }
+        }
+        worst
+    }
+
+    fn check_stall(&self) {
+        let stall = self.stall();
+        let shown = self.latest.load().gpu_stall.clone();
+        let changed = match (&shown, &stall) {
+            (None, None) => false,
+            (Some(a), Some(b)) => a.secs.floor() != b.secs.floor() || a.call != b.call,
+            _ => true,
+        };
+        if !changed {
+            return;
+        }
+        if let (None, Some(st)) = (&shown, &stall)
+            && let Ok(mut hist) = self.history.lock()
+        {
+            hist.add_event(Event {
+                t: self.clock.elapsed().as_secs_f64(),
+                gpu: None,
+                level: EventLevel::Error,
+                text: format!("NVML not responding: {} blocked for {:.0} s", st.call, st.secs),
+            });
+        }
+        self.publish(true, |s| s.gpu_stall = stall);
+    }
+
+    /// Records the end of a step the watchdog had flagged.
+    fn answered_again(&self, t: f64, ms: u64) {
+        if let Ok(mut hist) = self.history.lock() {
+            hist.add_event(Event {
+                t,
+                gpu: None,
+                level: EventLevel::Info,
+                text: format!("NVML answering again after {:.1} s", ms as f64 / 1000.0),
+            });
+        }
+    }
+
     fn step_gpu(&self, t: f64) {
+        self.watches[0].begin(self.now_ms());
         let mut samples = self.gpu.sample(t);
+        if let Some(ms) = self.watches[0].end(self.now_ms()) {
+            self.answered_again(t, ms);
+        }
+        let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
         let slow = self.slow.load();
         for g in &mut samples {
             if let Some(sl) = slow.iter().find(|s| s.index == g.index)
@@ -293,14 +410,28 @@ impl Shared {
                 record_gpu(&mut hist, t, g);
             }
         }
-        self.publish(true, |s| {
+        // With no GPUs the host publish wakes the reader, unless the source just changed.
+        let changed = previous.source != status || !Arc::ptr_eq(&previous.inventory, &inventory);
+        let wake = !inventory.gpus.is_empty() || changed;
+        let stall = self.stall();
+        self.publish(wake, |s| {
             s.gpu_t = Some(t);
             s.gpus = samples;
+            s.source = status;
+            s.inventory = inventory;
+            s.gpu_stall = stall;
         });
     }
 
     fn step_slow(&self, t: f64) {
-        self.slow.store(Arc::new(self.gpu.sample_slow(t)));
+        self.watches[1].begin(self.now_ms());
+        let slow = self.gpu.sample_slow(t);
+        if let Some(ms) = self.watches[1].end(self.now_ms()) {
+            self.answered_again(t, ms);
+            let stall = self.stall();
+            self.publish(true, |s| s.gpu_stall = stall);
+        }
+        self.slow.store(Arc::new(slow));
     }
 }
 

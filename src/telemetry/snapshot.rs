@@ -32,6 +32,29 @@ pub struct Snapshot {
     pub gpus: Vec<GpuSample>,
     /// gpu-doctor's own CPU and memory.
     pub self_usage: Option<SelfUsage>,
+    /// A GPU call that has not returned for [`crate::telemetry::sampler::HUNG_AFTER`] or longer
+    /// (the driver may be hung); `None` while the source answers.
+    #[serde(default)]
+    pub gpu_stall: Option<Stall>,
+}
+
+/// A vendor call that is not returning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    /// The call, e.g. "nvmlDeviceGetTemperature on GPU 1".
+    pub call: String,
+    /// Seconds it has been running.
+    pub secs: f64,
+}
+
+impl Stall {
+    /// The not-responding message with its next step.
+    pub fn message(&self) -> String {
+        format!(
+            "GPU data not responding: {} has not returned for {:.0} s. The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm). Host data keeps updating; GPU data resumes if the call returns.",
+            self.call, self.secs
+        )
+    }
 }
 
 impl Snapshot {

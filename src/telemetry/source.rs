@@ -1,6 +1,8 @@
 //! The [`GpuSource`] trait (NVML, demo, or nothing) and [`SourceStatus`], which says in plain words
 //! where GPU data comes from, or why there is none and what to do.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::sample::{GpuSample, GpuSlowSample, Inventory};
@@ -10,13 +12,20 @@ use super::sample::{GpuSample, GpuSlowSample, Inventory};
 pub trait GpuSource: Send + Sync {
     /// Where the data comes from.
     fn status(&self) -> SourceStatus;
-    /// Versions and devices, read once at open.
-    fn inventory(&self) -> &Inventory;
+    /// Versions and devices, read once when the source opens (empty before).
+    fn inventory(&self) -> Arc<Inventory>;
     /// Fast metrics of every GPU. `t` is seconds since the sampler started. The slow fields
     /// (PCIe throughput, processes) are filled in by the sampler from [`GpuSource::sample_slow`].
     fn sample(&self, t: f64) -> Vec<GpuSample>;
     /// Slow metrics of every GPU (PCIe throughput, process list), called at a lower cadence.
     fn sample_slow(&self, t: f64) -> Vec<GpuSlowSample>;
+    /// The vendor call now running on the fast (`slow == false`) or slow sampler thread, in words
+    /// ("nvmlDeviceGetTemperature on GPU 1"), for the not-responding message.
+    fn in_flight(&self, _slow: bool) -> Option<String> {
+        None
+    }
+    /// The user asked to read a sleeping GPU anyway (it wakes up).
+    fn allow_wake(&self) {}
 }
 
 /// One library path tried when loading NVML, and what happened.
@@ -50,6 +59,13 @@ pub enum SourceStatus {
         /// The paths tried before it, with their errors.
         attempts: Vec<LoadAttempt>,
     },
+    /// NVML is being opened (on the sampler thread, so a hung driver cannot block the window).
+    Opening,
+    /// Every NVIDIA GPU is runtime-suspended; only sysfs is read so it stays asleep.
+    Asleep {
+        /// PCI addresses of the sleeping functions.
+        functions: Vec<String>,
+    },
     /// Simulated data. Always labelled DEMO.
     Demo {
         /// Scenario name.
@@ -71,6 +87,8 @@ impl SourceStatus {
             SourceStatus::Demo { scenario, gpus, .. } => {
                 format!("DEMO data: {scenario}, {gpus} simulated GPU(s)")
             }
+            SourceStatus::Opening => "opening NVML".to_string(),
+            SourceStatus::Asleep { .. } => "GPU asleep (runtime-suspended)".to_string(),
             SourceStatus::Unavailable(_) => "no GPU data".to_string(),
         }
     }
@@ -84,13 +102,13 @@ impl SourceStatus {
 /// The source used when NVML could not be opened: no GPUs, and the reason.
 pub struct NoGpuSource {
     reason: NoGpu,
-    inventory: Inventory,
+    inventory: Arc<Inventory>,
 }
 
 impl NoGpuSource {
     /// A source that reports `reason`.
     pub fn new(reason: NoGpu) -> Self {
-        NoGpuSource { reason, inventory: Inventory::default() }
+        NoGpuSource { reason, inventory: Arc::new(Inventory::default()) }
     }
 }
 
@@ -98,8 +116,8 @@ impl GpuSource for NoGpuSource {
     fn status(&self) -> SourceStatus {
         SourceStatus::Unavailable(self.reason.clone())
     }
-    fn inventory(&self) -> &Inventory {
-        &self.inventory
+    fn inventory(&self) -> Arc<Inventory> {
+        Arc::clone(&self.inventory)
     }
     fn sample(&self, _t: f64) -> Vec<GpuSample> {
         Vec::new()

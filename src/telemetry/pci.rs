@@ -1,0 +1,130 @@
+//! NVIDIA PCI display functions as the kernel lists them in sysfs, with their runtime power state:
+//! read without touching the GPU, so a runtime-suspended (sleeping) laptop GPU stays asleep.
+//!
+//! Reads `sys/bus/pci/devices/*/{vendor,class,power/runtime_status}` and the `driver` link under a
+//! system root (normally `/`; tests point it at a fixture tree).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// PCI vendor id of NVIDIA.
+pub const NVIDIA_VENDOR: u32 = 0x10de;
+
+/// One NVIDIA display-class PCI function (VGA or 3D controller).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PciFunction {
+    /// Bus address, e.g. `0000:01:00.0`.
+    pub address: String,
+    /// PCI class code (`0x030000` VGA, `0x030200` 3D controller).
+    pub class: u32,
+    /// The kernel driver bound to it (`nvidia`, `nouveau`, `vfio-pci`...), if any.
+    pub driver: Option<String>,
+    /// `power/runtime_status`: `active`, `suspended`, `suspending`, `resuming`, `error` or
+    /// `unsupported`; `None` when the file is missing.
+    pub runtime_status: Option<String>,
+}
+
+impl PciFunction {
+    /// True when the kernel has put the function into runtime suspend (D3): reading it through
+    /// NVML would wake it.
+    pub fn is_suspended(&self) -> bool {
+        self.runtime_status.as_deref() == Some("suspended")
+    }
+}
+
+fn read_trimmed(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+fn parse_hex(s: &str) -> Option<u32> {
+    u32::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok()
+}
+
+/// The NVIDIA display functions under `root`, sorted by address. Empty when sysfs is missing or
+/// unreadable (not Linux, a restricted container): callers then simply open NVML.
+pub fn nvidia_display_functions(root: &Path) -> Vec<PciFunction> {
+    let dir = root.join("sys/bus/pci/devices");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PciFunction> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let p = e.path();
+            let vendor = read_trimmed(&p.join("vendor")).and_then(|v| parse_hex(&v))?;
+            let class = read_trimmed(&p.join("class")).and_then(|c| parse_hex(&c))?;
+            if vendor != NVIDIA_VENDOR || class >> 16 != 0x03 {
+                return None;
+            }
+            let driver = std::fs::read_link(p.join("driver"))
+                .ok()
+                .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()));
+            Some(PciFunction {
+                address: e.file_name().to_string_lossy().into_owned(),
+                class,
+                driver,
+                runtime_status: read_trimmed(&p.join("power/runtime_status")),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.address.cmp(&b.address));
+    out
+}
+
+/// When every NVIDIA display function is runtime-suspended, those functions; otherwise (none
+/// present, or any awake) `None`.
+pub fn all_asleep(functions: &[PciFunction]) -> Option<Vec<String>> {
+    (!functions.is_empty() && functions.iter().all(PciFunction::is_suspended))
+        .then(|| functions.iter().map(|f| f.address.clone()).collect())
+}
+
+/// Writes a fixture PCI function under `root` (tests and benchmarks).
+#[doc(hidden)]
+pub fn write_fixture(root: &Path, address: &str, vendor: u32, class: u32, runtime_status: Option<&str>) -> std::io::Result<()> {
+    let dir = root.join("sys/bus/pci/devices").join(address);
+    std::fs::create_dir_all(dir.join("power"))?;
+    std::fs::write(dir.join("vendor"), format!("0x{vendor:04x}\n"))?;
+    std::fs::write(dir.join("class"), format!("0x{class:06x}\n"))?;
+    match runtime_status {
+        Some(s) => std::fs::write(dir.join("power/runtime_status"), format!("{s}\n")),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nvidia_display_functions_and_their_power_state() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        write_fixture(root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
+        write_fixture(root, "0000:01:00.1", 0x10de, 0x040300, Some("suspended")).unwrap_or_else(|e| panic!("{e}")); // audio
+        write_fixture(root, "0000:00:02.0", 0x8086, 0x030000, Some("active")).unwrap_or_else(|e| panic!("{e}")); // iGPU
+        let f = nvidia_display_functions(root);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].address, "0000:01:00.0");
+        assert!(f[0].is_suspended());
+        assert_eq!(all_asleep(&f), Some(vec!["0000:01:00.0".to_string()]));
+
+        write_fixture(root, "0000:02:00.0", 0x10de, 0x030200, Some("active")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(nvidia_display_functions(root).len(), 2);
+        assert_eq!(all_asleep(&nvidia_display_functions(root)), None, "one awake: open NVML");
+    }
+
+    #[test]
+    fn missing_or_garbage_sysfs_is_no_functions() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        assert!(nvidia_display_functions(dir.path()).is_empty());
+        assert_eq!(all_asleep(&[]), None);
+        let bad = dir.path().join("sys/bus/pci/devices/0000:03:00.0");
+        std::fs::create_dir_all(&bad).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(bad.join("vendor"), "garbage").unwrap_or_else(|e| panic!("{e}"));
+        assert!(nvidia_display_functions(dir.path()).is_empty());
+        // No runtime_status file (runtime PM not compiled in): not asleep.
+        write_fixture(dir.path(), "0000:04:00.0", 0x10de, 0x030000, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(all_asleep(&nvidia_display_functions(dir.path())), None);
+    }
+}

@@ -1,0 +1,377 @@
+/*
+ * A stand-in for libnvidia-ml.so.1, for gpu-doctor's tests only: never shipped or installed.
+ *
+ * It exports the NVML entry points gpu-doctor calls (through nvml-wrapper) and answers them from
+ * a scenario file: the path in FAKE_NVML_SCENARIO, else "fake-nvml.scenario" in the directory
+ * the library was loaded from, else two healthy GPUs. Scenario files hold "key = value" lines:
+ *
+ *   gpus = 2              number of GPUs (0-16)
+ *   init = 0              nvmlInit_v2's return code (9 DRIVER_NOT_LOADED, 18 LIB_RM_VERSION_MISMATCH)
+ *   unsupported = all     every optional query returns NOT_SUPPORTED (3), as on GeForce or WSL
+ *   lost_gpu = 1          this GPU returns GPU_IS_LOST (15) ...
+ *   lost_after = 3        ... once it has answered this many utilization queries
+ *   hang = nvmlDeviceGetTemperature   this function blocks ...
+ *   hang_after = 2        ... on the call after this many calls (once) ...
+ *   hang_secs = 30        ... for this long, then answers normally
+ *   processes = 4         process-list queries return this code (4 NO_PERMISSION)
+ *   driver = 550.54.15    driver version string
+ *
+ * Compiled with -DFAKE_OLD_DRIVER it lacks the newer symbols (versioned memory, fan and process
+ * queries), like a library from an old driver.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int nvmlReturn_t;
+typedef struct fake_device *nvmlDevice_t;
+
+enum {
+    OK = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NO_PERMISSION = 4,
+    INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15,
+};
+
+#define MAX_GPUS 16
+#define EXPORT __attribute__((visibility("default")))
+
+struct fake_device { unsigned index; unsigned long util_calls; };
+
+static struct {
+    int loaded, initialised;
+    unsigned gpus;
+    int init_code, unsupported, lost_gpu, processes_code;
+    unsigned long lost_after, hang_after, hang_secs, hang_calls;
+    char hang[128], driver[64];
+} sc;
+static struct fake_device devices[MAX_GPUS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void trim(char *s) {
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) *--e = 0;
+    char *b = s;
+    while (*b == ' ' || *b == '\t') b++;
+    memmove(s, b, strlen(b) + 1);
+}
+
+static void load_scenario(void) {
+    if (sc.loaded) return;
+    sc.loaded = 1;
+    sc.gpus = 2;
+    sc.lost_gpu = -1;
+    strcpy(sc.driver, "550.54.15");
+    char path[PATH_MAX] = {0};
+    const char *env = getenv("FAKE_NVML_SCENARIO");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+    } else {
+        Dl_info info;
+        if (dladdr((void *)load_scenario, &info) && info.dli_fname) {
+            snprintf(path, sizeof path, "%s", info.dli_fname);
+            char *slash = strrchr(path, '/');
+            if (slash) snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "fake-nvml.scenario");
+            else path[0] = 0;
+        }
+    }
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *eq = strchr(line, '=');
+        if (!eq) continue;
+        *eq = 0;
+        char *k = line, *v = eq + 1;
+        trim(k);
+        trim(v);
+        if (!strcmp(k, "gpus")) sc.gpus = (unsigned)strtoul(v, NULL, 10) > MAX_GPUS ? MAX_GPUS : (unsigned)strtoul(v, NULL, 10);
+        else if (!strcmp(k, "init")) sc.init_code = atoi(v);
+        else if (!strcmp(k, "unsupported")) sc.unsupported = !strcmp(v, "all");
+        else if (!strcmp(k, "lost_gpu")) sc.lost_gpu = atoi(v);
+        else if (!strcmp(k, "lost_after")) sc.lost_after = strtoul(v, NULL, 10);
+        else if (!strcmp(k, "hang")) snprintf(sc.hang, sizeof sc.hang, "%s", v);
+        else if (!strcmp(k, "hang_after")) sc.hang_after = strtoul(v, NULL, 10);
+        else if (!strcmp(k, "hang_secs")) sc.hang_secs = strtoul(v, NULL, 10);
+        else if (!strcmp(k, "processes")) sc.processes_code = atoi(v);
+        else if (!strcmp(k, "driver")) snprintf(sc.driver, sizeof sc.driver, "%s", v);
+    }
+    fclose(f);
+}
+
+/* Blocks once, on the configured call of the configured function. */
+static void maybe_hang(const char *fn) {
+    if (!sc.hang[0] || strcmp(sc.hang, fn)) return;
+    pthread_mutex_lock(&lock);
+    unsigned long n = sc.hang_calls++;
+    pthread_mutex_unlock(&lock);
+    if (n == sc.hang_after) sleep((unsigned)sc.hang_secs);
+}
+
+static nvmlReturn_t check(nvmlDevice_t d, const char *fn) {
+    if (!sc.initialised) return UNINITIALIZED;
+    if (!d || d < devices || d >= devices + sc.gpus) return INVALID_ARGUMENT;
+    maybe_hang(fn);
+    if ((int)d->index == sc.lost_gpu && d->util_calls >= sc.lost_after) return GPU_IS_LOST;
+    return OK;
+}
+
+/* For queries a GeForce or WSL driver may not support. */
+static nvmlReturn_t optional(nvmlDevice_t d, const char *fn) {
+    nvmlReturn_t r = check(d, fn);
+    if (r == OK && sc.unsupported) return NOT_SUPPORTED;
+    return r;
+}
+
+static nvmlReturn_t copy_str(char *dst, unsigned len, const char *src) {
+    if (!dst) return INVALID_ARGUMENT;
+    if (strlen(src) + 1 > len) return INSUFFICIENT_SIZE;
+    strcpy(dst, src);
+    return OK;
+}
+
+/* A value that changes from sample to sample: 0..span-1. */
+static unsigned wave(nvmlDevice_t d, unsigned span) {
+    return (unsigned)((d->util_calls * 7 + d->index * 13) % span);
+}
+
+EXPORT nvmlReturn_t nvmlInit_v2(void) {
+    load_scenario();
+    maybe_hang("nvmlInit_v2");
+    if (sc.init_code) return sc.init_code;
+    for (unsigned i = 0; i < MAX_GPUS; i++) devices[i].index = i;
+    sc.initialised = 1;
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned flags) { (void)flags; return nvmlInit_v2(); }
+EXPORT nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
+EXPORT nvmlReturn_t nvmlShutdown(void) { sc.initialised = 0; return OK; }
+EXPORT const char *nvmlErrorString(nvmlReturn_t r) { (void)r; return "fake NVML error"; }
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned len) {
+    return sc.initialised ? copy_str(v, len, sc.driver) : UNINITIALIZED;
+}
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *v, unsigned len) {
+    return sc.initialised ? copy_str(v, len, "12.550.54.15") : UNINITIALIZED;
+}
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) {
+    if (!sc.initialised) return UNINITIALIZED;
+    *v = 12040;
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGetCudaDriverVersion(v); }
+EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned pid, char *name, unsigned len) {
+    (void)pid;
+    return sc.initialised ? copy_str(name, len, "fake-process") : UNINITIALIZED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n) {
+    if (!sc.initialised) return UNINITIALIZED;
+    *n = sc.gpus;
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned *n) { return nvmlDeviceGetCount_v2(n); }
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d) {
+    if (!sc.initialised) return UNINITIALIZED;
+    if (i >= sc.gpus || !d) return INVALID_ARGUMENT;
+    *d = &devices[i];
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *d) { return nvmlDeviceGetHandleByIndex_v2(i, d); }
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned len) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetName");
+    return r ? r : copy_str(name, len, "NVIDIA Fake Test GPU");
+}
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned len) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetUUID");
+    if (r) return r;
+    char buf[80];
+    snprintf(buf, sizeof buf, "GPU-fa4e0000-0000-4000-8000-%012u", d->index);
+    return copy_str(uuid, len, buf);
+}
+
+typedef struct {
+    char busIdLegacy[16];
+    unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetPciInfo_v3");
+    if (r) return r;
+    memset(p, 0, sizeof *p);
+    p->bus = 0x17 + d->index;
+    p->pciDeviceId = 0x20b210de;
+    snprintf(p->busId, sizeof p->busId, "00000000:%02X:00.0", p->bus);
+    snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "0000:%02X:00.0", p->bus);
+    return OK;
+}
+
+#define GIB (1024ULL * 1024ULL * 1024ULL)
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetMemoryInfo");
+    if (r) return r;
+    m->total = 80 * GIB;
+    m->used = 20 * GIB + wave(d, 10) * GIB;
+    m->free = m->total - m->used;
+    return OK;
+}
+#ifndef FAKE_OLD_DRIVER
+typedef struct { unsigned version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetMemoryInfo_v2");
+    if (r) return r;
+    m->total = 80 * GIB;
+    m->reserved = GIB / 2;
+    m->used = 20 * GIB + wave(d, 10) * GIB;
+    m->free = m->total - m->reserved - m->used;
+    return OK;
+}
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned *mw) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetPowerManagementDefaultLimit");
+    if (!r) *mw = 400000;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetEnforcedPowerLimit");
+    if (!r) *mw = 400000;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetPowerUsage");
+    if (!r) *mw = 250000 + wave(d, 100) * 1000;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *mhz) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetMaxClockInfo");
+    if (!r) *mhz = type == 2 ? 1593 : 1410; /* 2 = memory clock */
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetClockInfo");
+    if (!r) *mhz = type == 2 ? 1593 : 1300 + wave(d, 100);
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned *g) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetMaxPcieLinkGeneration");
+    if (!r) *g = 4;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned *w) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetMaxPcieLinkWidth");
+    if (!r) *w = 16;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetCurrPcieLinkGeneration");
+    if (!r) *g = 4;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *w) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetCurrPcieLinkWidth");
+    if (!r) *w = 16;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int type, unsigned *c) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetTemperatureThreshold");
+    if (!r) *c = type == 1 ? 87 : 92; /* 1 = slowdown */
+    return r;
+}
+
+typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetUtilizationRates");
+    if (r) return r;
+    pthread_mutex_lock(&lock);
+    d->util_calls++;
+    pthread_mutex_unlock(&lock);
+    if (sc.unsupported) return NOT_SUPPORTED;
+    u->gpu = 50 + wave(d, 50);
+    u->memory = 20 + wave(d, 30);
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned *c) {
+    (void)sensor;
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetTemperature");
+    if (!r) *c = 55 + wave(d, 20);
+    return r;
+}
+#ifndef FAKE_OLD_DRIVER
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t d, unsigned fan, unsigned *pct) {
+    (void)fan;
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetFanSpeed_v2");
+    if (!r) *pct = 40 + wave(d, 30);
+    return r;
+}
+#endif
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *pct) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetFanSpeed");
+    if (!r) *pct = 40 + wave(d, 30);
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t d, int *p) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetPerformanceState");
+    if (!r) *p = 0;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *mask) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!r) *mask = 0;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t d, unsigned *u, unsigned *period) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetEncoderUtilization");
+    if (!r) { *u = 0; *period = 167000; }
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t d, unsigned *u, unsigned *period) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetDecoderUtilization");
+    if (!r) { *u = 0; *period = 167000; }
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *n) {
+    (void)type; (void)counter;
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetTotalEccErrors");
+    if (!r) *n = 0;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned *kib_s) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetPcieThroughput");
+    if (!r) *kib_s = (counter == 1 ? 900000u : 120000u) + wave(d, 1000) * 100; /* 1 = receive */
+    return r;
+}
+
+#ifndef FAKE_OLD_DRIVER
+typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuInstanceId, computeInstanceId; } nvmlProcessInfo_t;
+static nvmlReturn_t processes(nvmlDevice_t d, const char *fn, int compute, unsigned *count, nvmlProcessInfo_t *out) {
+    nvmlReturn_t r = optional(d, fn);
+    if (r) return r;
+    if (sc.processes_code) return sc.processes_code;
+    unsigned n = compute ? 2 : 0;
+    if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
+    for (unsigned i = 0; i < n; i++) {
+        out[i].pid = i == 0 ? (unsigned)getpid() : 4000000 + d->index; /* the second is in no /proc */
+        out[i].usedGpuMemory = (unsigned long long)(i + 1) * 3 * GIB;
+        out[i].gpuInstanceId = out[i].computeInstanceId = 0xFFFFFFFFu;
+    }
+    *count = n;
+    return OK;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *out) {
+    return processes(d, "nvmlDeviceGetComputeRunningProcesses_v3", 1, count, out);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *out) {
+    return processes(d, "nvmlDeviceGetGraphicsRunningProcesses_v3", 0, count, out);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *out) {
+    return processes(d, "nvmlDeviceGetMPSComputeRunningProcesses_v3", 0, count, out);
+}
+#endif
