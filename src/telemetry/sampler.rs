@@ -384,6 +384,11 @@ impl Shared {
             self.answered_again(t, ms);
         }
         let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
+        if self.latest.load().inventory.gpus.is_empty() && !inventory.gpus.is_empty() && self.slow.load().is_empty() {
+            // The source has just opened: read the slow metrics now rather than at the slow
+            // thread's next turn, up to 2 s away.
+            self.step_slow(t);
+        }
         let slow = self.slow.load();
         for g in &mut samples {
             if let Some(sl) = slow.iter().find(|s| s.index == g.index)

@@ -16,6 +16,8 @@
  *   processes = 4         process-list queries return this code (4 NO_PERMISSION)
  *   driver = 550.54.15    driver version string
  *
+ * FAKE_NVML_INIT_MARKER, when set, names a file nvmlInit_v2 appends a line to.
+ *
  * Compiled with -DFAKE_OLD_DRIVER it lacks the newer symbols (versioned memory, fan and process
  * queries), like a library from an old driver.
  */
@@ -142,6 +144,10 @@ static unsigned wave(nvmlDevice_t d, unsigned span) {
 
 EXPORT nvmlReturn_t nvmlInit_v2(void) {
     load_scenario();
+    /* Lets a test prove that NVML was (or was not) initialised. */
+    const char *marker = getenv("FAKE_NVML_INIT_MARKER");
+    FILE *m = marker && *marker ? fopen(marker, "a") : NULL;
+    if (m) { fputs("nvmlInit_v2\n", m); fclose(m); }
     maybe_hang("nvmlInit_v2");
     if (sc.init_code) return sc.init_code;
     for (unsigned i = 0; i < MAX_GPUS; i++) devices[i].index = i;

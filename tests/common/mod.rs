@@ -1,0 +1,73 @@
+//! Test helpers shared by the integration tests: the test-only fake `libnvidia-ml.so.1`
+//! (tests/fake_nvml/fake_nvml.c), compiled once per test binary with the system C compiler.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// Which fake library to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fake {
+    /// Exports every entry point gpu-doctor uses.
+    Current,
+    /// Lacks the newer symbols, like an old driver's library.
+    OldDriver,
+}
+
+static BUILD: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Path of a checked-in scenario file, e.g. `scenario("hung-call")`.
+pub fn scenario(name: &str) -> PathBuf {
+    repo().join("tests/fake_nvml/scenarios").join(format!("{name}.scenario"))
+}
+
+/// Builds (once) and returns the directory holding the fake `libnvidia-ml.so.1`.
+pub fn fake_lib_dir(kind: Fake) -> PathBuf {
+    let _one = BUILD.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(match kind {
+        Fake::Current => "fake-nvml",
+        Fake::OldDriver => "fake-nvml-old",
+    });
+    let lib = dir.join("libnvidia-ml.so.1");
+    let src = repo().join("tests/fake_nvml/fake_nvml.c");
+    let fresh = |l: &Path| {
+        let (Ok(a), Ok(b)) = (std::fs::metadata(l), std::fs::metadata(&src)) else { return false };
+        matches!((a.modified(), b.modified()), (Ok(x), Ok(y)) if x >= y)
+    };
+    if fresh(&lib) {
+        return dir;
+    }
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+    let tmp = dir.join(format!("libnvidia-ml.so.1.{}", std::process::id()));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut cmd = Command::new(&cc);
+    cmd.args(["-shared", "-fPIC", "-O2", "-Wall", "-fvisibility=hidden", "-o"]).arg(&tmp).arg(&src).arg("-lpthread");
+    if kind == Fake::OldDriver {
+        cmd.arg("-DFAKE_OLD_DRIVER");
+    }
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run the C compiler '{cc}' to build the fake NVML: {e}"));
+    assert!(out.status.success(), "building the fake NVML failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::rename(&tmp, &lib).unwrap_or_else(|e| panic!("rename: {e}"));
+    dir
+}
+
+/// A fresh directory holding a private copy of the fake library and a `fake-nvml.scenario`
+/// with `scenario_text`: each test process or in-process test gets its own library instance
+/// (a distinct file is loaded separately), with its own scenario.
+pub fn private_fake(kind: Fake, scenario_text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = dir.path().join("libnvidia-ml.so.1");
+    std::fs::copy(fake_lib_dir(kind).join("libnvidia-ml.so.1"), &lib).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("fake-nvml.scenario"), scenario_text).unwrap_or_else(|e| panic!("{e}"));
+    (dir, lib)
+}
+
+/// The text of a checked-in scenario.
+pub fn scenario_text(name: &str) -> String {
+    std::fs::read_to_string(scenario(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}

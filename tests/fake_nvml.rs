@@ -1,0 +1,276 @@
+//! The real NVML code path (dlopen, nvml-wrapper, gpu-doctor's NVML source and sampler) against a
+//! test-only fake libnvidia-ml (tests/fake_nvml) playing the failure modes users meet: no driver,
+//! version mismatch, everything unsupported, a lost GPU, a hung call, refused process lists, many
+//! GPUs, an old driver's library, and a runtime-suspended GPU.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use common::{Fake, fake_lib_dir, private_fake, scenario, scenario_text};
+use gpu_doctor::telemetry::GpuSource;
+use gpu_doctor::telemetry::demo::{DemoHost, Scenario};
+use gpu_doctor::telemetry::live::{LiveGpus, NvmlOptions};
+use gpu_doctor::telemetry::pci;
+use gpu_doctor::telemetry::sampler::Sampler;
+use gpu_doctor::telemetry::source::SourceStatus;
+
+/// The CLI loading the fake through the normal search (LD_LIBRARY_PATH), with a scenario.
+fn cli_with(name: &str) -> Command {
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    c.env_remove("GPU_DOCTOR_NVML_LIB")
+        .env("LD_LIBRARY_PATH", fake_lib_dir(Fake::Current))
+        .env("FAKE_NVML_SCENARIO", scenario(name))
+        .timeout(Duration::from_secs(60));
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn monitor_json(c: &mut Command, args: &[&str]) -> (Vec<serde_json::Value>, String, Option<i32>) {
+    let out = c.args(["monitor", "--json"]).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    let lines = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (lines, text(&out.stderr), out.status.code())
+}
+
+#[test]
+fn healthy_gpus_load_through_the_normal_search_and_values_change() {
+    let out = cli_with("healthy").arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("Source: NVML (libnvidia-ml.so.1)"), "{s}");
+    assert!(s.contains("GPU 1  NVIDIA Fake Test GPU") && s.contains("Driver 550.54.15"), "{s}");
+    assert!(s.contains("CUDA (driver supports up to) 12.4") && s.contains("Max PCIe link  Gen4 x16"), "{s}");
+
+    let (ticks, err, code) = monitor_json(&mut cli_with("healthy"), &["--count", "3", "--interval", "0.25"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "nothing on stderr for a healthy machine: {err}");
+    let util: Vec<f64> = ticks.iter().filter_map(|t| t["gpus"][0]["util_gpu_pct"].as_f64()).collect();
+    assert_eq!(util.len(), 3, "{ticks:?}");
+    assert!(util.windows(2).any(|w| w[0] != w[1]), "values change: {util:?}");
+    let g = &ticks[2]["gpus"][1];
+    assert!(g["vram_used_bytes"].as_u64().is_some() && g["temp_c"].as_u64().is_some(), "{g}");
+    assert_eq!(g["pcie_width"], 16);
+}
+
+#[test]
+fn nvml_lib_option_loads_an_explicit_path() {
+    let lib = fake_lib_dir(Fake::Current).join("libnvidia-ml.so.1");
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let out = c
+        .env_remove("LD_LIBRARY_PATH")
+        .env("FAKE_NVML_SCENARIO", scenario("eight-gpus"))
+        .args(["info", "--json", "--nvml-lib"])
+        .arg(&lib)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["source"]["library"], lib.to_string_lossy().as_ref());
+    assert_eq!(v["inventory"]["gpus"].as_array().map(Vec::len), Some(8));
+
+    // A wrong path says so, with the path, and exits 3.
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let out = c.args(["info", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stdout).contains("/nonexistent/libnvidia-ml.so.1:"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn init_failures_explain_cause_and_next_step_and_host_data_continues() {
+    for (name, cause, step) in [
+        ("driver-not-loaded", "kernel driver is not loaded", "lsmod | grep nvidia"),
+        ("version-mismatch", "The driver was updated", "Reboot"),
+    ] {
+        let out = cli_with(name).arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+        let s = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{name}: {s}");
+        assert!(s.contains(cause) && s.contains(step), "{name}: {s}");
+
+        let out = cli_with(name).args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+        let (o, e) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(3), "{name}: {e}");
+        assert_eq!(o.matches("  host  CPU").count(), 2, "host rows keep coming: {o}");
+        assert_eq!(e.matches(cause).count(), 1, "said once: {e}");
+    }
+}
+
+#[test]
+fn unsupported_metrics_are_quiet_na() {
+    let (ticks, err, code) = monitor_json(&mut cli_with("unsupported"), &["--count", "3", "--interval", "0.25"]);
+    assert_eq!(code, Some(0));
+    assert!(err.is_empty(), "no error spam: {err}");
+    let g = &ticks[2]["gpus"][0];
+    for key in ["util_gpu_pct", "temp_c", "power_w", "fan_pct", "throttle_mask", "pcie_rx_bps", "processes"] {
+        assert!(g[key]["na"].as_str().is_some_and(|r| r.contains("not supported")), "{key}: {g}");
+    }
+    assert!(g["vram_used_bytes"].as_u64().is_some(), "VRAM still read: {g}");
+    let out = cli_with("unsupported").args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let o = text(&out.stdout);
+    assert!(o.contains("util n/a") && !o.to_lowercase().contains("error"), "{o}");
+}
+
+#[test]
+fn a_lost_gpu_is_marked_with_xid_79_while_the_other_keeps_updating() {
+    let (ticks, _err, code) = monitor_json(&mut cli_with("gpu-lost"), &["--count", "8", "--interval", "0.25"]);
+    assert_eq!(code, Some(0));
+    let last = &ticks[7]["gpus"];
+    let lost = last[1]["health"]["Lost"].as_str().unwrap_or_else(|| panic!("GPU 1 not lost: {last}"));
+    assert!(lost.contains("fallen off the bus") && lost.contains("Xid 79"), "{lost}");
+    let util0: Vec<f64> = ticks[3..].iter().filter_map(|t| t["gpus"][0]["util_gpu_pct"].as_f64()).collect();
+    assert_eq!(util0.len(), 5, "GPU 0 keeps answering");
+    assert!(util0.windows(2).any(|w| w[0] != w[1]), "and updating: {util0:?}");
+    let out = cli_with("gpu-lost").args(["monitor", "--count", "8", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(text(&out.stdout).contains("GPU1 LOST: GPU has fallen off the bus"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_hung_call_ends_monitor_on_time_with_a_clear_error() {
+    let started = Instant::now();
+    let out = cli_with("hung-call").args(["monitor", "--count", "8", "--interval", "0.5"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let took = started.elapsed();
+    let (o, e) = (text(&out.stdout), text(&out.stderr));
+    // 8 ticks of 0.5 s: about 4 s, not the 30 s the call blocks.
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    assert_eq!(out.status.code(), Some(5), "{o}\n{e}");
+    assert!(o.contains("NOT RESPONDING: nvmlDeviceGetTemperature on GPU"), "{o}");
+    assert!(e.contains("GPU data not responding") && e.contains("dmesg"), "{e}");
+    assert_eq!(o.matches("  host  CPU").count(), 8, "host rows every tick: {o}");
+}
+
+#[test]
+fn refused_process_lists_degrade_only_the_process_list() {
+    let (ticks, err, code) = monitor_json(&mut cli_with("no-permission"), &["--count", "3", "--interval", "0.5"]);
+    assert_eq!(code, Some(0));
+    assert!(err.is_empty(), "{err}");
+    let g = &ticks[2]["gpus"][0];
+    assert!(g["processes"]["na"].as_str().is_some_and(|r| r.contains("administrator")), "{g}");
+    assert!(g["util_gpu_pct"].as_f64().is_some() && g["pcie_rx_bps"].as_f64().is_some(), "{g}");
+}
+
+#[test]
+fn processes_are_listed_with_names_when_permitted() {
+    let (ticks, _err, _code) = monitor_json(&mut cli_with("healthy"), &["--count", "4", "--interval", "0.5"]);
+    let procs = ticks[3]["gpus"][0]["processes"].as_array().cloned().unwrap_or_else(|| panic!("{}", ticks[3]));
+    assert_eq!(procs.len(), 2, "{procs:?}");
+    assert_eq!(procs[0]["name"], "gpu-doctor-cli", "the fake reports the caller's own pid first");
+    assert_eq!(procs[1]["name"], "fake-process", "no /proc entry: NVML's name");
+}
+
+#[test]
+fn an_old_driver_library_degrades_only_the_newer_metrics() {
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    c.env_remove("GPU_DOCTOR_NVML_LIB")
+        .env("LD_LIBRARY_PATH", fake_lib_dir(Fake::OldDriver))
+        .env("FAKE_NVML_SCENARIO", scenario("healthy"));
+    let (ticks, err, code) = monitor_json(&mut c, &["--count", "3", "--interval", "0.5"]);
+    assert_eq!(code, Some(0), "{err}");
+    let g = &ticks[2]["gpus"][0];
+    assert!(g["util_gpu_pct"].as_f64().is_some() && g["temp_c"].as_u64().is_some(), "{g}");
+    assert!(g["vram_used_bytes"].as_u64().is_some(), "VRAM through the old unversioned call: {g}");
+    for key in ["fan_pct", "processes"] {
+        assert!(g[key]["na"].as_str().is_some_and(|r| r.contains("not available in this driver version")), "{key}: {g}");
+    }
+}
+
+#[test]
+fn a_sleeping_gpu_is_not_woken_unless_asked() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
+    let marker = root.path().join("init-called");
+    let run = |args: &[&str]| {
+        cli_with("healthy")
+            .env("GPU_DOCTOR_SYSTEM_ROOT", root.path())
+            .env("FAKE_NVML_INIT_MARKER", &marker)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = run(&["info"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("GPU asleep (runtime-suspended)") && s.contains("0000:01:00.0"), "{s}");
+    let out = run(&["monitor", "--count", "2", "--interval", "0.25"]);
+    assert!(text(&out.stdout).contains("asleep (runtime-suspended)"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("--wake-sleeping-gpu"), "{}", text(&out.stderr));
+    assert!(!marker.exists(), "NVML must not be initialised while the GPU sleeps");
+
+    let out = run(&["info", "--wake-sleeping-gpu"]);
+    assert!(text(&out.stdout).contains("GPU 0  NVIDIA Fake Test GPU"), "{}", text(&out.stdout));
+    assert!(marker.exists(), "asked to wake it: NVML opened");
+}
+
+// In-process: the same library through the library API, sampler and watchdog.
+
+fn live(lib: &std::path::Path, root: &std::path::Path) -> Arc<LiveGpus> {
+    Arc::new(LiveGpus::new(NvmlOptions { library: Some(lib.to_path_buf()), wake_sleeping: false, root: root.to_path_buf() }))
+}
+
+#[test]
+fn nvml_opens_when_the_sleeping_gpu_wakes_up() {
+    let (dir, lib) = private_fake(Fake::Current, &scenario_text("healthy"));
+    let root = dir.path().join("root");
+    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
+    let src = live(&lib, &root);
+    assert!(matches!(src.status(), SourceStatus::Asleep { .. }));
+    assert!(src.sample(1.0).is_empty());
+    assert!(matches!(src.status(), SourceStatus::Asleep { .. }), "still asleep: only sysfs read");
+    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("active")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(src.sample(2.0).len(), 2, "awake: NVML opened on the next tick");
+    assert!(matches!(src.status(), SourceStatus::Nvml { .. }));
+    assert_eq!(src.inventory().gpus.len(), 2);
+}
+
+#[test]
+fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
+    let (dir, lib) = private_fake(
+        Fake::Current,
+        "gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n",
+    );
+    let src = live(&lib, dir.path());
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut first_report = None;
+    let mut host_ticks_while_stalled = std::collections::HashSet::new();
+    loop {
+        assert!(Instant::now() < deadline, "no stall seen, or it never cleared");
+        let snap = sampler.snapshot();
+        if let Some(st) = &snap.gpu_stall {
+            first_report.get_or_insert_with(|| st.clone());
+            if let Some(t) = snap.host_t {
+                host_ticks_while_stalled.insert((t * 1000.0) as i64);
+            }
+        } else if first_report.is_some() && snap.gpus.len() == 2 && snap.gpu_t.is_some_and(|t| t > 4.5) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let st = first_report.unwrap_or_else(|| panic!("no stall"));
+    assert!(st.call.contains("nvmlDeviceGetTemperature on GPU"), "{st:?}");
+    assert!(st.secs >= 2.0 && st.secs <= 3.0, "reported after {:.2} s", st.secs);
+    assert!(host_ticks_while_stalled.len() >= 4, "host sampling went on: {host_ticks_while_stalled:?}");
+    let events = sampler.with_history(|h| h.events().map(|e| e.text.clone()).collect::<Vec<_>>());
+    assert!(events.iter().any(|e| e.starts_with("NVML not responding")), "{events:?}");
+    assert!(events.iter().any(|e| e.starts_with("NVML answering again")), "{events:?}");
+}
+
+#[test]
+fn a_lost_gpu_is_an_event_in_the_history() {
+    let (dir, lib) = private_fake(Fake::Current, &scenario_text("gpu-lost"));
+    let sampler = Sampler::manual(live(&lib, dir.path()), Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_secs(1));
+    for t in 1..=6 {
+        sampler.step_gpu(f64::from(t));
+    }
+    let events = sampler.with_history(|h| h.events().map(|e| (e.gpu, e.text.clone())).collect::<Vec<_>>());
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].0, Some(1));
+    assert!(events[0].1.contains("GPU 1 lost") && events[0].1.contains("Xid 79"), "{events:?}");
+}
