@@ -33,10 +33,8 @@ fn text(b: &[u8]) -> String {
 
 fn monitor_json(c: &mut Command, args: &[&str]) -> (Vec<serde_json::Value>, String, Option<i32>) {
     let out = c.args(["monitor", "--json"]).args(args).output().unwrap_or_else(|e| panic!("{e}"));
-    let lines = text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
+    let lines =
+        text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
     (lines, text(&out.stderr), out.status.code())
 }
 
@@ -78,7 +76,8 @@ fn nvml_lib_option_loads_an_explicit_path() {
 
     // A wrong path says so, with the path, and exits 3.
     let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
-    let out = c.args(["info", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        c.args(["info", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"]).output().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(3));
     assert!(text(&out.stdout).contains("/nonexistent/libnvidia-ml.so.1:"), "{}", text(&out.stdout));
 }
@@ -94,7 +93,10 @@ fn init_failures_explain_cause_and_next_step_and_host_data_continues() {
         assert_eq!(out.status.code(), Some(3), "{name}: {s}");
         assert!(s.contains(cause) && s.contains(step), "{name}: {s}");
 
-        let out = cli_with(name).args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+        let out = cli_with(name)
+            .args(["monitor", "--count", "2", "--interval", "0.25"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
         let (o, e) = (text(&out.stdout), text(&out.stderr));
         assert_eq!(out.status.code(), Some(3), "{name}: {e}");
         assert_eq!(o.matches("  host  CPU").count(), 2, "host rows keep coming: {o}");
@@ -112,7 +114,10 @@ fn unsupported_metrics_are_quiet_na() {
         assert!(g[key]["na"].as_str().is_some_and(|r| r.contains("not supported")), "{key}: {g}");
     }
     assert!(g["vram_used_bytes"].as_u64().is_some(), "VRAM still read: {g}");
-    let out = cli_with("unsupported").args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("unsupported")
+        .args(["monitor", "--count", "2", "--interval", "0.25"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let o = text(&out.stdout);
     assert!(o.contains("util n/a") && !o.to_lowercase().contains("error"), "{o}");
 }
@@ -127,14 +132,20 @@ fn a_lost_gpu_is_marked_with_xid_79_while_the_other_keeps_updating() {
     let util0: Vec<f64> = ticks[3..].iter().filter_map(|t| t["gpus"][0]["util_gpu_pct"].as_f64()).collect();
     assert_eq!(util0.len(), 5, "GPU 0 keeps answering");
     assert!(util0.windows(2).any(|w| w[0] != w[1]), "and updating: {util0:?}");
-    let out = cli_with("gpu-lost").args(["monitor", "--count", "8", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("gpu-lost")
+        .args(["monitor", "--count", "8", "--interval", "0.25"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(text(&out.stdout).contains("GPU1 LOST: GPU has fallen off the bus"), "{}", text(&out.stdout));
 }
 
 #[test]
 fn a_hung_call_ends_monitor_on_time_with_a_clear_error() {
     let started = Instant::now();
-    let out = cli_with("hung-call").args(["monitor", "--count", "8", "--interval", "0.5"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("hung-call")
+        .args(["monitor", "--count", "8", "--interval", "0.5"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let took = started.elapsed();
     let (o, e) = (text(&out.stdout), text(&out.stderr));
     // 8 ticks of 0.5 s: about 4 s, not the 30 s the call blocks.
@@ -176,14 +187,18 @@ fn an_old_driver_library_degrades_only_the_newer_metrics() {
     assert!(g["util_gpu_pct"].as_f64().is_some() && g["temp_c"].as_u64().is_some(), "{g}");
     assert!(g["vram_used_bytes"].as_u64().is_some(), "VRAM through the old unversioned call: {g}");
     for key in ["fan_pct", "processes"] {
-        assert!(g[key]["na"].as_str().is_some_and(|r| r.contains("not available in this driver version")), "{key}: {g}");
+        assert!(
+            g[key]["na"].as_str().is_some_and(|r| r.contains("not available in this driver version")),
+            "{key}: {g}"
+        );
     }
 }
 
 #[test]
 fn a_sleeping_gpu_is_not_woken_unless_asked() {
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
+    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended"))
+        .unwrap_or_else(|e| panic!("{e}"));
     let marker = root.path().join("init-called");
     let run = |args: &[&str]| {
         cli_with("healthy")
@@ -210,7 +225,11 @@ fn a_sleeping_gpu_is_not_woken_unless_asked() {
 // In-process: the same library through the library API, sampler and watchdog.
 
 fn live(lib: &std::path::Path, root: &std::path::Path) -> Arc<LiveGpus> {
-    Arc::new(LiveGpus::new(NvmlOptions { library: Some(lib.to_path_buf()), wake_sleeping: false, root: root.to_path_buf() }))
+    Arc::new(LiveGpus::new(NvmlOptions {
+        library: Some(lib.to_path_buf()),
+        wake_sleeping: false,
+        root: root.to_path_buf(),
+    }))
 }
 
 #[test]
@@ -230,10 +249,8 @@ fn nvml_opens_when_the_sleeping_gpu_wakes_up() {
 
 #[test]
 fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
-    let (dir, lib) = private_fake(
-        Fake::Current,
-        "gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n",
-    );
+    let (dir, lib) =
+        private_fake(Fake::Current, "gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n");
     let src = live(&lib, dir.path());
     let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -265,7 +282,8 @@ fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
 #[test]
 fn a_lost_gpu_is_an_event_in_the_history() {
     let (dir, lib) = private_fake(Fake::Current, &scenario_text("gpu-lost"));
-    let sampler = Sampler::manual(live(&lib, dir.path()), Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_secs(1));
+    let sampler =
+        Sampler::manual(live(&lib, dir.path()), Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_secs(1));
     for t in 1..=6 {
         sampler.step_gpu(f64::from(t));
     }

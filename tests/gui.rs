@@ -2,6 +2,8 @@
 //! by hand, so every frame sees known data.
 #![cfg(feature = "gui")]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,6 +13,8 @@ use gpu_doctor::gui::{AppInit, DoctorApp, ProcessSort, TimeWindow};
 use gpu_doctor::telemetry::GpuSource;
 use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
 use gpu_doctor::telemetry::host::HostSource;
+use gpu_doctor::telemetry::live::{LiveGpus, NvmlOptions};
+use gpu_doctor::telemetry::pci;
 use gpu_doctor::telemetry::sampler::Sampler;
 use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, NoGpuSource};
 
@@ -157,4 +161,105 @@ fn four_gpu_cards_and_three_chart_columns_fit_a_1280_window() {
     let spacing = 8.0;
     let right = third + column - spacing;
     assert!(right <= 1280.0 - first, "third chart column ends at x={right}");
+}
+
+// The real NVML path against the test-only fake library (tests/fake_nvml).
+
+fn fake_source(scenario_text: &str, root: Option<&std::path::Path>) -> (tempfile::TempDir, Arc<LiveGpus>) {
+    let (dir, lib) = common::private_fake(common::Fake::Current, scenario_text);
+    let root = root.map_or_else(|| dir.path().to_path_buf(), std::path::Path::to_path_buf);
+    let src = Arc::new(LiveGpus::new(NvmlOptions { library: Some(lib), wake_sleeping: false, root }));
+    (dir, src)
+}
+
+fn app_on(sampler: Sampler) -> Harness<'static, DoctorApp> {
+    let mut h = Harness::builder()
+        .with_size(eframe::egui::vec2(1280.0, 800.0))
+        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
+    h.run();
+    h
+}
+
+#[test]
+fn fake_nvml_version_mismatch_says_reboot_and_host_charts_stay() {
+    let (_dir, src) = fake_source(&common::scenario_text("version-mismatch"), None);
+    let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 5));
+    h.get_by_label("No NVIDIA GPU data");
+    h.get_by_label_contains("The driver was updated");
+    h.get_by_label_contains("Next step: Reboot");
+    h.get_by_label("Host");
+    h.get_by_label("Host charts below keep running.");
+}
+
+#[test]
+fn fake_nvml_unsupported_metrics_show_na_without_errors() {
+    let (_dir, src) = fake_source(&common::scenario_text("unsupported"), None);
+    let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 5));
+    h.get_by_label_contains("GPU 0  NVIDIA Fake Test GPU");
+    assert!(h.query_all_by_label_contains("n/a").count() >= 5, "unsupported values read n/a");
+    assert!(h.query_by_label_contains("rror").is_none(), "no error text anywhere");
+    assert!(h.query_by_label("No NVIDIA GPU data").is_none());
+}
+
+#[test]
+fn fake_nvml_lost_gpu_is_marked_while_the_other_updates() {
+    let (_dir, src) = fake_source(&common::scenario_text("gpu-lost"), None);
+    let sampler = stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 6);
+    let h = app_on(sampler);
+    h.get_by_label("LOST");
+    assert!(h.query_all_by_label_contains("fallen off the bus").count() >= 1);
+    assert!(h.query_all_by_label_contains("Xid 79").count() >= 1);
+    let cards = h.query_all_by_label_contains("NVIDIA Fake Test GPU").count();
+    assert_eq!(cards, 2, "both cards stay");
+    assert_eq!(h.query_all_by_label("GPU utilization").count(), 1, "GPU 0's card keeps its metric rows");
+}
+
+#[test]
+fn fake_nvml_hung_call_shows_not_responding_while_the_ui_keeps_running() {
+    let (_dir, src) = fake_source("gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n", None);
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut h = Harness::builder()
+        .with_size(eframe::egui::vec2(1280.0, 800.0))
+        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let (mut frames_while_hung, mut seen, mut cleared) = (0, false, false);
+    while std::time::Instant::now() < deadline {
+        h.step();
+        let hung = h.query_by_label("GPU data not responding").is_some();
+        if hung {
+            seen = true;
+            frames_while_hung += 1;
+            h.get_by_label_contains("nvmlDeviceGetTemperature on GPU");
+            // The UI answers input while the sampler thread is stuck in the driver.
+            h.get_by_label("15 min").click();
+        } else if seen {
+            cleared = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(seen, "the stall was never shown");
+    assert!(frames_while_hung >= 10, "only {frames_while_hung} frames while hung");
+    assert_eq!(h.state().monitor.window, TimeWindow::Min15, "clicks handled while hung");
+    assert!(cleared, "the banner did not clear after the call returned");
+    assert!(h.state().sampler().snapshot().gpu_stall.is_none());
+}
+
+#[test]
+fn fake_nvml_sleeping_gpu_is_left_asleep_until_the_user_wakes_it() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, src) = fake_source(&common::scenario_text("healthy"), Some(root.path()));
+    let sampler = stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3);
+    let mut h = app_on(sampler);
+    h.get_by_label("GPU asleep (runtime-suspended)");
+    assert!(h.query_by_label_contains("NVIDIA Fake Test GPU").is_none(), "not opened");
+    h.get_by_label("Read it anyway (wakes the GPU)").click();
+    h.run();
+    h.state().sampler().step_gpu(4.0);
+    h.run();
+    h.get_by_label_contains("GPU 0  NVIDIA Fake Test GPU");
+    assert!(h.query_by_label("GPU asleep (runtime-suspended)").is_none());
 }

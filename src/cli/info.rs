@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::InfoArgs;
 use super::exit;
 use crate::present;
-use crate::telemetry::sample::Inventory;
 use crate::telemetry::GpuSource as _;
+use crate::telemetry::sample::Inventory;
 use crate::telemetry::source::SourceStatus;
 use crate::units;
 

@@ -79,7 +79,11 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
         }
     }
     if let Some(st) = &s.gpu_stall {
-        let _ = writeln!(o, "{tag}{time}  GPU   NOT RESPONDING: {} (for {:.0} s); values below are the last ones read", st.call, st.secs);
+        let _ = writeln!(
+            o,
+            "{tag}{time}  GPU   NOT RESPONDING: {} (for {:.0} s); values below are the last ones read",
+            st.call, st.secs
+        );
     }
     if let SourceStatus::Asleep { .. } = &s.source {
         let _ = writeln!(o, "{time}  GPU   asleep (runtime-suspended): not read, so it stays asleep");

@@ -92,6 +92,12 @@ fn wake(ctx: &egui::Context) {
     ctx.request_repaint_after(std::time::Duration::from_millis(1));
 }
 
+/// "1 s", "0.25 s", "2.5 s": the sampling interval as the user typed it.
+fn interval_text(secs: f64) -> String {
+    let t = format!("{secs:.2}");
+    format!("{} s", t.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// The gpu-doctor window.
 pub struct DoctorApp {
     sampler: Sampler,
@@ -192,7 +198,7 @@ impl DoctorApp {
             };
             ui.label(source).on_hover_text(why);
             ui.separator();
-            ui.label(format!("Interval {}", units::duration_secs(snap.interval_secs).replace(".0", "")))
+            ui.label(format!("Interval {}", interval_text(snap.interval_secs)))
                 .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
             ui.separator();
             match snap.self_usage {
@@ -319,6 +325,14 @@ impl eframe::App for DoctorApp {
 #[cfg(test)]
 mod tests {
     use super::is_software_renderer;
+
+    #[test]
+    fn interval_is_shown_as_typed() {
+        assert_eq!(super::interval_text(1.0), "1 s");
+        assert_eq!(super::interval_text(0.25), "0.25 s");
+        assert_eq!(super::interval_text(2.5), "2.5 s");
+        assert_eq!(super::interval_text(10.0), "10 s");
+    }
 
     #[test]
     fn software_renderers_are_recognised() {

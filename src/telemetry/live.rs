@@ -161,4 +161,9 @@ impl GpuSource for LiveGpus {
     fn allow_wake(&self) {
         self.wake.store(true, Ordering::Relaxed);
     }
+    fn prepare(&self) {
+        if self.open.load().is_none() {
+            self.advance();
+        }
+    }
 }

@@ -7,8 +7,8 @@
 
 pub mod demo;
 pub mod history;
-pub mod live;
 pub mod host;
+pub mod live;
 pub mod nvml;
 pub mod pci;
 pub mod procfs;

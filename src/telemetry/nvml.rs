@@ -261,7 +261,12 @@ impl NvmlSource {
     /// VRAM through the unversioned `nvmlDeviceGetMemoryInfo`, for drivers older than R510
     /// whose library lacks `nvmlDeviceGetMemoryInfo_v2` (nvml-wrapper asks only for the latter).
     fn memory_v1(&self, dev: &nvml_wrapper::Device<'_>) -> Result<(u64, u64, u64), NvmlError> {
-        let sym = self.nvml.lib().nvmlDeviceGetMemoryInfo.as_ref().map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
+        let sym = self
+            .nvml
+            .lib()
+            .nvmlDeviceGetMemoryInfo
+            .as_ref()
+            .map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
         let mut info = nvml_wrapper_sys::bindings::nvmlMemory_t { total: 0, free: 0, used: 0 };
         // SAFETY: the symbol comes from the loaded NVML library, the handle from the same
         // initialised library, and `info` is a valid out-pointer of the declared struct type.

@@ -81,7 +81,13 @@ pub fn all_asleep(functions: &[PciFunction]) -> Option<Vec<String>> {
 
 /// Writes a fixture PCI function under `root` (tests and benchmarks).
 #[doc(hidden)]
-pub fn write_fixture(root: &Path, address: &str, vendor: u32, class: u32, runtime_status: Option<&str>) -> std::io::Result<()> {
+pub fn write_fixture(
+    root: &Path,
+    address: &str,
+    vendor: u32,
+    class: u32,
+    runtime_status: Option<&str>,
+) -> std::io::Result<()> {
     let dir = root.join("sys/bus/pci/devices").join(address);
     std::fs::create_dir_all(dir.join("power"))?;
     std::fs::write(dir.join("vendor"), format!("0x{vendor:04x}\n"))?;

@@ -379,12 +379,22 @@ impl Shared {
 
     fn step_gpu(&self, t: f64) {
         self.watches[0].begin(self.now_ms());
+        self.gpu.prepare();
+        let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
+        let shown = self.latest.load();
+        if shown.source != status || !Arc::ptr_eq(&shown.inventory, &inventory) {
+            // Opened (or failed, or fell asleep): show it before sampling, which may block.
+            self.publish(true, |s| {
+                s.source = status;
+                s.inventory = inventory;
+            });
+        }
         let mut samples = self.gpu.sample(t);
         if let Some(ms) = self.watches[0].end(self.now_ms()) {
             self.answered_again(t, ms);
         }
         let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
-        if self.latest.load().inventory.gpus.is_empty() && !inventory.gpus.is_empty() && self.slow.load().is_empty() {
+        if !inventory.gpus.is_empty() && self.slow.load().is_empty() {
             // The source has just opened: read the slow metrics now rather than at the slow
             // thread's next turn, up to 2 s away.
             self.step_slow(t);

@@ -26,6 +26,10 @@ pub trait GpuSource: Send + Sync {
     }
     /// The user asked to read a sleeping GPU anyway (it wakes up).
     fn allow_wake(&self) {}
+    /// Gets ready to sample (opens the library when the source opens lazily). Called on the GPU
+    /// sampler thread before [`GpuSource::sample`], so a new inventory is shown before the first
+    /// sample (which may block) is taken.
+    fn prepare(&self) {}
 }
 
 /// One library path tried when loading NVML, and what happened.
