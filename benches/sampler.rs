@@ -1,6 +1,11 @@
-//! Sampler cost: one tick (host + 8 demo GPUs, history append, snapshot publish), and chart
-//! point extraction from a full history.
+//! Sampler cost: one tick (host + 8 demo GPUs, history append, snapshot publish); the same with
+//! 8 GPUs read through the real NVML code path from the test-only fake libnvidia-ml (whose own
+//! work per call is a few nanoseconds, so the figure is gpu-doctor's cost plus the dlopen'd call
+//! overhead); and chart point extraction from a full history.
 #![allow(missing_docs)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,6 +14,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
 use gpu_doctor::telemetry::history::keys;
 use gpu_doctor::telemetry::host::LiveHost;
+use gpu_doctor::telemetry::live::{LiveGpus, NvmlOptions};
 use gpu_doctor::telemetry::sampler::Sampler;
 
 /// Benchmarks host + GPU steps of `sampler` under `name`; returns the last time stepped.
@@ -34,6 +40,28 @@ fn tick(c: &mut Criterion) {
     let t = bench_ticks(c, "tick: demo host + 8 demo GPUs", &demo);
     let live = Sampler::manual(gpus8(), Box::new(LiveHost::new()), Duration::from_secs(1));
     bench_ticks(c, "tick: live host + 8 demo GPUs", &live);
+
+    let (dir, lib) = common::private_fake(common::Fake::Current, "gpus = 8\n");
+    let fake = || {
+        Arc::new(LiveGpus::new(NvmlOptions {
+            library: Some(lib.clone()),
+            wake_sleeping: false,
+            root: dir.path().into(),
+        }))
+    };
+    let nvml = Sampler::manual(fake(), Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_secs(1));
+    nvml.step_gpu(0.0);
+    assert_eq!(nvml.snapshot().gpus.len(), 8, "the fake library did not open");
+    let mut tn = 0.0;
+    c.bench_function("gpu step: 8 GPUs through NVML (fake library)", |b| {
+        b.iter(|| {
+            tn += 1.0;
+            nvml.step_gpu(tn);
+        })
+    });
+    c.bench_function("slow step: 8 GPUs through NVML (fake library)", |b| b.iter(|| nvml.step_slow(tn)));
+    let nvml_live = Sampler::manual(fake(), Box::new(LiveHost::new()), Duration::from_secs(1));
+    bench_ticks(c, "tick: live host + 8 GPUs through NVML (fake library)", &nvml_live);
 
     // Chart extraction over a full 15-minute window (what one GUI frame does per line).
     for i in 0..900 {
