@@ -173,22 +173,59 @@ fn fake_source(scenario_text: &str, root: Option<&std::path::Path>) -> (tempfile
 }
 
 fn app_on(sampler: Sampler) -> Harness<'static, DoctorApp> {
+    app_on_sized(sampler, 800.0)
+}
+
+fn app_on_sized(sampler: Sampler, height: f32) -> Harness<'static, DoctorApp> {
     let mut h = Harness::builder()
-        .with_size(eframe::egui::vec2(1280.0, 800.0))
+        .with_size(eframe::egui::vec2(1280.0, height))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
     h.run();
     h
 }
 
 #[test]
-fn fake_nvml_version_mismatch_says_reboot_and_host_charts_stay() {
-    let (_dir, src) = fake_source(&common::scenario_text("version-mismatch"), None);
-    let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 5));
-    h.get_by_label("No NVIDIA GPU data");
-    h.get_by_label_contains("The driver was updated");
-    h.get_by_label_contains("Next step: Reboot");
-    h.get_by_label("Host");
-    h.get_by_label("Host charts below keep running.");
+fn fake_nvml_init_failures_explain_and_host_charts_stay() {
+    for (name, cause, step) in [
+        ("version-mismatch", "The driver was updated", "Next step: Reboot"),
+        ("driver-not-loaded", "kernel driver is not loaded", "Next step: Check `lsmod | grep nvidia`"),
+    ] {
+        let (_dir, src) = fake_source(&common::scenario_text(name), None);
+        let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 5));
+        h.get_by_label("No NVIDIA GPU data");
+        h.get_by_label_contains(cause);
+        h.get_by_label_contains(step);
+        h.get_by_label("Host");
+        h.get_by_label("Host charts below keep running.");
+        h.get_by_label_contains("CPU utilization (all cores)");
+    }
+}
+
+#[test]
+fn fake_nvml_old_driver_and_refused_process_lists_degrade_only_their_metrics() {
+    let (dir, lib) = common::private_fake(common::Fake::OldDriver, &common::scenario_text("healthy"));
+    let src =
+        Arc::new(LiveGpus::new(NvmlOptions { library: Some(lib), wake_sleeping: false, root: dir.path().into() }));
+    let h = app_on_sized(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3), 2400.0);
+    assert_eq!(h.query_all_by_label_contains("/ 80.0 GiB").count(), 2, "VRAM read on both cards");
+    assert!(h.query_all_by_label_contains("not available in this driver version").count() >= 2);
+
+    let (_dir, src) = fake_source(&common::scenario_text("no-permission"), None);
+    let h = app_on_sized(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3), 2400.0);
+    h.get_by_label("Process list unavailable.");
+    h.get_by_label("GPU 0: needs administrator rights");
+    h.get_by_label_contains("GPU 0  NVIDIA Fake Test GPU");
+    assert!(h.query_by_label_contains("n/a").is_none(), "every card metric still read");
+}
+
+#[test]
+fn fake_nvml_eight_gpus_fit_two_rows_of_cards() {
+    let (_dir, src) = fake_source(&common::scenario_text("eight-gpus"), None);
+    let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3));
+    let titles: Vec<_> = (0..8).map(|i| h.get_by_label(&format!("GPU {i}  NVIDIA Fake Test GPU")).rect()).collect();
+    assert!(titles.iter().all(|r| r.max.x < 1280.0), "{titles:?}");
+    assert_eq!(titles[0].min.y, titles[3].min.y, "four per row");
+    assert!(titles[4].min.y > titles[0].min.y, "second row");
 }
 
 #[test]

@@ -248,13 +248,17 @@ impl MonitorState {
         if snap.inventory.gpus.is_empty() {
             return;
         }
-        let width = card_width(ui.available_width(), ui.spacing().item_spacing.x, snap.inventory.gpus.len());
-        ui.horizontal_wrapped(|ui| {
-            for info in &snap.inventory.gpus {
-                let sample = snap.gpus.iter().find(|g| g.index == info.index);
-                gpu_card(ui, info, sample, width);
-            }
-        });
+        let (per_row, width) =
+            card_layout(ui.available_width(), ui.spacing().item_spacing.x, snap.inventory.gpus.len());
+        // Explicit rows: horizontal_wrapped does not wrap framed groups.
+        for row in snap.inventory.gpus.chunks(per_row) {
+            ui.horizontal_top(|ui| {
+                for info in row {
+                    let sample = snap.gpus.iter().find(|g| g.index == info.index);
+                    gpu_card(ui, info, sample, width);
+                }
+            });
+        }
     }
 
     fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &History, axis: TimeAxis) {
@@ -512,13 +516,15 @@ fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
     });
 }
 
-/// Content width of each GPU card so that as many cards as fit share a row exactly (a card frame
-/// adds [`CARD_FRAME`] points); never wider than [`CARD_MAX_WIDTH`] nor narrower than
+/// Cards per row and the content width of each, so that as many cards as fit share a row exactly
+/// (a card frame adds [`CARD_FRAME`] points); never wider than [`CARD_MAX_WIDTH`] nor narrower than
 /// [`CARD_MIN_WIDTH`] (a single card on a narrow window may then be clipped at the right).
-pub fn card_width(available: f32, spacing: f32, cards: usize) -> f32 {
+pub fn card_layout(available: f32, spacing: f32, cards: usize) -> (usize, f32) {
     let slot = CARD_MIN_WIDTH + CARD_FRAME + spacing;
     let per_row = (((available + spacing) / slot).floor() as usize).clamp(1, cards.max(1));
-    ((available + spacing) / per_row as f32 - spacing - CARD_FRAME).floor().clamp(CARD_MIN_WIDTH, CARD_MAX_WIDTH)
+    let width =
+        ((available + spacing) / per_row as f32 - spacing - CARD_FRAME).floor().clamp(CARD_MIN_WIDTH, CARD_MAX_WIDTH);
+    (per_row, width)
 }
 
 fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>, width: f32) {
@@ -781,7 +787,8 @@ mod tests {
     fn cards_share_a_row_exactly() {
         let spacing = 8.0;
         for (avail, cards) in [(1264.0, 4), (1264.0, 8), (900.0, 4), (600.0, 2), (2400.0, 2), (250.0, 1)] {
-            let w = card_width(avail, spacing, cards);
+            let (per_row_used, w) = card_layout(avail, spacing, cards);
+            assert!(per_row_used >= 1 && per_row_used <= cards);
             assert!((CARD_MIN_WIDTH..=CARD_MAX_WIDTH).contains(&w), "{avail} {cards}: {w}");
             let per_row = (((avail + spacing) / (w + CARD_FRAME + spacing)).floor() as usize).max(1);
             if avail >= CARD_MIN_WIDTH + CARD_FRAME {
@@ -789,7 +796,9 @@ mod tests {
             }
         }
         // 4 cards on a 1280-wide window: one row of four.
-        let w = card_width(1264.0, spacing, 4);
+        let (n, w) = card_layout(1264.0, spacing, 4);
+        assert_eq!(n, 4);
+        assert_eq!(card_layout(1264.0, spacing, 8).0, 4, "eight cards: two rows of four");
         assert!(4.0 * (w + CARD_FRAME) + 3.0 * spacing <= 1264.0);
     }
 
