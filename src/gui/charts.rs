@@ -243,6 +243,13 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     )),
                     _ => None,
                 });
+            let flat_zero = chart.series.iter().flat_map(|s| s.points.iter()).all(|p| p[1] <= 0.0)
+                && chart.references.iter().all(|r| r.value <= 0.0);
+            if flat_zero {
+                // All zero (an idle network): without a positive bound the axis would be centred
+                // on 0 and show negative rates.
+                plot = plot.include_y(1.0);
+            }
             if chart.fixed_percent {
                 plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
             }
