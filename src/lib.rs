@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod diagnose;
 pub mod present;
 pub mod telemetry;
 pub mod units;

@@ -14,5 +14,10 @@ pub const NO_DISPLAY: u8 = 4;
 /// The GPU driver stopped answering (an NVML call did not return in time).
 pub const NOT_RESPONDING: u8 = 5;
 
+/// `check`: the worst verdict was a warning.
+pub const CHECK_WARN: u8 = 6;
+/// `check`: at least one check failed.
+pub const CHECK_FAIL: u8 = 7;
+
 /// The exit-code table as shown in `--help`.
-pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli); 5 the GPU driver stopped answering.";
+pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli); 5 the GPU driver stopped answering; 6 check found warnings; 7 check found failures.";

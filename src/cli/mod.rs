@@ -1,6 +1,7 @@
 //! The command-line front end shared by both binaries: clap argument types, the `info` and
 //! `monitor` subcommands, text and JSON rendering, and the documented exit codes.
 
+pub mod check;
 pub mod exit;
 pub mod info;
 pub mod monitor;
@@ -22,6 +23,11 @@ pub enum Command {
     Info(InfoArgs),
     /// Print live GPU and host metrics, one block (or one JSON object) per tick.
     Monitor(MonitorArgs),
+    /// Walk the checklist (PCI device, driver, CUDA, permissions, container, WSL, environment,
+    /// runtime health) and say what is wrong and how to fix it.
+    Check(check::CheckArgs),
+    /// Write what the checks read to a directory, for support (`check --from DIR` reads it).
+    Capture(check::CaptureArgs),
 }
 
 /// Where data comes from: the real machine, or a named demo scenario.
@@ -122,6 +128,8 @@ pub fn run(command: &Command) -> std::process::ExitCode {
     let code = match command {
         Command::Info(a) => info::run(a),
         Command::Monitor(a) => monitor::run(a),
+        Command::Check(a) => check::run_check(a),
+        Command::Capture(a) => check::run_capture(a),
     };
     std::process::ExitCode::from(code)
 }

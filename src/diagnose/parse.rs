@@ -1,0 +1,340 @@
+//! Parsers for the text the checks read (/proc, sysfs, efivars, kernel log, torch/version.py,
+//! CUDA_VISIBLE_DEVICES) and the reference tables they use (CUDA → minimum driver, Xid codes).
+//! All are total: garbage in gives `None` or an empty result, never a panic.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// Compares dotted versions numerically component by component (`570.124.06` > `570.26`).
+pub fn cmp_version(a: &str, b: &str) -> Ordering {
+    let parts = |s: &str| s.split('.').map(|p| p.trim().parse::<u64>().unwrap_or(0)).collect::<Vec<_>>();
+    let (pa, pb) = (parts(a), parts(b));
+    for i in 0..pa.len().max(pb.len()) {
+        let o = pa.get(i).unwrap_or(&0).cmp(pb.get(i).unwrap_or(&0));
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// The kernel module's version and flavour from `/proc/driver/nvidia/version`:
+/// `("550.54.14", open)`.
+pub fn driver_version(text: &str) -> Option<(String, bool)> {
+    let line = text.lines().find(|l| l.starts_with("NVRM version:"))?;
+    let open = line.contains("Open Kernel Module");
+    let version = line.split_whitespace().find(|w| {
+        let mut parts = w.split('.');
+        w.contains('.') && parts.all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    })?;
+    Some((version.to_string(), open))
+}
+
+/// Module names from `/proc/modules`, with `-` written as `_`.
+pub fn loaded_modules(text: &str) -> Vec<String> {
+    text.lines().filter_map(|l| l.split_whitespace().next()).map(|m| m.replace('-', "_")).collect()
+}
+
+/// Character-device majors by name from `/proc/devices`.
+pub fn char_majors(text: &str) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    let mut in_char = false;
+    for l in text.lines() {
+        let l = l.trim();
+        if l.starts_with("Character devices") {
+            in_char = true;
+            continue;
+        }
+        if l.starts_with("Block devices") {
+            in_char = false;
+            continue;
+        }
+        if in_char
+            && let Some((num, name)) = l.split_once(char::is_whitespace)
+            && let Ok(n) = num.parse()
+        {
+            out.insert(name.trim().to_string(), n);
+        }
+    }
+    out
+}
+
+/// Secure Boot state from the `SecureBoot-8be4df61-…` efivar: 4 attribute bytes, then 1 = on.
+pub fn secure_boot(efivar: &[u8]) -> Option<bool> {
+    efivar.get(4).map(|b| *b == 1)
+}
+
+/// The driver version in a library's real path: `libnvidia-ml.so.550.54.15` → `550.54.15`.
+/// WSL's and Windows' copies carry none (`libcuda.so.1.1`).
+pub fn library_version(real_path: &str) -> Option<String> {
+    let file = real_path.rsplit('/').next()?;
+    let v = file.split_once(".so.")?.1;
+    (v.split('.').count() >= 2
+        && v.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        && v.split('.').next().is_some_and(|m| m.len() >= 3))
+    .then(|| v.to_string())
+}
+
+/// What `torch/version.py` says about CUDA: `Some(Some("12.1"))` for a CUDA build,
+/// `Some(None)` for a CPU-only build, `None` when the file has no such line.
+pub fn torch_cuda(version_py: &str) -> Option<Option<String>> {
+    version_py.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l.strip_prefix("cuda")?;
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix(':').map_or(rest, |r| r.split_once('=').map_or("", |(_, v)| v)).trim_start();
+        let rest = rest.strip_prefix('=').unwrap_or(rest).trim();
+        if rest.starts_with("None") {
+            return Some(None);
+        }
+        let v = rest.trim_matches(|c| c == '\'' || c == '"');
+        (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| Some(v.to_string()))
+    })
+}
+
+/// The torch version from `torch/version.py` (`2.7.1+cu126`).
+pub fn torch_version(version_py: &str) -> Option<String> {
+    version_py.lines().find_map(|l| {
+        let v = l.trim().strip_prefix("__version__")?.split_once('=')?.1.trim();
+        Some(v.trim_matches(|c| c == '\'' || c == '"').to_string())
+    })
+}
+
+/// Minimum Linux and Windows driver for a CUDA toolkit `major.minor` (Table 3 of the CUDA release
+/// notes, GA releases). `None` for versions not in the table.
+pub fn cuda_min_driver(cuda: &str) -> Option<(&'static str, Option<&'static str>)> {
+    const TABLE: &[(&str, &str, Option<&str>)] = &[
+        ("13.2", "595.45.04", None),
+        ("13.1", "590.44.01", None),
+        ("13.0", "580.65.06", None),
+        ("12.9", "575.51.03", Some("576.02")),
+        ("12.8", "570.26", Some("570.65")),
+        ("12.6", "560.28.03", Some("560.76")),
+        ("12.5", "555.42.02", Some("555.85")),
+        ("12.4", "550.54.14", Some("551.61")),
+        ("12.3", "545.23.06", Some("545.84")),
+        ("12.2", "535.54.03", Some("536.25")),
+        ("12.1", "530.30.02", Some("531.14")),
+        ("12.0", "525.60.13", Some("527.41")),
+        ("11.8", "520.61.05", Some("520.06")),
+        ("11.7", "515.43.04", Some("516.01")),
+        ("11.6", "510.39.01", Some("511.23")),
+        ("11.5", "495.29.05", Some("496.04")),
+        ("11.4", "470.42.01", Some("471.11")),
+        ("11.3", "465.19.01", Some("465.89")),
+        ("11.2", "460.27.03", Some("460.82")),
+        ("11.1", "455.23", Some("456.38")),
+        ("11.0", "450.36.06", Some("451.22")),
+        ("10.2", "440.33", Some("441.22")),
+        ("10.1", "418.39", Some("418.96")),
+        ("10.0", "410.48", Some("411.31")),
+    ];
+    let mm: Vec<&str> = cuda.split('.').take(2).collect();
+    let key = format!("{}.{}", mm.first()?, mm.get(1).unwrap_or(&"0"));
+    TABLE.iter().find(|(c, _, _)| *c == key).map(|(_, l, w)| (*l, *w))
+}
+
+/// One decoded Xid line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Xid {
+    /// The Xid number.
+    pub code: u32,
+    /// The PCI address in the line (`0000:2b:00`).
+    pub pci: String,
+    /// The whole log line.
+    pub line: String,
+}
+
+/// Xid lines (`NVRM: Xid (PCI:0000:2b:00): 79, ...`) in kernel-log lines.
+pub fn xids(lines: &[String]) -> Vec<Xid> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let rest = &l[l.find("Xid (")? + 5..];
+            let (pci, after) = rest.split_once(')')?;
+            let code =
+                after.trim_start_matches(':').trim().split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+            Some(Xid { code, pci: pci.trim_start_matches("PCI:").to_string(), line: l.clone() })
+        })
+        .collect()
+}
+
+/// How serious an Xid is and what it means for a newcomer: (fail?, text).
+pub fn xid_meaning(code: u32) -> (bool, &'static str) {
+    match code {
+        79 => (
+            true,
+            "The GPU fell off the PCIe bus. Reboot; if it repeats, reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures, update BIOS and driver; persisting across slots and drivers means RMA.",
+        ),
+        48 => (
+            true,
+            "Uncorrectable GPU memory (ECC) error. Reset the GPU or reboot; repeated errors mean the card should be replaced.",
+        ),
+        62 => (true, "The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."),
+        64 => (true, "Recording a memory repair failed. Reboot now; if it repeats, RMA."),
+        74 => (
+            true,
+            "NVLink error. Check `nvidia-smi nvlink -e`, reset the GPUs or reboot; persistent errors need the vendor.",
+        ),
+        95 => (
+            true,
+            "Uncontained memory error: every application on the GPU is affected. Reset the GPU before using it again.",
+        ),
+        119 | 120 => {
+            (true, "The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver.")
+        }
+        140 | 143 => {
+            (true, "The GPU hit an unrecoverable error. Reset the GPU or reboot; contact the vendor if it repeats.")
+        }
+        13 => (
+            false,
+            "A program crashed on the GPU (often an out-of-bounds access in the program). Re-run; if it happens with many programs, suspect the driver or hardware.",
+        ),
+        31 => (
+            false,
+            "A program accessed invalid GPU memory (usually a bug in the program). Debug the program unless this started after a driver change.",
+        ),
+        63 => (
+            false,
+            "A bad memory row was recorded for remapping; reset the GPU or reboot when convenient to activate it.",
+        ),
+        92 => (false, "Many corrected memory errors; watch for uncorrectable errors or remapping failures."),
+        94 => (
+            false,
+            "One application hit a contained memory error and must restart; others are unaffected. Reset the GPU when convenient.",
+        ),
+        45 => (false, "The driver cleaned up after an earlier error (follow the Xid before it)."),
+        _ => (false, "A GPU error was logged; see NVIDIA's Xid catalog for this number."),
+    }
+}
+
+/// `CUDA_VISIBLE_DEVICES` read with CUDA's rules against the GPUs `(index, uuid)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Visible {
+    /// NVML indices CUDA will see, in CUDA's order.
+    pub gpus: Vec<u32>,
+    /// The first entry that matched no GPU (it hides itself and every entry after it).
+    pub cut_at: Option<String>,
+    /// MIG entries (handled by CUDA, not matched here).
+    pub mig: Vec<String>,
+}
+
+/// Applies CUDA's rules: an empty value hides every GPU; entries are indices, `GPU-` UUIDs (a
+/// unique prefix is enough) or `MIG-` ids; the first entry that matches nothing ends the list.
+pub fn cuda_visible(value: &str, gpus: &[(u32, String)]) -> Visible {
+    let mut out = Visible { gpus: Vec::new(), cut_at: None, mig: Vec::new() };
+    if value.trim().is_empty() {
+        return out;
+    }
+    for raw in value.split(',') {
+        let e = raw.trim();
+        if e.starts_with("MIG-") {
+            out.mig.push(e.to_string());
+            continue;
+        }
+        let found = if let Ok(i) = e.parse::<i64>() {
+            gpus.iter().find(|(idx, _)| i64::from(*idx) == i).map(|g| g.0)
+        } else if e.starts_with("GPU-") {
+            let m: Vec<u32> = gpus.iter().filter(|(_, u)| u.starts_with(e)).map(|g| g.0).collect();
+            (m.len() == 1).then(|| m[0])
+        } else {
+            None
+        };
+        match found {
+            Some(i) if !out.gpus.contains(&i) => out.gpus.push(i),
+            Some(_) => {}
+            None => {
+                out.cut_at = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(cmp_version("570.124.06", "570.26"), Ordering::Greater);
+        assert_eq!(cmp_version("535.54.03", "535.54.03"), Ordering::Equal);
+        assert_eq!(cmp_version("525.60.13", "530.30.02"), Ordering::Less);
+    }
+
+    #[test]
+    fn driver_version_lines() {
+        let p = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.216.03  Thu Apr  3 01:14:19 UTC 2025\nGCC version:  gcc version 12.2.0";
+        assert_eq!(driver_version(p), Some(("535.216.03".into(), false)));
+        let o = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Sep 20 00:00:00 UTC 2025";
+        assert_eq!(driver_version(o), Some(("570.195.03".into(), true)));
+        assert_eq!(driver_version("garbage"), None);
+    }
+
+    #[test]
+    fn proc_parsers() {
+        let m = loaded_modules("nvidia_uvm 1 0 - Live 0x0\nnvidia-drm 2 0 - Live\nnvidia 1 2 nvidia_uvm, Live");
+        assert_eq!(m, vec!["nvidia_uvm", "nvidia_drm", "nvidia"]);
+        let d = char_majors("Character devices:\n  1 mem\n195 nvidia\n234 nvidia-uvm\n\nBlock devices:\n  8 sd\n");
+        assert_eq!(d.get("nvidia-uvm"), Some(&234));
+        assert_eq!(d.get("sd"), None);
+        assert_eq!(secure_boot(&[6, 0, 0, 0, 1]), Some(true));
+        assert_eq!(secure_boot(&[6, 0, 0, 0, 0]), Some(false));
+        assert_eq!(secure_boot(&[6]), None);
+    }
+
+    #[test]
+    fn library_versions() {
+        assert_eq!(library_version("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"), Some("550.54.15".into()));
+        assert_eq!(library_version("/usr/lib/wsl/lib/libcuda.so.1.1"), None);
+        assert_eq!(library_version("/usr/lib/x86_64-linux-gnu/libcuda.so.1"), None);
+    }
+
+    #[test]
+    fn torch_version_py() {
+        let new =
+            "__version__ = '2.7.1+cu126'\ndebug = False\ncuda: Optional[str] = '12.6'\nhip: Optional[str] = None\n";
+        assert_eq!(torch_cuda(new), Some(Some("12.6".into())));
+        assert_eq!(torch_version(new), Some("2.7.1+cu126".into()));
+        assert_eq!(torch_cuda("__version__ = '2.3.0+cpu'\ncuda: Optional[str] = None\n"), Some(None));
+        assert_eq!(torch_cuda("cuda = '11.8'\n"), Some(Some("11.8".into())));
+        assert_eq!(torch_cuda("nothing here"), None);
+    }
+
+    #[test]
+    fn xid_lines_decode() {
+        let lines = vec![
+            "NVRM: Xid (PCI:0000:2b:00): 79, pid=1234, name=python, GPU has fallen off the bus.".to_string(),
+            "NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception".to_string(),
+            "unrelated".to_string(),
+        ];
+        let x = xids(&lines);
+        assert_eq!(x.len(), 2);
+        assert_eq!((x[0].code, x[0].pci.as_str()), (79, "0000:2b:00"));
+        assert!(xid_meaning(79).0 && !xid_meaning(13).0);
+    }
+
+    #[test]
+    fn cuda_visible_devices_rules() {
+        let g = vec![
+            (0, "GPU-8932f937-aaaa".to_string()),
+            (1, "GPU-1234abcd-bbbb".to_string()),
+            (2, "GPU-77aa".to_string()),
+        ];
+        assert_eq!(cuda_visible("", &g).gpus, Vec::<u32>::new());
+        assert_eq!(cuda_visible("0,2,-1,1", &g), Visible { gpus: vec![0, 2], cut_at: Some("-1".into()), mig: vec![] });
+        assert_eq!(cuda_visible("GPU-8932f937,1", &g).gpus, vec![0, 1]);
+        assert_eq!(cuda_visible("GPU-", &g).cut_at, Some("GPU-".into()), "ambiguous prefix matches nothing");
+        assert_eq!(cuda_visible("5", &g).gpus, Vec::<u32>::new());
+        assert_eq!(cuda_visible("NoDevFiles", &g).cut_at, Some("NoDevFiles".into()));
+        assert_eq!(cuda_visible("2,0", &g).gpus, vec![2, 0], "order is CUDA's order");
+    }
+
+    #[test]
+    fn cuda_table() {
+        assert_eq!(cuda_min_driver("12.1").map(|t| t.0), Some("530.30.02"));
+        assert_eq!(cuda_min_driver("12.4.1").map(|t| t.0), Some("550.54.14"));
+        assert_eq!(cuda_min_driver("99.0"), None);
+    }
+}

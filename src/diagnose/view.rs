@@ -1,0 +1,370 @@
+//! [`SystemView`]: everything a check reads, from the live machine or from a capture directory.
+//!
+//! Plain files are read by absolute path (`/proc/modules`); what is not a plain file (environment,
+//! user and groups, device nodes, symlinks, NVML answers, libraries found, kernel-log lines, the
+//! app's renderer) lives in [`Meta`]. A capture is `DIR/capture.json` (the [`Meta`] plus a format
+//! version) and `DIR/fs/<absolute path>` for each file the checks read. See docs/capture-format.md.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::telemetry::sample::{GpuSample, Inventory};
+use crate::telemetry::source::SourceStatus;
+
+/// The capture format this build writes and reads.
+pub const CAPTURE_VERSION: u32 = 1;
+/// Value of the `format` field of `capture.json`.
+pub const CAPTURE_FORMAT: &str = "gpu-doctor-capture";
+
+/// The current user.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserInfo {
+    /// Login name, when known.
+    pub name: Option<String>,
+    /// Effective user id.
+    pub uid: u32,
+    /// Supplementary and primary groups: (gid, name).
+    pub groups: Vec<(u32, String)>,
+}
+
+/// A device node's type, numbers, owner and mode.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceNode {
+    /// Absolute path, e.g. `/dev/nvidiactl`.
+    pub path: String,
+    /// True for a character device.
+    pub char_device: bool,
+    /// Permission bits (e.g. 0o666).
+    pub mode: u32,
+    /// Owner uid.
+    pub uid: u32,
+    /// Owner gid.
+    pub gid: u32,
+    /// Group name of `gid`, when known.
+    pub group: Option<String>,
+    /// Device major number.
+    pub major: u32,
+    /// Device minor number.
+    pub minor: u32,
+}
+
+/// A driver library as the dynamic loader would find it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryFound {
+    /// The name looked up, e.g. `libcuda.so.1`.
+    pub name: String,
+    /// The first match, in loader order.
+    pub path: String,
+    /// Its real path after symlinks (carries the driver version, e.g. `libcuda.so.550.54.15`).
+    pub real_path: String,
+    /// Where the directory came from: `LD_LIBRARY_PATH` or `system`.
+    pub via: String,
+}
+
+/// NVML as the product saw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NvmlView {
+    /// Loaded, failed (with every attempt), asleep...
+    pub status: SourceStatus,
+    /// Versions and GPUs.
+    pub inventory: Inventory,
+    /// One sample per GPU (throttle, PCIe link, ECC...), when NVML opened.
+    pub samples: Vec<GpuSample>,
+}
+
+/// Kernel-log lines about NVIDIA (NVRM, Xid), or why they could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelLog {
+    /// The matching lines, oldest first.
+    Lines(Vec<String>),
+    /// Not readable (e.g. `kernel.dmesg_restrict=1` for a non-root user).
+    Unreadable(String),
+}
+
+/// Everything that is not a plain file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// `linux` or `windows`.
+    pub platform: String,
+    /// GPU-related environment variables that are set.
+    pub env: BTreeMap<String, String>,
+    /// The user running the checks.
+    pub user: UserInfo,
+    /// NVIDIA device nodes (`/dev/nvidia*`, `/dev/nvidia-caps/*`, `/dev/dxg`).
+    pub device_nodes: Vec<DeviceNode>,
+    /// Symlink targets read by the checks (e.g. a PCI function's `driver`).
+    pub links: BTreeMap<String, String>,
+    /// Directory listings read by the checks.
+    pub listings: BTreeMap<String, Vec<String>>,
+    /// NVML's answers; `None` when not probed.
+    pub nvml: Option<NvmlView>,
+    /// `libcuda.so.1`, `libnvidia-ml.so.1` as the loader would find them.
+    pub libraries: Vec<LibraryFound>,
+    /// NVRM/Xid kernel-log lines.
+    pub kernel_log: KernelLog,
+    /// The app's renderer, when known (GUI only).
+    pub renderer: Option<String>,
+}
+
+/// The environment variables a capture keeps (values only of these; nothing else is recorded).
+pub const GPU_ENV_VARS: &[&str] = &[
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "NVIDIA_REQUIRE_CUDA",
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_MODULE_LOADING",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "CONDA_PREFIX",
+    "VIRTUAL_ENV",
+    "WSL_DISTRO_NAME",
+    "WSL_INTEROP",
+    "KUBERNETES_SERVICE_HOST",
+    "container",
+    "GALLIUM_DRIVER",
+];
+
+/// What a check reads. Paths are absolute, `/`-separated.
+pub trait SystemView: Send + Sync {
+    /// A text file, or `None` when missing or unreadable.
+    fn read(&self, path: &str) -> Option<String>;
+    /// A binary file (efivars).
+    fn read_bytes(&self, path: &str) -> Option<Vec<u8>>;
+    /// File names in a directory, sorted; `None` when missing.
+    fn list(&self, dir: &str) -> Option<Vec<String>>;
+    /// A symlink's target.
+    fn link(&self, path: &str) -> Option<String>;
+    /// Whether a path exists (file, directory or link).
+    fn exists(&self, path: &str) -> bool;
+    /// Everything that is not a plain file.
+    fn meta(&self) -> &Meta;
+    /// True when the view is a capture (support staff reading another machine).
+    fn is_capture(&self) -> bool {
+        false
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live machine
+
+/// The machine this process runs on, read under a system root (normally `/`). Records every path
+/// it is asked for, so that [`write_capture`] can copy exactly what the checks read.
+pub struct LiveSystem {
+    root: PathBuf,
+    meta: Meta,
+    touched: Mutex<BTreeSet<String>>,
+}
+
+impl LiveSystem {
+    /// A live view with already collected `meta` (see [`collect_meta`]).
+    pub fn new(root: PathBuf, meta: Meta) -> Self {
+        LiveSystem { root, meta, touched: Mutex::new(BTreeSet::new()) }
+    }
+
+    fn at(&self, path: &str) -> PathBuf {
+        if let Ok(mut t) = self.touched.lock() {
+            t.insert(path.to_string());
+        }
+        self.root.join(path.trim_start_matches('/'))
+    }
+
+    /// Every path read, listed or linked so far.
+    pub fn touched(&self) -> Vec<String> {
+        self.touched.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default()
+    }
+}
+
+impl SystemView for LiveSystem {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read(self.at(path)).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+    fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.at(path)).ok()
+    }
+    fn list(&self, dir: &str) -> Option<Vec<String>> {
+        let mut v: Vec<String> = std::fs::read_dir(self.at(dir))
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        Some(v)
+    }
+    fn link(&self, path: &str) -> Option<String> {
+        std::fs::read_link(self.at(path)).ok().map(|p| p.to_string_lossy().into_owned())
+    }
+    fn exists(&self, path: &str) -> bool {
+        std::fs::symlink_metadata(self.at(path)).is_ok()
+    }
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A capture directory
+
+/// Why a capture cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// No `capture.json`, or it cannot be read.
+    #[error("{0}: not a gpu-doctor capture (cannot read capture.json: {1})")]
+    Missing(PathBuf, String),
+    /// `capture.json` is not valid JSON of the expected shape.
+    #[error("{0}: capture.json is damaged ({1})")]
+    Malformed(PathBuf, String),
+    /// Written by a newer gpu-doctor.
+    #[error(
+        "{path}: capture format version {found} is newer than this gpu-doctor understands (version {CAPTURE_VERSION}); update gpu-doctor to read it"
+    )]
+    FutureVersion {
+        /// The capture directory.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// Writing failed.
+    #[error("cannot write the capture to {0}: {1}")]
+    Write(PathBuf, String),
+}
+
+#[derive(Serialize, Deserialize)]
+struct CaptureFile {
+    format: String,
+    version: u32,
+    #[serde(default)]
+    created: String,
+    #[serde(default)]
+    app_version: String,
+    meta: Meta,
+}
+
+/// A machine as captured by `gpu-doctor-cli capture`.
+pub struct CapturedSystem {
+    fs: PathBuf,
+    meta: Meta,
+}
+
+impl CapturedSystem {
+    /// Opens `dir` (checks the format and version).
+    pub fn open(dir: &Path) -> Result<Self, CaptureError> {
+        let file = dir.join("capture.json");
+        let text = std::fs::read_to_string(&file).map_err(|e| CaptureError::Missing(dir.into(), e.to_string()))?;
+        let head: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
+        if head.get("format").and_then(|f| f.as_str()) != Some(CAPTURE_FORMAT) {
+            return Err(CaptureError::Malformed(dir.into(), format!("the format field is not \"{CAPTURE_FORMAT}\"")));
+        }
+        match head.get("version").and_then(serde_json::Value::as_u64) {
+            Some(v) if v > u64::from(CAPTURE_VERSION) => {
+                return Err(CaptureError::FutureVersion { path: dir.into(), found: v as u32 });
+            }
+            Some(_) => {}
+            None => return Err(CaptureError::Malformed(dir.into(), "no version field".into())),
+        }
+        let cap: CaptureFile =
+            serde_json::from_value(head).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
+        Ok(CapturedSystem { fs: dir.join("fs"), meta: cap.meta })
+    }
+
+    fn at(&self, path: &str) -> PathBuf {
+        // Never leave the capture directory, whatever the path says.
+        let clean: PathBuf =
+            Path::new(path).components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+        self.fs.join(clean)
+    }
+}
+
+impl SystemView for CapturedSystem {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read(self.at(path)).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+    fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.at(path)).ok()
+    }
+    fn list(&self, dir: &str) -> Option<Vec<String>> {
+        if let Some(l) = self.meta.listings.get(dir) {
+            return Some(l.clone());
+        }
+        let mut v: Vec<String> = std::fs::read_dir(self.at(dir))
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        Some(v)
+    }
+    fn link(&self, path: &str) -> Option<String> {
+        self.meta.links.get(path).cloned()
+    }
+    fn exists(&self, path: &str) -> bool {
+        self.meta.links.contains_key(path) || self.meta.listings.contains_key(path) || self.at(path).exists()
+    }
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn is_capture(&self) -> bool {
+        true
+    }
+}
+
+/// Writes a capture of `live` to `dir`: `capture.json` with the metadata, links and listings the
+/// checks used, and a copy of every file they read under `dir/fs/`. Refuses a non-empty `dir`, so
+/// nothing the user made is overwritten.
+pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureError> {
+    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
+    if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
+        return Err(CaptureError::Write(dir.into(), "the directory is not empty; choose a new one".into()));
+    }
+    std::fs::create_dir_all(dir.join("fs")).map_err(werr)?;
+    let mut meta = live.meta.clone();
+    let mut copied = 0;
+    for path in live.touched() {
+        let src = live.root.join(path.trim_start_matches('/'));
+        let Ok(md) = std::fs::symlink_metadata(&src) else { continue };
+        if md.file_type().is_symlink()
+            && let Ok(t) = std::fs::read_link(&src)
+        {
+            meta.links.insert(path.clone(), t.to_string_lossy().into_owned());
+        }
+        let Ok(md) = std::fs::metadata(&src) else { continue };
+        if md.is_dir() {
+            if let Some(l) = live.list(&path) {
+                meta.listings.insert(path.clone(), l);
+            }
+        } else if md.is_file() {
+            // sysfs/procfs files report size 0 or 4096: read them rather than copy.
+            if let Ok(bytes) = std::fs::read(&src) {
+                let dst = dir.join("fs").join(path.trim_start_matches('/'));
+                if let Some(parent) = dst.parent() {
+                    std::fs::create_dir_all(parent).map_err(werr)?;
+                }
+                std::fs::write(&dst, bytes).map_err(werr)?;
+                copied += 1;
+            }
+        }
+    }
+    write_capture_json(dir, meta)?;
+    Ok(copied)
+}
+
+/// Writes `dir/capture.json` for `meta` (the files under `dir/fs/` are the caller's).
+pub fn write_capture_json(dir: &Path, meta: Meta) -> Result<(), CaptureError> {
+    let file = CaptureFile {
+        format: CAPTURE_FORMAT.to_string(),
+        version: CAPTURE_VERSION,
+        created: chrono::Utc::now().to_rfc3339(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        meta,
+    };
+    let json = serde_json::to_string_pretty(&file).map_err(|e| CaptureError::Write(dir.into(), e.to_string()))?;
+    std::fs::write(dir.join("capture.json"), json + "\n").map_err(|e| CaptureError::Write(dir.into(), e.to_string()))
+}

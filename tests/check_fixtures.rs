@@ -1,0 +1,316 @@
+//! The checklist on the capture fixtures under tests/fixtures/ (written by
+//! `cargo run --example make_fixtures`): every check's verdict, what blocks what, the root cause,
+//! the exit code, and the fix text a newcomer is given. Plus broken captures and parser properties.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use gpu_doctor::diagnose::view::{CaptureError, CapturedSystem};
+use gpu_doctor::diagnose::{self, Verdict, parse};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// (fixture, exit code of `check`, root cause, every check as id=verdict[<blocked_by]).
+const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
+    (
+        "container-without-gpus",
+        7,
+        Some("CONT-02"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=skipped<CONT-02 DRV-06=info HW-03=skipped<CONT-02 DRV-09=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=skipped<CONT-02 CUDA-04=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=skipped<CONT-02 PERM-02=skipped<CONT-02 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02",
+    ),
+    (
+        "cuda-visible-devices-hides-all",
+        7,
+        Some("ENV-01"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=fail ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+    (
+        "healthy-container",
+        0,
+        None,
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped CUDA-01=info CUDA-LIB=pass CUDA-04=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+    (
+        "healthy-workstation",
+        0,
+        None,
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+    (
+        "healthy-wsl2",
+        0,
+        None,
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=pass WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=skipped RT-05=pass RT-04=skipped RT-ECC=skipped",
+    ),
+    (
+        "no-driver",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=skipped<DRV-01 CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01",
+    ),
+    (
+        "nouveau-bound",
+        7,
+        Some("DRV-04"),
+        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=pass CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04",
+    ),
+    (
+        "nvidia-uvm-missing",
+        7,
+        Some("PERM-01"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+    (
+        "pcie-link-downtrained",
+        6,
+        None,
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=pass RT-05=warn RT-04=warn RT-ECC=skipped",
+    ),
+    (
+        "secure-boot-blocks-module",
+        7,
+        Some("DRV-05"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05",
+    ),
+    (
+        "torch-newer-cuda-than-driver",
+        7,
+        Some("CUDA-04"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=fail CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+    (
+        "user-not-in-video-group",
+        7,
+        Some("PERM-02"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<PERM-02 DRV-06=pass HW-03=skipped<PERM-02 DRV-09=info CUDA-01=skipped<PERM-02 CUDA-LIB=pass CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<PERM-02 RT-XID=pass RT-05=skipped<PERM-02 RT-04=skipped<PERM-02 RT-ECC=skipped<PERM-02",
+    ),
+    (
+        "version-mismatch-after-upgrade",
+        7,
+        Some("DRV-06"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-06 DRV-06=fail HW-03=skipped<DRV-06 DRV-09=info CUDA-01=skipped<DRV-06 CUDA-LIB=pass CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-06 RT-XID=pass RT-05=skipped<DRV-06 RT-04=skipped<DRV-06 RT-ECC=skipped<DRV-06",
+    ),
+    (
+        "wsl-linux-driver-inside",
+        7,
+        Some("WSL-02"),
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-04=info CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02",
+    ),
+    (
+        "xid-79-fallen-off-bus",
+        7,
+        Some("RT-LOST"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info CUDA-01=info CUDA-LIB=pass CUDA-04=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped",
+    ),
+];
+
+fn summary(r: &diagnose::Report) -> String {
+    r.checks
+        .iter()
+        .map(|c| {
+            let v =
+                serde_json::to_value(c.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            format!("{}={v}{}", c.id, c.blocked_by.as_ref().map(|b| format!("<{b}")).unwrap_or_default())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_fixture_gives_its_verdicts_and_root_cause() {
+    assert!(EXPECTED.len() >= 15);
+    for (name, _, root, verdicts) in EXPECTED {
+        let cap = CapturedSystem::open(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = diagnose::run(&cap);
+        assert!(r.from_capture);
+        assert_eq!(r.root_cause.as_deref(), *root, "{name}: root cause");
+        let got = summary(&r);
+        for (want, have) in verdicts.split(' ').zip(got.split(' ')) {
+            assert_eq!(want, have, "{name}: check verdict");
+        }
+        assert_eq!(verdicts.split(' ').count(), got.split(' ').count(), "{name}: number of checks");
+        // Root cause first: nothing else fails unless it is independent evidence of the same fault.
+        let unblocked_fails: Vec<&str> = r
+            .checks
+            .iter()
+            .filter(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none())
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(unblocked_fails.len() <= 2, "{name}: {unblocked_fails:?}");
+        if let Some(root) = root {
+            let c = r.get(root).unwrap_or_else(|| panic!("{name}: no {root}"));
+            assert!(!c.fixes.is_empty(), "{name}: the root cause comes with a fix");
+            assert!(!c.summary.is_empty());
+        }
+    }
+}
+
+#[test]
+fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
+    let texts = [
+        ("healthy-workstation", "No failure found."),
+        ("no-driver", "sudo ubuntu-drivers install"),
+        ("nouveau-bound", "blacklist nouveau"),
+        ("secure-boot-blocks-module", "mokutil --import"),
+        ("version-mismatch-after-upgrade", "kernel module 550.54.14, libraries 550.107.02"),
+        ("user-not-in-video-group", "sudo usermod -aG video alice"),
+        ("nvidia-uvm-missing", "sudo modprobe nvidia-uvm"),
+        ("container-without-gpus", "docker run --gpus all"),
+        ("wsl-linux-driver-inside", "a Linux NVIDIA driver is installed inside WSL"),
+        ("cuda-visible-devices-hides-all", "unset CUDA_VISIBLE_DEVICES"),
+        ("torch-newer-cuda-than-driver", "needs CUDA 13.0, but the driver supports only CUDA 12.4"),
+        ("xid-79-fallen-off-bus", "Xid 79"),
+        ("pcie-link-downtrained", "below its maximum under load"),
+    ];
+    for (name, code, _, _) in EXPECTED {
+        let out = Command::cargo_bin("gpu-doctor-cli")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .args(["check", "--from"])
+            .arg(fixture(name))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let s = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(*code), "{name}:\n{s}");
+        assert!(!s.contains('\x1b'), "no colour codes");
+        if let Some((_, want)) = texts.iter().find(|(n, _)| n == name) {
+            assert!(s.contains(want), "{name}: missing {want:?}\n{s}");
+        }
+        if let Some(root) = EXPECTED.iter().find(|e| e.0 == *name).and_then(|e| e.2) {
+            assert!(s.contains(&format!("ROOT CAUSE: {root}")), "{name}:\n{s}");
+        }
+    }
+    let out = Command::cargo_bin("gpu-doctor-cli")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args(["check", "--json", "--from"])
+        .arg(fixture("nouveau-bound"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["root_cause"], "DRV-04");
+    assert_eq!(v["checks"][0]["id"], "HW-01");
+}
+
+#[test]
+fn broken_captures_give_clear_errors_or_skip_checks() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // No capture.json.
+    assert!(matches!(CapturedSystem::open(dir.path()), Err(CaptureError::Missing(..))));
+    // Garbage.
+    std::fs::write(dir.path().join("capture.json"), "{ not json").unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(CapturedSystem::open(dir.path()), Err(CaptureError::Malformed(..))));
+    // A future version.
+    let text =
+        std::fs::read_to_string(fixture("healthy-workstation").join("capture.json")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("capture.json"), text.replace("\"version\": 1", "\"version\": 99"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let e = CapturedSystem::open(dir.path()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("version 99 is newer") && e.contains("update gpu-doctor"), "{e}");
+    let out = Command::cargo_bin("gpu-doctor-cli")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args(["check", "--from"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this gpu-doctor understands"));
+    // Valid metadata but no files: every file-based check is skipped, nothing crashes.
+    std::fs::write(dir.path().join("capture.json"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    for id in ["DRV-04", "DRV-05"] {
+        let c = r.get(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(c.verdict, Verdict::Skipped, "{id}: {}", c.summary);
+        assert!(c.summary.contains("evidence missing"), "{id}: {}", c.summary);
+    }
+    // Truncated and damaged files inside a capture.
+    let broken = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(broken.path().join("capture.json"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let fs = broken.path().join("fs");
+    for (p, content) in [
+        ("proc/modules", "\u{0}\u{1}garbage\n\n"),
+        ("proc/driver/nvidia/version", "NVRM version: NVIDIA"),
+        ("sys/bus/pci/devices/0000:01:00.0/vendor", "zz"),
+        ("sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", "\u{6}"),
+    ] {
+        std::fs::create_dir_all(fs.join(p).parent().unwrap_or(&fs)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(fs.join(p), content).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(r.checks.len(), 28);
+}
+
+#[test]
+fn capture_paths_cannot_escape_the_capture_directory() {
+    let cap = CapturedSystem::open(&fixture("healthy-workstation")).unwrap_or_else(|e| panic!("{e}"));
+    use gpu_doctor::diagnose::view::SystemView;
+    assert!(cap.read("/../../../../etc/passwd").is_none());
+    assert!(cap.read("/proc/modules").is_some());
+}
+
+#[test]
+fn capture_of_this_machine_reads_back_the_same() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out_dir = dir.path().join("cap");
+    let cli = || {
+        let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+        c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+        c
+    };
+    let out = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let live = cli().args(["check", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let from = cli().args(["check", "--json", "--from"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    let strip = |b: &[u8]| {
+        let mut v: serde_json::Value = serde_json::from_slice(b).unwrap_or_else(|e| panic!("{e}"));
+        v["from_capture"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(strip(&live.stdout), strip(&from.stdout), "same verdicts from the capture as live");
+    // A second capture into the same directory is refused: nothing is overwritten.
+    let again = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+}
+
+mod parsers {
+    use super::parse;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic(s in ".{0,400}", b in proptest::collection::vec(any::<u8>(), 0..16)) {
+            let _ = parse::driver_version(&s);
+            let _ = parse::loaded_modules(&s);
+            let _ = parse::char_majors(&s);
+            let _ = parse::secure_boot(&b);
+            let _ = parse::library_version(&s);
+            let _ = parse::torch_cuda(&s);
+            let _ = parse::torch_version(&s);
+            let _ = parse::cuda_min_driver(&s);
+            let _ = parse::xids(std::slice::from_ref(&s));
+            let _ = parse::cuda_visible(&s, &[(0, "GPU-abc".into())]);
+            let _ = parse::cmp_version(&s, "550.54.15");
+        }
+
+        #[test]
+        fn cuda_visible_never_shows_more_than_exist(entries in proptest::collection::vec(0u32..6, 0..6)) {
+            let gpus = vec![(0, "GPU-a".to_string()), (1, "GPU-b".to_string()), (2, "GPU-c".to_string())];
+            let value = entries.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+            let v = parse::cuda_visible(&value, &gpus);
+            prop_assert!(v.gpus.len() <= 3);
+            // Everything before the first invalid entry is kept, in order.
+            let valid_prefix: Vec<u32> = entries.iter().copied().take_while(|e| *e < 3).collect();
+            let mut dedup = Vec::new();
+            for e in valid_prefix { if !dedup.contains(&e) { dedup.push(e); } }
+            prop_assert_eq!(v.gpus, dedup);
+        }
+
+        #[test]
+        fn driver_version_roundtrip(a in 300u32..999, b in 0u32..300, c in 0u32..99) {
+            let v = format!("{a}.{b}.{c:02}");
+            let line = format!("NVRM version: NVIDIA UNIX x86_64 Kernel Module  {v}  Thu Apr  3 01:14:19 UTC 2025\n");
+            prop_assert_eq!(parse::driver_version(&line), Some((v, false)));
+        }
+    }
+}
