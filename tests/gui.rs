@@ -300,3 +300,91 @@ fn fake_nvml_sleeping_gpu_is_left_asleep_until_the_user_wakes_it() {
     h.get_by_label_contains("GPU 0  NVIDIA Fake Test GPU");
     assert!(h.query_by_label("GPU asleep (runtime-suspended)").is_none());
 }
+
+// The Checklist tab, on capture fixtures (tests/fixtures).
+
+fn checklist_app(fixture: &str) -> Harness<'static, DoctorApp> {
+    let sampler = stepped(Arc::new(DemoGpus::new(Scenario::Idle, 1, 3)), Box::new(DemoHost::new(Scenario::Idle, 3)), 3);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture);
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 900.0)).build_eframe(move |cc| {
+        let mut init = AppInit::new(sampler);
+        init.tab = gpu_doctor::gui::Tab::Checklist;
+        init.checklist_from = Some(dir);
+        DoctorApp::new(cc, init)
+    });
+    // The checks run on a background thread; wait for their result.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h.state().checklist.report.is_none() {
+        assert!(std::time::Instant::now() < deadline, "checks did not finish");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+    h
+}
+
+#[test]
+fn checklist_wizard_opens_on_the_root_cause_and_steps_through_layers() {
+    let mut h = checklist_app("nouveau-bound");
+    h.get_by_label_contains("Root cause: nouveau not holding the GPU");
+    h.get_by_label("Step 2 of 8: NVIDIA driver");
+    h.get_by_label_contains("blacklist nouveau");
+    assert!(h.query_all_by_label("Copy").count() >= 3, "each fix has a copy button");
+    h.get_by_label("Next").click();
+    h.run();
+    h.get_by_label("Step 3 of 8: CUDA and frameworks");
+    h.get_by_label("Back").click();
+    h.run();
+    h.get_by_label("Back").click();
+    h.run();
+    h.get_by_label("Step 1 of 8: GPU hardware");
+    h.get_by_label_contains("8 Runtime health").click();
+    h.run();
+    h.get_by_label("Step 8 of 8: Runtime health");
+    h.get_by_label("Show this step").click();
+    h.run();
+    assert_eq!(h.state().checklist.step, 1);
+}
+
+#[test]
+fn checklist_all_results_lists_every_check_and_recheck_runs_again() {
+    let mut h = checklist_app("user-not-in-video-group");
+    h.get_by_label("All results").click();
+    h.run();
+    assert!(h.state().checklist.show_all);
+    for title in [
+        "NVIDIA GPU on the PCI bus",
+        "This user can open the GPU device files",
+        "CUDA_VISIBLE_DEVICES",
+        "Every GPU answers",
+    ] {
+        h.get_by_label(title);
+    }
+    h.get_by_label_contains("sudo usermod -aG video alice");
+    h.get_by_label("Re-check").click();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h.state().checklist.running() {
+        assert!(std::time::Instant::now() < deadline);
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(h.state().checklist.report.as_ref().is_some_and(|r| r.root_cause.as_deref() == Some("PERM-02")));
+}
+
+#[test]
+fn checklist_healthy_machine_says_no_problem() {
+    let h = checklist_app("healthy-workstation");
+    h.get_by_label("No problem found.");
+}
+
+#[test]
+fn no_driver_banner_links_to_the_checklist() {
+    let no = NoGpu { summary: "No NVML.".to_string(), next_step: "Install the driver.".to_string(), attempts: vec![] };
+    let sampler = stepped(Arc::new(NoGpuSource::new(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 2);
+    let mut h = app_on(sampler);
+    h.get_by_label("Open the checklist").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().tab, gpu_doctor::gui::Tab::Checklist);
+    assert_eq!(h.query_all_by_label("Checklist").count(), 2, "tab button and the tab's heading");
+}

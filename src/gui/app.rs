@@ -7,6 +7,7 @@ use std::time::Instant;
 use clap::ValueEnum;
 use eframe::egui::{self, Color32, RichText};
 
+use super::checklist::{ChecklistSource, ChecklistState};
 use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
 use crate::cli::SourceArgs;
@@ -22,6 +23,8 @@ use crate::units;
 pub enum Tab {
     /// Live GPU and host charts.
     Monitor,
+    /// The step-by-step checklist: what is wrong and how to fix it.
+    Checklist,
     /// Version, renderer, data source and how NVML was loaded.
     About,
 }
@@ -42,6 +45,8 @@ pub struct AppInit {
     pub report_startup: bool,
     /// The data-source options the app was started with (kept when switching to demo and back).
     pub source: SourceArgs,
+    /// A capture directory to run the checklist on instead of this machine.
+    pub checklist_from: Option<std::path::PathBuf>,
 }
 
 impl AppInit {
@@ -55,6 +60,7 @@ impl AppInit {
             process_start: None,
             report_startup: false,
             source: SourceArgs::default(),
+            checklist_from: None,
         }
     }
 }
@@ -114,6 +120,8 @@ pub struct DoctorApp {
     demo_started_here: bool,
     message: Option<String>,
     source: SourceArgs,
+    /// Checklist tab state.
+    pub checklist: ChecklistState,
 }
 
 impl DoctorApp {
@@ -138,6 +146,10 @@ impl DoctorApp {
             offset_secs: present::local_offset_secs(),
             demo_started_here: false,
             message: None,
+            checklist: ChecklistState::new(match init.checklist_from {
+                Some(dir) => ChecklistSource::Capture(dir),
+                None => ChecklistSource::Live(init.source.clone()),
+            }),
             source: init.source,
         }
     }
@@ -170,6 +182,7 @@ impl DoctorApp {
             ui.heading("gpu-doctor");
             ui.separator();
             ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
+            ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
             ui.selectable_value(&mut self.tab, Tab::About, "About");
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
@@ -291,6 +304,7 @@ impl eframe::App for DoctorApp {
                             action = Some(a);
                         }
                     }
+                    Tab::Checklist => self.checklist.ui(ui, &self.renderer_name),
                     Tab::About => self.about(ui, &snap),
                 }
             },
@@ -299,6 +313,7 @@ impl eframe::App for DoctorApp {
             Some(MonitorAction::TryDemo) => self.switch_source(&ctx, Some(Scenario::HealthyTraining)),
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
             Some(MonitorAction::WakeGpu) => self.sampler.allow_wake(),
+            Some(MonitorAction::OpenChecklist) => self.tab = Tab::Checklist,
             None => {}
         }
         if !self.first_frame_done {

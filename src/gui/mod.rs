@@ -4,10 +4,12 @@
 
 mod app;
 mod charts;
+mod checklist;
 mod monitor;
 mod screenshot;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
+pub use checklist::{ChecklistSource, ChecklistState};
 pub use monitor::{MonitorState, ProcessSort, TimeWindow};
 
 use std::path::PathBuf;
@@ -110,6 +112,10 @@ pub struct GuiArgs {
     /// Tab to open.
     #[arg(long, value_enum, default_value_t = Tab::Monitor)]
     pub tab: Tab,
+    /// Open the Checklist on a capture directory (from `gpu-doctor-cli capture`) instead of this
+    /// machine.
+    #[arg(long, value_name = "DIR")]
+    pub checklist_from: Option<PathBuf>,
     /// Window size in logical pixels, e.g. 1280x800.
     #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
     pub size: [f32; 2],
@@ -236,6 +242,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let tab = args.tab;
     let frames = args.frames;
     let source = args.source.clone();
+    let checklist_from = args.checklist_from.clone();
     let options = native_options(args, renderer);
     let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let failure_in = Arc::clone(&failure);
@@ -256,6 +263,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 process_start: Some(process_start),
                 report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
                 source,
+                checklist_from,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

@@ -80,6 +80,8 @@ pub enum MonitorAction {
     LeaveDemo,
     /// Read the sleeping GPU anyway (wakes it).
     WakeGpu,
+    /// Open the Checklist tab.
+    OpenChecklist,
 }
 
 /// State of the Monitor tab.
@@ -468,6 +470,13 @@ fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> 
             }
         });
         ui.horizontal(|ui| {
+            if ui
+                .button("Open the checklist")
+                .on_hover_text("Walk the stack step by step: what is wrong and how to fix it")
+                .clicked()
+            {
+                action = Some(MonitorAction::OpenChecklist);
+            }
             if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
                 action = Some(MonitorAction::TryDemo);
             }

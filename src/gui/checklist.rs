@@ -1,0 +1,296 @@
+//! The Checklist tab: a step-by-step wizard over the layers of the stack (one layer per step, with
+//! progress, Back / Next and Re-check) and an all-results view for experts. The checks run on a
+//! background thread (NVML may be slow or hung); the window stays responsive meanwhile.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+use eframe::egui::{self, Color32, RichText};
+
+use crate::cli::SourceArgs;
+use crate::diagnose::view::CapturedSystem;
+use crate::diagnose::{self, Check, Layer, Report, Verdict};
+
+/// What the checklist reads.
+#[derive(Clone, Debug)]
+pub enum ChecklistSource {
+    /// This machine, with these NVML options.
+    Live(SourceArgs),
+    /// A capture directory (support staff reading a user's machine).
+    Capture(PathBuf),
+}
+
+/// State of the Checklist tab.
+pub struct ChecklistState {
+    source: ChecklistSource,
+    /// The latest results.
+    pub report: Option<Report>,
+    /// Why the last run failed (e.g. an unreadable capture).
+    pub error: Option<String>,
+    pending: Option<Receiver<Result<Report, String>>>,
+    /// The wizard step (index into [`Layer::ALL`]).
+    pub step: usize,
+    /// Show every result at once instead of the wizard.
+    pub show_all: bool,
+}
+
+/// Colour of a verdict badge.
+pub fn verdict_color(v: Verdict) -> Color32 {
+    match v {
+        Verdict::Pass => Color32::from_rgb(129, 199, 132),
+        Verdict::Info => Color32::from_rgb(144, 202, 249),
+        Verdict::Skipped => Color32::GRAY,
+        Verdict::Warn => Color32::from_rgb(255, 204, 128),
+        Verdict::Fail => Color32::from_rgb(255, 138, 128),
+    }
+}
+
+fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Report, String> {
+    match source {
+        ChecklistSource::Capture(dir) => {
+            CapturedSystem::open(dir).map(|c| diagnose::run(&c)).map_err(|e| e.to_string())
+        }
+        ChecklistSource::Live(args) => Ok(diagnose::run(&crate::cli::check::live_system(args, renderer))),
+    }
+}
+
+impl ChecklistState {
+    /// A tab that runs its checks when first shown.
+    pub fn new(source: ChecklistSource) -> Self {
+        ChecklistState { source, report: None, error: None, pending: None, step: 0, show_all: false }
+    }
+
+    /// True while checks are running.
+    pub fn running(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Starts a run on a background thread; the UI is woken when it ends.
+    pub fn start(&mut self, ctx: &egui::Context, renderer: &str) {
+        if self.pending.is_some() {
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let source = self.source.clone();
+        let renderer = Some(renderer.to_string());
+        let ctx = ctx.clone();
+        let spawned = std::thread::Builder::new().name("gd-checklist".into()).spawn(move || {
+            let _ = tx.send(run_checks(&source, renderer));
+            ctx.request_repaint();
+        });
+        match spawned {
+            Ok(_) => self.pending = Some(rx),
+            Err(e) => self.error = Some(format!("cannot start the checks: {e}")),
+        }
+    }
+
+    /// Runs the checks on the calling thread (tests).
+    pub fn run_now(&mut self) {
+        match run_checks(&self.source, None) {
+            Ok(r) => self.set_report(r),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn set_report(&mut self, r: Report) {
+        // Open the wizard on the root cause's layer.
+        if let Some(layer) = r.root_cause.as_ref().and_then(|id| r.get(id)).map(|c| c.layer) {
+            self.step = Layer::ALL.iter().position(|l| *l == layer).unwrap_or(0);
+        }
+        self.report = Some(r);
+        self.error = None;
+    }
+
+    fn poll(&mut self) {
+        let Some(rx) = &self.pending else { return };
+        match rx.try_recv() {
+            Ok(Ok(r)) => {
+                self.pending = None;
+                self.set_report(r);
+            }
+            Ok(Err(e)) => {
+                self.pending = None;
+                self.error = Some(e);
+            }
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => {
+                self.pending = None;
+                self.error = Some("the checks stopped unexpectedly".into());
+            }
+        }
+    }
+
+    /// Draws the tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &str) {
+        self.poll();
+        if self.report.is_none() && self.error.is_none() && self.pending.is_none() {
+            self.start(ui.ctx(), renderer);
+        }
+        ui.horizontal(|ui| {
+            ui.heading("Checklist");
+            if let ChecklistSource::Capture(dir) = &self.source {
+                ui.label(
+                    RichText::new(format!("CAPTURE: {}", dir.display()))
+                        .strong()
+                        .color(Color32::BLACK)
+                        .background_color(Color32::from_rgb(144, 202, 249)),
+                );
+            }
+            ui.separator();
+            let recheck =
+                ui.add_enabled(!self.running(), egui::Button::new("Re-check")).on_hover_text("Run every check again");
+            if recheck.clicked() {
+                self.start(ui.ctx(), renderer);
+            }
+            ui.selectable_value(&mut self.show_all, false, "Step by step");
+            ui.selectable_value(&mut self.show_all, true, "All results");
+            if self.running() {
+                ui.spinner();
+                ui.label("checking…");
+            }
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(verdict_color(Verdict::Fail), e);
+        }
+        let Some(report) = self.report.clone() else {
+            if self.error.is_none() {
+                ui.label("Running the checks…");
+            }
+            return;
+        };
+        root_cause_banner(ui, &report, &mut self.step);
+        ui.add_space(4.0);
+        if self.show_all {
+            egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+                for layer in Layer::ALL {
+                    let checks: Vec<&Check> = report.checks.iter().filter(|c| c.layer == layer).collect();
+                    if checks.is_empty() {
+                        continue;
+                    }
+                    ui.add_space(6.0);
+                    ui.strong(layer.title());
+                    for c in checks {
+                        check_row(ui, c);
+                    }
+                }
+            });
+        } else {
+            self.wizard(ui, &report);
+        }
+    }
+
+    fn wizard(&mut self, ui: &mut egui::Ui, report: &Report) {
+        let n = Layer::ALL.len();
+        self.step = self.step.min(n - 1);
+        // Progress: one chip per layer, coloured by its worst verdict; click to jump.
+        ui.horizontal_wrapped(|ui| {
+            for (i, layer) in Layer::ALL.iter().enumerate() {
+                let worst = report
+                    .checks
+                    .iter()
+                    .filter(|c| c.layer == *layer)
+                    .map(|c| c.verdict)
+                    .max()
+                    .unwrap_or(Verdict::Skipped);
+                let text = RichText::new(format!("{} {}", i + 1, layer.title())).color(verdict_color(worst));
+                if ui
+                    .selectable_label(self.step == i, text)
+                    .on_hover_text(format!("worst result: {}", worst.word()))
+                    .clicked()
+                {
+                    self.step = i;
+                }
+            }
+        });
+        let layer = Layer::ALL[self.step];
+        ui.add_space(4.0);
+        ui.label(RichText::new(format!("Step {} of {n}: {}", self.step + 1, layer.title())).heading());
+        ui.horizontal(|ui| {
+            if ui.add_enabled(self.step > 0, egui::Button::new("Back")).clicked() {
+                self.step -= 1;
+            }
+            if ui.add_enabled(self.step + 1 < n, egui::Button::new("Next")).clicked() {
+                self.step += 1;
+            }
+        });
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            for c in report.checks.iter().filter(|c| c.layer == layer) {
+                check_row(ui, c);
+            }
+        });
+    }
+}
+
+fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
+    let fill = if report.root_cause.is_some() { Color32::from_rgb(80, 24, 24) } else { Color32::from_rgb(24, 60, 32) };
+    egui::Frame::group(ui.style()).fill(fill).inner_margin(8.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        match report.root_cause.as_ref().and_then(|id| report.get(id)) {
+            Some(c) => {
+                ui.label(
+                    RichText::new(format!("Root cause: {} — {}", c.title, c.summary)).strong().color(Color32::WHITE),
+                );
+                if !c.explanation.is_empty() {
+                    ui.label(RichText::new(&c.explanation).color(Color32::WHITE));
+                }
+                let blocked = report.checks.iter().filter(|x| x.blocked_by.as_deref() == Some(c.id.as_str())).count();
+                ui.horizontal(|ui| {
+                    if blocked > 0 {
+                        ui.label(
+                            RichText::new(format!("{blocked} later check(s) wait for this fix."))
+                                .color(Color32::LIGHT_GRAY),
+                        );
+                    }
+                    if ui.button("Show this step").clicked() {
+                        *step = Layer::ALL.iter().position(|l| *l == c.layer).unwrap_or(0);
+                    }
+                });
+            }
+            None => {
+                let warns = report.checks.iter().filter(|c| c.verdict == Verdict::Warn).count();
+                ui.label(
+                    RichText::new(if warns == 0 {
+                        "No problem found.".to_string()
+                    } else {
+                        format!("No failure found; {warns} warning(s) below.")
+                    })
+                    .strong()
+                    .color(Color32::WHITE),
+                );
+            }
+        }
+    });
+}
+
+fn check_row(ui: &mut egui::Ui, c: &Check) {
+    ui.add_space(2.0);
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(format!("[{}]", c.verdict.word())).monospace().strong().color(verdict_color(c.verdict)));
+        ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
+        ui.label(&c.summary);
+    });
+    if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {
+        ui.label(RichText::new(&c.explanation).weak());
+    }
+    for f in &c.fixes {
+        ui.horizontal(|ui| {
+            if ui.small_button("Copy").on_hover_text("Copy this fix to the clipboard").clicked() {
+                ui.ctx().copy_text(f.clone());
+            }
+            ui.label(RichText::new(f).monospace());
+        });
+    }
+    if !c.evidence.is_empty() {
+        egui::CollapsingHeader::new(format!("Evidence ({})", c.evidence.len())).id_salt(("evidence", &c.id)).show(
+            ui,
+            |ui| {
+                if ui.small_button("Copy evidence").clicked() {
+                    ui.ctx().copy_text(format!("{} {}: {}\n{}", c.id, c.title, c.summary, c.evidence.join("\n")));
+                }
+                for e in &c.evidence {
+                    ui.label(RichText::new(e).monospace().small());
+                }
+            },
+        );
+    }
+}
