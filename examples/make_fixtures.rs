@@ -340,6 +340,24 @@ fn main() {
     }
     all.push(("pcie-link-downtrained", f));
 
+    let mut f = healthy();
+    for g in &mut f.nvml().inventory.gpus {
+        g.name = "NVIDIA GeForce RTX 5090".into();
+        g.compute_capability = Reading::Value("12.0".into());
+    }
+    f.nvml().inventory.cuda_driver_version = Some(Reading::Value("12.8".into()));
+    f.nvml().inventory.driver_version = Some(Reading::Value("570.133.07".into()));
+    f.file("/proc/driver/nvidia/version", &DRIVER_LINE.replace("550.54.15", "570.133.07"));
+    f.meta.libraries = vec![
+        lib("libcuda.so.1", "/usr/lib/x86_64-linux-gnu", "libcuda.so.570.133.07"),
+        lib("libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu", "libnvidia-ml.so.570.133.07"),
+    ];
+    f.file(
+        TORCH_PY,
+        "__version__ = '2.4.1+cu124'\ndebug = False\ncuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n",
+    );
+    all.push(("blackwell-gpu-old-pytorch", f));
+
     for (name, fx) in all {
         let dir = out.join(name);
         let _ = std::fs::remove_dir_all(&dir);

@@ -55,6 +55,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
         };
         let _ = writeln!(o, "  Max PCIe link  {link}");
         let _ = writeln!(o, "  Slowdown temp  {}", g.slowdown_temp_c.show(|t| format!("{t} °C")));
+        let _ = writeln!(o, "  Compute cap.   {}", g.compute_capability.show(|c| c.clone()));
     }
     match status {
         SourceStatus::Nvml { library, attempts } => {

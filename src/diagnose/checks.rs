@@ -20,6 +20,7 @@ pub fn depends_on(id: &str) -> &'static [&'static str] {
         "CUDA-01" => &["DRV-08", "DRV-06", "DRV-01"],
         "CUDA-LIB" => &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
         "CUDA-04" => &["CUDA-01", "DRV-08"],
+        "CUDA-07" => &["DRV-08"],
         "PERM-01" => &["DRV-01", "CONT-02"],
         "PERM-02" => &["PERM-01"],
         "WSL-02" => &["WSL-01"],
@@ -149,6 +150,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         cuda_01(&cx),
         cuda_lib(&cx),
         cuda_04(&cx),
+        cuda_07(&cx),
         cont_01(&cx),
         cont_02(&cx),
         perm_01(&cx),
@@ -164,6 +166,9 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         rt_05(&cx),
         rt_04(&cx),
         rt_ecc(&cx),
+        rt_08(&cx),
+        win_04(&cx),
+        win_03(&cx),
     ]
 }
 
@@ -572,6 +577,67 @@ fn cuda_04(cx: &Ctx) -> Check {
     c
 }
 
+fn cuda_07(cx: &Ctx) -> Check {
+    let c = Check::new("CUDA-07", Layer::Cuda, "GPU architecture supported by the PyTorch builds");
+    let installs = torch_installs(cx);
+    let gpus: Vec<(u32, String, f64)> = cx
+        .nvml
+        .map(|n| {
+            n.inventory
+                .gpus
+                .iter()
+                .filter_map(|g| {
+                    g.compute_capability
+                        .value()
+                        .and_then(|cc| cc.parse::<f64>().ok().map(|v| (g.index, g.name.clone(), v)))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if installs.is_empty() || gpus.is_empty() {
+        return c.verdict(Verdict::Skipped, "needs a PyTorch install and the GPUs' compute capability");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Pass;
+    for f in &installs {
+        let text = cx.v.read(f).unwrap_or_default();
+        let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
+        let (min_cc, blackwell) = parse::torch_arch_support(&ver, &cuda);
+        for (i, name, cc) in &gpus {
+            let (v, note) = if *cc < min_cc {
+                (
+                    Verdict::Fail,
+                    format!(
+                        "torch {ver} has no kernels for GPU {i} ({name}, compute capability {cc:.1}; this build needs {min_cc:.1} or newer)"
+                    ),
+                )
+            } else if *cc >= 10.0 && !blackwell {
+                (
+                    Verdict::Fail,
+                    format!(
+                        "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc:.1}): 'no kernel image is available'; use a CUDA 12.8+ build"
+                    ),
+                )
+            } else {
+                (Verdict::Pass, format!("torch {ver} runs on GPU {i} (compute capability {cc:.1})"))
+            };
+            worst = worst.max(v);
+            c = c.evidence(note);
+        }
+    }
+    let summary = if worst == Verdict::Pass {
+        "every GPU is covered by the PyTorch builds found".to_string()
+    } else {
+        c.evidence.iter().find(|e| e.contains("no kernel")).cloned().unwrap_or_default()
+    };
+    let c = c.verdict(worst, summary);
+    if worst == Verdict::Fail {
+        c.fix("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version.")
+    } else {
+        c
+    }
+}
+
 fn cont_01(cx: &Ctx) -> Check {
     let c = Check::new("CONT-01", Layer::Containers, "Running in a container");
     match &cx.container {
@@ -833,6 +899,88 @@ fn env_03(cx: &Ctx) -> Check {
             .fix("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking.");
     }
     c.verdict(Verdict::Pass, "no stub or compat driver library first in line")
+}
+
+fn rt_08(cx: &Ctx) -> Check {
+    let c = Check::new("RT-08", Layer::Runtime, "Other programs holding the GPU");
+    let samples = nvml_samples(cx);
+    if samples.is_empty() {
+        return c.verdict(Verdict::Skipped, "NVML not open");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Pass;
+    let mut notes = Vec::new();
+    for s in samples {
+        let procs = s.processes.value().map(Vec::len);
+        let (used, total) = (s.vram_used_bytes.get(), s.vram_total_bytes.get());
+        let full = matches!((used, total), (Some(u), Some(t)) if t > 0 && u as f64 / t as f64 > 0.9);
+        if let Some(list) = s.processes.value() {
+            for p in list {
+                c = c.evidence(format!(
+                    "GPU {}: pid {} {} ({})",
+                    s.index,
+                    p.pid,
+                    p.name,
+                    p.vram_bytes.show_short(|b| crate::units::bytes(*b))
+                ));
+            }
+        }
+        if full {
+            worst = Verdict::Warn;
+            notes.push(format!(
+                "GPU {} VRAM is over 90 % used{}",
+                s.index,
+                procs.map(|n| format!(" by {n} process(es)")).unwrap_or_default()
+            ));
+        }
+    }
+    if worst == Verdict::Warn {
+        c.verdict(Verdict::Warn, notes.join("; ")).fix("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job.")
+    } else {
+        let n: usize = samples.iter().filter_map(|s| s.processes.value().map(Vec::len)).sum();
+        c.verdict(
+            if n == 0 { Verdict::Pass } else { Verdict::Info },
+            if n == 0 {
+                "no process is using the GPU".to_string()
+            } else {
+                format!("{n} process(es) use the GPU; memory is not full")
+            },
+        )
+    }
+}
+
+fn win_04(cx: &Ctx) -> Check {
+    let c = Check::new("WIN-04", Layer::Windows, "nvml.dll found");
+    if cx.v.meta().platform != "windows" {
+        return c.verdict(Verdict::Skipped, "Windows only");
+    }
+    match cx.nvml.map(|n| &n.status) {
+        Some(SourceStatus::Nvml { library, .. }) => c.verdict(Verdict::Pass, format!("loaded {library}")),
+        Some(SourceStatus::Unavailable(no)) if no.attempts.iter().all(|a| a.error.contains("load")) => {
+            let mut c = c
+                .verdict(Verdict::Fail, "nvml.dll was not found in System32 or NVSMI")
+                .fix("Reinstall the NVIDIA display driver (nvidia.com/drivers; a clean install).");
+            for a in &no.attempts {
+                c = c.evidence(format!("{}: {}", a.path, a.error));
+            }
+            c
+        }
+        _ => c.verdict(Verdict::Skipped, "see DRV-08"),
+    }
+}
+
+fn win_03(cx: &Ctx) -> Check {
+    let c = Check::new("WIN-03", Layer::Windows, "Driver version");
+    if cx.v.meta().platform != "windows" {
+        return c.verdict(Verdict::Skipped, "Windows only");
+    }
+    match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()) {
+        Some(v) => {
+            let shown = parse::windows_driver_version(&v).unwrap_or(v.clone());
+            c.verdict(Verdict::Info, format!("NVIDIA driver {shown}")).evidence(format!("reported: {v}"))
+        }
+        None => c.verdict(Verdict::Skipped, "not reported"),
+    }
 }
 
 fn nvml_samples<'a>(cx: &Ctx<'a>) -> &'a [crate::telemetry::sample::GpuSample] {

@@ -62,11 +62,13 @@ pub enum Layer {
     Environment,
     /// Errors, throttling, links while running.
     Runtime,
+    /// Windows-only facts (driver files, version, driver model).
+    Windows,
 }
 
 impl Layer {
     /// Every layer, in order.
-    pub const ALL: [Layer; 8] = [
+    pub const ALL: [Layer; 9] = [
         Layer::Hardware,
         Layer::Driver,
         Layer::Cuda,
@@ -75,6 +77,7 @@ impl Layer {
         Layer::Wsl,
         Layer::Environment,
         Layer::Runtime,
+        Layer::Windows,
     ];
 
     /// Title for a wizard step.
@@ -88,6 +91,7 @@ impl Layer {
             Layer::Wsl => "WSL",
             Layer::Environment => "Environment",
             Layer::Runtime => "Runtime health",
+            Layer::Windows => "Windows",
         }
     }
 }

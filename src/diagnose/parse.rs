@@ -134,6 +134,39 @@ pub fn cuda_min_driver(cuda: &str) -> Option<(&'static str, Option<&'static str>
     TABLE.iter().find(|(c, _, _)| *c == key).map(|(_, l, w)| (*l, *w))
 }
 
+/// The oldest compute capability a PyTorch build for CUDA `cuda` runs on, and whether it carries
+/// kernels for Blackwell (compute capability 10.x/12.x). From PyTorch's CUDA support matrix:
+/// CUDA ≤ 12.6 builds cover 5.0-9.0; 12.8/12.9 builds drop Maxwell/Pascal (7.0+, 7.5+ from 2.10)
+/// and add 10.0/12.0; CUDA 13 builds cover 7.5+.
+pub fn torch_arch_support(torch: &str, cuda: &str) -> (f64, bool) {
+    let v = |s: &str| s.split('.').take(2).map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    let c = v(cuda);
+    let t = v(torch.split('+').next().unwrap_or(""));
+    let cuda_ge = |maj: u32, min: u32| (c.first().copied().unwrap_or(0), c.get(1).copied().unwrap_or(0)) >= (maj, min);
+    let torch_ge = |maj: u32, min: u32| (t.first().copied().unwrap_or(0), t.get(1).copied().unwrap_or(0)) >= (maj, min);
+    if cuda_ge(13, 0) {
+        (7.5, true)
+    } else if cuda_ge(12, 8) {
+        (if torch_ge(2, 10) { 7.5 } else { 7.0 }, true)
+    } else {
+        (5.0, false)
+    }
+}
+
+/// NVIDIA's version from a Windows driver file version: `31.0.15.5222` → `552.22` (the last five
+/// digits of the third field's last digit and the four-digit fourth field).
+pub fn windows_driver_version(file_version: &str) -> Option<String> {
+    let parts: Vec<&str> = file_version.trim().split('.').collect();
+    if parts.len() != 4 || !parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    let build: u64 = parts[2].parse().ok()?;
+    let revision: u64 = parts[3].parse().ok()?;
+    let s = format!("{build}{revision:04}");
+    let last5 = s.get(s.len().checked_sub(5)?..)?;
+    Some(format!("{}.{}", &last5[..3], &last5[3..]))
+}
+
 /// One decoded Xid line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Xid {
@@ -329,6 +362,23 @@ mod tests {
         assert_eq!(cuda_visible("5", &g).gpus, Vec::<u32>::new());
         assert_eq!(cuda_visible("NoDevFiles", &g).cut_at, Some("NoDevFiles".into()));
         assert_eq!(cuda_visible("2,0", &g).gpus, vec![2, 0], "order is CUDA's order");
+    }
+
+    #[test]
+    fn windows_driver_versions() {
+        assert_eq!(windows_driver_version("31.0.15.5222").as_deref(), Some("552.22"));
+        assert_eq!(windows_driver_version("32.0.15.6094").as_deref(), Some("560.94"));
+        assert_eq!(windows_driver_version("9.18.13.4788").as_deref(), Some("347.88"));
+        assert_eq!(windows_driver_version("garbage"), None);
+        assert_eq!(windows_driver_version("1.2.3"), None);
+    }
+
+    #[test]
+    fn torch_arches() {
+        assert_eq!(torch_arch_support("2.5.1+cu121", "12.1"), (5.0, false));
+        assert_eq!(torch_arch_support("2.8.0+cu128", "12.8"), (7.0, true));
+        assert_eq!(torch_arch_support("2.10.0+cu128", "12.8"), (7.5, true));
+        assert_eq!(torch_arch_support("2.9.0+cu130", "13.0"), (7.5, true));
     }
 
     #[test]

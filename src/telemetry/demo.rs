@@ -167,6 +167,7 @@ impl DemoGpus {
                 max_pcie_gen: Reading::Value(4),
                 max_pcie_width: Reading::Value(16),
                 slowdown_temp_c: Reading::Value(SLOWDOWN_C),
+                compute_capability: Reading::Value("8.9".to_string()),
             })
             .collect();
         let inventory = Inventory {

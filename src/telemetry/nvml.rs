@@ -453,6 +453,9 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
                 slowdown_temp_c: Reading::from(
                     d.temperature_threshold(TemperatureThreshold::Slowdown).map_err(|e| reason(&e).0),
                 ),
+                compute_capability: Reading::from(
+                    d.cuda_compute_capability().map(|c| format!("{}.{}", c.major, c.minor)).map_err(|e| reason(&e).0),
+                ),
             },
             Err(e) => GpuInfo::unavailable(i, &reason(&e).0),
         })

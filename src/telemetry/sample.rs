@@ -30,6 +30,13 @@ pub struct GpuInfo {
     pub max_pcie_width: Reading<u32>,
     /// Temperature at which the hardware starts to slow down, °C.
     pub slowdown_temp_c: Reading<u32>,
+    /// CUDA compute capability, e.g. "8.9" (absent in captures from before it was recorded).
+    #[serde(default = "not_recorded")]
+    pub compute_capability: Reading<String>,
+}
+
+fn not_recorded() -> Reading<String> {
+    Reading::na("not recorded")
 }
 
 impl GpuInfo {
@@ -47,6 +54,7 @@ impl GpuInfo {
             max_pcie_gen: Reading::na(why),
             max_pcie_width: Reading::na(why),
             slowdown_temp_c: Reading::na(why),
+            compute_capability: Reading::na(why),
         }
     }
 }

@@ -292,6 +292,12 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int type, 
     return r;
 }
 
+EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *major, int *minor) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetCudaComputeCapability");
+    if (!r) { *major = 8; *minor = 0; }
+    return r;
+}
+
 typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetUtilizationRates");
