@@ -347,7 +347,10 @@ fn main() {
     }
     f.nvml().inventory.cuda_driver_version = Some(Reading::Value("12.8".into()));
     f.nvml().inventory.driver_version = Some(Reading::Value("570.133.07".into()));
-    f.file("/proc/driver/nvidia/version", &DRIVER_LINE.replace("550.54.15", "570.133.07"));
+    f.file(
+        "/proc/driver/nvidia/version",
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.07  Release Build  (dvs-builder@U16-I3-B03-4-3)  Fri Mar 14 13:19:45 UTC 2025\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n",
+    );
     f.meta.libraries = vec![
         lib("libcuda.so.1", "/usr/lib/x86_64-linux-gnu", "libcuda.so.570.133.07"),
         lib("libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu", "libnvidia-ml.so.570.133.07"),

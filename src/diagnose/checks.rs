@@ -147,6 +147,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         drv_06(&cx),
         hw_03(&cx),
         drv_09(&cx),
+        drv_10(&cx),
         cuda_01(&cx),
         cuda_lib(&cx),
         cuda_04(&cx),
@@ -449,6 +450,36 @@ fn drv_09(cx: &Ctx) -> Check {
     } else {
         c.verdict(Verdict::Info, "nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)")
             .fix("sudo systemctl enable --now nvidia-persistenced")
+    }
+}
+
+fn drv_10(cx: &Ctx) -> Check {
+    let c = Check::new("DRV-10", Layer::Driver, "Kernel module flavour fits the GPU generation");
+    let flavour = cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)).map(|x| x.1);
+    let ccs: Vec<(u32, f64)> = cx
+        .nvml
+        .map(|n| {
+            n.inventory
+                .gpus
+                .iter()
+                .filter_map(|g| g.compute_capability.value().and_then(|c| c.parse().ok()).map(|v| (g.index, v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (Some(open), false) = (flavour, ccs.is_empty()) else {
+        return c.verdict(Verdict::Skipped, "needs the module flavour and the GPUs' compute capability");
+    };
+    let old: Vec<String> = ccs.iter().filter(|(_, cc)| *cc < 7.5).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
+    let new: Vec<String> =
+        ccs.iter().filter(|(_, cc)| *cc >= 10.0).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
+    if open && !old.is_empty() {
+        c.verdict(Verdict::Fail, format!("the open kernel modules do not support GPUs older than Turing: {}", old.join(", ")))
+            .fix("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates).")
+    } else if !open && !new.is_empty() {
+        c.verdict(Verdict::Fail, format!("Blackwell GPUs need the open kernel modules: {}", new.join(", ")))
+            .fix("Install the open kernel-module flavour (e.g. Ubuntu: nvidia-driver-<branch>-open; NVIDIA installer: -m=kernel-open).")
+    } else {
+        c.verdict(Verdict::Pass, format!("{} kernel module suits every GPU", if open { "open" } else { "proprietary" }))
     }
 }
 
