@@ -11,7 +11,7 @@ use gpu_doctor::diagnose::view::{DeviceNode, KernelLog, LibraryFound, Meta, Nvml
 use gpu_doctor::telemetry::GpuSource;
 use gpu_doctor::telemetry::Reading;
 use gpu_doctor::telemetry::demo::{DemoGpus, Scenario};
-use gpu_doctor::telemetry::sample::GpuHealth;
+use gpu_doctor::telemetry::sample::{GpuFacts, GpuHealth, RemappedRows};
 use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, SourceStatus};
 use gpu_doctor::telemetry::throttle;
 
@@ -127,6 +127,15 @@ fn healthy() -> Fx {
                 status: SourceStatus::Nvml { library: "libnvidia-ml.so.1".into(), attempts: Vec::new() },
                 inventory,
                 samples,
+                facts: vec![GpuFacts {
+                    index: 0,
+                    persistence: Reading::Value(false),
+                    compute_mode: Reading::Value("Default".into()),
+                    mig: Reading::na("not supported on this GPU"),
+                    remapped_rows: Reading::na("not supported on this GPU"),
+                    pages_pending_retirement: Reading::na("not supported on this GPU"),
+                    driver_model: Reading::na("Windows only"),
+                }],
             }),
             libraries: vec![
                 lib("libcuda.so.1", "/usr/lib/x86_64-linux-gnu", "libcuda.so.550.54.15"),
@@ -339,6 +348,22 @@ fn main() {
         s.throttle_mask = Reading::Value(throttle::SW_POWER_CAP);
     }
     all.push(("pcie-link-downtrained", f));
+
+    let mut f = healthy();
+    for g in &mut f.nvml().inventory.gpus {
+        g.name = "NVIDIA A100-SXM4-80GB".into();
+    }
+    if let Some(x) = f.nvml().facts.first_mut() {
+        x.persistence = Reading::Value(true);
+        x.mig = Reading::Value((false, false));
+        x.remapped_rows =
+            Reading::Value(RemappedRows { correctable: 0, uncorrectable: 512, pending: false, failed: true });
+    }
+    if let Some(s) = f.nvml().samples.first_mut() {
+        s.ecc_uncorrected_volatile = Reading::Value(3);
+    }
+    f.meta.kernel_log = KernelLog::Lines(vec!["NVRM: Xid (PCI:0000:01:00): 64, pid=2211, name=python3, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x3c041".into()]);
+    all.push(("row-remapping-failed", f));
 
     let mut f = healthy();
     for g in &mut f.nvml().inventory.gpus {

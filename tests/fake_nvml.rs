@@ -292,3 +292,35 @@ fn a_lost_gpu_is_an_event_in_the_history() {
     assert_eq!(events[0].0, Some(1));
     assert!(events[0].1.contains("GPU 1 lost") && events[0].1.contains("Xid 79"), "{events:?}");
 }
+
+#[test]
+fn check_reads_nvml_facts_through_the_real_path() {
+    let out = cli_with("healthy").args(["check", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let verdict = |id: &str| {
+        v["checks"]
+            .as_array()
+            .and_then(|a| a.iter().find(|c| c["id"] == id))
+            .map(|c| (c["verdict"].as_str().unwrap_or("").to_string(), c["summary"].as_str().unwrap_or("").to_string()))
+            .unwrap_or_default()
+    };
+    assert_eq!(verdict("DRV-08").0, "pass", "{:?}", verdict("DRV-08"));
+    assert!(verdict("DRV-08").1.contains("2 GPU(s)"));
+    assert_eq!(verdict("RT-07"), ("pass".to_string(), "Default (shared)".to_string()));
+    assert_eq!(verdict("RT-03").0, "pass");
+    assert_eq!(verdict("RT-06").0, "skipped", "the fake is not MIG-capable");
+    assert_eq!(verdict("RT-LOST").0, "pass");
+
+    // A hung NVML call cannot hang `check`: it gives up on NVML after its time limit.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let hang = dir.path().join("hang-first.scenario");
+    std::fs::write(&hang, "gpus = 1\nhang = nvmlDeviceGetTemperature\nhang_after = 0\nhang_secs = 60\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let out =
+        cli_with("healthy").env("FAKE_NVML_SCENARIO", &hang).args(["check"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(20), "check took {took:?}");
+    let s = text(&out.stdout);
+    assert!(s.contains("DRV-08 NVML (the driver's management library) loads: loaded"), "{s}");
+}

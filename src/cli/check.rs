@@ -49,13 +49,14 @@ pub fn live_nvml(source: &SourceArgs) -> NvmlView {
     let spawned = std::thread::Builder::new().name("gd-check-nvml".into()).spawn(move || {
         worker.prepare();
         let samples = worker.sample(0.0);
-        let _ = tx.send(samples);
+        let facts = worker.facts();
+        let _ = tx.send((samples, facts));
     });
-    let samples = match spawned {
+    let (samples, facts) = match spawned {
         Ok(_) => rx.recv_timeout(NVML_TIMEOUT).unwrap_or_default(),
-        Err(_) => Vec::new(),
+        Err(_) => Default::default(),
     };
-    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples }
+    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts }
 }
 
 /// The live machine as the checks see it.

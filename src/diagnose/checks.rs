@@ -25,7 +25,7 @@ pub fn depends_on(id: &str) -> &'static [&'static str] {
         "PERM-02" => &["PERM-01"],
         "WSL-02" => &["WSL-01"],
         "ENV-01" | "ENV-02" => &["DRV-08", "PERM-02"],
-        "RT-XID" | "RT-LOST" | "RT-05" | "RT-04" | "RT-ECC" => &["DRV-08"],
+        "RT-XID" | "RT-LOST" | "RT-05" | "RT-04" | "RT-ECC" | "RT-03" | "RT-06" | "RT-07" | "RT-08" => &["DRV-08"],
         _ => &[],
     }
 }
@@ -163,11 +163,15 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         env_02(&cx),
         env_03(&cx),
         rt_lost(&cx),
+        rt_03(&cx),
         rt_xid(&cx),
         rt_05(&cx),
         rt_04(&cx),
         rt_ecc(&cx),
         rt_08(&cx),
+        rt_06(&cx),
+        rt_07(&cx),
+        win_02(&cx),
         win_04(&cx),
         win_03(&cx),
     ]
@@ -444,6 +448,19 @@ fn drv_09(cx: &Ctx) -> Check {
     let c = Check::new("DRV-09", Layer::Driver, "Persistence daemon");
     if cx.wsl.is_some() || cx.container.is_some() || cx.module("nvidia") != Some(true) {
         return c.verdict(Verdict::Skipped, "Linux host with the driver loaded only");
+    }
+    let modes: Vec<(u32, bool)> = cx
+        .nvml
+        .map(|n| n.facts.iter().filter_map(|f| f.persistence.value().map(|p| (f.index, *p))).collect())
+        .unwrap_or_default();
+    if !modes.is_empty() {
+        let on = modes.iter().filter(|m| m.1).count();
+        return if on == modes.len() {
+            c.verdict(Verdict::Info, "persistence mode is on: the driver stays initialised between jobs")
+        } else {
+            c.verdict(Verdict::Info, format!("persistence mode is off on {} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", modes.len() - on))
+                .fix("sudo systemctl enable --now nvidia-persistenced")
+        };
     }
     if cx.v.exists("/run/nvidia-persistenced/socket") || cx.v.exists("/var/run/nvidia-persistenced/socket") {
         c.verdict(Verdict::Info, "nvidia-persistenced is running (the driver stays initialised between jobs)")
@@ -978,6 +995,111 @@ fn rt_08(cx: &Ctx) -> Check {
             },
         )
     }
+}
+
+fn facts<'a>(cx: &Ctx<'a>) -> &'a [crate::telemetry::sample::GpuFacts] {
+    cx.nvml.map(|n| n.facts.as_slice()).unwrap_or(&[])
+}
+
+fn rt_03(cx: &Ctx) -> Check {
+    let c = Check::new("RT-03", Layer::Runtime, "Memory repair (row remapping, retired pages)");
+    let mut c = c;
+    let mut worst = Verdict::Skipped;
+    for f in facts(cx) {
+        if let Some(r) = f.remapped_rows.value() {
+            c = c.evidence(format!(
+                "GPU {}: remapped rows {} correctable, {} uncorrectable, pending {}, failure {}",
+                f.index, r.correctable, r.uncorrectable, r.pending, r.failed
+            ));
+            let v = if r.failed {
+                Verdict::Fail
+            } else if r.pending {
+                Verdict::Warn
+            } else {
+                Verdict::Pass
+            };
+            worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
+        }
+        if let Some(p) = f.pages_pending_retirement.value() {
+            c = c.evidence(format!("GPU {}: retired pages pending: {p}", f.index));
+            let v = if *p { Verdict::Warn } else { Verdict::Pass };
+            worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
+        }
+    }
+    match worst {
+        Verdict::Skipped => c.verdict(Verdict::Skipped, "not reported (GeForce boards do not have it)"),
+        Verdict::Pass => c.verdict(Verdict::Pass, "nothing pending, no failure"),
+        Verdict::Warn => c
+            .verdict(Verdict::Warn, "a memory repair waits for a GPU reset")
+            .fix("Reset the GPU (sudo nvidia-smi -r -i <id>, with no process on it) or reboot when convenient."),
+        _ => c
+            .verdict(Verdict::Fail, "row remapping failed: the GPU has no spare memory rows left")
+            .fix("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU."),
+    }
+}
+
+fn rt_06(cx: &Ctx) -> Check {
+    let c = Check::new("RT-06", Layer::Runtime, "MIG (multi-instance GPU) mode");
+    let modes: Vec<(u32, (bool, bool))> =
+        facts(cx).iter().filter_map(|f| f.mig.value().map(|m| (f.index, *m))).collect();
+    if modes.is_empty() {
+        return c.verdict(Verdict::Skipped, "not a MIG-capable GPU");
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, (cur, pend))| cur != pend) {
+        return c
+            .verdict(Verdict::Warn, format!("GPU {i}: MIG mode changes at the next GPU reset"))
+            .fix("Reset the GPU or reboot to apply the pending MIG mode.");
+    }
+    let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
+    if on.is_empty() {
+        c.verdict(Verdict::Pass, "MIG is off")
+    } else {
+        c.verdict(Verdict::Info, format!("MIG is on for {}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)", on.join(", ")))
+    }
+}
+
+fn rt_07(cx: &Ctx) -> Check {
+    let c = Check::new("RT-07", Layer::Runtime, "Compute mode");
+    let modes: Vec<(u32, String)> =
+        facts(cx).iter().filter_map(|f| f.compute_mode.value().map(|m| (f.index, m.clone()))).collect();
+    if modes.is_empty() {
+        return c.verdict(Verdict::Skipped, "not reported");
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, m)| m == "Prohibited") {
+        return c
+            .verdict(Verdict::Fail, format!("GPU {i} is set to Prohibited: no program can create a CUDA context on it"))
+            .fix(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, m)| m == "ExclusiveProcess") {
+        return c.verdict(
+            Verdict::Info,
+            format!(
+                "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)"
+            ),
+        );
+    }
+    c.verdict(Verdict::Pass, "Default (shared)")
+}
+
+fn win_02(cx: &Ctx) -> Check {
+    let c = Check::new("WIN-02", Layer::Windows, "Driver model (WDDM / TCC / MCDM)");
+    if cx.v.meta().platform != "windows" {
+        return c.verdict(Verdict::Skipped, "Windows only");
+    }
+    let models: Vec<(u32, (String, String))> =
+        facts(cx).iter().filter_map(|f| f.driver_model.value().map(|m| (f.index, m.clone()))).collect();
+    if models.is_empty() {
+        return c.verdict(Verdict::Skipped, "not reported");
+    }
+    if let Some((i, (cur, pend))) = models.iter().find(|(_, (c, p))| c != p) {
+        return c
+            .verdict(Verdict::Warn, format!("GPU {i}: {cur} now, {pend} after a reboot"))
+            .fix("Reboot to apply the pending driver model.");
+    }
+    let list = models.iter().map(|(i, (cur, _))| format!("GPU {i}: {cur}")).collect::<Vec<_>>().join(", ");
+    c.verdict(Verdict::Info, list).explain(
+        "WDDM is needed for displays, DirectX and WSL; TCC/MCDM are for compute-only cards (no display, no WSL).",
+    )
 }
 
 fn win_04(cx: &Ctx) -> Check {

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::telemetry::sample::{GpuSample, Inventory};
+use crate::telemetry::sample::{GpuFacts, GpuSample, Inventory};
 use crate::telemetry::source::SourceStatus;
 
 /// The capture format this build writes and reads.
@@ -73,6 +73,9 @@ pub struct NvmlView {
     pub inventory: Inventory,
     /// One sample per GPU (throttle, PCIe link, ECC...), when NVML opened.
     pub samples: Vec<GpuSample>,
+    /// Configuration and health facts per GPU (persistence, compute/MIG mode, row remapping).
+    #[serde(default)]
+    pub facts: Vec<GpuFacts>,
 }
 
 /// Kernel-log lines about NVIDIA (NVRM, Xid), or why they could not be read.

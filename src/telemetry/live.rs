@@ -161,6 +161,9 @@ impl GpuSource for LiveGpus {
     fn allow_wake(&self) {
         self.wake.store(true, Ordering::Relaxed);
     }
+    fn facts(&self) -> Vec<super::sample::GpuFacts> {
+        self.open.load().as_ref().map(|n| n.facts()).unwrap_or_default()
+    }
     fn prepare(&self) {
         if self.open.load().is_none() {
             self.advance();

@@ -16,7 +16,9 @@ use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
 
 use super::Reading;
-use super::sample::{GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind};
+use super::sample::{
+    GpuFacts, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind, RemappedRows,
+};
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
 
 /// Environment variable naming one NVML library to load instead of the standard locations
@@ -283,6 +285,51 @@ impl NvmlSource {
         }
     }
 
+    fn remapped_rows(&self, dev: &nvml_wrapper::Device<'_>) -> Result<RemappedRows, NvmlError> {
+        let sym = self
+            .nvml
+            .lib()
+            .nvmlDeviceGetRemappedRows
+            .as_ref()
+            .map_err(|e| NvmlError::FailedToLoadSymbol(e.to_string()))?;
+        let (mut corr, mut unc, mut pending, mut failed) = (0u32, 0u32, 0u32, 0u32);
+        // SAFETY: symbol and handle come from the same initialised library; the out-pointers are
+        // valid u32s as the NVML signature declares.
+        let code = unsafe { sym(dev.handle(), &mut corr, &mut unc, &mut pending, &mut failed) };
+        nvml_wrapper::error::nvml_try(code)?;
+        Ok(RemappedRows { correctable: corr, uncorrectable: unc, pending: pending != 0, failed: failed != 0 })
+    }
+
+    fn facts_one(&self, idx: u32) -> Option<GpuFacts> {
+        let dev = self.nvml.device_by_index(idx).ok()?;
+        let r = |e: NvmlError| reason(&e).0;
+        #[cfg(target_os = "linux")]
+        let persistence = Reading::from(dev.is_in_persistent_mode().map_err(r));
+        #[cfg(not(target_os = "linux"))]
+        let persistence = Reading::na("Linux only");
+        #[cfg(target_os = "windows")]
+        let driver_model = Reading::from(
+            dev.driver_model()
+                .map(|m| {
+                    // NVML calls TCC "WDM".
+                    let name = |d: &dyn std::fmt::Debug| format!("{d:?}").replace("WDM", "TCC");
+                    (name(&m.current), name(&m.pending))
+                })
+                .map_err(r),
+        );
+        #[cfg(not(target_os = "windows"))]
+        let driver_model = Reading::na("Windows only");
+        Some(GpuFacts {
+            index: idx,
+            persistence,
+            compute_mode: Reading::from(dev.compute_mode().map(|m| format!("{m:?}")).map_err(r)),
+            mig: Reading::from(dev.mig_mode().map(|m| (m.current == 1, m.pending == 1)).map_err(r)),
+            remapped_rows: Reading::from(self.remapped_rows(&dev).map_err(r)),
+            pages_pending_retirement: Reading::from(dev.are_pages_pending_retired().map_err(r)),
+            driver_model,
+        })
+    }
+
     fn mark_lost(&self, idx: u32, why: String) -> GpuSample {
         if let Ok(mut l) = self.lost.lock() {
             l.insert(idx, why.clone());
@@ -480,6 +527,9 @@ impl GpuSource for NvmlSource {
     }
     fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
         (0..self.inventory.gpus.len() as u32).map(|i| self.slow_one(i)).collect()
+    }
+    fn facts(&self) -> Vec<GpuFacts> {
+        (0..self.inventory.gpus.len() as u32).filter_map(|i| self.facts_one(i)).collect()
     }
     fn in_flight(&self, slow: bool) -> Option<String> {
         let call = self.calls[usize::from(slow)].lock().ok().and_then(|c| *c);

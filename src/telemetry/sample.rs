@@ -199,6 +199,38 @@ impl GpuSample {
     }
 }
 
+/// Row remapping state (Ampere and newer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemappedRows {
+    /// Rows remapped after correctable errors.
+    pub correctable: u32,
+    /// Rows remapped after uncorrectable errors.
+    pub uncorrectable: u32,
+    /// A remapping waits for a GPU reset.
+    pub pending: bool,
+    /// A remapping failed (no spare rows left).
+    pub failed: bool,
+}
+
+/// Configuration and health facts of one GPU that the checklist reads once (not sampled).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuFacts {
+    /// NVML index.
+    pub index: u32,
+    /// Persistence mode (Linux).
+    pub persistence: Reading<bool>,
+    /// Compute mode: `Default`, `ExclusiveProcess`, `Prohibited`...
+    pub compute_mode: Reading<String>,
+    /// MIG mode (current, pending).
+    pub mig: Reading<(bool, bool)>,
+    /// Row remapping.
+    pub remapped_rows: Reading<RemappedRows>,
+    /// Retired pages waiting for a reset (pre-Ampere).
+    pub pages_pending_retirement: Reading<bool>,
+    /// Windows driver model (current, pending): `WDDM`, `TCC`, `MCDM`.
+    pub driver_model: Reading<(String, String)>,
+}
+
 /// Slow measurements of one GPU (PCIe throughput, process list), taken on their own thread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuSlowSample {

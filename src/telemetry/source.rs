@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::sample::{GpuSample, GpuSlowSample, Inventory};
+use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
 /// A producer of GPU samples. Implementations are shared between the fast and the slow sampler
 /// threads, so they take `&self` and keep any mutable state behind their own locks.
@@ -26,6 +26,11 @@ pub trait GpuSource: Send + Sync {
     }
     /// The user asked to read a sleeping GPU anyway (it wakes up).
     fn allow_wake(&self) {}
+    /// Configuration and health facts of every GPU (persistence, compute and MIG mode, row
+    /// remapping...), read on demand by the checklist; empty when the source has none.
+    fn facts(&self) -> Vec<GpuFacts> {
+        Vec::new()
+    }
     /// Gets ready to sample (opens the library when the source opens lazily). Called on the GPU
     /// sampler thread before [`GpuSource::sample`], so a new inventory is shown before the first
     /// sample (which may block) is taken.

@@ -298,6 +298,32 @@ EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *majo
     return r;
 }
 
+EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *enabled) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetPersistenceMode");
+    if (!r) *enabled = 1;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *mode) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetComputeMode");
+    if (!r) *mode = 0;
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetMigMode");
+    (void)current; (void)pending;
+    return r ? r : NOT_SUPPORTED; /* not a MIG-capable board */
+}
+EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failed) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetRemappedRows");
+    if (!r) { *corr = 0; *unc = 0; *pending = 0; *failed = 0; }
+    return r;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *pending) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetRetiredPagesPendingStatus");
+    if (!r) *pending = 0;
+    return r;
+}
+
 typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetUtilizationRates");
