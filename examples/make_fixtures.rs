@@ -146,6 +146,7 @@ fn healthy() -> Fx {
                 "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024".into(),
             ]),
             renderer: None,
+            tdr: None,
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");

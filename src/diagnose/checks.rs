@@ -172,6 +172,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         rt_06(&cx),
         rt_07(&cx),
         win_02(&cx),
+        win_01(&cx),
         win_04(&cx),
         win_03(&cx),
     ]
@@ -1102,6 +1103,41 @@ fn win_02(cx: &Ctx) -> Check {
     )
 }
 
+/// The TDR verdict for these registry values (pure, so it is tested on every platform).
+pub fn tdr_check(t: &super::view::Tdr) -> Check {
+    let c = Check::new("WIN-01", Layer::Windows, "GPU watchdog (TDR) settings");
+    let shown = |v: Option<u32>, default: u32| v.map_or(format!("{default} (default)"), |x| x.to_string());
+    let c = c.evidence(format!(
+        "HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers: TdrLevel {}, TdrDelay {} s, TdrDdiDelay {} s",
+        shown(t.level, 3),
+        shown(t.delay, 2),
+        shown(t.ddi_delay, 5)
+    ));
+    match t.level {
+        Some(0) => c
+            .verdict(Verdict::Warn, "the GPU watchdog is off (TdrLevel 0): a hung GPU freezes the desktop instead of being reset")
+            .fix("Delete the TdrLevel value (or set it to 3) under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot."),
+        _ if t.delay.is_some_and(|d| d > 2) => c.verdict(
+            Verdict::Info,
+            format!("TdrDelay raised to {} s: long GPU kernels on a display GPU are allowed longer before Windows resets the driver", t.delay.unwrap_or(2)),
+        ),
+        _ => c
+            .verdict(Verdict::Info, "defaults: Windows resets the driver when the GPU does not respond for 2 s")
+            .explain("A compute kernel running longer than that on a GPU that drives a display fails with 'the launch timed out' (CUDA error 702); split long kernels or use a GPU without a monitor."),
+    }
+}
+
+fn win_01(cx: &Ctx) -> Check {
+    if cx.v.meta().platform != "windows" {
+        return Check::new("WIN-01", Layer::Windows, "GPU watchdog (TDR) settings")
+            .verdict(Verdict::Skipped, "Windows only");
+    }
+    match &cx.v.meta().tdr {
+        Some(t) => tdr_check(t),
+        None => Check::new("WIN-01", Layer::Windows, "GPU watchdog (TDR) settings").verdict(Verdict::Skipped, MISSING),
+    }
+}
+
 fn win_04(cx: &Ctx) -> Check {
     let c = Check::new("WIN-04", Layer::Windows, "nvml.dll found");
     if cx.v.meta().platform != "windows" {
@@ -1265,5 +1301,28 @@ fn rt_ecc(cx: &Ctx) -> Check {
     } else {
         c.verdict(Verdict::Warn, format!("uncorrectable errors since the driver loaded ({})", bad.join(", ")))
             .fix("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA).")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::view::Tdr;
+
+    #[test]
+    fn tdr_verdicts() {
+        assert_eq!(tdr_check(&Tdr::default()).verdict, Verdict::Info);
+        assert!(tdr_check(&Tdr::default()).evidence[0].contains("TdrLevel 3 (default), TdrDelay 2 (default) s"));
+        let off = tdr_check(&Tdr { level: Some(0), ..Tdr::default() });
+        assert_eq!(off.verdict, Verdict::Warn);
+        assert!(off.fixes[0].contains("TdrLevel"));
+        let long = tdr_check(&Tdr { level: Some(3), delay: Some(60), ddi_delay: None });
+        assert!(long.summary.contains("60 s"), "{}", long.summary);
+    }
+
+    #[test]
+    fn bus_ids_normalise() {
+        assert_eq!(norm_bus("00000000:01:00.0"), "0000:01:00.0");
+        assert_eq!(norm_bus("0000:2B:00.0"), "0000:2b:00.0");
     }
 }

@@ -111,6 +111,20 @@ pub struct Meta {
     pub kernel_log: KernelLog,
     /// The app's renderer, when known (GUI only).
     pub renderer: Option<String>,
+    /// Windows GPU watchdog (TDR) registry values; `None` elsewhere.
+    #[serde(default)]
+    pub tdr: Option<Tdr>,
+}
+
+/// `HKLM\System\CurrentControlSet\Control\GraphicsDrivers` TDR values; `None` = not set (default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tdr {
+    /// `TdrLevel` (0 off, 3 recover = default).
+    pub level: Option<u32>,
+    /// `TdrDelay`, seconds (default 2).
+    pub delay: Option<u32>,
+    /// `TdrDdiDelay`, seconds (default 5).
+    pub ddi_delay: Option<u32>,
 }
 
 /// The environment variables a capture keeps (values only of these; nothing else is recorded).
