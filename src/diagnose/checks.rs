@@ -710,9 +710,12 @@ fn cont_02(cx: &Ctx) -> Check {
     if ctl && gpus > 0 {
         return c.verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"));
     }
-    let c = c
-        .verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container"))
-        .explain("NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container runtime must inject the device nodes and driver libraries.");
+    let why = match visible.map(str::trim) {
+        Some("none") => "NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU.".to_string(),
+        Some("void") | Some("") => "NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.".to_string(),
+        _ => "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries.".to_string(),
+    };
+    let c = c.verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container")).explain(why);
     match kind.as_str() {
         "Kubernetes" => c.fix("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator."),
         "Podman" => c.fix("podman run --device nvidia.com/gpu=all ...   (after: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml)"),
