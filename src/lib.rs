@@ -10,6 +10,7 @@ pub mod diagnose;
 pub mod present;
 pub mod telemetry;
 pub mod units;
+pub mod vram;
 
 #[cfg(feature = "gui")]
 pub mod gui;

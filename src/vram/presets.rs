@@ -1,0 +1,160 @@
+//! Model presets (assets/models.ron, built in and extendable by a user file) and import of a
+//! Hugging Face `config.json`.
+
+use std::path::Path;
+
+use super::{Arch, InputError, Mla, ModelKind, Moe};
+
+/// The built-in presets file.
+pub const BUILT_IN: &str = include_str!("../../assets/models.ron");
+
+/// Parses a presets file (a RON list of [`Arch`]).
+pub fn parse(text: &str) -> Result<Vec<Arch>, String> {
+    let list: Vec<Arch> = ron::from_str(text).map_err(|e| format!("presets file: {e}"))?;
+    for a in &list {
+        a.validate().map_err(|e| format!("preset '{}': {e}", a.name))?;
+    }
+    Ok(list)
+}
+
+/// The built-in presets (validated by a test, so this never fails in a release).
+pub fn built_in() -> Vec<Arch> {
+    parse(BUILT_IN).unwrap_or_default()
+}
+
+/// Finds a preset by name, case-insensitively; otherwise says which names are closest.
+pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, String> {
+    let want = name.trim().to_ascii_lowercase();
+    if let Some(a) = list.iter().find(|a| a.name.to_ascii_lowercase() == want) {
+        return Ok(a);
+    }
+    let mut scored: Vec<(f64, &str)> =
+        list.iter().map(|a| (strsim::jaro_winkler(&want, &a.name.to_ascii_lowercase()), a.name.as_str())).collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let close: Vec<&str> = scored.iter().take(3).map(|s| s.1).collect();
+    Err(format!("no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets", close.join(", ")))
+}
+
+fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
+    keys.iter().find_map(|k| v.get(*k)).and_then(|x| x.as_u64()).and_then(|x| u32::try_from(x).ok())
+}
+
+/// Reads the memory-relevant fields of a Hugging Face `config.json` (Llama, Mistral, Mixtral,
+/// Qwen2/3, Gemma, Phi-3, Falcon, GPT-BigCode, DeepSeek-V3 naming). Missing required fields are
+/// named in the error.
+pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
+    let bad = |field: &'static str, problem: &str| InputError { field, problem: problem.to_string() };
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| InputError { field: "config.json", problem: format!("not valid JSON: {e}") })?;
+    let v = v.get("text_config").cloned().unwrap_or(v);
+    let need = |keys: &[&str], field: &'static str| field_u32(&v, keys).ok_or_else(|| bad(field, &format!("missing (looked for {})", keys.join(", "))));
+    let layers = need(&["num_hidden_layers", "n_layer", "num_layers"], "num_hidden_layers")?;
+    let hidden = need(&["hidden_size", "n_embd", "d_model"], "hidden_size")?;
+    let heads = need(&["num_attention_heads", "n_head"], "num_attention_heads")?;
+    let model_type = v.get("model_type").and_then(|m| m.as_str()).unwrap_or("");
+    let multi_query = v.get("multi_query").and_then(serde_json::Value::as_bool).unwrap_or(false);
+    let kv_heads = field_u32(&v, &["num_key_value_heads", "num_kv_heads", "n_head_kv"]).unwrap_or(if multi_query { 1 } else { heads });
+    let gated = !matches!(model_type, "falcon" | "gpt_bigcode" | "phi" | "gpt_neox" | "bert" | "gpt2");
+    let intermediate = field_u32(&v, &["intermediate_size", "n_inner", "ffn_hidden_size"]).unwrap_or(4 * hidden);
+    let vocab = need(&["vocab_size"], "vocab_size")?;
+    let experts = field_u32(&v, &["num_local_experts", "n_routed_experts", "num_experts"]);
+    let moe = match experts {
+        Some(e) if e > 1 => Some(Moe {
+            experts: e,
+            active: field_u32(&v, &["num_experts_per_tok", "moe_topk"]).ok_or_else(|| bad("num_experts_per_tok", "missing for a mixture-of-experts model"))?,
+            expert_intermediate: field_u32(&v, &["moe_intermediate_size"]).unwrap_or(intermediate),
+            shared_experts: field_u32(&v, &["n_shared_experts"]).unwrap_or(0),
+            dense_layers: field_u32(&v, &["first_k_dense_replace"]).unwrap_or(0),
+        }),
+        _ => None,
+    };
+    let mla = field_u32(&v, &["kv_lora_rank"]).map(|r| Mla { kv_lora_rank: r, rope_dim: field_u32(&v, &["qk_rope_head_dim"]).unwrap_or(64) });
+    let arch = Arch {
+        name: name.to_string(),
+        kind: if model_type == "bert" { ModelKind::Encoder } else { ModelKind::Decoder },
+        layers,
+        hidden,
+        heads,
+        kv_heads,
+        head_dim: field_u32(&v, &["head_dim"]).or_else(|| field_u32(&v, &["v_head_dim"])),
+        intermediate,
+        vocab,
+        tied_embeddings: v.get("tie_word_embeddings").and_then(serde_json::Value::as_bool).unwrap_or(matches!(model_type, "gemma" | "gemma2" | "falcon" | "gpt_bigcode")),
+        gated_mlp: gated,
+        qkv_bias: v.get("attention_bias").and_then(serde_json::Value::as_bool).unwrap_or(model_type == "qwen2"),
+        moe,
+        mla,
+        sliding_window: field_u32(&v, &["sliding_window"]),
+        context: field_u32(&v, &["max_position_embeddings", "n_positions", "seq_length"]),
+        params_b: None,
+        note: format!("imported from config.json (model_type {model_type})"),
+    };
+    arch.validate()?;
+    Ok(arch)
+}
+
+/// Imports a `config.json` from disk.
+pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError { field: "config.json", problem: format!("cannot read {}: {e}", path.display()) })?;
+    let name = path.parent().and_then(|p| p.file_name()).map_or_else(|| "imported model".to_string(), |n| n.to_string_lossy().into_owned());
+    from_hf_config(&text, &name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_presets_parse_and_are_plenty() {
+        let list = parse(BUILT_IN).unwrap_or_else(|e| panic!("{e}"));
+        assert!(list.len() >= 25, "{}", list.len());
+        let published = [
+            ("Llama-2-7B", 6.738),
+            ("Llama-2-13B", 13.016),
+            ("Llama-2-70B", 68.98),
+            ("Llama-3.1-8B", 8.030),
+            ("Llama-3.1-70B", 70.55),
+            ("Llama-3.2-3B", 3.213),
+            ("Mistral-7B-v0.1", 7.242),
+            ("Mixtral-8x7B", 46.70),
+            ("Qwen2.5-7B", 7.616),
+            ("Qwen2.5-14B", 14.77),
+            ("Qwen2.5-32B", 32.76),
+            ("Qwen2.5-72B", 72.71),
+            ("Qwen3-32B", 32.76),
+            ("Gemma-2-9B", 9.242),
+            ("Gemma-2-27B", 27.23),
+            ("Phi-3-mini-4k", 3.821),
+            ("Falcon-7B", 6.92),
+        ];
+        for (name, b) in published {
+            let a = find(&list, name).unwrap_or_else(|e| panic!("{e}"));
+            let got = a.params().total() / 1e9;
+            assert!((got - b).abs() / b < 0.01, "{name}: {got:.3} B vs published {b}");
+        }
+    }
+
+    #[test]
+    fn unknown_preset_suggests_close_names() {
+        let list = built_in();
+        let e = find(&list, "llama-3-8b").err().unwrap_or_default();
+        assert!(e.contains("Llama-3.1-8B"), "{e}");
+        assert!(find(&list, "qwen2.5-7b").is_ok(), "case-insensitive");
+    }
+
+    #[test]
+    fn hf_configs_import() {
+        let llama = r#"{"model_type":"llama","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"tie_word_embeddings":false,"max_position_embeddings":131072}"#;
+        let a = from_hf_config(llama, "x").unwrap_or_else(|e| panic!("{e}"));
+        assert!((a.params().total() / 1e9 - 8.03).abs() < 0.01);
+        let mixtral = r#"{"model_type":"mixtral","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000,"num_local_experts":8,"num_experts_per_tok":2}"#;
+        let m = from_hf_config(mixtral, "m").unwrap_or_else(|e| panic!("{e}"));
+        assert!((m.params().total() / 1e9 - 46.70).abs() < 0.1, "{}", m.params().total() / 1e9);
+        let partial = r#"{"model_type":"llama","hidden_size":4096}"#;
+        let e = from_hf_config(partial, "p").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("num_hidden_layers: missing"), "{e}");
+        assert!(from_hf_config("{not json", "b").err().is_some_and(|e| e.field == "config.json"));
+        let odd = r#"{"num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":30,"num_key_value_heads":8,"vocab_size":1000}"#;
+        assert_eq!(from_hf_config(odd, "o").err().map(|e| e.field), Some("kv_heads"));
+    }
+}
