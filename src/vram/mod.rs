@@ -149,7 +149,9 @@ impl Arch {
     /// Checks the shape; every problem names its field.
     pub fn validate(&self) -> Result<(), InputError> {
         const MAX: u32 = 1 << 20;
-        for (field, v) in [("layers", self.layers), ("hidden", self.hidden), ("heads", self.heads), ("kv_heads", self.kv_heads)] {
+        for (field, v) in
+            [("layers", self.layers), ("hidden", self.hidden), ("heads", self.heads), ("kv_heads", self.kv_heads)]
+        {
             if v == 0 {
                 return Err(bad(field, "must be at least 1"));
             }
@@ -163,11 +165,17 @@ impl Arch {
         if self.vocab > 4 * MAX || self.intermediate > 4 * MAX {
             return Err(bad("intermediate/vocab", "not a plausible size"));
         }
-        if self.kv_heads > self.heads || self.heads % self.kv_heads != 0 {
-            return Err(bad("kv_heads", format!("{} key/value heads must divide the {} attention heads", self.kv_heads, self.heads)));
+        if self.kv_heads > self.heads || !self.heads.is_multiple_of(self.kv_heads) {
+            return Err(bad(
+                "kv_heads",
+                format!("{} key/value heads must divide the {} attention heads", self.kv_heads, self.heads),
+            ));
         }
-        if self.head_dim.is_none() && self.hidden % self.heads != 0 {
-            return Err(bad("heads", format!("{} heads do not divide the hidden size {}; give head_dim", self.heads, self.hidden)));
+        if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
+            return Err(bad(
+                "heads",
+                format!("{} heads do not divide the hidden size {}; give head_dim", self.heads, self.hidden),
+            ));
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.active == 0 || m.active > m.experts {
@@ -200,7 +208,8 @@ impl Arch {
         let mlp_total = match &self.moe {
             Some(m) => {
                 let moe_layers = l - f64::from(m.dense_layers);
-                let per = mats * h * f64::from(m.expert_intermediate) * f64::from(m.experts + m.shared_experts) + h * f64::from(m.experts);
+                let per = mats * h * f64::from(m.expert_intermediate) * f64::from(m.experts + m.shared_experts)
+                    + h * f64::from(m.experts);
                 f64::from(m.dense_layers) * mlp_dense + moe_layers * per
             }
             None => l * mlp_dense,
@@ -488,6 +497,10 @@ pub struct Settings {
     pub vllm_utilization: f64,
     /// Total memory of the GPU, bytes (vLLM sizes its KV cache from it).
     pub gpu_total_bytes: Option<f64>,
+    /// The loss is computed over chunks of the output (torchtune's CEWithChunkedOutputLoss,
+    /// Unsloth, Liger): no full fp32 copy of the logits.
+    #[serde(default)]
+    pub chunked_loss: bool,
 }
 
 impl Default for Settings {
@@ -509,6 +522,7 @@ impl Default for Settings {
             lora_all_linear: false,
             vllm_utilization: 0.9,
             gpu_total_bytes: None,
+            chunked_loss: false,
         }
     }
 }
@@ -611,8 +625,8 @@ pub fn estimate(arch: &Arch, s: &Settings) -> Result<Breakdown, InputError> {
         Mode::Lora => Quant::Bf16,
         Mode::Inference => s.quant,
     };
-    let weight_bytes =
-        (p.linear * quant.linear_bits() + (p.embed + p.head) * quant.embedding_bits()) / 8.0 + p.other * if quant == Quant::Fp32 { 4.0 } else { 2.0 };
+    let weight_bytes = (p.linear * quant.linear_bits() + (p.embed + p.head) * quant.embedding_bits()) / 8.0
+        + p.other * if quant == Quant::Fp32 { 4.0 } else { 2.0 };
     let split = match s.sharding {
         Sharding::Replicated => 1.0,
         _ => n,
@@ -736,10 +750,12 @@ pub fn estimate(arch: &Arch, s: &Settings) -> Result<Breakdown, InputError> {
             let body = match s.checkpointing {
                 Checkpointing::None => layers_here * per_layer_full,
                 Checkpointing::Selective => layers_here * b * t * layer_per_token / tp,
-                Checkpointing::Full => layers_here * 2.0 * b * t * h + per_layer_full,
+                // Layer inputs, plus one layer recomputed and its gradients during backward.
+                Checkpointing::Full => layers_here * 2.0 * b * t * h + 2.0 * per_layer_full,
             };
-            // Logits and the loss: fp32 logits plus their gradient.
-            let logits = 2.0 * b * t * v * 4.0 / tp;
+            // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
+            // upcast one eighth at a time.
+            let logits = if s.chunked_loss { b * t * v * (2.0 + 4.0 / 8.0) } else { b * t * v * (2.0 + 4.0) } / tp;
             out.activations = body + logits;
             out.cuda_context = CUDA_CONTEXT;
             out.framework = LIBRARY_BUFFERS + if n > 1.0 && s.sharding != Sharding::Layers { 0.4 * GIB } else { 0.0 };

@@ -32,7 +32,10 @@ pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, String> {
         list.iter().map(|a| (strsim::jaro_winkler(&want, &a.name.to_ascii_lowercase()), a.name.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let close: Vec<&str> = scored.iter().take(3).map(|s| s.1).collect();
-    Err(format!("no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets", close.join(", ")))
+    Err(format!(
+        "no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets",
+        close.join(", ")
+    ))
 }
 
 fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
@@ -44,16 +47,22 @@ fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
 /// named in the error.
 pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let bad = |field: &'static str, problem: &str| InputError { field, problem: problem.to_string() };
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| InputError { field: "config.json", problem: format!("not valid JSON: {e}") })?;
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| InputError { field: "config.json", problem: format!("not valid JSON: {e}") })?;
     let v = v.get("text_config").cloned().unwrap_or(v);
-    let need = |keys: &[&str], field: &'static str| field_u32(&v, keys).ok_or_else(|| bad(field, &format!("missing (looked for {})", keys.join(", "))));
+    let need = |keys: &[&str], field: &'static str| {
+        field_u32(&v, keys).ok_or_else(|| bad(field, &format!("missing (looked for {})", keys.join(", "))))
+    };
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"], "num_hidden_layers")?;
     let hidden = need(&["hidden_size", "n_embd", "d_model"], "hidden_size")?;
     let heads = need(&["num_attention_heads", "n_head"], "num_attention_heads")?;
     let model_type = v.get("model_type").and_then(|m| m.as_str()).unwrap_or("");
     let multi_query = v.get("multi_query").and_then(serde_json::Value::as_bool).unwrap_or(false);
-    let kv_heads = field_u32(&v, &["num_key_value_heads", "num_kv_heads", "n_head_kv"]).unwrap_or(if multi_query { 1 } else { heads });
+    let kv_heads = field_u32(&v, &["num_key_value_heads", "num_kv_heads", "n_head_kv"]).unwrap_or(if multi_query {
+        1
+    } else {
+        heads
+    });
     let gated = !matches!(model_type, "falcon" | "gpt_bigcode" | "phi" | "gpt_neox" | "bert" | "gpt2");
     let intermediate = field_u32(&v, &["intermediate_size", "n_inner", "ffn_hidden_size"]).unwrap_or(4 * hidden);
     let vocab = need(&["vocab_size"], "vocab_size")?;
@@ -61,14 +70,16 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let moe = match experts {
         Some(e) if e > 1 => Some(Moe {
             experts: e,
-            active: field_u32(&v, &["num_experts_per_tok", "moe_topk"]).ok_or_else(|| bad("num_experts_per_tok", "missing for a mixture-of-experts model"))?,
+            active: field_u32(&v, &["num_experts_per_tok", "moe_topk"])
+                .ok_or_else(|| bad("num_experts_per_tok", "missing for a mixture-of-experts model"))?,
             expert_intermediate: field_u32(&v, &["moe_intermediate_size"]).unwrap_or(intermediate),
             shared_experts: field_u32(&v, &["n_shared_experts"]).unwrap_or(0),
             dense_layers: field_u32(&v, &["first_k_dense_replace"]).unwrap_or(0),
         }),
         _ => None,
     };
-    let mla = field_u32(&v, &["kv_lora_rank"]).map(|r| Mla { kv_lora_rank: r, rope_dim: field_u32(&v, &["qk_rope_head_dim"]).unwrap_or(64) });
+    let mla = field_u32(&v, &["kv_lora_rank"])
+        .map(|r| Mla { kv_lora_rank: r, rope_dim: field_u32(&v, &["qk_rope_head_dim"]).unwrap_or(64) });
     let arch = Arch {
         name: name.to_string(),
         kind: if model_type == "bert" { ModelKind::Encoder } else { ModelKind::Decoder },
@@ -79,7 +90,10 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         head_dim: field_u32(&v, &["head_dim"]).or_else(|| field_u32(&v, &["v_head_dim"])),
         intermediate,
         vocab,
-        tied_embeddings: v.get("tie_word_embeddings").and_then(serde_json::Value::as_bool).unwrap_or(matches!(model_type, "gemma" | "gemma2" | "falcon" | "gpt_bigcode")),
+        tied_embeddings: v
+            .get("tie_word_embeddings")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(matches!(model_type, "gemma" | "gemma2" | "falcon" | "gpt_bigcode")),
         gated_mlp: gated,
         qkv_bias: v.get("attention_bias").and_then(serde_json::Value::as_bool).unwrap_or(model_type == "qwen2"),
         moe,
@@ -95,8 +109,12 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
 
 /// Imports a `config.json` from disk.
 pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError { field: "config.json", problem: format!("cannot read {}: {e}", path.display()) })?;
-    let name = path.parent().and_then(|p| p.file_name()).map_or_else(|| "imported model".to_string(), |n| n.to_string_lossy().into_owned());
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError { field: "config.json", problem: format!("cannot read {}: {e}", path.display()) })?;
+    let name = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| "imported model".to_string(), |n| n.to_string_lossy().into_owned());
     from_hf_config(&text, &name)
 }
 
