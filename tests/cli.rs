@@ -175,3 +175,62 @@ mod gui_binary {
         assert!(e.contains("gpu-doctor-cli monitor"), "{e}");
     }
 }
+
+#[test]
+fn every_subcommand_has_valid_help() {
+    // Also runs clap's debug assertions (duplicate argument names...) for each subcommand.
+    for sub in ["info", "monitor", "check", "capture", "vram"] {
+        let out = cli().args([sub, "--help"]).output().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{sub}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("Usage:"), "{sub}");
+    }
+}
+
+#[test]
+fn vram_breakdown_and_fit_for_a_hypothetical_card() {
+    let out = cli()
+        .args(["vram", "--preset", "Llama-3.1-8B", "--seq", "8192", "--vram-gib", "24"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(s.contains("Llama-3.1-8B: 8.03 B parameters"), "{s}");
+    assert!(s.contains("weights") && s.contains("14.96 GiB") && s.contains("KV cache"), "{s}");
+    assert!(s.contains("hypothetical 24 GiB GPU: FITS") || s.contains("hypothetical 24 GiB GPU: TIGHT"), "{s}");
+    let out = cli()
+        .args(["vram", "--preset", "Llama-3.1-70B", "--vram-gib", "24", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["fits"][0]["verdict"], "does not fit");
+    let out = cli().args(["vram", "--list-presets"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(text(&out.stdout).lines().count() >= 25);
+}
+
+#[test]
+fn vram_bad_input_names_the_problem() {
+    let out = cli().args(["vram", "--preset", "llama-3-8b"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("Closest: Llama-3.1-8B"), "{}", text(&out.stderr));
+    let out = cli()
+        .args(["vram", "--layers", "0", "--hidden", "4096", "--heads", "32", "--vocab", "32000"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("layers: must be at least 1"), "{}", text(&out.stderr));
+    let out = cli()
+        .args(["vram", "--layers", "32", "--hidden", "4096", "--heads", "30", "--vocab", "32000"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(text(&out.stderr).contains("heads"), "{}", text(&out.stderr));
+    let out =
+        cli().args(["vram", "--preset", "Llama-2-7B", "--quant", "q9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("q4_k_m"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("config.json");
+    std::fs::write(&cfg, r#"{"model_type":"llama","hidden_size":4096}"#).unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--config"]).arg(&cfg).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("num_hidden_layers: missing"), "{}", text(&out.stderr));
+}

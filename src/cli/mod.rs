@@ -5,6 +5,7 @@ pub mod check;
 pub mod exit;
 pub mod info;
 pub mod monitor;
+pub mod vram;
 
 use std::sync::Arc;
 
@@ -28,6 +29,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write what the checks read to a directory, for support (`check --from DIR` reads it).
     Capture(check::CaptureArgs),
+    /// Estimate the GPU memory a model needs (inference or training) and whether it fits here.
+    Vram(Box<vram::VramArgs>),
 }
 
 /// Where data comes from: the real machine, or a named demo scenario.
@@ -130,6 +133,7 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Monitor(a) => monitor::run(a),
         Command::Check(a) => check::run_check(a),
         Command::Capture(a) => check::run_capture(a),
+        Command::Vram(a) => vram::run(a),
     };
     std::process::ExitCode::from(code)
 }

@@ -1,0 +1,474 @@
+//! `vram`: the VRAM calculator on the command line: a breakdown and a fit verdict for this
+//! machine's GPUs (or a hypothetical card).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use super::{SourceArgs, exit};
+use crate::vram::{
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, ModelKind, Optimizer, Precision, Quant, Settings,
+    Sharding,
+};
+
+/// `--mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Serving / generation.
+    Inference,
+    /// Full fine-tune.
+    Full,
+    /// LoRA on a 16-bit base.
+    Lora,
+    /// LoRA on a 4-bit base.
+    Qlora,
+}
+
+/// `--framework`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FrameworkArg {
+    /// Hugging Face transformers / PyTorch.
+    Hf,
+    /// vLLM.
+    Vllm,
+    /// llama.cpp / Ollama.
+    Llamacpp,
+}
+
+/// `--optimizer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OptimizerArg {
+    /// AdamW.
+    Adamw,
+    /// 8-bit AdamW (bitsandbytes).
+    Adamw8bit,
+    /// SGD with momentum.
+    Sgd,
+    /// Adafactor.
+    Adafactor,
+}
+
+/// `--checkpointing`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckpointingArg {
+    /// Keep every activation.
+    None,
+    /// Recompute attention internals.
+    Selective,
+    /// Recompute each layer.
+    Full,
+}
+
+/// `--sharding`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShardingArg {
+    /// Each GPU holds a full copy (data parallel).
+    Dp,
+    /// Tensor parallel.
+    Tp,
+    /// FSDP / ZeRO-3.
+    Fsdp,
+    /// Layers split over the GPUs.
+    Layers,
+}
+
+/// Arguments of `vram`.
+#[derive(Debug, Clone, Args)]
+pub struct VramArgs {
+    /// List the built-in model presets and exit.
+    #[arg(long)]
+    pub list_presets: bool,
+    /// A model preset (see --list-presets).
+    #[arg(long, value_name = "NAME", conflicts_with = "config")]
+    pub preset: Option<String>,
+    /// A Hugging Face config.json to read the architecture from.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A presets file (RON list) to use instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub presets_file: Option<PathBuf>,
+    /// Layers (custom architecture).
+    #[arg(long)]
+    pub layers: Option<u32>,
+    /// Hidden size.
+    #[arg(long)]
+    pub hidden: Option<u32>,
+    /// Attention heads.
+    #[arg(long)]
+    pub heads: Option<u32>,
+    /// Key/value heads (GQA; default = heads).
+    #[arg(long)]
+    pub kv_heads: Option<u32>,
+    /// Head dimension (default hidden / heads).
+    #[arg(long)]
+    pub head_dim: Option<u32>,
+    /// MLP intermediate size (default 4 × hidden).
+    #[arg(long)]
+    pub intermediate: Option<u32>,
+    /// Vocabulary size.
+    #[arg(long)]
+    pub vocab: Option<u32>,
+    /// Total parameters in billions, when the shape formula does not cover the model.
+    #[arg(long, value_name = "BILLIONS")]
+    pub params: Option<f64>,
+    /// Inference or a training method.
+    #[arg(long, value_enum, default_value_t = ModeArg::Inference)]
+    pub mode: ModeArg,
+    /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k.
+    #[arg(long, alias = "dtype", default_value = "bf16", value_parser = Quant::parse)]
+    pub quant: Quant,
+    /// Training precision: everything bf16, or mixed precision with fp32 master weights and states.
+    #[arg(long)]
+    pub mixed_precision: bool,
+    /// Sequences at once.
+    #[arg(long, default_value_t = 1)]
+    pub batch: u32,
+    /// Tokens per sequence (inference: the whole context).
+    #[arg(long, default_value_t = 4096)]
+    pub seq: u32,
+    /// KV-cache element bytes: 2 (f16), 1 (fp8 / q8_0), 0.5625 (q4_0).
+    #[arg(long, default_value_t = 2.0)]
+    pub kv_bytes: f64,
+    /// GPUs.
+    #[arg(long, default_value_t = 1)]
+    pub gpus: u32,
+    /// How the GPUs share the work.
+    #[arg(long, value_enum, default_value_t = ShardingArg::Dp)]
+    pub sharding: ShardingArg,
+    /// Inference engine.
+    #[arg(long, value_enum, default_value_t = FrameworkArg::Hf)]
+    pub framework: FrameworkArg,
+    /// vLLM gpu_memory_utilization.
+    #[arg(long, default_value_t = 0.9)]
+    pub gpu_memory_utilization: f64,
+    /// Optimizer.
+    #[arg(long, value_enum, default_value_t = OptimizerArg::Adamw)]
+    pub optimizer: OptimizerArg,
+    /// Activation checkpointing.
+    #[arg(long, value_enum, default_value_t = CheckpointingArg::Full)]
+    pub checkpointing: CheckpointingArg,
+    /// No fused (flash/SDPA) attention.
+    #[arg(long)]
+    pub no_flash_attention: bool,
+    /// LoRA rank.
+    #[arg(long, default_value_t = 8)]
+    pub lora_rank: u32,
+    /// LoRA on every linear layer (default: q and v).
+    #[arg(long)]
+    pub lora_all_linear: bool,
+    /// Judge against a hypothetical GPU of this many GiB instead of this machine's GPUs.
+    #[arg(long, value_name = "GIB")]
+    pub vram_gib: Option<f64>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Load NVML from this file (for this machine's GPUs).
+    #[arg(long, value_name = "PATH")]
+    pub nvml_lib: Option<PathBuf>,
+}
+
+/// A GPU to judge the estimate against.
+#[derive(Clone, Debug, Serialize)]
+pub struct Target {
+    /// "GPU 0 NVIDIA GeForce RTX 4090" or "hypothetical 24 GiB GPU".
+    pub name: String,
+    /// Total memory, bytes.
+    pub total: f64,
+    /// Free right now, bytes (this machine only).
+    pub free: Option<f64>,
+}
+
+/// How an estimate fits a GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fit {
+    /// The GPU.
+    pub target: Target,
+    /// `fits`, `tight` (fits without the 20 % headroom), or `does not fit`.
+    pub verdict: &'static str,
+    /// Sentence.
+    pub detail: String,
+}
+
+/// Headroom the calculator keeps (vram.md §6 and the method's 20-30 % rule).
+pub const HEADROOM: f64 = 0.2;
+
+/// Judges `need` bytes per GPU against `t`.
+pub fn fit(need: f64, t: &Target) -> Fit {
+    let room = t.free.unwrap_or(t.total);
+    let (verdict, detail) = if need <= room * (1.0 - HEADROOM) {
+        (
+            "fits",
+            format!(
+                "{:.1} GiB of {:.1} GiB{} with the 20 % headroom kept",
+                need / GIB,
+                room / GIB,
+                if t.free.is_some() { " free" } else { "" }
+            ),
+        )
+    } else if need <= room {
+        (
+            "tight",
+            format!(
+                "{:.1} GiB of {:.1} GiB{}: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
+                need / GIB,
+                room / GIB,
+                if t.free.is_some() { " free" } else { "" }
+            ),
+        )
+    } else if need <= t.total {
+        (
+            "does not fit now",
+            format!(
+                "needs {:.1} GiB but only {:.1} GiB is free of {:.1} GiB (other processes hold the rest)",
+                need / GIB,
+                room / GIB,
+                t.total / GIB
+            ),
+        )
+    } else {
+        ("does not fit", format!("needs {:.1} GiB, the GPU has {:.1} GiB", need / GIB, t.total / GIB))
+    };
+    Fit { target: t.clone(), verdict, detail }
+}
+
+fn arch_from(args: &VramArgs) -> Result<Arch, String> {
+    let presets = match &args.presets_file {
+        Some(p) => vram::presets::parse(&std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)?,
+        None => vram::presets::built_in(),
+    };
+    if let Some(name) = &args.preset {
+        return vram::presets::find(&presets, name).cloned();
+    }
+    if let Some(path) = &args.config {
+        return vram::presets::from_hf_config_file(path).map_err(|e| e.to_string());
+    }
+    let (Some(layers), Some(hidden), Some(heads), Some(vocab)) = (args.layers, args.hidden, args.heads, args.vocab)
+    else {
+        return Err(
+            "give --preset NAME, --config config.json, or --layers, --hidden, --heads and --vocab (see --list-presets)"
+                .into(),
+        );
+    };
+    let arch = Arch {
+        name: "custom".into(),
+        kind: ModelKind::Decoder,
+        layers,
+        hidden,
+        heads,
+        kv_heads: args.kv_heads.unwrap_or(heads),
+        head_dim: args.head_dim,
+        intermediate: args.intermediate.unwrap_or(hidden.saturating_mul(4)),
+        vocab,
+        tied_embeddings: false,
+        gated_mlp: true,
+        qkv_bias: false,
+        moe: None,
+        mla: None,
+        sliding_window: None,
+        context: None,
+        params_b: args.params,
+        note: String::new(),
+    };
+    arch.validate().map_err(|e| e.to_string())?;
+    Ok(arch)
+}
+
+fn settings_from(args: &VramArgs, total: Option<f64>) -> Settings {
+    Settings {
+        mode: match args.mode {
+            ModeArg::Inference => Mode::Inference,
+            ModeArg::Full => Mode::Full,
+            ModeArg::Lora => Mode::Lora,
+            ModeArg::Qlora => Mode::Qlora,
+        },
+        quant: args.quant,
+        framework: match args.framework {
+            FrameworkArg::Hf => Framework::Hf,
+            FrameworkArg::Vllm => Framework::Vllm,
+            FrameworkArg::Llamacpp => Framework::LlamaCpp,
+        },
+        batch: args.batch,
+        seq: args.seq,
+        kv_bytes: args.kv_bytes,
+        gpus: args.gpus,
+        sharding: match args.sharding {
+            ShardingArg::Dp => Sharding::Replicated,
+            ShardingArg::Tp => Sharding::Tensor,
+            ShardingArg::Fsdp => Sharding::Fsdp,
+            ShardingArg::Layers => Sharding::Layers,
+        },
+        optimizer: match args.optimizer {
+            OptimizerArg::Adamw => Optimizer::AdamW,
+            OptimizerArg::Adamw8bit => Optimizer::AdamW8bit,
+            OptimizerArg::Sgd => Optimizer::Sgd,
+            OptimizerArg::Adafactor => Optimizer::Adafactor,
+        },
+        precision: if args.mixed_precision {
+            Precision::Mixed
+        } else if args.quant == Quant::Fp32 {
+            Precision::Fp32
+        } else {
+            Precision::Bf16True
+        },
+        checkpointing: match args.checkpointing {
+            CheckpointingArg::None => Checkpointing::None,
+            CheckpointingArg::Selective => Checkpointing::Selective,
+            CheckpointingArg::Full => Checkpointing::Full,
+        },
+        flash_attention: !args.no_flash_attention,
+        lora_rank: args.lora_rank,
+        lora_all_linear: args.lora_all_linear,
+        vllm_utilization: args.gpu_memory_utilization,
+        gpu_total_bytes: total,
+        chunked_loss: false,
+    }
+}
+
+/// This machine's GPUs (NVML with a time limit), or the hypothetical one.
+fn targets(args: &VramArgs) -> Vec<Target> {
+    if let Some(g) = args.vram_gib {
+        return vec![Target { name: format!("hypothetical {g} GiB GPU"), total: g * GIB, free: None }];
+    }
+    let source = SourceArgs { nvml_lib: args.nvml_lib.clone(), ..SourceArgs::default() };
+    let view = super::check::live_nvml(&source);
+    view.inventory
+        .gpus
+        .iter()
+        .map(|g| {
+            let s = view.samples.iter().find(|s| s.index == g.index);
+            Target {
+                name: format!("GPU {} {}", g.index, g.name),
+                total: g.vram_total_bytes.get().map_or(0.0, |b| b as f64),
+                free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
+            }
+        })
+        .filter(|t| t.total > 0.0)
+        .collect()
+}
+
+#[derive(Serialize)]
+struct Out<'a> {
+    model: &'a Arch,
+    settings: &'a Settings,
+    breakdown: &'a Breakdown,
+    per_gpu_gib: f64,
+    fits: Vec<Fit>,
+}
+
+/// Renders the breakdown as text.
+pub fn render(arch: &Arch, s: &Settings, b: &Breakdown, fits: &[Fit]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: {:.2} B parameters{}",
+        arch.name,
+        b.params_b,
+        if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) }
+    );
+    let _ = writeln!(
+        o,
+        "{:?}, {} × {} tokens, {} GPU(s) ({:?}), weights {}",
+        s.mode,
+        s.batch,
+        s.seq,
+        s.gpus,
+        s.sharding,
+        s.quant.name()
+    );
+    let rows = [
+        ("weights", b.weights),
+        ("KV cache", b.kv_cache),
+        ("activations", b.activations),
+        ("gradients", b.gradients),
+        ("optimizer states", b.optimizer),
+        ("CUDA context", b.cuda_context),
+        ("framework buffers", b.framework),
+        ("allocator slack", b.allocator_slack),
+    ];
+    for (name, v) in rows {
+        if v > 0.0 {
+            let _ = writeln!(o, "  {name:<18} {:>9.2} GiB", v / GIB);
+        }
+    }
+    let _ = writeln!(o, "  {:<18} {:>9.2} GiB per GPU (as nvidia-smi would show it)", "total", b.total / GIB);
+    if let Some(kv) = b.vllm_kv_available {
+        let _ = writeln!(
+            o,
+            "  vLLM KV cache available: {:.2} GiB (needed for this batch and context: {:.2} GiB)",
+            kv / GIB,
+            b.kv_cache / GIB
+        );
+    }
+    for n in &b.notes {
+        let _ = writeln!(o, "  note: {n}");
+    }
+    if fits.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nNo GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card."
+        );
+    }
+    for f in fits {
+        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, f.verdict.to_uppercase(), f.detail);
+    }
+    o
+}
+
+/// Runs `vram`; returns the exit code.
+pub fn run(args: &VramArgs) -> u8 {
+    if args.list_presets {
+        let list = match &args.presets_file {
+            Some(p) => {
+                match std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|t| vram::presets::parse(&t)) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        eprintln!("gpu-doctor: {e}");
+                        return exit::BAD_ARGS;
+                    }
+                }
+            }
+            None => vram::presets::built_in(),
+        };
+        for a in &list {
+            println!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note);
+        }
+        return exit::OK;
+    }
+    let arch = match arch_from(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("gpu-doctor: {e}");
+            return exit::BAD_ARGS;
+        }
+    };
+    let targets = targets(args);
+    let settings = settings_from(args, targets.first().map(|t| t.total));
+    let b = match vram::estimate(&arch, &settings) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("gpu-doctor: {e}");
+            return exit::BAD_ARGS;
+        }
+    };
+    let need = if settings.framework == Framework::Vllm && settings.mode == Mode::Inference {
+        b.weights + b.activations + b.framework + b.kv_cache
+    } else {
+        b.total
+    };
+    let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
+    if args.json {
+        let out = Out { model: &arch, settings: &settings, breakdown: &b, per_gpu_gib: need / GIB, fits };
+        match serde_json::to_string_pretty(&out) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("gpu-doctor: {e}");
+                return exit::ERROR;
+            }
+        }
+    } else {
+        print!("{}", render(&arch, &settings, &b, &fits));
+    }
+    exit::OK
+}
