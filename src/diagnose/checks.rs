@@ -352,7 +352,7 @@ fn drv_05(cx: &Ctx) -> Check {
             .verdict(Verdict::Fail, "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules")
             .evidence("efivars SecureBoot: enabled")
             .evidence(if log_rejected { "kernel log: module key rejected" } else { "kernel log: no explicit rejection line found" })
-            .fix("Install the driver from your distribution's signed packages (Ubuntu: Software & Updates → Additional Drivers, or `sudo ubuntu-drivers install`).")
+            .fix("Install the driver from your distribution's signed packages (Ubuntu: Software & Updates > Additional Drivers, or `sudo ubuntu-drivers install`).")
             .fix("Or enroll the DKMS signing key: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, reboot and finish the blue 'MOK management' screen.")
             .fix("Or disable Secure Boot in the firmware settings."),
         (Some(true), _) => c.verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)").evidence("efivars SecureBoot: enabled"),
@@ -518,7 +518,7 @@ fn cuda_01(cx: &Ctx) -> Check {
 fn cuda_lib(cx: &Ctx) -> Check {
     let c = Check::new("CUDA-LIB", Layer::Cuda, "CUDA driver library (libcuda.so.1) present");
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
-        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).evidence(format!("{} → {} (via {})", l.path, l.real_path, l.via)),
+        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
         None if cx.v.meta().platform == "windows" => c.verdict(Verdict::Skipped, "Windows: nvcuda.dll"),
         None => c
             .verdict(Verdict::Fail, "libcuda.so.1 was not found in the library path")
@@ -617,7 +617,7 @@ fn cuda_04(cx: &Ctx) -> Check {
             .unwrap_or("")
             .to_string();
         let min = parse::cuda_min_driver(&need)
-            .map(|(l, w)| format!("Linux ≥ {l}{}", w.map(|w| format!(", Windows ≥ {w}")).unwrap_or_default()))
+            .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
             .unwrap_or_default();
         c = c.explain(format!("PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min}).")).fix(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA, e.g. pip install torch --index-url https://download.pytorch.org/whl/cu{}", driver_cuda(cx).unwrap_or_default().replace('.', "")));
     } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {
@@ -851,7 +851,7 @@ fn wsl_02(cx: &Ctx) -> Check {
         Some(l) => c
             .verdict(Verdict::Fail, format!("libcuda.so.1 resolves to {}: a Linux NVIDIA driver is installed inside WSL", l.path))
             .explain("Inside WSL the driver must come from Windows; a Linux driver package shadows it and breaks CUDA.")
-            .evidence(format!("{} → {}", l.path, l.real_path))
+            .evidence(format!("{} -> {}", l.path, l.real_path))
             .fix("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers   # keep the toolkit; then wsl --shutdown"),
         None => c.verdict(Verdict::Fail, "libcuda.so.1 is missing").fix("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then wsl --shutdown."),
     }

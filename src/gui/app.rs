@@ -10,6 +10,7 @@ use eframe::egui::{self, Color32, RichText};
 use super::checklist::{ChecklistSource, ChecklistState};
 use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
+use super::vram_tab::VramState;
 use crate::cli::SourceArgs;
 use crate::present;
 use crate::telemetry::demo::Scenario;
@@ -25,6 +26,8 @@ pub enum Tab {
     Monitor,
     /// The step-by-step checklist: what is wrong and how to fix it.
     Checklist,
+    /// Will a model fit: the VRAM calculator.
+    Vram,
     /// Version, renderer, data source and how NVML was loaded.
     About,
 }
@@ -122,6 +125,8 @@ pub struct DoctorApp {
     source: SourceArgs,
     /// Checklist tab state.
     pub checklist: ChecklistState,
+    /// VRAM tab state.
+    pub vram: VramState,
 }
 
 impl DoctorApp {
@@ -151,6 +156,7 @@ impl DoctorApp {
                 None => ChecklistSource::Live(init.source.clone()),
             }),
             source: init.source,
+            vram: VramState::default(),
         }
     }
 
@@ -183,6 +189,7 @@ impl DoctorApp {
             ui.separator();
             ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
             ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
+            ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
             ui.selectable_value(&mut self.tab, Tab::About, "About");
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
@@ -305,6 +312,7 @@ impl eframe::App for DoctorApp {
                         }
                     }
                     Tab::Checklist => self.checklist.ui(ui, &self.renderer_name),
+                    Tab::Vram => self.vram.ui(ui, &snap),
                     Tab::About => self.about(ui, &snap),
                 }
             },

@@ -7,10 +7,12 @@ mod charts;
 mod checklist;
 mod monitor;
 mod screenshot;
+mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
 pub use checklist::{ChecklistSource, ChecklistState};
 pub use monitor::{MonitorState, ProcessSort, TimeWindow};
+pub use vram_tab::VramState;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -179,7 +179,7 @@ impl Arch {
         }
         if let Some(m) = &self.moe {
             if m.experts == 0 || m.active == 0 || m.active > m.experts {
-                return Err(bad("moe", "experts must be ≥ 1 and active experts between 1 and experts"));
+                return Err(bad("moe", "experts must be at least 1 and active experts between 1 and experts"));
             }
             if m.dense_layers > self.layers {
                 return Err(bad("moe.dense_layers", "more dense layers than layers"));
@@ -903,13 +903,13 @@ pub fn suggestions(arch: &Arch, s: &Settings) -> Vec<Suggestion> {
     let mut tries: Vec<(String, Settings)> = Vec::new();
     if s.batch > 1 {
         tries.push((
-            format!("halve the batch ({} → {})", s.batch, s.batch / 2),
+            format!("halve the batch ({} to {})", s.batch, s.batch / 2),
             Settings { batch: s.batch / 2, ..s.clone() },
         ));
     }
     if s.seq > 256 {
         tries.push((
-            format!("halve the sequence length ({} → {} tokens)", s.seq, s.seq / 2),
+            format!("halve the sequence length ({} to {} tokens)", s.seq, s.seq / 2),
             Settings { seq: s.seq / 2, ..s.clone() },
         ));
     }

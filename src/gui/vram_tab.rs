@@ -1,0 +1,408 @@
+//! The VRAM tab: pick a model (preset, imported config.json or custom shapes), set the workload,
+//! and see a live stacked-bar breakdown, the fit on each GPU of this machine (total and free now,
+//! and who holds the rest), the largest batch and longest context that fit, and what to change
+//! to need less, each with its saving.
+
+use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
+
+use eframe::egui::{self, Color32, RichText};
+
+use crate::cli::vram::{HEADROOM, Target, fit};
+use crate::telemetry::snapshot::Snapshot;
+use crate::units;
+use crate::vram::{
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Settings, Sharding,
+    presets,
+};
+
+/// State of the VRAM tab.
+pub struct VramState {
+    presets: Vec<Arch>,
+    /// The model being estimated.
+    pub arch: Arch,
+    /// The workload.
+    pub settings: Settings,
+    /// GiB of a hypothetical GPU, used when this machine shows none.
+    pub hypothetical_gib: f64,
+    /// Why the last import failed.
+    pub message: Option<String>,
+    pending_import: Option<Receiver<Option<PathBuf>>>,
+}
+
+impl Default for VramState {
+    fn default() -> Self {
+        let presets = presets::built_in();
+        let arch =
+            presets.iter().find(|a| a.name == "Llama-3.1-8B").or(presets.first()).cloned().unwrap_or_else(|| Arch {
+                name: "custom".into(),
+                kind: vram::ModelKind::Decoder,
+                layers: 32,
+                hidden: 4096,
+                heads: 32,
+                kv_heads: 8,
+                head_dim: None,
+                intermediate: 14336,
+                vocab: 128_256,
+                tied_embeddings: false,
+                gated_mlp: true,
+                qkv_bias: false,
+                moe: None,
+                mla: None,
+                sliding_window: None,
+                context: None,
+                params_b: None,
+                note: String::new(),
+            });
+        VramState {
+            presets,
+            arch,
+            settings: Settings::default(),
+            hypothetical_gib: 24.0,
+            message: None,
+            pending_import: None,
+        }
+    }
+}
+
+const SEGMENTS: [(&str, Color32); 8] = [
+    ("weights", Color32::from_rgb(66, 165, 245)),
+    ("KV cache", Color32::from_rgb(171, 71, 188)),
+    ("activations", Color32::from_rgb(255, 167, 38)),
+    ("gradients", Color32::from_rgb(239, 83, 80)),
+    ("optimizer states", Color32::from_rgb(255, 202, 40)),
+    ("CUDA context", Color32::from_rgb(120, 144, 156)),
+    ("framework buffers", Color32::from_rgb(141, 110, 99)),
+    ("allocator slack", Color32::from_rgb(97, 97, 97)),
+];
+
+fn parts(b: &Breakdown) -> [f64; 8] {
+    [b.weights, b.kv_cache, b.activations, b.gradients, b.optimizer, b.cuda_context, b.framework, b.allocator_slack]
+}
+
+impl VramState {
+    /// Loads an architecture from a config.json (also the path tests use instead of the dialog).
+    pub fn import_config(&mut self, path: &std::path::Path) {
+        match presets::from_hf_config_file(path) {
+            Ok(a) => {
+                self.arch = a;
+                self.message = None;
+            }
+            Err(e) => self.message = Some(format!("Could not import {}: {e}", path.display())),
+        }
+    }
+
+    fn open_dialog(&mut self, ctx: &egui::Context) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ctx = ctx.clone();
+        // The dialog blocks, so it runs on its own thread (crates.md: never inside ui()).
+        let spawned = std::thread::Builder::new().name("gd-file-dialog".into()).spawn(move || {
+            let picked = rfd::FileDialog::new()
+                .add_filter("Hugging Face config", &["json"])
+                .set_title("Import config.json")
+                .pick_file();
+            let _ = tx.send(picked);
+            ctx.request_repaint();
+        });
+        if spawned.is_ok() {
+            self.pending_import = Some(rx);
+        }
+    }
+
+    /// The GPUs to judge against: this machine's (from the sampler) or the hypothetical one.
+    fn targets(&self, snap: &Snapshot) -> Vec<(Target, Vec<String>)> {
+        let mut out = Vec::new();
+        for g in &snap.inventory.gpus {
+            let Some(total) = g.vram_total_bytes.get() else { continue };
+            let s = snap.gpus.iter().find(|s| s.index == g.index);
+            let holders: Vec<String> = s
+                .and_then(|s| s.processes.value())
+                .map(|ps| {
+                    ps.iter()
+                        .map(|p| {
+                            format!("{} (pid {}, {})", p.name, p.pid, p.vram_bytes.show_short(|b| units::bytes(*b)))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let demo = if snap.is_demo() && !g.name.contains("DEMO") { " (DEMO)" } else { "" };
+            out.push((
+                Target {
+                    name: format!("GPU {} {}{demo}", g.index, g.name),
+                    total: total as f64,
+                    free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
+                },
+                holders,
+            ));
+        }
+        if out.is_empty() {
+            out.push((
+                Target {
+                    name: format!("hypothetical {} GiB GPU", self.hypothetical_gib),
+                    total: self.hypothetical_gib * GIB,
+                    free: None,
+                },
+                Vec::new(),
+            ));
+        }
+        out
+    }
+
+    /// Draws the tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        if let Some(rx) = &self.pending_import
+            && let Ok(picked) = rx.try_recv()
+        {
+            self.pending_import = None;
+            if let Some(p) = picked {
+                self.import_config(&p);
+            }
+        }
+        ui.columns(2, |cols| {
+            egui::ScrollArea::vertical().id_salt("vram_inputs").show(&mut cols[0], |ui| self.inputs(ui, snap));
+            egui::ScrollArea::vertical().id_salt("vram_results").show(&mut cols[1], |ui| self.results(ui, snap));
+        });
+    }
+
+    fn inputs(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        ui.heading("Model");
+        ui.horizontal(|ui| {
+            let l = ui.label("Preset");
+            egui::ComboBox::from_id_salt("preset")
+                .selected_text(&self.arch.name)
+                .width(220.0)
+                .show_ui(ui, |ui| {
+                    for p in &self.presets {
+                        if ui.selectable_label(p.name == self.arch.name, &p.name).clicked() {
+                            self.arch = p.clone();
+                        }
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            if ui
+                .button("Import config.json…")
+                .on_hover_text("Read the architecture from a Hugging Face config.json")
+                .clicked()
+            {
+                self.open_dialog(ui.ctx());
+            }
+        });
+        if let Some(m) = &self.message {
+            ui.colored_label(Color32::LIGHT_RED, m);
+        }
+        let p = self.arch.params().total() / 1e9;
+        ui.label(format!(
+            "{:.2} B parameters{}",
+            p,
+            if self.arch.note.is_empty() { String::new() } else { format!(" · {}", self.arch.note) }
+        ));
+        egui::CollapsingHeader::new("Architecture").id_salt("arch").show(ui, |ui| {
+            egui::Grid::new("arch_grid").num_columns(2).show(ui, |ui| {
+                let num = |ui: &mut egui::Ui, label: &str, v: &mut u32, max: u32| {
+                    let l = ui.label(label);
+                    ui.add(egui::DragValue::new(v).range(1..=max)).labelled_by(l.id);
+                    ui.end_row();
+                };
+                num(ui, "Layers", &mut self.arch.layers, 1000);
+                num(ui, "Hidden size", &mut self.arch.hidden, 65_536);
+                num(ui, "Attention heads", &mut self.arch.heads, 1024);
+                num(ui, "KV heads", &mut self.arch.kv_heads, 1024);
+                num(ui, "Intermediate size", &mut self.arch.intermediate, 1 << 20);
+                num(ui, "Vocabulary", &mut self.arch.vocab, 1 << 22);
+                ui.label("Tied embeddings");
+                ui.checkbox(&mut self.arch.tied_embeddings, "");
+                ui.end_row();
+            });
+        });
+        ui.add_space(6.0);
+        ui.heading("Workload");
+        let s = &mut self.settings;
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut s.mode, Mode::Inference, "Inference");
+            ui.selectable_value(&mut s.mode, Mode::Full, "Full fine-tune");
+            ui.selectable_value(&mut s.mode, Mode::Lora, "LoRA");
+            ui.selectable_value(&mut s.mode, Mode::Qlora, "QLoRA");
+        });
+        egui::Grid::new("workload").num_columns(2).show(ui, |ui| {
+            if s.mode == Mode::Inference {
+                ui.label("Engine");
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut s.framework, Framework::Hf, "Transformers");
+                    ui.selectable_value(&mut s.framework, Framework::Vllm, "vLLM");
+                    ui.selectable_value(&mut s.framework, Framework::LlamaCpp, "llama.cpp");
+                });
+                ui.end_row();
+                let l = ui.label("Weights");
+                egui::ComboBox::from_id_salt("quant")
+                    .selected_text(s.quant.name())
+                    .show_ui(ui, |ui| {
+                        for q in Quant::ALL {
+                            ui.selectable_value(&mut s.quant, q, q.name());
+                        }
+                    })
+                    .response
+                    .labelled_by(l.id);
+                ui.end_row();
+            }
+            let l = ui.label("Batch");
+            ui.add(egui::DragValue::new(&mut s.batch).range(1..=65_536)).labelled_by(l.id);
+            ui.end_row();
+            let l = ui.label(if s.mode == Mode::Inference { "Context (tokens)" } else { "Sequence (tokens)" });
+            ui.add(egui::DragValue::new(&mut s.seq).range(1..=1 << 22).speed(64.0)).labelled_by(l.id);
+            ui.end_row();
+            let l = ui.label("GPUs");
+            ui.horizontal(|ui| {
+                ui.add(egui::DragValue::new(&mut s.gpus).range(1..=64)).labelled_by(l.id);
+                if s.gpus > 1 {
+                    ui.selectable_value(&mut s.sharding, Sharding::Replicated, "data parallel");
+                    ui.selectable_value(&mut s.sharding, Sharding::Tensor, "tensor parallel");
+                    ui.selectable_value(&mut s.sharding, Sharding::Fsdp, "FSDP");
+                }
+            });
+            ui.end_row();
+            if snap.inventory.gpus.is_empty() {
+                let l = ui.label("GPU memory (GiB)");
+                ui.add(egui::DragValue::new(&mut self.hypothetical_gib).range(1.0..=1024.0)).labelled_by(l.id);
+                ui.end_row();
+            }
+        });
+        egui::CollapsingHeader::new("Advanced").id_salt("advanced").show(ui, |ui| {
+            let s = &mut self.settings;
+            ui.checkbox(&mut s.flash_attention, "Fused (flash / SDPA) attention");
+            ui.horizontal(|ui| {
+                let l = ui.label("KV cache bytes per element");
+                ui.add(egui::DragValue::new(&mut s.kv_bytes).range(0.5..=4.0).speed(0.5)).labelled_by(l.id);
+            });
+            if s.framework == Framework::Vllm {
+                ui.horizontal(|ui| {
+                    let l = ui.label("gpu_memory_utilization");
+                    ui.add(egui::DragValue::new(&mut s.vllm_utilization).range(0.1..=1.0).speed(0.01))
+                        .labelled_by(l.id);
+                });
+            }
+            if s.mode != Mode::Inference {
+                ui.horizontal(|ui| {
+                    ui.label("Optimizer");
+                    ui.selectable_value(&mut s.optimizer, Optimizer::AdamW, "AdamW");
+                    ui.selectable_value(&mut s.optimizer, Optimizer::AdamW8bit, "8-bit AdamW");
+                    ui.selectable_value(&mut s.optimizer, Optimizer::Sgd, "SGD");
+                    ui.selectable_value(&mut s.optimizer, Optimizer::Adafactor, "Adafactor");
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Precision");
+                    ui.selectable_value(&mut s.precision, Precision::Bf16True, "bf16");
+                    ui.selectable_value(&mut s.precision, Precision::Mixed, "mixed (fp32 master)");
+                    ui.selectable_value(&mut s.precision, Precision::Fp32, "fp32");
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Activation checkpointing");
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::None, "none");
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Selective, "selective");
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Full, "full");
+                });
+                ui.checkbox(&mut s.chunked_loss, "Chunked loss (torchtune, Unsloth, Liger)");
+                if matches!(s.mode, Mode::Lora | Mode::Qlora) {
+                    ui.horizontal(|ui| {
+                        let l = ui.label("LoRA rank");
+                        ui.add(egui::DragValue::new(&mut s.lora_rank).range(1..=1024)).labelled_by(l.id);
+                        ui.checkbox(&mut s.lora_all_linear, "all linear layers");
+                    });
+                }
+            }
+        });
+    }
+
+    fn results(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        let targets = self.targets(snap);
+        let mut settings = self.settings.clone();
+        settings.gpu_total_bytes = targets.first().map(|t| t.0.total);
+        let b = match vram::estimate(&self.arch, &settings) {
+            Ok(b) => b,
+            Err(e) => {
+                ui.colored_label(Color32::LIGHT_RED, format!("Cannot estimate: {e}"));
+                return;
+            }
+        };
+        let need = vram::need(&b, &settings);
+        ui.heading(format!("{:.1} GiB per GPU", need / GIB));
+        stacked_bar(ui, &b);
+        for n in &b.notes {
+            ui.weak(n);
+        }
+        ui.add_space(6.0);
+        ui.label(
+            RichText::new(format!(
+                "Fit (keeping {:.0} % headroom for longer inputs and other processes)",
+                HEADROOM * 100.0
+            ))
+            .strong(),
+        );
+        for (t, holders) in &targets {
+            let f = fit(need, t);
+            let color = match f.verdict {
+                "fits" => Color32::from_rgb(129, 199, 132),
+                "tight" => Color32::from_rgb(255, 204, 128),
+                _ => Color32::from_rgb(255, 138, 128),
+            };
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(f.verdict.to_uppercase()).strong().color(color));
+                ui.label(format!("{}: {}", t.name, f.detail));
+            });
+            if !holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
+                ui.weak(format!("Memory in use by: {}", holders.join(", ")));
+            }
+            let cap = t.free.unwrap_or(t.total) * (1.0 - HEADROOM);
+            let batch = vram::max_batch(&self.arch, &settings, cap);
+            let seq = vram::max_seq(&self.arch, &Settings { batch: settings.batch, ..settings.clone() }, cap);
+            ui.label(format!(
+                "  Largest batch that fits: {} · longest context at batch {}: {}",
+                batch.map_or("none".to_string(), |b| b.to_string()),
+                settings.batch,
+                seq.map_or("none".to_string(), |s| format!("{s} tokens"))
+            ));
+        }
+        let sug = vram::suggestions(&self.arch, &settings);
+        if !sug.is_empty() {
+            ui.add_space(6.0);
+            ui.label(RichText::new("To need less memory (in the order to try them)").strong());
+            for s in sug {
+                ui.label(format!("• {} — saves {:.1} GiB", s.change, s.saving / GIB));
+            }
+        }
+    }
+}
+
+fn stacked_bar(ui: &mut egui::Ui, b: &Breakdown) {
+    let values = parts(b);
+    let total: f64 = values.iter().sum();
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 22.0), egui::Sense::hover());
+    let painter = ui.painter();
+    let mut x = rect.left();
+    for ((_, color), v) in SEGMENTS.iter().zip(values) {
+        if v <= 0.0 || total <= 0.0 {
+            continue;
+        }
+        let w = (v / total) as f32 * rect.width();
+        painter.rect_filled(
+            egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(w, rect.height())),
+            0.0,
+            *color,
+        );
+        x += w;
+    }
+    egui::Grid::new("breakdown_legend").num_columns(2).show(ui, |ui| {
+        for ((name, color), v) in SEGMENTS.iter().zip(values) {
+            if v <= 0.0 {
+                continue;
+            }
+            ui.horizontal(|ui| {
+                let (r, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter().rect_filled(r, 2.0, *color);
+                ui.label(*name);
+            });
+            ui.label(format!("{:.2} GiB", v / GIB));
+            ui.end_row();
+        }
+    });
+}
