@@ -745,13 +745,20 @@ pub fn estimate(arch: &Arch, s: &Settings) -> Result<Breakdown, InputError> {
             }
             // Activations: Korthikanti et al. adapted to SwiGLU/GQA (vram.md §1.4).
             let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
-            let per_layer_full = b * t * (layer_per_token + scores_per_token_layer) / tp;
+            // LoRA dropout (litgpt and PEFT default 0.05) keeps the dropped input and its mask
+            // for every adapted matrix: 3 bytes per input element.
+            let lora_inputs = match s.mode {
+                Mode::Lora | Mode::Qlora if s.lora_all_linear => 6.0 * h + inter,
+                Mode::Lora | Mode::Qlora => 2.0 * h,
+                _ => 0.0,
+            };
+            let per_layer_full = b * t * (layer_per_token + scores_per_token_layer + 3.0 * lora_inputs) / tp;
             let layers_here = if s.sharding == Sharding::Layers { l / n } else { l };
             let body = match s.checkpointing {
                 Checkpointing::None => layers_here * per_layer_full,
-                Checkpointing::Selective => layers_here * b * t * layer_per_token / tp,
+                Checkpointing::Selective => layers_here * b * t * (layer_per_token + 3.0 * lora_inputs) / tp,
                 // Layer inputs, plus one layer recomputed and its gradients during backward.
-                Checkpointing::Full => layers_here * 2.0 * b * t * h + 2.0 * per_layer_full,
+                Checkpointing::Full => layers_here * 2.0 * b * t * h + 1.5 * per_layer_full,
             };
             // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
             // upcast one eighth at a time.
