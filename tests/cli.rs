@@ -234,3 +234,27 @@ fn vram_bad_input_names_the_problem() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("num_hidden_layers: missing"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn vram_user_presets_extend_the_built_in_ones_and_a_broken_file_is_reported() {
+    let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = home.path().join("gpu-doctor");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("models.ron"), r#"[(name: "My-Model-1B", layers: 16, hidden: 2048, heads: 16, kv_heads: 4, intermediate: 8192, vocab: 32000)]"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = cli()
+        .env("XDG_CONFIG_HOME", home.path())
+        .args(["vram", "--list-presets"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = text(&out.stdout);
+    assert!(s.contains("My-Model-1B") && s.contains("Llama-3.1-8B"), "{s}");
+    std::fs::write(dir.join("models.ron"), "[( name: broken").unwrap_or_else(|e| panic!("{e}"));
+    let out = cli()
+        .env("XDG_CONFIG_HOME", home.path())
+        .args(["vram", "--preset", "Llama-2-7B", "--vram-gib", "24"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("using the built-in presets"), "{}", text(&out.stderr));
+}

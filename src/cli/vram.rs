@@ -236,7 +236,13 @@ pub fn fit(need: f64, t: &Target) -> Fit {
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
         Some(p) => vram::presets::parse(&std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)?,
-        None => vram::presets::built_in(),
+        None => {
+            let (list, warning) = vram::presets::load_all();
+            if let Some(w) = warning {
+                eprintln!("gpu-doctor: {w}");
+            }
+            list
+        }
     };
     if let Some(name) = &args.preset {
         return vram::presets::find(&presets, name).cloned();
@@ -429,7 +435,7 @@ pub fn run(args: &VramArgs) -> u8 {
                     }
                 }
             }
-            None => vram::presets::built_in(),
+            None => vram::presets::load_all().0,
         };
         for a in &list {
             println!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note);

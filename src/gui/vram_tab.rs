@@ -32,7 +32,7 @@ pub struct VramState {
 
 impl Default for VramState {
     fn default() -> Self {
-        let presets = presets::built_in();
+        let (presets, warning) = presets::load_all();
         let arch =
             presets.iter().find(|a| a.name == "Llama-3.1-8B").or(presets.first()).cloned().unwrap_or_else(|| Arch {
                 name: "custom".into(),
@@ -59,7 +59,7 @@ impl Default for VramState {
             arch,
             settings: Settings::default(),
             hypothetical_gib: 24.0,
-            message: None,
+            message: warning,
             pending_import: None,
         }
     }

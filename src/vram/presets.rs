@@ -8,6 +8,37 @@ use super::{Arch, InputError, Mla, ModelKind, Moe};
 /// The built-in presets file.
 pub const BUILT_IN: &str = include_str!("../../assets/models.ron");
 
+/// The user's own presets file: `$XDG_CONFIG_HOME/gpu-doctor/models.ron` (default
+/// `~/.config/...`), or `%APPDATA%\gpu-doctor\models.ron` on Windows. Its entries are added to
+/// the built-in ones (same name: the user's wins).
+pub fn user_file() -> Option<std::path::PathBuf> {
+    let base = if cfg!(windows) {
+        std::env::var_os("APPDATA").map(std::path::PathBuf::from)
+    } else {
+        std::env::var_os("XDG_CONFIG_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
+    };
+    base.map(|b| b.join("gpu-doctor").join("models.ron"))
+}
+
+/// Built-in presets plus the user's file when it exists; a broken user file is reported, and the
+/// built-in presets are used alone.
+pub fn load_all() -> (Vec<Arch>, Option<String>) {
+    let mut list = built_in();
+    let Some(path) = user_file().filter(|p| p.exists()) else { return (list, None) };
+    match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| parse(&t)) {
+        Ok(user) => {
+            for a in user {
+                list.retain(|b| b.name != a.name);
+                list.push(a);
+            }
+            (list, None)
+        }
+        Err(e) => (list, Some(format!("{}: {e} (using the built-in presets)", path.display()))),
+    }
+}
+
 /// Parses a presets file (a RON list of [`Arch`]).
 pub fn parse(text: &str) -> Result<Vec<Arch>, String> {
     let list: Vec<Arch> = ron::from_str(text).map_err(|e| format!("presets file: {e}"))?;
