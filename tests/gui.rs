@@ -415,7 +415,7 @@ fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
     h.state_mut().vram.settings.seq = 2048;
     h.run();
     h.get_by_label("FITS");
-    h.get_by_label_contains("Largest batch that fits:");
+    h.get_by_label_contains("Within the headroom: largest batch");
     h.get_by_label_contains("To need less memory");
     // QLoRA needs less than inference in bf16? Switch to a full fine-tune: it does not fit.
     h.get_by_label("Full fine-tune").click();

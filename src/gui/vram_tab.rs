@@ -356,8 +356,8 @@ impl VramState {
             let batch = vram::max_batch(&self.arch, &settings, cap);
             let seq = vram::max_seq(&self.arch, &Settings { batch: settings.batch, ..settings.clone() }, cap);
             ui.label(format!(
-                "  Largest batch that fits: {} · longest context at batch {}: {}",
-                batch.map_or("none".to_string(), |b| b.to_string()),
+                "  Within the headroom: largest batch {} · longest context at batch {}: {}",
+                batch.map_or("none (not even 1)".to_string(), |b| b.to_string()),
                 settings.batch,
                 seq.map_or("none".to_string(), |s| format!("{s} tokens"))
             ));
