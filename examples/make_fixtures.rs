@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gpu_doctor::diagnose::view::{DeviceNode, KernelLog, LibraryFound, Meta, NvmlView, UserInfo, write_capture_json};
+use gpu_doctor::diagnose::view::{
+    CudaProbe, DeviceNode, KernelLog, LibraryFound, Meta, NvmlView, UserInfo, write_capture_json,
+};
 use gpu_doctor::telemetry::GpuSource;
 use gpu_doctor::telemetry::Reading;
 use gpu_doctor::telemetry::demo::{DemoGpus, Scenario};
@@ -44,8 +46,22 @@ impl Fx {
         self.nvml().inventory = Default::default();
         self.nvml().samples.clear();
     }
+    /// cuInit's answer on this machine.
+    fn cuinit(&mut self, code: i32) {
+        self.meta.cuda = Some(CudaProbe {
+            library: Some("libcuda.so.1".into()),
+            load_error: None,
+            init_code: Some(code),
+            driver_version: Some("12.4".into()),
+            devices: None,
+        });
+    }
     fn no_library(&mut self) {
         self.meta.libraries.clear();
+        self.meta.cuda = Some(CudaProbe {
+            load_error: Some("libcuda.so.1: cannot open shared object file: No such file or directory".into()),
+            ..CudaProbe::default()
+        });
         self.nvml_fails(
             "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed.",
             "Install the NVIDIA driver for your GPU.",
@@ -147,6 +163,13 @@ fn healthy() -> Fx {
             ]),
             renderer: None,
             tdr: None,
+            cuda: Some(CudaProbe {
+                library: Some("libcuda.so.1".into()),
+                load_error: None,
+                init_code: Some(0),
+                driver_version: Some("12.4".into()),
+                devices: Some(1),
+            }),
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
@@ -250,6 +273,7 @@ fn main() {
         "NVRM: This can occur when a driver such as: nouveau, rivafb, nvidiafb or rivatv was loaded and obtained ownership of the NVIDIA device(s).".into(),
         "NVRM: No NVIDIA devices probed.".into(),
     ]);
+    f.cuinit(100);
     all.push(("nouveau-bound", f));
 
     let mut f = healthy();
@@ -264,6 +288,7 @@ fn main() {
         "Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7".into(),
         "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service".into(),
     ]);
+    f.cuinit(100);
     all.push(("secure-boot-blocks-module", f));
 
     let mut f = healthy();
@@ -278,6 +303,7 @@ fn main() {
         "Driver/library version mismatch",
     );
     f.meta.kernel_log = KernelLog::Lines(vec!["NVRM: API mismatch: the client has the version 550.107.02, but NVRM: this kernel module has the version 550.54.14.  Please make sure that this kernel module and all NVIDIA driver components have the same version.".into()]);
+    f.cuinit(803);
     all.push(("version-mismatch-after-upgrade", f));
 
     let mut f = healthy();
@@ -291,11 +317,13 @@ fn main() {
         "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator.",
         "Insufficient Permissions",
     );
+    f.cuinit(100);
     all.push(("user-not-in-video-group", f));
 
     let mut f = healthy();
     f.meta.device_nodes.retain(|n| !n.path.starts_with("/dev/nvidia-uvm"));
     f.file("/proc/modules", "nvidia_drm 122880 4 - Live 0x0000000000000000 (POE)\nnvidia_modeset 1355776 8 nvidia_drm, Live 0x0000000000000000 (POE)\nnvidia 54173696 98 nvidia_modeset, Live 0x0000000000000000 (POE)\n");
+    f.cuinit(999);
     all.push(("nvidia-uvm-missing", f));
 
     let mut f = healthy();
@@ -316,10 +344,12 @@ fn main() {
         "Start the container with the NVIDIA container runtime (--gpus all or CDI).",
         "GPU access blocked by the operating system",
     );
+    f.cuinit(100);
     all.push(("wsl-linux-driver-inside", f));
 
     let mut f = healthy();
     f.meta.env.insert("CUDA_VISIBLE_DEVICES".into(), String::new());
+    f.cuinit(100);
     all.push(("cuda-visible-devices-hides-all", f));
 
     let mut f = healthy();

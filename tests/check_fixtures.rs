@@ -18,103 +18,103 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "blackwell-gpu-old-pytorch",
         7,
         Some("CUDA-07"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=fail CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=fail CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "container-without-gpus",
         7,
         Some("CONT-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=skipped<CONT-02 DRV-06=info HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=skipped<CONT-02 PERM-02=skipped<CONT-02 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=skipped<CONT-02 DRV-06=info HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=skipped<CONT-02 CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=skipped<CONT-02 PERM-02=skipped<CONT-02 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "cuda-visible-devices-hides-all",
         7,
         Some("ENV-01"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=fail ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<ENV-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=fail ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "healthy-container",
         0,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "healthy-workstation",
         0,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "healthy-wsl2",
         0,
         None,
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=pass WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=pass WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "no-driver",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=skipped<DRV-01 CUDA-04=info CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=skipped<DRV-01 CUDA-INIT=skipped<DRV-01 CUDA-04=info CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "nouveau-bound",
         7,
         Some("DRV-04"),
-        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=pass CUDA-04=info CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=pass CUDA-INIT=skipped<DRV-04 CUDA-04=info CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "nvidia-uvm-missing",
         7,
         Some("PERM-01"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "pcie-link-downtrained",
         6,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=warn RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=warn RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "row-remapping-failed",
         7,
         Some("RT-03"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=fail RT-XID=fail RT-05=pass RT-04=info RT-ECC=warn RT-08=pass RT-06=pass RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=fail RT-XID=fail RT-05=pass RT-04=info RT-ECC=warn RT-08=pass RT-06=pass RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "secure-boot-blocks-module",
         7,
         Some("DRV-05"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-04=info CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=info CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "torch-newer-cuda-than-driver",
         7,
         Some("CUDA-04"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "user-not-in-video-group",
         7,
         Some("PERM-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<PERM-02 DRV-06=pass HW-03=skipped<PERM-02 DRV-09=info DRV-10=skipped CUDA-01=skipped<PERM-02 CUDA-LIB=pass CUDA-04=info CUDA-07=skipped<PERM-02 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<PERM-02 RT-03=skipped<PERM-02 RT-XID=pass RT-05=skipped<PERM-02 RT-04=skipped<PERM-02 RT-ECC=skipped<PERM-02 RT-08=skipped<PERM-02 RT-06=skipped<PERM-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<PERM-02 DRV-06=pass HW-03=skipped<PERM-02 DRV-09=info DRV-10=skipped CUDA-01=skipped<PERM-02 CUDA-LIB=pass CUDA-INIT=skipped<PERM-02 CUDA-04=info CUDA-07=skipped<PERM-02 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<PERM-02 RT-03=skipped<PERM-02 RT-XID=pass RT-05=skipped<PERM-02 RT-04=skipped<PERM-02 RT-ECC=skipped<PERM-02 RT-08=skipped<PERM-02 RT-06=skipped<PERM-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "version-mismatch-after-upgrade",
         7,
         Some("DRV-06"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-06 DRV-06=fail HW-03=skipped<DRV-06 DRV-09=info DRV-10=skipped CUDA-01=skipped<DRV-06 CUDA-LIB=pass CUDA-04=info CUDA-07=skipped<DRV-06 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-06 RT-03=skipped<DRV-06 RT-XID=pass RT-05=skipped<DRV-06 RT-04=skipped<DRV-06 RT-ECC=skipped<DRV-06 RT-08=skipped<DRV-06 RT-06=skipped<DRV-06 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=skipped<DRV-06 DRV-06=fail HW-03=skipped<DRV-06 DRV-09=info DRV-10=skipped CUDA-01=skipped<DRV-06 CUDA-LIB=pass CUDA-INIT=skipped<DRV-06 CUDA-04=info CUDA-07=skipped<DRV-06 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-06 RT-03=skipped<DRV-06 RT-XID=pass RT-05=skipped<DRV-06 RT-04=skipped<DRV-06 RT-ECC=skipped<DRV-06 RT-08=skipped<DRV-06 RT-06=skipped<DRV-06 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "wsl-linux-driver-inside",
         7,
         Some("WSL-02"),
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-INIT=skipped<WSL-02 CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "xid-79-fallen-off-bus",
         7,
         Some("RT-LOST"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
 ];
 
@@ -251,7 +251,7 @@ fn broken_captures_give_clear_errors_or_skip_checks() {
         std::fs::write(fs.join(p), content).unwrap_or_else(|e| panic!("{e}"));
     }
     let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap_or_else(|e| panic!("{e}")));
-    assert_eq!(r.checks.len(), 38);
+    assert_eq!(r.checks.len(), 39);
 }
 
 #[test]
@@ -327,4 +327,25 @@ mod parsers {
             prop_assert_eq!(parse::driver_version(&line), Some((v, false)));
         }
     }
+}
+
+#[test]
+fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let src = fixture("healthy-workstation");
+    let text = std::fs::read_to_string(src.join("capture.json")).unwrap_or_else(|e| panic!("{e}"));
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    v["meta"]["cuda"]["init_code"] = serde_json::json!(34);
+    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(r.root_cause.as_deref(), Some("CUDA-INIT"));
+    let c = r.get("CUDA-INIT").unwrap_or_else(|| panic!("no CUDA-INIT"));
+    assert!(c.summary.contains("CUDA_ERROR_STUB_LIBRARY (34)"), "{}", c.summary);
+    assert!(c.fixes[0].contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
+    // A capture from before the probe existed: skipped, not failed.
+    v["meta"].as_object_mut().map(|m| m.remove("cuda"));
+    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(r.get("CUDA-INIT").map(|c| c.verdict), Some(Verdict::Skipped));
+    assert_eq!(r.root_cause, None);
 }

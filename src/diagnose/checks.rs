@@ -21,6 +21,10 @@ pub fn depends_on(id: &str) -> &'static [&'static str] {
         "CUDA-LIB" => &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
         "CUDA-04" => &["CUDA-01", "DRV-08"],
         "CUDA-07" => &["DRV-08"],
+        "CUDA-INIT" => &[
+            "CUDA-LIB", "DRV-08", "DRV-06", "DRV-01", "PERM-01", "PERM-02", "CONT-02", "WSL-01", "WSL-02", "ENV-01",
+            "ENV-03",
+        ],
         "PERM-01" => &["DRV-01", "CONT-02"],
         "PERM-02" => &["PERM-01"],
         "WSL-02" => &["WSL-01"],
@@ -150,6 +154,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         drv_10(&cx),
         cuda_01(&cx),
         cuda_lib(&cx),
+        cuda_init(&cx),
         cuda_04(&cx),
         cuda_07(&cx),
         cont_01(&cx),
@@ -524,6 +529,70 @@ fn cuda_lib(cx: &Ctx) -> Check {
             .verdict(Verdict::Fail, "libcuda.so.1 was not found in the library path")
             .explain("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU.")
             .fix("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it."),
+    }
+}
+
+/// The CUresult names and meanings `cuInit` returns in practice.
+fn cu_result(code: i32) -> (&'static str, &'static str) {
+    match code {
+        0 => ("CUDA_SUCCESS", ""),
+        2 => (
+            "CUDA_ERROR_OUT_OF_MEMORY",
+            "The GPU has no memory left to create the driver's context; close other GPU programs.",
+        ),
+        3 => ("CUDA_ERROR_NOT_INITIALIZED", "The driver did not initialise; see the kernel log."),
+        34 => (
+            "CUDA_ERROR_STUB_LIBRARY",
+            "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH.",
+        ),
+        46 => ("CUDA_ERROR_DEVICE_UNAVAILABLE", "The GPU is busy or set to an exclusive/prohibited compute mode."),
+        100 => (
+            "CUDA_ERROR_NO_DEVICE",
+            "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU.",
+        ),
+        304 => ("CUDA_ERROR_OPERATING_SYSTEM", "The operating system or container runtime blocked the GPU."),
+        803 => (
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot.",
+        ),
+        804 => (
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path.",
+        ),
+        999 => (
+            "CUDA_ERROR_UNKNOWN",
+            "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm.",
+        ),
+        _ => ("CUDA error", "See the CUDA driver API error list for this number."),
+    }
+}
+
+fn cuda_init(cx: &Ctx) -> Check {
+    let c = Check::new("CUDA-INIT", Layer::Cuda, "CUDA driver initialises (cuInit)");
+    let Some(p) = &cx.v.meta().cuda else {
+        return c.verdict(Verdict::Skipped, "not probed (a sleeping GPU is left asleep)");
+    };
+    let Some(lib) = &p.library else {
+        return c
+            .verdict(Verdict::Fail, "no CUDA driver library could be loaded")
+            .evidence(p.load_error.clone().unwrap_or_default())
+            .fix("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
+    };
+    let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
+    match p.init_code {
+        Some(0) => c.verdict(
+            Verdict::Pass,
+            format!(
+                "CUDA driver API {} sees {} device(s)",
+                p.driver_version.as_deref().unwrap_or("?"),
+                p.devices.map_or("?".to_string(), |d| d.to_string())
+            ),
+        ),
+        Some(code) => {
+            let (name, next) = cu_result(code);
+            c.verdict(Verdict::Fail, format!("cuInit failed with {name} ({code})")).fix(next)
+        }
+        None => c.verdict(Verdict::Fail, format!("{lib} has no cuInit: not a CUDA driver library")),
     }
 }
 

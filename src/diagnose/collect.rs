@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::view::{DeviceNode, GPU_ENV_VARS, KernelLog, LibraryFound, Meta, NvmlView, UserInfo};
+use super::view::{CudaProbe, DeviceNode, GPU_ENV_VARS, KernelLog, LibraryFound, Meta, NvmlView, UserInfo};
 
 /// The GPU-related environment variables that are set.
 pub fn gpu_env() -> BTreeMap<String, String> {
@@ -249,9 +249,74 @@ pub fn tdr() -> Option<super::view::Tdr> {
     None
 }
 
+/// Loads the CUDA driver library as a CUDA program would and calls `cuInit(0)`,
+/// `cuDriverGetVersion` and `cuDeviceGetCount`. Runs on a helper thread with a time limit (a hung
+/// driver costs at most `timeout`).
+pub fn cuda_probe(timeout: std::time::Duration) -> CudaProbe {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("gd-cuda-probe".into()).spawn(move || {
+        let _ = tx.send(cuda_probe_here());
+    });
+    match spawned.ok().and_then(|_| rx.recv_timeout(timeout).ok()) {
+        Some(p) => p,
+        None => CudaProbe {
+            load_error: Some(format!("cuInit did not return within {} s: the driver may be hung", timeout.as_secs())),
+            ..CudaProbe::default()
+        },
+    }
+}
+
+fn cuda_probe_here() -> CudaProbe {
+    let names: &[&str] = if cfg!(windows) { &["nvcuda.dll"] } else { &["libcuda.so.1", "libcuda.so"] };
+    let mut errors = Vec::new();
+    for name in names {
+        // SAFETY: loading the CUDA driver library runs its initialisers, as any CUDA program
+        // does; the symbols are declared with the driver API's C signatures.
+        let lib = match unsafe { libloading::Library::new(name) } {
+            Ok(l) => l,
+            Err(e) => {
+                errors.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let mut probe = CudaProbe { library: Some((*name).to_string()), ..CudaProbe::default() };
+        // SAFETY: as above; cuInit(unsigned) -> CUresult, cuDriverGetVersion(int*) -> CUresult,
+        // cuDeviceGetCount(int*) -> CUresult; the out-pointers are valid i32s.
+        unsafe {
+            type Init = unsafe extern "C" fn(u32) -> i32;
+            type OutInt = unsafe extern "C" fn(*mut i32) -> i32;
+            if let Ok(f) = lib.get::<Init>(b"cuInit\0") {
+                probe.init_code = Some(f(0));
+            }
+            if let Ok(f) = lib.get::<OutInt>(b"cuDriverGetVersion\0") {
+                let mut v = 0;
+                if f(&mut v) == 0 {
+                    probe.driver_version = Some(format!("{}.{}", v / 1000, (v % 1000) / 10));
+                }
+            }
+            if probe.init_code == Some(0)
+                && let Ok(f) = lib.get::<OutInt>(b"cuDeviceGetCount\0")
+            {
+                let mut n = 0;
+                if f(&mut n) == 0 {
+                    probe.devices = Some(n);
+                }
+            }
+        }
+        // Keep the library loaded: unloading the CUDA driver while it may run threads is unsafe.
+        std::mem::forget(lib);
+        return probe;
+    }
+    CudaProbe { load_error: Some(errors.join("; ")), ..CudaProbe::default() }
+}
+
 /// Collects the live machine's metadata under `root`, with NVML's answers.
 pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String>) -> Meta {
     let env = gpu_env();
+    // A sleeping GPU is left asleep: cuInit would wake it.
+    let asleep =
+        matches!(nvml.as_ref().map(|n| &n.status), Some(crate::telemetry::source::SourceStatus::Asleep { .. }));
+    let cuda = (!asleep).then(|| cuda_probe(std::time::Duration::from_secs(5)));
     Meta {
         platform: if cfg!(windows) { "windows" } else { "linux" }.to_string(),
         libraries: libraries(root, env.get("LD_LIBRARY_PATH").map(String::as_str)),
@@ -264,5 +329,6 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         kernel_log: kernel_log(root),
         renderer,
         tdr: tdr(),
+        cuda,
     }
 }

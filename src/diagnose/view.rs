@@ -114,6 +114,24 @@ pub struct Meta {
     /// Windows GPU watchdog (TDR) registry values; `None` elsewhere.
     #[serde(default)]
     pub tdr: Option<Tdr>,
+    /// Loading libcuda and calling `cuInit`; `None` when not probed (a sleeping GPU, old capture).
+    #[serde(default)]
+    pub cuda: Option<CudaProbe>,
+}
+
+/// What happened when the CUDA driver library was loaded and initialised.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CudaProbe {
+    /// The library that loaded (`libcuda.so.1`, `nvcuda.dll`); `None` when none did.
+    pub library: Option<String>,
+    /// Why loading failed.
+    pub load_error: Option<String>,
+    /// `cuInit(0)`'s CUresult (0 = success).
+    pub init_code: Option<i32>,
+    /// `cuDriverGetVersion`, e.g. "12.4".
+    pub driver_version: Option<String>,
+    /// `cuDeviceGetCount`.
+    pub devices: Option<i32>,
 }
 
 /// `HKLM\System\CurrentControlSet\Control\GraphicsDrivers` TDR values; `None` = not set (default).
