@@ -9,8 +9,7 @@ use serde::Serialize;
 
 use super::{SourceArgs, exit};
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, ModelKind, Optimizer, Precision, Quant, Settings,
-    Sharding,
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Settings, Sharding,
 };
 
 /// `--mode`.
@@ -258,24 +257,17 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         );
     };
     let arch = Arch {
-        name: "custom".into(),
-        kind: ModelKind::Decoder,
-        layers,
-        hidden,
-        heads,
-        kv_heads: args.kv_heads.unwrap_or(heads),
         head_dim: args.head_dim,
-        intermediate: args.intermediate.unwrap_or(hidden.saturating_mul(4)),
-        vocab,
-        tied_embeddings: false,
-        gated_mlp: true,
-        qkv_bias: false,
-        moe: None,
-        mla: None,
-        sliding_window: None,
-        context: None,
         params_b: args.params,
-        note: String::new(),
+        ..Arch::decoder(
+            "custom",
+            layers,
+            hidden,
+            heads,
+            args.kv_heads.unwrap_or(heads),
+            args.intermediate.unwrap_or(hidden.saturating_mul(4)),
+            vocab,
+        )
     };
     arch.validate().map_err(|e| e.to_string())?;
     Ok(arch)

@@ -187,6 +187,17 @@ pub trait SystemView: Send + Sync {
     }
 }
 
+/// The entries of `dir`, sorted; `None` when it cannot be read.
+fn sorted_names(dir: &Path) -> Option<Vec<String>> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    Some(v)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The live machine
 
@@ -225,13 +236,7 @@ impl SystemView for LiveSystem {
         std::fs::read(self.at(path)).ok()
     }
     fn list(&self, dir: &str) -> Option<Vec<String>> {
-        let mut v: Vec<String> = std::fs::read_dir(self.at(dir))
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        Some(v)
+        sorted_names(&self.at(dir))
     }
     fn link(&self, path: &str) -> Option<String> {
         std::fs::read_link(self.at(path)).ok().map(|p| p.to_string_lossy().into_owned())
@@ -329,13 +334,7 @@ impl SystemView for CapturedSystem {
         if let Some(l) = self.meta.listings.get(dir) {
             return Some(l.clone());
         }
-        let mut v: Vec<String> = std::fs::read_dir(self.at(dir))
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        Some(v)
+        sorted_names(&self.at(dir))
     }
     fn link(&self, path: &str) -> Option<String> {
         self.meta.links.get(path).cloned()

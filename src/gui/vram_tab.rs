@@ -33,27 +33,12 @@ pub struct VramState {
 impl Default for VramState {
     fn default() -> Self {
         let (presets, warning) = presets::load_all();
-        let arch =
-            presets.iter().find(|a| a.name == "Llama-3.1-8B").or(presets.first()).cloned().unwrap_or_else(|| Arch {
-                name: "custom".into(),
-                kind: vram::ModelKind::Decoder,
-                layers: 32,
-                hidden: 4096,
-                heads: 32,
-                kv_heads: 8,
-                head_dim: None,
-                intermediate: 14336,
-                vocab: 128_256,
-                tied_embeddings: false,
-                gated_mlp: true,
-                qkv_bias: false,
-                moe: None,
-                mla: None,
-                sliding_window: None,
-                context: None,
-                params_b: None,
-                note: String::new(),
-            });
+        let arch = presets
+            .iter()
+            .find(|a| a.name == "Llama-3.1-8B")
+            .or(presets.first())
+            .cloned()
+            .unwrap_or_else(|| Arch::decoder("custom", 32, 4096, 32, 8, 14336, 128_256));
         VramState {
             presets,
             arch,

@@ -193,6 +193,39 @@ impl Arch {
         Ok(())
     }
 
+    /// A plain decoder (dense, gated MLP, untied embeddings, no biases) with the given shape; the
+    /// other fields take their defaults.
+    pub fn decoder(
+        name: &str,
+        layers: u32,
+        hidden: u32,
+        heads: u32,
+        kv_heads: u32,
+        intermediate: u32,
+        vocab: u32,
+    ) -> Arch {
+        Arch {
+            name: name.to_string(),
+            kind: ModelKind::Decoder,
+            layers,
+            hidden,
+            heads,
+            kv_heads,
+            head_dim: None,
+            intermediate,
+            vocab,
+            tied_embeddings: false,
+            gated_mlp: true,
+            qkv_bias: false,
+            moe: None,
+            mla: None,
+            sliding_window: None,
+            context: None,
+            params_b: None,
+            note: String::new(),
+        }
+    }
+
     /// Head dimension.
     pub fn head_dim(&self) -> u32 {
         self.head_dim.unwrap_or(self.hidden / self.heads.max(1))
@@ -784,26 +817,7 @@ mod tests {
     use super::*;
 
     fn llama31_8b() -> Arch {
-        Arch {
-            name: "Llama-3.1-8B".into(),
-            kind: ModelKind::Decoder,
-            layers: 32,
-            hidden: 4096,
-            heads: 32,
-            kv_heads: 8,
-            head_dim: None,
-            intermediate: 14336,
-            vocab: 128_256,
-            tied_embeddings: false,
-            gated_mlp: true,
-            qkv_bias: false,
-            moe: None,
-            mla: None,
-            sliding_window: None,
-            context: Some(131_072),
-            params_b: None,
-            note: String::new(),
-        }
+        Arch { context: Some(131_072), ..Arch::decoder("Llama-3.1-8B", 32, 4096, 32, 8, 14336, 128_256) }
     }
 
     #[test]
