@@ -5,6 +5,7 @@ pub mod check;
 pub mod exit;
 pub mod info;
 pub mod monitor;
+pub mod smoke;
 pub mod vram;
 
 use std::sync::Arc;
@@ -31,6 +32,12 @@ pub enum Command {
     Capture(check::CaptureArgs),
     /// Estimate the GPU memory a model needs (inference or training) and whether it fits here.
     Vram(Box<vram::VramArgs>),
+    /// Run the CUDA smoke test: load the driver, find the GPUs, copy, compute and verify, in a
+    /// separate process; says which stage fails and what to do.
+    Smoke(smoke::SmokeArgs),
+    /// The smoke test's child process (internal).
+    #[command(hide = true)]
+    SmokeChild(smoke::SmokeChildArgs),
 }
 
 /// Where data comes from: the real machine, or a named demo scenario.
@@ -134,6 +141,8 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Check(a) => check::run_check(a),
         Command::Capture(a) => check::run_capture(a),
         Command::Vram(a) => vram::run(a),
+        Command::Smoke(a) => smoke::run(a),
+        Command::SmokeChild(a) => smoke::run_child(a),
     };
     std::process::ExitCode::from(code)
 }

@@ -532,8 +532,8 @@ fn cuda_lib(cx: &Ctx) -> Check {
     }
 }
 
-/// The CUresult names and meanings `cuInit` returns in practice.
-fn cu_result(code: i32) -> (&'static str, &'static str) {
+/// The CUresult names and meanings `cuInit` returns in practice (also used by the smoke test).
+pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
     match code {
         0 => ("CUDA_SUCCESS", ""),
         2 => (

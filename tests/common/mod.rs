@@ -71,3 +71,49 @@ pub fn private_fake(kind: Fake, scenario_text: &str) -> (tempfile::TempDir, Path
 pub fn scenario_text(name: &str) -> String {
     std::fs::read_to_string(scenario(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+static BUILD_CUDA: Mutex<()> = Mutex::new(());
+
+/// Builds (once) and returns the test-only fake CUDA driver library `libcuda.so.1`
+/// (tests/fake_cuda/fake_cuda.c); `old` builds one lacking a newer symbol.
+pub fn fake_cuda_lib(old: bool) -> PathBuf {
+    let _one = BUILD_CUDA.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if old { "fake-cuda-old" } else { "fake-cuda" });
+    let lib = dir.join("libcuda.so.1");
+    let src = repo().join("tests/fake_cuda/fake_cuda.c");
+    let fresh = {
+        let (a, b) = (std::fs::metadata(&lib), std::fs::metadata(&src));
+        matches!((a.and_then(|m| m.modified()), b.and_then(|m| m.modified())), (Ok(x), Ok(y)) if x >= y)
+    };
+    if fresh {
+        return lib;
+    }
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+    let tmp = dir.join(format!("libcuda.so.1.{}", std::process::id()));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut cmd = Command::new(&cc);
+    cmd.args(["-shared", "-fPIC", "-O2", "-Wall", "-fvisibility=hidden", "-Wl,-soname,libcuda.so.1", "-o"])
+        .arg(&tmp)
+        .arg(&src);
+    if old {
+        cmd.arg("-DFAKE_OLD_DRIVER");
+    }
+    let out =
+        cmd.output().unwrap_or_else(|e| panic!("cannot run the C compiler '{cc}' to build the fake libcuda: {e}"));
+    assert!(out.status.success(), "building the fake libcuda failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::rename(&tmp, &lib).unwrap_or_else(|e| panic!("rename: {e}"));
+    lib
+}
+
+/// A fresh directory (named `sub`, e.g. "lib" or "stubs") holding a private copy of the fake
+/// libcuda (and a `libcuda.so` link to it) and a `fake-cuda.scenario` with `scenario_text`.
+pub fn private_fake_cuda(old: bool, sub: &str, scenario_text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let libdir = dir.path().join(sub);
+    std::fs::create_dir_all(&libdir).unwrap_or_else(|e| panic!("{e}"));
+    let lib = libdir.join("libcuda.so.1");
+    std::fs::copy(fake_cuda_lib(old), &lib).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink("libcuda.so.1", libdir.join("libcuda.so")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(libdir.join("fake-cuda.scenario"), scenario_text).unwrap_or_else(|e| panic!("{e}"));
+    (dir, lib)
+}

@@ -15,6 +15,8 @@
  *   hang_secs = 30        ... for this long, then answers normally
  *   processes = 4         process-list queries return this code (4 NO_PERMISSION)
  *   driver = 550.54.15    driver version string
+ *   pcie_gen = 4          current PCIe link generation (the maximum is Gen4 x16) ...
+ *   pcie_width = 16       ... and width
  *
  * FAKE_NVML_INIT_MARKER, when set, names a file nvmlInit_v2 appends a line to.
  *
@@ -48,6 +50,7 @@ static struct {
     unsigned gpus;
     int init_code, unsupported, lost_gpu, processes_code;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
+    unsigned pcie_gen, pcie_width;
     char hang[128], driver[64];
 } sc;
 static struct fake_device devices[MAX_GPUS];
@@ -67,6 +70,8 @@ static void load_scenario(void) {
     sc.gpus = 2;
     sc.lost_gpu = -1;
     strcpy(sc.driver, "550.54.15");
+    sc.pcie_gen = 4;
+    sc.pcie_width = 16;
     char path[PATH_MAX] = {0};
     const char *env = getenv("FAKE_NVML_SCENARIO");
     if (env && *env) {
@@ -102,6 +107,8 @@ static void load_scenario(void) {
         else if (!strcmp(k, "hang_secs")) sc.hang_secs = strtoul(v, NULL, 10);
         else if (!strcmp(k, "processes")) sc.processes_code = atoi(v);
         else if (!strcmp(k, "driver")) snprintf(sc.driver, sizeof sc.driver, "%s", v);
+        else if (!strcmp(k, "pcie_gen")) sc.pcie_gen = (unsigned)atoi(v);
+        else if (!strcmp(k, "pcie_width")) sc.pcie_width = (unsigned)atoi(v);
     }
     fclose(f);
 }
@@ -278,12 +285,12 @@ EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned *w) {
 }
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g) {
     nvmlReturn_t r = optional(d, "nvmlDeviceGetCurrPcieLinkGeneration");
-    if (!r) *g = 4;
+    if (!r) *g = sc.pcie_gen;
     return r;
 }
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned *w) {
     nvmlReturn_t r = optional(d, "nvmlDeviceGetCurrPcieLinkWidth");
-    if (!r) *w = 16;
+    if (!r) *w = sc.pcie_width;
     return r;
 }
 EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int type, unsigned *c) {

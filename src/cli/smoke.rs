@@ -1,0 +1,144 @@
+//! `smoke`: the CUDA smoke test from the command line (the test runs in a child process, see
+//! [`crate::smoke`]), and the hidden `smoke-child` subcommand that is that child.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::exit;
+use crate::diagnose::Verdict;
+use crate::smoke::runner::{self, Launcher};
+use crate::smoke::{ChildEnd, Msg, Options, child, stage_text};
+
+/// Arguments of `smoke`.
+#[derive(Debug, Clone, Args)]
+pub struct SmokeArgs {
+    /// CUDA device to test (CUDA's numbering, after CUDA_VISIBLE_DEVICES).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub device: u32,
+    /// After the default test, repeat a matrix multiply for SECS seconds, counting wrong results
+    /// and watching clocks, temperature and throttle reasons (1-3600).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub burn: Option<u32>,
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds without progress after which the test counts as hung and is stopped (1-600).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub timeout: u64,
+    /// Load the CUDA driver library from this file first (for unusual installs).
+    #[arg(long, value_name = "PATH")]
+    pub cuda_lib: Option<PathBuf>,
+    /// Load NVML from this file (for the PCIe link limit, clocks and temperatures).
+    #[arg(long, value_name = "PATH")]
+    pub nvml_lib: Option<PathBuf>,
+}
+
+/// Arguments of the hidden child subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct SmokeChildArgs {
+    /// The test's options as JSON.
+    #[arg(long)]
+    pub spec: String,
+}
+
+impl SmokeArgs {
+    /// The options passed to the child.
+    pub fn options(&self) -> Options {
+        Options {
+            device: self.device,
+            burn_secs: self.burn.unwrap_or(0),
+            cuda_lib: self.cuda_lib.clone(),
+            nvml_lib: self.nvml_lib.clone(),
+        }
+    }
+}
+
+/// Runs `smoke`: text lines as stages end, or one JSON report at the end.
+pub fn run(a: &SmokeArgs) -> u8 {
+    let opts = a.options();
+    let mut out = std::io::stdout().lock();
+    if !a.json {
+        let _ = writeln!(out, "CUDA smoke test on device {} (in a separate process)...\n", opts.device);
+        let _ = out.flush();
+    }
+    let mut printed = 0usize;
+    let json = a.json;
+    let report = runner::run(
+        &Launcher::this_program(),
+        &opts,
+        Duration::from_secs(a.timeout),
+        &AtomicBool::new(false),
+        &mut |p, msg| {
+            if json {
+                return;
+            }
+            let mut o = std::io::stdout().lock();
+            match msg {
+                Msg::End { .. } => {
+                    for r in &p.stages[printed..] {
+                        let _ = write!(o, "{}", stage_text(r));
+                    }
+                    printed = p.stages.len();
+                }
+                Msg::Burn { tick } => {
+                    let mut line = format!(
+                        "        burn {:>4.0} s: {} GEMMs, {} wrong, {:.0} GFLOP/s",
+                        tick.t_s, tick.iterations, tick.errors, tick.gflops
+                    );
+                    if let Some(c) = tick.sm_clock_mhz {
+                        line.push_str(&format!(", SM {c} MHz"));
+                    }
+                    if let Some(t) = tick.temperature_c {
+                        line.push_str(&format!(", {t} °C"));
+                    }
+                    let _ = writeln!(o, "{line}");
+                }
+                _ => {}
+            }
+            let _ = o.flush();
+        },
+    );
+    if a.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(s) => {
+                let _ = writeln!(out, "{s}");
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ERROR;
+            }
+        }
+    } else {
+        for r in &report.stages[printed.min(report.stages.len())..] {
+            let _ = write!(out, "{}", stage_text(r));
+        }
+        let _ = writeln!(out, "\n{}: {}", report.verdict.word(), report.summary);
+        if let Some(n) = &report.next_step {
+            let _ = writeln!(out, "Next step: {n}");
+        }
+        let _ = writeln!(out, "Took {:.1} s.", report.total_ms / 1000.0);
+    }
+    match (&report.end, report.verdict) {
+        (ChildEnd::NotResponding { .. }, _) => exit::NOT_RESPONDING,
+        (_, Verdict::Fail) => exit::CHECK_FAIL,
+        (_, Verdict::Warn) => exit::CHECK_WARN,
+        _ => exit::OK,
+    }
+}
+
+/// Runs the hidden child: the test itself, JSON lines on stdout.
+pub fn run_child(a: &SmokeChildArgs) -> u8 {
+    let opts: Options = match serde_json::from_str(&a.spec) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: bad --spec: {e}");
+            return exit::BAD_ARGS;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    child::run(&opts, &mut out) as u8
+}

@@ -1,0 +1,434 @@
+//! The one-click CUDA smoke test: a minimal CUDA program, run in a child process, that proves in
+//! seconds whether the GPU computes correct results and says which stage fails.
+//!
+//! - [`child`] is the test itself (the hidden `smoke-child` subcommand): it loads the CUDA driver
+//!   library through cudarc, runs the [`Stage`]s in order and writes one JSON [`Msg`] per line on
+//!   stdout.
+//! - [`runner`] is the parent side used by `gpu-doctor-cli smoke` and the GUI: it starts the child,
+//!   reads its messages, enforces a time limit without news, survives a crash or hang, and builds
+//!   the [`SmokeReport`].
+//! - [`limits`] holds the hardware limits the figures are judged against.
+//!
+//! The kernels ship as PTX text ([`PTX`], from `assets/kernels/smoke.cu`), so no CUDA toolkit is
+//! needed at run time.
+
+pub mod child;
+pub mod limits;
+pub mod runner;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnose::Verdict;
+
+/// The kernels' PTX (PTX ISA 6.0, sm_50), generated from `assets/kernels/smoke.cu` by
+/// `scripts/kernels.py`; the driver JIT-compiles it for the GPU it runs on.
+pub const PTX: &str = include_str!("../../assets/kernels/smoke.ptx");
+
+/// The oldest CUDA driver API version the PTX can be JIT-compiled by (PTX ISA 6.0 = CUDA 9.0).
+pub const MIN_DRIVER_CUDA: i32 = 9000;
+
+/// Elements in the saxpy check (16 M).
+pub const SAXPY_ELEMENTS: usize = 16 << 20;
+/// Rows and columns of the GEMM check.
+pub const GEMM_N: usize = 1024;
+
+/// The steps of the test, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Load the CUDA driver library (libcuda.so.1 / nvcuda.dll).
+    Load,
+    /// `cuInit` and the driver's CUDA version.
+    Init,
+    /// Device count; each device's name, compute capability, SMs and memory.
+    Devices,
+    /// Create (retain) the device's primary context.
+    Context,
+    /// JIT-compile the embedded PTX and find the kernels.
+    Module,
+    /// Allocate the device and pinned host buffers.
+    Alloc,
+    /// Host-to-device and device-to-host copies, pinned and pageable, with bandwidth.
+    HostCopy,
+    /// saxpy over 16 M elements, verified against the CPU.
+    Kernel,
+    /// A tiled SGEMM, verified, with GFLOP/s.
+    Gemm,
+    /// Device-to-device copy bandwidth.
+    DeviceCopy,
+    /// Optional: repeated GEMMs compared bit for bit while clocks, temperature and throttle
+    /// reasons are watched.
+    Burn,
+    /// Free everything and release the context.
+    Release,
+}
+
+impl Stage {
+    /// The stages a run goes through, with or without the burn.
+    pub fn plan(burn: bool) -> Vec<Stage> {
+        use Stage::*;
+        let mut v = vec![Load, Init, Devices, Context, Module, Alloc, HostCopy, Kernel, Gemm, DeviceCopy];
+        if burn {
+            v.push(Burn);
+        }
+        v.push(Release);
+        v
+    }
+
+    /// Short title for lists.
+    pub fn title(self) -> &'static str {
+        match self {
+            Stage::Load => "Load the CUDA driver library",
+            Stage::Init => "Initialise the driver (cuInit)",
+            Stage::Devices => "Find the GPUs",
+            Stage::Context => "Create a context",
+            Stage::Module => "Compile the kernels (PTX JIT)",
+            Stage::Alloc => "Allocate GPU memory",
+            Stage::HostCopy => "Copy host <-> GPU",
+            Stage::Kernel => "Run a kernel (saxpy, verified)",
+            Stage::Gemm => "Matrix multiply (SGEMM, verified)",
+            Stage::DeviceCopy => "Copy within GPU memory",
+            Stage::Burn => "Burn (repeat and compare)",
+            Stage::Release => "Release",
+        }
+    }
+}
+
+/// One measured number, with the limit it is judged against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// What was measured, e.g. "pinned host to GPU".
+    pub label: String,
+    /// The value, in `unit`.
+    pub value: f64,
+    /// Unit, e.g. "GB/s" (10^9 bytes per second), "GFLOP/s", "ms".
+    pub unit: String,
+    /// The theoretical limit, in the same unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<f64>,
+    /// What the limit is, e.g. "PCIe Gen4 x16".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_label: Option<String>,
+}
+
+impl Figure {
+    /// A figure without a limit.
+    pub fn plain(label: impl Into<String>, value: f64, unit: &str) -> Figure {
+        Figure { label: label.into(), value, unit: unit.to_string(), limit: None, limit_label: None }
+    }
+
+    /// Per cent of the limit, when there is one.
+    pub fn percent(&self) -> Option<f64> {
+        self.limit.filter(|l| *l > 0.0).map(|l| 100.0 * self.value / l)
+    }
+
+    /// "24.8 GB/s (79 % of PCIe Gen4 x16, 31.5 GB/s)".
+    pub fn text(&self) -> String {
+        let mut s = format!("{} {}", number(self.value), self.unit);
+        if let (Some(p), Some(l)) = (self.percent(), self.limit) {
+            let what = self.limit_label.as_deref().unwrap_or("the limit");
+            s.push_str(&format!(" ({p:.0} % of {what}, {} {})", number(l), self.unit));
+        }
+        s
+    }
+}
+
+/// Three significant digits, no exponent.
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The result of one stage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageResult {
+    /// Which stage.
+    pub stage: Stage,
+    /// Its verdict: Pass, Warn (works, below what the hardware can do), Fail, Skipped (not run).
+    pub verdict: Verdict,
+    /// Wall time of the stage, in milliseconds.
+    pub ms: f64,
+    /// One line: what happened.
+    pub summary: String,
+    /// The CUDA error name, e.g. `CUDA_ERROR_NO_DEVICE`, when a call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What to do next, for a failure or warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<String>,
+    /// Measured numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<Figure>,
+    /// More lines: the JIT log, per-device facts, notes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+impl StageResult {
+    /// A stage that did not run.
+    pub fn skipped(stage: Stage, why: impl Into<String>) -> StageResult {
+        StageResult {
+            stage,
+            verdict: Verdict::Skipped,
+            ms: 0.0,
+            summary: why.into(),
+            error: None,
+            next_step: None,
+            figures: Vec::new(),
+            details: Vec::new(),
+        }
+    }
+}
+
+/// One GPU as the CUDA driver reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// CUDA device ordinal (after `CUDA_VISIBLE_DEVICES`).
+    pub index: u32,
+    /// Name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability, e.g. [9, 0].
+    pub compute_capability: [i32; 2],
+    /// Streaming multiprocessors.
+    pub sms: i32,
+    /// Total memory, bytes.
+    pub memory_bytes: u64,
+    /// PCI address "0000:17:00.0".
+    pub pci_bus_id: String,
+    /// Peak SM clock, kHz.
+    pub clock_khz: i32,
+    /// Peak memory clock, kHz (as CUDA reports it; the data rate is twice this).
+    pub memory_clock_khz: i32,
+    /// Memory bus width, bits.
+    pub bus_width_bits: i32,
+}
+
+impl DeviceInfo {
+    /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.6 GiB)".
+    pub fn line(&self) -> String {
+        format!(
+            "{} (sm_{}{}, {} SMs, {:.1} GiB, PCI {})",
+            self.name,
+            self.compute_capability[0],
+            self.compute_capability[1],
+            self.sms,
+            self.memory_bytes as f64 / (1u64 << 30) as f64,
+            self.pci_bus_id
+        )
+    }
+}
+
+/// About once a second during the burn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BurnTick {
+    /// Seconds since the burn started.
+    pub t_s: f64,
+    /// GEMMs run so far.
+    pub iterations: u64,
+    /// Output values that differed from the verified reference so far.
+    pub errors: u64,
+    /// GEMM throughput over the last tick.
+    pub gflops: f64,
+    /// SM clock, MHz (NVML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz: Option<u32>,
+    /// Temperature, °C (NVML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<u32>,
+    /// Board power, W (NVML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    /// Clock throttle reasons mask (NVML), when readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_mask: Option<u64>,
+}
+
+/// What the child says, one JSON object per line on stdout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Msg {
+    /// First line: the child's version and process id.
+    Hello {
+        /// gpu-doctor version.
+        version: String,
+        /// The child's process id.
+        pid: u32,
+    },
+    /// A stage begins.
+    Start {
+        /// Which.
+        stage: Stage,
+    },
+    /// A stage ended.
+    End {
+        /// Its result.
+        result: StageResult,
+    },
+    /// The library that was loaded and the driver's CUDA version, once known.
+    Driver {
+        /// Path of the loaded driver library.
+        #[serde(default)]
+        library: Option<String>,
+        /// The driver's CUDA version, e.g. "12.4".
+        #[serde(default)]
+        cuda: Option<String>,
+    },
+    /// The GPUs CUDA sees.
+    Devices {
+        /// All of them.
+        devices: Vec<DeviceInfo>,
+    },
+    /// Burn progress.
+    Burn {
+        /// This tick.
+        tick: BurnTick,
+    },
+    /// The test finished (whatever the verdicts).
+    Done,
+}
+
+/// What the smoke test is asked to do; passed to the child as JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    /// CUDA device ordinal to test.
+    pub device: u32,
+    /// Seconds of burn after the default test (0 = none).
+    pub burn_secs: u32,
+    /// Load the CUDA driver library from this path first.
+    #[serde(default)]
+    pub cuda_lib: Option<std::path::PathBuf>,
+    /// Load NVML from this path (for the PCIe link, clocks and temperatures).
+    #[serde(default)]
+    pub nvml_lib: Option<std::path::PathBuf>,
+}
+
+/// How the child process ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChildEnd {
+    /// It ran to the end and exited normally.
+    Finished,
+    /// It died: killed by a signal or exited without finishing.
+    Crashed {
+        /// Exit code, when it exited.
+        #[serde(default)]
+        code: Option<i32>,
+        /// Signal number, when a signal killed it (Unix).
+        #[serde(default)]
+        signal: Option<i32>,
+        /// The last lines it wrote on stderr.
+        #[serde(default)]
+        stderr: String,
+    },
+    /// It sent nothing for this long and was killed.
+    NotResponding {
+        /// The limit, seconds.
+        secs: f64,
+    },
+    /// The user cancelled; it was killed.
+    Cancelled,
+    /// It could not be started.
+    SpawnFailed {
+        /// Why.
+        error: String,
+    },
+}
+
+/// The whole run, as shown, copied and exported.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SmokeReport {
+    /// gpu-doctor version.
+    pub version: String,
+    /// What was asked.
+    pub options: Options,
+    /// Driver library loaded.
+    pub library: Option<String>,
+    /// Driver's CUDA version.
+    pub driver_cuda: Option<String>,
+    /// GPUs CUDA saw.
+    pub devices: Vec<DeviceInfo>,
+    /// Every planned stage, in order (those not reached are Skipped).
+    pub stages: Vec<StageResult>,
+    /// Burn ticks.
+    pub burn: Vec<BurnTick>,
+    /// How the child ended.
+    pub end: ChildEnd,
+    /// Overall verdict.
+    pub verdict: Verdict,
+    /// One line for the user.
+    pub summary: String,
+    /// The next step, when something failed or is below par.
+    pub next_step: Option<String>,
+    /// End-to-end wall time, ms (starting the child included).
+    pub total_ms: f64,
+    /// The child's process id, once it said hello.
+    #[serde(default)]
+    pub child_pid: Option<u32>,
+}
+
+impl SmokeReport {
+    /// The tested device, when CUDA listed it.
+    pub fn device(&self) -> Option<&DeviceInfo> {
+        self.devices.iter().find(|d| d.index == self.options.device)
+    }
+
+    /// The plain-text report (CLI output, "Copy report").
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("gpu-doctor {} CUDA smoke test, device {}", self.version, self.options.device));
+        if let Some(d) = self.device() {
+            s.push_str(&format!(": {}", d.line()));
+        }
+        s.push('\n');
+        if let Some(l) = &self.library {
+            s.push_str(&format!("driver library: {l}"));
+            if let Some(c) = &self.driver_cuda {
+                s.push_str(&format!(" (CUDA {c})"));
+            }
+            s.push('\n');
+        }
+        s.push('\n');
+        for r in &self.stages {
+            s.push_str(&stage_text(r));
+        }
+        s.push('\n');
+        s.push_str(&format!("{}: {}\n", self.verdict.word(), self.summary));
+        if let Some(n) = &self.next_step {
+            s.push_str(&format!("Next step: {n}\n"));
+        }
+        s.push_str(&format!("Took {:.1} s.\n", self.total_ms / 1000.0));
+        s
+    }
+}
+
+/// The lines for one stage in the text report.
+pub fn stage_text(r: &StageResult) -> String {
+    let mut s = format!("  {:<7} {:<34} {:>7}  {}\n", r.verdict.word(), r.stage.title(), ms_text(r), r.summary);
+    for f in &r.figures {
+        s.push_str(&format!("          {:<32} {}\n", f.label, f.text()));
+    }
+    for d in &r.details {
+        s.push_str(&format!("          {d}\n"));
+    }
+    if let Some(e) = &r.error {
+        s.push_str(&format!("          error: {e}\n"));
+    }
+    if let Some(n) = &r.next_step {
+        s.push_str(&format!("          next step: {n}\n"));
+    }
+    s
+}
+
+fn ms_text(r: &StageResult) -> String {
+    match r.verdict {
+        Verdict::Skipped => String::new(),
+        _ if r.ms >= 1000.0 => format!("{:.2} s", r.ms / 1000.0),
+        _ => format!("{:.0} ms", r.ms),
+    }
+}
