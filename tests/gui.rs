@@ -444,3 +444,97 @@ fn vram_tab_imports_a_config_and_reports_a_bad_one() {
     h.get_by_label_contains("num_hidden_layers: missing");
     h.get_by_label_contains("7.24 B parameters");
 }
+
+fn smoke_app(scenario: &str) -> (Harness<'static, DoctorApp>, tempfile::TempDir) {
+    let (dir, lib) = common::private_fake_cuda(false, "lib", scenario);
+    let sampler = stepped(Arc::new(DemoGpus::new(Scenario::Idle, 1, 3)), Box::new(DemoHost::new(Scenario::Idle, 3)), 5);
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 1000.0)).build_eframe(move |cc| {
+        let mut init = AppInit::new(sampler);
+        init.tab = gpu_doctor::gui::Tab::Smoke;
+        init.smoke = gpu_doctor::gui::SmokeSetup {
+            launcher: gpu_doctor::smoke::runner::Launcher::new(env!("CARGO_BIN_EXE_gpu-doctor-cli")),
+            cuda_lib: Some(lib),
+            nvml_lib: Some("/nonexistent/libnvidia-ml.so.1".into()),
+            stall: Duration::from_secs(60),
+            autostart: false,
+        };
+        DoctorApp::new(cc, init)
+    });
+    h.step();
+    (h, dir)
+}
+
+/// Steps frames (the child runs in real time) until `done` holds or `secs` pass.
+fn step_until(h: &mut Harness<'static, DoctorApp>, secs: u64, done: impl Fn(&DoctorApp) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    while !done(h.state()) {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.step();
+}
+
+#[test]
+fn smoke_tab_runs_the_test_and_shows_stages_numbers_and_verdict() {
+    let (mut h, _dir) = smoke_app("mem_clock_khz = 0\n");
+    h.get_by_label("Not run yet.");
+    h.get_by_label("Run smoke test").click();
+    h.step();
+    assert!(h.state().smoke.running());
+    // Stages appear while it runs, with Cancel instead of Run.
+    step_until(&mut h, 60, |a| a.smoke.running_stage().is_some_and(|s| s != gpu_doctor::smoke::Stage::Load));
+    if h.state().smoke.running() {
+        h.get_by_label("Cancel");
+    }
+    step_until(&mut h, 120, |a| !a.smoke.running());
+    h.get_by_label_contains("PASS: the GPU computes correct results");
+    h.get_by_label("pinned host to GPU");
+    h.get_by_label("all 16,777,216 results correct");
+    h.get_by_label("Copy report");
+    h.get_by_label("Export...");
+    let r = h.state().smoke.report.clone().unwrap_or_else(|| panic!("no report"));
+    assert_eq!(r.verdict, gpu_doctor::diagnose::Verdict::Pass);
+    // The exported files are the text report and JSON.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    gpu_doctor::gui::write_report(&r, &dir.path().join("r.txt")).unwrap_or_else(|e| panic!("{e}"));
+    gpu_doctor::gui::write_report(&r, &dir.path().join("r.json")).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(dir.path().join("r.txt")).unwrap_or_default();
+    assert!(text.contains("PASS: the GPU computes correct results"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(json["verdict"], "pass");
+    h.get_by_label("Copy report").click();
+    h.step();
+    h.step();
+    h.get_by_label("Report copied to the clipboard.");
+}
+
+#[test]
+fn smoke_tab_cancel_stops_a_hung_test_and_the_window_stays_responsive() {
+    let (mut h, _dir) = smoke_app("hang = cuCtxSynchronize\n");
+    h.get_by_label("Run smoke test").click();
+    h.step();
+    step_until(&mut h, 60, |a| a.smoke.running_stage() == Some(gpu_doctor::smoke::Stage::Kernel));
+    // Frames keep coming while the child hangs.
+    for _ in 0..10 {
+        h.step();
+    }
+    h.get_by_label("Cancel").click();
+    h.step();
+    step_until(&mut h, 15, |a| !a.smoke.running());
+    h.get_by_label_contains("CANCELLED: cancelled during 'Run a kernel (saxpy, verified)'");
+    h.get_by_label("Run smoke test");
+}
+
+#[test]
+fn smoke_tab_shows_a_failure_with_its_next_step() {
+    let (mut h, _dir) = smoke_app("init = 34\n");
+    h.get_by_label("Run smoke test").click();
+    h.step();
+    step_until(&mut h, 60, |a| !a.smoke.running());
+    h.get_by_label_contains("FAIL: failed at 'Initialise the driver (cuInit)'");
+    h.get_by_label("Copy next step");
+    h.get_by_label("error: CUDA_ERROR_STUB_LIBRARY");
+}

@@ -10,6 +10,7 @@ use eframe::egui::{self, Color32, RichText};
 use super::checklist::{ChecklistSource, ChecklistState};
 use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
+use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
 use crate::cli::SourceArgs;
 use crate::present;
@@ -28,6 +29,8 @@ pub enum Tab {
     Checklist,
     /// Will a model fit: the VRAM calculator.
     Vram,
+    /// Does the GPU compute correctly: the CUDA smoke test.
+    Smoke,
     /// Version, renderer, data source and how NVML was loaded.
     About,
 }
@@ -50,6 +53,8 @@ pub struct AppInit {
     pub source: SourceArgs,
     /// A capture directory to run the checklist on instead of this machine.
     pub checklist_from: Option<std::path::PathBuf>,
+    /// How the Smoke test tab runs its child process.
+    pub smoke: SmokeSetup,
 }
 
 impl AppInit {
@@ -64,6 +69,7 @@ impl AppInit {
             report_startup: false,
             source: SourceArgs::default(),
             checklist_from: None,
+            smoke: SmokeSetup::default(),
         }
     }
 }
@@ -127,6 +133,8 @@ pub struct DoctorApp {
     pub checklist: ChecklistState,
     /// VRAM tab state.
     pub vram: VramState,
+    /// Smoke test tab state.
+    pub smoke: SmokeState,
 }
 
 impl DoctorApp {
@@ -157,6 +165,7 @@ impl DoctorApp {
             }),
             source: init.source,
             vram: VramState::default(),
+            smoke: SmokeState::new(init.smoke),
         }
     }
 
@@ -190,6 +199,7 @@ impl DoctorApp {
             ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
             ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
             ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
+            ui.selectable_value(&mut self.tab, Tab::Smoke, "Smoke test");
             ui.selectable_value(&mut self.tab, Tab::About, "About");
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
@@ -313,6 +323,7 @@ impl eframe::App for DoctorApp {
                     }
                     Tab::Checklist => self.checklist.ui(ui, &self.renderer_name),
                     Tab::Vram => self.vram.ui(ui, &snap),
+                    Tab::Smoke => self.smoke.ui(ui),
                     Tab::About => self.about(ui, &snap),
                 }
             },
@@ -333,7 +344,10 @@ impl eframe::App for DoctorApp {
                 );
             }
         }
-        if let Some(plan) = self.screenshot.as_mut() {
+        if self.screenshot.is_some() && self.smoke.running() {
+            // A screenshot of the Smoke test tab shows the finished run.
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        } else if let Some(plan) = self.screenshot.as_mut() {
             plan.on_frame(
                 &ctx,
                 snap.host.is_some()

@@ -7,11 +7,13 @@ mod charts;
 mod checklist;
 mod monitor;
 mod screenshot;
+mod smoke_tab;
 mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
 pub use checklist::{ChecklistSource, ChecklistState};
 pub use monitor::{MonitorState, ProcessSort, TimeWindow};
+pub use smoke_tab::{SmokeSetup, SmokeState, write_report};
 pub use vram_tab::VramState;
 
 use std::path::PathBuf;
@@ -118,6 +120,12 @@ pub struct GuiArgs {
     /// machine.
     #[arg(long, value_name = "DIR")]
     pub checklist_from: Option<PathBuf>,
+    /// Start the CUDA smoke test as soon as the window opens (with `--tab smoke`).
+    #[arg(long)]
+    pub run_smoke: bool,
+    /// Load the CUDA driver library from this file for the smoke test (for unusual installs).
+    #[arg(long, value_name = "PATH")]
+    pub cuda_lib: Option<PathBuf>,
     /// Window size in logical pixels, e.g. 1280x800.
     #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
     pub size: [f32; 2],
@@ -245,6 +253,12 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let frames = args.frames;
     let source = args.source.clone();
     let checklist_from = args.checklist_from.clone();
+    let smoke = SmokeSetup {
+        cuda_lib: args.cuda_lib.clone(),
+        nvml_lib: args.source.nvml_lib.clone(),
+        autostart: args.run_smoke,
+        ..SmokeSetup::default()
+    };
     let options = native_options(args, renderer);
     let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let failure_in = Arc::clone(&failure);
@@ -266,6 +280,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
                 source,
                 checklist_from,
+                smoke,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),
