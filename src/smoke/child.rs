@@ -1158,17 +1158,21 @@ const THROTTLE_ADVICE: &str = "Look at the reasons above: thermal limits need ai
 
 /// Summary and next step when no CUDA driver library can be loaded, for this kind of machine.
 fn missing_library_advice() -> (String, String) {
-    if cfg!(windows) {
+    let wsl = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .is_ok_and(|r| r.to_lowercase().contains("microsoft"))
+        || std::path::Path::new("/dev/dxg").exists();
+    let container = std::path::Path::new("/.dockerenv").exists() || std::path::Path::new("/run/.containerenv").exists();
+    missing_library_text(cfg!(windows), wsl, container)
+}
+
+fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (String, String) {
+    if windows {
         return (
             "nvcuda.dll, the NVIDIA driver's CUDA library, was not found".to_string(),
             "Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough.".to_string(),
         );
     }
     let summary = "no CUDA driver library (libcuda.so.1) could be loaded".to_string();
-    let wsl = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .is_ok_and(|r| r.to_lowercase().contains("microsoft"))
-        || std::path::Path::new("/dev/dxg").exists();
-    let container = std::path::Path::new("/.dockerenv").exists() || std::path::Path::new("/run/.containerenv").exists();
     let next = if wsl {
         "In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL."
     } else if container {
@@ -1218,6 +1222,16 @@ mod tests {
         assert!(msg.contains("row 5, column 9"), "{msg}");
         c[5 * n + 9] = f32::NAN;
         assert!(check_gemm(n, &a, &b, &c).is_some());
+    }
+
+    #[test]
+    fn missing_library_advice_fits_the_machine() {
+        assert!(missing_library_text(false, true, false).1.contains("/usr/lib/wsl/lib"));
+        assert!(missing_library_text(false, false, true).1.contains("--gpus all"));
+        assert!(missing_library_text(false, false, false).1.contains("ldconfig -p | grep libcuda"));
+        assert!(missing_library_text(true, false, false).0.contains("nvcuda.dll"));
+        // WSL inside a container is still WSL: the library path is the fix.
+        assert!(missing_library_text(false, true, true).1.contains("/usr/lib/wsl/lib"));
     }
 
     #[test]
