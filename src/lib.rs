@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod diagnose;
 pub mod present;
+pub mod report;
 pub mod smoke;
 pub mod telemetry;
 pub mod units;

@@ -5,6 +5,7 @@ pub mod check;
 pub mod exit;
 pub mod info;
 pub mod monitor;
+pub mod report;
 pub mod smoke;
 pub mod vram;
 
@@ -35,6 +36,9 @@ pub enum Command {
     /// Run the CUDA smoke test: load the driver, find the GPUs, copy, compute and verify, in a
     /// separate process; says which stage fails and what to do.
     Smoke(smoke::SmokeArgs),
+    /// Write a support report (Markdown, JSON or HTML): inventory, checklist, recent metrics;
+    /// host and user names, home paths, IP and MAC addresses are redacted unless --no-redact.
+    Report(report::ReportArgs),
     /// The smoke test's child process (internal).
     #[command(hide = true)]
     SmokeChild(smoke::SmokeChildArgs),
@@ -142,6 +146,7 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Capture(a) => check::run_capture(a),
         Command::Vram(a) => vram::run(a),
         Command::Smoke(a) => smoke::run(a),
+        Command::Report(a) => report::run(a),
         Command::SmokeChild(a) => smoke::run_child(a),
     };
     std::process::ExitCode::from(code)

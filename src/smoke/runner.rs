@@ -230,7 +230,7 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
         ChildEnd::Crashed { code, signal, stderr } => {
             let how = match (signal, code) {
                 (Some(s), _) => format!("killed by signal {s} ({})", signal_name(*s)),
-                (None, Some(c)) => format!("exited with code {c} before finishing"),
+                (None, Some(c)) => exit_code_text(*c),
                 (None, None) => "ended without an exit status".to_string(),
             };
             let mut r = StageResult::skipped(Stage::Load, format!("the test process crashed: {how}"));
@@ -324,6 +324,22 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
     }
 }
 
+/// "exited with code 3 before finishing"; Windows exception codes by name.
+fn exit_code_text(code: i32) -> String {
+    let name = match code as u32 {
+        0xC000_0005 => Some("access violation"),
+        0xC000_001D => Some("illegal instruction"),
+        0xC000_00FD => Some("stack overflow"),
+        0xC000_0409 => Some("stack buffer overrun / fail-fast"),
+        0xC000_0135 => Some("a DLL was not found"),
+        _ => None,
+    };
+    match name {
+        Some(n) => format!("ended with exception 0x{:08X} ({n})", code as u32),
+        None => format!("exited with code {code} before finishing"),
+    }
+}
+
 fn signal_name(s: i32) -> &'static str {
     match s {
         4 => "SIGILL",
@@ -379,6 +395,12 @@ mod tests {
         assert!(r.stages[1].summary.contains("SIGSEGV"));
         assert_eq!(r.stages[1].details, ["stderr: boom"]);
         assert!(r.stages.iter().any(|s| s.stage == Stage::Burn));
+    }
+
+    #[test]
+    fn windows_exception_codes_are_named() {
+        assert_eq!(exit_code_text(0xC000_0005_u32 as i32), "ended with exception 0xC0000005 (access violation)");
+        assert_eq!(exit_code_text(3), "exited with code 3 before finishing");
     }
 
     #[test]

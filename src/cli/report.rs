@@ -1,0 +1,114 @@
+//! `report`: a support report (Markdown, JSON or HTML), redacted by default.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{SourceArgs, exit};
+use crate::diagnose;
+use crate::report::redact::{RedactOptions, Redactor, Secrets};
+use crate::report::{self, Format, Inputs};
+use crate::telemetry::sampler::Sampler;
+
+/// Arguments of `report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Write the report to this new file (an existing file is never overwritten). Default: stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Keep host names, user names, home paths, IP and MAC addresses (redacted by default).
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Also redact GPU UUIDs and serial numbers.
+    #[arg(long, conflicts_with = "no_redact")]
+    pub redact_gpu_ids: bool,
+    /// Seconds of metrics to sample for the "Recent metrics" section (0-600; 0 leaves it out).
+    #[arg(long, value_name = "SECS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub sample: u64,
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+impl ReportArgs {
+    fn redact_options(&self) -> RedactOptions {
+        if self.no_redact {
+            RedactOptions::off()
+        } else {
+            RedactOptions { gpu_ids: self.redact_gpu_ids, ..RedactOptions::default() }
+        }
+    }
+}
+
+/// Runs `report`; returns the exit code.
+pub fn run(a: &ReportArgs) -> u8 {
+    if let Some(out) = &a.out
+        && out.exists()
+    {
+        eprintln!(
+            "gpu-doctor: {} already exists; choose a new file name (reports never overwrite files)",
+            out.display()
+        );
+        return exit::ERROR;
+    }
+    let (gpu, host) = a.source.open();
+    let sampler = match Sampler::start(gpu, host, Duration::from_secs(1)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gpu-doctor: could not start sampling: {e}");
+            return exit::ERROR;
+        }
+    };
+    if a.sample > 0 {
+        eprintln!("gpu-doctor: sampling for {} s...", a.sample);
+        std::thread::sleep(Duration::from_secs(a.sample) + Duration::from_millis(200));
+    }
+    let checklist = diagnose::run(&super::check::live_system(&a.source, None));
+    let snap = sampler.snapshot();
+    let now = sampler.now();
+    let text = sampler.with_history(|h| {
+        let inputs = Inputs {
+            snapshot: &snap,
+            history: (a.sample > 0).then_some((h, a.sample as f64 + 1.0, now)),
+            checklist: Some(&checklist),
+            smoke: None,
+            vram: None,
+            renderer: None,
+            machine: report::machine_facts(),
+        };
+        let mut doc = report::build(&inputs);
+        report::redact_doc(&mut doc, &mut Redactor::new(a.redact_options(), Secrets::this_machine()));
+        report::render(&doc, a.format)
+    });
+    match &a.out {
+        Some(path) => match write_new(path, &text) {
+            Ok(()) => {
+                eprintln!("gpu-doctor: wrote {}", path.display());
+                exit::OK
+            }
+            Err(e) => {
+                eprintln!("gpu-doctor: could not write {}: {e}", path.display());
+                exit::ERROR
+            }
+        },
+        None => {
+            let mut o = std::io::stdout().lock();
+            match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
+                Ok(()) => exit::OK,
+                Err(_) => exit::ERROR,
+            }
+        }
+    }
+}
+
+/// Writes a file that must not exist yet (create-new: a race with another writer fails too).
+pub fn write_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}

@@ -1,0 +1,575 @@
+//! Support reports: one document ([`ReportDoc`]) built from what the app knows (inventory, the
+//! checklist, a summary of the recent metrics, the smoke test, the VRAM estimate, versions and the
+//! renderer), redacted ([`redact`]) and rendered as Markdown, JSON or a self-contained HTML page.
+//!
+//! Every field of the document is text, so redaction walks one JSON value and no format can leak
+//! what another hides.
+
+pub mod redact;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnose;
+use crate::smoke::SmokeReport;
+use crate::telemetry::history::{History, keys};
+use crate::telemetry::snapshot::Snapshot;
+use crate::units;
+use redact::Redactor;
+
+/// Identifies the JSON form of a report.
+pub const REPORT_FORMAT: &str = "gpu-doctor-report";
+/// Version of the JSON form; bumped when fields change meaning.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Markdown, for tickets, forums and chat.
+    Md,
+    /// JSON, for tools.
+    Json,
+    /// One self-contained HTML page.
+    Html,
+}
+
+impl Format {
+    /// File name extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Md => "md",
+            Format::Json => "json",
+            Format::Html => "html",
+        }
+    }
+}
+
+/// The report, all text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportDoc {
+    /// Always [`REPORT_FORMAT`].
+    pub format: String,
+    /// [`REPORT_VERSION`].
+    pub version: u32,
+    /// "gpu-doctor report".
+    pub title: String,
+    /// Local time it was made, "2026-11-30 03:12:45 +01:00".
+    pub generated: String,
+    /// gpu-doctor version.
+    pub app_version: String,
+    /// What was redacted, in words ("off" when nothing was).
+    pub redaction: String,
+    /// The sections, in order.
+    pub sections: Vec<Section>,
+}
+
+/// A titled part of the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    /// Heading.
+    pub title: String,
+    /// Content.
+    pub items: Vec<Item>,
+}
+
+/// One piece of content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item {
+    /// Key-value lines.
+    Facts {
+        /// (key, value) pairs.
+        rows: Vec<(String, String)>,
+    },
+    /// A paragraph.
+    Text {
+        /// Its text.
+        text: String,
+    },
+    /// A table.
+    Table {
+        /// Column headings.
+        headers: Vec<String>,
+        /// Cells, row by row.
+        rows: Vec<Vec<String>>,
+    },
+    /// A verdict line with evidence and a fix (checks, smoke stages).
+    Verdict {
+        /// "PASS", "WARN", "FAIL", "INFO", "SKIPPED".
+        verdict: String,
+        /// What was checked, e.g. "DRV-01 Driver loaded".
+        title: String,
+        /// What was found.
+        summary: String,
+        /// Evidence and details.
+        evidence: Vec<String>,
+        /// What to do.
+        fix: Option<String>,
+    },
+}
+
+/// What a report is made from; everything but the snapshot is optional.
+pub struct Inputs<'a> {
+    /// The latest state (inventory, source, latest samples).
+    pub snapshot: &'a Snapshot,
+    /// History for the metrics summary, with the window to summarise (seconds) ending at `now`.
+    pub history: Option<(&'a History, f64, f64)>,
+    /// Checklist results.
+    pub checklist: Option<&'a diagnose::Report>,
+    /// The last smoke test.
+    pub smoke: Option<&'a SmokeReport>,
+    /// The VRAM calculator's last estimate, as lines.
+    pub vram: Option<Vec<String>>,
+    /// Renderer (GUI only).
+    pub renderer: Option<String>,
+    /// Operating system, kernel, CPU, RAM lines about this machine.
+    pub machine: Vec<(String, String)>,
+}
+
+/// Facts about this machine for the report: host name, OS, kernel, CPU, RAM.
+pub fn machine_facts() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    if let Ok(h) = sysinfo::System::host_name() {
+        v.push(("Host name".to_string(), h));
+    }
+    if let Ok(os) = sysinfo::System::long_os_version() {
+        v.push(("Operating system".to_string(), os));
+    }
+    if let Ok(k) = sysinfo::System::kernel_version() {
+        v.push(("Kernel".to_string(), k));
+    }
+    let Ok(mut sys) = sysinfo::System::new() else { return v };
+    sys.refresh_memory();
+    sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
+    if let Some(c) = sys.cpus().first() {
+        v.push(("CPU".to_string(), format!("{} ({} logical cores)", c.brand().trim(), sys.cpus().len())));
+    }
+    if sys.total_memory() > 0 {
+        v.push(("RAM".to_string(), units::bytes(sys.total_memory())));
+    }
+    v
+}
+
+/// Builds the document (not yet redacted).
+pub fn build(inp: &Inputs<'_>) -> ReportDoc {
+    let mut sections = vec![summary_section(inp), gpu_section(inp.snapshot)];
+    if let Some(c) = inp.checklist {
+        sections.push(checklist_section(c));
+    }
+    if let Some((h, window, now)) = inp.history {
+        sections.push(metrics_section(inp.snapshot, h, window, now));
+    }
+    if let Some(s) = inp.smoke {
+        sections.push(smoke_section(s));
+    }
+    if let Some(lines) = &inp.vram {
+        sections.push(Section {
+            title: "VRAM estimate".to_string(),
+            items: lines.iter().map(|l| Item::Text { text: l.clone() }).collect(),
+        });
+    }
+    ReportDoc {
+        format: REPORT_FORMAT.to_string(),
+        version: REPORT_VERSION,
+        title: "gpu-doctor report".to_string(),
+        generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        redaction: "off".to_string(),
+        sections,
+    }
+}
+
+fn summary_section(inp: &Inputs<'_>) -> Section {
+    let mut rows = Vec::new();
+    if let Some(c) = inp.checklist {
+        let root = c.root_cause.as_ref().and_then(|id| c.get(id));
+        rows.push((
+            "Checklist".to_string(),
+            match root {
+                Some(r) => format!("{} — root cause {} {}: {}", c.worst().word(), r.id, r.title, r.summary),
+                None => c.worst().word().to_string(),
+            },
+        ));
+    }
+    if let Some(s) = inp.smoke {
+        rows.push(("Smoke test".to_string(), format!("{}: {}", s.verdict.word(), s.summary)));
+    }
+    rows.push(("GPU data".to_string(), inp.snapshot.source.label()));
+    rows.extend(inp.machine.iter().cloned());
+    rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
+    if let Some(r) = &inp.renderer {
+        rows.push(("Renderer".to_string(), r.clone()));
+    }
+    let mut items = vec![Item::Facts { rows }];
+    if inp.snapshot.is_demo() {
+        items.push(Item::Text { text: "DEMO DATA: the GPU figures are simulated, not this machine.".to_string() });
+    }
+    Section { title: "Summary".to_string(), items }
+}
+
+fn reading<T: std::fmt::Display>(r: &crate::telemetry::reading::Reading<T>) -> String {
+    match r.value() {
+        Some(v) => v.to_string(),
+        None => "n/a".to_string(),
+    }
+}
+
+fn gpu_section(snap: &Snapshot) -> Section {
+    let inv = &snap.inventory;
+    let mut facts = Vec::new();
+    if let Some(d) = &inv.driver_version {
+        facts.push(("Driver".to_string(), reading(d)));
+    }
+    if let Some(c) = &inv.cuda_driver_version {
+        facts.push(("CUDA (driver)".to_string(), reading(c)));
+    }
+    if let Some(n) = &inv.nvml_version {
+        facts.push(("NVML".to_string(), reading(n)));
+    }
+    let headers = ["GPU", "Name", "UUID", "PCI", "VRAM", "Compute capability", "Max PCIe"];
+    let rows = inv
+        .gpus
+        .iter()
+        .map(|g| {
+            vec![
+                g.index.to_string(),
+                g.name.clone(),
+                reading(&g.uuid),
+                reading(&g.pci_bus_id),
+                g.vram_total_bytes.value().map_or("n/a".to_string(), |b| units::bytes(*b)),
+                reading(&g.compute_capability),
+                match (g.max_pcie_gen.value(), g.max_pcie_width.value()) {
+                    (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
+                    _ => "n/a".to_string(),
+                },
+            ]
+        })
+        .collect::<Vec<_>>();
+    let mut items = vec![Item::Facts { rows: facts }];
+    if rows.is_empty() {
+        items.push(Item::Text { text: format!("No GPU data: {}", snap.source.label()) });
+    } else {
+        items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
+    }
+    Section { title: "GPUs".to_string(), items }
+}
+
+fn checklist_section(c: &diagnose::Report) -> Section {
+    let mut checks: Vec<&diagnose::Check> = c.checks.iter().collect();
+    // Root cause first, then failures, warnings, the rest in the checklist's order.
+    checks.sort_by_key(|k| (Some(&k.id) != c.root_cause.as_ref(), std::cmp::Reverse(k.verdict)));
+    let items = checks
+        .into_iter()
+        .map(|k| {
+            let mut evidence = k.evidence.clone();
+            if let Some(b) = &k.blocked_by {
+                evidence.push(format!("blocked by {b}"));
+            }
+            Item::Verdict {
+                verdict: if Some(&k.id) == c.root_cause.as_ref() {
+                    format!("{} (ROOT CAUSE)", k.verdict.word())
+                } else {
+                    k.verdict.word().to_string()
+                },
+                title: format!("{} {}", k.id, k.title),
+                summary: k.summary.clone(),
+                evidence,
+                fix: (!k.fixes.is_empty()).then(|| k.fixes.join(" ")),
+            }
+        })
+        .collect();
+    Section { title: format!("Checklist{}", if c.from_capture { " (from a capture)" } else { "" }), items }
+}
+
+fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Section {
+    let from = now - window;
+    let mut rows = Vec::new();
+    let mut row = |name: String, key: &str, fmt: &dyn Fn(f64) -> String| {
+        if let Some(s) = h.stats(key, from, now) {
+            rows.push(vec![name, fmt(s.min), fmt(s.mean), fmt(s.max)]);
+        }
+    };
+    let pct = |v: f64| format!("{v:.0} %");
+    let bytes = |v: f64| units::bytes(v.max(0.0) as u64);
+    let rate = |v: f64| units::rate(v);
+    for g in &snap.inventory.gpus {
+        let i = g.index;
+        row(format!("GPU {i} utilization"), &keys::gpu(i, "util"), &pct);
+        row(format!("GPU {i} memory-bandwidth utilization"), &keys::gpu(i, "membw"), &pct);
+        row(format!("GPU {i} VRAM used"), &keys::gpu(i, "vram_used"), &bytes);
+        row(format!("GPU {i} temperature"), &keys::gpu(i, "temp"), &|v| format!("{v:.0} °C"));
+        row(format!("GPU {i} power"), &keys::gpu(i, "power"), &|v| format!("{v:.0} W"));
+        row(format!("GPU {i} SM clock"), &keys::gpu(i, "sm_clock"), &|v| format!("{v:.0} MHz"));
+        row(format!("GPU {i} PCIe receive"), &keys::gpu(i, "pcie_rx"), &rate);
+    }
+    row("Host CPU".to_string(), keys::CPU, &pct);
+    row("Host iowait".to_string(), keys::IOWAIT, &pct);
+    row("Host RAM used".to_string(), keys::RAM_USED, &bytes);
+    row("Host swap used".to_string(), keys::SWAP_USED, &bytes);
+    row("Disk read".to_string(), keys::DISK_READ, &rate);
+    row("Disk write".to_string(), keys::DISK_WRITE, &rate);
+    let mut items = vec![Item::Text {
+        text: format!("Over the last {} (min / mean / max).", units::duration_secs(window.min(now.max(0.0)).max(0.0))),
+    }];
+    if rows.is_empty() {
+        items.push(Item::Text { text: "No samples in this window.".to_string() });
+    } else {
+        items.push(Item::Table {
+            headers: ["Metric", "Min", "Mean", "Max"].iter().map(|s| (*s).to_string()).collect(),
+            rows,
+        });
+    }
+    let throttled: Vec<String> = snap
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            g.throttle_mask
+                .get()
+                .filter(|m| crate::telemetry::throttle::is_limiting(*m))
+                .map(|m| format!("GPU {}: {}", g.index, crate::telemetry::throttle::summary(m)))
+        })
+        .collect();
+    if !throttled.is_empty() {
+        items.push(Item::Text { text: format!("Clocks held back now: {}", throttled.join("; ")) });
+    }
+    let events: Vec<Vec<String>> = h
+        .events()
+        .filter(|e| e.t >= from)
+        .map(|e| {
+            vec![
+                crate::present::wall_clock(snap.started_unix, e.t, crate::present::local_offset_secs()),
+                e.gpu.map_or(String::new(), |g| format!("GPU {g}")),
+                e.text.clone(),
+            ]
+        })
+        .collect();
+    if !events.is_empty() {
+        items.push(Item::Table { headers: vec!["Time".into(), "GPU".into(), "Event".into()], rows: events });
+    }
+    Section { title: "Recent metrics".to_string(), items }
+}
+
+fn smoke_section(s: &SmokeReport) -> Section {
+    let mut items = vec![Item::Facts {
+        rows: [
+            ("Verdict".to_string(), format!("{}: {}", s.verdict.word(), s.summary)),
+            ("Device".to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line())),
+            ("Driver library".to_string(), s.library.clone().unwrap_or_else(|| "not loaded".to_string())),
+            ("Took".to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
+        ]
+        .into_iter()
+        .collect(),
+    }];
+    for r in &s.stages {
+        let mut evidence: Vec<String> = r.figures.iter().map(|f| format!("{}: {}", f.label, f.text())).collect();
+        evidence.extend(r.details.iter().cloned());
+        if let Some(e) = &r.error {
+            evidence.push(format!("error: {e}"));
+        }
+        items.push(Item::Verdict {
+            verdict: r.verdict.word().to_string(),
+            title: r.stage.title().to_string(),
+            summary: r.summary.clone(),
+            evidence,
+            fix: r.next_step.clone(),
+        });
+    }
+    Section { title: "CUDA smoke test".to_string(), items }
+}
+
+/// Redacts every string of the document and records what was redacted.
+pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
+    let o = red.options();
+    doc.redaction = if o.enabled {
+        let mut what = Vec::new();
+        if o.hostname {
+            what.push("host names");
+        }
+        if o.users {
+            what.push("user names and home paths");
+        }
+        if o.ip {
+            what.push("IP addresses");
+        }
+        if o.mac {
+            what.push("MAC addresses");
+        }
+        if o.gpu_ids {
+            what.push("GPU UUIDs and serial numbers");
+        }
+        format!("on: {}", what.join(", "))
+    } else {
+        "off".to_string()
+    };
+    let redaction = doc.redaction.clone();
+    if let Ok(mut v) = serde_json::to_value(&*doc) {
+        red.json(&mut v);
+        if let Ok(d) = serde_json::from_value::<ReportDoc>(v) {
+            *doc = d;
+        }
+    }
+    doc.redaction = redaction;
+}
+
+/// Renders the document.
+pub fn render(doc: &ReportDoc, format: Format) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")),
+        Format::Md => markdown(doc),
+        Format::Html => html(doc),
+    }
+}
+
+/// Markdown text: a `<` would start an HTML tag that renderers hide.
+fn md(s: &str) -> String {
+    s.replace('<', "\\<")
+}
+
+fn md_cell(s: &str) -> String {
+    md(s).replace('|', "\\|").replace('\n', " ")
+}
+
+fn markdown(doc: &ReportDoc) -> String {
+    let mut s = format!(
+        "# {}\n\nGenerated {} by gpu-doctor {}. Redaction: {}.\n",
+        md(&doc.title),
+        md(&doc.generated),
+        md(&doc.app_version),
+        md(&doc.redaction)
+    );
+    for sec in &doc.sections {
+        s.push_str(&format!("\n## {}\n\n", md(&sec.title)));
+        for item in &sec.items {
+            match item {
+                Item::Facts { rows } => {
+                    for (k, v) in rows {
+                        s.push_str(&format!("- **{}:** {}\n", md(k), md(v)));
+                    }
+                    s.push('\n');
+                }
+                Item::Text { text } => s.push_str(&format!("{}\n\n", md(text))),
+                Item::Table { headers, rows } => {
+                    s.push_str(&format!(
+                        "| {} |\n",
+                        headers.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | ")
+                    ));
+                    s.push_str(&format!("|{}\n", " --- |".repeat(headers.len())));
+                    for r in rows {
+                        s.push_str(&format!("| {} |\n", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
+                    }
+                    s.push('\n');
+                }
+                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                    s.push_str(&format!("- **{}** {}: {}\n", md(verdict), md(title), md(summary)));
+                    for e in evidence {
+                        s.push_str(&format!("  - {}\n", md(e)));
+                    }
+                    if let Some(f) = fix {
+                        s.push_str(&format!("  - Fix: {}\n", md(f)));
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn verdict_class(v: &str) -> &'static str {
+    let w = v.split_whitespace().next().unwrap_or("");
+    match w {
+        "PASS" => "pass",
+        "WARN" => "warn",
+        "FAIL" => "fail",
+        "INFO" => "info",
+        _ => "skip",
+    }
+}
+
+fn html(doc: &ReportDoc) -> String {
+    let e = escape_html;
+    let mut s = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+    );
+    s.push_str(&format!("<title>{}</title>\n", e(&doc.title)));
+    s.push_str(
+        "<style>\nbody{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n\
+         table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\n\
+         th{background:#f3f3f3}.v{font-weight:bold;padding:0 .4em;border-radius:3px}\n\
+         .pass{background:#c8e6c9}.warn{background:#ffe0b2}.fail{background:#ffcdd2}.info{background:#bbdefb}.skip{background:#eee}\n\
+         li{margin:.2em 0}.meta{color:#666}\n</style>\n</head>\n<body>\n",
+    );
+    s.push_str(&format!(
+        "<h1>{}</h1>\n<p class=\"meta\">Generated {} by gpu-doctor {}. Redaction: {}.</p>\n",
+        e(&doc.title),
+        e(&doc.generated),
+        e(&doc.app_version),
+        e(&doc.redaction)
+    ));
+    for sec in &doc.sections {
+        s.push_str(&format!("<h2>{}</h2>\n", e(&sec.title)));
+        for item in &sec.items {
+            match item {
+                Item::Facts { rows } => {
+                    s.push_str("<table>\n");
+                    for (k, v) in rows {
+                        s.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>\n", e(k), e(v)));
+                    }
+                    s.push_str("</table>\n");
+                }
+                Item::Text { text } => s.push_str(&format!("<p>{}</p>\n", e(text))),
+                Item::Table { headers, rows } => {
+                    s.push_str("<table>\n<tr>");
+                    for h in headers {
+                        s.push_str(&format!("<th>{}</th>", e(h)));
+                    }
+                    s.push_str("</tr>\n");
+                    for r in rows {
+                        s.push_str("<tr>");
+                        for c in r {
+                            s.push_str(&format!("<td>{}</td>", e(c)));
+                        }
+                        s.push_str("</tr>\n");
+                    }
+                    s.push_str("</table>\n");
+                }
+                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                    s.push_str(&format!(
+                        "<p><span class=\"v {}\">{}</span> <b>{}</b>: {}</p>\n",
+                        verdict_class(verdict),
+                        e(verdict),
+                        e(title),
+                        e(summary)
+                    ));
+                    if !evidence.is_empty() || fix.is_some() {
+                        s.push_str("<ul>\n");
+                        for x in evidence {
+                            s.push_str(&format!("<li>{}</li>\n", e(x)));
+                        }
+                        if let Some(f) = fix {
+                            s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(f)));
+                        }
+                        s.push_str("</ul>\n");
+                    }
+                }
+            }
+        }
+    }
+    s.push_str("</body>\n</html>\n");
+    s
+}

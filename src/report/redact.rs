@@ -1,0 +1,397 @@
+//! Redaction for anything saved for sharing: host names, user names (also inside home paths), IP
+//! and MAC addresses and, optionally, GPU UUIDs and serial numbers are replaced by tokens such as
+//! `[host-1]`. The same value always gets the same token within one report, so support staff can
+//! still tell "the same machine" or "two different users" apart.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// What to redact. Everything but GPU identifiers is on by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RedactOptions {
+    /// Master switch: false saves everything as it is.
+    pub enabled: bool,
+    /// The machine's host name (and its short form).
+    pub hostname: bool,
+    /// User names, wherever they appear, and the name part of home paths.
+    pub users: bool,
+    /// IPv4 and IPv6 addresses.
+    pub ip: bool,
+    /// MAC addresses.
+    pub mac: bool,
+    /// GPU UUIDs (`GPU-…`, `MIG-…`) and serial numbers.
+    pub gpu_ids: bool,
+}
+
+impl Default for RedactOptions {
+    fn default() -> Self {
+        RedactOptions { enabled: true, hostname: true, users: true, ip: true, mac: true, gpu_ids: false }
+    }
+}
+
+impl RedactOptions {
+    /// Nothing redacted.
+    pub fn off() -> Self {
+        RedactOptions { enabled: false, ..RedactOptions::default() }
+    }
+}
+
+/// The values known to be private on this machine (the patterns catch the rest).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Secrets {
+    /// Host names.
+    pub hostnames: Vec<String>,
+    /// User names.
+    pub users: Vec<String>,
+    /// GPU serial numbers.
+    pub serials: Vec<String>,
+}
+
+impl Secrets {
+    /// This machine's host name and the current user (from the environment and the home
+    /// directory's name).
+    pub fn this_machine() -> Secrets {
+        let mut s = Secrets::default();
+        if let Some(h) = sysinfo::System::host_name().ok().filter(|h| !h.trim().is_empty()) {
+            let h = h.trim().to_string();
+            if let Some((short, _)) = h.split_once('.') {
+                s.hostnames.push(short.to_string());
+            }
+            s.hostnames.push(h);
+        }
+        for var in ["USER", "USERNAME", "LOGNAME", "SUDO_USER"] {
+            if let Ok(u) = std::env::var(var) {
+                s.users.push(u);
+            }
+        }
+        for var in ["HOME", "USERPROFILE"] {
+            if let Some(name) = std::env::var_os(var)
+                .and_then(|h| std::path::PathBuf::from(h).file_name().map(|n| n.to_string_lossy().into_owned()))
+            {
+                s.users.push(name);
+            }
+        }
+        s.users.sort();
+        s.users.dedup();
+        s
+    }
+}
+
+static HOME: LazyLock<Regex> = LazyLock::new(|| {
+    // /home/NAME, /Users/NAME, /var/home/NAME, C:\Users\NAME (any slash style, any case).
+    regex_or_never(r"(?i)((?:/home|/Users|/var/home|[A-Za-z]:[\\/]+Users)[\\/]+)([^\\/\s:;,'`)\]}>]+)")
+});
+static MAC: LazyLock<Regex> =
+    LazyLock::new(|| regex_or_never(r"\b[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){4}\b"));
+static IPV4: LazyLock<Regex> = LazyLock::new(|| {
+    regex_or_never(
+        r"\b(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\b",
+    )
+});
+static IPV6: LazyLock<Regex> = LazyLock::new(|| {
+    // Full or ::-compressed forms; a run of three or more colon-separated hex groups, or any run
+    // with "::". Clock times (12:34:56) have two colons and no "::", so they stay.
+    regex_or_never(
+        r"(?i)\b(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}\b|(?:\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*\b)?",
+    )
+});
+static GPU_UUID: LazyLock<Regex> = LazyLock::new(|| {
+    regex_or_never(r"(?i)\b(?:GPU|MIG)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+});
+
+/// Compiles one of this file's constant patterns (the tests compile each one).
+#[allow(clippy::expect_used)]
+fn regex_or_never(p: &str) -> Regex {
+    Regex::new(p).expect("constant pattern")
+}
+
+/// Login names so common that they are ordinary words too ("root cause", "/dev/", "test");
+/// they are redacted only inside home paths.
+const COMMON_NAMES: &[&str] = &[
+    "root",
+    "admin",
+    "administrator",
+    "user",
+    "users",
+    "ubuntu",
+    "debian",
+    "centos",
+    "ec2-user",
+    "dev",
+    "test",
+    "guest",
+    "nobody",
+    "default",
+    "public",
+    "jovyan",
+    "vscode",
+    "runner",
+    "docker",
+];
+
+/// Replaces private values by stable tokens.
+#[derive(Clone, Debug)]
+pub struct Redactor {
+    opts: RedactOptions,
+    secrets: Secrets,
+    tokens: HashMap<(&'static str, String), String>,
+    counts: HashMap<&'static str, usize>,
+}
+
+impl Redactor {
+    /// A redactor for these secrets.
+    pub fn new(opts: RedactOptions, mut secrets: Secrets) -> Redactor {
+        // Longest first, so "node1.example.org" is replaced before "node1".
+        secrets.users.retain(|u| !COMMON_NAMES.contains(&u.to_lowercase().as_str()));
+        for v in [&mut secrets.hostnames, &mut secrets.users, &mut secrets.serials] {
+            v.retain(|s| !s.trim().is_empty());
+            v.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            v.dedup();
+        }
+        Redactor { opts, secrets, tokens: HashMap::new(), counts: HashMap::new() }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> RedactOptions {
+        self.opts
+    }
+
+    fn token(&mut self, kind: &'static str, value: &str) -> String {
+        let key = (kind, value.to_lowercase());
+        if let Some(t) = self.tokens.get(&key) {
+            return t.clone();
+        }
+        let n = self.counts.entry(kind).or_insert(0);
+        *n += 1;
+        let t = format!("[{kind}-{n}]");
+        self.tokens.insert(key, t.clone());
+        t
+    }
+
+    /// The replacements made so far, for the preview: (kind, token, how many distinct values).
+    pub fn summary(&self) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = self.counts.iter().map(|(k, n)| ((*k).to_string(), *n)).collect();
+        v.sort();
+        v
+    }
+
+    /// Redacts one string.
+    pub fn text(&mut self, s: &str) -> String {
+        if !self.opts.enabled {
+            return s.to_string();
+        }
+        let mut out = s.to_string();
+        if self.opts.gpu_ids {
+            out = self.replace_re(&GPU_UUID, &out, "gpu-uuid");
+            for serial in self.secrets.serials.clone() {
+                out = self.replace_literal(&out, &serial, "serial", false);
+            }
+        }
+        if self.opts.users {
+            out = self.replace_homes(&out);
+        }
+        if self.opts.hostname {
+            for h in self.secrets.hostnames.clone() {
+                // Short names ("vm", "gpu") only as whole words: inside other words they are not
+                // the host name.
+                let short = h.chars().count() <= 4;
+                out = self.replace_literal(&out, &h, "host", short);
+            }
+        }
+        if self.opts.users {
+            for u in self.secrets.users.clone() {
+                out = self.replace_literal(&out, &u, "user", true);
+            }
+        }
+        if self.opts.mac {
+            out = self.replace_re(&MAC, &out, "mac");
+        }
+        if self.opts.ip {
+            out = self.replace_re(&IPV4, &out, "ip");
+            out = self.replace_ipv6(&out);
+        }
+        out
+    }
+
+    /// Redacts every string (and object key) in a JSON value.
+    pub fn json(&mut self, v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => *s = self.text(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.json(x)),
+            serde_json::Value::Object(m) => {
+                let old = std::mem::take(m);
+                for (k, mut x) in old {
+                    self.json(&mut x);
+                    m.insert(self.text(&k), x);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn replace_re(&mut self, re: &Regex, s: &str, kind: &'static str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for m in re.find_iter(s) {
+            out.push_str(&s[last..m.start()]);
+            out.push_str(&self.token(kind, m.as_str()));
+            last = m.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    fn replace_ipv6(&mut self, s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for m in IPV6.find_iter(s) {
+            // A lone "::" (C++ scopes, Rust paths) is not an address.
+            if m.as_str() == "::" {
+                continue;
+            }
+            out.push_str(&s[last..m.start()]);
+            out.push_str(&self.token("ip", m.as_str()));
+            last = m.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    fn replace_homes(&mut self, s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        let caps: Vec<(usize, usize, String)> = HOME
+            .captures_iter(s)
+            .filter_map(|c| c.get(2).map(|m| (m.start(), m.end(), m.as_str().to_string())))
+            .collect();
+        for (start, end, name) in caps {
+            out.push_str(&s[last..start]);
+            out.push_str(&self.token("user", &name));
+            last = end;
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    /// Replaces every case-insensitive occurrence of `needle`; `word` requires it not to be part
+    /// of a longer word (user names like "dev" must not eat "device").
+    fn replace_literal(&mut self, s: &str, needle: &str, kind: &'static str, word: bool) -> String {
+        if needle.is_empty() {
+            return s.to_string();
+        }
+        let lower = s.to_lowercase();
+        let n = needle.to_lowercase();
+        // Lower-casing can change byte lengths (rare scripts); fall back to exact matching then.
+        let (hay, pat) = if lower.len() == s.len() && n.len() == needle.len() {
+            (lower, n)
+        } else {
+            (s.to_string(), needle.to_string())
+        };
+        let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        let mut from = 0;
+        while let Some(pos) = hay[from..].find(&pat) {
+            let start = from + pos;
+            let end = start + pat.len();
+            let ok = !word || (!is_word(s[..start].chars().next_back()) && !is_word(s[end..].chars().next()));
+            if ok && s.is_char_boundary(start) && s.is_char_boundary(end) {
+                out.push_str(&s[last..start]);
+                let t = self.token(kind, &s[start..end]);
+                out.push_str(&t);
+                last = end;
+            }
+            from = end;
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(opts: RedactOptions) -> Redactor {
+        Redactor::new(
+            opts,
+            Secrets {
+                hostnames: vec!["gpu-node-07.lab.example.org".into(), "gpu-node-07".into()],
+                users: vec!["alice".into(), "bob".into()],
+                serials: vec!["1652320012345".into()],
+            },
+        )
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        for re in [&*HOME, &*MAC, &*IPV4, &*IPV6, &*GPU_UUID] {
+            assert!(!re.as_str().is_empty());
+        }
+    }
+
+    #[test]
+    fn short_host_names_as_whole_words() {
+        let mut red =
+            Redactor::new(RedactOptions::default(), Secrets { hostnames: vec!["vm".into()], ..Secrets::default() });
+        assert_eq!(red.text("Host name: vm; vmstat"), "Host name: [host-1]; vmstat");
+    }
+
+    #[test]
+    fn common_login_names_stay_words() {
+        let mut red =
+            Redactor::new(RedactOptions::default(), Secrets { users: vec!["root".into()], ..Secrets::default() });
+        assert_eq!(red.text("root cause in /dev/nvidia0"), "root cause in /dev/nvidia0");
+        assert_eq!(red.text("/home/root/x"), "/home/[user-1]/x");
+    }
+
+    #[test]
+    fn replaces_consistently() {
+        let mut red = r(RedactOptions::default());
+        let out =
+            red.text("alice@gpu-node-07.lab.example.org:/home/alice/run$ ping 10.1.2.3 from 10.1.2.3 and 10.1.2.4");
+        assert_eq!(out, "[user-1]@[host-1]:/home/[user-1]/run$ ping [ip-1] from [ip-1] and [ip-2]");
+        // The same value keeps its token across calls.
+        assert_eq!(red.text("GPU-NODE-07 says hi to alice"), "[host-2] says hi to [user-1]");
+    }
+
+    #[test]
+    fn words_and_look_alikes_survive() {
+        let mut red = r(RedactOptions::default());
+        let s = "device 0 at 00000000:17:00.0, driver 550.54.15, 12:34:56, Windows 31.0.15.5222, std::vec";
+        assert_eq!(red.text(s), s);
+    }
+
+    #[test]
+    fn macs_ipv6_windows_homes() {
+        let mut red = r(RedactOptions::default());
+        assert_eq!(red.text("ether 00:1a:2b:3c:4d:5e"), "ether [mac-1]");
+        assert_eq!(red.text("inet6 fe80::1c2:3dff:fe4e:5f60/64"), "inet6 [ip-1]/64");
+        assert_eq!(red.text("addr 2001:db8:85a3:0:0:8a2e:370:7334"), "addr [ip-2]");
+        assert_eq!(red.text(r"C:\Users\Bob\AppData"), r"C:\Users\[user-1]\AppData");
+        assert_eq!(red.text("/Users/carol/x"), "/Users/[user-2]/x");
+    }
+
+    #[test]
+    fn gpu_ids_only_when_asked() {
+        let id = "GPU-8f6e2a4c-1b3d-4e5f-9a7b-0c1d2e3f4a5b";
+        let mut red = r(RedactOptions::default());
+        assert_eq!(red.text(id), id);
+        let mut red = r(RedactOptions { gpu_ids: true, ..RedactOptions::default() });
+        assert_eq!(red.text(&format!("{id} serial 1652320012345")), "[gpu-uuid-1] serial [serial-1]");
+    }
+
+    #[test]
+    fn off_changes_nothing_and_json_is_walked() {
+        let mut red = r(RedactOptions::off());
+        assert_eq!(red.text("alice 10.0.0.1"), "alice 10.0.0.1");
+        let mut red = r(RedactOptions::default());
+        let mut v = serde_json::json!({"user": "alice", "paths": ["/home/alice"], "alice": 1, "n": 3});
+        red.json(&mut v);
+        assert_eq!(v, serde_json::json!({"user": "[user-1]", "paths": ["/home/[user-1]"], "[user-1]": 1, "n": 3}));
+    }
+}

@@ -1,0 +1,239 @@
+//! Support reports: snapshot tests of the three formats, redaction property tests (secrets planted
+//! in every field never survive in any format), and `gpu-doctor-cli report`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use gpu_doctor::report::redact::{RedactOptions, Redactor, Secrets};
+use gpu_doctor::report::{self, Format, Item, ReportDoc, Section};
+use proptest::prelude::*;
+
+const CLI: &str = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+
+fn sample_doc() -> ReportDoc {
+    ReportDoc {
+        format: report::REPORT_FORMAT.into(),
+        version: report::REPORT_VERSION,
+        title: "gpu-doctor report".into(),
+        generated: "2026-11-30 03:00:00 +00:00".into(),
+        app_version: "0.1.0".into(),
+        redaction: "off".into(),
+        sections: vec![
+            Section {
+                title: "Summary".into(),
+                items: vec![
+                    Item::Facts {
+                        rows: vec![
+                            ("Host name".into(), "gpu-node-07".into()),
+                            ("Checklist".into(), "FAIL — root cause DRV-08".into()),
+                        ],
+                    },
+                    Item::Text {
+                        text: "Logged in as alice from 192.168.1.20 (/home/alice); NIC 00:1a:2b:3c:4d:5e.".into(),
+                    },
+                ],
+            },
+            Section {
+                title: "GPUs".into(),
+                items: vec![Item::Table {
+                    headers: vec!["GPU".into(), "Name".into(), "UUID".into()],
+                    rows: vec![vec![
+                        "0".into(),
+                        "NVIDIA A100 | 80GB <PCIe>".into(),
+                        "GPU-8f6e2a4c-1b3d-4e5f-9a7b-0c1d2e3f4a5b".into(),
+                    ]],
+                }],
+            },
+            Section {
+                title: "Checklist".into(),
+                items: vec![Item::Verdict {
+                    verdict: "FAIL (ROOT CAUSE)".into(),
+                    title: "DRV-08 NVML loads".into(),
+                    summary: "libnvidia-ml.so.1 not found".into(),
+                    evidence: vec!["tried /usr/lib/x86_64-linux-gnu".into()],
+                    fix: Some("Install the driver & reboot.".into()),
+                }],
+            },
+        ],
+    }
+}
+
+fn secrets() -> Secrets {
+    Secrets { hostnames: vec!["gpu-node-07".into()], users: vec!["alice".into()], serials: Vec::new() }
+}
+
+fn snapshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name)
+}
+
+/// Compares with the checked-in snapshot; `UPDATE_SNAPSHOTS=1` rewrites it.
+fn assert_snapshot(name: &str, got: &str) {
+    let path = snapshot_path(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap_or(&path)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, got).unwrap_or_else(|e| panic!("{e}"));
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
+    assert_eq!(got, want, "{name} differs from its snapshot (UPDATE_SNAPSHOTS=1 rewrites it after review)");
+}
+
+#[test]
+fn formats_match_their_snapshots() {
+    let mut doc = sample_doc();
+    report::redact_doc(&mut doc, &mut Redactor::new(RedactOptions::default(), secrets()));
+    assert_snapshot("report.md", &report::render(&doc, Format::Md));
+    assert_snapshot("report.html", &report::render(&doc, Format::Html));
+    assert_snapshot("report.json", &report::render(&doc, Format::Json));
+}
+
+#[test]
+fn redaction_off_keeps_everything_and_json_round_trips() {
+    let mut doc = sample_doc();
+    report::redact_doc(&mut doc, &mut Redactor::new(RedactOptions::off(), secrets()));
+    let md = report::render(&doc, Format::Md);
+    assert!(md.contains("gpu-node-07") && md.contains("192.168.1.20") && md.contains("Redaction: off"));
+    let back: ReportDoc = serde_json::from_str(&report::render(&doc, Format::Json)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, doc);
+    // HTML escapes markup from the data.
+    let html = report::render(&doc, Format::Html);
+    assert!(html.contains("NVIDIA A100 | 80GB &lt;PCIe&gt;"));
+    assert!(!html.contains("<PCIe>"));
+}
+
+/// A planted secret: something realistic that carries a digit, so it is never a word of the
+/// report's own text or of a token.
+#[derive(Clone, Debug)]
+struct Planted {
+    host: String,
+    user: String,
+    ip: String,
+    mac: String,
+    uuid: String,
+}
+
+fn planted() -> impl Strategy<Value = Planted> {
+    (
+        "[a-z]{2,6}[0-9]{1,3}(-[a-z0-9]{1,4})?",
+        "[a-z]{2,6}[0-9]{1,3}",
+        (1u8..=254, 0u8..=255, 0u8..=255, 1u8..=254),
+        proptest::array::uniform6(0u8..=255),
+        "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    )
+        .prop_map(|(host, user, (a, b, c, d), m, u)| Planted {
+            host,
+            user,
+            ip: format!("{a}.{b}.{c}.{d}"),
+            mac: m.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":"),
+            uuid: format!("GPU-{u}"),
+        })
+}
+
+/// A document with a secret in every field, in varied surroundings.
+fn doc_with(p: &Planted, filler: &str) -> ReportDoc {
+    let s = |i: usize| match i % 6 {
+        0 => format!("{filler} {} {filler}", p.host),
+        1 => format!("{}@{}:/home/{}/data", p.user, p.host, p.user),
+        2 => format!("addr={};{filler}", p.ip),
+        3 => format!("({}) {}", p.mac, p.uuid),
+        4 => format!("C:\\Users\\{}\\x {}", p.user, p.host.to_uppercase()),
+        _ => format!("{}.example.org {} {}", p.host, p.user, p.ip),
+    };
+    ReportDoc {
+        format: report::REPORT_FORMAT.into(),
+        version: 1,
+        title: s(0),
+        generated: s(1),
+        app_version: s(2),
+        redaction: s(3),
+        sections: vec![Section {
+            title: s(4),
+            items: vec![
+                Item::Facts { rows: vec![(s(5), s(0)), (s(1), s(2))] },
+                Item::Text { text: s(3) },
+                Item::Table { headers: vec![s(4), s(5)], rows: vec![vec![s(0), s(1)], vec![s(2), s(3)]] },
+                Item::Verdict {
+                    verdict: s(4),
+                    title: s(5),
+                    summary: s(0),
+                    evidence: vec![s(1), s(2)],
+                    fix: Some(s(3)),
+                },
+            ],
+        }],
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn planted_secrets_never_survive(p in planted(), filler in "[A-Za-z ,.:]{0,12}") {
+        let mut doc = doc_with(&p, &filler);
+        let opts = RedactOptions { gpu_ids: true, ..RedactOptions::default() };
+        let sec = Secrets { hostnames: vec![p.host.clone()], users: vec![p.user.clone()], serials: Vec::new() };
+        report::redact_doc(&mut doc, &mut Redactor::new(opts, sec));
+        for f in [Format::Md, Format::Json, Format::Html] {
+            let out = report::render(&doc, f).to_lowercase();
+            for secret in [&p.host, &p.user, &p.ip, &p.mac, &p.uuid] {
+                prop_assert!(!out.contains(&secret.to_lowercase()), "{:?} survived in {:?}:\n{}", secret, f, out);
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_value_gets_the_same_token(p in planted()) {
+        let sec = Secrets { hostnames: vec![p.host.clone()], users: vec![p.user.clone()], serials: Vec::new() };
+        let mut r = Redactor::new(RedactOptions::default(), sec);
+        let a = r.text(&format!("{} {} {}", p.host, p.ip, p.user));
+        let b = r.text(&format!("{} {} {}", p.user, p.ip, p.host));
+        let ta: Vec<&str> = a.split(' ').collect();
+        let tb: Vec<&str> = b.split(' ').collect();
+        prop_assert_eq!((ta[0], ta[1], ta[2]), (tb[2], tb[1], tb[0]));
+    }
+}
+
+#[test]
+fn cli_report_formats_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("r.json");
+    let run = |args: &[&str]| {
+        Command::new(CLI)
+            .args(["report", "--demo", "data-starved", "--sample", "1"])
+            .args(args)
+            .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let o = run(&["--format", "json", "--out", out.to_str().unwrap_or_default()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: ReportDoc =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    let titles: Vec<&str> = doc.sections.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(titles, ["Summary", "GPUs", "Checklist", "Recent metrics"]);
+    assert!(doc.redaction.starts_with("on:"));
+    // The demo data is labelled as such.
+    assert!(serde_json::to_string(&doc).unwrap_or_default().contains("DEMO DATA"));
+    // A second run must not overwrite the first.
+    let before = std::fs::read(&out).unwrap_or_default();
+    let o = run(&["--format", "json", "--out", out.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already exists"));
+    assert_eq!(std::fs::read(&out).unwrap_or_default(), before);
+    // HTML to stdout is one self-contained page.
+    let o = run(&["--format", "html"]);
+    let html = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.contains("<h2>Recent metrics</h2>") && !html.contains("<script")
+    );
+    // The host name is in the unredacted report only.
+    if let Ok(host) = Command::new("hostname").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        && host.len() >= 2
+    {
+        let md = String::from_utf8_lossy(&run(&[]).stdout).to_string();
+        assert!(!md.contains(&format!("**Host name:** {host}\n")), "{md}");
+        let md = String::from_utf8_lossy(&run(&["--no-redact"]).stdout).to_string();
+        assert!(md.contains(&format!("**Host name:** {host}")), "{md}");
+    }
+}
