@@ -5,6 +5,7 @@ pub mod check;
 pub mod exit;
 pub mod info;
 pub mod monitor;
+pub mod record;
 pub mod report;
 pub mod smoke;
 pub mod vram;
@@ -39,6 +40,10 @@ pub enum Command {
     /// Write a support report (Markdown, JSON or HTML): inventory, checklist, recent metrics;
     /// host and user names, home paths, IP and MAC addresses are redacted unless --no-redact.
     Report(report::ReportArgs),
+    /// Record the sampled metrics to a file (readable even if the program is killed).
+    Record(record::RecordArgs),
+    /// Show a recording: as text, JSON lines (--json) or CSV for spreadsheets (--csv).
+    Replay(record::ReplayArgs),
     /// The smoke test's child process (internal).
     #[command(hide = true)]
     SmokeChild(smoke::SmokeChildArgs),
@@ -147,6 +152,8 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Vram(a) => vram::run(a),
         Command::Smoke(a) => smoke::run(a),
         Command::Report(a) => report::run(a),
+        Command::Record(a) => record::run_record(a),
+        Command::Replay(a) => record::run_replay(a),
         Command::SmokeChild(a) => smoke::run_child(a),
     };
     std::process::ExitCode::from(code)

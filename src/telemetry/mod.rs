@@ -13,6 +13,7 @@ pub mod nvml;
 pub mod pci;
 pub mod procfs;
 pub mod reading;
+pub mod recording;
 pub mod sample;
 pub mod sampler;
 pub mod snapshot;

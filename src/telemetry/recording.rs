@@ -1,0 +1,370 @@
+//! Recordings: the sampled metrics written while monitoring, to a documented, versioned,
+//! append-only file (docs/recording-format.md), and read back for replay and CSV export.
+//!
+//! The file is JSON Lines: a header line, then one line per sample. Each line is written whole
+//! and flushed to the operating system, so a recording survives the app being killed: everything
+//! up to the last complete line is readable, and a torn last line is ignored.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::sample::{GpuSample, HostSample, Inventory};
+use super::snapshot::Snapshot;
+use super::source::SourceStatus;
+
+/// The `format` value of a recording's header.
+pub const RECORDING_FORMAT: &str = "gpu-doctor-recording";
+/// The newest version this build reads and the one it writes.
+pub const RECORDING_VERSION: u32 = 1;
+/// Longest line accepted (a sample of 16 GPUs with long process lists is well under 1 MiB).
+pub const MAX_LINE: usize = 8 << 20;
+
+/// First line of a recording.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always [`RECORDING_FORMAT`].
+    pub format: String,
+    /// Format version.
+    pub version: u32,
+    /// gpu-doctor version that wrote it.
+    pub app_version: String,
+    /// Wall-clock start, seconds since the Unix epoch; sample times are seconds after it.
+    pub started_unix: f64,
+    /// Sampling interval, seconds.
+    pub interval_secs: f64,
+    /// Where GPU data came from when recording started.
+    pub source: SourceStatus,
+    /// GPUs and versions when recording started.
+    pub inventory: Inventory,
+}
+
+/// One sample line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Seconds after `started_unix`.
+    pub t: f64,
+    /// The data source, when it changed since the previous line (e.g. NVML finished opening).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceStatus>,
+    /// The inventory, when it changed since the previous line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<Inventory>,
+    /// Host metrics.
+    #[serde(default)]
+    pub host: Option<HostSample>,
+    /// GPU metrics.
+    #[serde(default)]
+    pub gpus: Vec<GpuSample>,
+}
+
+/// Why a recording could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// Filesystem trouble.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The output exists (recordings never overwrite).
+    #[error("{0} already exists; choose a new file name (recordings never overwrite files)")]
+    Exists(PathBuf),
+    /// Not a recording at all.
+    #[error("{path} is not a gpu-doctor recording ({why})")]
+    NotARecording {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its first line.
+        why: String,
+    },
+    /// Written by a newer gpu-doctor.
+    #[error(
+        "{path} is a version {version} recording; this gpu-doctor reads up to version {RECORDING_VERSION}. Update gpu-doctor to open it."
+    )]
+    TooNew {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u32,
+    },
+}
+
+/// Appends samples to a new recording file.
+pub struct Recorder {
+    file: File,
+    path: PathBuf,
+    last_source: SourceStatus,
+    last_inventory: Arc<Inventory>,
+    last_t: Option<f64>,
+    /// Lines written, header included.
+    pub lines: u64,
+}
+
+impl Recorder {
+    /// Creates `path` (which must not exist) and writes the header from `snap`.
+    pub fn create(path: &Path, snap: &Snapshot) -> Result<Recorder, RecordingError> {
+        let file = std::fs::OpenOptions::new().append(true).create_new(true).open(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                RecordingError::Exists(path.to_path_buf())
+            } else {
+                RecordingError::Io { path: path.to_path_buf(), source: e }
+            }
+        })?;
+        let mut r = Recorder {
+            file,
+            path: path.to_path_buf(),
+            last_source: snap.source.clone(),
+            last_inventory: Arc::clone(&snap.inventory),
+            last_t: None,
+            lines: 0,
+        };
+        let header = Header {
+            format: RECORDING_FORMAT.to_string(),
+            version: RECORDING_VERSION,
+            app_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_unix: snap.started_unix,
+            interval_secs: snap.interval_secs,
+            source: snap.source.clone(),
+            inventory: (*snap.inventory).clone(),
+        };
+        r.write_line(&header)?;
+        Ok(r)
+    }
+
+    /// Appends the snapshot's latest data once per tick: when the GPU data is newer than the last
+    /// line (or, without GPU data, the host data). Host and GPU samples of one tick are published
+    /// separately; the line carries the GPU sample and the latest host sample. Returns whether a
+    /// line was written.
+    pub fn append(&mut self, snap: &Snapshot) -> Result<bool, RecordingError> {
+        let Some(t) = snap.gpu_t.or(snap.host_t) else { return Ok(false) };
+        if self.last_t.is_some_and(|l| t <= l) {
+            return Ok(false);
+        }
+        let source = (snap.source != self.last_source).then(|| snap.source.clone());
+        let inventory = (!Arc::ptr_eq(&snap.inventory, &self.last_inventory)
+            && *snap.inventory != *self.last_inventory)
+            .then(|| (*snap.inventory).clone());
+        let rec = Record { t, source, inventory, host: snap.host.clone(), gpus: snap.gpus.clone() };
+        self.write_line(&rec)?;
+        self.last_source = snap.source.clone();
+        self.last_inventory = Arc::clone(&snap.inventory);
+        self.last_t = Some(t);
+        Ok(true)
+    }
+
+    fn write_line<T: Serialize>(&mut self, v: &T) -> Result<(), RecordingError> {
+        let mut line = serde_json::to_vec(v)
+            .map_err(|e| RecordingError::Io { path: self.path.clone(), source: std::io::Error::other(e) })?;
+        line.push(b'\n');
+        // One write per line: a kill leaves at most a torn last line, which readers skip.
+        self.file
+            .write_all(&line)
+            .and_then(|_| self.file.flush())
+            .map_err(|e| RecordingError::Io { path: self.path.clone(), source: e })?;
+        self.lines += 1;
+        Ok(())
+    }
+
+    /// Forces the data to disk (for a clean stop; a kill keeps what the OS already has).
+    pub fn sync(&self) -> Result<(), RecordingError> {
+        self.file.sync_data().map_err(|e| RecordingError::Io { path: self.path.clone(), source: e })
+    }
+}
+
+/// A recording read back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// Its header.
+    pub header: Header,
+    /// Its samples, in file order.
+    pub records: Vec<Record>,
+    /// Lines that could not be read (a torn last line after a kill, or damage), skipped.
+    pub skipped_lines: usize,
+}
+
+impl Recording {
+    /// Reads a recording. A file that is not one, or one from a newer version, is an error; damaged
+    /// sample lines are skipped and counted.
+    pub fn open(path: &Path) -> Result<Recording, RecordingError> {
+        let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
+        let file = File::open(path).map_err(io)?;
+        Self::read(BufReader::new(file), path)
+    }
+
+    /// Reads a recording from any reader (`path` is for messages).
+    pub fn read(mut r: impl BufRead, path: &Path) -> Result<Recording, RecordingError> {
+        let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
+        let not = |why: String| RecordingError::NotARecording { path: path.to_path_buf(), why };
+        let first = match read_line_capped(&mut r).map_err(io)? {
+            None => return Err(not("the file is empty".to_string())),
+            Some(Line::TooLong) => return Err(not("its first line is not a recording header".to_string())),
+            Some(Line::Text(l)) => l,
+        };
+        let probe: serde_json::Value =
+            serde_json::from_str(&first).map_err(|_| not("its first line is not JSON".to_string()))?;
+        if probe.get("format").and_then(|f| f.as_str()) != Some(RECORDING_FORMAT) {
+            return Err(not(format!("no \"format\": \"{RECORDING_FORMAT}\" in its first line")));
+        }
+        let version = probe.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version > u64::from(RECORDING_VERSION) {
+            return Err(RecordingError::TooNew { path: path.to_path_buf(), version: version as u32 });
+        }
+        let header: Header = serde_json::from_value(probe).map_err(|e| not(format!("bad header: {e}")))?;
+        let mut records = Vec::new();
+        let mut skipped_lines = 0;
+        while let Some(line) = read_line_capped(&mut r).map_err(io)? {
+            match line {
+                Line::Text(l) if l.trim().is_empty() => {}
+                Line::Text(l) => match serde_json::from_str::<Record>(&l) {
+                    Ok(rec) if rec.t.is_finite() => records.push(rec),
+                    _ => skipped_lines += 1,
+                },
+                Line::TooLong => skipped_lines += 1,
+            }
+        }
+        Ok(Recording { header, records, skipped_lines })
+    }
+
+    /// Seconds covered (first to last sample).
+    pub fn span_secs(&self) -> f64 {
+        match (self.records.first(), self.records.last()) {
+            (Some(a), Some(b)) => b.t - a.t,
+            _ => 0.0,
+        }
+    }
+
+    /// The inventory in force at each record (the header's, updated by inventory lines).
+    pub fn final_inventory(&self) -> Inventory {
+        self.records.iter().rev().find_map(|r| r.inventory.clone()).unwrap_or_else(|| self.header.inventory.clone())
+    }
+}
+
+enum Line {
+    Text(String),
+    TooLong,
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes; a longer one is consumed and reported, so a huge
+/// file without newlines cannot exhaust memory.
+fn read_line_capped(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let n = r.by_ref().take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') {
+        // Skip to the end of this line.
+        loop {
+            let avail = r.fill_buf()?;
+            if avail.is_empty() {
+                break;
+            }
+            match avail.iter().position(|b| *b == b'\n') {
+                Some(p) => {
+                    r.consume(p + 1);
+                    break;
+                }
+                None => {
+                    let len = avail.len();
+                    r.consume(len);
+                }
+            }
+        }
+        return Ok(Some(Line::TooLong));
+    }
+    Ok(Some(Line::Text(String::from_utf8_lossy(&buf).into_owned())))
+}
+
+/// The CSV header and rows for spreadsheets: one row per sample, wall-clock time, host columns,
+/// then each GPU's columns.
+pub fn to_csv(rec: &Recording) -> String {
+    let gpus: Vec<u32> = {
+        let mut v: Vec<u32> = rec.records.iter().flat_map(|r| r.gpus.iter().map(|g| g.index)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let gpu_cols = [
+        "util_pct",
+        "mem_bw_util_pct",
+        "vram_used_bytes",
+        "vram_total_bytes",
+        "temp_c",
+        "power_w",
+        "power_limit_w",
+        "sm_clock_mhz",
+        "mem_clock_mhz",
+        "pcie_gen",
+        "pcie_width",
+        "pcie_rx_bps",
+        "pcie_tx_bps",
+        "fan_pct",
+        "throttle_mask",
+    ];
+    let mut out = String::from(
+        "time_unix,time_utc,t_s,cpu_pct,iowait_pct,ram_used_bytes,swap_used_bytes,disk_read_bps,disk_write_bps",
+    );
+    for g in &gpus {
+        for c in gpu_cols {
+            out.push_str(&format!(",gpu{g}_{c}"));
+        }
+    }
+    out.push('\n');
+    let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
+    for r in &rec.records {
+        let unix = rec.header.started_unix + r.t;
+        let utc = chrono::DateTime::from_timestamp_millis((unix * 1000.0) as i64)
+            .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+            .unwrap_or_default();
+        let h = r.host.as_ref();
+        let mem = h.and_then(|h| h.memory.value().cloned());
+        let disks = h.and_then(|h| h.disks.value().cloned());
+        let cells = [
+            format!("{unix:.3}"),
+            utc,
+            format!("{:.3}", r.t),
+            num(h.and_then(|h| h.cpu_pct.get())),
+            num(h.and_then(|h| h.iowait_pct.get())),
+            num(mem.as_ref().map(|m| m.ram_used_bytes as f64)),
+            num(mem.as_ref().map(|m| m.swap_used_bytes as f64)),
+            num(disks.as_ref().map(|d| d.iter().map(|x| x.read_bps).sum())),
+            num(disks.as_ref().map(|d| d.iter().map(|x| x.write_bps).sum())),
+        ];
+        out.push_str(&cells.join(","));
+        for gi in &gpus {
+            let g = r.gpus.iter().find(|g| g.index == *gi);
+            let vals: [Option<f64>; 15] = match g {
+                None => [None; 15],
+                Some(g) => [
+                    g.util_gpu_pct.get(),
+                    g.util_mem_bw_pct.get(),
+                    g.vram_used_bytes.get().map(|v| v as f64),
+                    g.vram_total_bytes.get().map(|v| v as f64),
+                    g.temp_c.get().map(f64::from),
+                    g.power_w.get(),
+                    g.power_limit_w.get(),
+                    g.sm_clock_mhz.get().map(f64::from),
+                    g.mem_clock_mhz.get().map(f64::from),
+                    g.pcie_gen.get().map(f64::from),
+                    g.pcie_width.get().map(f64::from),
+                    g.pcie_rx_bps.get(),
+                    g.pcie_tx_bps.get(),
+                    g.fan_pct.get().map(f64::from),
+                    g.throttle_mask.get().map(|m| m as f64),
+                ],
+            };
+            for v in vals {
+                out.push(',');
+                out.push_str(&num(v));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,166 @@
+//! Recordings: crash safety (a recording child killed with SIGKILL mid-write), damaged, garbage,
+//! huge and future-version files, the CLI `record` / `replay`, and the round trip.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+use gpu_doctor::telemetry::recording::{MAX_LINE, Recorder, Recording, RecordingError, to_csv};
+use gpu_doctor::telemetry::sampler::Sampler;
+
+const CLI: &str = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+
+fn demo_recording(path: &Path, ticks: u32) {
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::DataStarved, 2, 1)),
+        Box::new(DemoHost::new(Scenario::DataStarved, 1)),
+        Duration::from_secs(1),
+    );
+    s.step_slow(0.0);
+    s.step_host(0.0);
+    s.step_gpu(0.0);
+    let mut r = Recorder::create(path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..ticks {
+        let t = f64::from(t);
+        s.step_host(t);
+        s.step_gpu(t);
+        assert!(r.append(&s.snapshot()).unwrap_or(false));
+        // The same tick is written once.
+        assert!(!r.append(&s.snapshot()).unwrap_or(true));
+    }
+}
+
+#[test]
+fn round_trip_and_csv() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("a.gdrec");
+    demo_recording(&path, 10);
+    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rec.records.len(), 10);
+    assert_eq!(rec.skipped_lines, 0);
+    assert_eq!(rec.header.inventory.gpus.len(), 2);
+    assert!(rec.records.iter().all(|r| r.gpus.len() == 2 && r.host.is_some()));
+    assert_eq!(rec.span_secs(), 9.0);
+    let csv = to_csv(&rec);
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap_or_default();
+    assert!(header.starts_with("time_unix,time_utc,t_s,cpu_pct"));
+    assert!(header.contains(",gpu1_util_pct,") && header.ends_with("gpu1_throttle_mask"));
+    let cols = header.split(',').count();
+    assert!(lines.clone().all(|l| l.split(',').count() == cols));
+    assert_eq!(lines.count(), 10);
+    // A recording is never overwritten.
+    let before = std::fs::read(&path).unwrap_or_default();
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
+        Box::new(DemoHost::new(Scenario::Idle, 1)),
+        Duration::from_secs(1),
+    );
+    assert!(matches!(Recorder::create(&path, &s.snapshot()), Err(RecordingError::Exists(_))));
+    assert_eq!(std::fs::read(&path).unwrap_or_default(), before);
+}
+
+#[test]
+fn a_killed_recorder_leaves_a_readable_file() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("killed.gdrec");
+    let mut child = Command::new(CLI)
+        .args(["record", "--demo", "healthy-training", "--interval", "0.25", "--out"])
+        .arg(&path)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&path).map(|s| s.lines().count()).unwrap_or(0) < 8 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "the recorder wrote nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SIGKILL: no chance to clean up.
+    child.kill().unwrap_or_else(|e| panic!("{e}"));
+    let killed_at =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let _ = child.wait();
+    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(rec.records.len() >= 7, "{} records", rec.records.len());
+    assert!(rec.skipped_lines <= 1);
+    assert!(rec.records.windows(2).all(|w| w[1].t > w[0].t));
+    let last = rec.header.started_unix + rec.records.last().map_or(0.0, |r| r.t);
+    assert!(killed_at - last < 1.0, "the last second is missing: {:.2} s", killed_at - last);
+    // A line torn in the middle (the kill landed inside a write) is skipped, the rest kept.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap_or_else(|e| panic!("{e}"));
+    f.write_all(b"{\"t\": 99.0, \"host\": {\"cpu_pct\"").unwrap_or_else(|e| panic!("{e}"));
+    drop(f);
+    let torn = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(torn.records, rec.records);
+    assert_eq!(torn.skipped_lines, rec.skipped_lines + 1);
+}
+
+#[test]
+fn damaged_and_foreign_files_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
+        p
+    };
+    let err = |p: &Path| Recording::open(p).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err(&write("empty", b"")).contains("empty"));
+    assert!(err(&write("garbage", &[0xff, 0x00, 0x13, b'\n', 0x80])).contains("not a gpu-doctor recording"));
+    assert!(err(&write("other.json", b"{\"format\": \"something-else\"}\n")).contains("not a gpu-doctor recording"));
+    let future = write("future", b"{\"format\": \"gpu-doctor-recording\", \"version\": 99}\n");
+    assert!(err(&future).contains("version 99 recording") && err(&future).contains("Update gpu-doctor"));
+    assert!(err(&dir.path().join("missing")).contains("No such file"));
+    // A huge line (no newline for longer than any sample can be) is skipped without reading it
+    // into memory; good lines after it are kept.
+    let good = dir.path().join("good");
+    demo_recording(&good, 3);
+    let text = std::fs::read_to_string(&good).unwrap_or_default();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default();
+    let mut huge = format!("{header}\n").into_bytes();
+    huge.extend(std::iter::repeat_n(b'x', MAX_LINE + 1000));
+    huge.push(b'\n');
+    for l in lines {
+        huge.extend_from_slice(l.as_bytes());
+        huge.push(b'\n');
+    }
+    let rec = Recording::open(&write("huge", &huge)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((rec.records.len(), rec.skipped_lines), (3, 1));
+}
+
+#[test]
+fn cli_record_and_replay() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("r.gdrec");
+    let o = Command::new(CLI)
+        .args(["record", "--demo", "io-bound", "--interval", "0.25", "--duration", "1.5", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let replay = |args: &[&str]| {
+        Command::new(CLI).arg("replay").arg(&path).args(args).output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let text = String::from_utf8_lossy(&replay(&[]).stdout).to_string();
+    assert!(text.contains("Source: DEMO data: io-bound") && text.contains("GPU 0: Simulated"), "{text}");
+    let csv = String::from_utf8_lossy(&replay(&["--csv"]).stdout).to_string();
+    assert!(csv.lines().count() >= 5, "{csv}");
+    let json = String::from_utf8_lossy(&replay(&["--json"]).stdout).to_string();
+    assert!(json.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    // Never overwritten; garbage is a clear error.
+    let again = Command::new(CLI)
+        .args(["record", "--demo", "idle", "--duration", "1", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, "hello\n").unwrap_or_else(|e| panic!("{e}"));
+    let o = Command::new(CLI).arg("replay").arg(&junk).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a gpu-doctor recording"));
+}
