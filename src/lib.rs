@@ -9,6 +9,7 @@ pub mod cli;
 pub mod diagnose;
 pub mod present;
 pub mod report;
+pub mod settings;
 pub mod smoke;
 pub mod telemetry;
 pub mod units;

@@ -1,0 +1,242 @@
+//! The user's settings (`settings.ron` in the config directory): sampling interval, chart window,
+//! theme, first tab, units and the redaction defaults. Window size and position are kept by
+//! eframe's own persistence.
+//!
+//! A settings file that cannot be read (corrupt, from a newer version, absurdly large) never stops
+//! the app: it starts with defaults, the bad file is kept beside it as `settings.ron.bak` (never
+//! overwriting an earlier backup), and the user is told once.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::redact::RedactOptions;
+
+/// Version written into the file; a newer one is not read.
+pub const SETTINGS_VERSION: u32 = 1;
+/// A settings file larger than this is not read (it cannot be ours).
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+/// Environment variable naming the config directory (tests; portable installs).
+pub const CONFIG_DIR_ENV: &str = "GPU_DOCTOR_CONFIG_DIR";
+
+/// Light or dark.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Theme {
+    /// Follow the system.
+    #[default]
+    System,
+    /// Dark.
+    Dark,
+    /// Light.
+    Light,
+}
+
+/// How byte quantities are shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ByteUnits {
+    /// GiB, MiB (powers of 1024), as the driver tools show them.
+    #[default]
+    Binary,
+    /// GB, MB (powers of 1000), as vendors print them on the box.
+    Decimal,
+}
+
+/// Everything the user can set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// File format version.
+    pub version: u32,
+    /// Seconds between samples (0.25-10).
+    pub interval_secs: f64,
+    /// Chart window, seconds (60, 300, 900, 3600 or 86400).
+    pub window_secs: u32,
+    /// Theme.
+    pub theme: Theme,
+    /// Tab shown at start ("monitor", "checklist", "vram", "smoke", "about").
+    pub tab: String,
+    /// Byte units.
+    pub units: ByteUnits,
+    /// What is redacted in saved reports and screenshots' file names by default.
+    pub redaction: RedactOptions,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            version: SETTINGS_VERSION,
+            interval_secs: 1.0,
+            window_secs: 300,
+            theme: Theme::System,
+            tab: "monitor".to_string(),
+            units: ByteUnits::Binary,
+            redaction: RedactOptions::default(),
+        }
+    }
+}
+
+/// The config directory: `$GPU_DOCTOR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/gpu-doctor` (default
+/// `~/.config/gpu-doctor`), or `%APPDATA%\gpu-doctor` on Windows.
+pub fn config_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os(CONFIG_DIR_ENV) {
+        return Some(PathBuf::from(d));
+    }
+    crate::vram::presets::user_file().and_then(|f| f.parent().map(Path::to_path_buf))
+}
+
+/// The settings file's path.
+pub fn settings_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("settings.ron"))
+}
+
+/// The result of loading: the settings to use and, once, what went wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// Settings to use.
+    pub settings: Settings,
+    /// A message for the user when the file was unusable (shown once: the file is moved away).
+    pub notice: Option<String>,
+}
+
+impl Settings {
+    /// Loads `path`: defaults when it does not exist; defaults and a notice (the bad file kept as
+    /// `.bak`) when it cannot be used.
+    pub fn load(path: &Path) -> Loaded {
+        let problem = match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Loaded { settings: Settings::default(), notice: None };
+            }
+            Err(e) => Some(e.to_string()),
+            Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(format!("it is {} bytes, far too large", m.len())),
+            Ok(_) => match std::fs::read(path) {
+                Err(e) => Some(e.to_string()),
+                Ok(bytes) => match Self::parse(&bytes) {
+                    Ok(s) => return Loaded { settings: s, notice: None },
+                    Err(why) => Some(why),
+                },
+            },
+        };
+        let why = problem.unwrap_or_default();
+        let kept = keep_as_backup(path);
+        let notice = match kept {
+            Ok(bak) => format!(
+                "Your settings file {} could not be used ({why}). gpu-doctor started with default settings and kept the old file as {}.",
+                path.display(),
+                bak.display()
+            ),
+            Err(e) => format!(
+                "Your settings file {} could not be used ({why}) and could not be moved aside ({e}). gpu-doctor uses default settings this time.",
+                path.display()
+            ),
+        };
+        Loaded { settings: Settings::default(), notice: Some(notice) }
+    }
+
+    /// Parses a settings file's bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Settings, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "it is not text".to_string())?;
+        // Read the version first, so a newer file is refused with the right reason.
+        #[derive(Deserialize)]
+        struct Probe {
+            #[serde(default)]
+            version: u32,
+        }
+        let probe: Probe = ron::from_str(text).map_err(|e| format!("it is not valid: {e}"))?;
+        if probe.version > SETTINGS_VERSION {
+            return Err(format!(
+                "it was written by a newer gpu-doctor (settings version {}; this one reads {SETTINGS_VERSION})",
+                probe.version
+            ));
+        }
+        let mut s: Settings = ron::from_str(text).map_err(|e| format!("it is not valid: {e}"))?;
+        s.sanitize();
+        Ok(s)
+    }
+
+    /// Brings out-of-range values back into range.
+    pub fn sanitize(&mut self) {
+        if !(0.25..=10.0).contains(&self.interval_secs) {
+            self.interval_secs = Settings::default().interval_secs;
+        }
+        if ![60, 300, 900, 3600, 86_400].contains(&self.window_secs) {
+            self.window_secs = Settings::default().window_secs;
+        }
+        self.version = SETTINGS_VERSION;
+    }
+
+    /// Saves to `path` atomically (a temporary file renamed over it), creating the directory.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(std::io::Error::other)?;
+        let tmp = path.with_extension(format!("ron.tmp{}", std::process::id()));
+        std::fs::write(&tmp, format!("// gpu-doctor settings\n{text}\n"))?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+/// Moves a bad file to `NAME.bak` (or `NAME.bak.2`, `.bak.3`... if earlier backups exist).
+fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "settings.ron".into());
+    for n in 1..1000 {
+        let bak = path.with_file_name(if n == 1 { format!("{name}.bak") } else { format!("{name}.bak.{n}") });
+        if !bak.exists() {
+            std::fs::rename(path, &bak)?;
+            return Ok(bak);
+        }
+    }
+    Err(std::io::Error::other("too many backups"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_missing_file() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("sub").join("settings.ron");
+        assert_eq!(Settings::load(&path), Loaded { settings: Settings::default(), notice: None });
+        let s = Settings { interval_secs: 0.5, window_secs: 900, theme: Theme::Light, tab: "smoke".into(), ..Settings::default() };
+        s.save(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Settings::load(&path), Loaded { settings: s, notice: None });
+    }
+
+    #[test]
+    fn unknown_fields_and_out_of_range_values() {
+        // Fields this version does not know (written by a later minor change) are ignored; values
+        // out of range fall back to their defaults.
+        let s = Settings::parse(b"(interval_secs: 99.0, window_secs: 7, future_thing: true, tab: \"vram\")")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((s.interval_secs, s.window_secs, s.tab.as_str()), (1.0, 300, "vram"));
+    }
+
+    #[test]
+    fn bad_files_are_kept_and_reported_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("settings.ron");
+        for (i, bad) in [
+            b"(interval_secs: 0.5, ".to_vec(),
+            vec![0xff, 0xfe, 0x00],
+            b"(version: 7, interval_secs: 0.5)".to_vec(),
+            vec![b' '; (MAX_SETTINGS_BYTES + 1) as usize],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            std::fs::write(&path, &bad).unwrap_or_else(|e| panic!("{e}"));
+            let l = Settings::load(&path);
+            assert_eq!(l.settings, Settings::default());
+            let notice = l.notice.unwrap_or_default();
+            assert!(notice.contains("started with default settings"), "{notice}");
+            let bak = if i == 0 { "settings.ron.bak".to_string() } else { format!("settings.ron.bak.{}", i + 1) };
+            assert!(notice.contains(&bak), "{notice}");
+            // The bad file is kept byte for byte; the next start is clean and silent.
+            assert_eq!(std::fs::read(dir.path().join(&bak)).unwrap_or_default(), bad);
+            assert_eq!(Settings::load(&path).notice, None);
+        }
+        let newer = std::fs::read_to_string(dir.path().join("settings.ron.bak.3")).unwrap_or_default();
+        assert!(newer.contains("version: 7"));
+    }
+}
