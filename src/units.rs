@@ -2,6 +2,14 @@
 //!
 //! One place decides how a number looks, so the GUI, the CLI table and reports agree.
 
+static DECIMAL_BYTES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Shows byte counts with decimal prefixes (GB, powers of 1000) instead of binary ones (GiB); the
+/// "Byte units" setting.
+pub fn set_decimal_bytes(on: bool) {
+    DECIMAL_BYTES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Bytes in one GiB.
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -11,14 +19,19 @@ pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// assert_eq!(gpu_doctor::units::bytes(1536), "1.5 KiB");
 /// ```
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let decimal = DECIMAL_BYTES.load(std::sync::atomic::Ordering::Relaxed);
+    let (units, step) = if decimal {
+        (["B", "kB", "MB", "GB", "TB", "PB"], 1000.0)
+    } else {
+        (["B", "KiB", "MiB", "GiB", "TiB", "PiB"], 1024.0)
+    };
     let mut value = n as f64;
     let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
+    while value >= step && unit + 1 < units.len() {
+        value /= step;
         unit += 1;
     }
-    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("B")) }
+    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", units.get(unit).copied().unwrap_or("B")) }
 }
 
 /// Formats a transfer rate in bytes per second with decimal prefixes, as disk and network tools do:

@@ -12,6 +12,8 @@ use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
 use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
+use super::monitor::TimeWindow;
+use crate::settings::{ByteUnits, Settings, Theme};
 use crate::cli::SourceArgs;
 use crate::present;
 use crate::telemetry::demo::Scenario;
@@ -55,6 +57,12 @@ pub struct AppInit {
     pub checklist_from: Option<std::path::PathBuf>,
     /// How the Smoke test tab runs its child process.
     pub smoke: SmokeSetup,
+    /// The user's settings.
+    pub settings: Settings,
+    /// Why the settings file could not be used (shown once).
+    pub settings_notice: Option<String>,
+    /// Where settings are saved when they change; None: never saved (tests, screenshots).
+    pub settings_path: Option<std::path::PathBuf>,
 }
 
 impl AppInit {
@@ -70,6 +78,9 @@ impl AppInit {
             source: SourceArgs::default(),
             checklist_from: None,
             smoke: SmokeSetup::default(),
+            settings: Settings::default(),
+            settings_notice: None,
+            settings_path: None,
         }
     }
 }
@@ -107,6 +118,15 @@ fn wake(ctx: &egui::Context) {
     ctx.request_repaint_after(std::time::Duration::from_millis(1));
 }
 
+/// Applies the theme setting.
+fn apply_theme(ctx: &egui::Context, theme: Theme) {
+    ctx.set_theme(match theme {
+        Theme::System => egui::ThemePreference::System,
+        Theme::Dark => egui::ThemePreference::Dark,
+        Theme::Light => egui::ThemePreference::Light,
+    });
+}
+
 /// "1 s", "0.25 s", "2.5 s": the sampling interval as the user typed it.
 fn interval_text(secs: f64) -> String {
     let t = format!("{secs:.2}");
@@ -135,6 +155,12 @@ pub struct DoctorApp {
     pub vram: VramState,
     /// Smoke test tab state.
     pub smoke: SmokeState,
+    /// The settings being edited (window and tab come from the tabs themselves).
+    pub settings: Settings,
+    saved_settings: Settings,
+    settings_path: Option<std::path::PathBuf>,
+    /// A message about the settings file, until dismissed.
+    pub settings_notice: Option<String>,
 }
 
 impl DoctorApp {
@@ -147,10 +173,16 @@ impl DoctorApp {
             ctx.tessellation_options_mut(|o| o.feathering = false);
         }
         init.sampler.set_notify(move || wake(&ctx));
+        apply_theme(&cc.egui_ctx, init.settings.theme);
+        crate::units::set_decimal_bytes(init.settings.units == ByteUnits::Decimal);
+        let mut monitor = MonitorState::default();
+        if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
+            monitor.window = w;
+        }
         DoctorApp {
             sampler: init.sampler,
             tab: init.tab,
-            monitor: MonitorState::default(),
+            monitor,
             renderer_name: init.renderer_name,
             screenshot: init.screenshot,
             process_start: init.process_start,
@@ -166,6 +198,84 @@ impl DoctorApp {
             source: init.source,
             vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
+            saved_settings: init.settings.clone(),
+            settings: init.settings,
+            settings_path: init.settings_path,
+            settings_notice: init.settings_notice,
+        }
+    }
+
+    /// The settings as the user has them now (window, tab, theme...).
+    pub fn current_settings(&self) -> Settings {
+        Settings {
+            window_secs: self.monitor.window.secs() as u32,
+            tab: self.tab.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default(),
+            ..self.settings.clone()
+        }
+    }
+
+    /// Saves the settings when they changed since the last save.
+    fn save_settings_if_changed(&mut self) {
+        let now = self.current_settings();
+        if now == self.saved_settings {
+            return;
+        }
+        self.saved_settings = now;
+        if let Some(p) = &self.settings_path
+            && let Err(e) = self.saved_settings.save(p)
+        {
+            self.message = Some(format!("Could not save the settings to {}: {e}", p.display()));
+            self.settings_path = None;
+        }
+    }
+
+    fn settings_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Settings");
+        let before = self.settings.clone();
+        egui::Grid::new("settings_grid").num_columns(2).spacing([16.0, 6.0]).show(ui, |ui| {
+            ui.label("Theme");
+            ui.horizontal(|ui| {
+                for (t, name) in [(Theme::System, "System"), (Theme::Dark, "Dark"), (Theme::Light, "Light")] {
+                    ui.selectable_value(&mut self.settings.theme, t, name);
+                }
+            });
+            ui.end_row();
+            ui.label("Sampling interval");
+            ui.horizontal(|ui| {
+                for secs in [0.5, 1.0, 2.0, 5.0] {
+                    ui.selectable_value(&mut self.settings.interval_secs, secs, interval_text(secs));
+                }
+                ui.label(RichText::new("(from the next start)").weak());
+            });
+            ui.end_row();
+            ui.label("Byte units");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.settings.units, ByteUnits::Binary, "GiB (1024)");
+                ui.selectable_value(&mut self.settings.units, ByteUnits::Decimal, "GB (1000)");
+            });
+            ui.end_row();
+            ui.label("Redact in shared reports");
+            ui.horizontal_wrapped(|ui| {
+                let r = &mut self.settings.redaction;
+                ui.checkbox(&mut r.hostname, "host name");
+                ui.checkbox(&mut r.users, "user names");
+                ui.checkbox(&mut r.ip, "IP addresses");
+                ui.checkbox(&mut r.mac, "MAC addresses");
+                ui.checkbox(&mut r.gpu_ids, "GPU UUIDs and serials");
+            });
+            ui.end_row();
+            ui.label("Settings file");
+            ui.label(match &self.settings_path {
+                Some(p) => p.display().to_string(),
+                None => "not saved in this session".to_string(),
+            });
+            ui.end_row();
+        });
+        if self.settings.theme != before.theme {
+            apply_theme(ui.ctx(), self.settings.theme);
+        }
+        if self.settings.units != before.units {
+            crate::units::set_decimal_bytes(self.settings.units == ByteUnits::Decimal);
         }
     }
 
@@ -243,7 +353,7 @@ impl DoctorApp {
         });
     }
 
-    fn about(&self, ui: &mut egui::Ui, snap: &Snapshot) {
+    fn about(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
             ui.label("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root.");
@@ -287,6 +397,8 @@ impl DoctorApp {
             }
             ui.add_space(8.0);
             ui.label("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor");
+            ui.add_space(12.0);
+            self.settings_ui(ui);
         });
     }
 }
@@ -312,6 +424,14 @@ impl eframe::App for DoctorApp {
                 if let Some(msg) = &self.message {
                     ui.colored_label(Color32::LIGHT_RED, msg);
                 }
+                if let Some(notice) = self.settings_notice.clone() {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.colored_label(Color32::from_rgb(255, 204, 128), notice);
+                        if ui.button("OK").clicked() {
+                            self.settings_notice = None;
+                        }
+                    });
+                }
                 match self.tab {
                     Tab::Monitor => {
                         let now = self.sampler.now().max(snap.latest_t());
@@ -335,6 +455,7 @@ impl eframe::App for DoctorApp {
             Some(MonitorAction::OpenChecklist) => self.tab = Tab::Checklist,
             None => {}
         }
+        self.save_settings_if_changed();
         if !self.first_frame_done {
             self.first_frame_done = true;
             if let (true, Some(start)) = (self.report_startup, self.process_start) {

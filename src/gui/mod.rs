@@ -101,8 +101,9 @@ pub struct GuiArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    /// Default: the settings file's, else 1.
+    #[arg(long, value_parser = parse_interval, value_name = "SECS")]
+    pub interval: Option<f64>,
     /// Graphics backend (default: gl on Linux, wgpu on Windows). If the window cannot be created,
     /// gpu-doctor retries once with the other one.
     #[arg(long, value_enum)]
@@ -113,9 +114,9 @@ pub struct GuiArgs {
     /// Frames to render before taking the screenshot.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub frames: u32,
-    /// Tab to open.
-    #[arg(long, value_enum, default_value_t = Tab::Monitor)]
-    pub tab: Tab,
+    /// Tab to open (default: the one open when the app was last closed).
+    #[arg(long, value_enum)]
+    pub tab: Option<Tab>,
     /// Open the Checklist on a capture directory (from `gpu-doctor-cli capture`) instead of this
     /// machine.
     #[arg(long, value_name = "DIR")]
@@ -246,10 +247,16 @@ fn screenshot_state_file() -> PathBuf {
 
 fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> Result<(), eframe::Error> {
     let (gpu, host) = args.source.open();
-    let interval = Duration::from_secs_f64(args.interval);
+    // A --screenshot run neither reads nor writes the user's settings: it is reproducible.
+    let settings_path = if args.screenshot.is_some() { None } else { crate::settings::settings_path() };
+    let loaded = settings_path.as_deref().map(crate::settings::Settings::load).unwrap_or(crate::settings::Loaded {
+        settings: crate::settings::Settings::default(),
+        notice: None,
+    });
+    let interval = Duration::from_secs_f64(args.interval.unwrap_or(loaded.settings.interval_secs));
     let prefill = args.source.demo.is_some();
     let screenshot = args.screenshot.clone();
-    let tab = args.tab;
+    let tab = args.tab.or_else(|| Tab::from_str(&loaded.settings.tab, true).ok()).unwrap_or(Tab::Monitor);
     let frames = args.frames;
     let source = args.source.clone();
     let checklist_from = args.checklist_from.clone();
@@ -281,6 +288,9 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 source,
                 checklist_from,
                 smoke,
+                settings: loaded.settings,
+                settings_notice: loaded.notice,
+                settings_path,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),
