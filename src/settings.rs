@@ -169,7 +169,8 @@ impl Settings {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(std::io::Error::other)?;
+        let text =
+            ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(std::io::Error::other)?;
         let tmp = path.with_extension(format!("ron.tmp{}", std::process::id()));
         std::fs::write(&tmp, format!("// gpu-doctor settings\n{text}\n"))?;
         std::fs::rename(&tmp, path)
@@ -198,7 +199,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("sub").join("settings.ron");
         assert_eq!(Settings::load(&path), Loaded { settings: Settings::default(), notice: None });
-        let s = Settings { interval_secs: 0.5, window_secs: 900, theme: Theme::Light, tab: "smoke".into(), ..Settings::default() };
+        let s = Settings {
+            interval_secs: 0.5,
+            window_secs: 900,
+            theme: Theme::Light,
+            tab: "smoke".into(),
+            ..Settings::default()
+        };
         s.save(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(Settings::load(&path), Loaded { settings: s, notice: None });
     }

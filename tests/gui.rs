@@ -538,3 +538,148 @@ fn smoke_tab_shows_a_failure_with_its_next_step() {
     h.get_by_label("Copy next step");
     h.get_by_label("error: CUDA_ERROR_STUB_LIBRARY");
 }
+
+fn app_with(init: impl FnOnce(&mut AppInit) + 'static) -> Harness<'static, DoctorApp> {
+    let sampler =
+        stepped(Arc::new(DemoGpus::new(Scenario::Idle, 1, 3)), Box::new(DemoHost::new(Scenario::Idle, 3)), 10);
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 900.0)).build_eframe(move |cc| {
+        let mut i = AppInit::new(sampler);
+        init(&mut i);
+        DoctorApp::new(cc, i)
+    });
+    h.step();
+    h
+}
+
+#[test]
+fn settings_notice_once_and_changes_are_saved() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("settings.ron");
+    std::fs::write(&path, "(interval_secs: ").unwrap_or_else(|e| panic!("{e}"));
+    let loaded = gpu_doctor::settings::Settings::load(&path);
+    let p2 = path.clone();
+    let mut h = app_with(move |i| {
+        i.settings = loaded.settings;
+        i.settings_notice = loaded.notice;
+        i.settings_path = Some(p2);
+    });
+    h.get_by_label_contains("started with default settings and kept the old file as");
+    h.get_by_label("OK").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("started with default settings").is_none());
+    // A changed chart window is saved.
+    h.get_by_label("15 min").click();
+    h.step();
+    h.step();
+    let saved = gpu_doctor::settings::Settings::load(&path).settings;
+    assert_eq!(saved.window_secs, 900);
+    // The theme and units from the About tab.
+    h.state_mut().tab = gpu_doctor::gui::Tab::About;
+    h.step();
+    h.get_by_label("Light").click();
+    h.step();
+    h.step();
+    let saved = gpu_doctor::settings::Settings::load(&path).settings;
+    assert_eq!(saved.theme, gpu_doctor::settings::Theme::Light);
+    assert_eq!(saved.tab, "about");
+    // (The byte-units switch changes a process-wide setting; tests/units.rs covers it alone.)
+    h.get_by_label("GB (1000)");
+}
+
+#[test]
+fn report_dialog_previews_redacts_and_copies() {
+    let mut h = app_with(|_| {});
+    h.get_by_label("Report...").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Preview: exactly what will be saved or copied");
+    let preview = h.state().report.preview.clone();
+    assert!(preview.starts_with("# gpu-doctor report"), "{preview}");
+    assert!(preview.contains("Redaction: on: host names"));
+    assert!(preview.contains("## Recent metrics") && preview.contains("DEMO DATA"));
+    h.get_by_label("HTML page").click();
+    h.step();
+    h.step();
+    assert!(h.state().report.preview.starts_with("<!DOCTYPE html>"));
+    h.get_by_label("Redact").click();
+    h.step();
+    h.step();
+    assert!(h.state().report.preview.contains("Redaction: off"));
+    h.get_by_label_contains("Not redacted");
+    h.get_by_label("Copy").click();
+    h.step();
+    h.step();
+    h.get_by_label("Report copied to the clipboard.");
+}
+
+#[test]
+fn replay_shows_a_recording_with_label_and_slider() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("r.gdrec");
+    {
+        let s = stepped(
+            Arc::new(DemoGpus::new(Scenario::DataStarved, 2, 1)),
+            Box::new(DemoHost::new(Scenario::DataStarved, 1)),
+            0,
+        );
+        s.step_host(0.0);
+        s.step_gpu(0.0);
+        let mut r =
+            gpu_doctor::telemetry::recording::Recorder::create(&path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+        for t in 1..=120 {
+            s.step_host(f64::from(t));
+            s.step_gpu(f64::from(t));
+            let _ = r.append(&s.snapshot());
+        }
+    }
+    let p = path.clone();
+    let mut h = app_with(move |i| i.replay = Some(p));
+    h.step();
+    h.get_by_label_contains("REPLAY: r.gdrec (recorded, not live)");
+    h.get_by_label_contains("Data: REPLAY of");
+    assert_eq!(h.state().replay_span, Some((1.0, 120.0)));
+    assert_eq!(h.state().monitor.paused_at, Some(120.0));
+    // Moving the slider moves the view (and the cards) back in time.
+    h.state_mut().monitor.paused_at = Some(30.0);
+    h.step();
+    assert_eq!(h.state().monitor.paused_at, Some(30.0));
+    assert!(h.get_all_by_label("Replay position").count() >= 1);
+    // Back to the live machine.
+    h.get_by_label("Back to this machine").click();
+    h.step();
+    h.step();
+    assert!(h.state().replay_span.is_none());
+    assert!(h.query_by_label_contains("REPLAY:").is_none());
+}
+
+#[test]
+fn record_from_the_file_menu_and_stop() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // SAFETY: set before the app reads it; this test binary's other tests do not read it.
+    unsafe { std::env::set_var("XDG_DATA_HOME", dir.path()) };
+    let mut h = app_with(|_| {});
+    h.get_by_label("File").click();
+    h.step();
+    h.step();
+    h.get_by_label("Record metrics to a file").click();
+    h.step();
+    h.step();
+    assert!(h.state().sampler().recording().is_some());
+    for t in 11..=14 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.get_by_label("Stop recording (4)").click();
+    h.step();
+    h.step();
+    assert!(h.state().sampler().recording().is_none());
+    h.get_by_label_contains("Recorded 4 samples to");
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("gpu-doctor").join("recordings"))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert_eq!(files.len(), 1);
+    let rec = gpu_doctor::telemetry::recording::Recording::open(&files[0]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rec.records.len(), 4);
+}

@@ -90,7 +90,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
         SourceStatus::Opening => {
             let _ = writeln!(o, "\nNVML is still opening.");
         }
-        SourceStatus::Demo { .. } => {}
+        SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {}
     }
     o
 }

@@ -393,7 +393,9 @@ fn drv_08(cx: &Ctx) -> Check {
             Verdict::Info,
             format!("not opened: the GPU is asleep (runtime-suspended: {})", functions.join(", ")),
         ),
-        SourceStatus::Opening | SourceStatus::Demo { .. } => c.verdict(Verdict::Skipped, "not probed"),
+        SourceStatus::Opening | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {
+            c.verdict(Verdict::Skipped, "not probed")
+        }
     }
 }
 

@@ -8,14 +8,15 @@ use clap::ValueEnum;
 use eframe::egui::{self, Color32, RichText};
 
 use super::checklist::{ChecklistSource, ChecklistState};
+use super::monitor::TimeWindow;
 use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
+use super::share;
 use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
-use super::monitor::TimeWindow;
-use crate::settings::{ByteUnits, Settings, Theme};
 use crate::cli::SourceArgs;
 use crate::present;
+use crate::settings::{ByteUnits, Settings, Theme};
 use crate::telemetry::demo::Scenario;
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::Snapshot;
@@ -63,6 +64,8 @@ pub struct AppInit {
     pub settings_notice: Option<String>,
     /// Where settings are saved when they change; None: never saved (tests, screenshots).
     pub settings_path: Option<std::path::PathBuf>,
+    /// A recording to open in the Monitor instead of live data.
+    pub replay: Option<std::path::PathBuf>,
 }
 
 impl AppInit {
@@ -81,6 +84,7 @@ impl AppInit {
             settings: Settings::default(),
             settings_notice: None,
             settings_path: None,
+            replay: None,
         }
     }
 }
@@ -116,6 +120,22 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
 /// layouts settle; a non-zero delay schedules one, which halves the idle cost.)
 fn wake(ctx: &egui::Context) {
     ctx.request_repaint_after(std::time::Duration::from_millis(1));
+}
+
+/// The replay's snapshot at time `at`: the last host and GPU samples at or before it.
+fn replay_snapshot(base: &Snapshot, rec: &crate::telemetry::recording::Recording, at: f64) -> Snapshot {
+    let upto = rec.records.partition_point(|r| r.t <= at);
+    let before = &rec.records[..upto];
+    let mut s = base.clone();
+    if let Some(r) = before.iter().rev().find(|r| r.host.is_some()) {
+        s.host_t = Some(r.t);
+        s.host.clone_from(&r.host);
+    }
+    if let Some(r) = before.iter().rev().find(|r| !r.gpus.is_empty()) {
+        s.gpu_t = Some(r.t);
+        s.gpus.clone_from(&r.gpus);
+    }
+    s
 }
 
 /// Applies the theme setting.
@@ -161,6 +181,17 @@ pub struct DoctorApp {
     settings_path: Option<std::path::PathBuf>,
     /// A message about the settings file, until dismissed.
     pub settings_notice: Option<String>,
+    /// The report dialog.
+    pub report: share::ReportDialog,
+    /// Outcome of the last screenshot, recording or export (set from callbacks too).
+    pub info: Arc<std::sync::Mutex<Option<String>>>,
+    screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    machine: Option<Vec<(String, String)>>,
+    /// First and last sample time of the recording being replayed.
+    pub replay_span: Option<(f64, f64)>,
+    /// The recording being replayed.
+    replay: Option<Arc<crate::telemetry::recording::Recording>>,
 }
 
 impl DoctorApp {
@@ -179,7 +210,8 @@ impl DoctorApp {
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
             monitor.window = w;
         }
-        DoctorApp {
+        let replay = init.replay.clone();
+        let mut app = DoctorApp {
             sampler: init.sampler,
             tab: init.tab,
             monitor,
@@ -198,10 +230,96 @@ impl DoctorApp {
             source: init.source,
             vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
+            report: share::ReportDialog::new(init.settings.redaction),
+            info: Arc::new(std::sync::Mutex::new(None)),
+            screenshot_dialog: None,
+            open_dialog: None,
+            machine: None,
+            replay_span: None,
+            replay: None,
             saved_settings: init.settings.clone(),
             settings: init.settings,
             settings_path: init.settings_path,
             settings_notice: init.settings_notice,
+        };
+        if let Some(path) = replay {
+            app.open_replay(&cc.egui_ctx, &path);
+        }
+        app
+    }
+
+    fn tab_name(&self) -> String {
+        self.tab.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
+
+    fn set_info(&self, text: String) {
+        if let Ok(mut i) = self.info.lock() {
+            *i = Some(text);
+        }
+    }
+
+    /// Saves a PNG of the window (to `path`, or a new file in the Pictures folder) and copies it.
+    pub fn take_screenshot(&self, ctx: &egui::Context, path: Option<std::path::PathBuf>) {
+        share::screenshot(
+            ctx,
+            path,
+            share::file_stem(&self.tab_name(), &self.settings.redaction),
+            Arc::clone(&self.info),
+        );
+    }
+
+    /// The support report of what the app knows now (not yet redacted).
+    pub fn build_report(&mut self, snap: &Snapshot) -> crate::report::ReportDoc {
+        let machine = self.machine.get_or_insert_with(crate::report::machine_facts).clone();
+        let now = self.sampler.now().max(snap.latest_t());
+        let window = self.monitor.window.secs();
+        let checklist = self.checklist.report.clone();
+        let smoke = self.smoke.report.clone();
+        let renderer = Some(self.renderer_name.clone());
+        self.sampler.with_history(|h| {
+            crate::report::build(&crate::report::Inputs {
+                snapshot: snap,
+                history: Some((h, window, now)),
+                checklist: checklist.as_ref(),
+                smoke: smoke.as_ref(),
+                vram: None,
+                renderer,
+                machine,
+            })
+        })
+    }
+
+    /// Shows a recording in the Monitor, labelled REPLAY, with a time slider.
+    pub fn open_replay(&mut self, ctx: &egui::Context, path: &std::path::Path) {
+        match crate::telemetry::recording::Recording::open(path) {
+            Ok(rec) => {
+                let skipped = rec.skipped_lines;
+                let span = (rec.records.first().map(|r| r.t), rec.records.last().map(|r| r.t));
+                let _ = self.sampler.stop_recording();
+                self.sampler = Sampler::from_recording(&rec, &path.display().to_string());
+                let c = ctx.clone();
+                self.sampler.set_notify(move || wake(&c));
+                self.monitor = MonitorState::default();
+                if let (Some(a), Some(b)) = span {
+                    // Show the whole recording when it is short, else its last window; the slider moves it.
+                    if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() >= b - a) {
+                        self.monitor.window = w;
+                    }
+                    self.monitor.paused_at = Some(b);
+                }
+                self.replay = Some(Arc::new(rec));
+                self.replay_span = match span {
+                    (Some(a), Some(b)) => Some((a, b)),
+                    _ => None,
+                };
+                self.tab = Tab::Monitor;
+                self.set_info(if skipped > 0 {
+                    format!("Opened {} ({skipped} unreadable line(s) skipped).", path.display())
+                } else {
+                    format!("Opened {}.", path.display())
+                });
+            }
+            Err(e) => self.message = Some(format!("Could not open the recording: {e}")),
         }
     }
 
@@ -296,6 +414,8 @@ impl DoctorApp {
                 self.sampler = sampler;
                 self.demo_started_here = demo.is_some();
                 self.monitor = MonitorState::default();
+                self.replay_span = None;
+                self.replay = None;
             }
             Err(e) => self.message = Some(format!("Could not start sampling: {e}")),
         }
@@ -311,7 +431,52 @@ impl DoctorApp {
             ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
             ui.selectable_value(&mut self.tab, Tab::Smoke, "Smoke test");
             ui.selectable_value(&mut self.tab, Tab::About, "About");
+            ui.separator();
+            if ui.button("Screenshot").on_hover_text("Save a PNG of the window and copy it (Ctrl+Shift+S)").clicked() {
+                self.take_screenshot(ui.ctx(), None);
+            }
+            if ui.button("Report...").on_hover_text("A support report: preview, redaction, save or copy").clicked() {
+                let doc = self.build_report(snap);
+                self.report.show_for(doc, self.settings.redaction);
+            }
+            if let Some((_, n)) = self.sampler.recording()
+                && ui
+                    .button(RichText::new(format!("Stop recording ({n})")).color(Color32::LIGHT_RED))
+                    .on_hover_text("Samples written so far")
+                    .clicked()
+            {
+                action = Some(MonitorAction::StopRecording);
+            }
+            ui.menu_button("File", |ui| {
+                if self.sampler.recording().is_none()
+                    && !snap.source.is_replay()
+                    && ui.button("Record metrics to a file").clicked()
+                {
+                    action = Some(MonitorAction::StartRecording);
+                }
+                if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
+                    self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
+                }
+                if ui.button("Save screenshot as...").clicked() && self.screenshot_dialog.is_none() {
+                    let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
+                    self.screenshot_dialog = Some(share::save_dialog(name, ("PNG image", "png")));
+                }
+            });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if let SourceStatus::Replay { file, .. } = &snap.source {
+                    if ui.button("Back to this machine").clicked() {
+                        action = Some(MonitorAction::LeaveDemo);
+                    }
+                    let name = std::path::Path::new(file)
+                        .file_name()
+                        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                    ui.label(
+                        RichText::new(format!(" REPLAY: {name} (recorded, not live) "))
+                            .strong()
+                            .color(Color32::BLACK)
+                            .background_color(Color32::from_rgb(144, 202, 249)),
+                    );
+                }
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
                     if self.demo_started_here && ui.button("Back to this machine").clicked() {
                         action = Some(MonitorAction::LeaveDemo);
@@ -387,7 +552,10 @@ impl DoctorApp {
                 SourceStatus::Unavailable(no) => {
                     no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect()
                 }
-                SourceStatus::Demo { .. } | SourceStatus::Opening | SourceStatus::Asleep { .. } => Vec::new(),
+                SourceStatus::Demo { .. }
+                | SourceStatus::Opening
+                | SourceStatus::Asleep { .. }
+                | SourceStatus::Replay { .. } => Vec::new(),
             };
             if !attempts.is_empty() {
                 ui.strong("NVML load attempts");
@@ -411,7 +579,11 @@ impl eframe::App for DoctorApp {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        let snap: Arc<Snapshot> = self.sampler.snapshot();
+        let mut snap: Arc<Snapshot> = self.sampler.snapshot();
+        if let (Some(rec), Some(at)) = (&self.replay, self.monitor.paused_at) {
+            // The cards show the sample at the replay position, like live data at that moment.
+            snap = Arc::new(replay_snapshot(&snap, rec, at));
+        }
         let ctx = ui.ctx().clone();
         let mut action = None;
         egui::Panel::top("top_bar").show(ui, |ui| {
@@ -423,6 +595,30 @@ impl eframe::App for DoctorApp {
             |ui| {
                 if let Some(msg) = &self.message {
                     ui.colored_label(Color32::LIGHT_RED, msg);
+                }
+                let info = self.info.lock().ok().and_then(|i| i.clone());
+                if let Some(text) = info {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(text);
+                        if ui.small_button("Dismiss").clicked()
+                            && let Ok(mut i) = self.info.lock()
+                        {
+                            *i = None;
+                        }
+                    });
+                }
+                if let (true, Some((a, b))) = (self.tab == Tab::Monitor && snap.source.is_replay(), self.replay_span) {
+                    ui.horizontal(|ui| {
+                        let l = ui.label("Replay position");
+                        let mut at = self.monitor.paused_at.unwrap_or(b).clamp(a, b);
+                        let (start, offset) = (snap.started_unix, self.offset_secs);
+                        let slider = egui::Slider::new(&mut at, a..=b.max(a + 1.0))
+                            .custom_formatter(move |v, _| present::wall_clock(start, v, offset))
+                            .step_by(snap.interval_secs.max(0.25));
+                        if ui.add_sized([ui.available_width().min(700.0), 18.0], slider).labelled_by(l.id).changed() {
+                            self.monitor.paused_at = Some(at);
+                        }
+                    });
                 }
                 if let Some(notice) = self.settings_notice.clone() {
                     ui.horizontal_wrapped(|ui| {
@@ -453,7 +649,44 @@ impl eframe::App for DoctorApp {
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
             Some(MonitorAction::WakeGpu) => self.sampler.allow_wake(),
             Some(MonitorAction::OpenChecklist) => self.tab = Tab::Checklist,
+            Some(MonitorAction::StartRecording) => {
+                let dir = share::recordings_dir();
+                let path = share::unique_path(&dir, &share::file_stem("recording", &self.settings.redaction), "gdrec");
+                let started = std::fs::create_dir_all(&dir)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| self.sampler.start_recording(&path).map_err(|e| e.to_string()));
+                self.set_info(match started {
+                    Ok(()) => format!("Recording to {}", path.display()),
+                    Err(e) => format!("Could not start recording: {e}"),
+                });
+            }
+            Some(MonitorAction::StopRecording) => {
+                if let Some((path, n)) = self.sampler.stop_recording() {
+                    self.set_info(format!("Recorded {n} samples to {} (Open recording... replays it)", path.display()));
+                }
+            }
             None => {}
+        }
+        self.report.ui(&ctx);
+        if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
+            self.take_screenshot(&ctx, Some(path));
+        }
+        if let Some(Some(path)) = share::poll_dialog(&mut self.open_dialog) {
+            self.open_replay(&ctx, &path);
+        }
+        if self.screenshot_dialog.is_some() || self.open_dialog.is_some() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        if ctx.input_mut(|i| {
+            i.consume_shortcut(&egui::KeyboardShortcut::new(
+                egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+                egui::Key::S,
+            ))
+        }) {
+            self.take_screenshot(&ctx, None);
+        }
+        if let Some(e) = self.sampler.take_recording_error() {
+            self.message = Some(e);
         }
         self.save_settings_if_changed();
         if !self.first_frame_done {

@@ -7,12 +7,14 @@ mod charts;
 mod checklist;
 mod monitor;
 mod screenshot;
+mod share;
 mod smoke_tab;
 mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
 pub use checklist::{ChecklistSource, ChecklistState};
 pub use monitor::{MonitorState, ProcessSort, TimeWindow};
+pub use share::{ReportDialog, unique_path};
 pub use smoke_tab::{SmokeSetup, SmokeState, write_report};
 pub use vram_tab::VramState;
 
@@ -121,6 +123,10 @@ pub struct GuiArgs {
     /// machine.
     #[arg(long, value_name = "DIR")]
     pub checklist_from: Option<PathBuf>,
+    /// Show a recording (from `gpu-doctor-cli record` or the Record button) in the Monitor,
+    /// labelled REPLAY, with a time slider.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
     /// Start the CUDA smoke test as soon as the window opens (with `--tab smoke`).
     #[arg(long)]
     pub run_smoke: bool,
@@ -249,10 +255,10 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let (gpu, host) = args.source.open();
     // A --screenshot run neither reads nor writes the user's settings: it is reproducible.
     let settings_path = if args.screenshot.is_some() { None } else { crate::settings::settings_path() };
-    let loaded = settings_path.as_deref().map(crate::settings::Settings::load).unwrap_or(crate::settings::Loaded {
-        settings: crate::settings::Settings::default(),
-        notice: None,
-    });
+    let loaded = settings_path
+        .as_deref()
+        .map(crate::settings::Settings::load)
+        .unwrap_or(crate::settings::Loaded { settings: crate::settings::Settings::default(), notice: None });
     let interval = Duration::from_secs_f64(args.interval.unwrap_or(loaded.settings.interval_secs));
     let prefill = args.source.demo.is_some();
     let screenshot = args.screenshot.clone();
@@ -260,6 +266,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let frames = args.frames;
     let source = args.source.clone();
     let checklist_from = args.checklist_from.clone();
+    let replay = args.replay.clone();
     let smoke = SmokeSetup {
         cuda_lib: args.cuda_lib.clone(),
         nvml_lib: args.source.nvml_lib.clone(),
@@ -291,6 +298,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 settings: loaded.settings,
                 settings_notice: loaded.notice,
                 settings_path,
+                replay,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

@@ -82,6 +82,10 @@ pub enum MonitorAction {
     WakeGpu,
     /// Open the Checklist tab.
     OpenChecklist,
+    /// Start recording to a new file.
+    StartRecording,
+    /// Stop recording.
+    StopRecording,
 }
 
 /// State of the Monitor tab.

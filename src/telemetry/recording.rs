@@ -171,6 +171,11 @@ impl Recorder {
         Ok(())
     }
 
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Forces the data to disk (for a clean stop; a kill keeps what the OS already has).
     pub fn sync(&self) -> Result<(), RecordingError> {
         self.file.sync_data().map_err(|e| RecordingError::Io { path: self.path.clone(), source: e })

@@ -6,6 +6,7 @@
 //! [`Sampler::with_history`], which never wait for a source. The same step functions run
 //! synchronously in tests and benchmarks through [`Sampler::manual`].
 
+use super::recording::{Recorder, Recording, RecordingError};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -13,11 +14,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 
+use super::demo::{DemoHost, Scenario};
 use super::history::{Event, EventLevel, History, HistoryConfig, keys};
 use super::host::{HostSource, SelfProbe};
-use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
+use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, Inventory};
 use super::snapshot::{Snapshot, Stall};
-use super::source::GpuSource;
+use super::source::{GpuSource, SourceStatus};
 
 /// Shortest sampling interval, seconds.
 pub const MIN_INTERVAL: f64 = 0.25;
@@ -89,6 +91,12 @@ struct Shared {
     /// Fast (0) and slow (1) GPU steps in flight.
     watches: [Watch; 2],
     clock: Instant,
+    /// A recording in progress: every waking publish (one per tick) appends a line.
+    recorder: Mutex<Option<Recorder>>,
+    /// Why the last recording stopped by itself (a write failed).
+    recorder_error: Mutex<Option<String>>,
+    /// For a replay: the recording's last sample time.
+    replay_end: Mutex<Option<f64>>,
 }
 
 /// Runs the sources and holds the latest snapshot and the history.
@@ -140,6 +148,9 @@ impl Sampler {
                 publish: Mutex::new(()),
                 watches: [Watch::default(), Watch::default()],
                 clock: started,
+                recorder: Mutex::new(None),
+                recorder_error: Mutex::new(None),
+                replay_end: Mutex::new(None),
             }),
             interval,
             started,
@@ -238,8 +249,12 @@ impl Sampler {
         self.interval
     }
 
-    /// Seconds since the sampler started (the time axis of the history).
+    /// Seconds since the sampler started (the time axis of the history); for a replay, the end
+    /// of the recording.
     pub fn now(&self) -> f64 {
+        if let Some(end) = self.shared.replay_end.lock().ok().and_then(|e| *e) {
+            return end;
+        }
         self.started.elapsed().as_secs_f64()
     }
 
@@ -262,6 +277,82 @@ impl Sampler {
     /// not-responding state for a GPU call running [`HUNG_AFTER`] or longer.
     pub fn check_stall(&self) {
         self.shared.check_stall();
+    }
+
+    /// A sampler holding a recording: its history filled from every sample, its snapshot the last
+    /// sample, its source labelled REPLAY. No threads; nothing is sampled.
+    pub fn from_recording(rec: &Recording, file: &str) -> Sampler {
+        let mut inventory = Arc::new(rec.header.inventory.clone());
+        let mut recorded = rec.header.source.clone();
+        for r in &rec.records {
+            if let Some(i) = &r.inventory {
+                inventory = Arc::new(i.clone());
+            }
+            if let Some(s) = &r.source {
+                recorded = s.clone();
+            }
+        }
+        let status = SourceStatus::Replay { file: file.to_string(), recorded: recorded.label() };
+        let gpu = Arc::new(ReplayGpus { status: status.clone(), inventory: Arc::clone(&inventory) });
+        let interval = Duration::from_secs_f64(rec.header.interval_secs.clamp(0.25, 10.0));
+        let last_host = rec.records.iter().rev().find_map(|r| r.host.clone().map(|h| (r.t, h)));
+        let host = Box::new(ReplayHost(
+            last_host.as_ref().map_or_else(|| DemoHost::new(Scenario::Idle, 0).sample(0.0), |(_, h)| h.clone()),
+        ));
+        let s = Self::with_config(gpu, host, interval, HistoryConfig::default());
+        let last_gpu = rec.records.iter().rev().find(|r| !r.gpus.is_empty()).map(|r| (r.t, r.gpus.clone()));
+        if let Ok(mut h) = s.shared.history.lock() {
+            for r in &rec.records {
+                if let Some(host) = &r.host {
+                    record_host(&mut h, r.t, host);
+                }
+                for g in &r.gpus {
+                    record_gpu(&mut h, r.t, g);
+                }
+            }
+        }
+        let end = rec.records.last().map_or(0.0, |r| r.t);
+        s.shared.publish(false, |snap| {
+            snap.started_unix = rec.header.started_unix;
+            snap.interval_secs = rec.header.interval_secs;
+            snap.source = status;
+            snap.inventory = inventory;
+            snap.host_t = last_host.as_ref().map(|(t, _)| *t);
+            snap.host = last_host.map(|(_, h)| h);
+            snap.gpu_t = last_gpu.as_ref().map(|(t, _)| *t);
+            snap.gpus = last_gpu.map(|(_, g)| g).unwrap_or_default();
+        });
+        if let Ok(mut e) = s.shared.replay_end.lock() {
+            *e = Some(end);
+        }
+        s
+    }
+
+    /// Starts recording every tick to `path`, a new file (see [`crate::telemetry::recording`]).
+    pub fn start_recording(&self, path: &std::path::Path) -> Result<(), RecordingError> {
+        let rec = Recorder::create(path, &self.snapshot())?;
+        if let Ok(mut g) = self.shared.recorder.lock() {
+            *g = Some(rec);
+        }
+        Ok(())
+    }
+
+    /// Stops recording; returns the file and the number of samples written.
+    pub fn stop_recording(&self) -> Option<(std::path::PathBuf, u64)> {
+        let rec = self.shared.recorder.lock().ok()?.take()?;
+        let _ = rec.sync();
+        Some((rec.path().to_path_buf(), rec.lines.saturating_sub(1)))
+    }
+
+    /// The recording in progress: its file and samples written so far.
+    pub fn recording(&self) -> Option<(std::path::PathBuf, u64)> {
+        let g = self.shared.recorder.lock().ok()?;
+        g.as_ref().map(|r| (r.path().to_path_buf(), r.lines.saturating_sub(1)))
+    }
+
+    /// Why a recording stopped by itself, once.
+    pub fn take_recording_error(&self) -> Option<String> {
+        self.shared.recorder_error.lock().ok()?.take()
     }
 
     /// Asks the GPU source to read a sleeping GPU anyway (it wakes up).
@@ -289,9 +380,20 @@ impl Shared {
         let mut next = Snapshot::clone(&self.latest.load());
         next.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         update(&mut next);
-        self.latest.store(Arc::new(next));
+        let next = Arc::new(next);
+        self.latest.store(Arc::clone(&next));
         if !wake {
             return;
+        }
+        if let Ok(mut guard) = self.recorder.lock()
+            && let Some(rec) = guard.as_mut()
+            && let Err(e) = rec.append(&next)
+        {
+            // A full disk or a removed drive: stop recording, keep what was written, tell the user.
+            if let Ok(mut err) = self.recorder_error.lock() {
+                *err = Some(format!("Recording stopped: {e}"));
+            }
+            *guard = None;
         }
         if let Ok(n) = self.notify.lock()
             && let Some(f) = n.as_ref()
@@ -499,6 +601,37 @@ fn record_gpu(h: &mut History, t: f64, g: &GpuSample) {
     put("pcie_rx", g.pcie_rx_bps.get());
     put("pcie_tx", g.pcie_tx_bps.get());
     put("fan", g.fan_pct.get().map(f64::from));
+}
+
+/// The GPU side of a replay: the recording's status and inventory; never sampled.
+struct ReplayGpus {
+    status: SourceStatus,
+    inventory: Arc<Inventory>,
+}
+
+impl GpuSource for ReplayGpus {
+    fn status(&self) -> SourceStatus {
+        self.status.clone()
+    }
+    fn inventory(&self) -> Arc<Inventory> {
+        Arc::clone(&self.inventory)
+    }
+    fn sample(&self, _t: f64) -> Vec<GpuSample> {
+        Vec::new()
+    }
+    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
+        Vec::new()
+    }
+}
+
+/// The host side of a replay: never sampled (a replay has no threads); answers with the last
+/// recorded sample if asked.
+struct ReplayHost(HostSample);
+
+impl HostSource for ReplayHost {
+    fn sample(&mut self, _t: f64) -> HostSample {
+        self.0.clone()
+    }
 }
 
 #[cfg(test)]

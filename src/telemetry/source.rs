@@ -86,6 +86,13 @@ pub enum SourceStatus {
     },
     /// No GPU data.
     Unavailable(NoGpu),
+    /// A recording played back. Always labelled REPLAY.
+    Replay {
+        /// The recording's file.
+        file: String,
+        /// Where its data came from when it was recorded (e.g. "NVML (libnvidia-ml.so.1)").
+        recorded: String,
+    },
 }
 
 impl SourceStatus {
@@ -99,7 +106,13 @@ impl SourceStatus {
             SourceStatus::Opening => "opening NVML".to_string(),
             SourceStatus::Asleep { .. } => "GPU asleep (runtime-suspended)".to_string(),
             SourceStatus::Unavailable(_) => "no GPU data".to_string(),
+            SourceStatus::Replay { file, recorded } => format!("REPLAY of {file} (recorded from {recorded})"),
         }
+    }
+
+    /// True for a recording played back.
+    pub fn is_replay(&self) -> bool {
+        matches!(self, SourceStatus::Replay { .. })
     }
 
     /// True for simulated data.

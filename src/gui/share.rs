@@ -1,0 +1,284 @@
+//! Support material from the window: screenshots (button and Ctrl+Shift+S; saved under a name
+//! that carries the host, tab and time and never overwrites a file; copied to the clipboard), the
+//! report dialog (format, redaction, preview, save, copy) and file names for recordings.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Arc, Mutex};
+
+use eframe::egui::{self, RichText};
+
+use crate::report::redact::{RedactOptions, Redactor, Secrets};
+use crate::report::{self, Format, ReportDoc};
+
+/// Where screenshots and reports go by default: the Pictures folder when there is one, else the
+/// home folder, else the current directory.
+pub fn default_dir() -> PathBuf {
+    let home = std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from);
+    let pictures = std::env::var_os("XDG_PICTURES_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join("Pictures")))
+        .filter(|p| p.is_dir());
+    pictures.or(home).filter(|p| p.is_dir()).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Where recordings go: `$XDG_DATA_HOME/gpu-doctor/recordings` (default
+/// `~/.local/share/...`; Windows `%LOCALAPPDATA%\gpu-doctor\recordings`), else the current directory.
+pub fn recordings_dir() -> PathBuf {
+    let base = if cfg!(windows) {
+        std::env::var_os("LOCALAPPDATA").map(PathBuf::from)
+    } else {
+        std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("share")))
+    };
+    base.map(|b| b.join("gpu-doctor").join("recordings")).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `dir/stem.ext`, or `stem-2.ext`, `stem-3.ext`... whichever does not exist yet.
+pub fn unique_path(dir: &Path, stem: &str, ext: &str) -> PathBuf {
+    let first = dir.join(format!("{stem}.{ext}"));
+    if !first.exists() {
+        return first;
+    }
+    (2..10_000).map(|n| dir.join(format!("{stem}-{n}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
+}
+
+/// A file-name stem: `gpu-doctor_HOST_TAB_20261130-031500`, without the host when host names are
+/// redacted; characters that are unsafe in file names become `-`.
+pub fn file_stem(what: &str, redact: &RedactOptions) -> String {
+    let host = (!(redact.enabled && redact.hostname))
+        .then(|| sysinfo::System::host_name().ok())
+        .flatten()
+        .filter(|h| !h.is_empty());
+    let time = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let raw = match host {
+        Some(h) => format!("gpu-doctor_{h}_{what}_{time}"),
+        None => format!("gpu-doctor_{what}_{time}"),
+    };
+    raw.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect()
+}
+
+/// Writes a file that must not exist yet.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Takes a screenshot at the end of this frame; saves it to `path` (a new file; with `None`, to a
+/// unique name in [`default_dir`]) and copies it to the clipboard. The outcome lands in `message`.
+pub fn screenshot(ctx: &egui::Context, path: Option<PathBuf>, stem: String, message: Arc<Mutex<Option<String>>>) {
+    let ctx2 = ctx.clone();
+    ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
+        let path = path.unwrap_or_else(|| unique_path(&default_dir(), &stem, "png"));
+        let [w, h] = image.size;
+        let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+        let mut png = Vec::new();
+        let encoded = image::ImageBuffer::<image::Rgba<u8>, _>::from_raw(w as u32, h as u32, rgba)
+            .ok_or_else(|| "bad image size".to_string())
+            .and_then(|buf| {
+                buf.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).map_err(|e| e.to_string())
+            });
+        let saved = encoded.and_then(|()| write_new(&path, &png).map_err(|e| e.to_string()));
+        ctx2.copy_image(egui::ColorImage::clone(&image));
+        let text = match saved {
+            Ok(()) => format!("Screenshot saved to {} and copied to the clipboard.", path.display()),
+            Err(e) => {
+                format!("Could not save the screenshot to {}: {e} (it was copied to the clipboard).", path.display())
+            }
+        };
+        if let Ok(mut m) = message.lock() {
+            *m = Some(text);
+        }
+        ctx2.request_repaint();
+    });
+}
+
+/// Opens a save dialog on a helper thread (the window keeps drawing); the answer arrives on the
+/// returned channel.
+pub fn save_dialog(name: String, filter: (&'static str, &'static str)) -> Receiver<Option<PathBuf>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("gd-save-dialog".into()).spawn(move || {
+        let picked = rfd::FileDialog::new()
+            .set_directory(default_dir())
+            .set_file_name(name)
+            .add_filter(filter.0, &[filter.1])
+            .save_file();
+        let _ = tx.send(picked);
+    });
+    if spawned.is_err() {
+        // No thread: the receiver reports a closed channel, read as "cancelled".
+    }
+    rx
+}
+
+/// Opens an open-file dialog on a helper thread.
+pub fn open_dialog(dir: PathBuf) -> Receiver<Option<PathBuf>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new().name("gd-open-dialog".into()).spawn(move || {
+        let _ = tx.send(rfd::FileDialog::new().set_directory(dir).pick_file());
+    });
+    rx
+}
+
+/// Polls a dialog: Some(Some(path)) chosen, Some(None) cancelled, None still open.
+pub fn poll_dialog(rx: &mut Option<Receiver<Option<PathBuf>>>) -> Option<Option<PathBuf>> {
+    let r = rx.as_ref()?;
+    match r.try_recv() {
+        Ok(p) => {
+            *rx = None;
+            Some(p)
+        }
+        Err(TryRecvError::Empty) => None,
+        Err(TryRecvError::Disconnected) => {
+            *rx = None;
+            Some(None)
+        }
+    }
+}
+
+/// The report dialog.
+pub struct ReportDialog {
+    /// Shown.
+    pub open: bool,
+    /// Output format.
+    pub format: Format,
+    /// What to redact.
+    pub redact: RedactOptions,
+    /// The rendered, redacted report for the preview (and for Save and Copy).
+    pub preview: String,
+    preview_for: Option<(Format, RedactOptions)>,
+    doc: Option<ReportDoc>,
+    save: Option<Receiver<Option<PathBuf>>>,
+    /// The last save or copy outcome.
+    pub message: Option<String>,
+}
+
+impl ReportDialog {
+    /// A closed dialog with these redaction defaults.
+    pub fn new(redact: RedactOptions) -> Self {
+        ReportDialog {
+            open: false,
+            format: Format::Md,
+            redact,
+            preview: String::new(),
+            preview_for: None,
+            doc: None,
+            save: None,
+            message: None,
+        }
+    }
+
+    /// Opens the dialog on a freshly built (not yet redacted) document.
+    pub fn show_for(&mut self, doc: ReportDoc, redact: RedactOptions) {
+        self.doc = Some(doc);
+        self.redact = redact;
+        self.preview_for = None;
+        self.message = None;
+        self.open = true;
+    }
+
+    fn refresh(&mut self) {
+        let key = (self.format, self.redact);
+        if self.preview_for == Some(key) {
+            return;
+        }
+        if let Some(doc) = &self.doc {
+            let mut d = doc.clone();
+            report::redact_doc(&mut d, &mut Redactor::new(self.redact, Secrets::this_machine()));
+            self.preview = report::render(&d, self.format);
+        }
+        self.preview_for = Some(key);
+    }
+
+    /// Draws the dialog.
+    pub fn ui(&mut self, ctx: &egui::Context) {
+        if !self.open {
+            return;
+        }
+        self.refresh();
+        if let Some(answer) = poll_dialog(&mut self.save) {
+            self.message = answer.map(|p| match write_new(&p, self.preview.as_bytes()) {
+                Ok(()) => format!("Saved {}", p.display()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    format!("{} exists; reports never overwrite files. Choose another name.", p.display())
+                }
+                Err(e) => format!("Could not save {}: {e}", p.display()),
+            });
+        }
+        let mut open = self.open;
+        egui::Window::new("Support report").open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("Format");
+                ui.selectable_value(&mut self.format, Format::Md, "Markdown");
+                ui.selectable_value(&mut self.format, Format::Html, "HTML page");
+                ui.selectable_value(&mut self.format, Format::Json, "JSON");
+            });
+            ui.horizontal_wrapped(|ui| {
+                ui.checkbox(&mut self.redact.enabled, "Redact");
+                ui.add_enabled_ui(self.redact.enabled, |ui| {
+                    ui.checkbox(&mut self.redact.hostname, "host name");
+                    ui.checkbox(&mut self.redact.users, "user names and home paths");
+                    ui.checkbox(&mut self.redact.ip, "IP addresses");
+                    ui.checkbox(&mut self.redact.mac, "MAC addresses");
+                    ui.checkbox(&mut self.redact.gpu_ids, "GPU UUIDs and serials");
+                });
+            });
+            if !self.redact.enabled {
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 204, 128),
+                    "Not redacted: the report shows host and user names and addresses.",
+                );
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Save...").clicked() && self.save.is_none() {
+                    let ext = self.format.extension();
+                    let name = format!("{}.{ext}", file_stem("report", &self.redact));
+                    self.save = Some(save_dialog(name, ("Report", ext)));
+                }
+                if ui.button("Copy").clicked() {
+                    ui.ctx().copy_text(self.preview.clone());
+                    self.message = Some("Report copied to the clipboard.".to_string());
+                }
+                if let Some(m) = &self.message {
+                    ui.label(m);
+                }
+            });
+            ui.label(RichText::new("Preview: exactly what will be saved or copied").weak());
+            egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+                ui.add(egui::Label::new(RichText::new(&self.preview).monospace()).extend());
+            });
+        });
+        self.open = open;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_paths_never_reuse_a_name() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let a = unique_path(dir.path(), "shot", "png");
+        assert!(a.ends_with("shot.png"));
+        std::fs::write(&a, b"x").unwrap_or_else(|e| panic!("{e}"));
+        let b = unique_path(dir.path(), "shot", "png");
+        assert!(b.ends_with("shot-2.png"));
+        assert!(write_new(&a, b"y").is_err());
+        assert_eq!(std::fs::read(&a).unwrap_or_default(), b"x");
+    }
+
+    #[test]
+    fn stems_drop_the_host_when_redacted() {
+        let s = file_stem("monitor", &RedactOptions::default());
+        assert!(s.starts_with("gpu-doctor_monitor_"), "{s}");
+        assert!(s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)));
+        let s = file_stem("monitor", &RedactOptions::off());
+        if let Ok(h) = sysinfo::System::host_name() {
+            assert!(s.contains(&h.replace(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)), "-")), "{s}");
+        }
+    }
+}
