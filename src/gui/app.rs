@@ -66,6 +66,8 @@ pub struct AppInit {
     pub settings_path: Option<std::path::PathBuf>,
     /// A recording to open in the Monitor instead of live data.
     pub replay: Option<std::path::PathBuf>,
+    /// Open the support card once data is there.
+    pub support_card: bool,
 }
 
 impl AppInit {
@@ -85,6 +87,7 @@ impl AppInit {
             settings_notice: None,
             settings_path: None,
             replay: None,
+            support_card: false,
         }
     }
 }
@@ -183,6 +186,8 @@ pub struct DoctorApp {
     pub settings_notice: Option<String>,
     /// The report dialog.
     pub report: share::ReportDialog,
+    /// The support card.
+    pub card: share::SupportCard,
     /// Outcome of the last screenshot, recording or export (set from callbacks too).
     pub info: Arc<std::sync::Mutex<Option<String>>>,
     screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
@@ -192,6 +197,8 @@ pub struct DoctorApp {
     pub replay_span: Option<(f64, f64)>,
     /// The recording being replayed.
     replay: Option<Arc<crate::telemetry::recording::Recording>>,
+    /// Open the support card when the first data is there.
+    card_pending: bool,
 }
 
 impl DoctorApp {
@@ -231,12 +238,14 @@ impl DoctorApp {
             vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
             report: share::ReportDialog::new(init.settings.redaction),
+            card: share::SupportCard::default(),
             info: Arc::new(std::sync::Mutex::new(None)),
             screenshot_dialog: None,
             open_dialog: None,
             machine: None,
             replay_span: None,
             replay: None,
+            card_pending: init.support_card,
             saved_settings: init.settings.clone(),
             settings: init.settings,
             settings_path: init.settings_path,
@@ -438,6 +447,11 @@ impl DoctorApp {
             if ui.button("Report...").on_hover_text("A support report: preview, redaction, save or copy").clicked() {
                 let doc = self.build_report(snap);
                 self.report.show_for(doc, self.settings.redaction);
+            }
+            if ui.button("Support card").on_hover_text("One screen with what support needs, for a screenshot").clicked()
+            {
+                let doc = self.build_report(snap);
+                self.card.show_for(doc, self.settings.redaction, snap);
             }
             if let Some((_, n)) = self.sampler.recording()
                 && ui
@@ -667,7 +681,26 @@ impl eframe::App for DoctorApp {
             }
             None => {}
         }
+        if self.card_pending && (snap.gpu_t.is_some() || snap.host_t.is_some()) {
+            self.card_pending = false;
+            let doc = self.build_report(&snap);
+            self.card.show_for(doc, self.settings.redaction, &snap);
+        }
+        if self.card.open {
+            // The card says what is wrong: run the checklist for it, and refresh the card when the
+            // results arrive.
+            let had = self.checklist.report.is_some();
+            self.checklist.poll();
+            if self.checklist.report.is_none() && self.checklist.error.is_none() && !self.checklist.running() {
+                self.checklist.start(&ctx, &self.renderer_name);
+            }
+            if !had && self.checklist.report.is_some() {
+                let doc = self.build_report(&snap);
+                self.card.show_for(doc, self.settings.redaction, &snap);
+            }
+        }
         self.report.ui(&ctx);
+        self.card.ui(&ctx);
         if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
             self.take_screenshot(&ctx, Some(path));
         }

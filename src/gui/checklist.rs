@@ -101,7 +101,8 @@ impl ChecklistState {
         self.error = None;
     }
 
-    fn poll(&mut self) {
+    /// Takes the result of a background run if it has finished.
+    pub fn poll(&mut self) {
         let Some(rx) = &self.pending else { return };
         match rx.try_recv() {
             Ok(Ok(r)) => {

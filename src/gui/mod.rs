@@ -127,6 +127,9 @@ pub struct GuiArgs {
     /// labelled REPLAY, with a time slider.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Open the one-screen support card when the window opens.
+    #[arg(long)]
+    pub support_card: bool,
     /// Start the CUDA smoke test as soon as the window opens (with `--tab smoke`).
     #[arg(long)]
     pub run_smoke: bool,
@@ -267,6 +270,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let source = args.source.clone();
     let checklist_from = args.checklist_from.clone();
     let replay = args.replay.clone();
+    let support_card = args.support_card;
     let smoke = SmokeSetup {
         cuda_lib: args.cuda_lib.clone(),
         nvml_lib: args.source.nvml_lib.clone(),
@@ -299,6 +303,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 settings_notice: loaded.notice,
                 settings_path,
                 replay,
+                support_card,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

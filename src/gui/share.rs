@@ -282,3 +282,128 @@ mod tests {
         }
     }
 }
+
+/// The one-screen support card: the report's essentials (machine, GPUs, what fails, the smoke
+/// test), redacted, laid out for a screenshot.
+#[derive(Default)]
+pub struct SupportCard {
+    /// Shown.
+    pub open: bool,
+    /// The redacted document it shows.
+    pub doc: Option<ReportDoc>,
+    /// GPU state when it was opened: one row per GPU (numbers only, nothing to redact).
+    pub now: Vec<Vec<String>>,
+}
+
+impl SupportCard {
+    /// Opens the card on `doc`, redacted with `redact`.
+    pub fn show_for(&mut self, mut doc: ReportDoc, redact: RedactOptions, snap: &crate::telemetry::snapshot::Snapshot) {
+        report::redact_doc(&mut doc, &mut Redactor::new(redact, Secrets::this_machine()));
+        let info = |i: u32| snap.inventory.gpus.iter().find(|g| g.index == i);
+        self.now = snap
+            .gpus
+            .iter()
+            .map(|g| {
+                vec![
+                    format!("GPU {}", g.index),
+                    crate::present::pct(&g.util_gpu_pct),
+                    crate::present::vram(g),
+                    crate::present::temperature(g, info(g.index)),
+                    crate::present::power(g),
+                    crate::present::pcie_link(g, info(g.index)),
+                    crate::present::throttle_summary(g),
+                ]
+            })
+            .collect();
+        self.doc = Some(doc);
+        self.open = true;
+    }
+
+    /// Draws the card.
+    pub fn ui(&mut self, ctx: &egui::Context) {
+        let Some(doc) = &self.doc else { return };
+        let mut open = self.open;
+        egui::Window::new("Support card").open(&mut open).default_width(820.0).show(ctx, |ui| {
+            ui.label(RichText::new(format!("gpu-doctor {} support card", doc.app_version)).strong().size(16.0));
+            ui.label(RichText::new(format!("{} | redaction {}", doc.generated, doc.redaction)).weak());
+            if !self.now.is_empty() {
+                ui.separator();
+                ui.label(RichText::new("Now").strong());
+                egui::Grid::new("card_now").striped(true).show(ui, |ui| {
+                    for h in ["", "Utilization", "VRAM", "Temperature", "Power", "PCIe link", "Clocks held back by"] {
+                        ui.label(RichText::new(h).weak());
+                    }
+                    ui.end_row();
+                    for r in &self.now {
+                        for c in r {
+                            ui.label(c);
+                        }
+                        ui.end_row();
+                    }
+                });
+            }
+            for sec in &doc.sections {
+                let wanted = matches!(sec.title.as_str(), "Summary" | "GPUs" | "CUDA smoke test")
+                    || sec.title.starts_with("Checklist");
+                if !wanted {
+                    continue;
+                }
+                ui.separator();
+                ui.label(RichText::new(&sec.title).strong());
+                let mut problems = 0;
+                for (n, item) in sec.items.iter().enumerate() {
+                    match item {
+                        Item::Facts { rows } => {
+                            egui::Grid::new(("card_facts", &sec.title, n)).num_columns(2).show(ui, |ui| {
+                                for (k, v) in rows {
+                                    ui.label(RichText::new(k).weak());
+                                    ui.label(v);
+                                    ui.end_row();
+                                }
+                            });
+                        }
+                        Item::Table { headers, rows } => {
+                            egui::Grid::new(("card_table", &sec.title, n)).striped(true).show(ui, |ui| {
+                                for h in headers {
+                                    ui.label(RichText::new(h).weak());
+                                }
+                                ui.end_row();
+                                for r in rows {
+                                    for c in r {
+                                        ui.label(c);
+                                    }
+                                    ui.end_row();
+                                }
+                            });
+                        }
+                        Item::Text { text } => {
+                            ui.label(text);
+                        }
+                        Item::Verdict { verdict, title, summary, .. } => {
+                            // Only what is wrong, at most six lines: the card must fit one screen.
+                            let bad = verdict.starts_with("FAIL") || verdict.starts_with("WARN");
+                            if bad && problems < 6 {
+                                problems += 1;
+                                let color = if verdict.starts_with("FAIL") {
+                                    egui::Color32::from_rgb(255, 138, 128)
+                                } else {
+                                    egui::Color32::from_rgb(255, 204, 128)
+                                };
+                                ui.horizontal_wrapped(|ui| {
+                                    ui.label(RichText::new(verdict).strong().color(color));
+                                    ui.label(format!("{title}: {summary}"));
+                                });
+                            }
+                        }
+                    }
+                }
+                if sec.title.starts_with("Checklist") && problems == 0 {
+                    ui.label("No failures or warnings.");
+                }
+            }
+        });
+        self.open = open;
+    }
+}
+
+use crate::report::Item;
