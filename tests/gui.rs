@@ -683,3 +683,22 @@ fn record_from_the_file_menu_and_stop() {
     let rec = gpu_doctor::telemetry::recording::Recording::open(&files[0]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rec.records.len(), 4);
 }
+
+#[test]
+fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
+    let mut h = app_with(|_| {});
+    h.get_by_label("Support card").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("support card");
+    h.get_by_label("Now");
+    h.get_by_label("[host-1]");
+    // The VRAM estimate joins reports once the tab was used.
+    h.state_mut().tab = gpu_doctor::gui::Tab::Vram;
+    h.step();
+    h.get_by_label("Report...").click();
+    h.step();
+    h.step();
+    let preview = h.state().report.preview.clone();
+    assert!(preview.contains("## VRAM estimate") && preview.contains("Llama-3.1-8B"), "{preview}");
+}

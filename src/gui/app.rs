@@ -192,6 +192,7 @@ pub struct DoctorApp {
     pub info: Arc<std::sync::Mutex<Option<String>>>,
     screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
     open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    csv_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
     machine: Option<Vec<(String, String)>>,
     /// First and last sample time of the recording being replayed.
     pub replay_span: Option<(f64, f64)>,
@@ -242,6 +243,7 @@ impl DoctorApp {
             info: Arc::new(std::sync::Mutex::new(None)),
             screenshot_dialog: None,
             open_dialog: None,
+            csv_dialog: None,
             machine: None,
             replay_span: None,
             replay: None,
@@ -284,6 +286,7 @@ impl DoctorApp {
         let window = self.monitor.window.secs();
         let checklist = self.checklist.report.clone();
         let smoke = self.smoke.report.clone();
+        let vram = self.vram.report_lines();
         let renderer = Some(self.renderer_name.clone());
         self.sampler.with_history(|h| {
             crate::report::build(&crate::report::Inputs {
@@ -291,7 +294,7 @@ impl DoctorApp {
                 history: Some((h, window, now)),
                 checklist: checklist.as_ref(),
                 smoke: smoke.as_ref(),
-                vram: None,
+                vram,
                 renderer,
                 machine,
             })
@@ -470,6 +473,13 @@ impl DoctorApp {
                 }
                 if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
                     self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
+                }
+                if self.replay.is_some()
+                    && ui.button("Export recording as CSV...").clicked()
+                    && self.csv_dialog.is_none()
+                {
+                    let name = format!("{}.csv", share::file_stem("recording", &self.settings.redaction));
+                    self.csv_dialog = Some(share::save_dialog(name, ("CSV", "csv")));
                 }
                 if ui.button("Save screenshot as...").clicked() && self.screenshot_dialog.is_none() {
                     let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
@@ -707,7 +717,14 @@ impl eframe::App for DoctorApp {
         if let Some(Some(path)) = share::poll_dialog(&mut self.open_dialog) {
             self.open_replay(&ctx, &path);
         }
-        if self.screenshot_dialog.is_some() || self.open_dialog.is_some() {
+        if let (Some(Some(path)), Some(rec)) = (share::poll_dialog(&mut self.csv_dialog), &self.replay) {
+            let csv = crate::telemetry::recording::to_csv(rec);
+            self.set_info(match share::write_new(&path, csv.as_bytes()) {
+                Ok(()) => format!("Exported {} samples to {}", rec.records.len(), path.display()),
+                Err(e) => format!("Could not export to {}: {e}", path.display()),
+            });
+        }
+        if self.screenshot_dialog.is_some() || self.open_dialog.is_some() || self.csv_dialog.is_some() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         if ctx.input_mut(|i| {

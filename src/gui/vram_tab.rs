@@ -28,6 +28,8 @@ pub struct VramState {
     /// Why the last import failed.
     pub message: Option<String>,
     pending_import: Option<Receiver<Option<PathBuf>>>,
+    /// The tab was shown in this session (its estimate then goes into reports).
+    pub visited: bool,
 }
 
 impl Default for VramState {
@@ -46,6 +48,7 @@ impl Default for VramState {
             hypothetical_gib: 24.0,
             message: warning,
             pending_import: None,
+            visited: false,
         }
     }
 }
@@ -133,8 +136,41 @@ impl VramState {
         out
     }
 
+    /// The current estimate as report lines, when the tab was used in this session.
+    pub fn report_lines(&self) -> Option<Vec<String>> {
+        if !self.visited {
+            return None;
+        }
+        let s = &self.settings;
+        let mut v = vec![format!(
+            "{}: {:?}, {:?} weights, {:?}, batch {}, {} tokens, {} GPU(s), {:?}",
+            self.arch.name, s.mode, s.quant, s.framework, s.batch, s.seq, s.gpus, s.sharding
+        )];
+        match crate::vram::estimate(&self.arch, s) {
+            Ok(b) => {
+                let gib = |x: f64| format!("{:.2} GiB", x / crate::units::GIB);
+                v.push(format!(
+                    "Per GPU: {} in all (weights {}, KV cache {}, activations {}, gradients {}, optimizer {}, CUDA context {}, framework {}, allocator slack {}); {:.2} B parameters",
+                    gib(b.total),
+                    gib(b.weights),
+                    gib(b.kv_cache),
+                    gib(b.activations),
+                    gib(b.gradients),
+                    gib(b.optimizer),
+                    gib(b.cuda_context),
+                    gib(b.framework),
+                    gib(b.allocator_slack),
+                    b.params_b
+                ));
+            }
+            Err(e) => v.push(format!("No estimate: {e}")),
+        }
+        Some(v)
+    }
+
     /// Draws the tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        self.visited = true;
         if let Some(rx) = &self.pending_import
             && let Ok(picked) = rx.try_recv()
         {
