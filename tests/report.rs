@@ -227,6 +227,10 @@ fn cli_report_formats_and_never_overwrites() {
     assert!(
         html.starts_with("<!DOCTYPE html>") && html.contains("<h2>Recent metrics</h2>") && !html.contains("<script")
     );
+    // With --smoke the smoke test's stages join the report (no driver library here: it fails at
+    // the first stage, with its next step).
+    let md = String::from_utf8_lossy(&run(&["--smoke"]).stdout).to_string();
+    assert!(md.contains("## CUDA smoke test") && md.contains("Load the CUDA driver library"), "{md}");
     // The host name is in the unredacted report only.
     if let Ok(host) = Command::new("hostname").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         && host.len() >= 2

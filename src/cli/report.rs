@@ -30,6 +30,9 @@ pub struct ReportArgs {
     /// Seconds of metrics to sample for the "Recent metrics" section (0-600; 0 leaves it out).
     #[arg(long, value_name = "SECS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
     pub sample: u64,
+    /// Also run the CUDA smoke test (in a child process) and include its stages.
+    #[arg(long)]
+    pub smoke: bool,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -69,6 +72,17 @@ pub fn run(a: &ReportArgs) -> u8 {
         std::thread::sleep(Duration::from_secs(a.sample) + Duration::from_millis(200));
     }
     let checklist = diagnose::run(&super::check::live_system(&a.source, None));
+    let smoke = a.smoke.then(|| {
+        eprintln!("gpu-doctor: running the CUDA smoke test...");
+        let opts = crate::smoke::Options { nvml_lib: a.source.nvml_lib.clone(), ..crate::smoke::Options::default() };
+        crate::smoke::runner::run(
+            &crate::smoke::runner::Launcher::this_program(),
+            &opts,
+            crate::smoke::runner::DEFAULT_STALL,
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |_, _| {},
+        )
+    });
     let snap = sampler.snapshot();
     let now = sampler.now();
     let text = sampler.with_history(|h| {
@@ -76,7 +90,7 @@ pub fn run(a: &ReportArgs) -> u8 {
             snapshot: &snap,
             history: (a.sample > 0).then_some((h, a.sample as f64 + 1.0, now)),
             checklist: Some(&checklist),
-            smoke: None,
+            smoke: smoke.as_ref(),
             vram: None,
             renderer: None,
             machine: report::machine_facts(),
