@@ -601,6 +601,14 @@ fn record_gpu(h: &mut History, t: f64, g: &GpuSample) {
     put("pcie_rx", g.pcie_rx_bps.get());
     put("pcie_tx", g.pcie_tx_bps.get());
     put("fan", g.fan_pct.get().map(f64::from));
+    // Throttle reasons as 0/1 series: their mean over a window is the share of time throttled.
+    if let Some(m) = g.throttle_mask.get() {
+        use super::throttle as t;
+        let on = |bits: u64| if m & bits != 0 { 1.0 } else { 0.0 };
+        put("thr_thermal", Some(on(t::SW_THERMAL | t::HW_THERMAL)));
+        put("thr_power", Some(on(t::SW_POWER_CAP)));
+        put("thr_hw", Some(on(t::HW_SLOWDOWN | t::HW_POWER_BRAKE)));
+    }
 }
 
 /// The GPU side of a replay: the recording's status and inventory; never sampled.
