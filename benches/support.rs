@@ -43,6 +43,7 @@ fn report_bench(c: &mut Criterion) {
                         snapshot: &snap,
                         history: Some((h, 900.0, 899.0)),
                         checklist: Some(&checklist),
+                        bottlenecks: None,
                         smoke: None,
                         vram: None,
                         renderer: None,
@@ -101,5 +102,20 @@ fn replay_24h(_c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, report_bench, recording_bench, replay_24h);
+/// Every bottleneck rule over 15 min of history for 8 GPUs (budget: 2 ms).
+fn verdicts_bench(c: &mut Criterion) {
+    // 16 min sampled, judged over the last 890 s: every point at full rate (no 10 s buckets).
+    let s = sampler(8, 960);
+    let snap = s.snapshot();
+    let v = s.with_history(|h| gpu_doctor::diagnose::bottleneck::evaluate(&snap, h, 890.0, 959.0));
+    assert!(
+        v.iter().filter(|b| b.finding == gpu_doctor::diagnose::bottleneck::Finding::ThermalThrottle).count() == 8,
+        "{v:?}"
+    );
+    c.bench_function("bottleneck verdicts: 8 GPUs, 15 min window", |b| {
+        b.iter(|| s.with_history(|h| gpu_doctor::diagnose::bottleneck::evaluate(&snap, h, 890.0, 959.0)))
+    });
+}
+
+criterion_group!(benches, report_bench, recording_bench, verdicts_bench, replay_24h);
 criterion_main!(benches);

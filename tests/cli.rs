@@ -73,6 +73,26 @@ fn monitor_demo_json_prints_one_object_per_tick() {
 }
 
 #[test]
+fn monitor_json_carries_bottleneck_verdicts() {
+    // 10 s window at 0.25 s: verdicts once 5 s are covered.
+    let out = cli()
+        .args(["monitor", "--demo", "io-bound", "--count", "32", "--interval", "0.25", "--window", "10", "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    let lines: Vec<serde_json::Value> =
+        s.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(lines[0]["verdicts"], serde_json::json!([]), "no verdict from too little data");
+    let last = &lines[lines.len() - 1]["verdicts"];
+    assert_eq!(last[0]["finding"], "io-bound", "{last}");
+    assert_eq!(last[0]["severity"], "warn");
+    assert!(last[0]["next_steps"][0].as_str().is_some_and(|n| n.contains("faster storage")));
+    let bad = cli().args(["monitor", "--demo", "idle", "--window", "5"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
 fn monitor_demo_table_is_labelled_and_uses_exact_metric_names() {
     let out = cli()
         .args(["monitor", "--demo", "thermal-throttle", "--count", "2", "--interval", "0.25"])

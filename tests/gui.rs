@@ -702,3 +702,21 @@ fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
     let preview = h.state().report.preview.clone();
     assert!(preview.contains("## VRAM estimate") && preview.contains("Llama-3.1-8B"), "{preview}");
 }
+
+#[test]
+fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
+    let mut h = demo_app(Scenario::DataStarved, 1, 900.0);
+    for t in 31..=90 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.step();
+    h.get_by_label_contains("GPU 0 is data-starved: the CPU cannot feed it fast enough");
+    h.get_by_label_contains("Raise the data loader's worker processes");
+    let v = &h.state().monitor.verdicts;
+    assert_eq!(v[0].finding, gpu_doctor::diagnose::bottleneck::Finding::DataStarved);
+    // The verdict's start is an event in the history (drawn as a mark on the utilization chart).
+    let events: Vec<String> = h.state().sampler().with_history(|hist| hist.events().map(|e| e.text.clone()).collect());
+    assert!(events.iter().any(|e| e.contains("data-starved")), "{events:?}");
+}

@@ -129,6 +129,15 @@ pub struct MonitorArgs {
     /// Print one JSON object per line instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Seconds of history the bottleneck verdicts judge (10-3600).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_window)]
+    pub window: f64,
+}
+
+/// clap value parser for `--window`.
+pub fn parse_window(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if (10.0..=3600.0).contains(&v) { Ok(v) } else { Err(format!("{v} s is outside 10-3600 s")) }
 }
 
 /// clap value parser for `--demo`.

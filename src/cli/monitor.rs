@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::MonitorArgs;
 use super::exit;
+use crate::diagnose::bottleneck::{self, Bottleneck};
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
 use crate::telemetry::sampler::Sampler;
@@ -24,6 +25,8 @@ struct Line<'a> {
     host: Option<&'a HostSample>,
     gpus: &'a [GpuSample],
     gpu_stall: Option<&'a Stall>,
+    /// Bottleneck verdicts over the last `--window` seconds (empty until half of it is covered).
+    verdicts: Vec<Bottleneck>,
 }
 
 fn host_line(h: &HostSample) -> String {
@@ -129,6 +132,7 @@ pub fn run(args: &MonitorArgs) -> u8 {
     let started = Instant::now();
     let mut stdout = std::io::stdout().lock();
     let mut tick: u64 = 0;
+    let mut shown = Vec::new();
     while args.count.is_none_or(|n| tick < n) {
         tick += 1;
         // Ticks are paced by the clock, not by the sources, so a source that stops answering
@@ -136,6 +140,8 @@ pub fn run(args: &MonitorArgs) -> u8 {
         let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
         let snap = sampler.snapshot();
+        let now = snap.latest_t();
+        let verdicts = sampler.with_history(|h| bottleneck::evaluate(&snap, h, args.window, now));
         if std::mem::discriminant(&snap.source) != std::mem::discriminant(&announced) {
             announced = snap.source.clone();
             announce(&announced, args.json);
@@ -149,6 +155,7 @@ pub fn run(args: &MonitorArgs) -> u8 {
                 host: snap.host.as_ref(),
                 gpus: &snap.gpus,
                 gpu_stall: snap.gpu_stall.as_ref(),
+                verdicts,
             };
             match serde_json::to_string(&line) {
                 Ok(s) => s + "\n",
@@ -158,7 +165,25 @@ pub fn run(args: &MonitorArgs) -> u8 {
                 }
             }
         } else {
-            render_tick(&snap, offset)
+            let mut t = render_tick(&snap, offset);
+            // Verdicts are printed when they change, not every tick.
+            let keys: Vec<_> = verdicts.iter().map(Bottleneck::key).collect();
+            if keys != shown {
+                for v in &verdicts {
+                    let _ = writeln!(
+                        t,
+                        "  Diagnosis: {} {} (confidence {:.0} %)",
+                        v.severity.word(),
+                        v.title,
+                        100.0 * v.confidence
+                    );
+                    if let Some(step) = v.next_steps.first().filter(|_| v.severity >= crate::diagnose::Verdict::Warn) {
+                        let _ = writeln!(t, "    next: {step}");
+                    }
+                }
+                shown = keys;
+            }
+            t
         };
         if stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).is_err() {
             // The reader went away (e.g. `| head`): stop quietly.

@@ -86,10 +86,13 @@ pub fn run(a: &ReportArgs) -> u8 {
     let snap = sampler.snapshot();
     let now = sampler.now();
     let text = sampler.with_history(|h| {
+        // Verdicts judge the sampled span when it is long enough to mean something.
+        let verdicts = (a.sample >= 10).then(|| crate::diagnose::bottleneck::evaluate(&snap, h, a.sample as f64, now));
         let inputs = Inputs {
             snapshot: &snap,
             history: (a.sample > 0).then_some((h, a.sample as f64 + 1.0, now)),
             checklist: Some(&checklist),
+            bottlenecks: verdicts.as_deref(),
             smoke: smoke.as_ref(),
             vram: None,
             renderer: None,

@@ -92,9 +92,10 @@ struct S {
     mean: f64,
     min: f64,
     max: f64,
-    n: usize,
     low_frac: f64,
     high_frac: f64,
+    /// Seconds of the window the points cover (first to last, plus one step).
+    span: f64,
 }
 
 fn series(h: &History, key: &str, from: f64, to: f64, low: f64, high: f64) -> Option<S> {
@@ -109,7 +110,9 @@ fn series(h: &History, key: &str, from: f64, to: f64, low: f64, high: f64) -> Op
     let max = vals.clone().fold(f64::NEG_INFINITY, f64::max);
     let low_frac = vals.clone().filter(|v| *v < low).count() as f64 / n as f64;
     let high_frac = vals.filter(|v| *v > high).count() as f64 / n as f64;
-    Some(S { mean, min, max, n, low_frac, high_frac })
+    let (first, last) = (pts[0][0], pts[n - 1][0]);
+    let step = if n > 1 { (last - first) / (n - 1) as f64 } else { 1.0 };
+    Some(S { mean, min, max, low_frac, high_frac, span: last - first + step })
 }
 
 fn mean(h: &History, key: &str, from: f64, to: f64) -> Option<f64> {
@@ -229,7 +232,6 @@ const STUCK_STEPS: [&str; 4] = [
 /// Evaluates every rule over `[now - window, now]`.
 pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bottleneck> {
     let from = now - window;
-    let expected = (window / snap.interval_secs.max(0.25)).max(1.0);
     let host = Host::read(h, snap, from, now);
     let mut out: Vec<Bottleneck> = Vec::new();
     let make = |finding,
@@ -261,7 +263,8 @@ pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bott
     for info in &snap.inventory.gpus {
         let i = info.index;
         let Some(util) = series(h, &keys::gpu(i, "util"), from, now, 30.0, 70.0) else { continue };
-        let coverage = (util.n as f64 / expected).min(1.0);
+        // Over a long window the history returns 10 s buckets: coverage is judged by time span.
+        let coverage = (util.span / window).min(1.0);
         if coverage < 0.5 {
             continue;
         }

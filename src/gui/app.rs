@@ -200,6 +200,8 @@ pub struct DoctorApp {
     replay: Option<Arc<crate::telemetry::recording::Recording>>,
     /// Open the support card when the first data is there.
     card_pending: bool,
+    /// What the verdicts were last evaluated for (snapshot, window, position).
+    verdicts_for: Option<(u64, u64, u64)>,
 }
 
 impl DoctorApp {
@@ -248,6 +250,7 @@ impl DoctorApp {
             replay_span: None,
             replay: None,
             card_pending: init.support_card,
+            verdicts_for: None,
             saved_settings: init.settings.clone(),
             settings: init.settings,
             settings_path: init.settings_path,
@@ -287,12 +290,14 @@ impl DoctorApp {
         let checklist = self.checklist.report.clone();
         let smoke = self.smoke.report.clone();
         let vram = self.vram.report_lines();
+        let verdicts = self.monitor.verdicts.clone();
         let renderer = Some(self.renderer_name.clone());
         self.sampler.with_history(|h| {
             crate::report::build(&crate::report::Inputs {
                 snapshot: snap,
                 history: Some((h, window, now)),
                 checklist: checklist.as_ref(),
+                bottlenecks: Some(&verdicts),
                 smoke: smoke.as_ref(),
                 vram,
                 renderer,
@@ -333,6 +338,41 @@ impl DoctorApp {
             }
             Err(e) => self.message = Some(format!("Could not open the recording: {e}")),
         }
+    }
+
+    /// Re-evaluates the bottleneck verdicts when new data arrived (or the window or replay position
+    /// moved) and marks verdicts that start or end as events on the charts.
+    fn update_verdicts(&mut self, snap: &Snapshot, now: f64) {
+        let at = self.monitor.paused_at.filter(|_| snap.source.is_replay()).unwrap_or(now);
+        let key = (snap.seq, self.monitor.diag_window.to_bits(), at.to_bits());
+        if self.verdicts_for == Some(key) {
+            return;
+        }
+        self.verdicts_for = Some(key);
+        let window = self.monitor.diag_window;
+        let verdicts = self.sampler.with_history(|h| crate::diagnose::bottleneck::evaluate(snap, h, window, at));
+        if !snap.source.is_replay() {
+            use crate::telemetry::history::{Event, EventLevel};
+            let old: Vec<_> =
+                self.monitor.verdicts.iter().filter(|v| v.severity >= crate::diagnose::Verdict::Warn).collect();
+            let new: Vec<_> = verdicts.iter().filter(|v| v.severity >= crate::diagnose::Verdict::Warn).collect();
+            for v in &new {
+                if !old.iter().any(|o| o.key() == v.key()) {
+                    self.sampler.add_event(Event { t: at, gpu: v.gpu, level: EventLevel::Warn, text: v.title.clone() });
+                }
+            }
+            for o in &old {
+                if !new.iter().any(|v| v.key() == o.key()) {
+                    self.sampler.add_event(Event {
+                        t: at,
+                        gpu: o.gpu,
+                        level: EventLevel::Info,
+                        text: format!("no longer: {}", o.title),
+                    });
+                }
+            }
+        }
+        self.monitor.verdicts = verdicts;
     }
 
     /// The settings as the user has them now (window, tab, theme...).
@@ -655,6 +695,7 @@ impl eframe::App for DoctorApp {
                 match self.tab {
                     Tab::Monitor => {
                         let now = self.sampler.now().max(snap.latest_t());
+                        self.update_verdicts(&snap, now);
                         if let Some(a) =
                             self.sampler.with_history(|h| self.monitor.ui(ui, &snap, h, now, self.offset_secs))
                         {

@@ -2,7 +2,7 @@
 //! axis labels, hover readouts with units and time), drawn only when on screen.
 
 use eframe::egui::{self, Color32, RichText};
-use egui_plot::{HLine, Line, Plot, PlotPoints};
+use egui_plot::{HLine, Line, Plot, PlotPoints, VLine};
 
 use crate::present;
 use crate::units;
@@ -91,6 +91,18 @@ pub struct Chart<'a> {
     pub references: Vec<Reference>,
     /// Fix the y axis to 0..100 (percent charts).
     pub fixed_percent: bool,
+    /// Vertical marks at events (verdicts starting and ending, a GPU lost...).
+    pub marks: Vec<Mark>,
+}
+
+/// A vertical mark at a point in time.
+pub struct Mark {
+    /// Seconds since sampler start.
+    pub t: f64,
+    /// What happened (shown on hover).
+    pub name: String,
+    /// Colour.
+    pub color: Color32,
 }
 
 /// The shared time axis of all charts in a frame.
@@ -262,6 +274,11 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     // Solid rather than dashed: a dashed line is dozens of separate segments, each
                     // a cost on every frame for a software rasteriser.
                     p.hline(HLine::new(r.name, r.value * scale).color(r.color.gamma_multiply(0.6)).width(1.0));
+                }
+                for m in chart.marks {
+                    if (from..=to).contains(&m.t) {
+                        p.vline(VLine::new(m.name, m.t).color(m.color).width(1.0));
+                    }
                 }
                 for mut s in chart.series {
                     if scale != 1.0 {

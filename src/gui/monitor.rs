@@ -5,8 +5,9 @@
 use eframe::egui::{self, Color32, RichText};
 
 use super::charts::{self, Chart, Reference, Series, TimeAxis, Unit, gpu_color};
+use crate::diagnose::bottleneck::Bottleneck;
 use crate::present;
-use crate::telemetry::history::{History, keys};
+use crate::telemetry::history::{EventLevel, History, keys};
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuProcess, GpuSample, HostSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
@@ -101,6 +102,10 @@ pub struct MonitorState {
     pub sort: ProcessSort,
     /// Sort descending.
     pub sort_desc: bool,
+    /// Seconds of history the bottleneck verdicts judge.
+    pub diag_window: f64,
+    /// The verdicts shown in the Diagnosis panel (set by the app before drawing).
+    pub verdicts: Vec<Bottleneck>,
 }
 
 impl Default for MonitorState {
@@ -111,6 +116,8 @@ impl Default for MonitorState {
             gpu_filter: None,
             sort: ProcessSort::Vram,
             sort_desc: true,
+            diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
+            verdicts: Vec::new(),
         }
     }
 }
@@ -191,6 +198,8 @@ impl MonitorState {
                 stall_banner(ui, stall);
             }
             self.cards(ui, snap);
+            ui.add_space(6.0);
+            self.diagnosis(ui);
             ui.add_space(6.0);
             self.toolbar(ui, snap, now);
             let to = self.paused_at.unwrap_or(now);
@@ -319,6 +328,7 @@ impl MonitorState {
                 series: util,
                 references: Vec::new(),
                 fixed_percent: true,
+                marks: event_marks(h, &axis),
             },
             Chart {
                 id: "gpu_vram",
@@ -329,6 +339,7 @@ impl MonitorState {
                 series: vram,
                 references: vram_ref,
                 fixed_percent: false,
+                marks: Vec::new(),
             },
             Chart {
                 id: "gpu_power",
@@ -339,6 +350,7 @@ impl MonitorState {
                 series: power,
                 references: power_ref,
                 fixed_percent: false,
+                marks: Vec::new(),
             },
             Chart {
                 id: "gpu_temp",
@@ -349,6 +361,7 @@ impl MonitorState {
                 series: temp,
                 references: temp_ref,
                 fixed_percent: false,
+                marks: Vec::new(),
             },
             Chart {
                 id: "gpu_clock",
@@ -359,6 +372,7 @@ impl MonitorState {
                 series: clock,
                 references: clock_ref,
                 fixed_percent: false,
+                marks: Vec::new(),
             },
             Chart {
                 id: "gpu_pcie",
@@ -369,6 +383,7 @@ impl MonitorState {
                 series: pcie,
                 references: Vec::new(),
                 fixed_percent: false,
+                marks: Vec::new(),
             },
         ];
         ui.label(
@@ -694,6 +709,70 @@ fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
     });
 }
 
+impl MonitorState {
+    /// The Diagnosis panel: what limits each GPU now, with evidence and next steps.
+    fn diagnosis(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("Diagnosis").strong())
+                .on_hover_text("Bottleneck verdicts over the recent history: what limits the GPU and what to try, in the method's order.");
+            let l = ui.label("over the last");
+            egui::ComboBox::from_id_salt("diag_window")
+                .selected_text(units::duration_secs(self.diag_window))
+                .show_ui(ui, |ui| {
+                    for w in [30.0, 60.0, 300.0, 900.0] {
+                        ui.selectable_value(&mut self.diag_window, w, units::duration_secs(w));
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+        });
+        if self.verdicts.is_empty() {
+            ui.label(RichText::new("Collecting data: verdicts need half of the window.").weak());
+            return;
+        }
+        for (n, v) in self.verdicts.iter().enumerate() {
+            let color = match v.severity {
+                crate::diagnose::Verdict::Warn | crate::diagnose::Verdict::Fail => Color32::from_rgb(255, 204, 128),
+                crate::diagnose::Verdict::Pass => Color32::from_rgb(129, 199, 132),
+                _ => Color32::from_rgb(144, 202, 249),
+            };
+            let header =
+                RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence))
+                    .color(color);
+            egui::CollapsingHeader::new(header)
+                .id_salt(("verdict", n, v.title.as_str()))
+                .default_open(n == 0 && v.severity >= crate::diagnose::Verdict::Warn)
+                .show(ui, |ui| {
+                    ui.label(&v.explanation);
+                    for e in &v.evidence {
+                        ui.label(RichText::new(format!("- {e}")).weak());
+                    }
+                    ui.label(RichText::new("Next steps").strong());
+                    for (k, s) in v.next_steps.iter().enumerate() {
+                        ui.label(format!("{}. {s}", k + 1));
+                    }
+                });
+        }
+    }
+}
+
+/// Vertical marks for the history's events in the visible window (verdicts starting and ending,
+/// lost GPUs, a driver not answering).
+fn event_marks(h: &History, axis: &TimeAxis) -> Vec<charts::Mark> {
+    h.events()
+        .filter(|e| e.t >= axis.from && e.t <= axis.to)
+        .map(|e| charts::Mark {
+            t: e.t,
+            name: e.text.clone(),
+            color: match e.level {
+                EventLevel::Info => Color32::from_rgb(144, 202, 249),
+                EventLevel::Warn => Color32::from_rgb(255, 183, 77),
+                EventLevel::Error => Color32::from_rgb(239, 83, 80),
+            },
+        })
+        .collect()
+}
+
 fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: TimeAxis) {
     let pts = |key: &str| h.points(key, axis.from, axis.to, CHART_POINTS);
     let ram_total = host.and_then(|x| x.memory.value().map(|m| m.ram_total_bytes as f64));
@@ -707,6 +786,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             series: vec![Series { name: "CPU".into(), points: pts(keys::CPU), color: Color32::from_rgb(66, 165, 245) }],
             references: Vec::new(),
             fixed_percent: true,
+            marks: Vec::new(),
         },
         Chart {
             id: "host_ram",
@@ -726,6 +806,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
                 .map(|t| vec![Reference { name: "RAM total".into(), value: t, color: Color32::GRAY }])
                 .unwrap_or_default(),
             fixed_percent: false,
+            marks: Vec::new(),
         },
         Chart {
             id: "host_disk",
@@ -739,6 +820,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             ],
             references: Vec::new(),
             fixed_percent: false,
+            marks: Vec::new(),
         },
         Chart {
             id: "host_iowait",
@@ -756,6 +838,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             ],
             references: Vec::new(),
             fixed_percent: true,
+            marks: Vec::new(),
         },
         Chart {
             id: "host_net",
@@ -769,6 +852,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
             ],
             references: Vec::new(),
             fixed_percent: false,
+            marks: Vec::new(),
         },
     ];
     chart_grid(ui, charts, axis);

@@ -116,6 +116,8 @@ pub struct Inputs<'a> {
     pub history: Option<(&'a History, f64, f64)>,
     /// Checklist results.
     pub checklist: Option<&'a diagnose::Report>,
+    /// Bottleneck verdicts over the recent history.
+    pub bottlenecks: Option<&'a [diagnose::bottleneck::Bottleneck]>,
     /// The last smoke test.
     pub smoke: Option<&'a SmokeReport>,
     /// The VRAM calculator's last estimate, as lines.
@@ -155,6 +157,9 @@ pub fn build(inp: &Inputs<'_>) -> ReportDoc {
     let mut sections = vec![summary_section(inp), gpu_section(inp.snapshot)];
     if let Some(c) = inp.checklist {
         sections.push(checklist_section(c));
+    }
+    if let Some(b) = inp.bottlenecks {
+        sections.push(bottleneck_section(b));
     }
     if let Some((h, window, now)) = inp.history {
         sections.push(metrics_section(inp.snapshot, h, window, now));
@@ -279,6 +284,36 @@ fn checklist_section(c: &diagnose::Report) -> Section {
         })
         .collect();
     Section { title: format!("Checklist{}", if c.from_capture { " (from a capture)" } else { "" }), items }
+}
+
+fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
+    let mut items: Vec<Item> = b
+        .iter()
+        .map(|v| {
+            let mut evidence = vec![v.explanation.clone()];
+            evidence.extend(v.evidence.iter().cloned());
+            Item::Verdict {
+                verdict: format!("{} ({:.0} % sure)", v.severity.word(), 100.0 * v.confidence),
+                title: v.title.clone(),
+                summary: format!("over {}", units::duration_secs(v.to - v.from)),
+                evidence,
+                fix: (!v.next_steps.is_empty()).then(|| {
+                    v.next_steps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| format!("{}. {s}", i + 1))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }),
+            }
+        })
+        .collect();
+    if items.is_empty() {
+        items.push(Item::Text {
+            text: "No verdict: too little history (half of the window must be covered).".to_string(),
+        });
+    }
+    Section { title: "Bottleneck verdicts".to_string(), items }
 }
 
 fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Section {

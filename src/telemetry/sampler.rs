@@ -355,6 +355,13 @@ impl Sampler {
         self.shared.recorder_error.lock().ok()?.take()
     }
 
+    /// Adds an event to the history (shown as a mark on the charts).
+    pub fn add_event(&self, event: Event) {
+        if let Ok(mut h) = self.shared.history.lock() {
+            h.add_event(event);
+        }
+    }
+
     /// Asks the GPU source to read a sleeping GPU anyway (it wakes up).
     pub fn allow_wake(&self) {
         self.shared.gpu.allow_wake();
