@@ -3,10 +3,12 @@
 
 pub mod check;
 pub mod exit;
+pub mod focus;
 pub mod info;
 pub mod monitor;
 pub mod record;
 pub mod report;
+pub mod run;
 pub mod smoke;
 pub mod vram;
 
@@ -44,6 +46,13 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Show a recording: as text, JSON lines (--json) or CSV for spreadsheets (--csv).
     Replay(record::ReplayArgs),
+    /// Measure a run: start COMMAND (after --), sample it and the GPUs until it exits, then print
+    /// time, peak VRAM, utilization, CPU, memory, I/O, the bottleneck verdicts and the VRAM to plan
+    /// with (on stderr). Exits with the command's exit code.
+    Run(run::RunArgs),
+    /// Stuck-job triage for one process (and its children): state, CPU, I/O, GPU memory, whether
+    /// its log grows; then a verdict and the next step.
+    Focus(focus::FocusArgs),
     /// The smoke test's child process (internal).
     #[command(hide = true)]
     SmokeChild(smoke::SmokeChildArgs),
@@ -162,6 +171,8 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Smoke(a) => smoke::run(a),
         Command::Report(a) => report::run(a),
         Command::Record(a) => record::run_record(a),
+        Command::Run(a) => run::run(a),
+        Command::Focus(a) => focus::run(a),
         Command::Replay(a) => record::run_replay(a),
         Command::SmokeChild(a) => smoke::run_child(a),
     };

@@ -28,6 +28,9 @@ pub enum Finding {
     DataStarved,
     /// Low utilization with high iowait / I/O pressure.
     IoBound,
+    /// A process uses the GPU lightly while CPU and disk have room: small batches, waits on the
+    /// host, synchronisation.
+    Underused,
     /// Busy, with memory-bandwidth utilization near its top.
     MemoryBound,
     /// Busy, compute-bound.
@@ -362,6 +365,34 @@ pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bott
                 ev,
                 "The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit.",
                 &DATA_STARVED_STEPS,
+            ));
+        } else if low
+            && !host.io_heavy()
+            && !host.cpu_saturated()
+            && procs.as_ref().is_some_and(|p| !p.is_empty())
+            && !explained_idle.contains(&i)
+        {
+            let p = procs
+                .as_ref()
+                .and_then(|p| p.first())
+                .map(|p| format!("{} (PID {})", p.name, p.pid))
+                .unwrap_or_default();
+            let mut ev = vec![util_ev.clone(), format!("on the GPU: {p}")];
+            ev.extend(host.evidence());
+            out.push(make(
+                Finding::Underused,
+                Some(i),
+                Verdict::Info,
+                0.6 * g.coverage,
+                format!("GPU {i} is underused by {p}; CPU and disk have room"),
+                ev,
+                "The job gives the GPU too little work at a time, or waits between steps for something other than CPU or disk: small batches, host-device synchronisation in the loop, a single-threaded step, or the network.",
+                &[
+                    "Raise the batch size, one step at a time, while VRAM keeps 20-30 % headroom.",
+                    "Remove synchronisation from the loop (.item(), .cpu(), printing GPU values every step).",
+                    "Profile one iteration (torch.profiler, Nsight Systems) to see where the time goes.",
+                    "If it should be computing but is not, treat it as a stuck job: its state, log and output (gpu-doctor-cli focus).",
+                ],
             ));
         } else if low && host.io_heavy() && !host.cpu_saturated() {
             gpu_warned = true;

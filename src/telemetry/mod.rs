@@ -12,6 +12,7 @@ pub mod live;
 pub mod nvml;
 pub mod pci;
 pub mod procfs;
+pub mod proctree;
 pub mod reading;
 pub mod recording;
 pub mod sample;

@@ -17,6 +17,9 @@
  *   driver = 550.54.15    driver version string
  *   pcie_gen = 4          current PCIe link generation (the maximum is Gen4 x16) ...
  *   pcie_width = 16       ... and width
+ *   util = 10             GPU utilization fixed at this value (default: a wave between 50 and 99)
+ *   child_processes = 1   the compute process list is the loading process's children (their
+ *                         PIDs, 2 GiB each), so a launched job's GPU memory can be attributed
  *
  * FAKE_NVML_INIT_MARKER, when set, names a file nvmlInit_v2 appends a line to.
  *
@@ -24,6 +27,7 @@
  * queries), like a library from an old driver.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -51,6 +55,7 @@ static struct {
     int init_code, unsupported, lost_gpu, processes_code;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
+    int util, child_processes;
     char hang[128], driver[64];
 } sc;
 static struct fake_device devices[MAX_GPUS];
@@ -72,6 +77,7 @@ static void load_scenario(void) {
     strcpy(sc.driver, "550.54.15");
     sc.pcie_gen = 4;
     sc.pcie_width = 16;
+    sc.util = -1;
     char path[PATH_MAX] = {0};
     const char *env = getenv("FAKE_NVML_SCENARIO");
     if (env && *env) {
@@ -109,6 +115,8 @@ static void load_scenario(void) {
         else if (!strcmp(k, "driver")) snprintf(sc.driver, sizeof sc.driver, "%s", v);
         else if (!strcmp(k, "pcie_gen")) sc.pcie_gen = (unsigned)atoi(v);
         else if (!strcmp(k, "pcie_width")) sc.pcie_width = (unsigned)atoi(v);
+        else if (!strcmp(k, "util")) sc.util = atoi(v);
+        else if (!strcmp(k, "child_processes")) sc.child_processes = atoi(v);
     }
     fclose(f);
 }
@@ -339,7 +347,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
     d->util_calls++;
     pthread_mutex_unlock(&lock);
     if (sc.unsupported) return NOT_SUPPORTED;
-    u->gpu = 50 + wave(d, 50);
+    u->gpu = sc.util >= 0 ? (unsigned)sc.util : 50 + wave(d, 50);
     u->memory = 20 + wave(d, 30);
     return OK;
 }
@@ -396,10 +404,41 @@ EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, uns
 
 #ifndef FAKE_OLD_DRIVER
 typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuInstanceId, computeInstanceId; } nvmlProcessInfo_t;
+/* The loading process's direct children, from /proc. */
+static nvmlReturn_t child_list(unsigned *count, nvmlProcessInfo_t *out) {
+    unsigned pids[64], n = 0;
+    DIR *dir = opendir("/proc");
+    struct dirent *e;
+    while (dir && (e = readdir(dir)) && n < 64) {
+        char path[300], buf[512];
+        unsigned pid = (unsigned)strtoul(e->d_name, NULL, 10);
+        if (!pid) continue;
+        snprintf(path, sizeof path, "/proc/%u/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        char *close = strrchr(buf, ')');
+        unsigned ppid = 0;
+        if (close && sscanf(close + 2, "%*c %u", &ppid) == 1 && ppid == (unsigned)getpid()) pids[n++] = pid;
+    }
+    if (dir) closedir(dir);
+    if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
+    for (unsigned i = 0; i < n; i++) {
+        out[i].pid = pids[i];
+        out[i].usedGpuMemory = 2ULL * GIB;
+        out[i].gpuInstanceId = out[i].computeInstanceId = 0xFFFFFFFFu;
+    }
+    *count = n;
+    return OK;
+}
+
 static nvmlReturn_t processes(nvmlDevice_t d, const char *fn, int compute, unsigned *count, nvmlProcessInfo_t *out) {
     nvmlReturn_t r = optional(d, fn);
     if (r) return r;
     if (sc.processes_code) return sc.processes_code;
+    if (sc.child_processes && compute) return child_list(count, out);
     unsigned n = compute ? 2 : 0;
     if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
     for (unsigned i = 0; i < n; i++) {

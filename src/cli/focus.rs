@@ -1,0 +1,309 @@
+//! `focus --pid PID [--log FILE]`: the stuck-job triage of method §8 for one process and its
+//! children: state, CPU, threads, memory, I/O, GPU memory, and how long since its log or output
+//! file last grew; then a verdict with the next step.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{SourceArgs, exit, parse_interval};
+use crate::telemetry::proctree::{self, ProcStat};
+use crate::telemetry::sampler::Sampler;
+use crate::units;
+
+/// Arguments of `focus`.
+#[derive(Debug, Clone, Args)]
+pub struct FocusArgs {
+    /// The process to look at (its children are included).
+    #[arg(long)]
+    pub pid: u32,
+    /// Its log or output file: how long since it last grew.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Seconds to watch before judging.
+    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    pub watch: f64,
+    /// Seconds between readings (0.25-10).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
+    pub interval: f64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+/// What the triage concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Triage {
+    /// The process does not exist (any more).
+    Gone,
+    /// It exited but its parent has not collected it.
+    Zombie,
+    /// Stopped (Ctrl-Z, a debugger).
+    Stopped,
+    /// Blocked in uninterruptible waits: disk or network file system.
+    IoWait,
+    /// Working and its output grows, or the GPU is busy for it.
+    Progressing,
+    /// Using CPU but its output does not grow.
+    BusyNoOutput,
+    /// Neither CPU, I/O nor GPU work, and no output: waiting on something.
+    Waiting,
+}
+
+/// The focus result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Focus {
+    /// The process.
+    pub pid: u32,
+    /// Its name.
+    pub name: Option<String>,
+    /// State letters seen, one per reading (root process).
+    pub states: String,
+    /// Processes in the tree at the end.
+    pub processes: usize,
+    /// Threads at the end.
+    pub threads: u32,
+    /// CPU, % of one core over the watch.
+    pub cpu_pct: f64,
+    /// Resident memory, bytes.
+    pub rss_bytes: u64,
+    /// Storage reads and writes per second over the watch.
+    pub read_bps: f64,
+    /// Writes per second.
+    pub write_bps: f64,
+    /// GPU memory of its processes, bytes (None: not reported).
+    pub gpu_memory: Option<u64>,
+    /// Utilization of the GPUs it is on, % (mean over the watch).
+    pub gpu_util: Option<f64>,
+    /// Seconds since the log file last changed, and whether it grew during the watch.
+    pub log: Option<(f64, bool)>,
+    /// Verdict.
+    pub triage: Triage,
+    /// In words.
+    pub summary: String,
+    /// What to do.
+    pub next_step: String,
+}
+
+/// Judges the readings (pure, for tests).
+pub fn judge(states: &str, cpu_pct: f64, io_bps: f64, log_grew: Option<bool>, gpu_util: Option<f64>) -> Triage {
+    let last = states.chars().last();
+    let n = states.chars().count().max(1) as f64;
+    match last {
+        None => return Triage::Gone,
+        Some('Z') => return Triage::Zombie,
+        Some('T') | Some('t') => return Triage::Stopped,
+        _ => {}
+    }
+    let d = states.chars().filter(|c| *c == 'D').count() as f64 / n;
+    if log_grew == Some(true) || gpu_util.is_some_and(|u| u >= 20.0) {
+        Triage::Progressing
+    } else if d >= 0.5 {
+        Triage::IoWait
+    } else if cpu_pct >= 20.0 {
+        if log_grew == Some(false) { Triage::BusyNoOutput } else { Triage::Progressing }
+    } else if io_bps >= 1_000_000.0 {
+        Triage::Progressing
+    } else {
+        Triage::Waiting
+    }
+}
+
+fn words(t: Triage) -> (&'static str, &'static str) {
+    match t {
+        Triage::Gone => (
+            "the process is not running",
+            "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer).",
+        ),
+        Triage::Zombie => (
+            "it has exited, but its parent has not collected it (zombie)",
+            "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie.",
+        ),
+        Triage::Stopped => ("it is stopped (Ctrl-Z or a debugger)", "Resume it with fg or kill -CONT PID."),
+        Triage::IoWait => (
+            "it is blocked in uninterruptible I/O waits (disk or network file system)",
+            "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns.",
+        ),
+        Triage::Progressing => ("it is making progress", "Let it run; to make it faster, see the Monitor's diagnosis."),
+        Triage::BusyNoOutput => (
+            "it uses CPU but its output does not grow",
+            "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it.",
+        ),
+        Triage::Waiting => (
+            "it does nothing: no CPU, no I/O, no GPU work, no output",
+            "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job.",
+        ),
+    }
+}
+
+/// Runs `focus`.
+pub fn run(a: &FocusArgs) -> u8 {
+    let (gpu, host) = a.source.open();
+    let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval)).ok();
+    let f = observe(
+        sampler.as_ref(),
+        a.pid,
+        a.log.as_deref(),
+        Duration::from_secs_f64(a.watch.max(a.interval)),
+        Duration::from_secs_f64(a.interval),
+    );
+    if a.json {
+        match serde_json::to_string_pretty(&f) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("gpu-doctor: {e}"),
+        }
+    } else {
+        print!("{}", render(&f));
+    }
+    if f.triage == Triage::Gone { exit::ERROR } else { exit::OK }
+}
+
+fn log_age(path: &Path) -> Option<(f64, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    let age = m.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok()).map_or(0.0, |d| d.as_secs_f64());
+    Some((age, m.len()))
+}
+
+/// Watches the process for `watch` and judges.
+pub fn observe(sampler: Option<&Sampler>, pid: u32, log: Option<&Path>, watch: Duration, every: Duration) -> Focus {
+    let root = Path::new("/");
+    let start = Instant::now();
+    let first_log = log.and_then(log_age);
+    let mut states = String::new();
+    let (mut first, mut last): (Option<(Instant, Vec<ProcStat>)>, Option<(Instant, Vec<ProcStat>)>) = (None, None);
+    let mut util_sum = (0.0, 0usize);
+    let mut gpu_memory = None;
+    loop {
+        let tree = proctree::tree(root, pid);
+        if let Some(me) = tree.iter().find(|p| p.pid == pid) {
+            states.push(me.state);
+        }
+        if !tree.is_empty() {
+            if first.is_none() {
+                first = Some((Instant::now(), tree.clone()));
+            }
+            if let Some(s) = sampler {
+                let snap = s.snapshot();
+                let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
+                let mut mem = None;
+                for g in &snap.gpus {
+                    if let Some(list) = g.processes.value() {
+                        let mine: u64 =
+                            list.iter().filter(|p| pids.contains(&p.pid)).filter_map(|p| p.vram_bytes.get()).sum();
+                        mem = Some(mem.unwrap_or(0) + mine);
+                        if list.iter().any(|p| pids.contains(&p.pid))
+                            && let Some(u) = g.util_gpu_pct.get()
+                        {
+                            util_sum = (util_sum.0 + u, util_sum.1 + 1);
+                        }
+                    }
+                }
+                if mem.is_some() {
+                    gpu_memory = mem;
+                }
+            }
+            last = Some((Instant::now(), tree));
+        }
+        if start.elapsed() >= watch || last.is_none() {
+            break;
+        }
+        std::thread::sleep(every);
+    }
+    let end_log = log.and_then(log_age);
+    let name = last.as_ref().and_then(|(_, t)| t.iter().find(|p| p.pid == pid).map(|p| p.name.clone()));
+    let (cpu_pct, read_bps, write_bps, threads, rss, processes) = match (&first, &last) {
+        (Some((t0, a)), Some((t1, b))) => {
+            let dt = t1.duration_since(*t0).as_secs_f64().max(1e-3);
+            let sum = |v: &[ProcStat], f: &dyn Fn(&ProcStat) -> f64| v.iter().map(f).sum::<f64>();
+            let cpu = |p: &ProcStat| p.cpu_secs + p.children_cpu_secs;
+            let rd = |p: &ProcStat| p.rchar.unwrap_or(0) as f64;
+            let wr = |p: &ProcStat| p.write_bytes.unwrap_or(0) as f64;
+            (
+                (100.0 * (sum(b, &cpu) - sum(a, &cpu)) / dt).max(0.0),
+                ((sum(b, &rd) - sum(a, &rd)) / dt).max(0.0),
+                ((sum(b, &wr) - sum(a, &wr)) / dt).max(0.0),
+                b.iter().map(|p| p.threads).sum(),
+                b.iter().map(|p| p.rss_bytes).sum(),
+                b.len(),
+            )
+        }
+        _ => (0.0, 0.0, 0.0, 0, 0, 0),
+    };
+    let log_state = end_log.map(|(age, len)| (age, first_log.is_some_and(|(_, l0)| len > l0)));
+    let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
+    let triage = judge(&states, cpu_pct, read_bps + write_bps, log_state.map(|l| l.1), gpu_util);
+    let (summary, next) = words(triage);
+    Focus {
+        pid,
+        name,
+        states,
+        processes,
+        threads,
+        cpu_pct,
+        rss_bytes: rss,
+        read_bps,
+        write_bps,
+        gpu_memory,
+        gpu_util,
+        log: log_state,
+        triage,
+        summary: summary.to_string(),
+        next_step: next.to_string(),
+    }
+}
+
+/// The text form.
+pub fn render(f: &Focus) -> String {
+    let mut s = format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default());
+    if f.triage != Triage::Gone {
+        let state = f.states.chars().last().map_or("unknown", proctree::state_words);
+        s.push_str(&format!("  state: {state}; readings: {}\n", f.states));
+        s.push_str(&format!(
+            "  {} process(es), {} threads; CPU {:.0} % of a core; memory {}; reads {}, writes {}\n",
+            f.processes,
+            f.threads,
+            f.cpu_pct,
+            units::bytes(f.rss_bytes),
+            units::rate(f.read_bps),
+            units::rate(f.write_bps)
+        ));
+        match (f.gpu_memory, f.gpu_util) {
+            (Some(m), Some(u)) => s.push_str(&format!("  GPU memory {}; its GPUs {:.0} % busy\n", units::bytes(m), u)),
+            (Some(m), None) => s.push_str(&format!("  GPU memory {} (not on a GPU right now)\n", units::bytes(m))),
+            _ => s.push_str("  GPU: not reported\n"),
+        }
+        if let Some((age, grew)) = f.log {
+            s.push_str(&format!(
+                "  log last changed {} ago; {}\n",
+                units::duration_secs(age),
+                if grew { "it grew while watched" } else { "it did not grow while watched" }
+            ));
+        }
+    }
+    s.push_str(&format!("Verdict: {}.\nNext step: {}\n", f.summary, f.next_step));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triage_rules() {
+        assert_eq!(judge("", 0.0, 0.0, None, None), Triage::Gone);
+        assert_eq!(judge("SSZ", 0.0, 0.0, None, None), Triage::Zombie);
+        assert_eq!(judge("DDDS", 1.0, 0.0, Some(false), None), Triage::IoWait);
+        assert_eq!(judge("RRRR", 99.0, 0.0, Some(false), None), Triage::BusyNoOutput);
+        assert_eq!(judge("RRRR", 99.0, 0.0, None, None), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.0, 0.0, Some(true), None), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.0, 0.0, Some(false), Some(95.0)), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.5, 10.0, Some(false), Some(0.0)), Triage::Waiting);
+        assert_eq!(judge("T", 0.0, 0.0, None, None), Triage::Stopped);
+    }
+}

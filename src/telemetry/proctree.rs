@@ -1,0 +1,163 @@
+//! A process and its descendants from `/proc` (Linux): state, CPU time, resident memory and I/O
+//! bytes, for "measure a run" and the stuck-job triage. Elsewhere the readers return nothing.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Clock ticks per second of the times in `/proc/PID/stat` (USER_HZ, 100 on every Linux ABI).
+pub const TICKS_PER_SEC: f64 = 100.0;
+/// Bytes per page for `/proc/PID/statm` (4 KiB on x86-64 and most arm64 kernels).
+pub const PAGE: u64 = 4096;
+
+/// One reading of one process.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcStat {
+    /// Process id.
+    pub pid: u32,
+    /// Parent's process id.
+    pub ppid: u32,
+    /// Command name (`comm`).
+    pub name: String,
+    /// State letter: R running, S sleeping, D uninterruptible (I/O) wait, Z zombie, T stopped...
+    pub state: char,
+    /// CPU time used, seconds (user + system).
+    pub cpu_secs: f64,
+    /// CPU time of its children that have ended and been collected, seconds.
+    pub children_cpu_secs: f64,
+    /// Threads.
+    pub threads: u32,
+    /// Resident memory, bytes.
+    pub rss_bytes: u64,
+    /// Bytes read from storage (`read_bytes` of /proc/PID/io; None when not readable).
+    pub read_bytes: Option<u64>,
+    /// Bytes written to storage.
+    pub write_bytes: Option<u64>,
+    /// All bytes read through read() calls, page cache included (`rchar`).
+    pub rchar: Option<u64>,
+}
+
+/// Parses `/proc/PID/stat` (the command name may hold spaces and parentheses).
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let pid = text[..open].trim().parse().ok()?;
+    let name = text[open + 1..close].to_string();
+    let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    // rest[0] = state (field 3), rest[1] = ppid (4), rest[11] = utime (14), rest[12] = stime (15),
+    // rest[17] = num_threads (20).
+    let state = rest.first()?.chars().next()?;
+    let ppid = rest.get(1)?.parse().ok()?;
+    let utime: f64 = rest.get(11)?.parse().ok()?;
+    let stime: f64 = rest.get(12)?.parse().ok()?;
+    let threads = rest.get(17).and_then(|t| t.parse().ok()).unwrap_or(1);
+    let cutime: f64 = rest.get(13).and_then(|t| t.parse().ok()).unwrap_or(0.0);
+    let cstime: f64 = rest.get(14).and_then(|t| t.parse().ok()).unwrap_or(0.0);
+    Some(ProcStat {
+        pid,
+        ppid,
+        name,
+        state,
+        cpu_secs: (utime + stime) / TICKS_PER_SEC,
+        children_cpu_secs: (cutime + cstime) / TICKS_PER_SEC,
+        threads,
+        ..ProcStat::default()
+    })
+}
+
+/// Parses `/proc/PID/io` into (read_bytes, write_bytes, rchar).
+pub fn parse_io(text: &str) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let get = |key: &str| {
+        text.lines().find_map(|l| l.strip_prefix(key).and_then(|v| v.trim_start_matches(':').trim().parse().ok()))
+    };
+    (get("read_bytes"), get("write_bytes"), get("rchar"))
+}
+
+/// Reads one process under `root` (normally "/").
+pub fn read(root: &Path, pid: u32) -> Option<ProcStat> {
+    let dir = root.join("proc").join(pid.to_string());
+    let mut s = parse_stat(&std::fs::read_to_string(dir.join("stat")).ok()?)?;
+    if let Ok(statm) = std::fs::read_to_string(dir.join("statm")) {
+        s.rss_bytes = statm.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()).unwrap_or(0) * PAGE;
+    }
+    if let Ok(io) = std::fs::read_to_string(dir.join("io")) {
+        (s.read_bytes, s.write_bytes, s.rchar) = parse_io(&io);
+    }
+    Some(s)
+}
+
+/// `pid` and every descendant, read now.
+pub fn tree(root: &Path, pid: u32) -> Vec<ProcStat> {
+    let Ok(entries) = std::fs::read_dir(root.join("proc")) else { return Vec::new() };
+    let all: Vec<ProcStat> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter_map(|p| read(root, p))
+        .collect();
+    let mut children: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, p) in all.iter().enumerate() {
+        children.entry(p.ppid).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![pid];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        if let Some(me) = all.iter().find(|x| x.pid == p) {
+            out.push(me.clone());
+        }
+        for &c in children.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
+            stack.push(all[c].pid);
+        }
+    }
+    out
+}
+
+/// The state letter in words.
+pub fn state_words(c: char) -> &'static str {
+    match c {
+        'R' => "running",
+        'S' => "sleeping (waiting for an event)",
+        'D' => "uninterruptible wait (usually disk or network I/O)",
+        'Z' => "zombie (exited; its parent has not collected it)",
+        'T' | 't' => "stopped",
+        'I' => "idle",
+        'X' => "dead",
+        _ => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_odd_names() {
+        let line = "4242 (python (worker) 1) D 4000 4242 4000 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 7 0 123 1000 200 18446744073709551615";
+        let s = parse_stat(line).unwrap_or_default();
+        assert_eq!((s.pid, s.ppid, s.name.as_str(), s.state, s.threads), (4242, 4000, "python (worker) 1", 'D', 7));
+        assert!((s.cpu_secs - 3.0).abs() < 1e-9);
+        assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn parses_io() {
+        let io =
+            "rchar: 100\nwchar: 5\nsyscr: 1\nsyscw: 1\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
+        assert_eq!(parse_io(io), (Some(4096), Some(8192), Some(100)));
+    }
+
+    #[test]
+    fn reads_this_process_and_its_children() {
+        let me = std::process::id();
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap_or_else(|e| panic!("{e}"));
+        let t = tree(Path::new("/"), me);
+        assert!(t.iter().any(|p| p.pid == me && p.rss_bytes > 0));
+        assert!(t.iter().any(|p| p.pid == child.id() && p.ppid == me && p.name == "sleep"), "{t:?}");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

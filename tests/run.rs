@@ -1,0 +1,196 @@
+//! `gpu-doctor-cli run -- COMMAND`: real child processes (a CPU burner, a memory holder, a large
+//! file reader) measured with the live host and a fake NVML whose GPU runs at 10 % and lists the
+//! command's processes; exit codes, signals, a missing command and untouched output.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const CLI: &str = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+
+/// The verdicts judge the whole host: these tests run one at a time, or the CPU burner would
+/// starve the others' GPU too.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn run_with(nvml: Option<&std::path::Path>, command: &[&str]) -> (Output, Option<Value>) {
+    let mut cmd = Command::new(CLI);
+    cmd.args(["run", "--json", "--interval", "0.25"]);
+    match nvml {
+        Some(lib) => {
+            cmd.arg("--nvml-lib").arg(lib);
+        }
+        None => {
+            cmd.args(["--demo", "idle"]);
+        }
+    }
+    let out = cmd.arg("--").args(command).output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let json = err.find('{').and_then(|i| serde_json::from_str(&err[i..]).ok());
+    (out, json)
+}
+
+fn findings(v: &Value) -> Vec<String> {
+    v["verdicts"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x["finding"].as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+fn fake_gpu() -> (tempfile::TempDir, std::path::PathBuf) {
+    common::private_fake(common::Fake::Current, "gpus = 1\nutil = 10\nchild_processes = 1\n")
+}
+
+#[test]
+fn output_passes_through_and_the_exit_code_is_returned() {
+    let _one = serial();
+    let (out, json) = run_with(None, &["sh", "-c", "printf 'line one\\nline two'; echo to-stderr >&2; exit 3"]);
+    assert_eq!(out.stdout, b"line one\nline two");
+    assert_eq!(out.status.code(), Some(3));
+    let v = json.unwrap_or_else(|| panic!("no summary: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["ended"], serde_json::json!({"kind": "exited", "code": 3}));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("to-stderr\n"));
+    assert_eq!(v["demo"], true);
+}
+
+#[test]
+fn missing_commands_and_signals() {
+    let _one = serial();
+    let out = Command::new(CLI)
+        .args(["run", "--demo", "idle", "--", "no-such-command-4711"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-command-4711: command not found"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let script = dir.path().join("not-executable.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        Command::new(CLI).args(["run", "--demo", "idle", "--"]).arg(&script).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(126));
+    let (out, json) = run_with(None, &["sh", "-c", "sleep 0.3; kill -9 $$"]);
+    assert_eq!(out.status.code(), Some(137));
+    assert_eq!(json.map(|v| v["ended"].clone()), Some(serde_json::json!({"kind": "signal", "signal": 9})));
+    let text = Command::new(CLI)
+        .args(["run", "--demo", "idle", "--", "sh", "-c", "kill -15 $$"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(text.status.code(), Some(143));
+    assert!(String::from_utf8_lossy(&text.stderr).contains("was killed by signal 15"));
+}
+
+#[test]
+fn a_cpu_bound_job_starves_the_gpu() {
+    let _one = serial();
+    let (_d, lib) = fake_gpu();
+    // One busy loop per core for 4 s.
+    let burn =
+        "n=$(nproc); i=0; while [ $i -lt $n ]; do timeout 4 sh -c 'while :; do :; done' & i=$((i+1)); done; wait";
+    let (out, json) = run_with(Some(&lib), &["sh", "-c", burn]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json.unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(findings(&v).contains(&"data-starved".to_string()), "{:?}\n{v}", findings(&v));
+    assert!(v["cpu_mean_pct"].as_f64().unwrap_or(0.0) >= 80.0, "{}", v["cpu_mean_pct"]);
+    // The fake lists the command's processes at 2 GiB each.
+    assert!(v["vram_peak_process"].as_u64().unwrap_or(0) >= 2 << 30);
+    assert_eq!(v["gpus"][0]["util_mean"].as_f64().map(f64::round), Some(10.0));
+}
+
+#[test]
+fn a_memory_holder_is_measured_and_the_vram_budget_planned() {
+    let _one = serial();
+    let (_d, lib) = fake_gpu();
+    if Command::new("python3").arg("-c").arg("1").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("python3 not available: skipped");
+        return;
+    }
+    let hold = "x = bytearray(300 * 1024 * 1024); import time; time.sleep(2.5)";
+    let (out, json) = run_with(Some(&lib), &["python3", "-c", hold]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json.unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(v["rss_peak"].as_u64().unwrap_or(0) >= 300 << 20, "{}", v["rss_peak"]);
+    // 2 GiB on the GPU -> plan 2.4 to 2.6 GiB.
+    let plan = &v["vram_plan"];
+    assert_eq!(plan[0].as_u64(), Some((2.4 * f64::from(1u32 << 30)) as u64), "{plan}");
+    // The GPU at 10 % with the CPU and disk idle: underused, not starved.
+    let f = findings(&v);
+    assert!(f.contains(&"underused".to_string()) && !f.contains(&"data-starved".to_string()), "{f:?}");
+}
+
+#[test]
+fn a_large_file_reader_is_measured() {
+    let _one = serial();
+    let (_d, lib) = fake_gpu();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("big.bin");
+    std::fs::write(&file, vec![7u8; 96 << 20]).unwrap_or_else(|e| panic!("{e}"));
+    let script = format!("cat '{}' > /dev/null; sleep 1.5", file.display());
+    let (out, json) = run_with(Some(&lib), &["sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json.unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(v["read_bytes"].as_u64().unwrap_or(0) >= 96 << 20, "{}", v["read_bytes"]);
+    assert!(!findings(&v).contains(&"data-starved".to_string()));
+}
+
+fn focus(pid: u32, log: &std::path::Path) -> Value {
+    let out = Command::new(CLI)
+        .args([
+            "focus",
+            "--json",
+            "--watch",
+            "2",
+            "--interval",
+            "0.5",
+            "--demo",
+            "idle",
+            "--pid",
+            &pid.to_string(),
+            "--log",
+        ])
+        .arg(log)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let log = dir.path().join("job.log");
+    std::fs::write(&log, "started\n").unwrap_or_else(|e| panic!("{e}"));
+    let spawn = |script: &str| Command::new("sh").args(["-c", script]).spawn().unwrap_or_else(|e| panic!("{e}"));
+    // Sleeping, silent: waiting on something.
+    let mut waiting = spawn("sleep 20");
+    let v = focus(waiting.id(), &log);
+    assert_eq!(v["triage"], "waiting", "{v}");
+    assert_eq!(v["log"][1], false);
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+    // Burning CPU, silent log: busy without output.
+    let mut busy = spawn("timeout 10 sh -c 'while :; do :; done'");
+    let v = focus(busy.id(), &log);
+    assert_eq!(v["triage"], "busy-no-output", "{v}");
+    assert!(v["cpu_pct"].as_f64().unwrap_or(0.0) >= 50.0);
+    let _ = busy.kill();
+    let _ = busy.wait();
+    // Appending to its log: progressing.
+    let script = format!("for i in 1 2 3 4 5 6 7 8; do echo step $i >> '{}'; sleep 0.4; done", log.display());
+    let mut writer = spawn(&script);
+    let v = focus(writer.id(), &log);
+    assert_eq!(v["triage"], "progressing", "{v}");
+    assert_eq!(v["log"][1], true);
+    let _ = writer.wait();
+    // Gone.
+    let out = Command::new(CLI)
+        .args(["focus", "--demo", "idle", "--watch", "0.5", "--pid", "999999"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("the process is not running"));
+}
