@@ -170,13 +170,16 @@ fn log_age(path: &Path) -> Option<(f64, u64)> {
     Some((age, m.len()))
 }
 
+/// One reading of the process tree.
+type Reading = (Instant, Vec<ProcStat>);
+
 /// Watches the process for `watch` and judges.
 pub fn observe(sampler: Option<&Sampler>, pid: u32, log: Option<&Path>, watch: Duration, every: Duration) -> Focus {
     let root = Path::new("/");
     let start = Instant::now();
     let first_log = log.and_then(log_age);
     let mut states = String::new();
-    let (mut first, mut last): (Option<(Instant, Vec<ProcStat>)>, Option<(Instant, Vec<ProcStat>)>) = (None, None);
+    let (mut first, mut last): (Option<Reading>, Option<Reading>) = (None, None);
     let mut util_sum = (0.0, 0usize);
     let mut gpu_memory = None;
     loop {
