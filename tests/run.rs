@@ -194,3 +194,28 @@ fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("the process is not running"));
 }
+
+#[test]
+fn scaling_test_tells_linear_from_fixed_overhead() {
+    let scale = |script: &str| {
+        let out = Command::new(CLI)
+            .args(["scale", "--json", "--sizes", "1,2,4", "--", "sh", "-c", script])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let linear = scale("sleep 0.{size}");
+    assert_eq!(linear["kind"], "near-linear", "{linear}");
+    let fixed = scale("sleep 1; sleep 0.0{size}");
+    assert_eq!(fixed["kind"], "fixed-overhead", "{fixed}");
+    assert!(fixed["summary"].as_str().is_some_and(|s| s.starts_with("fixed overhead dominates (1.0")), "{fixed}");
+    // A failing size stops the test with its exit code; a template without {size} is refused.
+    let out = Command::new(CLI)
+        .args(["scale", "--", "sh", "-c", "exit 4 # {size}"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(4));
+    let out = Command::new(CLI).args(["scale", "--", "true"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+}

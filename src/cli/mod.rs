@@ -9,6 +9,7 @@ pub mod monitor;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod scale;
 pub mod smoke;
 pub mod vram;
 
@@ -53,6 +54,9 @@ pub enum Command {
     /// Stuck-job triage for one process (and its children): state, CPU, I/O, GPU memory, whether
     /// its log grows; then a verdict and the next step.
     Focus(focus::FocusArgs),
+    /// Scaling test: run COMMAND (after --) once per --sizes value substituted for {size}, fit
+    /// time against size and say whether it scales or a fixed overhead dominates.
+    Scale(scale::ScaleArgs),
     /// The smoke test's child process (internal).
     #[command(hide = true)]
     SmokeChild(smoke::SmokeChildArgs),
@@ -173,6 +177,7 @@ pub fn run(command: &Command) -> std::process::ExitCode {
         Command::Record(a) => record::run_record(a),
         Command::Run(a) => run::run(a),
         Command::Focus(a) => focus::run(a),
+        Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
         Command::SmokeChild(a) => smoke::run_child(a),
     };
