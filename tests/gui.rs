@@ -720,3 +720,59 @@ fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
     let events: Vec<String> = h.state().sampler().with_history(|hist| hist.events().map(|e| e.text.clone()).collect());
     assert!(events.iter().any(|e| e.contains("data-starved")), "{events:?}");
 }
+
+fn jobs_app() -> Harness<'static, DoctorApp> {
+    app_with(|i| {
+        i.smoke.launcher = gpu_doctor::smoke::runner::Launcher::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"));
+        i.source.nvml_lib = Some("/nonexistent/libnvidia-ml.so.1".into());
+    })
+}
+
+#[test]
+fn measure_a_run_from_the_file_menu() {
+    let mut h = jobs_app();
+    h.get_by_label("File").click();
+    h.step();
+    h.step();
+    h.get_by_label("Measure a run...").click();
+    h.step();
+    h.step();
+    h.state_mut().run_dialog.command = "echo hello-from-the-job; sleep 1; exit 2".to_string();
+    h.step();
+    h.get_by_label("Run").click();
+    h.step();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while h.state().run_dialog.running()
+        || h.state().run_dialog.summary.is_none() && h.state().run_dialog.error.is_none()
+    {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+    h.step();
+    let d = &h.state().run_dialog;
+    assert!(d.error.is_none(), "{:?}", d.error);
+    assert!(d.output.contains("hello-from-the-job"), "{}", d.output);
+    h.get_by_label_contains("exited with code 2");
+}
+
+#[test]
+fn focus_on_a_process_from_its_pid() {
+    let mut h = jobs_app();
+    let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap_or_else(|e| panic!("{e}"));
+    h.state_mut().monitor.focus_request = Some(sleeper.id());
+    h.step();
+    assert!(h.state().focus_dialog.open && h.state().focus_dialog.running());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while h.state().focus_dialog.running() {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+    h.step();
+    let r = h.state().focus_dialog.result.clone().unwrap_or_else(|| panic!("{:?}", h.state().focus_dialog.error));
+    assert_eq!(r.pid, sleeper.id());
+    h.get_by_label_contains("Verdict: it does nothing");
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{SourceArgs, exit, parse_interval};
 use crate::telemetry::proctree::{self, ProcStat};
@@ -37,7 +37,7 @@ pub struct FocusArgs {
 }
 
 /// What the triage concluded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Triage {
     /// The process does not exist (any more).
@@ -57,7 +57,7 @@ pub enum Triage {
 }
 
 /// The focus result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Focus {
     /// The process.
     pub pid: u32,

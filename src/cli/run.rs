@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{SourceArgs, exit, parse_interval};
 use crate::diagnose::Verdict;
@@ -28,6 +28,12 @@ pub struct RunArgs {
     /// Print the summary as JSON (on stderr, like the text summary).
     #[arg(long)]
     pub json: bool,
+    /// Also write the summary as JSON to this new file.
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<std::path::PathBuf>,
+    /// Print no summary on stderr (with --json-out).
+    #[arg(long, requires = "json_out")]
+    pub quiet: bool,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -37,7 +43,7 @@ pub struct RunArgs {
 }
 
 /// How the command ended.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ended {
     /// Exited with a code.
@@ -58,7 +64,7 @@ pub enum Ended {
 }
 
 /// Per-GPU figures over the run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuRun {
     /// GPU index.
     pub gpu: u32,
@@ -73,7 +79,7 @@ pub struct GpuRun {
 }
 
 /// The summary of one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     /// The command line.
     pub command: String,
@@ -118,13 +124,22 @@ pub fn run(a: &RunArgs) -> u8 {
         }
     };
     let summary = measure(&sampler, &a.command, Duration::from_secs_f64(a.interval));
-    if a.json {
+    if a.quiet {
+    } else if a.json {
         match serde_json::to_string_pretty(&summary) {
             Ok(s) => eprintln!("{s}"),
             Err(e) => eprintln!("gpu-doctor: {e}"),
         }
     } else {
         eprint!("{}", render(&summary));
+    }
+    if let Some(path) = &a.json_out {
+        let written = serde_json::to_string_pretty(&summary)
+            .map_err(std::io::Error::other)
+            .and_then(|s| super::report::write_new(path, &s));
+        if let Err(e) = written {
+            eprintln!("gpu-doctor: could not write {}: {e}", path.display());
+        }
     }
     match &summary.ended {
         Ended::Exited { code } => u8::try_from(*code).unwrap_or(exit::ERROR),

@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use eframe::egui::{self, Color32, RichText};
 
 use super::checklist::{ChecklistSource, ChecklistState};
+use super::jobs;
 use super::monitor::TimeWindow;
 use super::monitor::{MonitorAction, MonitorState};
 use super::screenshot::ScreenshotPlan;
@@ -188,6 +189,10 @@ pub struct DoctorApp {
     pub report: share::ReportDialog,
     /// The support card.
     pub card: share::SupportCard,
+    /// "Measure a run".
+    pub run_dialog: jobs::RunDialog,
+    /// "Focus on a process".
+    pub focus_dialog: jobs::FocusDialog,
     /// Outcome of the last screenshot, recording or export (set from callbacks too).
     pub info: Arc<std::sync::Mutex<Option<String>>>,
     screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
@@ -221,6 +226,7 @@ impl DoctorApp {
             monitor.window = w;
         }
         let replay = init.replay.clone();
+        let (program, nvml_lib) = (init.smoke.launcher.program.clone(), init.source.nvml_lib.clone());
         let mut app = DoctorApp {
             sampler: init.sampler,
             tab: init.tab,
@@ -242,6 +248,8 @@ impl DoctorApp {
             smoke: SmokeState::new(init.smoke),
             report: share::ReportDialog::new(init.settings.redaction),
             card: share::SupportCard::default(),
+            run_dialog: jobs::RunDialog::new(program.clone(), nvml_lib.clone()),
+            focus_dialog: jobs::FocusDialog::new(program, nvml_lib),
             info: Arc::new(std::sync::Mutex::new(None)),
             screenshot_dialog: None,
             open_dialog: None,
@@ -511,6 +519,12 @@ impl DoctorApp {
                 {
                     action = Some(MonitorAction::StartRecording);
                 }
+                if ui.button("Measure a run...").clicked() {
+                    self.run_dialog.open = true;
+                }
+                if ui.button("Focus on a process...").clicked() {
+                    self.focus_dialog.open = true;
+                }
                 if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
                     self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
                 }
@@ -752,6 +766,11 @@ impl eframe::App for DoctorApp {
         }
         self.report.ui(&ctx);
         self.card.ui(&ctx);
+        if let Some(pid) = self.monitor.focus_request.take() {
+            self.focus_dialog.focus_on(pid);
+        }
+        self.run_dialog.ui(&ctx);
+        self.focus_dialog.ui(&ctx);
         if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
             self.take_screenshot(&ctx, Some(path));
         }

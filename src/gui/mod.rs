@@ -5,6 +5,7 @@
 mod app;
 mod charts;
 mod checklist;
+mod jobs;
 mod monitor;
 mod screenshot;
 mod share;

@@ -106,6 +106,8 @@ pub struct MonitorState {
     pub diag_window: f64,
     /// The verdicts shown in the Diagnosis panel (set by the app before drawing).
     pub verdicts: Vec<Bottleneck>,
+    /// A process the user asked to focus on (taken by the app).
+    pub focus_request: Option<u32>,
 }
 
 impl Default for MonitorState {
@@ -118,6 +120,7 @@ impl Default for MonitorState {
             sort_desc: true,
             diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
             verdicts: Vec::new(),
+            focus_request: None,
         }
     }
 }
@@ -440,7 +443,13 @@ impl MonitorState {
             ui.end_row();
             for r in rows {
                 ui.label(r.gpu.to_string());
-                ui.label(r.process.pid.to_string());
+                if ui
+                    .link(r.process.pid.to_string())
+                    .on_hover_text("Focus on this process: state, CPU, I/O, is it stuck?")
+                    .clicked()
+                {
+                    self.focus_request = Some(r.process.pid);
+                }
                 ui.label(&r.process.name);
                 ui.label(r.process.vram_bytes.show_short(|b| units::bytes(*b)));
                 ui.label(r.process.kind.label());
