@@ -165,11 +165,15 @@ fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
     let log = dir.path().join("job.log");
     std::fs::write(&log, "started\n").unwrap_or_else(|e| panic!("{e}"));
     let spawn = |script: &str| Command::new("sh").args(["-c", script]).spawn().unwrap_or_else(|e| panic!("{e}"));
-    // Sleeping, silent: waiting on something.
+    // Sleeping, silent: waiting on something. Its log ends with a CUDA out-of-memory error.
+    std::fs::write(&log, "started\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut waiting = spawn("sleep 20");
     let v = focus(waiting.id(), &log);
     assert_eq!(v["triage"], "waiting", "{v}");
     assert_eq!(v["log"][1], false);
+    assert_eq!(v["oom_in_log"], true);
+    assert!(v["memory_note"].as_str().is_some_and(|n| n.contains("fragmentation")), "{v}");
     let _ = waiting.kill();
     let _ = waiting.wait();
     // Burning CPU, silent log: busy without output.

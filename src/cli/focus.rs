@@ -83,6 +83,15 @@ pub struct Focus {
     pub gpu_util: Option<f64>,
     /// Seconds since the log file last changed, and whether it grew during the watch.
     pub log: Option<(f64, bool)>,
+    /// The log's last lines report running out of GPU memory.
+    #[serde(default)]
+    pub oom_in_log: bool,
+    /// Free share of the memory of the GPUs the process is on, when known (0..1).
+    #[serde(default)]
+    pub gpu_free_share: Option<f64>,
+    /// What an out-of-memory report in the log means here.
+    #[serde(default)]
+    pub memory_note: Option<String>,
     /// Verdict.
     pub triage: Triage,
     /// In words.
@@ -239,6 +248,18 @@ pub fn observe(sampler: Option<&Sampler>, pid: u32, log: Option<&Path>, watch: D
         _ => (0.0, 0.0, 0.0, 0, 0, 0),
     };
     let log_state = end_log.map(|(age, len)| (age, first_log.is_some_and(|(_, l0)| len > l0)));
+    let oom_in_log = log.and_then(log_tail).is_some_and(|t| mentions_oom(&t));
+    let gpu_free_share = sampler.and_then(|s| {
+        let snap = s.snapshot();
+        let on: Vec<_> =
+            snap.gpus.iter().filter(|g| g.processes.value().is_some_and(|l| l.iter().any(|p| p.pid == pid))).collect();
+        let (free, total): (u64, u64) = on
+            .iter()
+            .filter_map(|g| Some((g.vram_free_bytes.get()?, g.vram_total_bytes.get()?)))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        (total > 0).then(|| free as f64 / total as f64)
+    });
+    let memory_note = oom_note(oom_in_log, gpu_free_share);
     let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
     let triage = judge(&states, cpu_pct, read_bps + write_bps, log_state.map(|l| l.1), gpu_util);
     let (summary, next) = words(triage);
@@ -255,10 +276,57 @@ pub fn observe(sampler: Option<&Sampler>, pid: u32, log: Option<&Path>, watch: D
         gpu_memory,
         gpu_util,
         log: log_state,
+        oom_in_log,
+        gpu_free_share,
+        memory_note,
         triage,
         summary: summary.to_string(),
         next_step: next.to_string(),
     }
+}
+
+/// The last 64 KiB of a log file.
+fn log_tail(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024))).ok()?;
+    let mut buf = Vec::new();
+    f.take(64 * 1024).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// True when the text reports a GPU out-of-memory error (PyTorch, CUDA, TensorFlow, JAX wording).
+pub fn mentions_oom(text: &str) -> bool {
+    let t = text.to_lowercase();
+    [
+        "cuda out of memory",
+        "cuda_error_out_of_memory",
+        "outofmemoryerror",
+        "out of memory on device",
+        "resource_exhausted",
+        "cudaerrormemoryallocation",
+    ]
+    .iter()
+    .any(|k| t.contains(k))
+}
+
+/// The meaning of an out-of-memory report given how much GPU memory is free now (method §6, §8).
+pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
+    if !oom {
+        return None;
+    }
+    Some(match free_share {
+        Some(f) if f >= 0.3 => format!(
+            "The log reports running out of GPU memory while {:.0} % of it is free: that is fragmentation (or a single huge allocation), not capacity. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch; check the input for an oversized item first.",
+            100.0 * f
+        ),
+        Some(f) => format!(
+            "The log reports running out of GPU memory and only {:.0} % is free: capacity. Lower the batch size or sequence length, use mixed precision or checkpointing (the VRAM tab estimates the need).",
+            100.0 * f
+        ),
+        None => "The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch).".to_string(),
+    })
 }
 
 /// The text form.
@@ -290,12 +358,24 @@ pub fn render(f: &Focus) -> String {
         }
     }
     s.push_str(&format!("Verdict: {}.\nNext step: {}\n", f.summary, f.next_step));
+    if let Some(n) = &f.memory_note {
+        s.push_str(&format!("Memory: {n}\n"));
+    }
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_memory_while_free_is_fragmentation() {
+        let log = "step 41\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.6 GiB of which 9.1 GiB is free.";
+        assert!(mentions_oom(log) && !mentions_oom("all fine"));
+        assert!(oom_note(true, Some(0.4)).unwrap_or_default().contains("fragmentation"));
+        assert!(oom_note(true, Some(0.05)).unwrap_or_default().contains("capacity"));
+        assert!(oom_note(true, None).is_some() && oom_note(false, Some(0.5)).is_none());
+    }
 
     #[test]
     fn triage_rules() {
