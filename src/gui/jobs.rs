@@ -65,6 +65,19 @@ impl Job {
     }
 }
 
+/// A spinner while a job runs, and the error of the last one.
+fn status(ui: &mut egui::Ui, running: bool, what: &str, error: Option<&str>) {
+    if running {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(what);
+        });
+    }
+    if let Some(e) = error {
+        ui.colored_label(egui::Color32::LIGHT_RED, e);
+    }
+}
+
 fn shell(command: &str) -> Vec<std::ffi::OsString> {
     if cfg!(windows) {
         vec!["cmd".into(), "/C".into(), command.into()]
@@ -187,15 +200,7 @@ impl RunDialog {
                     self.start();
                 }
             });
-            if self.running() {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    ui.label("running...");
-                });
-            }
-            if let Some(e) = &self.error {
-                ui.colored_label(egui::Color32::LIGHT_RED, e);
-            }
+            status(ui, self.running(), "running...", self.error.as_deref());
             if let Some(s) = &self.summary {
                 ui.label(RichText::new(runcmd::render(s).trim()).monospace());
             }
@@ -304,15 +309,7 @@ impl FocusDialog {
                     self.start();
                 }
             });
-            if self.running() {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    ui.label("watching...");
-                });
-            }
-            if let Some(e) = &self.error {
-                ui.colored_label(egui::Color32::LIGHT_RED, e);
-            }
+            status(ui, self.running(), "watching...", self.error.as_deref());
             if let Some(f) = &self.result {
                 ui.label(RichText::new(focus::render(f).trim()).monospace());
             }

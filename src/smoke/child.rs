@@ -622,22 +622,7 @@ impl Test {
             // buffers hold n floats each.
             unsafe {
                 for _ in 0..reps {
-                    ck(
-                        sys::cuLaunchKernel(
-                            f,
-                            blocks,
-                            1,
-                            1,
-                            256,
-                            1,
-                            1,
-                            0,
-                            std::ptr::null_mut(),
-                            params.as_mut_ptr(),
-                            std::ptr::null_mut(),
-                        ),
-                        "cuLaunchKernel",
-                    )?;
+                    launch_1d(f, blocks, &mut params)?;
                 }
                 ck(sys::cuCtxSynchronize(), "cuCtxSynchronize")?;
             }
@@ -932,8 +917,14 @@ fn launch_compare(
     let (mut pa, mut pb, mut pe) = (a, b, errors);
     let mut params: [*mut c_void; 4] =
         [(&raw mut n_i).cast(), (&raw mut pa).cast(), (&raw mut pb).cast(), (&raw mut pe).cast()];
-    let blocks = n.div_ceil(256).min(65_535) as u32;
-    // SAFETY: parameters match count_mismatches(int, const float*, const float*, unsigned*).
+    // Parameters match count_mismatches(int, const float*, const float*, unsigned*).
+    launch_1d(f, n.div_ceil(256).min(65_535) as u32, &mut params)
+}
+
+/// Launches a kernel on a 1-D grid of 256-thread blocks and returns without waiting.
+fn launch_1d(f: sys::CUfunction, blocks: u32, params: &mut [*mut c_void]) -> Result<(), CuErr> {
+    // SAFETY: every caller passes a function of this module's PTX with `params` pointing at live
+    // values of the kernel's parameter types; the driver copies them at launch.
     ck(
         unsafe {
             sys::cuLaunchKernel(
