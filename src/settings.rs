@@ -132,6 +132,16 @@ impl Settings {
         Loaded { settings: Settings::default(), notice: Some(notice) }
     }
 
+    /// Reads `path` without side effects (no backup, no notice): the settings when the file is
+    /// present and valid. For the CLI, which only borrows defaults from the app's settings.
+    pub fn peek(path: &Path) -> Option<Settings> {
+        let m = std::fs::metadata(path).ok()?;
+        if m.len() > MAX_SETTINGS_BYTES {
+            return None;
+        }
+        Self::parse(&std::fs::read(path).ok()?).ok()
+    }
+
     /// Parses a settings file's bytes.
     pub fn parse(bytes: &[u8]) -> Result<Settings, String> {
         let text = std::str::from_utf8(bytes).map_err(|_| "it is not text".to_string())?;
@@ -208,6 +218,18 @@ mod tests {
         };
         s.save(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(Settings::load(&path), Loaded { settings: s, notice: None });
+    }
+
+    #[test]
+    fn peek_has_no_side_effects() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("settings.ron");
+        assert_eq!(Settings::peek(&path), None);
+        std::fs::write(&path, "(broken").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Settings::peek(&path), None);
+        assert!(path.exists() && !dir.path().join("settings.ron.bak").exists());
+        std::fs::write(&path, "(redaction: (enabled: true, hostname: false))").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Settings::peek(&path).map(|s| s.redaction.hostname), Some(false));
     }
 
     #[test]

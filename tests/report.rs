@@ -241,3 +241,29 @@ fn cli_report_formats_and_never_overwrites() {
         assert!(md.contains(&format!("**Host name:** {host}")), "{md}");
     }
 }
+
+#[test]
+fn cli_report_follows_the_apps_redaction_settings() {
+    let Ok(host) = Command::new("hostname").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    else {
+        return;
+    };
+    if host.len() < 2 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("settings.ron"),
+        "(redaction: (enabled: true, hostname: false, users: true, ip: true, mac: true, gpu_ids: false))",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(CLI)
+        .args(["report", "--demo", "idle", "--sample", "0"])
+        .env("GPU_DOCTOR_CONFIG_DIR", dir.path())
+        .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains(&format!("**Host name:** {host}")), "{md}");
+    assert!(md.contains("Redaction: on: user names and home paths, IP addresses, MAC addresses."), "{md}");
+}

@@ -21,7 +21,8 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
-    /// Keep host names, user names, home paths, IP and MAC addresses (redacted by default).
+    /// Keep host names, user names, home paths, IP and MAC addresses (redacted by default; what
+    /// is redacted follows the app's settings).
     #[arg(long)]
     pub no_redact: bool,
     /// Also redact GPU UUIDs and serial numbers.
@@ -39,12 +40,17 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
+    /// The app's redaction defaults (settings file), then these flags.
     fn redact_options(&self) -> RedactOptions {
         if self.no_redact {
-            RedactOptions::off()
-        } else {
-            RedactOptions { gpu_ids: self.redact_gpu_ids, ..RedactOptions::default() }
+            return RedactOptions::off();
         }
+        let base = crate::settings::settings_path()
+            .and_then(|p| crate::settings::Settings::peek(&p))
+            .map(|s| s.redaction)
+            .filter(|r| r.enabled)
+            .unwrap_or_default();
+        RedactOptions { gpu_ids: base.gpu_ids || self.redact_gpu_ids, ..base }
     }
 }
 
