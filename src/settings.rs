@@ -31,15 +31,8 @@ pub enum Theme {
     Light,
 }
 
-/// How byte quantities are shown.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ByteUnits {
-    /// GiB, MiB (powers of 1024), as the driver tools show them.
-    #[default]
-    Binary,
-    /// GB, MB (powers of 1000), as vendors print them on the box.
-    Decimal,
-}
+/// How byte quantities are shown (defined with the formatting in [`crate::units`]).
+pub use crate::units::ByteUnits;
 
 /// Everything the user can set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,12 +2,17 @@
 //!
 //! One place decides how a number looks, so the GUI, the CLI table and reports agree.
 
-static DECIMAL_BYTES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+use serde::{Deserialize, Serialize};
 
-/// Shows byte counts with decimal prefixes (GB, powers of 1000) instead of binary ones (GiB); the
-/// "Byte units" setting.
-pub fn set_decimal_bytes(on: bool) {
-    DECIMAL_BYTES.store(on, std::sync::atomic::Ordering::Relaxed);
+/// How byte quantities are shown (the "Byte units" setting). A value passed to formatting, never
+/// process-wide state: the GUI passes the user's choice, the CLI and reports use the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ByteUnits {
+    /// GiB, MiB (powers of 1024), as the driver tools show them.
+    #[default]
+    Binary,
+    /// GB, MB (powers of 1000), as vendors print them on the box.
+    Decimal,
 }
 
 /// Bytes in one GiB.
@@ -19,8 +24,17 @@ pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// assert_eq!(gpu_doctor::units::bytes(1536), "1.5 KiB");
 /// ```
 pub fn bytes(n: u64) -> String {
-    let decimal = DECIMAL_BYTES.load(std::sync::atomic::Ordering::Relaxed);
-    let (units, step) = if decimal {
+    bytes_in(n, ByteUnits::Binary)
+}
+
+/// Formats a byte count in the chosen units: `1.5 KiB` (binary) or `1.5 kB` (decimal).
+///
+/// ```
+/// use gpu_doctor::units::{ByteUnits, bytes_in};
+/// assert_eq!(bytes_in(24 * 1024 * 1024 * 1024, ByteUnits::Decimal), "25.8 GB");
+/// ```
+pub fn bytes_in(n: u64, units: ByteUnits) -> String {
+    let (units, step) = if units == ByteUnits::Decimal {
         (["B", "kB", "MB", "GB", "TB", "PB"], 1000.0)
     } else {
         (["B", "KiB", "MiB", "GiB", "TiB", "PiB"], 1024.0)

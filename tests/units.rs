@@ -1,14 +1,14 @@
-//! The "Byte units" setting switches every byte count to decimal prefixes. It is process-wide, so
-//! it is tested alone in this binary.
+//! The "Byte units" setting is a value passed to formatting: both choices can be used side by side.
+
+use gpu_doctor::units::{ByteUnits, bytes, bytes_in};
 
 #[test]
 fn decimal_and_binary_byte_units() {
-    assert_eq!(gpu_doctor::units::bytes(1536), "1.5 KiB");
-    assert_eq!(gpu_doctor::units::bytes(24 * 1024 * 1024 * 1024), "24.0 GiB");
-    gpu_doctor::units::set_decimal_bytes(true);
-    assert_eq!(gpu_doctor::units::bytes(1500), "1.5 kB");
-    assert_eq!(gpu_doctor::units::bytes(24 * 1024 * 1024 * 1024), "25.8 GB");
-    assert_eq!(gpu_doctor::units::bytes(999), "999 B");
-    gpu_doctor::units::set_decimal_bytes(false);
-    assert_eq!(gpu_doctor::units::bytes(1536), "1.5 KiB");
+    assert_eq!(bytes(1536), "1.5 KiB");
+    assert_eq!(bytes(24 * 1024 * 1024 * 1024), "24.0 GiB");
+    assert_eq!(bytes_in(1500, ByteUnits::Decimal), "1.5 kB");
+    assert_eq!(bytes_in(24 * 1024 * 1024 * 1024, ByteUnits::Decimal), "25.8 GB");
+    assert_eq!(bytes_in(999, ByteUnits::Decimal), "999 B");
+    assert_eq!(bytes_in(1536, ByteUnits::Binary), "1.5 KiB");
+    assert_eq!(bytes(1536), "1.5 KiB");
 }

@@ -220,8 +220,7 @@ impl DoctorApp {
         }
         init.sampler.set_notify(move || wake(&ctx));
         apply_theme(&cc.egui_ctx, init.settings.theme);
-        crate::units::set_decimal_bytes(init.settings.units == ByteUnits::Decimal);
-        let mut monitor = MonitorState::default();
+        let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
             monitor.window = w;
         }
@@ -244,7 +243,7 @@ impl DoctorApp {
                 None => ChecklistSource::Live(init.source.clone()),
             }),
             source: init.source,
-            vram: VramState::default(),
+            vram: VramState { units: init.settings.units, ..VramState::default() },
             smoke: SmokeState::new(init.smoke),
             report: share::ReportDialog::new(init.settings.redaction),
             card: share::SupportCard::default(),
@@ -453,7 +452,8 @@ impl DoctorApp {
             apply_theme(ui.ctx(), self.settings.theme);
         }
         if self.settings.units != before.units {
-            crate::units::set_decimal_bytes(self.settings.units == ByteUnits::Decimal);
+            self.monitor.units = self.settings.units;
+            self.vram.units = self.settings.units;
         }
     }
 
@@ -586,7 +586,7 @@ impl DoctorApp {
             ui.separator();
             match snap.self_usage {
                 Some(u) => {
-                    ui.label(format!("gpu-doctor: CPU {} · {}", units::percent(u.cpu_pct), units::bytes(u.rss_bytes)))
+                    ui.label(format!("gpu-doctor: CPU {} · {}", units::percent(u.cpu_pct), units::bytes_in(u.rss_bytes, self.settings.units)))
                 }
                 None => ui.label("gpu-doctor: own usage n/a"),
             }

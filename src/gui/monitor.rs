@@ -12,7 +12,7 @@ use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuProcess, GpuSample, HostSa
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
 use crate::telemetry::throttle;
-use crate::units;
+use crate::units::{self, ByteUnits};
 
 /// Visible span of the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +108,8 @@ pub struct MonitorState {
     pub verdicts: Vec<Bottleneck>,
     /// A process the user asked to focus on (taken by the app).
     pub focus_request: Option<u32>,
+    /// How byte counts are shown (the app copies the "Byte units" setting here).
+    pub units: ByteUnits,
 }
 
 impl Default for MonitorState {
@@ -121,6 +123,7 @@ impl Default for MonitorState {
             diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
             verdicts: Vec::new(),
             focus_request: None,
+            units: ByteUnits::default(),
         }
     }
 }
@@ -451,7 +454,7 @@ impl MonitorState {
                     self.focus_request = Some(r.process.pid);
                 }
                 ui.label(&r.process.name);
-                ui.label(r.process.vram_bytes.show_short(|b| units::bytes(*b)));
+                ui.label(r.process.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)));
                 ui.label(r.process.kind.label());
                 ui.end_row();
             }
@@ -654,7 +657,7 @@ fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>) {
             && m.swap_total_bytes > 0
         {
             ui.separator();
-            ui.label(format!("swap {}", units::bytes(m.swap_used_bytes)));
+            ui.label(format!("swap {}", units::bytes_in(m.swap_used_bytes, self.units)));
         }
         ui.separator();
         ui.label(format!(

@@ -27,6 +27,8 @@ pub struct VramState {
     pub hypothetical_gib: f64,
     /// Why the last import failed.
     pub message: Option<String>,
+    /// How byte counts are shown (the app copies the "Byte units" setting here).
+    pub units: crate::units::ByteUnits,
     pending_import: Option<Receiver<Option<PathBuf>>>,
     /// The tab was shown in this session (its estimate then goes into reports).
     pub visited: bool,
@@ -49,6 +51,7 @@ impl Default for VramState {
             message: warning,
             pending_import: None,
             visited: false,
+            units: crate::units::ByteUnits::default(),
         }
     }
 }
@@ -108,7 +111,7 @@ impl VramState {
                 .map(|ps| {
                     ps.iter()
                         .map(|p| {
-                            format!("{} (pid {}, {})", p.name, p.pid, p.vram_bytes.show_short(|b| units::bytes(*b)))
+                            format!("{} (pid {}, {})", p.name, p.pid, p.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)))
                         })
                         .collect()
                 })
