@@ -69,9 +69,36 @@ fn tick(c: &mut Criterion) {
     }
     let end = t + 900.0;
     c.bench_function("chart points: 15 min window, 1 series", |b| {
-        b.iter(|| demo.with_history(|h| h.points(&keys::gpu(0, "util"), end - 900.0, end, 600).len()))
+        b.iter(|| demo.with_history(|h| h.points(&keys::gpu(0, keys::GpuMetric::Util), end - 900.0, end, 600).len()))
     });
+    monitor_frame(c, &demo, end);
 }
+
+/// How long one Monitor frame holds the history lock (copying the chart series out) against how
+/// long the whole frame takes to lay out: the sampler threads wait at most the first, never the
+/// second.
+#[cfg(feature = "gui")]
+fn monitor_frame(c: &mut Criterion, sampler: &Sampler, end: f64) {
+    use gpu_doctor::gui::{MonitorData, MonitorState};
+    let snap = sampler.snapshot();
+    let state = MonitorState::default();
+    let (from, to) = state.span(end);
+    let wanted = state.wanted_series(&snap);
+    c.bench_function("monitor frame: history lock held (8 GPUs, 5 min window)", |b| {
+        b.iter(|| sampler.with_history(|h| MonitorData::gather(h, &wanted, from, to)))
+    });
+    let data = sampler.with_history(|h| MonitorData::gather(h, &wanted, from, to));
+    let mut harness = egui_kittest::Harness::builder().with_size(eframe::egui::vec2(1280.0, 800.0)).build_ui_state(
+        |ui, state: &mut MonitorState| {
+            let _ = state.ui(ui, &snap, &data, end, 0);
+        },
+        MonitorState::default(),
+    );
+    c.bench_function("monitor frame: layout without the lock (8 GPUs, 5 min window)", |b| b.iter(|| harness.step()));
+}
+
+#[cfg(not(feature = "gui"))]
+fn monitor_frame(_: &mut Criterion, _: &Sampler, _: f64) {}
 
 criterion_group! {
     name = benches;

@@ -280,6 +280,47 @@ fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
 }
 
 #[test]
+fn a_hung_slow_call_is_reported_once_with_its_name_and_duration() {
+    // The first PCIe throughput call (a slow metric) blocks for 4 s, right when NVML opens: the
+    // moment the GPU thread wants slow data early. One slow step owns the watchdog's slot, so the
+    // stall is reported once, names the call, and its end is dated by the call that hung.
+    let (dir, lib) =
+        private_fake(Fake::Current, "gpus = 1\nhang = nvmlDeviceGetPcieThroughput\nhang_after = 0\nhang_secs = 4\n");
+    let src = live(&lib, dir.path());
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut first_report = None;
+    let mut gpu_ticks_while_stalled = std::collections::HashSet::new();
+    let events = loop {
+        let snap = sampler.snapshot();
+        if let Some(st) = &snap.gpu_stall {
+            first_report.get_or_insert_with(|| st.clone());
+            if let Some(t) = snap.gpu_t {
+                gpu_ticks_while_stalled.insert((t * 1000.0) as i64);
+            }
+        }
+        let events = sampler.with_history(|h| h.events().map(|e| e.text.clone()).collect::<Vec<_>>());
+        if events.iter().any(|e| e.starts_with("NVML answering again")) || Instant::now() > deadline {
+            break events;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let hung: Vec<_> = events.iter().filter(|e| e.starts_with("NVML not responding")).collect();
+    assert_eq!(hung.len(), 1, "{events:?}");
+    assert!(hung[0].contains("nvmlDeviceGetPcieThroughput on GPU 0"), "{events:?}");
+    let st = first_report.unwrap_or_else(|| panic!("no stall shown: {events:?}"));
+    assert!(st.call.contains("nvmlDeviceGetPcieThroughput"), "{st:?}");
+    let again: Vec<f64> = events
+        .iter()
+        .filter_map(|e| e.strip_prefix("NVML answering again after ")?.strip_suffix(" s")?.parse().ok())
+        .collect();
+    assert_eq!(again.len(), 1, "{events:?}");
+    assert!((3.5..=6.0).contains(&again[0]), "the hung call lasted 4 s: {events:?}");
+    assert!(gpu_ticks_while_stalled.len() >= 4, "the fast GPU metrics went on: {gpu_ticks_while_stalled:?}");
+}
+
+#[test]
 fn a_lost_gpu_is_an_event_in_the_history() {
     let (dir, lib) = private_fake(Fake::Current, &scenario_text("gpu-lost"));
     let sampler =

@@ -16,7 +16,7 @@ use gpu_doctor::telemetry::host::HostSource;
 use gpu_doctor::telemetry::live::{LiveGpus, NvmlOptions};
 use gpu_doctor::telemetry::pci;
 use gpu_doctor::telemetry::sampler::Sampler;
-use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, NoGpuSource};
+use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, StaticGpus};
 
 fn stepped(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, ticks: u32) -> Sampler {
     let s = Sampler::manual(gpu, host, Duration::from_secs(1));
@@ -119,7 +119,7 @@ fn no_driver_banner_explains_and_offers_demo() {
             error: "cannot open shared object file".to_string(),
         }],
     };
-    let sampler = stepped(Arc::new(NoGpuSource::new(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 5);
+    let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 5);
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, 800.0))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
@@ -380,7 +380,7 @@ fn checklist_healthy_machine_says_no_problem() {
 #[test]
 fn no_driver_banner_links_to_the_checklist() {
     let no = NoGpu { summary: "No NVML.".to_string(), next_step: "Install the driver.".to_string(), attempts: vec![] };
-    let sampler = stepped(Arc::new(NoGpuSource::new(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 2);
+    let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 2);
     let mut h = app_on(sampler);
     h.get_by_label("Open the checklist").click();
     h.step();

@@ -2,15 +2,14 @@
 //! read to a directory for support staff).
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{SourceArgs, exit};
-use crate::diagnose::view::{CapturedSystem, LiveSystem, NvmlView, SystemView, write_capture};
-use crate::diagnose::{self, Verdict, collect};
-use crate::telemetry::GpuSource;
+use super::{CliError, SourceArgs, exit};
+use crate::diagnose::source::{CheckSource, live_system};
+use crate::diagnose::view::write_capture;
+use crate::diagnose::{self, Verdict};
 
 /// Arguments of `check`.
 #[derive(Debug, Clone, Args)]
@@ -37,91 +36,44 @@ pub struct CaptureArgs {
     pub source: SourceArgs,
 }
 
-/// How long the checks wait for NVML to open and answer one sample.
-pub const NVML_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// NVML's answers on this machine, gathered on a helper thread so a hung driver costs at most
-/// [`NVML_TIMEOUT`].
-pub fn live_nvml(source: &SourceArgs) -> NvmlView {
-    let live = source.live_gpus();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let worker = Arc::clone(&live);
-    let spawned = std::thread::Builder::new().name("gd-check-nvml".into()).spawn(move || {
-        worker.prepare();
-        let samples = worker.sample(0.0);
-        let facts = worker.facts();
-        let _ = tx.send((samples, facts));
-    });
-    let (samples, facts) = match spawned {
-        Ok(_) => rx.recv_timeout(NVML_TIMEOUT).unwrap_or_default(),
-        Err(_) => Default::default(),
+/// Runs `check`; exit code 7 when a check failed, 6 when the worst was a warning.
+pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
+    let source = match &args.from {
+        Some(dir) => CheckSource::Capture(dir.clone()),
+        None => CheckSource::Live(args.source.options()),
     };
-    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts }
-}
-
-/// The live machine as the checks see it.
-pub fn live_system(source: &SourceArgs, renderer: Option<String>) -> LiveSystem {
-    let root = std::env::var_os(super::SYSTEM_ROOT_ENV).map_or_else(|| PathBuf::from("/"), PathBuf::from);
-    let meta = collect::collect_meta(&root, Some(live_nvml(source)), renderer);
-    LiveSystem::new(root, meta)
-}
-
-/// Runs `check`; returns the exit code.
-pub fn run_check(args: &CheckArgs) -> u8 {
-    let report = match &args.from {
-        Some(dir) => match CapturedSystem::open(dir) {
-            Ok(cap) => diagnose::run(&cap),
-            Err(e) => {
-                eprintln!("gpu-doctor: {e}");
-                return exit::ERROR;
-            }
-        },
-        None => diagnose::run(&live_system(&args.source, None)),
-    };
+    let report = source.run(None).map_err(CliError::runtime)?;
     if args.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("gpu-doctor: cannot encode JSON: {e}");
-                return exit::ERROR;
-            }
-        }
+        println!("{}", super::to_json(&report)?);
     } else {
         print!("{}", diagnose::render_text(&report));
     }
-    match report.worst() {
+    Ok(ExitCode::from(match report.worst() {
         Verdict::Fail => exit::CHECK_FAIL,
         Verdict::Warn => exit::CHECK_WARN,
         _ => exit::OK,
-    }
+    }))
 }
 
-/// Runs `capture`; returns the exit code.
-pub fn run_capture(args: &CaptureArgs) -> u8 {
-    let live = live_system(&args.source, None);
+/// Runs `capture`.
+pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
+    let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
-    match write_capture(&live, &args.out) {
-        Ok(n) => {
-            println!(
-                "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
-                args.out.display(),
-                report.checks.len(),
-                args.out.display()
-            );
-            println!(
-                "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
-            );
-            exit::OK
-        }
-        Err(e) => {
-            eprintln!("gpu-doctor: {e}");
-            exit::ERROR
-        }
-    }
+    let n = write_capture(&live, &args.out).map_err(CliError::runtime)?;
+    println!(
+        "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
+        args.out.display(),
+        report.checks.len(),
+        args.out.display()
+    );
+    println!(
+        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
+    );
+    Ok(ExitCode::from(exit::OK))
 }
 
-/// For tests: a view's report.
-pub fn report_of(view: &dyn SystemView) -> diagnose::Report {
-    diagnose::run(view)
+/// NVML's answers on this machine within the checks' time limit (for `vram`).
+pub fn live_nvml(source: &SourceArgs) -> crate::diagnose::view::NvmlView {
+    crate::diagnose::source::live_nvml(&source.options())
 }

@@ -1,11 +1,12 @@
 //! `info`: the inventory and the NVML load attempts, as text or JSON.
 
 use std::fmt::Write as _;
+use std::process::ExitCode;
 
 use serde::Serialize;
 
-use super::InfoArgs;
 use super::exit;
+use super::{CliError, InfoArgs};
 use crate::present;
 use crate::telemetry::GpuSource as _;
 use crate::telemetry::sample::Inventory;
@@ -99,18 +100,21 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
 pub const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs `info`; returns the exit code.
-pub fn run(args: &InfoArgs) -> u8 {
-    let gpu: std::sync::Arc<dyn crate::telemetry::GpuSource> = if args.source.demo.is_some() {
-        args.source.open().0
+pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
+    let source = args.source.options();
+    let gpu: std::sync::Arc<dyn crate::telemetry::GpuSource> = if source.demo.is_some() {
+        source.open().0
     } else {
-        let live = args.source.live_gpus();
+        let live = source.live_gpus();
         if !live.advance_within(OPEN_TIMEOUT) {
-            eprintln!(
-                "gpu-doctor: NVML did not finish opening within {} s ({}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
-                OPEN_TIMEOUT.as_secs(),
-                live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
-            );
-            return exit::NOT_RESPONDING;
+            return Err(CliError::new(
+                exit::NOT_RESPONDING,
+                format!(
+                    "NVML did not finish opening within {} s ({}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
+                    OPEN_TIMEOUT.as_secs(),
+                    live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
+                ),
+            ));
         }
         live
     };
@@ -123,15 +127,9 @@ pub fn run(args: &InfoArgs) -> u8 {
             source: &status,
             inventory: &inv,
         };
-        match serde_json::to_string_pretty(&doc) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("gpu-doctor: cannot encode JSON: {e}");
-                return exit::ERROR;
-            }
-        }
+        println!("{}", super::to_json(&doc)?);
     } else {
         print!("{}", render_text(&status, &inv));
     }
-    if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
+    Ok(ExitCode::from(if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
 }

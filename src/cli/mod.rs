@@ -13,14 +13,13 @@ pub mod scale;
 pub mod smoke;
 pub mod vram;
 
-use std::sync::Arc;
+use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use serde::Serialize;
 
-use crate::telemetry::GpuSource;
-use crate::telemetry::demo::{DemoGpus, DemoHost, MAX_DEMO_GPUS, Scenario};
-use crate::telemetry::host::{HostSource, LiveHost};
-use crate::telemetry::live::{LiveGpus, NvmlOptions};
+use crate::telemetry::SourceOptions;
+use crate::telemetry::demo::{MAX_DEMO_GPUS, Scenario};
 use crate::telemetry::sampler::check_interval;
 
 /// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.
@@ -84,35 +83,19 @@ pub struct SourceArgs {
     pub wake_sleeping_gpu: bool,
 }
 
-/// Environment variable naming a system root (a directory holding `proc/` and `sys/`) to read
-/// instead of `/`: for tests with fixture trees.
-pub const SYSTEM_ROOT_ENV: &str = "GPU_DOCTOR_SYSTEM_ROOT";
+/// Environment variable naming a system root to read instead of `/` (for tests).
+pub use crate::telemetry::open::SYSTEM_ROOT_ENV;
 
 impl SourceArgs {
-    /// Opens the GPU and host sources these arguments ask for. The real machine without a usable
-    /// NVIDIA driver gives a source that reports why.
-    pub fn open(&self) -> (Arc<dyn GpuSource>, Box<dyn HostSource>) {
-        match self.demo {
-            Some(sc) => (
-                Arc::new(DemoGpus::new(sc, self.gpus.unwrap_or(sc.default_gpus()), self.seed)),
-                Box::new(DemoHost::new(sc, self.seed)),
-            ),
-            None => {
-                let live = self.live_gpus();
-                let host = LiveHost::with_root(live.root().to_path_buf());
-                (live, Box::new(host))
-            }
+    /// The same choices as plain options, for [`SourceOptions::open`].
+    pub fn options(&self) -> SourceOptions {
+        SourceOptions {
+            demo: self.demo,
+            gpus: self.gpus,
+            seed: self.seed,
+            nvml_lib: self.nvml_lib.clone(),
+            wake_sleeping_gpu: self.wake_sleeping_gpu,
         }
-    }
-
-    /// The real machine's GPU source (NVML opened lazily, on the sampler thread).
-    pub fn live_gpus(&self) -> Arc<LiveGpus> {
-        let root = std::env::var_os(SYSTEM_ROOT_ENV).map_or_else(|| std::path::PathBuf::from("/"), Into::into);
-        Arc::new(LiveGpus::new(NvmlOptions {
-            library: self.nvml_lib.clone(),
-            wake_sleeping: self.wake_sleeping_gpu,
-            root,
-        }))
     }
 }
 
@@ -164,22 +147,53 @@ pub fn parse_interval(s: &str) -> Result<f64, String> {
     check_interval(v).map(|d| d.as_secs_f64()).map_err(|e| e.to_string())
 }
 
-/// Runs a subcommand and returns the process exit code.
-pub fn run(command: &Command) -> std::process::ExitCode {
-    let code = match command {
+/// A command's failure, handled once: [`run`] prints `gpu-doctor: {message}` on stderr and exits
+/// with `code` (one of [`exit`]'s codes, or a child command's).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    /// The exit code.
+    pub code: u8,
+    /// What went wrong, for the user.
+    pub message: String,
+}
+
+impl CliError {
+    /// A failure with this exit code and message.
+    pub fn new(code: u8, message: impl std::fmt::Display) -> Self {
+        CliError { code, message: message.to_string() }
+    }
+
+    /// A runtime error (exit code 1).
+    pub fn runtime(message: impl std::fmt::Display) -> Self {
+        Self::new(exit::ERROR, message)
+    }
+}
+
+/// Pretty JSON of a result, or the error to report.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))
+}
+
+/// Runs a subcommand and returns the process exit code; a failure is printed here, once.
+pub fn run(command: &Command) -> ExitCode {
+    let result = match command {
         Command::Info(a) => info::run(a),
         Command::Monitor(a) => monitor::run(a),
         Command::Check(a) => check::run_check(a),
         Command::Capture(a) => check::run_capture(a),
-        Command::Vram(a) => vram::run(a),
-        Command::Smoke(a) => smoke::run(a),
+        Command::Vram(a) => Ok(ExitCode::from(vram::run(a))),
+        Command::Smoke(a) => Ok(ExitCode::from(smoke::run(a))),
         Command::Report(a) => report::run(a),
         Command::Record(a) => record::run_record(a),
         Command::Run(a) => run::run(a),
         Command::Focus(a) => focus::run(a),
         Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
-        Command::SmokeChild(a) => smoke::run_child(a),
+        Command::SmokeChild(a) => Ok(ExitCode::from(smoke::run_child(a))),
     };
-    std::process::ExitCode::from(code)
+    result.unwrap_or_else(|e| {
+        eprintln!("gpu-doctor: {e}");
+        ExitCode::from(e.code)
+    })
 }

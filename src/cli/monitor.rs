@@ -2,12 +2,13 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::MonitorArgs;
 use super::exit;
+use super::{CliError, MonitorArgs};
 use crate::diagnose::bottleneck::{self, Bottleneck};
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
@@ -116,18 +117,13 @@ fn announce(status: &SourceStatus, json: bool) {
 }
 
 /// Runs `monitor`; returns the exit code.
-pub fn run(args: &MonitorArgs) -> u8 {
-    let (gpu, host) = args.source.open();
+pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
+    let (gpu, host) = args.source.options().open();
     let mut announced = gpu.status();
     announce(&announced, args.json);
     let interval = Duration::from_secs_f64(args.interval);
-    let sampler = match Sampler::start(gpu, host, interval) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gpu-doctor: cannot start the sampler threads: {e}");
-            return exit::ERROR;
-        }
-    };
+    let sampler = Sampler::start(gpu, host, interval)
+        .map_err(|e| CliError::runtime(format!("cannot start the sampler threads: {e}")))?;
     let offset = present::local_offset_secs();
     let started = Instant::now();
     let mut stdout = std::io::stdout().lock();
@@ -157,13 +153,7 @@ pub fn run(args: &MonitorArgs) -> u8 {
                 gpu_stall: snap.gpu_stall.as_ref(),
                 verdicts,
             };
-            match serde_json::to_string(&line) {
-                Ok(s) => s + "\n",
-                Err(e) => {
-                    eprintln!("gpu-doctor: cannot encode JSON: {e}");
-                    return exit::ERROR;
-                }
-            }
+            serde_json::to_string(&line).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))? + "\n"
         } else {
             let mut t = render_tick(&snap, offset);
             // Verdicts are printed when they change, not every tick.
@@ -193,8 +183,7 @@ pub fn run(args: &MonitorArgs) -> u8 {
     let last = sampler.snapshot();
     if let Some(st) = &last.gpu_stall {
         // The sampler thread stuck in the driver is not joined: the process ends on time anyway.
-        eprintln!("gpu-doctor: {}", st.message());
-        return exit::NOT_RESPONDING;
+        return Err(CliError::new(exit::NOT_RESPONDING, st.message()));
     }
-    if matches!(last.source, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }
+    Ok(ExitCode::from(if matches!(last.source, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
 }

@@ -3,11 +3,12 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::{SourceArgs, exit, parse_interval};
+use super::{CliError, SourceArgs, exit, parse_interval};
 use crate::telemetry::recording::{Recorder, Recording, to_csv};
 use crate::telemetry::sampler::Sampler;
 
@@ -43,35 +44,23 @@ pub struct ReplayArgs {
 }
 
 /// Runs `record`; returns the exit code.
-pub fn run_record(a: &RecordArgs) -> u8 {
+pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
     if a.out.exists() {
-        eprintln!(
-            "gpu-doctor: {} already exists; choose a new file name (recordings never overwrite files)",
+        return Err(CliError::runtime(format!(
+            "{} already exists; choose a new file name (recordings never overwrite files)",
             a.out.display()
-        );
-        return exit::ERROR;
+        )));
     }
-    let (gpu, host) = a.source.open();
+    let (gpu, host) = a.source.options().open();
     let interval = Duration::from_secs_f64(a.interval);
-    let sampler = match Sampler::start(gpu, host, interval) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gpu-doctor: could not start sampling: {e}");
-            return exit::ERROR;
-        }
-    };
+    let sampler =
+        Sampler::start(gpu, host, interval).map_err(|e| CliError::runtime(format!("could not start sampling: {e}")))?;
     // Let the first GPU sample arrive (NVML opens lazily), so the header names the GPUs.
     let t0 = Instant::now();
     while sampler.snapshot().gpu_t.is_none() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut rec = match Recorder::create(&a.out, &sampler.snapshot()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("gpu-doctor: {e}");
-            return exit::ERROR;
-        }
-    };
+    let mut rec = Recorder::create(&a.out, &sampler.snapshot()).map_err(CliError::runtime)?;
     eprintln!(
         "gpu-doctor: recording to {} every {} s{}; the file is readable at any time (gpu-doctor-cli replay {})",
         a.out.display(),
@@ -88,27 +77,18 @@ pub fn run_record(a: &RecordArgs) -> u8 {
         let snap = sampler.snapshot();
         if snap.seq != seq {
             seq = snap.seq;
-            if let Err(e) = rec.append(&snap) {
-                eprintln!("gpu-doctor: {e}");
-                return exit::ERROR;
-            }
+            rec.append(&snap).map_err(CliError::runtime)?;
         }
         std::thread::sleep((interval / 4).min(Duration::from_millis(100)));
     }
     let _ = rec.sync();
     eprintln!("gpu-doctor: wrote {} samples to {}", rec.lines.saturating_sub(1), a.out.display());
-    exit::OK
+    Ok(ExitCode::from(exit::OK))
 }
 
 /// Runs `replay`; returns the exit code.
-pub fn run_replay(a: &ReplayArgs) -> u8 {
-    let rec = match Recording::open(&a.file) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("gpu-doctor: {e}");
-            return exit::ERROR;
-        }
-    };
+pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
+    let rec = Recording::open(&a.file).map_err(CliError::runtime)?;
     if rec.skipped_lines > 0 {
         eprintln!(
             "gpu-doctor: skipped {} unreadable line(s) (a recording cut off by a crash ends with one)",
@@ -130,8 +110,9 @@ pub fn run_replay(a: &ReplayArgs) -> u8 {
         out.write_all(text(&rec).as_bytes())
     };
     match written.and_then(|_| out.flush()) {
-        Ok(()) => exit::OK,
-        Err(_) => exit::ERROR,
+        Ok(()) => Ok(ExitCode::from(exit::OK)),
+        // The reader went away (e.g. `| head`): nothing more to say.
+        Err(_) => Ok(ExitCode::from(exit::ERROR)),
     }
 }
 

@@ -2,12 +2,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
 
-use super::{SourceArgs, exit};
+use super::{CliError, SourceArgs, exit};
 use crate::diagnose;
+use crate::diagnose::source::live_system;
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Format, Inputs};
 use crate::telemetry::sampler::Sampler;
@@ -55,29 +57,24 @@ impl ReportArgs {
 }
 
 /// Runs `report`; returns the exit code.
-pub fn run(a: &ReportArgs) -> u8 {
+pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     if let Some(out) = &a.out
         && out.exists()
     {
-        eprintln!(
-            "gpu-doctor: {} already exists; choose a new file name (reports never overwrite files)",
+        return Err(CliError::runtime(format!(
+            "{} already exists; choose a new file name (reports never overwrite files)",
             out.display()
-        );
-        return exit::ERROR;
+        )));
     }
-    let (gpu, host) = a.source.open();
-    let sampler = match Sampler::start(gpu, host, Duration::from_secs(1)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gpu-doctor: could not start sampling: {e}");
-            return exit::ERROR;
-        }
-    };
+    let source = a.source.options();
+    let (gpu, host) = source.open();
+    let sampler = Sampler::start(gpu, host, Duration::from_secs(1))
+        .map_err(|e| CliError::runtime(format!("could not start sampling: {e}")))?;
     if a.sample > 0 {
         eprintln!("gpu-doctor: sampling for {} s...", a.sample);
         std::thread::sleep(Duration::from_secs(a.sample) + Duration::from_millis(200));
     }
-    let checklist = diagnose::run(&super::check::live_system(&a.source, None));
+    let checklist = diagnose::run(&live_system(&source, None));
     let smoke = a.smoke.then(|| {
         eprintln!("gpu-doctor: running the CUDA smoke test...");
         let opts = crate::smoke::Options { nvml_lib: a.source.nvml_lib.clone(), ..crate::smoke::Options::default() };
@@ -109,21 +106,18 @@ pub fn run(a: &ReportArgs) -> u8 {
         report::render(&doc, a.format)
     });
     match &a.out {
-        Some(path) => match write_new(path, &text) {
-            Ok(()) => {
-                eprintln!("gpu-doctor: wrote {}", path.display());
-                exit::OK
-            }
-            Err(e) => {
-                eprintln!("gpu-doctor: could not write {}: {e}", path.display());
-                exit::ERROR
-            }
-        },
+        Some(path) => {
+            write_new(path, &text)
+                .map_err(|e| CliError::runtime(format!("could not write {}: {e}", path.display())))?;
+            eprintln!("gpu-doctor: wrote {}", path.display());
+            Ok(ExitCode::from(exit::OK))
+        }
         None => {
             let mut o = std::io::stdout().lock();
             match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
-                Ok(()) => exit::OK,
-                Err(_) => exit::ERROR,
+                Ok(()) => Ok(ExitCode::from(exit::OK)),
+                // The reader went away (e.g. `| head`): nothing more to say.
+                Err(_) => Ok(ExitCode::from(exit::ERROR)),
             }
         }
     }

@@ -1,23 +1,15 @@
-//! `run -- COMMAND...`: measure a run. Starts the command (its output passes through untouched),
-//! samples it and the GPUs until it exits, then prints on stderr its time, peak VRAM (its own
-//! processes and the device), GPU utilization, CPU, memory and I/O, the bottleneck verdicts over
-//! the run and the VRAM budget to plan with. Returns the command's exit code.
+//! `run -- COMMAND...`: measure a run ([`crate::jobs::run`]) and print the summary on stderr.
+//! Returns the command's exit code.
 
 use std::ffi::OsString;
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
-use serde::{Deserialize, Serialize};
 
-use super::{SourceArgs, exit, parse_interval};
-use crate::diagnose::Verdict;
-use crate::diagnose::bottleneck::{self, Bottleneck};
-use crate::telemetry::history::keys;
-use crate::telemetry::proctree;
+use super::{CliError, SourceArgs, exit, parse_interval};
+use crate::jobs::run::{Ended, measure, render};
 use crate::telemetry::sampler::Sampler;
-use crate::units;
 
 /// Arguments of `run`.
 #[derive(Debug, Clone, Args)]
@@ -42,94 +34,16 @@ pub struct RunArgs {
     pub command: Vec<OsString>,
 }
 
-/// How the command ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Ended {
-    /// Exited with a code.
-    Exited {
-        /// The code.
-        code: i32,
-    },
-    /// Killed by a signal.
-    Signal {
-        /// Its number.
-        signal: i32,
-    },
-    /// Could not be started.
-    NotStarted {
-        /// Why.
-        error: String,
-    },
-}
-
-/// Per-GPU figures over the run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GpuRun {
-    /// GPU index.
-    pub gpu: u32,
-    /// Mean utilization, %.
-    pub util_mean: f64,
-    /// Peak utilization, %.
-    pub util_peak: f64,
-    /// Peak VRAM used on the device (all processes), bytes.
-    pub vram_peak_device: u64,
-    /// The device's VRAM, bytes.
-    pub vram_total: Option<u64>,
-}
-
-/// The summary of one run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
-    /// The command line.
-    pub command: String,
-    /// How it ended.
-    pub ended: Ended,
-    /// Wall time, seconds.
-    pub secs: f64,
-    /// Peak GPU memory of the command's own processes (all GPUs), bytes; None when the driver
-    /// does not report per-process memory.
-    pub vram_peak_process: Option<u64>,
-    /// Per GPU.
-    pub gpus: Vec<GpuRun>,
-    /// Mean CPU of the command's processes, % of one core.
-    pub cpu_mean_pct: f64,
-    /// Peak CPU, % of one core.
-    pub cpu_peak_pct: f64,
-    /// Most threads seen.
-    pub threads_peak: u32,
-    /// Peak resident memory of its processes, bytes.
-    pub rss_peak: u64,
-    /// Bytes read (through read calls, page cache included).
-    pub read_bytes: u64,
-    /// Bytes written to storage.
-    pub write_bytes: u64,
-    /// Bottleneck verdicts over the run.
-    pub verdicts: Vec<Bottleneck>,
-    /// VRAM to plan with: the peak plus 20 % and plus 30 %, bytes.
-    pub vram_plan: Option<(u64, u64)>,
-    /// The GPU data was simulated (`--demo`).
-    pub demo: bool,
-}
-
 /// Runs `run`; returns the command's exit code (128 + signal when killed; 127 not found; 126 not
 /// executable).
-pub fn run(a: &RunArgs) -> u8 {
-    let (gpu, host) = a.source.open();
-    let sampler = match Sampler::start(gpu, host, Duration::from_secs_f64(a.interval)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gpu-doctor: could not start sampling: {e}");
-            return exit::ERROR;
-        }
-    };
+pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
+    let (gpu, host) = a.source.options().open();
+    let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval))
+        .map_err(|e| CliError::new(exit::ERROR, format!("could not start sampling: {e}")))?;
     let summary = measure(&sampler, &a.command, Duration::from_secs_f64(a.interval));
     if a.quiet {
     } else if a.json {
-        match serde_json::to_string_pretty(&summary) {
-            Ok(s) => eprintln!("{s}"),
-            Err(e) => eprintln!("gpu-doctor: {e}"),
-        }
+        eprintln!("{}", super::to_json(&summary)?);
     } else {
         eprint!("{}", render(&summary));
     }
@@ -138,217 +52,14 @@ pub fn run(a: &RunArgs) -> u8 {
             .map_err(std::io::Error::other)
             .and_then(|s| super::report::write_new(path, &s));
         if let Err(e) = written {
+            // The command ran: its exit code stays the result; the lost summary is a warning.
             eprintln!("gpu-doctor: could not write {}: {e}", path.display());
         }
     }
-    match &summary.ended {
+    Ok(ExitCode::from(match &summary.ended {
         Ended::Exited { code } => u8::try_from(*code).unwrap_or(exit::ERROR),
         Ended::Signal { signal } => u8::try_from(128 + signal).unwrap_or(exit::ERROR),
         Ended::NotStarted { error } if error.contains("not found") => 127,
         Ended::NotStarted { .. } => 126,
-    }
-}
-
-/// Starts `command`, samples it until it exits, and summarises.
-pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> RunSummary {
-    let shown = command.iter().map(|c| c.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ");
-    let demo = sampler.snapshot().is_demo();
-    let empty = |ended| RunSummary {
-        command: shown.clone(),
-        ended,
-        secs: 0.0,
-        vram_peak_process: None,
-        gpus: Vec::new(),
-        cpu_mean_pct: 0.0,
-        cpu_peak_pct: 0.0,
-        threads_peak: 0,
-        rss_peak: 0,
-        read_bytes: 0,
-        write_bytes: 0,
-        verdicts: Vec::new(),
-        vram_plan: None,
-        demo,
-    };
-    let Some((prog, args)) = command.split_first() else {
-        return empty(Ended::NotStarted { error: "no command given".to_string() });
-    };
-    let t0 = sampler.now();
-    let wall = Instant::now();
-    let mut child = match Command::new(prog).args(args).spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let error = match e.kind() {
-                std::io::ErrorKind::NotFound => format!("{}: command not found", prog.to_string_lossy()),
-                std::io::ErrorKind::PermissionDenied => {
-                    format!("{}: permission denied (not executable)", prog.to_string_lossy())
-                }
-                _ => format!("{}: {e}", prog.to_string_lossy()),
-            };
-            return empty(Ended::NotStarted { error });
-        }
-    };
-    let pid = child.id();
-    let root = Path::new("/");
-    let (mut cpu_prev, mut t_prev) = (0.0f64, Instant::now());
-    let (mut cpu_samples, mut cpu_peak, mut threads_peak, mut rss_peak) = (Vec::new(), 0.0f64, 0u32, 0u64);
-    let (mut read, mut written) = (0u64, 0u64);
-    let mut vram_proc: Option<u64> = None;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        let tree = proctree::tree(root, pid);
-        let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
-        // The kernel adds a collected child's CPU time and I/O to its parent's counters, so the
-        // live tree's sums include the processes that already ended; they only ever grow.
-        let cpu_total: f64 = tree.iter().map(|p| p.cpu_secs + p.children_cpu_secs).sum::<f64>().max(cpu_prev);
-        let now = Instant::now();
-        let dt = now.duration_since(t_prev).as_secs_f64();
-        if dt > 0.0 && cpu_prev > 0.0 {
-            let pct = 100.0 * (cpu_total - cpu_prev) / dt;
-            cpu_samples.push(pct);
-            cpu_peak = cpu_peak.max(pct);
-        }
-        (cpu_prev, t_prev) = (cpu_total, now);
-        threads_peak = threads_peak.max(tree.iter().map(|p| p.threads).sum());
-        rss_peak = rss_peak.max(tree.iter().map(|p| p.rss_bytes).sum());
-        read = read.max(tree.iter().filter_map(|p| p.rchar).sum());
-        written = written.max(tree.iter().filter_map(|p| p.write_bytes).sum());
-        let snap = sampler.snapshot();
-        let mut known = false;
-        let mut mine = 0u64;
-        for g in &snap.gpus {
-            if let Some(list) = g.processes.value() {
-                known = true;
-                mine += list.iter().filter(|p| pids.contains(&p.pid)).filter_map(|p| p.vram_bytes.get()).sum::<u64>();
-            }
-        }
-        if known {
-            vram_proc = Some(vram_proc.unwrap_or(0).max(mine));
-        }
-        std::thread::sleep(interval.min(Duration::from_millis(250)));
-    };
-    let secs = wall.elapsed().as_secs_f64();
-    let t1 = sampler.now();
-    // Let the GPU sampler publish the last tick of the run.
-    std::thread::sleep(Duration::from_millis(50));
-    let ended = match status {
-        Some(s) => match (s.code(), signal_of(&s)) {
-            (Some(code), _) => Ended::Exited { code },
-            (None, Some(signal)) => Ended::Signal { signal },
-            (None, None) => Ended::Exited { code: 1 },
-        },
-        None => Ended::Exited { code: 1 },
-    };
-    let snap = sampler.snapshot();
-    let (gpus, verdicts) = sampler.with_history(|h| {
-        let gpus: Vec<GpuRun> = snap
-            .inventory
-            .gpus
-            .iter()
-            .filter_map(|g| {
-                let u = h.stats(&keys::gpu(g.index, "util"), t0, t1)?;
-                let v = h.stats(&keys::gpu(g.index, "vram_used"), t0, t1);
-                Some(GpuRun {
-                    gpu: g.index,
-                    util_mean: u.mean,
-                    util_peak: u.max,
-                    vram_peak_device: v.map_or(0, |v| v.max as u64),
-                    vram_total: g.vram_total_bytes.get(),
-                })
-            })
-            .collect();
-        let window = (t1 - t0).max(1.0);
-        (gpus, bottleneck::evaluate(&snap, h, window, t1))
-    });
-    let peak =
-        vram_proc.filter(|v| *v > 0).or_else(|| gpus.iter().map(|g| g.vram_peak_device).max().filter(|v| *v > 0));
-    RunSummary {
-        command: shown,
-        ended,
-        secs,
-        vram_peak_process: vram_proc,
-        gpus,
-        cpu_mean_pct: if cpu_samples.is_empty() {
-            0.0
-        } else {
-            cpu_samples.iter().sum::<f64>() / cpu_samples.len() as f64
-        },
-        cpu_peak_pct: cpu_peak,
-        threads_peak,
-        rss_peak,
-        read_bytes: read,
-        write_bytes: written,
-        verdicts,
-        vram_plan: peak.map(|p| ((p as f64 * 1.2) as u64, (p as f64 * 1.3) as u64)),
-        demo,
-    }
-}
-
-#[cfg(unix)]
-fn signal_of(s: &std::process::ExitStatus) -> Option<i32> {
-    std::os::unix::process::ExitStatusExt::signal(s)
-}
-
-#[cfg(not(unix))]
-fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
-    None
-}
-
-/// The text summary.
-pub fn render(s: &RunSummary) -> String {
-    let mut o = String::from("\n");
-    let how = match &s.ended {
-        Ended::Exited { code } => format!("exited with code {code}"),
-        Ended::Signal { signal } => format!("was killed by signal {signal}"),
-        Ended::NotStarted { error } => {
-            return format!("gpu-doctor: could not start the command: {error}\n");
-        }
-    };
-    o.push_str(&format!("gpu-doctor: `{}` {how} after {:.1} s\n", s.command, s.secs));
-    if s.demo {
-        o.push_str("  (GPU figures are DEMO data: simulated, not this machine)\n");
-    }
-    for g in &s.gpus {
-        let total = g.vram_total.map(|t| format!(" of {}", units::bytes(t))).unwrap_or_default();
-        o.push_str(&format!(
-            "  GPU {}: utilization mean {:.0} %, peak {:.0} %; VRAM peak {}{total} (whole device)\n",
-            g.gpu,
-            g.util_mean,
-            g.util_peak,
-            units::bytes(g.vram_peak_device)
-        ));
-    }
-    match s.vram_peak_process {
-        Some(v) => o.push_str(&format!("  the command's own GPU memory peak: {}\n", units::bytes(v))),
-        None => o.push_str("  the command's own GPU memory: not reported by the driver\n"),
-    }
-    o.push_str(&format!(
-        "  CPU mean {:.0} % of a core (peak {:.0} %), up to {} threads; memory peak {}; read {}, wrote {}\n",
-        s.cpu_mean_pct,
-        s.cpu_peak_pct,
-        s.threads_peak,
-        units::bytes(s.rss_peak),
-        units::bytes(s.read_bytes),
-        units::bytes(s.write_bytes)
-    ));
-    for v in &s.verdicts {
-        o.push_str(&format!("  Diagnosis: {} {} ({:.0} % sure)\n", v.severity.word(), v.title, 100.0 * v.confidence));
-        if v.severity >= Verdict::Warn
-            && let Some(step) = v.next_steps.first()
-        {
-            o.push_str(&format!("    next: {step}\n"));
-        }
-    }
-    if let Some((lo, hi)) = s.vram_plan {
-        let basis = if s.vram_peak_process.is_some_and(|v| v > 0) { "its own peak" } else { "the device's peak" };
-        o.push_str(&format!(
-            "  Plan VRAM: {} to {} for this workload ({basis} + 20-30 % headroom)\n",
-            units::bytes(lo),
-            units::bytes(hi)
-        ));
-    }
-    o
+    }))
 }

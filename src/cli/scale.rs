@@ -1,15 +1,13 @@
-//! `scale --sizes 1,2,4 -- COMMAND ... {size} ...`: the scaling test of method §5. Runs the command
-//! once per size (with `{size}` replaced), fits time = fixed + per-unit × size, and says whether the
-//! work scales (near-linear: compute and data balanced) or a fixed overhead dominates (model
-//! loading, initialisation, file scanning).
+//! `scale --sizes 1,2,4 -- COMMAND ... {size} ...`: the scaling test ([`crate::jobs::scale`]):
+//! runs the command once per size, prints each size's time and the fit's reading.
 
 use std::ffi::OsString;
-use std::time::Instant;
+use std::process::ExitCode;
 
 use clap::Args;
-use serde::Serialize;
 
-use super::exit;
+use super::{CliError, exit};
+use crate::jobs::scale::{ScaleError, Sizes, measure_sizes, parse_sizes};
 
 /// Arguments of `scale`.
 #[derive(Debug, Clone, Args)]
@@ -25,154 +23,29 @@ pub struct ScaleArgs {
     pub command: Vec<OsString>,
 }
 
-/// The sizes to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sizes(pub Vec<f64>);
-
-/// clap value parser for `--sizes`.
-pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
-    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
-    let v = v.map_err(|_| format!("'{s}' is not a list of numbers like 1,2,4"))?;
-    let mut distinct = v.clone();
-    distinct.sort_by(f64::total_cmp);
-    distinct.dedup();
-    if distinct.len() < 2 || v.iter().any(|x| !x.is_finite() || *x <= 0.0) {
-        return Err("give at least two different positive sizes, e.g. 1,2,4".to_string());
-    }
-    Ok(Sizes(v))
-}
-
-/// The fit and its reading.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Scaling {
-    /// (size, seconds) per run.
-    pub runs: Vec<(f64, f64)>,
-    /// Fixed part, seconds (the fit's intercept, not below 0).
-    pub fixed_secs: f64,
-    /// Seconds per unit of size.
-    pub per_unit_secs: f64,
-    /// How well a straight line fits (R²).
-    pub r2: f64,
-    /// "near-linear", "fixed-overhead" or "mixed".
-    pub kind: String,
-    /// The sentence for the user.
-    pub summary: String,
-}
-
-/// Fits time against size and reads it.
-pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
-    let n = runs.len() as f64;
-    let (mx, my) = (runs.iter().map(|r| r.0).sum::<f64>() / n, runs.iter().map(|r| r.1).sum::<f64>() / n);
-    let sxx: f64 = runs.iter().map(|r| (r.0 - mx).powi(2)).sum();
-    let sxy: f64 = runs.iter().map(|r| (r.0 - mx) * (r.1 - my)).sum();
-    let slope = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
-    let intercept = (my - slope * mx).max(0.0);
-    let ss_tot: f64 = runs.iter().map(|r| (r.1 - my).powi(2)).sum();
-    let ss_res: f64 = runs.iter().map(|r| (r.1 - (intercept + slope * r.0)).powi(2)).sum();
-    let r2 = if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else { 1.0 };
-    let (small, big) = (
-        runs.iter().min_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
-        runs.iter().max_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
-    );
-    let (kind, summary) = if small > 0.0 && intercept / small >= 0.5 {
-        (
-            "fixed-overhead",
-            format!(
-                "fixed overhead dominates ({intercept:.2} s of {small:.2} s at the smallest size): model loading, initialisation or file scanning, not the work itself. Keep the process alive between jobs (a server or a queue worker), cache what it loads, and give it bigger inputs per call."
-            ),
-        )
-    } else if big > 0.0 && intercept / big <= 0.2 && r2 >= 0.9 {
-        (
-            "near-linear",
-            format!(
-                "near-linear: balanced ({:.2} s per unit, {intercept:.1} s fixed). Time grows with the input, so compute and data keep pace; tune throughput with the batch size, then concurrency.",
-                slope
-            ),
-        )
-    } else {
-        (
-            "mixed",
-            format!(
-                "mixed: {intercept:.1} s fixed plus {slope:.2} s per unit (fit R² {r2:.2}). Both the start-up and the work matter; measure more sizes to separate them."
-            ),
-        )
-    };
-    Scaling { runs: runs.to_vec(), fixed_secs: intercept, per_unit_secs: slope, r2, kind: kind.to_string(), summary }
-}
-
-/// Runs `scale`.
-pub fn run(a: &ScaleArgs) -> u8 {
-    let Some((prog, args)) = a.command.split_first() else {
-        eprintln!("gpu-doctor: no command given");
-        return exit::BAD_ARGS;
-    };
-    if !a.command.iter().any(|c| c.to_string_lossy().contains("{size}")) {
-        eprintln!(
-            "gpu-doctor: the command has no {{size}} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {{size}}"
-        );
-        return exit::BAD_ARGS;
-    }
-    let mut runs = Vec::new();
-    for &size in &a.sizes.0 {
-        let text = if size.fract() == 0.0 { format!("{size:.0}") } else { size.to_string() };
-        let sub = |s: &OsString| OsString::from(s.to_string_lossy().replace("{size}", &text));
-        eprintln!(
-            "gpu-doctor: size {text}: {}",
-            std::iter::once(prog)
-                .chain(args)
-                .map(|s| sub(s).to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-        let t0 = Instant::now();
-        let status = std::process::Command::new(sub(prog)).args(args.iter().map(sub)).status();
-        let secs = t0.elapsed().as_secs_f64();
-        match status {
-            Ok(s) if s.success() => runs.push((size, secs)),
-            Ok(s) => {
-                eprintln!(
-                    "gpu-doctor: size {text} failed ({s}) after {secs:.1} s; the scaling test needs every run to succeed"
-                );
-                return u8::try_from(s.code().unwrap_or(1)).unwrap_or(exit::ERROR);
-            }
-            Err(e) => {
-                eprintln!("gpu-doctor: could not start {}: {e}", prog.to_string_lossy());
-                return if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-            }
+/// Runs `scale`: exit code 0 when every run succeeded, else the failed run's code (127 not found,
+/// 126 not executable).
+pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
+    let fit = measure_sizes(&a.command, &a.sizes, |size, line| eprintln!("gpu-doctor: size {size}: {line}"));
+    let s = match fit {
+        Ok(s) => s,
+        Err(e) => {
+            let code = match &e {
+                ScaleError::NoCommand | ScaleError::NoPlaceholder => exit::BAD_ARGS,
+                ScaleError::RunFailed { status, .. } => u8::try_from(status.code().unwrap_or(1)).unwrap_or(exit::ERROR),
+                ScaleError::NotStarted { source, .. } if source.kind() == std::io::ErrorKind::NotFound => 127,
+                ScaleError::NotStarted { .. } => 126,
+            };
+            return Err(CliError::new(code, e));
         }
-    }
-    let s = analyse(&runs);
+    };
     if a.json {
-        match serde_json::to_string_pretty(&s) {
-            Ok(j) => println!("{j}"),
-            Err(e) => eprintln!("gpu-doctor: {e}"),
-        }
+        println!("{}", super::to_json(&s)?);
     } else {
         for (size, secs) in &s.runs {
             println!("size {size}: {secs:.2} s");
         }
         println!("{}", s.summary);
     }
-    exit::OK
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_the_shape_of_the_curve() {
-        assert_eq!(analyse(&[(1.0, 1.0), (2.0, 2.0), (4.0, 4.1)]).kind, "near-linear");
-        let f = analyse(&[(1.0, 10.2), (2.0, 10.4), (4.0, 10.8)]);
-        assert_eq!(f.kind, "fixed-overhead");
-        assert!(f.summary.starts_with("fixed overhead dominates (10.00 s of 10.20 s"), "{}", f.summary);
-        assert_eq!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).kind, "mixed");
-        assert!(parse_sizes("1,2,4").is_ok());
-        assert!(
-            parse_sizes("1").is_err()
-                && parse_sizes("1,1").is_err()
-                && parse_sizes("a,b").is_err()
-                && parse_sizes("0,1").is_err()
-        );
-    }
+    Ok(ExitCode::from(exit::OK))
 }

@@ -8,6 +8,7 @@ pub mod bottleneck;
 pub mod checks;
 pub mod collect;
 pub mod parse;
+pub mod source;
 pub mod view;
 
 use serde::{Deserialize, Serialize};

@@ -10,14 +10,14 @@ use eframe::egui::{self, Color32, RichText};
 use super::checklist::{ChecklistSource, ChecklistState};
 use super::jobs;
 use super::monitor::TimeWindow;
-use super::monitor::{MonitorAction, MonitorState};
+use super::monitor::{MonitorAction, MonitorData, MonitorState};
 use super::screenshot::ScreenshotPlan;
 use super::share;
 use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
-use crate::cli::SourceArgs;
 use crate::present;
 use crate::settings::{ByteUnits, Settings, Theme};
+use crate::telemetry::SourceOptions;
 use crate::telemetry::demo::Scenario;
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::Snapshot;
@@ -54,7 +54,7 @@ pub struct AppInit {
     /// Print the start-to-first-frame time on stderr.
     pub report_startup: bool,
     /// The data-source options the app was started with (kept when switching to demo and back).
-    pub source: SourceArgs,
+    pub source: SourceOptions,
     /// A capture directory to run the checklist on instead of this machine.
     pub checklist_from: Option<std::path::PathBuf>,
     /// How the Smoke test tab runs its child process.
@@ -81,7 +81,7 @@ impl AppInit {
             screenshot: None,
             process_start: None,
             report_startup: false,
-            source: SourceArgs::default(),
+            source: SourceOptions::default(),
             checklist_from: None,
             smoke: SmokeSetup::default(),
             settings: Settings::default(),
@@ -172,7 +172,7 @@ pub struct DoctorApp {
     offset_secs: i64,
     demo_started_here: bool,
     message: Option<String>,
-    source: SourceArgs,
+    source: SourceOptions,
     /// Checklist tab state.
     pub checklist: ChecklistState,
     /// VRAM tab state.
@@ -243,7 +243,7 @@ impl DoctorApp {
                 None => ChecklistSource::Live(init.source.clone()),
             }),
             source: init.source,
-            vram: VramState { units: init.settings.units, ..VramState::default() },
+            vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
             report: share::ReportDialog::new(init.settings.redaction),
             card: share::SupportCard::default(),
@@ -263,6 +263,7 @@ impl DoctorApp {
             settings_path: init.settings_path,
             settings_notice: init.settings_notice,
         };
+        app.vram.units = app.settings.units;
         if let Some(path) = replay {
             app.open_replay(&cc.egui_ctx, &path);
         }
@@ -463,7 +464,7 @@ impl DoctorApp {
     }
 
     fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
-        let args = SourceArgs { demo, gpus: None, seed: 1, ..self.source.clone() };
+        let args = SourceOptions { demo, gpus: None, seed: 1, ..self.source.clone() };
         let (gpu, host) = args.open();
         let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
         sampler.prefill_demo(5.0 * 60.0);
@@ -473,7 +474,7 @@ impl DoctorApp {
                 sampler.set_notify(move || wake(&c));
                 self.sampler = sampler;
                 self.demo_started_here = demo.is_some();
-                self.monitor = MonitorState::default();
+                self.monitor = MonitorState { units: self.settings.units, ..MonitorState::default() };
                 self.replay_span = None;
                 self.replay = None;
             }
@@ -585,9 +586,11 @@ impl DoctorApp {
                 .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
             ui.separator();
             match snap.self_usage {
-                Some(u) => {
-                    ui.label(format!("gpu-doctor: CPU {} · {}", units::percent(u.cpu_pct), units::bytes_in(u.rss_bytes, self.settings.units)))
-                }
+                Some(u) => ui.label(format!(
+                    "gpu-doctor: CPU {} · {}",
+                    units::percent(u.cpu_pct),
+                    units::bytes_in(u.rss_bytes, self.settings.units)
+                )),
                 None => ui.label("gpu-doctor: own usage n/a"),
             }
             .on_hover_text("CPU (% of one core) and memory used by this app.");
@@ -710,9 +713,11 @@ impl eframe::App for DoctorApp {
                     Tab::Monitor => {
                         let now = self.sampler.now().max(snap.latest_t());
                         self.update_verdicts(&snap, now);
-                        if let Some(a) =
-                            self.sampler.with_history(|h| self.monitor.ui(ui, &snap, h, now, self.offset_secs))
-                        {
+                        // Copy what the charts need under the history lock, then lay out without it.
+                        let (from, to) = self.monitor.span(now);
+                        let wanted = self.monitor.wanted_series(&snap);
+                        let data = self.sampler.with_history(|h| MonitorData::gather(h, &wanted, from, to));
+                        if let Some(a) = self.monitor.ui(ui, &snap, &data, now, self.offset_secs) {
                             action = Some(a);
                         }
                     }

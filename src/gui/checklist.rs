@@ -2,23 +2,15 @@
 //! progress, Back / Next and Re-check) and an all-results view for experts. The checks run on a
 //! background thread (NVML may be slow or hung); the window stays responsive meanwhile.
 
-use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use eframe::egui::{self, Color32, RichText};
 
-use crate::cli::SourceArgs;
-use crate::diagnose::view::CapturedSystem;
-use crate::diagnose::{self, Check, Layer, Report, Verdict};
+use crate::diagnose::source::CheckSource;
+use crate::diagnose::{Check, Layer, Report, Verdict};
 
-/// What the checklist reads.
-#[derive(Clone, Debug)]
-pub enum ChecklistSource {
-    /// This machine, with these NVML options.
-    Live(SourceArgs),
-    /// A capture directory (support staff reading a user's machine).
-    Capture(PathBuf),
-}
+/// What the checklist reads (this machine or a capture directory).
+pub type ChecklistSource = CheckSource;
 
 /// State of the Checklist tab.
 pub struct ChecklistState {
@@ -46,12 +38,7 @@ pub fn verdict_color(v: Verdict) -> Color32 {
 }
 
 fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Report, String> {
-    match source {
-        ChecklistSource::Capture(dir) => {
-            CapturedSystem::open(dir).map(|c| diagnose::run(&c)).map_err(|e| e.to_string())
-        }
-        ChecklistSource::Live(args) => Ok(diagnose::run(&crate::cli::check::live_system(args, renderer))),
-    }
+    source.run(renderer).map_err(|e| e.to_string())
 }
 
 impl ChecklistState {

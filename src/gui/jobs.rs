@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use eframe::egui::{self, RichText};
 
-use crate::cli::focus::{self, Focus};
-use crate::cli::run::{self as runcmd, RunSummary};
+use crate::jobs::focus::{self, Focus};
+use crate::jobs::run::{self as runcmd, RunSummary};
 
 /// Lines of output kept.
 const KEEP_LINES: usize = 400;

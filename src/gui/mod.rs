@@ -14,7 +14,7 @@ mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
 pub use checklist::{ChecklistSource, ChecklistState};
-pub use monitor::{MonitorState, ProcessSort, TimeWindow};
+pub use monitor::{MonitorData, MonitorState, ProcessSort, TimeWindow};
 pub use share::{ReportDialog, unique_path};
 pub use smoke_tab::{SmokeSetup, SmokeState, write_report};
 pub use vram_tab::VramState;
@@ -256,7 +256,7 @@ fn screenshot_state_file() -> PathBuf {
 }
 
 fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> Result<(), eframe::Error> {
-    let (gpu, host) = args.source.open();
+    let (gpu, host) = args.source.options().open();
     // A --screenshot run neither reads nor writes the user's settings: it is reproducible.
     let settings_path = if args.screenshot.is_some() { None } else { crate::settings::settings_path() };
     let loaded = settings_path
@@ -268,7 +268,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let screenshot = args.screenshot.clone();
     let tab = args.tab.or_else(|| Tab::from_str(&loaded.settings.tab, true).ok()).unwrap_or(Tab::Monitor);
     let frames = args.frames;
-    let source = args.source.clone();
+    let source = args.source.options();
     let checklist_from = args.checklist_from.clone();
     let replay = args.replay.clone();
     let support_card = args.support_card;

@@ -6,13 +6,18 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::charts::{self, Chart, Reference, Series, TimeAxis, Unit, gpu_color};
 use crate::diagnose::bottleneck::Bottleneck;
-use crate::present;
-use crate::telemetry::history::{EventLevel, History, keys};
-use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuProcess, GpuSample, HostSample};
+use crate::telemetry::history::keys::{self, GpuMetric};
+use crate::telemetry::history::{Event, EventLevel, History};
+use crate::telemetry::sample::{GpuInfo, HostSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
-use crate::telemetry::throttle;
 use crate::units::{self, ByteUnits};
+
+mod panels;
+mod processes;
+
+pub use panels::card_layout;
+use panels::{asleep_banner, gpu_card, host_summary, no_driver_banner, stall_banner};
 
 /// Visible span of the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,44 +133,6 @@ impl Default for MonitorState {
     }
 }
 
-/// One row of the process table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProcessRow {
-    /// GPU index.
-    pub gpu: u32,
-    /// The process.
-    pub process: GpuProcess,
-}
-
-/// Rows of every GPU's processes, sorted as asked.
-pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<ProcessRow> {
-    let mut rows: Vec<ProcessRow> = gpus
-        .iter()
-        .filter_map(|g| g.processes.value().map(|ps| (g.index, ps)))
-        .flat_map(|(gpu, ps)| ps.iter().map(move |p| ProcessRow { gpu, process: p.clone() }))
-        .collect();
-    rows.sort_by(|a, b| {
-        let o = match sort {
-            ProcessSort::Gpu => a.gpu.cmp(&b.gpu),
-            ProcessSort::Pid => a.process.pid.cmp(&b.process.pid),
-            ProcessSort::Name => a.process.name.to_lowercase().cmp(&b.process.name.to_lowercase()),
-            ProcessSort::Vram => a.process.vram_bytes.get().cmp(&b.process.vram_bytes.get()),
-            ProcessSort::Kind => a.process.kind.cmp(&b.process.kind),
-        };
-        let o = o.then(a.process.pid.cmp(&b.process.pid));
-        if desc { o.reverse() } else { o }
-    });
-    rows
-}
-
-/// Narrowest GPU card content, points (the longest value row fits).
-const CARD_MIN_WIDTH: f32 = 272.0;
-/// Widest GPU card content, points.
-const CARD_MAX_WIDTH: f32 = 340.0;
-/// Inner margin of a GPU card, points.
-const CARD_MARGIN: f32 = 8.0;
-/// What a card frame adds to its content width: margins and the 1-point stroke on both sides.
-const CARD_FRAME: f32 = 2.0 * CARD_MARGIN + 2.0;
 /// Most points per chart line when a chart has one or two lines (about one per two pixels of a
 /// chart column); min/max decimation keeps spikes.
 const CHART_POINTS: usize = 160;
@@ -180,17 +147,65 @@ fn points_per_line(lines: usize) -> usize {
     (CHART_POINT_BUDGET / lines.max(1)).clamp(CHART_MIN_POINTS, CHART_POINTS)
 }
 
+/// The per-GPU history metrics the charts draw.
+const GPU_CHART_METRICS: [GpuMetric; 8] = [
+    GpuMetric::Util,
+    GpuMetric::MemBw,
+    GpuMetric::VramUsed,
+    GpuMetric::Power,
+    GpuMetric::Temp,
+    GpuMetric::SmClock,
+    GpuMetric::PcieRx,
+    GpuMetric::PcieTx,
+];
+/// The host history series the charts draw.
+const HOST_CHART_KEYS: [&str; 9] = [
+    keys::CPU,
+    keys::RAM_USED,
+    keys::SWAP_USED,
+    keys::DISK_READ,
+    keys::DISK_WRITE,
+    keys::IOWAIT,
+    keys::PSI_IO,
+    keys::NET_RX,
+    keys::NET_TX,
+];
+
+/// What the Monitor's charts draw, copied out of the history while its lock is held (briefly),
+/// so laying out and drawing the tab never holds the lock the sampler threads append under.
+#[derive(Clone, Debug, Default)]
+pub struct MonitorData {
+    points: std::collections::HashMap<String, Vec<[f64; 2]>>,
+    /// The history's events (chart marks).
+    pub events: Vec<Event>,
+}
+
+impl MonitorData {
+    /// Copies the `wanted` series (key, point budget) over `[from, to]` and the events in it.
+    pub fn gather(h: &History, wanted: &[(String, usize)], from: f64, to: f64) -> Self {
+        let points = wanted.iter().map(|(key, max)| (key.clone(), h.points(key, from, to, *max))).collect();
+        let events = h.events().filter(|e| e.t >= from && e.t <= to).cloned().collect();
+        MonitorData { points, events }
+    }
+
+    /// The points of one series (empty when it was not gathered or has no data).
+    pub fn points(&self, key: &str) -> Vec<[f64; 2]> {
+        self.points.get(key).cloned().unwrap_or_default()
+    }
+}
+
 impl MonitorState {
     /// Draws the tab. `now` is the sampler time of the right edge when not paused.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         snap: &Snapshot,
-        history: &History,
+        data: &MonitorData,
         now: f64,
         offset_secs: i64,
     ) -> Option<MonitorAction> {
         let mut action = None;
+        let view_before = (self.window, self.paused_at, self.gpu_filter);
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             match &snap.source {
                 SourceStatus::Unavailable(no) => action = no_driver_banner(ui, no),
@@ -218,18 +233,44 @@ impl MonitorState {
             };
             if !snap.inventory.gpus.is_empty() {
                 ui.add_space(4.0);
-                self.gpu_charts(ui, snap, history, axis);
+                self.gpu_charts(ui, snap, data, axis);
             }
             ui.add_space(8.0);
             ui.heading("Host");
-            host_summary(ui, snap.host.as_ref());
-            host_charts(ui, snap.host.as_ref(), history, axis);
+            host_summary(ui, snap.host.as_ref(), self.units);
+            host_charts(ui, snap.host.as_ref(), data, axis);
             if !snap.inventory.gpus.is_empty() {
                 ui.add_space(8.0);
                 self.process_table(ui, &snap.gpus);
             }
         });
+        if (self.window, self.paused_at, self.gpu_filter) != view_before {
+            // The series were copied for the old view before this frame: draw the new one now.
+            ui.ctx().request_repaint();
+        }
         action
+    }
+
+    /// The time span the charts show: `[from, to]` in sampler seconds.
+    pub fn span(&self, now: f64) -> (f64, f64) {
+        let to = self.paused_at.unwrap_or(now);
+        (to - self.window.secs(), to)
+    }
+
+    /// The history series the charts draw, each with its point budget.
+    pub fn wanted_series(&self, snap: &Snapshot) -> Vec<(String, usize)> {
+        let gpus: Vec<u32> = snap.inventory.gpus.iter().map(|g| g.index).filter(|i| self.shown(*i)).collect();
+        let per_line = points_per_line(2 * gpus.len());
+        let mut out = Vec::new();
+        for i in gpus {
+            for metric in GPU_CHART_METRICS {
+                out.push((keys::gpu(i, metric), per_line));
+            }
+        }
+        for key in HOST_CHART_KEYS {
+            out.push((key.to_string(), CHART_POINTS));
+        }
+        out
     }
 
     fn toolbar(&mut self, ui: &mut egui::Ui, snap: &Snapshot, now: f64) {
@@ -282,13 +323,11 @@ impl MonitorState {
         }
     }
 
-    fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &History, axis: TimeAxis) {
+    fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &MonitorData, axis: TimeAxis) {
         let gpus: Vec<&GpuInfo> = snap.inventory.gpus.iter().filter(|g| self.shown(g.index)).collect();
-        // The busiest charts (utilization, PCIe) have two lines per GPU.
-        let max_points = points_per_line(2 * gpus.len());
-        let line = |i: u32, metric: &str, name: String, color: Color32| Series {
+        let line = |i: u32, metric: GpuMetric, name: String, color: Color32| Series {
             name,
-            points: h.points(&keys::gpu(i, metric), axis.from, axis.to, max_points),
+            points: h.points(&keys::gpu(i, metric)),
             color,
         };
         let latest = |i: u32| snap.gpus.iter().find(|g| g.index == i);
@@ -303,26 +342,26 @@ impl MonitorState {
         for g in &gpus {
             let i = g.index;
             let c = gpu_color(i);
-            util.push(line(i, "util", format!("GPU {i} GPU utilization"), c));
-            util.push(line(i, "membw", format!("GPU {i} memory bandwidth"), c.gamma_multiply(0.55)));
-            vram.push(line(i, "vram_used", format!("GPU {i} VRAM used"), c));
+            util.push(line(i, GpuMetric::Util, format!("GPU {i} GPU utilization"), c));
+            util.push(line(i, GpuMetric::MemBw, format!("GPU {i} memory bandwidth"), c.gamma_multiply(0.55)));
+            vram.push(line(i, GpuMetric::VramUsed, format!("GPU {i} VRAM used"), c));
             if let Some(total) = g.vram_total_bytes.get() {
                 vram_ref.push(Reference { name: format!("GPU {i} VRAM total"), value: total as f64, color: c });
             }
-            power.push(line(i, "power", format!("GPU {i} power"), c));
+            power.push(line(i, GpuMetric::Power, format!("GPU {i} power"), c));
             if let Some(limit) = latest(i).and_then(|s| s.power_limit_w.get()) {
                 power_ref.push(Reference { name: format!("GPU {i} power limit"), value: limit, color: c });
             }
-            temp.push(line(i, "temp", format!("GPU {i} temperature"), c));
+            temp.push(line(i, GpuMetric::Temp, format!("GPU {i} temperature"), c));
             if let Some(s) = g.slowdown_temp_c.get() {
                 temp_ref.push(Reference { name: format!("GPU {i} slowdown"), value: f64::from(s), color: c });
             }
-            clock.push(line(i, "sm_clock", format!("GPU {i} SM clock"), c));
+            clock.push(line(i, GpuMetric::SmClock, format!("GPU {i} SM clock"), c));
             if let Some(m) = g.max_sm_clock_mhz.get() {
                 clock_ref.push(Reference { name: format!("GPU {i} max SM clock"), value: f64::from(m), color: c });
             }
-            pcie.push(line(i, "pcie_rx", format!("GPU {i} PCIe RX (to GPU)"), c));
-            pcie.push(line(i, "pcie_tx", format!("GPU {i} PCIe TX (from GPU)"), c.gamma_multiply(0.55)));
+            pcie.push(line(i, GpuMetric::PcieRx, format!("GPU {i} PCIe RX (to GPU)"), c));
+            pcie.push(line(i, GpuMetric::PcieTx, format!("GPU {i} PCIe TX (from GPU)"), c.gamma_multiply(0.55)));
         }
         let charts = vec![
             Chart {
@@ -402,65 +441,6 @@ impl MonitorState {
         );
         chart_grid(ui, charts, axis);
     }
-
-    fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample]) {
-        ui.heading("GPU processes");
-        let unavailable: Vec<String> =
-            gpus.iter().filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {r}", g.index))).collect();
-        let rows = process_rows(gpus, self.sort, self.sort_desc);
-        if rows.is_empty() {
-            ui.label(if unavailable.is_empty() { "No process is using a GPU." } else { "Process list unavailable." });
-        }
-        for u in &unavailable {
-            ui.weak(u);
-        }
-        if rows.is_empty() {
-            return;
-        }
-        egui::Grid::new("process_table").striped(true).num_columns(5).min_col_width(60.0).show(ui, |ui| {
-            for (col, label) in [
-                (ProcessSort::Gpu, "GPU"),
-                (ProcessSort::Pid, "PID"),
-                (ProcessSort::Name, "Name"),
-                (ProcessSort::Vram, "VRAM"),
-                (ProcessSort::Kind, "Type"),
-            ] {
-                let arrow = match (self.sort == col, self.sort_desc) {
-                    (true, true) => " (desc)",
-                    (true, false) => " (asc)",
-                    _ => "",
-                };
-                if ui
-                    .button(RichText::new(format!("{label}{arrow}")).strong())
-                    .on_hover_text(format!("Sort by {label}"))
-                    .clicked()
-                {
-                    if self.sort == col {
-                        self.sort_desc = !self.sort_desc;
-                    } else {
-                        self.sort = col;
-                        self.sort_desc = matches!(col, ProcessSort::Vram);
-                    }
-                }
-            }
-            ui.end_row();
-            for r in rows {
-                ui.label(r.gpu.to_string());
-                if ui
-                    .link(r.process.pid.to_string())
-                    .on_hover_text("Focus on this process: state, CPU, I/O, is it stuck?")
-                    .clicked()
-                {
-                    self.focus_request = Some(r.process.pid);
-                }
-                ui.label(&r.process.name);
-                ui.label(r.process.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)));
-                ui.label(r.process.kind.label());
-                ui.end_row();
-            }
-        });
-        ui.weak("In a container the PIDs are those of the host's PID namespace unless it runs with --pid=host.");
-    }
 }
 
 fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
@@ -485,240 +465,6 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
             }
         });
     }
-}
-
-fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> Option<MonitorAction> {
-    let mut action = None;
-    egui::Frame::group(ui.style()).fill(Color32::from_rgb(74, 50, 20)).inner_margin(10.0).show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        ui.label(RichText::new("No NVIDIA GPU data").heading().color(Color32::from_rgb(255, 204, 128)));
-        ui.label(RichText::new(&no.summary).color(Color32::WHITE));
-        ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
-        ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
-        ui.collapsing("What was tried", |ui| {
-            for a in &no.attempts {
-                ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
-            }
-        });
-        ui.horizontal(|ui| {
-            if ui
-                .button("Open the checklist")
-                .on_hover_text("Walk the stack step by step: what is wrong and how to fix it")
-                .clicked()
-            {
-                action = Some(MonitorAction::OpenChecklist);
-            }
-            if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
-                action = Some(MonitorAction::TryDemo);
-            }
-            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(Color32::LIGHT_GRAY));
-        });
-    });
-    action
-}
-
-fn banner(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
-    egui::Frame::group(ui.style()).fill(fill).inner_margin(10.0).show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        add(ui);
-    });
-}
-
-fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<MonitorAction> {
-    let mut action = None;
-    banner(ui, Color32::from_rgb(28, 44, 66), |ui| {
-        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(Color32::from_rgb(144, 202, 249)));
-        ui.label(
-            RichText::new(format!(
-                "The kernel has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only sysfs is read; GPU data appears as soon as something wakes the GPU.",
-                functions.join(", ")
-            ))
-            .color(Color32::WHITE),
-        );
-        ui.horizontal(|ui| {
-            if ui
-                .button("Read it anyway (wakes the GPU)")
-                .on_hover_text("Opens NVML now; the GPU wakes up and stays awake while gpu-doctor runs. Start with --wake-sleeping-gpu to always do this.")
-                .clicked()
-            {
-                action = Some(MonitorAction::WakeGpu);
-            }
-            ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
-        });
-    });
-    action
-}
-
-fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
-    banner(ui, Color32::from_rgb(80, 24, 24), |ui| {
-        ui.label(RichText::new("GPU data not responding").heading().color(Color32::from_rgb(255, 138, 128)));
-        ui.label(RichText::new(stall.message()).color(Color32::WHITE));
-    });
-}
-
-/// Cards per row and the content width of each, so that as many cards as fit share a row exactly
-/// (a card frame adds [`CARD_FRAME`] points); never wider than [`CARD_MAX_WIDTH`] nor narrower than
-/// [`CARD_MIN_WIDTH`] (a single card on a narrow window may then be clipped at the right).
-pub fn card_layout(available: f32, spacing: f32, cards: usize) -> (usize, f32) {
-    let slot = CARD_MIN_WIDTH + CARD_FRAME + spacing;
-    let per_row = (((available + spacing) / slot).floor() as usize).clamp(1, cards.max(1));
-    let width =
-        ((available + spacing) / per_row as f32 - spacing - CARD_FRAME).floor().clamp(CARD_MIN_WIDTH, CARD_MAX_WIDTH);
-    (per_row, width)
-}
-
-fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>, width: f32) {
-    egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
-        ui.set_width(width);
-        ui.vertical(|ui| {
-            ui.label(RichText::new(format!("GPU {}  {}", info.index, info.name)).strong().color(gpu_color(info.index)));
-            let Some(s) = sample else {
-                ui.weak("waiting for the first sample…");
-                return;
-            };
-            if let GpuHealth::Lost(why) = &s.health {
-                ui.label(RichText::new("LOST").strong().color(Color32::LIGHT_RED));
-                ui.label(why);
-                return;
-            }
-            egui::Grid::new(("card", info.index)).num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
-                let mut row = |k: &str, v: String, help: &str| {
-                    ui.label(k).on_hover_text(help);
-                    ui.label(v);
-                    ui.end_row();
-                };
-                row(present::GPU_UTIL_LABEL, present::pct(&s.util_gpu_pct), "% of time a kernel was running");
-                row(
-                    "Memory bandwidth",
-                    present::pct(&s.util_mem_bw_pct),
-                    "% of time device memory was read or written (not VRAM in use)",
-                );
-                row("VRAM", present::vram(s), "device memory in use / total");
-                row("Temperature", present::temperature(s, Some(info)), "GPU core temperature");
-                row("Power", present::power(s), "board power draw / enforced limit");
-                row("SM clock", present::sm_clock(s, Some(info)), "current / maximum");
-                row(
-                    "PCIe link",
-                    present::pcie_link(s, Some(info)),
-                    "current link (the link trains down when idle; judge it under load)",
-                );
-                row(
-                    "Fan · P-state",
-                    format!(
-                        "{} · {}",
-                        s.fan_pct.show_short(|f| format!("{f} %")),
-                        s.pstate.show_short(|p| format!("P{p}"))
-                    ),
-                    "fan speed; performance state (P0 = maximum)",
-                );
-            });
-            match s.throttle_mask.value() {
-                Some(&mask) if throttle::is_limiting(mask) => {
-                    for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
-                        let color = if r.severity == throttle::Severity::Severe {
-                            Color32::LIGHT_RED
-                        } else {
-                            Color32::from_rgb(255, 204, 128)
-                        };
-                        ui.label(RichText::new(format!("Throttled: {}", r.name)).strong().color(color))
-                            .on_hover_text(r.sentence);
-                        ui.small(r.sentence);
-                    }
-                }
-                Some(&mask) if mask & throttle::GPU_IDLE != 0 => {
-                    ui.weak("Clocks lowered: GPU idle (normal).");
-                }
-                Some(_) => {
-                    ui.weak("Clocks not held back.");
-                }
-                None => {
-                    ui.weak(format!("Throttle reasons: {}", present::throttle_summary(s)));
-                }
-            }
-        });
-    });
-}
-
-fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>) {
-    let Some(h) = host else {
-        ui.weak("waiting for the first host sample…");
-        return;
-    };
-    ui.horizontal_wrapped(|ui| {
-        ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
-        ui.separator();
-        ui.label(format!("iowait {}", present::pct(&h.iowait_pct)))
-            .on_hover_text(h.iowait_pct.reason().unwrap_or("share of CPU time spent waiting for disk I/O"));
-        ui.separator();
-        ui.label(format!("load {}", h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
-        ui.separator();
-        ui.label(format!("RAM {}", present::ram(h)));
-        if let Some(m) = h.memory.value()
-            && m.swap_total_bytes > 0
-        {
-            ui.separator();
-            ui.label(format!("swap {}", units::bytes_in(m.swap_used_bytes, self.units)));
-        }
-        ui.separator();
-        ui.label(format!(
-            "net rx {} tx {}",
-            h.net_rx_bps.show_short(|r| units::rate(*r)),
-            h.net_tx_bps.show_short(|r| units::rate(*r))
-        ));
-        if let Some(p) = h.pressure.value() {
-            ui.separator();
-            ui.label(format!(
-                "pressure: cpu {} · io {} · memory {}",
-                p.cpu_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
-                p.io_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
-                p.memory_some.map_or("n/a".into(), |v| format!("{v:.0} %"))
-            ))
-            .on_hover_text("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI).");
-        }
-    });
-    match h.disks.value() {
-        Some(disks) if !disks.is_empty() => {
-            ui.horizontal_wrapped(|ui| {
-                ui.label("Disks:").on_hover_text("Read and write rates of each physical disk.");
-                for d in disks {
-                    ui.label(format!("{} read {} write {}", d.name, units::rate(d.read_bps), units::rate(d.write_bps)));
-                    ui.separator();
-                }
-            });
-        }
-        Some(_) => {}
-        None => {
-            ui.weak(format!("Disks: {}", h.disks.show(|_| String::new())));
-        }
-    }
-    per_core_strip(ui, &h.per_core_pct);
-}
-
-fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
-    if cores.is_empty() {
-        return;
-    }
-    ui.horizontal(|ui| {
-        ui.label("Per core:").on_hover_text("Each bar is one logical CPU; a single full bar with an idle GPU often means a single-threaded data loader.");
-        let w = ((ui.available_width() - 8.0) / cores.len() as f32).clamp(3.0, 18.0);
-        let (rect, resp) = ui.allocate_exact_size(egui::vec2(w * cores.len() as f32, 26.0), egui::Sense::hover());
-        let painter = ui.painter_at(rect);
-        for (i, c) in cores.iter().enumerate() {
-            let x0 = rect.left() + i as f32 * w;
-            let cell = egui::Rect::from_min_max(egui::pos2(x0 + 1.0, rect.top()), egui::pos2(x0 + w - 1.0, rect.bottom()));
-            painter.rect_filled(cell, 1.0, ui.visuals().extreme_bg_color);
-            let h = cell.height() * (*c as f32 / 100.0).clamp(0.0, 1.0);
-            let fill = egui::Rect::from_min_max(egui::pos2(cell.left(), cell.bottom() - h), cell.max);
-            let color = if *c > 90.0 { Color32::from_rgb(239, 83, 80) } else { Color32::from_rgb(66, 165, 245) };
-            painter.rect_filled(fill, 1.0, color);
-        }
-        if let Some(pos) = resp.hover_pos() {
-            let i = ((pos.x - rect.left()) / w).floor() as usize;
-            if let Some(v) = cores.get(i) {
-                resp.on_hover_text(format!("CPU {i}: {v:.0} %"));
-            }
-        }
-    });
 }
 
 impl MonitorState {
@@ -770,8 +516,9 @@ impl MonitorState {
 
 /// Vertical marks for the history's events in the visible window (verdicts starting and ending,
 /// lost GPUs, a driver not answering).
-fn event_marks(h: &History, axis: &TimeAxis) -> Vec<charts::Mark> {
-    h.events()
+fn event_marks(h: &MonitorData, axis: &TimeAxis) -> Vec<charts::Mark> {
+    h.events
+        .iter()
         .filter(|e| e.t >= axis.from && e.t <= axis.to)
         .map(|e| charts::Mark {
             t: e.t,
@@ -785,8 +532,8 @@ fn event_marks(h: &History, axis: &TimeAxis) -> Vec<charts::Mark> {
         .collect()
 }
 
-fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: TimeAxis) {
-    let pts = |key: &str| h.points(key, axis.from, axis.to, CHART_POINTS);
+fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, axis: TimeAxis) {
+    let pts = |key: &str| h.points(key);
     let ram_total = host.and_then(|x| x.memory.value().map(|m| m.ram_total_bytes as f64));
     let charts = vec![
         Chart {
@@ -868,56 +615,4 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &History, axis: 
         },
     ];
     chart_grid(ui, charts, axis);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::telemetry::Reading;
-    use crate::telemetry::sample::ProcessKind;
-
-    fn gpu_with(index: u32, procs: Vec<(u32, &str, u64)>) -> GpuSample {
-        let mut g = GpuSample::unavailable(index, GpuHealth::Ok, "x");
-        g.processes = Reading::Value(
-            procs
-                .into_iter()
-                .map(|(pid, name, vram)| GpuProcess {
-                    pid,
-                    name: name.into(),
-                    vram_bytes: Reading::Value(vram),
-                    kind: ProcessKind::Compute,
-                })
-                .collect(),
-        );
-        g
-    }
-
-    #[test]
-    fn cards_share_a_row_exactly() {
-        let spacing = 8.0;
-        for (avail, cards) in [(1264.0, 4), (1264.0, 8), (900.0, 4), (600.0, 2), (2400.0, 2), (250.0, 1)] {
-            let (per_row_used, w) = card_layout(avail, spacing, cards);
-            assert!(per_row_used >= 1 && per_row_used <= cards);
-            assert!((CARD_MIN_WIDTH..=CARD_MAX_WIDTH).contains(&w), "{avail} {cards}: {w}");
-            let per_row = (((avail + spacing) / (w + CARD_FRAME + spacing)).floor() as usize).max(1);
-            if avail >= CARD_MIN_WIDTH + CARD_FRAME {
-                assert!(per_row as f32 * (w + CARD_FRAME + spacing) - spacing <= avail, "{avail} {cards}: {w}");
-            }
-        }
-        // 4 cards on a 1280-wide window: one row of four.
-        let (n, w) = card_layout(1264.0, spacing, 4);
-        assert_eq!(n, 4);
-        assert_eq!(card_layout(1264.0, spacing, 8).0, 4, "eight cards: two rows of four");
-        assert!(4.0 * (w + CARD_FRAME) + 3.0 * spacing <= 1264.0);
-    }
-
-    #[test]
-    fn process_rows_sort_by_each_column() {
-        let gpus = vec![gpu_with(0, vec![(10, "b", 5), (30, "a", 1)]), gpu_with(1, vec![(20, "C", 9)])];
-        let pids = |s, d| process_rows(&gpus, s, d).iter().map(|r| r.process.pid).collect::<Vec<_>>();
-        assert_eq!(pids(ProcessSort::Vram, true), [20, 10, 30]);
-        assert_eq!(pids(ProcessSort::Pid, false), [10, 20, 30]);
-        assert_eq!(pids(ProcessSort::Name, false), [30, 10, 20]);
-        assert_eq!(pids(ProcessSort::Gpu, true), [20, 30, 10]);
-    }
 }

@@ -111,7 +111,12 @@ impl VramState {
                 .map(|ps| {
                     ps.iter()
                         .map(|p| {
-                            format!("{} (pid {}, {})", p.name, p.pid, p.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)))
+                            format!(
+                                "{} (pid {}, {})",
+                                p.name,
+                                p.pid,
+                                p.vram_bytes.show_short(|b| units::bytes_in(*b, self.units))
+                            )
                         })
                         .collect()
                 })

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
 use crate::smoke::SmokeReport;
-use crate::telemetry::history::{History, keys};
+use crate::telemetry::history::History;
+use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use redact::Redactor;
@@ -329,13 +330,13 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
     let rate = |v: f64| units::rate(v);
     for g in &snap.inventory.gpus {
         let i = g.index;
-        row(format!("GPU {i} utilization"), &keys::gpu(i, "util"), &pct);
-        row(format!("GPU {i} memory-bandwidth utilization"), &keys::gpu(i, "membw"), &pct);
-        row(format!("GPU {i} VRAM used"), &keys::gpu(i, "vram_used"), &bytes);
-        row(format!("GPU {i} temperature"), &keys::gpu(i, "temp"), &|v| format!("{v:.0} °C"));
-        row(format!("GPU {i} power"), &keys::gpu(i, "power"), &|v| format!("{v:.0} W"));
-        row(format!("GPU {i} SM clock"), &keys::gpu(i, "sm_clock"), &|v| format!("{v:.0} MHz"));
-        row(format!("GPU {i} PCIe receive"), &keys::gpu(i, "pcie_rx"), &rate);
+        row(format!("GPU {i} utilization"), &keys::gpu(i, GpuMetric::Util), &pct);
+        row(format!("GPU {i} memory-bandwidth utilization"), &keys::gpu(i, GpuMetric::MemBw), &pct);
+        row(format!("GPU {i} VRAM used"), &keys::gpu(i, GpuMetric::VramUsed), &bytes);
+        row(format!("GPU {i} temperature"), &keys::gpu(i, GpuMetric::Temp), &|v| format!("{v:.0} °C"));
+        row(format!("GPU {i} power"), &keys::gpu(i, GpuMetric::Power), &|v| format!("{v:.0} W"));
+        row(format!("GPU {i} SM clock"), &keys::gpu(i, GpuMetric::SmClock), &|v| format!("{v:.0} MHz"));
+        row(format!("GPU {i} PCIe receive"), &keys::gpu(i, GpuMetric::PcieRx), &rate);
     }
     row("Host CPU".to_string(), keys::CPU, &pct);
     row("Host iowait".to_string(), keys::IOWAIT, &pct);

@@ -332,9 +332,81 @@ impl History {
 
 /// Series key names shared by the sampler, the GUI and the CLI.
 pub mod keys {
+    /// A per-GPU metric kept in the history. Its [`GpuMetric::name`] is the stored key's suffix
+    /// (`gpu0.util`), part of the recording and CSV formats: never rename one.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum GpuMetric {
+        /// GPU utilization (% of time a kernel ran).
+        Util,
+        /// Memory bandwidth utilization, %.
+        MemBw,
+        /// VRAM used, bytes.
+        VramUsed,
+        /// Core temperature, °C.
+        Temp,
+        /// Board power draw, W.
+        Power,
+        /// Enforced power limit, W.
+        PowerLimit,
+        /// SM clock, MHz.
+        SmClock,
+        /// Memory clock, MHz.
+        MemClock,
+        /// PCIe receive (to the GPU), bytes/s.
+        PcieRx,
+        /// PCIe transmit (from the GPU), bytes/s.
+        PcieTx,
+        /// Fan speed, %.
+        Fan,
+        /// Thermal throttling (software or hardware) active: 0 or 1.
+        ThrottleThermal,
+        /// Software power cap active: 0 or 1.
+        ThrottlePower,
+        /// Hardware slowdown or power brake active: 0 or 1.
+        ThrottleHw,
+    }
+
+    impl GpuMetric {
+        /// The stored key's suffix.
+        pub const fn name(self) -> &'static str {
+            match self {
+                GpuMetric::Util => "util",
+                GpuMetric::MemBw => "membw",
+                GpuMetric::VramUsed => "vram_used",
+                GpuMetric::Temp => "temp",
+                GpuMetric::Power => "power",
+                GpuMetric::PowerLimit => "power_limit",
+                GpuMetric::SmClock => "sm_clock",
+                GpuMetric::MemClock => "mem_clock",
+                GpuMetric::PcieRx => "pcie_rx",
+                GpuMetric::PcieTx => "pcie_tx",
+                GpuMetric::Fan => "fan",
+                GpuMetric::ThrottleThermal => "thr_thermal",
+                GpuMetric::ThrottlePower => "thr_power",
+                GpuMetric::ThrottleHw => "thr_hw",
+            }
+        }
+    }
+
+    /// TEMPORARY during the merge of the bottleneck split.
+    pub trait MetricName {
+        /// The suffix.
+        fn suffix(&self) -> &str;
+    }
+    impl MetricName for GpuMetric {
+        fn suffix(&self) -> &str {
+            self.name()
+        }
+    }
+    impl MetricName for &str {
+        fn suffix(&self) -> &str {
+            self
+        }
+    }
+
     /// Key of a per-GPU metric, e.g. `gpu0.util`.
-    pub fn gpu(index: u32, metric: &str) -> String {
-        format!("gpu{index}.{metric}")
+    pub fn gpu(index: u32, metric: impl MetricName) -> String {
+        format!("gpu{index}.{}", metric.suffix())
     }
     /// Key of a CPU core's utilization.
     pub fn core(index: usize) -> String {

@@ -10,6 +10,7 @@ pub mod history;
 pub mod host;
 pub mod live;
 pub mod nvml;
+pub mod open;
 pub mod pci;
 pub mod procfs;
 pub mod proctree;
@@ -21,5 +22,6 @@ pub mod snapshot;
 pub mod source;
 pub mod throttle;
 
+pub use open::SourceOptions;
 pub use reading::Reading;
 pub use source::GpuSource;

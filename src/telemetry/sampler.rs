@@ -3,23 +3,33 @@
 //! [`Snapshot`], then wake the reader (the GUI's repaint) through a callback.
 //!
 //! Nothing here is ever called from the UI thread except [`Sampler::snapshot`] and
-//! [`Sampler::with_history`], which never wait for a source. The same step functions run
+//! [`Sampler::with_history`], which never wait for a source (the GUI copies what it draws out of
+//! the history under the lock and lays out without it). The same step functions run
 //! synchronously in tests and benchmarks through [`Sampler::manual`].
+//!
+//! Each slow GPU step has one owner at a time: with threads running, the GPU thread asks the
+//! slow thread to run early instead of running it itself, and a slow step that finds another in
+//! flight does nothing, so the watchdog's slot for slow calls is never shared.
+//!
+//! Publishing and recording are separate decisions: [`Publish`] says whether the reader is woken
+//! (a repaint) and whether the snapshot completes a tick (a recording line).
 
-use super::recording::{Recorder, Recording, RecordingError};
+use super::recording::{Recorder, RecordingError};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 
-use super::demo::{DemoHost, Scenario};
-use super::history::{Event, EventLevel, History, HistoryConfig, keys};
+use super::history::keys::{self, GpuMetric};
+use super::history::{Event, EventLevel, History, HistoryConfig};
 use super::host::{HostSource, SelfProbe};
-use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, Inventory};
+use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
 use super::snapshot::{Snapshot, Stall};
-use super::source::{GpuSource, SourceStatus};
+use super::source::GpuSource;
+
+mod replay;
 
 /// Shortest sampling interval, seconds.
 pub const MIN_INTERVAL: f64 = 0.25;
@@ -77,6 +87,24 @@ pub fn check_interval(secs: f64) -> Result<Duration, BadInterval> {
 
 type Notify = Box<dyn Fn() + Send + Sync>;
 
+/// What a publish does besides replacing the snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Publish {
+    /// Run the notify callback (the GUI repaints).
+    wake: bool,
+    /// The snapshot completes a tick: append it to the recording in progress.
+    record: bool,
+}
+
+impl Publish {
+    /// Neither wakes the reader nor records.
+    const QUIET: Publish = Publish { wake: false, record: false };
+    /// Wakes the reader (a state change worth showing now) but is not a tick of its own.
+    const WAKE: Publish = Publish { wake: true, record: false };
+    /// A completed tick: wakes the reader and appends a recording line.
+    const TICK: Publish = Publish { wake: true, record: true };
+}
+
 struct Shared {
     gpu: Arc<dyn GpuSource>,
     host: Mutex<Box<dyn HostSource>>,
@@ -90,8 +118,15 @@ struct Shared {
     publish: Mutex<()>,
     /// Fast (0) and slow (1) GPU steps in flight.
     watches: [Watch; 2],
+    /// Held by the one slow step in flight; another that finds it taken does nothing.
+    slow_owner: Mutex<()>,
+    /// The slow thread, once started: the GPU thread wakes it early instead of running a slow
+    /// step itself.
+    slow_thread: OnceLock<Thread>,
+    /// Set with an unpark of the slow thread: run now rather than at the next turn.
+    slow_kick: AtomicBool,
     clock: Instant,
-    /// A recording in progress: every waking publish (one per tick) appends a line.
+    /// A recording in progress: every publish that completes a tick appends a line.
     recorder: Mutex<Option<Recorder>>,
     /// Why the last recording stopped by itself (a write failed).
     recorder_error: Mutex<Option<String>>,
@@ -147,6 +182,9 @@ impl Sampler {
                 stop: AtomicBool::new(false),
                 publish: Mutex::new(()),
                 watches: [Watch::default(), Watch::default()],
+                slow_owner: Mutex::new(()),
+                slow_thread: OnceLock::new(),
+                slow_kick: AtomicBool::new(false),
                 clock: started,
                 recorder: Mutex::new(None),
                 recorder_error: Mutex::new(None),
@@ -158,8 +196,8 @@ impl Sampler {
         }
     }
 
-    /// Starts the host, GPU and slow-GPU threads. `notify` runs after every publish (the GUI
-    /// passes `ctx.request_repaint`).
+    /// A sampler with its threads running (host, GPU, slow GPU, watchdog). Set the reader's
+    /// wake-up with [`Sampler::set_notify`].
     pub fn start(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, interval: Duration) -> std::io::Result<Sampler> {
         let mut s = Self::manual(gpu, host, interval);
         s.spawn_threads()?;
@@ -175,7 +213,9 @@ impl Sampler {
         let slow_interval = Duration::from_secs_f64(interval.as_secs_f64().max(SLOW_MIN_INTERVAL));
         self.threads.push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
         self.threads.push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
-        self.threads.push(self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?);
+        let slow = self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?;
+        let _ = self.shared.slow_thread.set(slow.thread().clone());
+        self.threads.push(slow);
         self.threads.push(self.spawn("gd-watchdog", WATCHDOG_EVERY, |sh, _| sh.check_stall())?);
         Ok(())
     }
@@ -215,7 +255,7 @@ impl Sampler {
                 }
                 while !shared.stop.load(Ordering::Relaxed) {
                     let left = next.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
+                    if left.is_zero() || shared.kicked() {
                         break;
                     }
                     std::thread::park_timeout(left);
@@ -279,55 +319,6 @@ impl Sampler {
         self.shared.check_stall();
     }
 
-    /// A sampler holding a recording: its history filled from every sample, its snapshot the last
-    /// sample, its source labelled REPLAY. No threads; nothing is sampled.
-    pub fn from_recording(rec: &Recording, file: &str) -> Sampler {
-        let mut inventory = Arc::new(rec.header.inventory.clone());
-        let mut recorded = rec.header.source.clone();
-        for r in &rec.records {
-            if let Some(i) = &r.inventory {
-                inventory = Arc::new(i.clone());
-            }
-            if let Some(s) = &r.source {
-                recorded = s.clone();
-            }
-        }
-        let status = SourceStatus::Replay { file: file.to_string(), recorded: recorded.label() };
-        let gpu = Arc::new(ReplayGpus { status: status.clone(), inventory: Arc::clone(&inventory) });
-        let interval = Duration::from_secs_f64(rec.header.interval_secs.clamp(0.25, 10.0));
-        let last_host = rec.records.iter().rev().find_map(|r| r.host.clone().map(|h| (r.t, h)));
-        let host = Box::new(ReplayHost(
-            last_host.as_ref().map_or_else(|| DemoHost::new(Scenario::Idle, 0).sample(0.0), |(_, h)| h.clone()),
-        ));
-        let s = Self::with_config(gpu, host, interval, HistoryConfig::default());
-        let last_gpu = rec.records.iter().rev().find(|r| !r.gpus.is_empty()).map(|r| (r.t, r.gpus.clone()));
-        if let Ok(mut h) = s.shared.history.lock() {
-            for r in &rec.records {
-                if let Some(host) = &r.host {
-                    record_host(&mut h, r.t, host);
-                }
-                for g in &r.gpus {
-                    record_gpu(&mut h, r.t, g);
-                }
-            }
-        }
-        let end = rec.records.last().map_or(0.0, |r| r.t);
-        s.shared.publish(false, |snap| {
-            snap.started_unix = rec.header.started_unix;
-            snap.interval_secs = rec.header.interval_secs;
-            snap.source = status;
-            snap.inventory = inventory;
-            snap.host_t = last_host.as_ref().map(|(t, _)| *t);
-            snap.host = last_host.map(|(_, h)| h);
-            snap.gpu_t = last_gpu.as_ref().map(|(t, _)| *t);
-            snap.gpus = last_gpu.map(|(_, g)| g).unwrap_or_default();
-        });
-        if let Ok(mut e) = s.shared.replay_end.lock() {
-            *e = Some(end);
-        }
-        s
-    }
-
     /// Starts recording every tick to `path`, a new file (see [`crate::telemetry::recording`]).
     pub fn start_recording(&self, path: &std::path::Path) -> Result<(), RecordingError> {
         let rec = Recorder::create(path, &self.snapshot())?;
@@ -379,20 +370,26 @@ impl Drop for Sampler {
 }
 
 impl Shared {
-    /// Replaces the snapshot; `wake` says whether to run the notify callback. Host and GPU data
-    /// arrive on separate threads in the same tick: waking the reader for each would draw every
-    /// tick twice, so only the GPU publish wakes it (the host publish when there are no GPUs).
-    fn publish(&self, wake: bool, update: impl FnOnce(&mut Snapshot)) {
+    /// True (once) when the GPU thread asked the slow thread to run now; only the slow thread
+    /// consumes it.
+    fn kicked(&self) -> bool {
+        self.slow_thread.get().is_some_and(|t| t.id() == std::thread::current().id())
+            && self.slow_kick.swap(false, Ordering::Relaxed)
+    }
+
+    /// Replaces the snapshot; `how` says whether to wake the reader and whether the snapshot
+    /// completes a tick (a recording line). Host and GPU data arrive on separate threads in the
+    /// same tick: waking the reader for each would draw every tick twice, so only the GPU publish
+    /// completes a tick (the host publish when there are no GPUs, or while the GPU step hangs).
+    fn publish(&self, how: Publish, update: impl FnOnce(&mut Snapshot)) {
         let _guard = self.publish.lock();
         let mut next = Snapshot::clone(&self.latest.load());
         next.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         update(&mut next);
         let next = Arc::new(next);
         self.latest.store(Arc::clone(&next));
-        if !wake {
-            return;
-        }
-        if let Ok(mut guard) = self.recorder.lock()
+        if how.record
+            && let Ok(mut guard) = self.recorder.lock()
             && let Some(rec) = guard.as_mut()
             && let Err(e) = rec.append(&next)
         {
@@ -402,7 +399,8 @@ impl Shared {
             }
             *guard = None;
         }
-        if let Ok(n) = self.notify.lock()
+        if how.wake
+            && let Ok(n) = self.notify.lock()
             && let Some(f) = n.as_ref()
         {
             f();
@@ -417,8 +415,10 @@ impl Shared {
         if let Ok(mut hist) = self.history.lock() {
             record_host(&mut hist, t, &sample);
         }
-        let no_gpus = self.latest.load().inventory.gpus.is_empty();
-        self.publish(no_gpus, |s| {
+        let shown = self.latest.load();
+        // The GPU publish completes the tick, unless there are no GPUs or the GPU step hangs.
+        let completes_tick = shown.inventory.gpus.is_empty() || shown.gpu_stall.is_some();
+        self.publish(if completes_tick { Publish::TICK } else { Publish::QUIET }, |s| {
             s.host_t = Some(t);
             s.host = Some(sample);
             s.self_usage = usage;
@@ -471,7 +471,7 @@ impl Shared {
                 text: format!("NVML not responding: {} blocked for {:.0} s", st.call, st.secs),
             });
         }
-        self.publish(true, |s| s.gpu_stall = stall);
+        self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
     }
 
     /// Records the end of a step the watchdog had flagged.
@@ -493,7 +493,7 @@ impl Shared {
         let shown = self.latest.load();
         if shown.source != status || !Arc::ptr_eq(&shown.inventory, &inventory) {
             // Opened (or failed, or fell asleep): show it before sampling, which may block.
-            self.publish(true, |s| {
+            self.publish(Publish::WAKE, |s| {
                 s.source = status;
                 s.inventory = inventory;
             });
@@ -505,8 +505,15 @@ impl Shared {
         let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
         if !inventory.gpus.is_empty() && self.slow.load().is_empty() {
             // The source has just opened: read the slow metrics now rather than at the slow
-            // thread's next turn, up to 2 s away.
-            self.step_slow(t);
+            // thread's next turn, up to 2 s away. With threads, the slow thread does it (a slow
+            // call that hangs must not hold this thread); by hand, it runs here.
+            match self.slow_thread.get() {
+                Some(slow) => {
+                    self.slow_kick.store(true, Ordering::Relaxed);
+                    slow.unpark();
+                }
+                None => self.step_slow(t),
+            }
         }
         let slow = self.slow.load();
         for g in &mut samples {
@@ -534,11 +541,18 @@ impl Shared {
                 record_gpu(&mut hist, t, g);
             }
         }
-        // With no GPUs the host publish wakes the reader, unless the source just changed.
+        // With no GPUs the host publish completes the tick; this one only wakes the reader when
+        // the source just changed.
         let changed = previous.source != status || !Arc::ptr_eq(&previous.inventory, &inventory);
-        let wake = !inventory.gpus.is_empty() || changed;
+        let how = if !inventory.gpus.is_empty() {
+            Publish::TICK
+        } else if changed {
+            Publish::WAKE
+        } else {
+            Publish::QUIET
+        };
         let stall = self.stall();
-        self.publish(wake, |s| {
+        self.publish(how, |s| {
             s.gpu_t = Some(t);
             s.gpus = samples;
             s.source = status;
@@ -548,12 +562,15 @@ impl Shared {
     }
 
     fn step_slow(&self, t: f64) {
+        // One owner at a time: the watchdog's slot (and the source's record of the call in
+        // flight) belong to the step that holds this; another one now would misdate a stall.
+        let Ok(_owner) = self.slow_owner.try_lock() else { return };
         self.watches[1].begin(self.now_ms());
         let slow = self.gpu.sample_slow(t);
         if let Some(ms) = self.watches[1].end(self.now_ms()) {
             self.answered_again(t, ms);
             let stall = self.stall();
-            self.publish(true, |s| s.gpu_stall = stall);
+            self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
         }
         self.slow.store(Arc::new(slow));
     }
@@ -592,60 +609,29 @@ fn record_host(h: &mut History, t: f64, s: &HostSample) {
 
 fn record_gpu(h: &mut History, t: f64, g: &GpuSample) {
     let i = g.index;
-    let mut put = |name: &str, v: Option<f64>| {
+    let mut put = |metric: GpuMetric, v: Option<f64>| {
         if let Some(v) = v {
-            h.push(&keys::gpu(i, name), t, v);
+            h.push(&keys::gpu(i, metric), t, v);
         }
     };
-    put("util", g.util_gpu_pct.get());
-    put("membw", g.util_mem_bw_pct.get());
-    put("vram_used", g.vram_used_bytes.get().map(|b| b as f64));
-    put("temp", g.temp_c.get().map(f64::from));
-    put("power", g.power_w.get());
-    put("power_limit", g.power_limit_w.get());
-    put("sm_clock", g.sm_clock_mhz.get().map(f64::from));
-    put("mem_clock", g.mem_clock_mhz.get().map(f64::from));
-    put("pcie_rx", g.pcie_rx_bps.get());
-    put("pcie_tx", g.pcie_tx_bps.get());
-    put("fan", g.fan_pct.get().map(f64::from));
+    put(GpuMetric::Util, g.util_gpu_pct.get());
+    put(GpuMetric::MemBw, g.util_mem_bw_pct.get());
+    put(GpuMetric::VramUsed, g.vram_used_bytes.get().map(|b| b as f64));
+    put(GpuMetric::Temp, g.temp_c.get().map(f64::from));
+    put(GpuMetric::Power, g.power_w.get());
+    put(GpuMetric::PowerLimit, g.power_limit_w.get());
+    put(GpuMetric::SmClock, g.sm_clock_mhz.get().map(f64::from));
+    put(GpuMetric::MemClock, g.mem_clock_mhz.get().map(f64::from));
+    put(GpuMetric::PcieRx, g.pcie_rx_bps.get());
+    put(GpuMetric::PcieTx, g.pcie_tx_bps.get());
+    put(GpuMetric::Fan, g.fan_pct.get().map(f64::from));
     // Throttle reasons as 0/1 series: their mean over a window is the share of time throttled.
     if let Some(m) = g.throttle_mask.get() {
         use super::throttle as t;
         let on = |bits: u64| if m & bits != 0 { 1.0 } else { 0.0 };
-        put("thr_thermal", Some(on(t::SW_THERMAL | t::HW_THERMAL)));
-        put("thr_power", Some(on(t::SW_POWER_CAP)));
-        put("thr_hw", Some(on(t::HW_SLOWDOWN | t::HW_POWER_BRAKE)));
-    }
-}
-
-/// The GPU side of a replay: the recording's status and inventory; never sampled.
-struct ReplayGpus {
-    status: SourceStatus,
-    inventory: Arc<Inventory>,
-}
-
-impl GpuSource for ReplayGpus {
-    fn status(&self) -> SourceStatus {
-        self.status.clone()
-    }
-    fn inventory(&self) -> Arc<Inventory> {
-        Arc::clone(&self.inventory)
-    }
-    fn sample(&self, _t: f64) -> Vec<GpuSample> {
-        Vec::new()
-    }
-    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
-        Vec::new()
-    }
-}
-
-/// The host side of a replay: never sampled (a replay has no threads); answers with the last
-/// recorded sample if asked.
-struct ReplayHost(HostSample);
-
-impl HostSource for ReplayHost {
-    fn sample(&mut self, _t: f64) -> HostSample {
-        self.0.clone()
+        put(GpuMetric::ThrottleThermal, Some(on(t::SW_THERMAL | t::HW_THERMAL)));
+        put(GpuMetric::ThrottlePower, Some(on(t::SW_POWER_CAP)));
+        put(GpuMetric::ThrottleHw, Some(on(t::HW_SLOWDOWN | t::HW_POWER_BRAKE)));
     }
 }
 
@@ -695,7 +681,7 @@ mod tests {
         assert_eq!(s.with_history(|h| h.series("gpu0.util").map(|x| x.fine_len())), Some(60));
         assert!(s.snapshot().gpu_t.is_some_and(|t| t < 0.0));
         let real = Sampler::manual(
-            Arc::new(crate::telemetry::source::NoGpuSource::new(crate::telemetry::source::NoGpu {
+            Arc::new(crate::telemetry::source::StaticGpus::unavailable(crate::telemetry::source::NoGpu {
                 summary: String::new(),
                 next_step: String::new(),
                 attempts: Vec::new(),

@@ -121,22 +121,28 @@ impl SourceStatus {
     }
 }
 
-/// The source used when NVML could not be opened: no GPUs, and the reason.
-pub struct NoGpuSource {
-    reason: NoGpu,
+/// A source whose status and inventory never change and which is never sampled: the machine
+/// without a usable driver (no GPUs, and why) or a recording played back.
+pub struct StaticGpus {
+    status: SourceStatus,
     inventory: Arc<Inventory>,
 }
 
-impl NoGpuSource {
-    /// A source that reports `reason`.
-    pub fn new(reason: NoGpu) -> Self {
-        NoGpuSource { reason, inventory: Arc::new(Inventory::default()) }
+impl StaticGpus {
+    /// A source with this status and inventory.
+    pub fn new(status: SourceStatus, inventory: Arc<Inventory>) -> Self {
+        StaticGpus { status, inventory }
+    }
+
+    /// The source used when NVML could not be opened: no GPUs, and the reason.
+    pub fn unavailable(reason: NoGpu) -> Self {
+        Self::new(SourceStatus::Unavailable(reason), Arc::new(Inventory::default()))
     }
 }
 
-impl GpuSource for NoGpuSource {
+impl GpuSource for StaticGpus {
     fn status(&self) -> SourceStatus {
-        SourceStatus::Unavailable(self.reason.clone())
+        self.status.clone()
     }
     fn inventory(&self) -> Arc<Inventory> {
         Arc::clone(&self.inventory)

@@ -1,0 +1,61 @@
+//! What the checklist reads, as plain options: this machine (with NVML gathered on a helper thread
+//! so a hung driver costs at most [`NVML_TIMEOUT`]) or a capture directory. One constructor for the
+//! CLI's `check`, `capture` and `report`, and the app's Checklist.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::view::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
+use super::{Report, collect};
+use crate::telemetry::open::system_root;
+use crate::telemetry::{GpuSource, SourceOptions};
+
+/// How long the checks wait for NVML to open and answer one sample.
+pub const NVML_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the checks run on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckSource {
+    /// This machine, with these NVML options.
+    Live(SourceOptions),
+    /// A capture directory (support staff reading a user's machine).
+    Capture(PathBuf),
+}
+
+impl CheckSource {
+    /// Runs the checks (blocking: NVML may take up to [`NVML_TIMEOUT`]). `renderer` is the app's
+    /// renderer or adapter name, for the software-rendering check.
+    pub fn run(&self, renderer: Option<String>) -> Result<Report, CaptureError> {
+        match self {
+            CheckSource::Live(options) => Ok(super::run(&live_system(options, renderer))),
+            CheckSource::Capture(dir) => CapturedSystem::open(dir).map(|c| super::run(&c)),
+        }
+    }
+}
+
+/// NVML's answers on this machine, gathered on a helper thread so a hung driver costs at most
+/// [`NVML_TIMEOUT`].
+pub fn live_nvml(source: &SourceOptions) -> NvmlView {
+    let live = source.live_gpus();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = Arc::clone(&live);
+    let spawned = std::thread::Builder::new().name("gd-check-nvml".into()).spawn(move || {
+        worker.prepare();
+        let samples = worker.sample(0.0);
+        let facts = worker.facts();
+        let _ = tx.send((samples, facts));
+    });
+    let (samples, facts) = match spawned {
+        Ok(_) => rx.recv_timeout(NVML_TIMEOUT).unwrap_or_default(),
+        Err(_) => Default::default(),
+    };
+    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts }
+}
+
+/// The live machine as the checks see it.
+pub fn live_system(source: &SourceOptions, renderer: Option<String>) -> LiveSystem {
+    let root = system_root();
+    let meta = collect::collect_meta(&root, Some(live_nvml(source)), renderer);
+    LiveSystem::new(root, meta)
+}

@@ -1,0 +1,277 @@
+//! The Monitor's panels other than charts: the banners (no driver, GPU asleep, GPU data not
+//! responding), the GPU cards and their layout, the host summary and the per-core strip.
+
+use eframe::egui::{self, Color32, RichText};
+
+use super::MonitorAction;
+use crate::gui::charts::gpu_color;
+use crate::present;
+use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
+use crate::telemetry::throttle;
+use crate::units::{self, ByteUnits};
+
+/// Narrowest GPU card content, points (the longest value row fits).
+const CARD_MIN_WIDTH: f32 = 272.0;
+/// Widest GPU card content, points.
+const CARD_MAX_WIDTH: f32 = 340.0;
+/// Inner margin of a GPU card, points.
+const CARD_MARGIN: f32 = 8.0;
+/// What a card frame adds to its content width: margins and the 1-point stroke on both sides.
+const CARD_FRAME: f32 = 2.0 * CARD_MARGIN + 2.0;
+pub(super) fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> Option<MonitorAction> {
+    let mut action = None;
+    egui::Frame::group(ui.style()).fill(Color32::from_rgb(74, 50, 20)).inner_margin(10.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new("No NVIDIA GPU data").heading().color(Color32::from_rgb(255, 204, 128)));
+        ui.label(RichText::new(&no.summary).color(Color32::WHITE));
+        ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
+        ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+        ui.collapsing("What was tried", |ui| {
+            for a in &no.attempts {
+                ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
+            }
+        });
+        ui.horizontal(|ui| {
+            if ui
+                .button("Open the checklist")
+                .on_hover_text("Walk the stack step by step: what is wrong and how to fix it")
+                .clicked()
+            {
+                action = Some(MonitorAction::OpenChecklist);
+            }
+            if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
+                action = Some(MonitorAction::TryDemo);
+            }
+            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(Color32::LIGHT_GRAY));
+        });
+    });
+    action
+}
+
+fn banner(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::group(ui.style()).fill(fill).inner_margin(10.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        add(ui);
+    });
+}
+
+pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<MonitorAction> {
+    let mut action = None;
+    banner(ui, Color32::from_rgb(28, 44, 66), |ui| {
+        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(Color32::from_rgb(144, 202, 249)));
+        ui.label(
+            RichText::new(format!(
+                "The kernel has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only sysfs is read; GPU data appears as soon as something wakes the GPU.",
+                functions.join(", ")
+            ))
+            .color(Color32::WHITE),
+        );
+        ui.horizontal(|ui| {
+            if ui
+                .button("Read it anyway (wakes the GPU)")
+                .on_hover_text("Opens NVML now; the GPU wakes up and stays awake while gpu-doctor runs. Start with --wake-sleeping-gpu to always do this.")
+                .clicked()
+            {
+                action = Some(MonitorAction::WakeGpu);
+            }
+            ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+        });
+    });
+    action
+}
+
+pub(super) fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
+    banner(ui, Color32::from_rgb(80, 24, 24), |ui| {
+        ui.label(RichText::new("GPU data not responding").heading().color(Color32::from_rgb(255, 138, 128)));
+        ui.label(RichText::new(stall.message()).color(Color32::WHITE));
+    });
+}
+
+/// Cards per row and the content width of each, so that as many cards as fit share a row exactly
+/// (a card frame adds [`CARD_FRAME`] points); never wider than [`CARD_MAX_WIDTH`] nor narrower than
+/// [`CARD_MIN_WIDTH`] (a single card on a narrow window may then be clipped at the right).
+pub fn card_layout(available: f32, spacing: f32, cards: usize) -> (usize, f32) {
+    let slot = CARD_MIN_WIDTH + CARD_FRAME + spacing;
+    let per_row = (((available + spacing) / slot).floor() as usize).clamp(1, cards.max(1));
+    let width =
+        ((available + spacing) / per_row as f32 - spacing - CARD_FRAME).floor().clamp(CARD_MIN_WIDTH, CARD_MAX_WIDTH);
+    (per_row, width)
+}
+
+pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>, width: f32) {
+    egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
+        ui.set_width(width);
+        ui.vertical(|ui| {
+            ui.label(RichText::new(format!("GPU {}  {}", info.index, info.name)).strong().color(gpu_color(info.index)));
+            let Some(s) = sample else {
+                ui.weak("waiting for the first sample…");
+                return;
+            };
+            if let GpuHealth::Lost(why) = &s.health {
+                ui.label(RichText::new("LOST").strong().color(Color32::LIGHT_RED));
+                ui.label(why);
+                return;
+            }
+            egui::Grid::new(("card", info.index)).num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
+                let mut row = |k: &str, v: String, help: &str| {
+                    ui.label(k).on_hover_text(help);
+                    ui.label(v);
+                    ui.end_row();
+                };
+                row(present::GPU_UTIL_LABEL, present::pct(&s.util_gpu_pct), "% of time a kernel was running");
+                row(
+                    "Memory bandwidth",
+                    present::pct(&s.util_mem_bw_pct),
+                    "% of time device memory was read or written (not VRAM in use)",
+                );
+                row("VRAM", present::vram(s), "device memory in use / total");
+                row("Temperature", present::temperature(s, Some(info)), "GPU core temperature");
+                row("Power", present::power(s), "board power draw / enforced limit");
+                row("SM clock", present::sm_clock(s, Some(info)), "current / maximum");
+                row(
+                    "PCIe link",
+                    present::pcie_link(s, Some(info)),
+                    "current link (the link trains down when idle; judge it under load)",
+                );
+                row(
+                    "Fan · P-state",
+                    format!(
+                        "{} · {}",
+                        s.fan_pct.show_short(|f| format!("{f} %")),
+                        s.pstate.show_short(|p| format!("P{p}"))
+                    ),
+                    "fan speed; performance state (P0 = maximum)",
+                );
+            });
+            match s.throttle_mask.value() {
+                Some(&mask) if throttle::is_limiting(mask) => {
+                    for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
+                        let color = if r.severity == throttle::Severity::Severe {
+                            Color32::LIGHT_RED
+                        } else {
+                            Color32::from_rgb(255, 204, 128)
+                        };
+                        ui.label(RichText::new(format!("Throttled: {}", r.name)).strong().color(color))
+                            .on_hover_text(r.sentence);
+                        ui.small(r.sentence);
+                    }
+                }
+                Some(&mask) if mask & throttle::GPU_IDLE != 0 => {
+                    ui.weak("Clocks lowered: GPU idle (normal).");
+                }
+                Some(_) => {
+                    ui.weak("Clocks not held back.");
+                }
+                None => {
+                    ui.weak(format!("Throttle reasons: {}", present::throttle_summary(s)));
+                }
+            }
+        });
+    });
+}
+
+pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_units: ByteUnits) {
+    let Some(h) = host else {
+        ui.weak("waiting for the first host sample…");
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
+        ui.separator();
+        ui.label(format!("iowait {}", present::pct(&h.iowait_pct)))
+            .on_hover_text(h.iowait_pct.reason().unwrap_or("share of CPU time spent waiting for disk I/O"));
+        ui.separator();
+        ui.label(format!("load {}", h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
+        ui.separator();
+        ui.label(format!("RAM {}", present::ram(h)));
+        if let Some(m) = h.memory.value()
+            && m.swap_total_bytes > 0
+        {
+            ui.separator();
+            ui.label(format!("swap {}", units::bytes_in(m.swap_used_bytes, byte_units)));
+        }
+        ui.separator();
+        ui.label(format!(
+            "net rx {} tx {}",
+            h.net_rx_bps.show_short(|r| units::rate(*r)),
+            h.net_tx_bps.show_short(|r| units::rate(*r))
+        ));
+        if let Some(p) = h.pressure.value() {
+            ui.separator();
+            ui.label(format!(
+                "pressure: cpu {} · io {} · memory {}",
+                p.cpu_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
+                p.io_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
+                p.memory_some.map_or("n/a".into(), |v| format!("{v:.0} %"))
+            ))
+            .on_hover_text("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI).");
+        }
+    });
+    match h.disks.value() {
+        Some(disks) if !disks.is_empty() => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Disks:").on_hover_text("Read and write rates of each physical disk.");
+                for d in disks {
+                    ui.label(format!("{} read {} write {}", d.name, units::rate(d.read_bps), units::rate(d.write_bps)));
+                    ui.separator();
+                }
+            });
+        }
+        Some(_) => {}
+        None => {
+            ui.weak(format!("Disks: {}", h.disks.show(|_| String::new())));
+        }
+    }
+    per_core_strip(ui, &h.per_core_pct);
+}
+
+fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
+    if cores.is_empty() {
+        return;
+    }
+    ui.horizontal(|ui| {
+        ui.label("Per core:").on_hover_text("Each bar is one logical CPU; a single full bar with an idle GPU often means a single-threaded data loader.");
+        let w = ((ui.available_width() - 8.0) / cores.len() as f32).clamp(3.0, 18.0);
+        let (rect, resp) = ui.allocate_exact_size(egui::vec2(w * cores.len() as f32, 26.0), egui::Sense::hover());
+        let painter = ui.painter_at(rect);
+        for (i, c) in cores.iter().enumerate() {
+            let x0 = rect.left() + i as f32 * w;
+            let cell = egui::Rect::from_min_max(egui::pos2(x0 + 1.0, rect.top()), egui::pos2(x0 + w - 1.0, rect.bottom()));
+            painter.rect_filled(cell, 1.0, ui.visuals().extreme_bg_color);
+            let h = cell.height() * (*c as f32 / 100.0).clamp(0.0, 1.0);
+            let fill = egui::Rect::from_min_max(egui::pos2(cell.left(), cell.bottom() - h), cell.max);
+            let color = if *c > 90.0 { Color32::from_rgb(239, 83, 80) } else { Color32::from_rgb(66, 165, 245) };
+            painter.rect_filled(fill, 1.0, color);
+        }
+        if let Some(pos) = resp.hover_pos() {
+            let i = ((pos.x - rect.left()) / w).floor() as usize;
+            if let Some(v) = cores.get(i) {
+                resp.on_hover_text(format!("CPU {i}: {v:.0} %"));
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cards_share_a_row_exactly() {
+        let spacing = 8.0;
+        for (avail, cards) in [(1264.0, 4), (1264.0, 8), (900.0, 4), (600.0, 2), (2400.0, 2), (250.0, 1)] {
+            let (per_row_used, w) = card_layout(avail, spacing, cards);
+            assert!(per_row_used >= 1 && per_row_used <= cards);
+            assert!((CARD_MIN_WIDTH..=CARD_MAX_WIDTH).contains(&w), "{avail} {cards}: {w}");
+            let per_row = (((avail + spacing) / (w + CARD_FRAME + spacing)).floor() as usize).max(1);
+            if avail >= CARD_MIN_WIDTH + CARD_FRAME {
+                assert!(per_row as f32 * (w + CARD_FRAME + spacing) - spacing <= avail, "{avail} {cards}: {w}");
+            }
+        }
+        // 4 cards on a 1280-wide window: one row of four.
+        let (n, w) = card_layout(1264.0, spacing, 4);
+        assert_eq!(n, 4);
+        assert_eq!(card_layout(1264.0, spacing, 8).0, 4, "eight cards: two rows of four");
+        assert!(4.0 * (w + CARD_FRAME) + 3.0 * spacing <= 1264.0);
+    }
+}

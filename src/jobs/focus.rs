@@ -1,0 +1,351 @@
+//! Stuck-job triage (method §8) for one process and its children: state, CPU, threads, memory,
+//! I/O, GPU memory, and how long since its log or output file last grew; then a verdict with the
+//! next step. Used by `gpu-doctor-cli focus` and the app's "Focus on a process" dialog.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::telemetry::proctree::{self, ProcStat};
+use crate::telemetry::sampler::Sampler;
+use crate::units;
+
+/// What the triage concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Triage {
+    /// The process does not exist (any more).
+    Gone,
+    /// It exited but its parent has not collected it.
+    Zombie,
+    /// Stopped (Ctrl-Z, a debugger).
+    Stopped,
+    /// Blocked in uninterruptible waits: disk or network file system.
+    IoWait,
+    /// Working and its output grows, or the GPU is busy for it.
+    Progressing,
+    /// Using CPU but its output does not grow.
+    BusyNoOutput,
+    /// Neither CPU, I/O nor GPU work, and no output: waiting on something.
+    Waiting,
+}
+
+/// The focus result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Focus {
+    /// The process.
+    pub pid: u32,
+    /// Its name.
+    pub name: Option<String>,
+    /// State letters seen, one per reading (root process).
+    pub states: String,
+    /// Processes in the tree at the end.
+    pub processes: usize,
+    /// Threads at the end.
+    pub threads: u32,
+    /// CPU, % of one core over the watch.
+    pub cpu_pct: f64,
+    /// Resident memory, bytes.
+    pub rss_bytes: u64,
+    /// Storage reads and writes per second over the watch.
+    pub read_bps: f64,
+    /// Writes per second.
+    pub write_bps: f64,
+    /// GPU memory of its processes, bytes (None: not reported).
+    pub gpu_memory: Option<u64>,
+    /// Utilization of the GPUs it is on, % (mean over the watch).
+    pub gpu_util: Option<f64>,
+    /// Seconds since the log file last changed, and whether it grew during the watch.
+    pub log: Option<(f64, bool)>,
+    /// The log's last lines report running out of GPU memory.
+    #[serde(default)]
+    pub oom_in_log: bool,
+    /// Free share of the memory of the GPUs the process is on, when known (0..1).
+    #[serde(default)]
+    pub gpu_free_share: Option<f64>,
+    /// What an out-of-memory report in the log means here.
+    #[serde(default)]
+    pub memory_note: Option<String>,
+    /// Verdict.
+    pub triage: Triage,
+    /// In words.
+    pub summary: String,
+    /// What to do.
+    pub next_step: String,
+}
+
+/// Judges the readings (pure, for tests).
+pub fn judge(states: &str, cpu_pct: f64, io_bps: f64, log_grew: Option<bool>, gpu_util: Option<f64>) -> Triage {
+    let last = states.chars().last();
+    let n = states.chars().count().max(1) as f64;
+    match last {
+        None => return Triage::Gone,
+        Some('Z') => return Triage::Zombie,
+        Some('T') | Some('t') => return Triage::Stopped,
+        _ => {}
+    }
+    let d = states.chars().filter(|c| *c == 'D').count() as f64 / n;
+    if log_grew == Some(true) || gpu_util.is_some_and(|u| u >= 20.0) {
+        Triage::Progressing
+    } else if d >= 0.5 {
+        Triage::IoWait
+    } else if cpu_pct >= 20.0 {
+        if log_grew == Some(false) { Triage::BusyNoOutput } else { Triage::Progressing }
+    } else if io_bps >= 1_000_000.0 {
+        Triage::Progressing
+    } else {
+        Triage::Waiting
+    }
+}
+
+fn words(t: Triage) -> (&'static str, &'static str) {
+    match t {
+        Triage::Gone => (
+            "the process is not running",
+            "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer).",
+        ),
+        Triage::Zombie => (
+            "it has exited, but its parent has not collected it (zombie)",
+            "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie.",
+        ),
+        Triage::Stopped => ("it is stopped (Ctrl-Z or a debugger)", "Resume it with fg or kill -CONT PID."),
+        Triage::IoWait => (
+            "it is blocked in uninterruptible I/O waits (disk or network file system)",
+            "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns.",
+        ),
+        Triage::Progressing => ("it is making progress", "Let it run; to make it faster, see the Monitor's diagnosis."),
+        Triage::BusyNoOutput => (
+            "it uses CPU but its output does not grow",
+            "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it.",
+        ),
+        Triage::Waiting => (
+            "it does nothing: no CPU, no I/O, no GPU work, no output",
+            "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job.",
+        ),
+    }
+}
+
+fn log_age(path: &Path) -> Option<(f64, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    let age = m.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok()).map_or(0.0, |d| d.as_secs_f64());
+    Some((age, m.len()))
+}
+
+/// One reading of the process tree.
+type Reading = (Instant, Vec<ProcStat>);
+
+/// What to watch, and for how long.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FocusOptions {
+    /// The process (its children are included).
+    pub pid: u32,
+    /// Its log or output file: how long since it last grew.
+    pub log: Option<PathBuf>,
+    /// How long to watch before judging.
+    pub watch: Duration,
+    /// Time between readings.
+    pub every: Duration,
+}
+
+/// Watches the process for `watch` and judges; `sampler` (when given) supplies its GPU memory and
+/// the utilization of its GPUs.
+pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
+    let FocusOptions { pid, ref log, watch, every } = *options;
+    let log = log.as_deref();
+    let root = Path::new("/");
+    let start = Instant::now();
+    let first_log = log.and_then(log_age);
+    let mut states = String::new();
+    let (mut first, mut last): (Option<Reading>, Option<Reading>) = (None, None);
+    let mut util_sum = (0.0, 0usize);
+    let mut gpu_memory = None;
+    loop {
+        let tree = proctree::tree(root, pid);
+        if let Some(me) = tree.iter().find(|p| p.pid == pid) {
+            states.push(me.state);
+        }
+        if !tree.is_empty() {
+            if first.is_none() {
+                first = Some((Instant::now(), tree.clone()));
+            }
+            if let Some(s) = sampler {
+                let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
+                let (mem, utilization) = super::gpu_use(&s.snapshot(), &pids);
+                for u in utilization {
+                    util_sum = (util_sum.0 + u, util_sum.1 + 1);
+                }
+                if mem.is_some() {
+                    gpu_memory = mem;
+                }
+            }
+            last = Some((Instant::now(), tree));
+        }
+        if start.elapsed() >= watch || last.is_none() {
+            break;
+        }
+        std::thread::sleep(every);
+    }
+    let end_log = log.and_then(log_age);
+    let name = last.as_ref().and_then(|(_, t)| t.iter().find(|p| p.pid == pid).map(|p| p.name.clone()));
+    let (cpu_pct, read_bps, write_bps, threads, rss, processes) = match (&first, &last) {
+        (Some((t0, a)), Some((t1, b))) => {
+            let dt = t1.duration_since(*t0).as_secs_f64().max(1e-3);
+            let sum = |v: &[ProcStat], f: &dyn Fn(&ProcStat) -> f64| v.iter().map(f).sum::<f64>();
+            let cpu = |p: &ProcStat| p.cpu_secs + p.children_cpu_secs;
+            let rd = |p: &ProcStat| p.rchar.unwrap_or(0) as f64;
+            let wr = |p: &ProcStat| p.write_bytes.unwrap_or(0) as f64;
+            (
+                (100.0 * (sum(b, &cpu) - sum(a, &cpu)) / dt).max(0.0),
+                ((sum(b, &rd) - sum(a, &rd)) / dt).max(0.0),
+                ((sum(b, &wr) - sum(a, &wr)) / dt).max(0.0),
+                b.iter().map(|p| p.threads).sum(),
+                b.iter().map(|p| p.rss_bytes).sum(),
+                b.len(),
+            )
+        }
+        _ => (0.0, 0.0, 0.0, 0, 0, 0),
+    };
+    let log_state = end_log.map(|(age, len)| (age, first_log.is_some_and(|(_, l0)| len > l0)));
+    let oom_in_log = log.and_then(log_tail).is_some_and(|t| mentions_oom(&t));
+    let gpu_free_share = sampler.and_then(|s| {
+        let snap = s.snapshot();
+        let on: Vec<_> =
+            snap.gpus.iter().filter(|g| g.processes.value().is_some_and(|l| l.iter().any(|p| p.pid == pid))).collect();
+        let (free, total): (u64, u64) = on
+            .iter()
+            .filter_map(|g| Some((g.vram_free_bytes.get()?, g.vram_total_bytes.get()?)))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        (total > 0).then(|| free as f64 / total as f64)
+    });
+    let memory_note = oom_note(oom_in_log, gpu_free_share);
+    let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
+    let triage = judge(&states, cpu_pct, read_bps + write_bps, log_state.map(|l| l.1), gpu_util);
+    let (summary, next) = words(triage);
+    Focus {
+        pid,
+        name,
+        states,
+        processes,
+        threads,
+        cpu_pct,
+        rss_bytes: rss,
+        read_bps,
+        write_bps,
+        gpu_memory,
+        gpu_util,
+        log: log_state,
+        oom_in_log,
+        gpu_free_share,
+        memory_note,
+        triage,
+        summary: summary.to_string(),
+        next_step: next.to_string(),
+    }
+}
+
+/// The last 64 KiB of a log file.
+fn log_tail(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024))).ok()?;
+    let mut buf = Vec::new();
+    f.take(64 * 1024).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// True when the text reports a GPU out-of-memory error (PyTorch, CUDA, TensorFlow, JAX wording).
+pub fn mentions_oom(text: &str) -> bool {
+    let t = text.to_lowercase();
+    [
+        "cuda out of memory",
+        "cuda_error_out_of_memory",
+        "outofmemoryerror",
+        "out of memory on device",
+        "resource_exhausted",
+        "cudaerrormemoryallocation",
+    ]
+    .iter()
+    .any(|k| t.contains(k))
+}
+
+/// The meaning of an out-of-memory report given how much GPU memory is free now (method §6, §8).
+pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
+    if !oom {
+        return None;
+    }
+    Some(match free_share {
+        Some(f) if f >= 0.3 => format!(
+            "The log reports running out of GPU memory while {:.0} % of it is free: that is fragmentation (or a single huge allocation), not capacity. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch; check the input for an oversized item first.",
+            100.0 * f
+        ),
+        Some(f) => format!(
+            "The log reports running out of GPU memory and only {:.0} % is free: capacity. Lower the batch size or sequence length, use mixed precision or checkpointing (the VRAM tab estimates the need).",
+            100.0 * f
+        ),
+        None => "The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch).".to_string(),
+    })
+}
+
+/// The text form.
+pub fn render(f: &Focus) -> String {
+    let mut s = format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default());
+    if f.triage != Triage::Gone {
+        let state = f.states.chars().last().map_or("unknown", proctree::state_words);
+        s.push_str(&format!("  state: {state}; readings: {}\n", f.states));
+        s.push_str(&format!(
+            "  {} process(es), {} threads; CPU {:.0} % of a core; memory {}; reads {}, writes {}\n",
+            f.processes,
+            f.threads,
+            f.cpu_pct,
+            units::bytes(f.rss_bytes),
+            units::rate(f.read_bps),
+            units::rate(f.write_bps)
+        ));
+        match (f.gpu_memory, f.gpu_util) {
+            (Some(m), Some(u)) => s.push_str(&format!("  GPU memory {}; its GPUs {:.0} % busy\n", units::bytes(m), u)),
+            (Some(m), None) => s.push_str(&format!("  GPU memory {} (not on a GPU right now)\n", units::bytes(m))),
+            _ => s.push_str("  GPU: not reported\n"),
+        }
+        if let Some((age, grew)) = f.log {
+            s.push_str(&format!(
+                "  log last changed {} ago; {}\n",
+                units::duration_secs(age),
+                if grew { "it grew while watched" } else { "it did not grow while watched" }
+            ));
+        }
+    }
+    s.push_str(&format!("Verdict: {}.\nNext step: {}\n", f.summary, f.next_step));
+    if let Some(n) = &f.memory_note {
+        s.push_str(&format!("Memory: {n}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_memory_while_free_is_fragmentation() {
+        let log = "step 41\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.6 GiB of which 9.1 GiB is free.";
+        assert!(mentions_oom(log) && !mentions_oom("all fine"));
+        assert!(oom_note(true, Some(0.4)).unwrap_or_default().contains("fragmentation"));
+        assert!(oom_note(true, Some(0.05)).unwrap_or_default().contains("capacity"));
+        assert!(oom_note(true, None).is_some() && oom_note(false, Some(0.5)).is_none());
+    }
+
+    #[test]
+    fn triage_rules() {
+        assert_eq!(judge("", 0.0, 0.0, None, None), Triage::Gone);
+        assert_eq!(judge("SSZ", 0.0, 0.0, None, None), Triage::Zombie);
+        assert_eq!(judge("DDDS", 1.0, 0.0, Some(false), None), Triage::IoWait);
+        assert_eq!(judge("RRRR", 99.0, 0.0, Some(false), None), Triage::BusyNoOutput);
+        assert_eq!(judge("RRRR", 99.0, 0.0, None, None), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.0, 0.0, Some(true), None), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.0, 0.0, Some(false), Some(95.0)), Triage::Progressing);
+        assert_eq!(judge("SSSS", 0.5, 10.0, Some(false), Some(0.0)), Triage::Waiting);
+        assert_eq!(judge("T", 0.0, 0.0, None, None), Triage::Stopped);
+    }
+}

@@ -1,0 +1,172 @@
+//! The scaling test (method §5): run a command once per size, fit time = fixed + per-unit × size,
+//! and say whether the work scales (near-linear: compute and data balanced) or a fixed overhead
+//! dominates (model loading, initialisation, file scanning).
+
+use std::ffi::OsString;
+use std::time::Instant;
+
+use serde::Serialize;
+
+/// The sizes to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sizes(pub Vec<f64>);
+
+/// clap value parser for `--sizes`.
+pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
+    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    let v = v.map_err(|_| format!("'{s}' is not a list of numbers like 1,2,4"))?;
+    let mut distinct = v.clone();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() < 2 || v.iter().any(|x| !x.is_finite() || *x <= 0.0) {
+        return Err("give at least two different positive sizes, e.g. 1,2,4".to_string());
+    }
+    Ok(Sizes(v))
+}
+
+/// The fit and its reading.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scaling {
+    /// (size, seconds) per run.
+    pub runs: Vec<(f64, f64)>,
+    /// Fixed part, seconds (the fit's intercept, not below 0).
+    pub fixed_secs: f64,
+    /// Seconds per unit of size.
+    pub per_unit_secs: f64,
+    /// How well a straight line fits (R²).
+    pub r2: f64,
+    /// "near-linear", "fixed-overhead" or "mixed".
+    pub kind: String,
+    /// The sentence for the user.
+    pub summary: String,
+}
+
+/// Fits time against size and reads it.
+pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
+    let n = runs.len() as f64;
+    let (mx, my) = (runs.iter().map(|r| r.0).sum::<f64>() / n, runs.iter().map(|r| r.1).sum::<f64>() / n);
+    let sxx: f64 = runs.iter().map(|r| (r.0 - mx).powi(2)).sum();
+    let sxy: f64 = runs.iter().map(|r| (r.0 - mx) * (r.1 - my)).sum();
+    let slope = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
+    let intercept = (my - slope * mx).max(0.0);
+    let ss_tot: f64 = runs.iter().map(|r| (r.1 - my).powi(2)).sum();
+    let ss_res: f64 = runs.iter().map(|r| (r.1 - (intercept + slope * r.0)).powi(2)).sum();
+    let r2 = if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else { 1.0 };
+    let (small, big) = (
+        runs.iter().min_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
+        runs.iter().max_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
+    );
+    let (kind, summary) = if small > 0.0 && intercept / small >= 0.5 {
+        (
+            "fixed-overhead",
+            format!(
+                "fixed overhead dominates ({intercept:.2} s of {small:.2} s at the smallest size): model loading, initialisation or file scanning, not the work itself. Keep the process alive between jobs (a server or a queue worker), cache what it loads, and give it bigger inputs per call."
+            ),
+        )
+    } else if big > 0.0 && intercept / big <= 0.2 && r2 >= 0.9 {
+        (
+            "near-linear",
+            format!(
+                "near-linear: balanced ({:.2} s per unit, {intercept:.1} s fixed). Time grows with the input, so compute and data keep pace; tune throughput with the batch size, then concurrency.",
+                slope
+            ),
+        )
+    } else {
+        (
+            "mixed",
+            format!(
+                "mixed: {intercept:.1} s fixed plus {slope:.2} s per unit (fit R² {r2:.2}). Both the start-up and the work matter; measure more sizes to separate them."
+            ),
+        )
+    };
+    Scaling { runs: runs.to_vec(), fixed_secs: intercept, per_unit_secs: slope, r2, kind: kind.to_string(), summary }
+}
+
+/// Why a scaling test stopped before the fit.
+#[derive(Debug, thiserror::Error)]
+pub enum ScaleError {
+    /// No command was given.
+    #[error("no command given")]
+    NoCommand,
+    /// No argument holds `{size}`.
+    #[error(
+        "the command has no {{size}} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {{size}}"
+    )]
+    NoPlaceholder,
+    /// One run exited unsuccessfully.
+    #[error("size {size} failed ({status}) after {secs:.1} s; the scaling test needs every run to succeed")]
+    RunFailed {
+        /// The size as substituted.
+        size: String,
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// Seconds it ran.
+        secs: f64,
+    },
+    /// The command could not be started.
+    #[error("could not start {program}: {source}")]
+    NotStarted {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Runs `command` once per size with `{size}` replaced in every argument, timing each run;
+/// `on_start` is told each size and the command line before it starts. Then fits the times.
+pub fn measure_sizes(
+    command: &[OsString],
+    sizes: &Sizes,
+    mut on_start: impl FnMut(&str, &str),
+) -> Result<Scaling, ScaleError> {
+    let Some((prog, args)) = command.split_first() else {
+        return Err(ScaleError::NoCommand);
+    };
+    if !command.iter().any(|c| c.to_string_lossy().contains("{size}")) {
+        return Err(ScaleError::NoPlaceholder);
+    }
+    let mut runs = Vec::new();
+    for &size in &sizes.0 {
+        let text = if size.fract() == 0.0 { format!("{size:.0}") } else { size.to_string() };
+        let sub = |s: &OsString| OsString::from(s.to_string_lossy().replace("{size}", &text));
+        let line = std::iter::once(prog)
+            .chain(args)
+            .map(|s| sub(s).to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        on_start(&text, &line);
+        let t0 = Instant::now();
+        let status = std::process::Command::new(sub(prog)).args(args.iter().map(sub)).status();
+        let secs = t0.elapsed().as_secs_f64();
+        match status {
+            Ok(s) if s.success() => runs.push((size, secs)),
+            Ok(status) => return Err(ScaleError::RunFailed { size: text, status, secs }),
+            Err(source) => {
+                return Err(ScaleError::NotStarted { program: prog.to_string_lossy().into_owned(), source });
+            }
+        }
+    }
+    Ok(analyse(&runs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_shape_of_the_curve() {
+        assert_eq!(analyse(&[(1.0, 1.0), (2.0, 2.0), (4.0, 4.1)]).kind, "near-linear");
+        let f = analyse(&[(1.0, 10.2), (2.0, 10.4), (4.0, 10.8)]);
+        assert_eq!(f.kind, "fixed-overhead");
+        assert!(f.summary.starts_with("fixed overhead dominates (10.00 s of 10.20 s"), "{}", f.summary);
+        assert_eq!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).kind, "mixed");
+        assert!(parse_sizes("1,2,4").is_ok());
+        assert!(
+            parse_sizes("1").is_err()
+                && parse_sizes("1,1").is_err()
+                && parse_sizes("a,b").is_err()
+                && parse_sizes("0,1").is_err()
+        );
+    }
+}
