@@ -384,8 +384,21 @@ impl Shared {
     fn publish(&self, how: Publish, update: impl FnOnce(&mut Snapshot)) {
         let _guard = self.publish.lock();
         let mut next = Snapshot::clone(&self.latest.load());
+        let was_stalled = next.gpu_stall.is_some();
         next.seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         update(&mut next);
+        if let (false, Some(st)) = (was_stalled, &next.gpu_stall)
+            && let Ok(mut hist) = self.history.lock()
+        {
+            // Whichever thread shows the stall first (the watchdog, or the GPU thread while a
+            // slow call hangs) marks it in the history, once per stall.
+            hist.add_event(Event {
+                t: self.clock.elapsed().as_secs_f64(),
+                gpu: None,
+                level: EventLevel::Error,
+                text: format!("NVML not responding: {} blocked for {:.0} s", st.call, st.secs),
+            });
+        }
         let next = Arc::new(next);
         self.latest.store(Arc::clone(&next));
         if how.record
@@ -458,20 +471,9 @@ impl Shared {
             (Some(a), Some(b)) => a.secs.floor() != b.secs.floor() || a.call != b.call,
             _ => true,
         };
-        if !changed {
-            return;
+        if changed {
+            self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
         }
-        if let (None, Some(st)) = (&shown, &stall)
-            && let Ok(mut hist) = self.history.lock()
-        {
-            hist.add_event(Event {
-                t: self.clock.elapsed().as_secs_f64(),
-                gpu: None,
-                level: EventLevel::Error,
-                text: format!("NVML not responding: {} blocked for {:.0} s", st.call, st.secs),
-            });
-        }
-        self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
     }
 
     /// Records the end of a step the watchdog had flagged.
@@ -672,6 +674,36 @@ mod tests {
         assert!(snap.gpus.iter().all(|g| g.processes.value().is_some_and(|p| !p.is_empty())), "slow data merged");
         assert!(snap.gpus.iter().all(|g| g.pcie_rx_bps.get().is_some()));
         assert!(s.with_history(|h| h.series("gpu1.util").is_some() && h.series(keys::CPU).is_some()));
+    }
+
+    #[test]
+    fn a_recording_gets_one_line_per_tick_whatever_wakes_the_reader() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("rec.jsonl");
+        let s = demo(1);
+        s.step_gpu(0.0);
+        s.start_recording(&path).unwrap_or_else(|e| panic!("{e}"));
+        let lines = || s.recording().map_or(0, |(_, n)| n);
+        for t in 1..=3 {
+            s.step_host(f64::from(t));
+            s.check_stall();
+            assert_eq!(lines(), u64::try_from(t - 1).unwrap_or(0), "host steps and the watchdog add no line");
+            s.step_gpu(f64::from(t));
+            assert_eq!(lines(), u64::try_from(t).unwrap_or(0), "the GPU step completes the tick");
+        }
+        s.step_slow(4.0);
+        assert_eq!(lines(), 3, "a slow step is not a tick");
+    }
+
+    #[test]
+    fn a_slow_step_already_in_flight_is_not_run_twice() {
+        let s = demo(1);
+        let owner = s.shared.slow_owner.lock().unwrap_or_else(|e| panic!("{e}"));
+        s.step_slow(1.0);
+        assert!(s.shared.slow.load().is_empty(), "the second slow step did nothing");
+        drop(owner);
+        s.step_slow(2.0);
+        assert_eq!(s.shared.slow.load().len(), 1);
     }
 
     #[test]
