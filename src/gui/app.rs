@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::ValueEnum;
-use eframe::egui::{self, Color32, RichText};
+use eframe::egui::{self, Color32};
 
 use super::checklist::{ChecklistSource, ChecklistState};
 use super::jobs;
@@ -16,13 +16,15 @@ use super::share;
 use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
 use crate::present;
-use crate::settings::{ByteUnits, Settings, Theme};
+use crate::settings::{Settings, Theme};
 use crate::telemetry::SourceOptions;
 use crate::telemetry::demo::Scenario;
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
-use crate::units;
+
+mod about;
+mod bars;
 
 /// A top-level tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -407,57 +409,6 @@ impl DoctorApp {
         }
     }
 
-    fn settings_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Settings");
-        let before = self.settings.clone();
-        egui::Grid::new("settings_grid").num_columns(2).spacing([16.0, 6.0]).show(ui, |ui| {
-            ui.label("Theme");
-            ui.horizontal(|ui| {
-                for (t, name) in [(Theme::System, "System"), (Theme::Dark, "Dark"), (Theme::Light, "Light")] {
-                    ui.selectable_value(&mut self.settings.theme, t, name);
-                }
-            });
-            ui.end_row();
-            ui.label("Sampling interval");
-            ui.horizontal(|ui| {
-                for secs in [0.5, 1.0, 2.0, 5.0] {
-                    ui.selectable_value(&mut self.settings.interval_secs, secs, interval_text(secs));
-                }
-                ui.label(RichText::new("(from the next start)").weak());
-            });
-            ui.end_row();
-            ui.label("Byte units");
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.settings.units, ByteUnits::Binary, "GiB (1024)");
-                ui.selectable_value(&mut self.settings.units, ByteUnits::Decimal, "GB (1000)");
-            });
-            ui.end_row();
-            ui.label("Redact in shared reports");
-            ui.horizontal_wrapped(|ui| {
-                let r = &mut self.settings.redaction;
-                ui.checkbox(&mut r.hostname, "host name");
-                ui.checkbox(&mut r.users, "user names");
-                ui.checkbox(&mut r.ip, "IP addresses");
-                ui.checkbox(&mut r.mac, "MAC addresses");
-                ui.checkbox(&mut r.gpu_ids, "GPU UUIDs and serials");
-            });
-            ui.end_row();
-            ui.label("Settings file");
-            ui.label(match &self.settings_path {
-                Some(p) => p.display().to_string(),
-                None => "not saved in this session".to_string(),
-            });
-            ui.end_row();
-        });
-        if self.settings.theme != before.theme {
-            apply_theme(ui.ctx(), self.settings.theme);
-        }
-        if self.settings.units != before.units {
-            self.monitor.units = self.settings.units;
-            self.vram.units = self.settings.units;
-        }
-    }
-
     /// The sampler feeding the app.
     pub fn sampler(&self) -> &Sampler {
         &self.sampler
@@ -480,175 +431,6 @@ impl DoctorApp {
             }
             Err(e) => self.message = Some(format!("Could not start sampling: {e}")),
         }
-    }
-
-    fn top_bar(&mut self, ui: &mut egui::Ui, snap: &Snapshot) -> Option<MonitorAction> {
-        let mut action = None;
-        ui.horizontal(|ui| {
-            ui.heading("gpu-doctor");
-            ui.separator();
-            ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
-            ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
-            ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
-            ui.selectable_value(&mut self.tab, Tab::Smoke, "Smoke test");
-            ui.selectable_value(&mut self.tab, Tab::About, "About");
-            ui.separator();
-            if ui.button("Screenshot").on_hover_text("Save a PNG of the window and copy it (Ctrl+Shift+S)").clicked() {
-                self.take_screenshot(ui.ctx(), None);
-            }
-            if ui.button("Report...").on_hover_text("A support report: preview, redaction, save or copy").clicked() {
-                let doc = self.build_report(snap);
-                self.report.show_for(doc, self.settings.redaction);
-            }
-            if ui.button("Support card").on_hover_text("One screen with what support needs, for a screenshot").clicked()
-            {
-                let doc = self.build_report(snap);
-                self.card.show_for(doc, self.settings.redaction, snap);
-            }
-            if let Some((_, n)) = self.sampler.recording()
-                && ui
-                    .button(RichText::new(format!("Stop recording ({n})")).color(Color32::LIGHT_RED))
-                    .on_hover_text("Samples written so far")
-                    .clicked()
-            {
-                action = Some(MonitorAction::StopRecording);
-            }
-            ui.menu_button("File", |ui| {
-                if self.sampler.recording().is_none()
-                    && !snap.source.is_replay()
-                    && ui.button("Record metrics to a file").clicked()
-                {
-                    action = Some(MonitorAction::StartRecording);
-                }
-                if ui.button("Measure a run...").clicked() {
-                    self.run_dialog.open = true;
-                }
-                if ui.button("Focus on a process...").clicked() {
-                    self.focus_dialog.open = true;
-                }
-                if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
-                    self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
-                }
-                if self.replay.is_some()
-                    && ui.button("Export recording as CSV...").clicked()
-                    && self.csv_dialog.is_none()
-                {
-                    let name = format!("{}.csv", share::file_stem("recording", &self.settings.redaction));
-                    self.csv_dialog = Some(share::save_dialog(name, ("CSV", "csv")));
-                }
-                if ui.button("Save screenshot as...").clicked() && self.screenshot_dialog.is_none() {
-                    let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
-                    self.screenshot_dialog = Some(share::save_dialog(name, ("PNG image", "png")));
-                }
-            });
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if let SourceStatus::Replay { file, .. } = &snap.source {
-                    if ui.button("Back to this machine").clicked() {
-                        action = Some(MonitorAction::LeaveDemo);
-                    }
-                    let name = std::path::Path::new(file)
-                        .file_name()
-                        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-                    ui.label(
-                        RichText::new(format!(" REPLAY: {name} (recorded, not live) "))
-                            .strong()
-                            .color(Color32::BLACK)
-                            .background_color(Color32::from_rgb(144, 202, 249)),
-                    );
-                }
-                if let SourceStatus::Demo { scenario, .. } = &snap.source {
-                    if self.demo_started_here && ui.button("Back to this machine").clicked() {
-                        action = Some(MonitorAction::LeaveDemo);
-                    }
-                    ui.label(
-                        RichText::new(format!(" DEMO DATA: {scenario} (simulated, not this machine) "))
-                            .strong()
-                            .color(Color32::BLACK)
-                            .background_color(Color32::from_rgb(255, 183, 77)),
-                    );
-                }
-            });
-        });
-        action
-    }
-
-    fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
-        ui.horizontal_wrapped(|ui| {
-            let (source, why) = match &snap.source {
-                SourceStatus::Unavailable(no) => {
-                    ("Data: this machine's host metrics only (no NVIDIA GPU data)".to_string(), no.summary.clone())
-                }
-                other => (format!("Data: {}", other.label()), "Where the GPU data comes from.".to_string()),
-            };
-            ui.label(source).on_hover_text(why);
-            ui.separator();
-            ui.label(format!("Interval {}", interval_text(snap.interval_secs)))
-                .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
-            ui.separator();
-            match snap.self_usage {
-                Some(u) => ui.label(format!(
-                    "gpu-doctor: CPU {} · {}",
-                    units::percent(u.cpu_pct),
-                    units::bytes_in(u.rss_bytes, self.settings.units)
-                )),
-                None => ui.label("gpu-doctor: own usage n/a"),
-            }
-            .on_hover_text("CPU (% of one core) and memory used by this app.");
-            ui.separator();
-            ui.label(format!("Renderer: {}", self.renderer_name));
-        });
-    }
-
-    fn about(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
-            ui.label("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root.");
-            ui.add_space(8.0);
-            egui::Grid::new("about_grid").num_columns(2).striped(true).show(ui, |ui| {
-                ui.label("Renderer");
-                ui.label(&self.renderer_name);
-                ui.end_row();
-                ui.label("Data source");
-                ui.label(snap.source.label());
-                ui.end_row();
-                let inv = &snap.inventory;
-                ui.label("Driver");
-                ui.label(present::version(&inv.driver_version));
-                ui.end_row();
-                ui.label("CUDA (driver supports up to)");
-                ui.label(present::version(&inv.cuda_driver_version));
-                ui.end_row();
-                ui.label("NVML");
-                ui.label(present::version(&inv.nvml_version));
-                ui.end_row();
-            });
-            ui.add_space(8.0);
-            let attempts = match &snap.source {
-                SourceStatus::Nvml { attempts, library } => {
-                    let mut v: Vec<(String, String)> =
-                        attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
-                    v.push((library.clone(), "loaded".to_string()));
-                    v
-                }
-                SourceStatus::Unavailable(no) => {
-                    no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect()
-                }
-                SourceStatus::Demo { .. }
-                | SourceStatus::Opening
-                | SourceStatus::Asleep { .. }
-                | SourceStatus::Replay { .. } => Vec::new(),
-            };
-            if !attempts.is_empty() {
-                ui.strong("NVML load attempts");
-                for (path, result) in attempts {
-                    ui.label(RichText::new(format!("{path}: {result}")).monospace());
-                }
-            }
-            ui.add_space(8.0);
-            ui.label("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor");
-            ui.add_space(12.0);
-            self.settings_ui(ui);
-        });
     }
 }
 

@@ -1,0 +1,115 @@
+//! The About tab: versions, the data source, the renderer, and the settings the user can change
+//! (interval, chart window, theme, byte units, redaction defaults).
+
+use eframe::egui::{self, RichText};
+
+use super::{DoctorApp, apply_theme, interval_text};
+use crate::present;
+use crate::settings::{ByteUnits, Theme};
+use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
+
+impl DoctorApp {
+    pub(super) fn settings_ui(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Settings");
+        let before = self.settings.clone();
+        egui::Grid::new("settings_grid").num_columns(2).spacing([16.0, 6.0]).show(ui, |ui| {
+            ui.label("Theme");
+            ui.horizontal(|ui| {
+                for (t, name) in [(Theme::System, "System"), (Theme::Dark, "Dark"), (Theme::Light, "Light")] {
+                    ui.selectable_value(&mut self.settings.theme, t, name);
+                }
+            });
+            ui.end_row();
+            ui.label("Sampling interval");
+            ui.horizontal(|ui| {
+                for secs in [0.5, 1.0, 2.0, 5.0] {
+                    ui.selectable_value(&mut self.settings.interval_secs, secs, interval_text(secs));
+                }
+                ui.label(RichText::new("(from the next start)").weak());
+            });
+            ui.end_row();
+            ui.label("Byte units");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.settings.units, ByteUnits::Binary, "GiB (1024)");
+                ui.selectable_value(&mut self.settings.units, ByteUnits::Decimal, "GB (1000)");
+            });
+            ui.end_row();
+            ui.label("Redact in shared reports");
+            ui.horizontal_wrapped(|ui| {
+                let r = &mut self.settings.redaction;
+                ui.checkbox(&mut r.hostname, "host name");
+                ui.checkbox(&mut r.users, "user names");
+                ui.checkbox(&mut r.ip, "IP addresses");
+                ui.checkbox(&mut r.mac, "MAC addresses");
+                ui.checkbox(&mut r.gpu_ids, "GPU UUIDs and serials");
+            });
+            ui.end_row();
+            ui.label("Settings file");
+            ui.label(match &self.settings_path {
+                Some(p) => p.display().to_string(),
+                None => "not saved in this session".to_string(),
+            });
+            ui.end_row();
+        });
+        if self.settings.theme != before.theme {
+            apply_theme(ui.ctx(), self.settings.theme);
+        }
+        if self.settings.units != before.units {
+            self.monitor.units = self.settings.units;
+            self.vram.units = self.settings.units;
+        }
+    }
+
+    pub(super) fn about(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root.");
+            ui.add_space(8.0);
+            egui::Grid::new("about_grid").num_columns(2).striped(true).show(ui, |ui| {
+                ui.label("Renderer");
+                ui.label(&self.renderer_name);
+                ui.end_row();
+                ui.label("Data source");
+                ui.label(snap.source.label());
+                ui.end_row();
+                let inv = &snap.inventory;
+                ui.label("Driver");
+                ui.label(present::version(&inv.driver_version));
+                ui.end_row();
+                ui.label("CUDA (driver supports up to)");
+                ui.label(present::version(&inv.cuda_driver_version));
+                ui.end_row();
+                ui.label("NVML");
+                ui.label(present::version(&inv.nvml_version));
+                ui.end_row();
+            });
+            ui.add_space(8.0);
+            let attempts = match &snap.source {
+                SourceStatus::Nvml { attempts, library } => {
+                    let mut v: Vec<(String, String)> =
+                        attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
+                    v.push((library.clone(), "loaded".to_string()));
+                    v
+                }
+                SourceStatus::Unavailable(no) => {
+                    no.attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect()
+                }
+                SourceStatus::Demo { .. }
+                | SourceStatus::Opening
+                | SourceStatus::Asleep { .. }
+                | SourceStatus::Replay { .. } => Vec::new(),
+            };
+            if !attempts.is_empty() {
+                ui.strong("NVML load attempts");
+                for (path, result) in attempts {
+                    ui.label(RichText::new(format!("{path}: {result}")).monospace());
+                }
+            }
+            ui.add_space(8.0);
+            ui.label("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor");
+            ui.add_space(12.0);
+            self.settings_ui(ui);
+        });
+    }
+}

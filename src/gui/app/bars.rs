@@ -1,0 +1,130 @@
+//! The app's top bar (tabs, menus, demo switch, screenshot and report buttons) and status bar
+//! (source, sampling interval, renderer, the app's own CPU and memory).
+
+use eframe::egui::{self, Color32, RichText};
+
+use super::{DoctorApp, Tab, interval_text};
+use crate::gui::monitor::MonitorAction;
+use crate::gui::share;
+use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
+use crate::units;
+
+impl DoctorApp {
+    pub(super) fn top_bar(&mut self, ui: &mut egui::Ui, snap: &Snapshot) -> Option<MonitorAction> {
+        let mut action = None;
+        ui.horizontal(|ui| {
+            ui.heading("gpu-doctor");
+            ui.separator();
+            ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
+            ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
+            ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
+            ui.selectable_value(&mut self.tab, Tab::Smoke, "Smoke test");
+            ui.selectable_value(&mut self.tab, Tab::About, "About");
+            ui.separator();
+            if ui.button("Screenshot").on_hover_text("Save a PNG of the window and copy it (Ctrl+Shift+S)").clicked() {
+                self.take_screenshot(ui.ctx(), None);
+            }
+            if ui.button("Report...").on_hover_text("A support report: preview, redaction, save or copy").clicked() {
+                let doc = self.build_report(snap);
+                self.report.show_for(doc, self.settings.redaction);
+            }
+            if ui.button("Support card").on_hover_text("One screen with what support needs, for a screenshot").clicked()
+            {
+                let doc = self.build_report(snap);
+                self.card.show_for(doc, self.settings.redaction, snap);
+            }
+            if let Some((_, n)) = self.sampler.recording()
+                && ui
+                    .button(RichText::new(format!("Stop recording ({n})")).color(Color32::LIGHT_RED))
+                    .on_hover_text("Samples written so far")
+                    .clicked()
+            {
+                action = Some(MonitorAction::StopRecording);
+            }
+            ui.menu_button("File", |ui| {
+                if self.sampler.recording().is_none()
+                    && !snap.source.is_replay()
+                    && ui.button("Record metrics to a file").clicked()
+                {
+                    action = Some(MonitorAction::StartRecording);
+                }
+                if ui.button("Measure a run...").clicked() {
+                    self.run_dialog.open = true;
+                }
+                if ui.button("Focus on a process...").clicked() {
+                    self.focus_dialog.open = true;
+                }
+                if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
+                    self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
+                }
+                if self.replay.is_some()
+                    && ui.button("Export recording as CSV...").clicked()
+                    && self.csv_dialog.is_none()
+                {
+                    let name = format!("{}.csv", share::file_stem("recording", &self.settings.redaction));
+                    self.csv_dialog = Some(share::save_dialog(name, ("CSV", "csv")));
+                }
+                if ui.button("Save screenshot as...").clicked() && self.screenshot_dialog.is_none() {
+                    let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
+                    self.screenshot_dialog = Some(share::save_dialog(name, ("PNG image", "png")));
+                }
+            });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if let SourceStatus::Replay { file, .. } = &snap.source {
+                    if ui.button("Back to this machine").clicked() {
+                        action = Some(MonitorAction::LeaveDemo);
+                    }
+                    let name = std::path::Path::new(file)
+                        .file_name()
+                        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                    ui.label(
+                        RichText::new(format!(" REPLAY: {name} (recorded, not live) "))
+                            .strong()
+                            .color(Color32::BLACK)
+                            .background_color(Color32::from_rgb(144, 202, 249)),
+                    );
+                }
+                if let SourceStatus::Demo { scenario, .. } = &snap.source {
+                    if self.demo_started_here && ui.button("Back to this machine").clicked() {
+                        action = Some(MonitorAction::LeaveDemo);
+                    }
+                    ui.label(
+                        RichText::new(format!(" DEMO DATA: {scenario} (simulated, not this machine) "))
+                            .strong()
+                            .color(Color32::BLACK)
+                            .background_color(Color32::from_rgb(255, 183, 77)),
+                    );
+                }
+            });
+        });
+        action
+    }
+
+    pub(super) fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
+        ui.horizontal_wrapped(|ui| {
+            let (source, why) = match &snap.source {
+                SourceStatus::Unavailable(no) => {
+                    ("Data: this machine's host metrics only (no NVIDIA GPU data)".to_string(), no.summary.clone())
+                }
+                other => (format!("Data: {}", other.label()), "Where the GPU data comes from.".to_string()),
+            };
+            ui.label(source).on_hover_text(why);
+            ui.separator();
+            ui.label(format!("Interval {}", interval_text(snap.interval_secs)))
+                .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
+            ui.separator();
+            match snap.self_usage {
+                Some(u) => ui.label(format!(
+                    "gpu-doctor: CPU {} · {}",
+                    units::percent(u.cpu_pct),
+                    units::bytes_in(u.rss_bytes, self.settings.units)
+                )),
+                None => ui.label("gpu-doctor: own usage n/a"),
+            }
+            .on_hover_text("CPU (% of one core) and memory used by this app.");
+            ui.separator();
+            ui.label(format!("Renderer: {}", self.renderer_name));
+        });
+    }
+}
