@@ -4,13 +4,13 @@
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpu_doctor::vram::{self, GIB, Mode, Settings, presets};
+use gpu_doctor::vram::{self, GIB, Mode, Workload, presets};
 
 fn bench(c: &mut Criterion) {
     let list = presets::built_in();
     let Ok(arch) = presets::find(&list, "Llama-3.1-70B").cloned() else { return };
-    let infer = Settings { seq: 8192, ..Settings::default() };
-    let lora = Settings { mode: Mode::Lora, batch: 2, seq: 2048, ..Settings::default() };
+    let infer = Workload { seq: 8192, ..Workload::default() };
+    let lora = Workload { mode: Mode::Lora, batch: 2, seq: 2048, ..Workload::default() };
     c.bench_function("vram: one estimate (inference)", |b| b.iter(|| vram::estimate(&arch, &infer)));
     c.bench_function("vram: one estimate (LoRA)", |b| b.iter(|| vram::estimate(&arch, &lora)));
     c.bench_function("vram: largest batch that fits 80 GiB", |b| {

@@ -6,7 +6,7 @@
 
 use gpu_doctor::vram::presets;
 use gpu_doctor::vram::{
-    Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Settings, Sharding, estimate,
+    Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Sharding, Workload, estimate,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +32,7 @@ struct Row {
     model: &'static str,
     metric: Metric,
     measured: f64,
-    settings: Settings,
+    settings: Workload,
     /// `Some(reason)` when the estimator does not model what the run did.
     unmodelled: Option<&'static str>,
 }
@@ -44,19 +44,19 @@ const ALPACA_LONGEST: u32 = 1304;
 const MB: f64 = 1e6;
 const MIB: f64 = 1_048_576.0;
 
-fn train(mode: Mode, batch: u32, seq: u32) -> Settings {
-    Settings {
+fn train(mode: Mode, batch: u32, seq: u32) -> Workload {
+    Workload {
         mode,
         batch,
         seq,
         precision: Precision::Bf16True,
         checkpointing: Checkpointing::Full,
-        ..Settings::default()
+        ..Workload::default()
     }
 }
 
-fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Settings {
-    Settings { mode: Mode::Inference, framework, quant, batch, seq, ..Settings::default() }
+fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Workload {
+    Workload { mode: Mode::Inference, framework, quant, batch, seq, ..Workload::default() }
 }
 
 fn rows() -> Vec<Row> {
@@ -76,7 +76,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::Reserved,
             18.9 * GIB,
-            Settings { optimizer: Optimizer::AdamW8bit, chunked_loss: true, ..train(Mode::Full, 2, 2048) },
+            Workload { optimizer: Optimizer::AdamW8bit, chunked_loss: true, ..train(Mode::Full, 2, 2048) },
             "PagedAdamW8bit pages optimizer states to CPU memory and the step runs inside backward",
         ),
         u(
@@ -84,7 +84,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::Reserved,
             37.4 * GIB,
-            Settings { chunked_loss: true, ..train(Mode::Full, 2, 2048) },
+            Workload { chunked_loss: true, ..train(Mode::Full, 2, 2048) },
             "per-row memory options not stated by the source",
         ),
         u(
@@ -92,7 +92,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::Reserved,
             16.2 * GIB,
-            Settings { chunked_loss: true, ..train(Mode::Lora, 2, 2048) },
+            Workload { chunked_loss: true, ..train(Mode::Lora, 2, 2048) },
             "torchtune's table does not state each row's memory options; the same recipe measures 16.2 GiB on the 24 GB RTX 4090 and 30.3 GiB on the 48 GB A6000, so the 4090 rows used unstated savings",
         ),
         u(
@@ -100,7 +100,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::Reserved,
             30.3 * GIB,
-            Settings { chunked_loss: true, checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 2048) },
+            Workload { chunked_loss: true, checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 2048) },
             "per-row memory options not stated by the source",
         ),
         u(
@@ -108,7 +108,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::Reserved,
             7.4 * GIB,
-            Settings { chunked_loss: true, lora_all_linear: true, ..train(Mode::Qlora, 2, 2048) },
+            Workload { chunked_loss: true, lora_all_linear: true, ..train(Mode::Qlora, 2, 2048) },
             "torchtune's table does not state each row's memory options; the same recipe measures 16.2 GiB on the 24 GB RTX 4090 and 30.3 GiB on the 48 GB A6000, so the 4090 rows used unstated savings",
         ),
         u(
@@ -116,7 +116,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-70B",
             Metric::Reserved,
             13.9 * GIB,
-            Settings { gpus: 8, sharding: Sharding::Fsdp, ..train(Mode::Full, 2, 2048) },
+            Workload { gpus: 8, sharding: Sharding::Fsdp, ..train(Mode::Full, 2, 2048) },
             "CPU offload of parameters and optimizer states",
         ),
         u(
@@ -124,7 +124,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-70B",
             Metric::Reserved,
             27.6 * GIB,
-            Settings { gpus: 8, sharding: Sharding::Fsdp, chunked_loss: true, ..train(Mode::Lora, 2, 2048) },
+            Workload { gpus: 8, sharding: Sharding::Fsdp, chunked_loss: true, ..train(Mode::Lora, 2, 2048) },
             "torchtune's table does not state each row's memory options (the same recipe measures 16.2 GiB on an RTX 4090 and 30.3 GiB on an A6000)",
         ),
         u(
@@ -132,7 +132,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-405B",
             Metric::Reserved,
             44.8 * GB,
-            Settings {
+            Workload {
                 gpus: 8,
                 sharding: Sharding::Fsdp,
                 chunked_loss: true,
@@ -146,7 +146,7 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Reserved,
             12.3 * GB,
-            Settings { lora_all_linear: true, ..train(Mode::Qlora, 4, 2048) },
+            Workload { lora_all_linear: true, ..train(Mode::Qlora, 4, 2048) },
         ),
         r("T20", "Llama-2-7B", Metric::Reserved, 21.3 * GB, train(Mode::Lora, 4, 2048)),
         r(
@@ -154,14 +154,14 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Reserved,
             16.2 * GB,
-            Settings { gpus: 2, sharding: Sharding::Fsdp, ..train(Mode::Lora, 4, 2048) },
+            Workload { gpus: 2, sharding: Sharding::Fsdp, ..train(Mode::Lora, 4, 2048) },
         ),
         u(
             "T22",
             "Llama-2-7B",
             Metric::Reserved,
             24.1 * GB,
-            Settings { optimizer: Optimizer::AdamW8bit, ..train(Mode::Full, 4, 2048) },
+            Workload { optimizer: Optimizer::AdamW8bit, ..train(Mode::Full, 4, 2048) },
             "PagedAdamW pages optimizer states to CPU memory",
         ),
         r(
@@ -169,14 +169,14 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Reserved,
             24.1 * GB,
-            Settings { gpus: 4, sharding: Sharding::Fsdp, ..train(Mode::Full, 4, 2048) },
+            Workload { gpus: 4, sharding: Sharding::Fsdp, ..train(Mode::Full, 4, 2048) },
         ),
         u(
             "T24",
             "Llama-2-70B",
             Metric::Reserved,
             26.4 * GB,
-            Settings { gpus: 8, sharding: Sharding::Fsdp, ..train(Mode::Lora, 4, 4096) },
+            Workload { gpus: 8, sharding: Sharding::Fsdp, ..train(Mode::Lora, 4, 4096) },
             "at the stated batch 4 × 4096 tokens the checkpointed layer inputs of 80 layers alone (21 GB) exceed the measured total: the run must have used shorter samples or offloading",
         ),
         r("T26", "Llama-2-7B", Metric::Reserved, 15.57 * GB, train(Mode::Lora, 2, ALPACA_LONGEST)),
@@ -185,7 +185,7 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Reserved,
             9.29 * GB,
-            Settings { lora_all_linear: true, ..train(Mode::Qlora, 2, ALPACA_LONGEST) },
+            Workload { lora_all_linear: true, ..train(Mode::Qlora, 2, ALPACA_LONGEST) },
         ),
         r("T29", "Llama-3.1-8B", Metric::Reserved, 18.5 * GB, train(Mode::Lora, 2, ALPACA_LONGEST)),
         r(
@@ -193,42 +193,42 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Allocated,
             21.30 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1304) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1304) },
         ),
         r(
             "T31",
             "Llama-2-7B",
             Metric::Allocated,
             14.14 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 1304) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 1304) },
         ),
         r(
             "T32",
             "Llama-2-7B",
             Metric::Allocated,
             29.07 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 1304) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 1304) },
         ),
         r(
             "T34",
             "StableLM-base-alpha-3B",
             Metric::Allocated,
             9.69 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1034) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1034) },
         ),
         r(
             "T35",
             "phi-1.5",
             Metric::Allocated,
             4.82 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1044) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1044) },
         ),
         u(
             "T42",
             "Llama-3.2-1B",
             Metric::Allocated,
             8.70 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
             "below the 8 bytes per parameter that bf16 AdamW needs for weights, gradients and states alone; the source does not state the optimizer or offloading used",
         ),
         u(
@@ -236,7 +236,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.2-3B",
             Metric::Allocated,
             16.51 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
             "below the 8 bytes per parameter that bf16 AdamW needs for weights, gradients and states alone; the source does not state the optimizer or offloading used",
         ),
         u(
@@ -244,7 +244,7 @@ fn rows() -> Vec<Row> {
             "Gemma-2-9B",
             Metric::Allocated,
             20.92 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 512) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 512) },
             "about twice any accounting of weights and activations at the stated settings (Gemma 2 ran eager attention with logit soft-capping in that litgpt version); the table gives no breakdown",
         ),
         r(
@@ -252,14 +252,14 @@ fn rows() -> Vec<Row> {
             "Falcon-7B",
             Metric::Allocated,
             16.69 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 512) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 512) },
         ),
         u(
             "T46",
             "Phi-3-mini-4k",
             Metric::Allocated,
             17.01 * GB,
-            Settings { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
+            Workload { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
             "below the 8 bytes per parameter that bf16 AdamW needs for weights, gradients and states alone; the source does not state the optimizer or offloading used",
         ),
         // 4b. Inference.
@@ -282,21 +282,21 @@ fn rows() -> Vec<Row> {
             "Llama-2-70B",
             Metric::Allocated,
             35.46 * GB,
-            Settings { gpus: 4, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
+            Workload { gpus: 4, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
         ),
         r(
             "I16",
             "Llama-2-70B",
             Metric::Allocated,
             6.15 * GB,
-            Settings { gpus: 8, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Nf4Dq, 1, 512) },
+            Workload { gpus: 8, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Nf4Dq, 1, 512) },
         ),
         r(
             "I13",
             "Llama-2-70B",
             Metric::Allocated,
             18.35 * GB,
-            Settings { gpus: 8, sharding: Sharding::Layers, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
+            Workload { gpus: 8, sharding: Sharding::Layers, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
         ),
         r("I19w", "Llama-3.1-8B", Metric::Weights, 14.99 * GIB, infer(Framework::Vllm, Quant::Bf16, 1, 16000)),
         r(
@@ -304,7 +304,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::VllmKv,
             51.38 * GIB,
-            Settings { gpu_total_bytes: Some(79.18 * GIB), ..infer(Framework::Vllm, Quant::Bf16, 1, 16000) },
+            Workload { gpu_total_bytes: Some(79.18 * GIB), ..infer(Framework::Vllm, Quant::Bf16, 1, 16000) },
         ),
         r("I20w", "Qwen3-0.6B", Metric::Weights, 1.12 * GIB, infer(Framework::Vllm, Quant::Bf16, 1, 16000)),
         r("I22w", "Llama-3.1-70B", Metric::Weights, 67.72 * GIB, infer(Framework::Vllm, Quant::Fp8, 1, 16000)),
@@ -313,7 +313,7 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-70B",
             Metric::Weights,
             33.88 * GIB,
-            Settings { gpus: 2, sharding: Sharding::Tensor, ..infer(Framework::Vllm, Quant::Fp8, 1, 16000) },
+            Workload { gpus: 2, sharding: Sharding::Tensor, ..infer(Framework::Vllm, Quant::Fp8, 1, 16000) },
         ),
         r("I26w", "Llama-3.2-3B", Metric::Weights, 3.26 * GIB, infer(Framework::Vllm, Quant::GgufQ8_0, 1, 10000)),
         r("I27w", "Llama-3.2-3B", Metric::Weights, 6.0160 * GIB, infer(Framework::Vllm, Quant::Bf16, 1, 2048)),
@@ -331,21 +331,21 @@ fn rows() -> Vec<Row> {
             "Llama-3.1-8B",
             Metric::KvCache,
             4096.0 * MIB,
-            Settings { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 32768) },
+            Workload { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 32768) },
         ),
         r(
             "I32kv2k",
             "Llama-3.1-8B",
             Metric::KvCache,
             256.0 * MIB,
-            Settings { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 2048) },
+            Workload { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 2048) },
         ),
         u(
             "I32cb",
             "Llama-3.1-8B",
             Metric::Framework,
             2144.0 * MIB,
-            Settings { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 32768) },
+            Workload { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 32768) },
             "the logged model is unnamed (32 layers, 8 KV heads); its vocabulary, which sizes part of the compute buffer, is unknown",
         ),
         r("I33", "Llama-3.1-8B", Metric::Allocated, 18.31 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
@@ -374,7 +374,7 @@ fn pick(b: &Breakdown, m: Metric) -> f64 {
     }
 }
 
-fn mode_of(s: &Settings) -> &'static str {
+fn mode_of(s: &Workload) -> &'static str {
     match s.mode {
         Mode::Inference => "inference",
         _ => "training",

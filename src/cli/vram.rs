@@ -4,74 +4,14 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 
 use super::{SourceArgs, exit};
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Settings, Sharding,
+    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, Mode, Optimizer, Precision, Quant, Sharding, Target,
+    Workload, fit,
 };
-
-/// `--mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Serving / generation.
-    Inference,
-    /// Full fine-tune.
-    Full,
-    /// LoRA on a 16-bit base.
-    Lora,
-    /// LoRA on a 4-bit base.
-    Qlora,
-}
-
-/// `--framework`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FrameworkArg {
-    /// Hugging Face transformers / PyTorch.
-    Hf,
-    /// vLLM.
-    Vllm,
-    /// llama.cpp / Ollama.
-    Llamacpp,
-}
-
-/// `--optimizer`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OptimizerArg {
-    /// AdamW.
-    Adamw,
-    /// 8-bit AdamW (bitsandbytes).
-    Adamw8bit,
-    /// SGD with momentum.
-    Sgd,
-    /// Adafactor.
-    Adafactor,
-}
-
-/// `--checkpointing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CheckpointingArg {
-    /// Keep every activation.
-    None,
-    /// Recompute attention internals.
-    Selective,
-    /// Recompute each layer.
-    Full,
-}
-
-/// `--sharding`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ShardingArg {
-    /// Each GPU holds a full copy (data parallel).
-    Dp,
-    /// Tensor parallel.
-    Tp,
-    /// FSDP / ZeRO-3.
-    Fsdp,
-    /// Layers split over the GPUs.
-    Layers,
-}
 
 /// Arguments of `vram`.
 #[derive(Debug, Clone, Args)]
@@ -113,8 +53,8 @@ pub struct VramArgs {
     #[arg(long, value_name = "BILLIONS")]
     pub params: Option<f64>,
     /// Inference or a training method.
-    #[arg(long, value_enum, default_value_t = ModeArg::Inference)]
-    pub mode: ModeArg,
+    #[arg(long, value_enum, default_value_t = Mode::Inference)]
+    pub mode: Mode,
     /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k.
     #[arg(long, alias = "dtype", default_value = "bf16", value_parser = Quant::parse)]
     pub quant: Quant,
@@ -134,20 +74,20 @@ pub struct VramArgs {
     #[arg(long, default_value_t = 1)]
     pub gpus: u32,
     /// How the GPUs share the work.
-    #[arg(long, value_enum, default_value_t = ShardingArg::Dp)]
-    pub sharding: ShardingArg,
+    #[arg(long, value_enum, default_value_t = Sharding::Replicated)]
+    pub sharding: Sharding,
     /// Inference engine.
-    #[arg(long, value_enum, default_value_t = FrameworkArg::Hf)]
-    pub framework: FrameworkArg,
+    #[arg(long, value_enum, default_value_t = Framework::Hf)]
+    pub framework: Framework,
     /// vLLM gpu_memory_utilization.
     #[arg(long, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
     /// Optimizer.
-    #[arg(long, value_enum, default_value_t = OptimizerArg::Adamw)]
-    pub optimizer: OptimizerArg,
+    #[arg(long, value_enum, default_value_t = Optimizer::AdamW)]
+    pub optimizer: Optimizer,
     /// Activation checkpointing.
-    #[arg(long, value_enum, default_value_t = CheckpointingArg::Full)]
-    pub checkpointing: CheckpointingArg,
+    #[arg(long, value_enum, default_value_t = Checkpointing::Full)]
+    pub checkpointing: Checkpointing,
     /// No fused (flash/SDPA) attention.
     #[arg(long)]
     pub no_flash_attention: bool,
@@ -168,70 +108,7 @@ pub struct VramArgs {
     pub nvml_lib: Option<PathBuf>,
 }
 
-/// A GPU to judge the estimate against.
-#[derive(Clone, Debug, Serialize)]
-pub struct Target {
-    /// "GPU 0 NVIDIA GeForce RTX 4090" or "hypothetical 24 GiB GPU".
-    pub name: String,
-    /// Total memory, bytes.
-    pub total: f64,
-    /// Free right now, bytes (this machine only).
-    pub free: Option<f64>,
-}
-
-/// How an estimate fits a GPU.
-#[derive(Clone, Debug, Serialize)]
-pub struct Fit {
-    /// The GPU.
-    pub target: Target,
-    /// `fits`, `tight` (fits without the 20 % headroom), or `does not fit`.
-    pub verdict: &'static str,
-    /// Sentence.
-    pub detail: String,
-}
-
-/// Headroom the calculator keeps (vram.md §6 and the method's 20-30 % rule).
-pub const HEADROOM: f64 = 0.2;
-
-/// Judges `need` bytes per GPU against `t`.
-pub fn fit(need: f64, t: &Target) -> Fit {
-    let room = t.free.unwrap_or(t.total);
-    let (verdict, detail) = if need <= room * (1.0 - HEADROOM) {
-        (
-            "fits",
-            format!(
-                "{:.1} GiB of {:.1} GiB{} with the 20 % headroom kept",
-                need / GIB,
-                room / GIB,
-                if t.free.is_some() { " free" } else { "" }
-            ),
-        )
-    } else if need <= room {
-        (
-            "tight",
-            format!(
-                "{:.1} GiB of {:.1} GiB{}: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
-                need / GIB,
-                room / GIB,
-                if t.free.is_some() { " free" } else { "" }
-            ),
-        )
-    } else if need <= t.total {
-        (
-            "does not fit now",
-            format!(
-                "needs {:.1} GiB but only {:.1} GiB is free of {:.1} GiB (other processes hold the rest)",
-                need / GIB,
-                room / GIB,
-                t.total / GIB
-            ),
-        )
-    } else {
-        ("does not fit", format!("needs {:.1} GiB, the GPU has {:.1} GiB", need / GIB, t.total / GIB))
-    };
-    Fit { target: t.clone(), verdict, detail }
-}
-
+/// The model: a preset, an imported config.json, or the custom shape of the flags.
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
         Some(p) => vram::presets::parse(&std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)?,
@@ -273,36 +150,19 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     Ok(arch)
 }
 
-fn settings_from(args: &VramArgs, total: Option<f64>) -> Settings {
-    Settings {
-        mode: match args.mode {
-            ModeArg::Inference => Mode::Inference,
-            ModeArg::Full => Mode::Full,
-            ModeArg::Lora => Mode::Lora,
-            ModeArg::Qlora => Mode::Qlora,
-        },
+/// The workload the arguments describe; `total` is the first GPU's memory (vLLM sizes its KV
+/// cache from it).
+fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
+    Workload {
+        mode: args.mode,
         quant: args.quant,
-        framework: match args.framework {
-            FrameworkArg::Hf => Framework::Hf,
-            FrameworkArg::Vllm => Framework::Vllm,
-            FrameworkArg::Llamacpp => Framework::LlamaCpp,
-        },
+        framework: args.framework,
         batch: args.batch,
         seq: args.seq,
         kv_bytes: args.kv_bytes,
         gpus: args.gpus,
-        sharding: match args.sharding {
-            ShardingArg::Dp => Sharding::Replicated,
-            ShardingArg::Tp => Sharding::Tensor,
-            ShardingArg::Fsdp => Sharding::Fsdp,
-            ShardingArg::Layers => Sharding::Layers,
-        },
-        optimizer: match args.optimizer {
-            OptimizerArg::Adamw => Optimizer::AdamW,
-            OptimizerArg::Adamw8bit => Optimizer::AdamW8bit,
-            OptimizerArg::Sgd => Optimizer::Sgd,
-            OptimizerArg::Adafactor => Optimizer::Adafactor,
-        },
+        sharding: args.sharding,
+        optimizer: args.optimizer,
         precision: if args.mixed_precision {
             Precision::Mixed
         } else if args.quant == Quant::Fp32 {
@@ -310,11 +170,7 @@ fn settings_from(args: &VramArgs, total: Option<f64>) -> Settings {
         } else {
             Precision::Bf16True
         },
-        checkpointing: match args.checkpointing {
-            CheckpointingArg::None => Checkpointing::None,
-            CheckpointingArg::Selective => Checkpointing::Selective,
-            CheckpointingArg::Full => Checkpointing::Full,
-        },
+        checkpointing: args.checkpointing,
         flash_attention: !args.no_flash_attention,
         lora_rank: args.lora_rank,
         lora_all_linear: args.lora_all_linear,
@@ -346,17 +202,18 @@ fn targets(args: &VramArgs) -> Vec<Target> {
         .collect()
 }
 
+/// The `--json` output (its `settings` are the workload).
 #[derive(Serialize)]
 struct Out<'a> {
     model: &'a Arch,
-    settings: &'a Settings,
+    settings: &'a Workload,
     breakdown: &'a Breakdown,
     per_gpu_gib: f64,
     fits: Vec<Fit>,
 }
 
 /// Renders the breakdown as text.
-pub fn render(arch: &Arch, s: &Settings, b: &Breakdown, fits: &[Fit]) -> String {
+pub fn render(arch: &Arch, s: &Workload, b: &Breakdown, fits: &[Fit]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -442,22 +299,18 @@ pub fn run(args: &VramArgs) -> u8 {
         }
     };
     let targets = targets(args);
-    let settings = settings_from(args, targets.first().map(|t| t.total));
-    let b = match vram::estimate(&arch, &settings) {
+    let workload = workload_from(args, targets.first().map(|t| t.total));
+    let b = match vram::estimate(&arch, &workload) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("gpu-doctor: {e}");
             return exit::BAD_ARGS;
         }
     };
-    let need = if settings.framework == Framework::Vllm && settings.mode == Mode::Inference {
-        b.weights + b.activations + b.framework + b.kv_cache
-    } else {
-        b.total
-    };
+    let need = vram::need(&b, &workload);
     let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
     if args.json {
-        let out = Out { model: &arch, settings: &settings, breakdown: &b, per_gpu_gib: need / GIB, fits };
+        let out = Out { model: &arch, settings: &workload, breakdown: &b, per_gpu_gib: need / GIB, fits };
         match serde_json::to_string_pretty(&out) {
             Ok(s) => println!("{s}"),
             Err(e) => {
@@ -466,7 +319,7 @@ pub fn run(args: &VramArgs) -> u8 {
             }
         }
     } else {
-        print!("{}", render(&arch, &settings, &b, &fits));
+        print!("{}", render(&arch, &workload, &b, &fits));
     }
     exit::OK
 }

@@ -8,12 +8,11 @@ use std::sync::mpsc::Receiver;
 
 use eframe::egui::{self, Color32, RichText};
 
-use crate::cli::vram::{HEADROOM, Target, fit};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Settings, Sharding,
-    presets,
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Mode, Optimizer, Precision, Quant, Sharding,
+    Target, Workload, fit, presets,
 };
 
 /// State of the VRAM tab.
@@ -22,7 +21,7 @@ pub struct VramState {
     /// The model being estimated.
     pub arch: Arch,
     /// The workload.
-    pub settings: Settings,
+    pub settings: Workload,
     /// GiB of a hypothetical GPU, used when this machine shows none.
     pub hypothetical_gib: f64,
     /// Why the last import failed.
@@ -46,7 +45,7 @@ impl Default for VramState {
         VramState {
             presets,
             arch,
-            settings: Settings::default(),
+            settings: Workload::default(),
             hypothetical_gib: 24.0,
             message: warning,
             pending_import: None,
@@ -383,7 +382,7 @@ impl VramState {
             }
             let cap = t.free.unwrap_or(t.total) * (1.0 - HEADROOM);
             let batch = vram::max_batch(&self.arch, &settings, cap);
-            let seq = vram::max_seq(&self.arch, &Settings { batch: settings.batch, ..settings.clone() }, cap);
+            let seq = vram::max_seq(&self.arch, &Workload { batch: settings.batch, ..settings.clone() }, cap);
             ui.label(format!(
                 "  Within the headroom: largest batch {} · longest context at batch {}: {}",
                 batch.map_or("none (not even 1)".to_string(), |b| b.to_string()),

@@ -1,0 +1,276 @@
+//! The estimator: [`estimate()`] turns an architecture and a workload into a per-GPU
+//! [`Breakdown`] (weights, KV cache, activations, gradients, optimizer states, CUDA context,
+//! framework buffers, allocator slack), with the engine models of vram.md §6.
+
+use serde::{Deserialize, Serialize};
+
+use super::arch::Arch;
+use super::error::InputError;
+use super::quant::Quant;
+use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
+
+/// 2^30 bytes.
+pub const GIB: f64 = 1_073_741_824.0;
+
+/// Where the memory goes, bytes per GPU.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Breakdown {
+    /// Model weights (this GPU's share).
+    pub weights: f64,
+    /// KV cache.
+    pub kv_cache: f64,
+    /// Activations at the peak (incl. logits).
+    pub activations: f64,
+    /// Gradients.
+    pub gradients: f64,
+    /// Optimizer states (and fp32 master weights under mixed precision).
+    pub optimizer: f64,
+    /// CUDA context (seen by nvidia-smi, not by PyTorch's counters).
+    pub cuda_context: f64,
+    /// Framework buffers (cuBLAS workspace, NCCL, vLLM non-torch memory, llama.cpp compute buffer).
+    pub framework: f64,
+    /// Caching-allocator slack (reserved but unallocated).
+    pub allocator_slack: f64,
+    /// Sum: what nvidia-smi would show for this process.
+    pub total: f64,
+    /// Parameters (all, billions).
+    pub params_b: f64,
+    /// Trainable parameters (billions; LoRA adapters or all).
+    pub trainable_b: f64,
+    /// vLLM: KV-cache memory the engine would have (util × total − the rest); `None` elsewhere.
+    pub vllm_kv_available: Option<f64>,
+    /// What the figures assume.
+    pub notes: Vec<String>,
+}
+
+impl Breakdown {
+    /// What PyTorch's `max_memory_allocated()` would report.
+    pub fn allocated(&self) -> f64 {
+        self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer
+    }
+    /// What `max_memory_reserved()` would report.
+    pub fn reserved(&self) -> f64 {
+        self.allocated() + self.allocator_slack
+    }
+}
+
+/// CUDA context with lazy module loading (PyTorch PR #86509: 287 MB lazy, 667 MB eager).
+const CUDA_CONTEXT: f64 = 0.5 * GIB;
+/// cuBLAS(Lt) workspaces and small library buffers.
+const LIBRARY_BUFFERS: f64 = 64.0 * 1_048_576.0;
+
+/// Estimates the memory of `arch` under `s`.
+pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
+    arch.validate()?;
+    s.validate()?;
+    let p = arch.params();
+    let n = f64::from(s.gpus);
+    let (b, t) = (f64::from(s.batch), f64::from(s.seq));
+    let (h, l, v) = (f64::from(arch.hidden), f64::from(arch.layers), f64::from(arch.vocab));
+    let mut out = Breakdown { params_b: p.total() / 1e9, ..Breakdown::default() };
+
+    // Weights as stored.
+    let quant = match s.mode {
+        Mode::Qlora => {
+            if s.quant == Quant::Nf4Dq {
+                Quant::Nf4Dq
+            } else {
+                Quant::Nf4
+            }
+        }
+        Mode::Full => match s.precision {
+            Precision::Fp32 => Quant::Fp32,
+            _ => Quant::Bf16,
+        },
+        Mode::Lora => Quant::Bf16,
+        Mode::Inference => s.quant,
+    };
+    let weight_bytes = (p.linear * quant.linear_bits() + (p.embed + p.head) * quant.embedding_bits()) / 8.0
+        + p.other * if quant == Quant::Fp32 { 4.0 } else { 2.0 };
+    let split = match s.sharding {
+        Sharding::Replicated => 1.0,
+        _ => n,
+    };
+    out.weights = weight_bytes / split;
+    if s.sharding == Sharding::Fsdp && n > 1.0 {
+        // One layer is gathered in full at a time (two with prefetch).
+        out.weights += 2.0 * weight_bytes / l.max(1.0);
+    }
+
+    // KV cache (inference) per GPU.
+    let kv_split = match s.sharding {
+        // Per-GPU KV heads = max(1, kv_heads / tp): replicated when there are fewer than GPUs.
+        Sharding::Tensor => {
+            let kv = f64::from(arch.kv_heads);
+            kv / (kv / n).floor().max(1.0)
+        }
+        Sharding::Layers | Sharding::Fsdp => n,
+        Sharding::Replicated => 1.0,
+    };
+    let kv_per_token = arch.kv_elems_per_token_layer() * l * s.kv_bytes;
+
+    // Activations of one layer (bf16) per token, Llama-style with fused attention.
+    let (nq, nkv, d) = (f64::from(arch.heads), f64::from(arch.kv_heads), f64::from(arch.head_dim()));
+    let inter = arch.active_intermediate();
+    let mlp_terms = if arch.gated_mlp { 8.0 * inter } else { 4.0 * inter };
+    let layer_per_token = 2.0 * h + 4.0 * nq * d + 4.0 * nkv * d + 4.0 * nq + 2.0 * h + mlp_terms + 4.0 * h;
+    let scores_per_token_layer = if s.flash_attention { 0.0 } else { 5.0 * nq * t };
+
+    match s.mode {
+        Mode::Inference => {
+            out.trainable_b = 0.0;
+            match s.framework {
+                Framework::Hf => {
+                    out.kv_cache = kv_per_token * b * t / kv_split;
+                    // Prefill: full-prompt fp32 logits, one layer's activations, attention scores
+                    // when not fused.
+                    let logits = b * t * v * 4.0;
+                    let act = b * t * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
+                    out.activations = logits + act;
+                    out.cuda_context = CUDA_CONTEXT;
+                    out.framework = LIBRARY_BUFFERS;
+                    out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
+                    out.notes.push("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt".into());
+                }
+                Framework::Vllm => {
+                    let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
+                    let activation = if arch.moe.is_some() { 7.4 * GIB } else { 4.8 * GIB } / tp.max(1.0);
+                    let non_torch = if tp > 1.0 { 0.55 * GIB } else { 0.13 * GIB };
+                    out.activations = activation;
+                    out.framework = non_torch;
+                    out.cuda_context = 0.0; // included in vLLM's non-torch figure
+                    let needed_kv = kv_per_token * b * (t / 16.0).ceil() * 16.0 / kv_split;
+                    out.kv_cache = needed_kv;
+                    if let Some(total) = s.gpu_total_bytes {
+                        let avail = total * s.vllm_utilization - out.weights - activation - non_torch;
+                        out.vllm_kv_available = Some(avail);
+                        out.notes.push(format!(
+                            "vLLM reserves {:.0} % of the GPU ({:.1} GiB); what is left after weights and activations becomes KV cache",
+                            s.vllm_utilization * 100.0,
+                            total * s.vllm_utilization / GIB
+                        ));
+                    }
+                    out.notes.push("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)".into());
+                }
+                Framework::LlamaCpp => {
+                    let pad = if s.flash_attention { 256.0 } else { 32.0 };
+                    let n_ctx = (t / pad).ceil() * pad;
+                    out.kv_cache = kv_per_token * b.max(1.0) * n_ctx / kv_split;
+                    let ubatch = 512.0_f64.min(n_ctx);
+                    let scores = if s.flash_attention { 0.0 } else { nq * ubatch * n_ctx * 4.0 };
+                    out.framework = scores + 64.0 * 1_048_576.0 + ubatch * v * 4.0 / 8.0;
+                    out.cuda_context = 0.3 * GIB;
+                    out.notes.push("llama.cpp allocates the KV cache for the whole context at start; n_ctx is padded to 256 with flash attention, 32 without".into());
+                }
+            }
+        }
+        Mode::Full | Mode::Lora | Mode::Qlora => {
+            let trainable = match s.mode {
+                Mode::Full => p.total(),
+                _ => {
+                    let r = f64::from(s.lora_rank);
+                    let q_out = nq * d;
+                    let kv_out = nkv * d;
+                    let per_layer = if s.lora_all_linear {
+                        let mlp = if arch.gated_mlp { 2.0 * (h + inter) + (inter + h) } else { 2.0 * (h + inter) };
+                        r * ((h + q_out) + 2.0 * (h + kv_out) + (q_out + h)) + r * mlp
+                    } else {
+                        r * ((h + q_out) + (h + kv_out))
+                    };
+                    per_layer * l
+                }
+            };
+            out.trainable_b = trainable / 1e9;
+            let state_split = match s.sharding {
+                Sharding::Replicated => 1.0,
+                _ => n,
+            };
+            let (grad_bytes, state_bytes, master) = match (s.mode, s.precision) {
+                (Mode::Full, Precision::Bf16True) => (2.0, 2.0, 0.0),
+                (Mode::Full, Precision::Mixed) => (2.0, 4.0, 4.0),
+                (Mode::Full, Precision::Fp32) => (4.0, 4.0, 0.0),
+                // Adapters are small; PEFT keeps them (and their states) in fp32.
+                _ => (4.0, 4.0, 0.0),
+            };
+            let states_per_param = match s.optimizer {
+                Optimizer::AdamW => 2.0 * state_bytes,
+                Optimizer::AdamW8bit => 2.0,
+                Optimizer::Sgd => state_bytes,
+                Optimizer::Adafactor => 4.0,
+            };
+            out.gradients = trainable * grad_bytes / state_split;
+            out.optimizer = trainable * (states_per_param + master) / state_split;
+            if s.mode != Mode::Full {
+                out.weights += trainable * 4.0 / state_split;
+            }
+            // Activations: Korthikanti et al. adapted to SwiGLU/GQA (vram.md §1.4).
+            let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
+            // LoRA dropout (litgpt and PEFT default 0.05) keeps the dropped input and its mask
+            // for every adapted matrix: 3 bytes per input element.
+            let lora_inputs = match s.mode {
+                Mode::Lora | Mode::Qlora if s.lora_all_linear => 6.0 * h + inter,
+                Mode::Lora | Mode::Qlora => 2.0 * h,
+                _ => 0.0,
+            };
+            let per_layer_full = b * t * (layer_per_token + scores_per_token_layer + 3.0 * lora_inputs) / tp;
+            let layers_here = if s.sharding == Sharding::Layers { l / n } else { l };
+            let body = match s.checkpointing {
+                Checkpointing::None => layers_here * per_layer_full,
+                Checkpointing::Selective => layers_here * b * t * (layer_per_token + 3.0 * lora_inputs) / tp,
+                // Layer inputs, plus one layer recomputed and its gradients during backward.
+                Checkpointing::Full => layers_here * 2.0 * b * t * h + 1.5 * per_layer_full,
+            };
+            // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
+            // upcast one eighth at a time.
+            let logits = if s.chunked_loss { b * t * v * (2.0 + 4.0 / 8.0) } else { b * t * v * (2.0 + 4.0) } / tp;
+            out.activations = body + logits;
+            out.cuda_context = CUDA_CONTEXT;
+            out.framework = LIBRARY_BUFFERS + if n > 1.0 && s.sharding != Sharding::Layers { 0.4 * GIB } else { 0.0 };
+            out.allocator_slack = 0.05 * (out.activations + out.gradients + out.weights);
+            out.notes.push(format!(
+                "{} trainable parameters ({:.2} % of {:.2} B)",
+                if s.mode == Mode::Full { "All" } else { "LoRA adapter" },
+                100.0 * trainable / p.total().max(1.0),
+                p.total() / 1e9
+            ));
+        }
+    }
+    out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn llama31_8b() -> Arch {
+        Arch { context: Some(131_072), ..Arch::decoder("Llama-3.1-8B", 32, 4096, 32, 8, 14336, 128_256) }
+    }
+
+    #[test]
+    fn kv_cache_uses_kv_heads() {
+        let a = llama31_8b();
+        // 128 KiB per token in fp16 (vram.md §5).
+        assert_eq!(a.kv_elems_per_token_layer() * 32.0 * 2.0, 131_072.0);
+        let s = Workload { seq: 8192, ..Workload::default() };
+        let e = estimate(&a, &s).unwrap_or_else(|e| panic!("{e}"));
+        assert!((e.kv_cache / GIB - 1.0).abs() < 1e-9, "{}", e.kv_cache / GIB);
+    }
+
+    #[test]
+    fn bad_shapes_name_the_field() {
+        let mut a = llama31_8b();
+        a.layers = 0;
+        assert_eq!(estimate(&a, &Workload::default()).err().map(|e| e.field), Some("layers"));
+        let mut a = llama31_8b();
+        a.kv_heads = 7;
+        assert_eq!(estimate(&a, &Workload::default()).err().map(|e| e.field), Some("kv_heads"));
+        let mut a = llama31_8b();
+        a.heads = 30;
+        assert_eq!(estimate(&a, &Workload::default()).err().map(|e| e.field), Some("kv_heads"));
+        let s = Workload { batch: 0, ..Workload::default() };
+        assert_eq!(estimate(&llama31_8b(), &s).err().map(|e| e.field), Some("batch"));
+        let s = Workload { vllm_utilization: 1.5, ..Workload::default() };
+        assert_eq!(estimate(&llama31_8b(), &s).err().map(|e| e.field), Some("vllm_utilization"));
+    }
+}

@@ -1,0 +1,200 @@
+//! The workload: what a run does besides the model ([`Workload`]: inference engine or training
+//! method, batch and sequence, GPUs and sharding, optimizer, precision, checkpointing, LoRA) and
+//! its checks. The choice enums double as the `vram` command's `--mode`, `--framework`,
+//! `--optimizer`, `--checkpointing` and `--sharding` values.
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+use super::error::{InputError, bad};
+use super::quant::Quant;
+
+// The `#[value]` attributes keep the command line as it was: `name` where the variant's kebab-case
+// name differs, `help` for the short wording `vram --help` lists (the doc comments say more).
+
+/// What the memory is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Serving or generating.
+    #[value(help = "Serving / generation")]
+    Inference,
+    /// Full fine-tune (every parameter trained).
+    #[value(help = "Full fine-tune")]
+    Full,
+    /// LoRA on a 16-bit base.
+    #[value(help = "LoRA on a 16-bit base")]
+    Lora,
+    /// LoRA on a 4-bit NF4 base.
+    #[value(help = "LoRA on a 4-bit base")]
+    Qlora,
+}
+
+/// The inference engine (how memory is allocated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Framework {
+    /// Hugging Face transformers / PyTorch (`generate`, training loops).
+    #[value(help = "Hugging Face transformers / PyTorch")]
+    Hf,
+    /// vLLM: reserves `gpu_memory_utilization × total`, the rest of which becomes KV cache.
+    #[value(help = "vLLM")]
+    Vllm,
+    /// llama.cpp / Ollama: weights + KV for `n_ctx` + a compute buffer.
+    #[value(name = "llamacpp", help = "llama.cpp / Ollama")]
+    LlamaCpp,
+}
+
+/// Optimizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Optimizer {
+    /// AdamW: two states per parameter.
+    #[value(name = "adamw", help = "AdamW")]
+    AdamW,
+    /// bitsandbytes 8-bit AdamW: two 1-byte states.
+    #[value(name = "adamw8bit", help = "8-bit AdamW (bitsandbytes)")]
+    AdamW8bit,
+    /// SGD with momentum: one state.
+    #[value(help = "SGD with momentum")]
+    Sgd,
+    /// Adafactor: factored second moment, about one 4-byte state per parameter.
+    #[value(help = "Adafactor")]
+    Adafactor,
+}
+
+/// Training precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    /// Everything in bf16 (torchtune `dtype: bf16`, litgpt `bf16-true`): 2-byte weights, gradients
+    /// and optimizer states.
+    Bf16True,
+    /// Mixed precision: 16-bit weights and gradients, fp32 master weights and optimizer states.
+    Mixed,
+    /// Everything fp32.
+    Fp32,
+}
+
+/// Activation checkpointing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Checkpointing {
+    /// Every activation kept.
+    #[value(help = "Keep every activation")]
+    None,
+    /// Attention internals recomputed.
+    #[value(help = "Recompute attention internals")]
+    Selective,
+    /// Only layer inputs kept; each layer recomputed in backward.
+    #[value(help = "Recompute each layer")]
+    Full,
+}
+
+/// How the work is spread over GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Sharding {
+    /// Each GPU holds a full copy (data parallel / DDP, or one GPU).
+    #[value(name = "dp", help = "Each GPU holds a full copy (data parallel)")]
+    Replicated,
+    /// Tensor parallel: weights, KV heads and activations split.
+    #[value(name = "tp", help = "Tensor parallel")]
+    Tensor,
+    /// FSDP / ZeRO-3: weights, gradients and optimizer states sharded; one layer gathered at a time.
+    #[value(help = "FSDP / ZeRO-3")]
+    Fsdp,
+    /// Layers split in sequence over the GPUs (pipeline / `device_map="auto"`).
+    #[value(help = "Layers split over the GPUs")]
+    Layers,
+}
+
+/// The workload: everything besides the architecture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Inference or a training method.
+    pub mode: Mode,
+    /// Weight format (inference; QLoRA uses NF4 regardless).
+    pub quant: Quant,
+    /// Engine (inference).
+    pub framework: Framework,
+    /// Sequences at once.
+    pub batch: u32,
+    /// Tokens per sequence (context for inference: prompt + generated).
+    pub seq: u32,
+    /// Bytes per KV-cache element (2 for f16, 1 for fp8/q8, ~0.56 for q4_0).
+    pub kv_bytes: f64,
+    /// GPUs.
+    pub gpus: u32,
+    /// How they share the work.
+    pub sharding: Sharding,
+    /// Optimizer (training).
+    pub optimizer: Optimizer,
+    /// Training precision.
+    pub precision: Precision,
+    /// Activation checkpointing (training).
+    pub checkpointing: Checkpointing,
+    /// Fused (flash / SDPA) attention: no seq² score matrix.
+    pub flash_attention: bool,
+    /// LoRA rank.
+    pub lora_rank: u32,
+    /// LoRA on every linear layer (else only q and v).
+    pub lora_all_linear: bool,
+    /// vLLM `gpu_memory_utilization`.
+    pub vllm_utilization: f64,
+    /// Total memory of the GPU, bytes (vLLM sizes its KV cache from it).
+    pub gpu_total_bytes: Option<f64>,
+    /// The loss is computed over chunks of the output (torchtune's CEWithChunkedOutputLoss,
+    /// Unsloth, Liger): no full fp32 copy of the logits.
+    #[serde(default)]
+    pub chunked_loss: bool,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            mode: Mode::Inference,
+            quant: Quant::Bf16,
+            framework: Framework::Hf,
+            batch: 1,
+            seq: 4096,
+            kv_bytes: 2.0,
+            gpus: 1,
+            sharding: Sharding::Replicated,
+            optimizer: Optimizer::AdamW,
+            precision: Precision::Bf16True,
+            checkpointing: Checkpointing::Full,
+            flash_attention: true,
+            lora_rank: 8,
+            lora_all_linear: false,
+            vllm_utilization: 0.9,
+            gpu_total_bytes: None,
+            chunked_loss: false,
+        }
+    }
+}
+
+impl Workload {
+    /// Checks the numbers; every problem names its field.
+    pub fn validate(&self) -> Result<(), InputError> {
+        if self.batch == 0 || self.batch > 1 << 20 {
+            return Err(bad("batch", "must be between 1 and 1,048,576"));
+        }
+        if self.seq == 0 || self.seq > 1 << 24 {
+            return Err(bad("seq", "must be between 1 and 16,777,216 tokens"));
+        }
+        if self.gpus == 0 || self.gpus > 4096 {
+            return Err(bad("gpus", "must be between 1 and 4096"));
+        }
+        if !(self.kv_bytes > 0.0 && self.kv_bytes <= 4.0) {
+            return Err(bad("kv_bytes", "must be between 0 and 4 bytes per element"));
+        }
+        if !(self.vllm_utilization > 0.0 && self.vllm_utilization <= 1.0) {
+            return Err(bad("vllm_utilization", "must be in (0, 1]"));
+        }
+        if matches!(self.mode, Mode::Lora | Mode::Qlora) && (self.lora_rank == 0 || self.lora_rank > 65_536) {
+            return Err(bad("lora_rank", "must be between 1 and 65536"));
+        }
+        Ok(())
+    }
+}
