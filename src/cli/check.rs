@@ -72,8 +72,3 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     );
     Ok(ExitCode::from(exit::OK))
 }
-
-/// NVML's answers on this machine within the checks' time limit (for `vram`).
-pub fn live_nvml(source: &SourceArgs) -> crate::diagnose::view::NvmlView {
-    crate::diagnose::source::live_nvml(&source.options())
-}

@@ -182,7 +182,7 @@ pub fn run(command: &Command) -> ExitCode {
         Command::Monitor(a) => monitor::run(a),
         Command::Check(a) => check::run_check(a),
         Command::Capture(a) => check::run_capture(a),
-        Command::Vram(a) => Ok(ExitCode::from(vram::run(a))),
+        Command::Vram(a) => vram::run(a),
         Command::Smoke(a) => Ok(ExitCode::from(smoke::run(a))),
         Command::Report(a) => report::run(a),
         Command::Record(a) => record::run_record(a),

@@ -3,11 +3,14 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
 
-use super::{SourceArgs, exit};
+use super::{CliError, exit};
+use crate::diagnose::source::live_nvml;
+use crate::telemetry::SourceOptions;
 use crate::vram::{
     self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, Mode, Optimizer, Precision, Quant, Sharding, Target,
     Workload, fit,
@@ -185,8 +188,8 @@ fn targets(args: &VramArgs) -> Vec<Target> {
     if let Some(g) = args.vram_gib {
         return vec![Target { name: format!("hypothetical {g} GiB GPU"), total: g * GIB, free: None }];
     }
-    let source = SourceArgs { nvml_lib: args.nvml_lib.clone(), ..SourceArgs::default() };
-    let view = super::check::live_nvml(&source);
+    let source = SourceOptions { nvml_lib: args.nvml_lib.clone(), ..SourceOptions::default() };
+    let view = live_nvml(&source);
     view.inventory
         .gpus
         .iter()
@@ -271,55 +274,33 @@ pub fn render(arch: &Arch, s: &Workload, b: &Breakdown, fits: &[Fit]) -> String 
     o
 }
 
-/// Runs `vram`; returns the exit code.
-pub fn run(args: &VramArgs) -> u8 {
+/// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
+pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
+    let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
     if args.list_presets {
         let list = match &args.presets_file {
-            Some(p) => {
-                match std::fs::read_to_string(p).map_err(|e| e.to_string()).and_then(|t| vram::presets::parse(&t)) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        eprintln!("gpu-doctor: {e}");
-                        return exit::BAD_ARGS;
-                    }
-                }
-            }
+            Some(p) => std::fs::read_to_string(p)
+                .map_err(|e| e.to_string())
+                .and_then(|t| vram::presets::parse(&t))
+                .map_err(|e| bad(&e))?,
             None => vram::presets::load_all().0,
         };
         for a in &list {
             println!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note);
         }
-        return exit::OK;
+        return Ok(ExitCode::from(exit::OK));
     }
-    let arch = match arch_from(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("gpu-doctor: {e}");
-            return exit::BAD_ARGS;
-        }
-    };
+    let arch = arch_from(args).map_err(|e| bad(&e))?;
     let targets = targets(args);
     let workload = workload_from(args, targets.first().map(|t| t.total));
-    let b = match vram::estimate(&arch, &workload) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("gpu-doctor: {e}");
-            return exit::BAD_ARGS;
-        }
-    };
+    let b = vram::estimate(&arch, &workload).map_err(|e| bad(&e))?;
     let need = vram::need(&b, &workload);
     let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
     if args.json {
         let out = Out { model: &arch, settings: &workload, breakdown: &b, per_gpu_gib: need / GIB, fits };
-        match serde_json::to_string_pretty(&out) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("gpu-doctor: {e}");
-                return exit::ERROR;
-            }
-        }
+        println!("{}", super::to_json(&out)?);
     } else {
         print!("{}", render(&arch, &workload, &b, &fits));
     }
-    exit::OK
+    Ok(ExitCode::from(exit::OK))
 }
