@@ -101,7 +101,7 @@ impl Layer {
 /// One check's result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
-    /// Stable id, e.g. `DRV-01` (see ../shared/knowledge/checks.md for the rules).
+    /// Stable id, e.g. `DRV-01`: the id of its definition in [`checks::CHECKS`].
     pub id: String,
     /// The layer it belongs to.
     pub layer: Layer,
@@ -191,7 +191,8 @@ pub fn run(view: &dyn SystemView) -> Report {
             {
                 continue;
             }
-            let blocker = checks::depends_on(&list[i].id).iter().find_map(|dep| {
+            let deps = checks::find(&list[i].id).map_or(&[][..], |d| d.depends_on);
+            let blocker = deps.iter().find_map(|dep| {
                 list.iter().find(|c| c.id == *dep && c.id != list[i].id).and_then(|c| {
                     match (&c.verdict, &c.blocked_by) {
                         (_, Some(b)) if *b != list[i].id => Some(b.clone()),

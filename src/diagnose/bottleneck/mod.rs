@@ -1,0 +1,205 @@
+//! "Why is my GPU idle?": bottleneck verdicts over the recent history. The rules follow the feed
+//! chain (disk and CPU feeding the GPU), VRAM headroom, clocks and throttling, the PCIe link,
+//! the balance between GPUs and the host's memory.
+//!
+//! Each rule reads the last `window` seconds of the sampler's history (and the latest snapshot
+//! for processes, link state and limits) and says what limits the GPU, with a confidence, the
+//! numbers and time span it rests on, a plain explanation and the next tuning steps, one change
+//! at a time. Rules never fire on too little data: a window less than half covered by samples
+//! gives no verdict.
+//!
+//! This module owns the verdict types and [`evaluate`]; `context` computes the window's numbers
+//! once, and `rules` holds one function per rule and the order they run in.
+
+mod context;
+mod rules;
+
+use serde::{Deserialize, Serialize};
+
+use self::context::Ctx;
+use self::rules::Rule;
+use super::Verdict;
+use crate::telemetry::history::History;
+use crate::telemetry::snapshot::Snapshot;
+
+/// Default window, seconds.
+pub const DEFAULT_WINDOW_SECS: f64 = 60.0;
+
+/// What a verdict found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Finding {
+    /// The GPU does nothing and no process uses it.
+    NothingOnGpu,
+    /// A process holds the GPU but it does no work, and neither CPU nor disk explains it.
+    WaitingProcess,
+    /// Low or saw-tooth utilization while the CPU (or some cores) is saturated.
+    DataStarved,
+    /// Low utilization with high iowait / I/O pressure.
+    IoBound,
+    /// A process uses the GPU lightly while CPU and disk have room: small batches, waits on the
+    /// host, synchronisation.
+    Underused,
+    /// Busy, with memory-bandwidth utilization near its top.
+    MemoryBound,
+    /// Busy, compute-bound.
+    ComputeBound,
+    /// VRAM nearly full.
+    VramNearFull,
+    /// VRAM growing steadily (a leak?).
+    VramGrowing,
+    /// Clocks lowered by temperature.
+    ThermalThrottle,
+    /// Clocks held at the power limit.
+    PowerLimited,
+    /// Hardware slowdown (power brake, overheat protection).
+    HardwareSlowdown,
+    /// Clocks well below maximum under load without a reason reported.
+    ClocksLow,
+    /// One GPU busy, the others idle.
+    Imbalance,
+    /// The host swaps.
+    HostSwapping,
+    /// The PCIe link runs below its maximum under load.
+    PcieBelowMax,
+    /// Busy and not throttled.
+    Healthy,
+}
+
+/// One verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bottleneck {
+    /// What was found.
+    pub finding: Finding,
+    /// The GPU it concerns (None: the host or all GPUs).
+    pub gpu: Option<u32>,
+    /// Pass (healthy), Info, Warn.
+    pub severity: Verdict,
+    /// 0..1: how sure the rule is (signal strength times data coverage).
+    pub confidence: f64,
+    /// One line: "GPU 0 is data-starved: the CPU cannot feed it".
+    pub title: String,
+    /// Numbers it rests on.
+    pub evidence: Vec<String>,
+    /// Start and end of the span judged, seconds since the sampler started.
+    pub from: f64,
+    /// End of the span.
+    pub to: f64,
+    /// Why this limits the work.
+    pub explanation: String,
+    /// What to try, in the method's order.
+    pub next_steps: Vec<String>,
+}
+
+impl Bottleneck {
+    /// A stable key for "the same verdict" across evaluations (events mark changes).
+    pub fn key(&self) -> (Finding, Option<u32>) {
+        (self.finding, self.gpu)
+    }
+}
+
+/// Evaluates every rule over `[now - window, now]`: the window's numbers are read once, the rules
+/// run in their fixed order (`rules::RULES`), and the verdicts come back worst first (by severity,
+/// then confidence; equals keep the rules' order).
+pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bottleneck> {
+    let cx = Ctx::new(snap, h, window, now);
+    let mut out: Vec<Bottleneck> = Vec::new();
+    for rule in rules::RULES {
+        match rule {
+            Rule::Machine(judge) => out.extend(judge(&cx)),
+            Rule::EachGpu(per_gpu) => {
+                for g in &cx.gpus {
+                    let mut found: Vec<Bottleneck> = Vec::new();
+                    for judge in *per_gpu {
+                        if let Some(b) = judge(&cx, g, &found) {
+                            found.push(b);
+                        }
+                    }
+                    out.extend(found);
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.confidence.total_cmp(&a.confidence)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+    use crate::telemetry::sampler::Sampler;
+
+    /// 90 s of a demo scenario, judged over the last 60 s.
+    fn judge(sc: Scenario) -> Vec<Bottleneck> {
+        let s = Sampler::manual(
+            Arc::new(DemoGpus::new(sc, sc.default_gpus(), 5)),
+            Box::new(DemoHost::new(sc, 5)),
+            Duration::from_secs(1),
+        );
+        for t in 0..=90 {
+            let t = f64::from(t);
+            if (t as u32).is_multiple_of(5) {
+                s.step_slow(t);
+            }
+            s.step_host(t);
+            s.step_gpu(t);
+        }
+        let snap = s.snapshot();
+        s.with_history(|h| evaluate(&snap, h, 60.0, 90.0))
+    }
+
+    fn findings(v: &[Bottleneck]) -> Vec<(Finding, Option<u32>)> {
+        v.iter().map(Bottleneck::key).collect()
+    }
+
+    /// The scenario yields every expected finding and no warning besides them.
+    fn expect(sc: Scenario, want: &[(Finding, Option<u32>)]) {
+        let got = judge(sc);
+        let keys = findings(&got);
+        for w in want {
+            assert!(keys.contains(w), "{sc:?}: missing {w:?} in {keys:?}");
+        }
+        for b in &got {
+            if b.severity >= Verdict::Warn {
+                assert!(want.contains(&b.key()), "{sc:?}: unexpected {:?}: {}", b.key(), b.title);
+            }
+            assert!(!b.evidence.is_empty() && !b.next_steps.is_empty() && b.confidence > 0.3, "{b:?}");
+            assert_eq!((b.from, b.to), (30.0, 90.0));
+        }
+        if want.iter().all(|(f, _)| *f != Finding::Healthy) {
+            assert!(!keys.iter().any(|(f, _)| *f == Finding::Healthy), "{sc:?}: healthy next to a problem: {keys:?}");
+        }
+    }
+
+    #[test]
+    fn every_demo_scenario_gets_its_verdict_and_no_wrong_one() {
+        use Finding::*;
+        expect(Scenario::HealthyTraining, &[(Healthy, Some(0))]);
+        expect(Scenario::DataStarved, &[(DataStarved, Some(0))]);
+        expect(Scenario::IoBound, &[(IoBound, Some(0))]);
+        expect(Scenario::ThermalThrottle, &[(ThermalThrottle, Some(0))]);
+        expect(Scenario::VramFull, &[(VramNearFull, Some(0))]);
+        expect(Scenario::Imbalance, &[(Imbalance, None), (Healthy, Some(0))]);
+        expect(Scenario::Idle, &[(NothingOnGpu, Some(0))]);
+    }
+
+    #[test]
+    fn too_little_data_gives_no_verdict() {
+        let s = Sampler::manual(
+            Arc::new(DemoGpus::new(Scenario::DataStarved, 1, 5)),
+            Box::new(DemoHost::new(Scenario::DataStarved, 5)),
+            Duration::from_secs(1),
+        );
+        for t in 0..20 {
+            s.step_host(f64::from(t));
+            s.step_gpu(f64::from(t));
+        }
+        let snap = s.snapshot();
+        let v = s.with_history(|h| evaluate(&snap, h, 60.0, 20.0));
+        assert!(v.iter().all(|b| b.gpu.is_none()), "{v:?}");
+    }
+}

@@ -1,0 +1,107 @@
+//! Permission checks (PERM-*): the GPU device files exist (`/dev/nvidiactl`, `/dev/nvidia-uvm`,
+//! `/dev/nvidiaN`) and this user can read and write them. Linux only; WSL uses `/dev/dxg`.
+//!
+//! Sources: NVIDIA's nvidia-modprobe (creates the device files) and the driver's
+//! `NVreg_DeviceFileMode` / `ModifyDeviceFiles` parameters (`/proc/driver/nvidia/params`).
+
+use super::{Ctx, is_gpu_node};
+use crate::diagnose::view::{DeviceNode, UserInfo};
+use crate::diagnose::{Check, Verdict};
+
+/// Can `user` read and write `node`?
+fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
+    if user.uid == 0 {
+        return true;
+    }
+    let bits = if user.uid == n.uid {
+        n.mode >> 6
+    } else if user.groups.iter().any(|(g, _)| *g == n.gid) {
+        n.mode >> 3
+    } else {
+        n.mode
+    } & 0o7;
+    bits & 0o6 == 0o6
+}
+
+pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
+    if cx.wsl.is_some() {
+        return c.verdict(Verdict::Skipped, "WSL uses /dev/dxg instead");
+    }
+    if cx.v.meta().platform == "windows" {
+        return c.verdict(Verdict::Skipped, "Linux only");
+    }
+    let nodes = &cx.v.meta().device_nodes;
+    let has = |p: &str| nodes.iter().any(|n| n.path == p);
+    let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
+    let expected =
+        cx.nvml.map(|n| n.inventory.gpus.len()).filter(|n| *n > 0).or(cx.pci.as_ref().map(Vec::len)).unwrap_or(0);
+    let mut c = c;
+    for n in nodes {
+        c = c.evidence(format!(
+            "{}: {} {},{} mode {:o} uid {} gid {}",
+            n.path,
+            if n.char_device { "char" } else { "not a char device" },
+            n.major,
+            n.minor,
+            n.mode,
+            n.uid,
+            n.gid
+        ));
+    }
+    if !has("/dev/nvidiactl") || gpus == 0 {
+        return c
+            .verdict(Verdict::Fail, "/dev/nvidiactl or /dev/nvidiaN is missing")
+            .fix("sudo nvidia-modprobe   # or: sudo modprobe nvidia; the driver creates the nodes when it loads")
+            .fix("If the module loads but nodes stay missing, check udev rules and /proc/driver/nvidia/params (ModifyDeviceFiles).");
+    }
+    if !has("/dev/nvidia-uvm") {
+        return c
+            .verdict(Verdict::Fail, "/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')")
+            .fix("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
+    }
+    if expected > gpus {
+        return c.verdict(Verdict::Warn, format!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)"));
+    }
+    c.verdict(Verdict::Pass, format!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)"))
+}
+
+pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
+    if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
+        return c.verdict(Verdict::Skipped, "Linux device files only");
+    }
+    let m = cx.v.meta();
+    let relevant: Vec<&DeviceNode> = m
+        .device_nodes
+        .iter()
+        .filter(|n| n.path == "/dev/nvidiactl" || n.path == "/dev/nvidia-uvm" || is_gpu_node(&n.path))
+        .collect();
+    if relevant.is_empty() {
+        return c.verdict(Verdict::Skipped, "no device files to check");
+    }
+    let denied: Vec<&&DeviceNode> = relevant.iter().filter(|n| !can_open(&m.user, n)).collect();
+    let who = m.user.name.clone().unwrap_or_else(|| format!("uid {}", m.user.uid));
+    let c = c.evidence(format!(
+        "user {who}, groups {}",
+        m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
+    ));
+    if denied.is_empty() {
+        return c.verdict(Verdict::Pass, format!("{who} can read and write all {} of them", relevant.len()));
+    }
+    let group = denied.iter().find_map(|n| n.group.clone().or_else(|| (n.gid != 0).then(|| n.gid.to_string())));
+    let mut c = c.verdict(
+        Verdict::Fail,
+        format!(
+            "{who} cannot open {}",
+            denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
+        ),
+    );
+    c = match group {
+        Some(g) => c.explain(format!("The device files belong to group '{g}' and are not open to others.")).fix(
+            format!("sudo usermod -aG {g} {}   # then log out and back in", m.user.name.as_deref().unwrap_or("$USER")),
+        ),
+        None => c.fix(
+            "Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*.",
+        ),
+    };
+    c
+}

@@ -1,0 +1,42 @@
+//! Container checks (CONT-*): whether this runs in a container (Docker, Podman, Kubernetes) and
+//! whether GPUs were passed into it.
+//!
+//! Sources: the NVIDIA Container Toolkit documentation (installation, "Specialized Configurations
+//! with Docker", Container Device Interface support); Kubernetes "Schedule GPUs"; podman-run(1).
+
+use super::{Ctx, is_gpu_node};
+use crate::diagnose::{Check, Verdict};
+
+pub(super) fn cont_01(c: Check, cx: &Ctx) -> Check {
+    match &cx.container {
+        Some(k) => c.verdict(Verdict::Info, format!("yes: {k}")).explain("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host."),
+        None => c.verdict(Verdict::Pass, "no container detected"),
+    }
+}
+
+pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
+    let Some(kind) = &cx.container else {
+        return c.verdict(Verdict::Skipped, "not in a container");
+    };
+    let nodes = &cx.v.meta().device_nodes;
+    let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
+    let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
+    let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
+    let c = c
+        .evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or("(unset)")))
+        .evidence(format!("/dev/nvidiactl {}, {gpus} /dev/nvidiaN node(s)", if ctl { "present" } else { "missing" }));
+    if ctl && gpus > 0 {
+        return c.verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"));
+    }
+    let why = match visible.map(str::trim) {
+        Some("none") => "NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU.".to_string(),
+        Some("void") | Some("") => "NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.".to_string(),
+        _ => "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries.".to_string(),
+    };
+    let c = c.verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container")).explain(why);
+    match kind.as_str() {
+        "Kubernetes" => c.fix("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator."),
+        "Podman" => c.fix("podman run --device nvidia.com/gpu=all ...   (after: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml)"),
+        _ => c.fix("docker run --gpus all ...   (the host needs the NVIDIA Container Toolkit: sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker)"),
+    }
+}

@@ -1,0 +1,259 @@
+//! CUDA checks (CUDA-*): the newest CUDA the driver supports, the driver's CUDA library, `cuInit`,
+//! and the PyTorch builds found in Python environments against the driver and the GPUs'
+//! architectures. Also the `CUresult` names and meanings shared with the smoke test.
+//!
+//! Sources: the CUDA Toolkit release notes, CUDA driver table
+//! (<https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html>);
+//! NVIDIA's minor-version compatibility rules
+//! (<https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html>); the CUDA
+//! driver API's `CUresult` codes; PyTorch's `torch/version.py` and its wheel index
+//! (<https://download.pytorch.org/whl/>).
+
+use super::Ctx;
+use crate::diagnose::parse;
+use crate::diagnose::{Check, Verdict};
+
+fn driver_cuda(cx: &Ctx) -> Option<String> {
+    cx.nvml.and_then(|n| n.inventory.cuda_driver_version.as_ref()).and_then(|r| r.value().cloned())
+}
+
+pub(super) fn cuda_01(c: Check, cx: &Ctx) -> Check {
+    match driver_cuda(cx) {
+        Some(v) => c
+            .verdict(Verdict::Info, format!("CUDA {v}"))
+            .explain("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that)."),
+        None => c.verdict(Verdict::Skipped, "NVML did not report it"),
+    }
+}
+
+pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
+    match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
+        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
+        None if cx.v.meta().platform == "windows" => c.verdict(Verdict::Skipped, "Windows: nvcuda.dll"),
+        None => c
+            .verdict(Verdict::Fail, "libcuda.so.1 was not found in the library path")
+            .explain("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU.")
+            .fix("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it."),
+    }
+}
+
+/// The CUresult names and meanings `cuInit` returns in practice (also used by the smoke test).
+pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
+    match code {
+        0 => ("CUDA_SUCCESS", ""),
+        2 => (
+            "CUDA_ERROR_OUT_OF_MEMORY",
+            "The GPU has no memory left to create the driver's context; close other GPU programs.",
+        ),
+        3 => ("CUDA_ERROR_NOT_INITIALIZED", "The driver did not initialise; see the kernel log."),
+        34 => (
+            "CUDA_ERROR_STUB_LIBRARY",
+            "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH.",
+        ),
+        46 => ("CUDA_ERROR_DEVICE_UNAVAILABLE", "The GPU is busy or set to an exclusive/prohibited compute mode."),
+        100 => (
+            "CUDA_ERROR_NO_DEVICE",
+            "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU.",
+        ),
+        304 => ("CUDA_ERROR_OPERATING_SYSTEM", "The operating system or container runtime blocked the GPU."),
+        803 => (
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+            "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot.",
+        ),
+        804 => (
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+            "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path.",
+        ),
+        999 => (
+            "CUDA_ERROR_UNKNOWN",
+            "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm.",
+        ),
+        _ => ("CUDA error", "See the CUDA driver API error list for this number."),
+    }
+}
+
+pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
+    let Some(p) = &cx.v.meta().cuda else {
+        return c.verdict(Verdict::Skipped, "not probed (a sleeping GPU is left asleep)");
+    };
+    let Some(lib) = &p.library else {
+        return c
+            .verdict(Verdict::Fail, "no CUDA driver library could be loaded")
+            .evidence(p.load_error.clone().unwrap_or_default())
+            .fix("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
+    };
+    let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
+    match p.init_code {
+        Some(0) => c.verdict(
+            Verdict::Pass,
+            format!(
+                "CUDA driver API {} sees {} device(s)",
+                p.driver_version.as_deref().unwrap_or("?"),
+                p.devices.map_or("?".to_string(), |d| d.to_string())
+            ),
+        ),
+        Some(code) => {
+            let (name, next) = cu_result(code);
+            c.verdict(Verdict::Fail, format!("cuInit failed with {name} ({code})")).fix(next)
+        }
+        None => c.verdict(Verdict::Fail, format!("{lib} has no cuInit: not a CUDA driver library")),
+    }
+}
+
+/// Python environments' `torch/version.py` files.
+fn torch_installs(cx: &Ctx) -> Vec<String> {
+    let mut prefixes: Vec<String> = Vec::new();
+    for k in ["CONDA_PREFIX", "VIRTUAL_ENV"] {
+        if let Some(p) = cx.env(k) {
+            prefixes.push(p.to_string());
+        }
+    }
+    let homes: Vec<String> =
+        cx.v.list("/home")
+            .unwrap_or_default()
+            .into_iter()
+            .map(|h| format!("/home/{h}"))
+            .chain(["/root".to_string()])
+            .collect();
+    for h in &homes {
+        prefixes.push(format!("{h}/.local"));
+        prefixes.push(format!("{h}/.venv"));
+        for conda in ["miniconda3", "anaconda3", "miniforge3", "mambaforge"] {
+            prefixes.push(format!("{h}/{conda}"));
+            for env in cx.v.list(&format!("{h}/{conda}/envs")).unwrap_or_default() {
+                prefixes.push(format!("{h}/{conda}/envs/{env}"));
+            }
+        }
+    }
+    prefixes.extend(["/usr", "/usr/local", "/opt/conda"].map(String::from));
+    let mut out = Vec::new();
+    for p in prefixes {
+        for py in cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")) {
+            for sp in ["site-packages", "dist-packages"] {
+                let f = format!("{p}/lib/{py}/{sp}/torch/version.py");
+                if cx.v.exists(&f) && !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
+    let installs = torch_installs(cx);
+    if installs.is_empty() {
+        return c.verdict(Verdict::Skipped, "no PyTorch install found in the Python environments looked at");
+    }
+    let driver = driver_cuda(cx);
+    let mut worst = Verdict::Pass;
+    let mut notes = Vec::new();
+    let mut c = c;
+    for f in &installs {
+        let text = cx.v.read(f).unwrap_or_default();
+        let ver = parse::torch_version(&text).unwrap_or_else(|| "?".into());
+        let (v, note) = match (parse::torch_cuda(&text), &driver) {
+            (None, _) => (Verdict::Skipped, format!("{f}: torch {ver}, no cuda line")),
+            (Some(None), _) => (Verdict::Warn, format!("torch {ver} is a CPU-only build ({f}): it never uses the GPU")),
+            (Some(Some(tc)), Some(dc)) => {
+                let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
+                match parse::cmp_version(dc, &tc) {
+                    std::cmp::Ordering::Less if major(dc) < major(&tc) => (
+                        Verdict::Fail,
+                        format!(
+                            "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (older major version)"
+                        ),
+                    ),
+                    std::cmp::Ordering::Less => (
+                        Verdict::Warn,
+                        format!(
+                            "torch {ver} is built for CUDA {tc}, newer than the driver's CUDA {dc}: it runs in minor-version compatibility with a limited feature set"
+                        ),
+                    ),
+                    _ => (Verdict::Pass, format!("torch {ver} (CUDA {tc}) runs on this driver (CUDA {dc})")),
+                }
+            }
+            (Some(Some(tc)), None) => {
+                (Verdict::Info, format!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown"))
+            }
+        };
+        worst = worst.max(v);
+        c = c.evidence(format!("{f}: {}", note));
+        notes.push(note);
+    }
+    let mut c = c.verdict(worst, notes.join("; "));
+    if worst == Verdict::Fail {
+        let need = notes
+            .iter()
+            .find_map(|n| n.split("needs CUDA ").nth(1).and_then(|r| r.split(',').next()))
+            .unwrap_or("")
+            .to_string();
+        let min = parse::cuda_min_driver(&need)
+            .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
+            .unwrap_or_default();
+        c = c.explain(format!("PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min}).")).fix(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA, e.g. pip install torch --index-url https://download.pytorch.org/whl/cu{}", driver_cuda(cx).unwrap_or_default().replace('.', "")));
+    } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {
+        c = c.fix("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the driver's CUDA version shown by CUDA-01).");
+    }
+    c
+}
+
+pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
+    let installs = torch_installs(cx);
+    let gpus: Vec<(u32, String, f64)> = cx
+        .nvml
+        .map(|n| {
+            n.inventory
+                .gpus
+                .iter()
+                .filter_map(|g| {
+                    g.compute_capability
+                        .value()
+                        .and_then(|cc| cc.parse::<f64>().ok().map(|v| (g.index, g.name.clone(), v)))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if installs.is_empty() || gpus.is_empty() {
+        return c.verdict(Verdict::Skipped, "needs a PyTorch install and the GPUs' compute capability");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Pass;
+    for f in &installs {
+        let text = cx.v.read(f).unwrap_or_default();
+        let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
+        let (min_cc, blackwell) = parse::torch_arch_support(&ver, &cuda);
+        for (i, name, cc) in &gpus {
+            let (v, note) = if *cc < min_cc {
+                (
+                    Verdict::Fail,
+                    format!(
+                        "torch {ver} has no kernels for GPU {i} ({name}, compute capability {cc:.1}; this build needs {min_cc:.1} or newer)"
+                    ),
+                )
+            } else if *cc >= 10.0 && !blackwell {
+                (
+                    Verdict::Fail,
+                    format!(
+                        "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc:.1}): 'no kernel image is available'; use a CUDA 12.8+ build"
+                    ),
+                )
+            } else {
+                (Verdict::Pass, format!("torch {ver} runs on GPU {i} (compute capability {cc:.1})"))
+            };
+            worst = worst.max(v);
+            c = c.evidence(note);
+        }
+    }
+    let summary = if worst == Verdict::Pass {
+        "every GPU is covered by the PyTorch builds found".to_string()
+    } else {
+        c.evidence.iter().find(|e| e.contains("no kernel")).cloned().unwrap_or_default()
+    };
+    let c = c.verdict(worst, summary);
+    if worst == Verdict::Fail {
+        c.fix("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version.")
+    } else {
+        c
+    }
+}

@@ -1,0 +1,88 @@
+//! Environment checks (ENV-*): `CUDA_VISIBLE_DEVICES` (with CUDA's parsing rules), whether CUDA and
+//! nvidia-smi number the GPUs the same way (`CUDA_DEVICE_ORDER`), and `LD_LIBRARY_PATH` shadowing
+//! the driver's libcuda with a stub or compat copy.
+//!
+//! Source: the CUDA Programming Guide, "CUDA Environment Variables"
+//! (<https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html>).
+
+use super::{Ctx, MISSING};
+use crate::diagnose::parse;
+use crate::diagnose::{Check, Verdict};
+
+pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
+    let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
+        return c.verdict(Verdict::Pass, "not set: CUDA programs see every GPU");
+    };
+    let gpus = cx.nvml_gpus();
+    let c = c.evidence(format!("CUDA_VISIBLE_DEVICES={val:?}"));
+    if gpus.is_empty() {
+        return c.verdict(Verdict::Info, format!("set to {val:?}; no GPU list to compare it with"));
+    }
+    let vis = parse::cuda_visible(val, &gpus);
+    let shown = vis.gpus.iter().map(|g| format!("GPU {g}")).collect::<Vec<_>>().join(", ");
+    if vis.gpus.is_empty() && vis.mig.is_empty() {
+        let why = match &vis.cut_at {
+            None => "an empty value hides every GPU".to_string(),
+            Some(e) => {
+                format!("its first entry {e:?} matches no GPU, and CUDA ignores everything after an invalid entry")
+            }
+        };
+        return c
+            .verdict(Verdict::Fail, format!("CUDA_VISIBLE_DEVICES={val:?} hides every GPU: {why}"))
+            .fix("unset CUDA_VISIBLE_DEVICES   # or set it to GPU indices or UUIDs from this list")
+            .fix(format!(
+                "Valid values here: {}",
+                gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
+            ));
+    }
+    match vis.cut_at {
+        Some(e) => c.verdict(
+            Verdict::Warn,
+            format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"),
+        ),
+        None => c.verdict(
+            Verdict::Info,
+            format!(
+                "CUDA sees {shown}{}",
+                if vis.mig.is_empty() { String::new() } else { format!(" and MIG {}", vis.mig.join(", ")) }
+            ),
+        ),
+    }
+}
+
+pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
+    let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, MISSING) };
+    let mut names: Vec<&str> = n.inventory.gpus.iter().map(|g| g.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let order = cx.env("CUDA_DEVICE_ORDER");
+    if n.inventory.gpus.len() < 2 || names.len() < 2 || order == Some("PCI_BUS_ID") {
+        return c.verdict(Verdict::Pass, "same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)");
+    }
+    c.verdict(
+        Verdict::Warn,
+        "different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0",
+    )
+    .fix("export CUDA_DEVICE_ORDER=PCI_BUS_ID   # before starting the program; or select GPUs by UUID")
+}
+
+pub(super) fn env_03(c: Check, cx: &Ctx) -> Check {
+    let Some(ld) = cx.env("LD_LIBRARY_PATH") else { return c.verdict(Verdict::Pass, "LD_LIBRARY_PATH not set") };
+    let c = c.evidence(format!("LD_LIBRARY_PATH={ld}"));
+    let libcuda = cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1");
+    if let Some(l) = libcuda.filter(|l| l.path.contains("/stubs/")) {
+        return c
+            .verdict(Verdict::Fail, format!("libcuda.so.1 resolves to the toolkit's stub library {}", l.path))
+            .explain("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'.")
+            .fix(format!("Remove {} from LD_LIBRARY_PATH", l.path.rsplit_once('/').map_or("", |x| x.0)));
+    }
+    if let Some(l) = libcuda.filter(|l| l.path.contains("/compat/")) {
+        return c.verdict(Verdict::Warn, format!("libcuda.so.1 comes from a CUDA forward-compatibility package ({})", l.path)).fix("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility.");
+    }
+    if ld.split(':').any(|d| d.contains("/stubs")) {
+        return c
+            .verdict(Verdict::Warn, "a stubs directory is on LD_LIBRARY_PATH")
+            .fix("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking.");
+    }
+    c.verdict(Verdict::Pass, "no stub or compat driver library first in line")
+}

@@ -1,0 +1,132 @@
+//! Hardware checks (HW-*): NVIDIA display-class functions on the PCI bus (vendor 0x10de, class
+//! 0x0300 VGA or 0x0302 3D controller), the kernel driver bound to each, and whether NVML manages
+//! every one of them (bus ids compared in one normal form).
+//!
+//! Sources: the Linux sysfs PCI attributes (`/sys/bus/pci/devices/*/{vendor,class,driver}`);
+//! NVIDIA's nvidia-modprobe, which matches GPUs by the same vendor and classes; the NVML API
+//! reference (<https://docs.nvidia.com/deploy/nvml-api/>) for the device count and PCI bus ids.
+
+use super::{Ctx, MISSING};
+use crate::diagnose::{Check, Verdict};
+
+pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
+    let Some(pci) = &cx.pci else {
+        if cx.wsl.is_some() {
+            return c
+                .verdict(Verdict::Info, "WSL has no PCI view of the GPU; the Windows driver provides it")
+                .evidence("/sys/bus/pci/devices: not present");
+        }
+        return c.verdict(Verdict::Skipped, MISSING).evidence("/sys/bus/pci/devices: not readable");
+    };
+    if pci.is_empty() {
+        if cx.container.is_some() || cx.wsl.is_some() {
+            return c
+                .verdict(Verdict::Info, "no NVIDIA PCI function visible here (normal in containers and WSL)")
+                .evidence("/sys/bus/pci/devices: no vendor 0x10de display functions");
+        }
+        return c
+            .verdict(Verdict::Fail, "no NVIDIA GPU is visible on the PCI bus")
+            .explain("Nothing else can work until the system sees the card.")
+            .evidence("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function")
+            .fix("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM.");
+    }
+    let mut c = c.verdict(
+        Verdict::Pass,
+        format!(
+            "{} NVIDIA GPU(s): {}",
+            pci.len(),
+            pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    );
+    for g in pci {
+        c = c.evidence(format!("/sys/bus/pci/devices/{}: vendor 0x10de, display class", g.address));
+    }
+    c
+}
+
+pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
+    let Some(pci) = cx.pci.as_ref().filter(|p| !p.is_empty()) else {
+        return c.verdict(Verdict::Skipped, "no NVIDIA PCI function to look at");
+    };
+    let mut worst = Verdict::Pass;
+    let mut c = c;
+    let mut fixes = Vec::new();
+    for g in pci {
+        let d = g.driver.as_deref().unwrap_or("none");
+        c = c.evidence(format!("{}: driver {d}", g.address));
+        let v = match d {
+            "nvidia" => Verdict::Pass,
+            "vfio-pci" | "pci-stub" => {
+                fixes.push(format!("GPU {} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", g.address));
+                Verdict::Warn
+            }
+            "nouveau" => {
+                fixes.push("Blacklist nouveau: echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u (Fedora/RHEL: sudo dracut --force), then reboot".to_string());
+                Verdict::Fail
+            }
+            _ => {
+                fixes.push(format!("GPU {} has no driver bound: install the NVIDIA driver, or load it with `sudo modprobe nvidia` and read the error.", g.address));
+                Verdict::Fail
+            }
+        };
+        worst = worst.max(v);
+    }
+    let summary = match worst {
+        Verdict::Pass => "every GPU is bound to the nvidia driver".to_string(),
+        _ => format!(
+            "not every GPU is bound to the nvidia driver ({})",
+            pci.iter()
+                .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or("none")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut c = c.verdict(worst, summary);
+    fixes.dedup();
+    c.fixes = fixes;
+    c
+}
+
+pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
+    let (Some(pci), true) = (cx.pci.as_ref().filter(|p| !p.is_empty()), cx.nvml_open()) else {
+        return c.verdict(Verdict::Skipped, "needs both the PCI list and NVML");
+    };
+    let nvml_ids: Vec<String> = cx
+        .nvml
+        .map(|n| n.inventory.gpus.iter().filter_map(|g| g.pci_bus_id.value().map(|b| norm_bus(b))).collect())
+        .unwrap_or_default();
+    let missing: Vec<&str> =
+        pci.iter().filter(|g| !nvml_ids.contains(&norm_bus(&g.address))).map(|g| g.address.as_str()).collect();
+    let c = c
+        .evidence(format!("PCI: {}", pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")))
+        .evidence(format!("NVML: {}", nvml_ids.join(", ")));
+    if missing.is_empty() {
+        c.verdict(Verdict::Pass, format!("all {} GPU(s) managed by the driver", pci.len()))
+    } else if nvml_ids.is_empty() {
+        c.verdict(Verdict::Fail, "the driver manages none of the PCI GPUs")
+            .fix("Look at the kernel log for these addresses (sudo dmesg | grep -i -e nvrm -e xid): 'RmInitAdapter failed', Xid 79, or 'probe routine was not called'.")
+    } else {
+        c.verdict(Verdict::Warn, format!("NVML does not see {}", missing.join(", ")))
+            .fix("Look at the kernel log for that address (sudo dmesg | grep -i -e nvrm -e xid), check it is not bound to another driver, and reseat or power-check the card.")
+    }
+}
+
+/// `00000000:01:00.0` and `0000:01:00.0` → `0000:01:00.0`.
+fn norm_bus(id: &str) -> String {
+    let id = id.to_ascii_lowercase();
+    match id.split_once(':') {
+        Some((dom, rest)) if dom.len() > 4 => format!("{}:{rest}", &dom[dom.len() - 4..]),
+        _ => id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bus_ids_normalise() {
+        assert_eq!(norm_bus("00000000:01:00.0"), "0000:01:00.0");
+        assert_eq!(norm_bus("0000:2B:00.0"), "0000:2b:00.0");
+    }
+}

@@ -1,0 +1,550 @@
+//! The checks as a registry. [`CHECKS`] lists every check once, in the method's order (PCI device →
+//! driver → CUDA → container → permissions → WSL → environment → runtime health → Windows): its
+//! stable id, its layer, its title, the checks it depends on and the function that judges it. The
+//! functions live in one file per layer; this module holds the registry, the shared context
+//! [`Ctx`] (the view plus the facts several checks derive from it, computed once per run) and the
+//! helpers the layers share.
+//!
+//! Every check runs on every machine, in registry order, and reads only through [`SystemView`], so
+//! the same code judges this machine and a capture. Whether a check applies (platform, container,
+//! WSL) is decided inside it: one that does not apply returns a skipped verdict saying why. Ids are
+//! stable: users, reports and the test fixtures refer to them. Each layer's module doc names the
+//! public sources of its rules and fix texts.
+
+mod access;
+mod container;
+mod cuda;
+mod driver;
+mod env;
+mod hardware;
+mod runtime;
+mod windows;
+mod wsl;
+
+pub(crate) use cuda::cu_result;
+pub use windows::tdr_check;
+
+use super::parse;
+use super::view::{NvmlView, SystemView};
+use super::{Check, Layer};
+use crate::telemetry::sample::{GpuFacts, GpuSample};
+use crate::telemetry::source::SourceStatus;
+
+/// One check's definition: everything about it but its result.
+#[derive(Clone, Copy)]
+pub struct CheckDef {
+    /// Stable id, e.g. `DRV-01`: users, reports and the test fixtures refer to it, so never reuse one.
+    pub id: &'static str,
+    /// The layer it belongs to.
+    pub layer: Layer,
+    /// What is checked, e.g. "NVIDIA kernel module loaded": the title of every result it gives.
+    pub title: &'static str,
+    /// The checks it depends on, in the order they are consulted: when one of them failed (or is
+    /// itself blocked), this check is shown as blocked by it instead of counting as another
+    /// failure. They may come later in [`CHECKS`]: in a container, the driver checks depend on the
+    /// container having received the GPU.
+    pub depends_on: &'static [&'static str],
+    /// Judges the machine: gets the blank result ([`CheckDef::blank`]) and returns it with a
+    /// verdict, summary, explanation, evidence and fixes.
+    pub run: fn(Check, &Ctx) -> Check,
+}
+
+impl CheckDef {
+    /// The result before the check has run: this id, layer and title, skipped, nothing else.
+    pub fn blank(&self) -> Check {
+        Check::new(self.id, self.layer, self.title)
+    }
+}
+
+/// WIN-01, named because [`tdr_check`] gives its result outside a run as well.
+const WIN_01: CheckDef = CheckDef {
+    id: "WIN-01",
+    layer: Layer::Windows,
+    title: "GPU watchdog (TDR) settings",
+    depends_on: &[],
+    run: windows::win_01,
+};
+
+/// Every check, in the order they run (the order of [`super::Report::checks`]).
+pub static CHECKS: &[CheckDef] = &[
+    CheckDef {
+        id: "HW-01",
+        layer: Layer::Hardware,
+        title: "NVIDIA GPU on the PCI bus",
+        depends_on: &[],
+        run: hardware::hw_01,
+    },
+    CheckDef {
+        id: "HW-02",
+        layer: Layer::Hardware,
+        title: "Kernel driver bound to each GPU",
+        depends_on: &["HW-01", "DRV-04", "DRV-01"],
+        run: hardware::hw_02,
+    },
+    CheckDef {
+        id: "DRV-01",
+        layer: Layer::Driver,
+        title: "NVIDIA kernel module loaded",
+        depends_on: &["HW-01", "DRV-04", "DRV-05"],
+        run: driver::drv_01,
+    },
+    CheckDef {
+        id: "DRV-02",
+        layer: Layer::Driver,
+        title: "Kernel module version",
+        depends_on: &[],
+        run: driver::drv_02,
+    },
+    CheckDef {
+        id: "DRV-04",
+        layer: Layer::Driver,
+        title: "nouveau not holding the GPU",
+        depends_on: &["HW-01"],
+        run: driver::drv_04,
+    },
+    CheckDef {
+        id: "DRV-05",
+        layer: Layer::Driver,
+        title: "Secure Boot and the kernel module",
+        depends_on: &[],
+        run: driver::drv_05,
+    },
+    CheckDef {
+        id: "DRV-08",
+        layer: Layer::Driver,
+        title: "NVML (the driver's management library) loads",
+        depends_on: &["DRV-01", "HW-01", "DRV-06", "CONT-02", "WSL-01", "WSL-02", "PERM-02", "PERM-01"],
+        run: driver::drv_08,
+    },
+    CheckDef {
+        id: "DRV-06",
+        layer: Layer::Driver,
+        title: "Kernel module and libraries have the same version",
+        depends_on: &["DRV-01", "HW-01"],
+        run: driver::drv_06,
+    },
+    CheckDef {
+        id: "HW-03",
+        layer: Layer::Hardware,
+        title: "NVML sees every PCI GPU",
+        depends_on: &["DRV-08", "DRV-06", "DRV-01"],
+        run: hardware::hw_03,
+    },
+    CheckDef { id: "DRV-09", layer: Layer::Driver, title: "Persistence daemon", depends_on: &[], run: driver::drv_09 },
+    CheckDef {
+        id: "DRV-10",
+        layer: Layer::Driver,
+        title: "Kernel module flavour fits the GPU generation",
+        depends_on: &[],
+        run: driver::drv_10,
+    },
+    CheckDef {
+        id: "CUDA-01",
+        layer: Layer::Cuda,
+        title: "Newest CUDA the driver supports",
+        depends_on: &["DRV-08", "DRV-06", "DRV-01"],
+        run: cuda::cuda_01,
+    },
+    CheckDef {
+        id: "CUDA-LIB",
+        layer: Layer::Cuda,
+        title: "CUDA driver library (libcuda.so.1) present",
+        depends_on: &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
+        run: cuda::cuda_lib,
+    },
+    CheckDef {
+        id: "CUDA-INIT",
+        layer: Layer::Cuda,
+        title: "CUDA driver initialises (cuInit)",
+        depends_on: &[
+            "CUDA-LIB", "DRV-08", "DRV-06", "DRV-01", "PERM-01", "PERM-02", "CONT-02", "WSL-01", "WSL-02", "ENV-01",
+            "ENV-03",
+        ],
+        run: cuda::cuda_init,
+    },
+    CheckDef {
+        id: "CUDA-04",
+        layer: Layer::Cuda,
+        title: "PyTorch builds vs the driver",
+        depends_on: &["CUDA-01", "DRV-08"],
+        run: cuda::cuda_04,
+    },
+    CheckDef {
+        id: "CUDA-07",
+        layer: Layer::Cuda,
+        title: "GPU architecture supported by the PyTorch builds",
+        depends_on: &["DRV-08"],
+        run: cuda::cuda_07,
+    },
+    CheckDef {
+        id: "CONT-01",
+        layer: Layer::Containers,
+        title: "Running in a container",
+        depends_on: &[],
+        run: container::cont_01,
+    },
+    CheckDef {
+        id: "CONT-02",
+        layer: Layer::Containers,
+        title: "GPUs passed into the container",
+        depends_on: &[],
+        run: container::cont_02,
+    },
+    CheckDef {
+        id: "PERM-01",
+        layer: Layer::Permissions,
+        title: "GPU device files present",
+        depends_on: &["DRV-01", "CONT-02"],
+        run: access::perm_01,
+    },
+    CheckDef {
+        id: "PERM-02",
+        layer: Layer::Permissions,
+        title: "This user can open the GPU device files",
+        depends_on: &["PERM-01"],
+        run: access::perm_02,
+    },
+    CheckDef {
+        id: "WSL-01",
+        layer: Layer::Wsl,
+        title: "WSL version and GPU paravirtualisation",
+        depends_on: &[],
+        run: wsl::wsl_01,
+    },
+    CheckDef {
+        id: "WSL-02",
+        layer: Layer::Wsl,
+        title: "CUDA comes from the Windows driver (/usr/lib/wsl/lib)",
+        depends_on: &["WSL-01"],
+        run: wsl::wsl_02,
+    },
+    CheckDef { id: "WSL-08", layer: Layer::Wsl, title: "Graphics rendering in WSL", depends_on: &[], run: wsl::wsl_08 },
+    CheckDef {
+        id: "ENV-01",
+        layer: Layer::Environment,
+        title: "CUDA_VISIBLE_DEVICES",
+        depends_on: &["DRV-08", "PERM-02"],
+        run: env::env_01,
+    },
+    CheckDef {
+        id: "ENV-02",
+        layer: Layer::Environment,
+        title: "CUDA and nvidia-smi number the GPUs the same way",
+        depends_on: &["DRV-08", "PERM-02"],
+        run: env::env_02,
+    },
+    CheckDef {
+        id: "ENV-03",
+        layer: Layer::Environment,
+        title: "LD_LIBRARY_PATH does not shadow the driver",
+        depends_on: &[],
+        run: env::env_03,
+    },
+    CheckDef {
+        id: "RT-LOST",
+        layer: Layer::Runtime,
+        title: "Every GPU answers",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_lost,
+    },
+    CheckDef {
+        id: "RT-03",
+        layer: Layer::Runtime,
+        title: "Memory repair (row remapping, retired pages)",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_03,
+    },
+    CheckDef {
+        id: "RT-XID",
+        layer: Layer::Runtime,
+        title: "GPU errors in the kernel log (Xid)",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_xid,
+    },
+    CheckDef {
+        id: "RT-05",
+        layer: Layer::Runtime,
+        title: "Clocks held back (throttle reasons)",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_05,
+    },
+    CheckDef {
+        id: "RT-04",
+        layer: Layer::Runtime,
+        title: "PCIe link at its maximum",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_04,
+    },
+    CheckDef {
+        id: "RT-ECC",
+        layer: Layer::Runtime,
+        title: "Uncorrectable memory (ECC) errors",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_ecc,
+    },
+    CheckDef {
+        id: "RT-08",
+        layer: Layer::Runtime,
+        title: "Other programs holding the GPU",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_08,
+    },
+    CheckDef {
+        id: "RT-06",
+        layer: Layer::Runtime,
+        title: "MIG (multi-instance GPU) mode",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_06,
+    },
+    CheckDef {
+        id: "RT-07",
+        layer: Layer::Runtime,
+        title: "Compute mode",
+        depends_on: &["DRV-08"],
+        run: runtime::rt_07,
+    },
+    CheckDef {
+        id: "WIN-02",
+        layer: Layer::Windows,
+        title: "Driver model (WDDM / TCC / MCDM)",
+        depends_on: &[],
+        run: windows::win_02,
+    },
+    WIN_01,
+    CheckDef { id: "WIN-04", layer: Layer::Windows, title: "nvml.dll found", depends_on: &[], run: windows::win_04 },
+    CheckDef { id: "WIN-03", layer: Layer::Windows, title: "Driver version", depends_on: &[], run: windows::win_03 },
+];
+
+/// The definition of the check with `id`.
+pub fn find(id: &str) -> Option<&'static CheckDef> {
+    CHECKS.iter().find(|d| d.id == id)
+}
+
+/// Runs every check over `v`, in registry order.
+pub fn all(v: &dyn SystemView) -> Vec<Check> {
+    let cx = Ctx::new(v);
+    CHECKS.iter().map(|d| (d.run)(d.blank(), &cx)).collect()
+}
+
+/// The verdict summary of a check whose evidence is missing.
+const MISSING: &str = "skipped: evidence missing";
+
+/// What the checks read: the view, plus the facts several of them derive from it, computed once
+/// per run.
+pub struct Ctx<'a> {
+    /// This machine or a capture.
+    v: &'a dyn SystemView,
+    /// NVIDIA GPUs on the PCI bus; `None` when the bus is not readable.
+    pci: Option<Vec<PciGpu>>,
+    /// Loaded kernel modules; `None` when `/proc/modules` is not readable.
+    modules: Option<Vec<String>>,
+    /// NVML's answers; `None` when not probed.
+    nvml: Option<&'a NvmlView>,
+    /// The container kind, when running in one.
+    container: Option<String>,
+    /// The WSL version, when running in WSL.
+    wsl: Option<u8>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(v: &'a dyn SystemView) -> Self {
+        Ctx {
+            v,
+            pci: pci_gpus(v),
+            modules: v.read("/proc/modules").map(|t| parse::loaded_modules(&t)),
+            nvml: v.meta().nvml.as_ref(),
+            container: detect_container(v),
+            wsl: detect_wsl(v),
+        }
+    }
+    fn module(&self, m: &str) -> Option<bool> {
+        self.modules.as_ref().map(|ms| ms.iter().any(|x| x == m))
+    }
+    fn nvml_open(&self) -> bool {
+        matches!(self.nvml.map(|n| &n.status), Some(SourceStatus::Nvml { .. }))
+    }
+    fn nvml_gpus(&self) -> Vec<(u32, String)> {
+        self.nvml
+            .map(|n| n.inventory.gpus.iter().map(|g| (g.index, g.uuid.value().cloned().unwrap_or_default())).collect())
+            .unwrap_or_default()
+    }
+    fn env(&self, k: &str) -> Option<&str> {
+        self.v.meta().env.get(k).map(String::as_str)
+    }
+    /// NVML's configuration and health facts per GPU (empty without NVML).
+    fn facts(&self) -> &'a [GpuFacts] {
+        self.nvml.map(|n| n.facts.as_slice()).unwrap_or(&[])
+    }
+    /// NVML's sample per GPU (empty without NVML).
+    fn nvml_samples(&self) -> &'a [GpuSample] {
+        self.nvml.map(|n| n.samples.as_slice()).unwrap_or(&[])
+    }
+}
+
+/// An NVIDIA display-class PCI function and the kernel driver bound to it.
+struct PciGpu {
+    address: String,
+    driver: Option<String>,
+}
+
+fn pci_gpus(v: &dyn SystemView) -> Option<Vec<PciGpu>> {
+    let base = "/sys/bus/pci/devices";
+    let list = v.list(base)?;
+    Some(
+        list.into_iter()
+            .filter_map(|a| {
+                let vendor = v.read(&format!("{base}/{a}/vendor"))?;
+                let class = v.read(&format!("{base}/{a}/class"))?;
+                let hex = |s: &str| u32::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok();
+                (hex(&vendor)? == 0x10de && matches!(hex(&class)? >> 8, 0x0300 | 0x0302)).then(|| PciGpu {
+                    driver: v
+                        .link(&format!("{base}/{a}/driver"))
+                        .and_then(|l| l.rsplit('/').next().map(str::to_string)),
+                    address: a,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn detect_container(v: &dyn SystemView) -> Option<String> {
+    let env = &v.meta().env;
+    if env.contains_key("KUBERNETES_SERVICE_HOST") {
+        return Some("Kubernetes".into());
+    }
+    if v.exists("/run/.containerenv") || env.get("container").is_some_and(|c| c == "podman") {
+        return Some("Podman".into());
+    }
+    if v.exists("/.dockerenv") {
+        return Some("Docker".into());
+    }
+    let cg = v.read("/proc/1/cgroup").unwrap_or_default();
+    if cg.contains("/docker/") {
+        return Some("Docker".into());
+    }
+    if cg.contains("kubepods") {
+        return Some("Kubernetes".into());
+    }
+    if cg.contains("libpod") {
+        return Some("Podman".into());
+    }
+    env.get("container").map(|c| format!("container ({c})"))
+}
+
+fn detect_wsl(v: &dyn SystemView) -> Option<u8> {
+    let rel = v.read("/proc/sys/kernel/osrelease")?;
+    if rel.contains("microsoft") || rel.contains("WSL2") {
+        Some(2)
+    } else if rel.contains("Microsoft") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+fn is_gpu_node(p: &str) -> bool {
+    p.strip_prefix("/dev/nvidia").is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashSet};
+
+    use super::*;
+    use crate::diagnose::view::{KernelLog, Meta, Tdr, UserInfo};
+
+    /// A machine where nothing can be read.
+    struct Bare(Meta);
+
+    impl SystemView for Bare {
+        fn read(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn read_bytes(&self, _: &str) -> Option<Vec<u8>> {
+            None
+        }
+        fn list(&self, _: &str) -> Option<Vec<String>> {
+            None
+        }
+        fn link(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn exists(&self, _: &str) -> bool {
+            false
+        }
+        fn meta(&self) -> &Meta {
+            &self.0
+        }
+    }
+
+    fn bare(platform: &str) -> Bare {
+        Bare(Meta {
+            platform: platform.into(),
+            env: BTreeMap::new(),
+            user: UserInfo::default(),
+            device_nodes: Vec::new(),
+            links: BTreeMap::new(),
+            listings: BTreeMap::new(),
+            nvml: None,
+            libraries: Vec::new(),
+            kernel_log: KernelLog::Lines(Vec::new()),
+            renderer: None,
+            tdr: Some(Tdr::default()),
+            cuda: None,
+        })
+    }
+
+    #[test]
+    fn ids_are_unique() {
+        let mut seen = HashSet::new();
+        for d in CHECKS {
+            assert!(seen.insert(d.id), "{} is defined twice", d.id);
+        }
+    }
+
+    #[test]
+    fn every_dependency_is_another_check_of_the_registry() {
+        for d in CHECKS {
+            for dep in d.depends_on {
+                assert!(find(dep).is_some(), "{} depends on {dep}, which is not in the registry", d.id);
+                assert_ne!(*dep, d.id, "{} depends on itself", d.id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_dependencies_have_no_cycle() {
+        // Depth-first search; `path` holds the ids being visited, `done` those proven acyclic.
+        fn visit(id: &'static str, path: &mut Vec<&'static str>, done: &mut HashSet<&'static str>) {
+            if done.contains(id) {
+                return;
+            }
+            assert!(!path.contains(&id), "dependency cycle: {} -> {id}", path.join(" -> "));
+            path.push(id);
+            for dep in find(id).map_or(&[][..], |d| d.depends_on) {
+                visit(dep, path, done);
+            }
+            path.pop();
+            done.insert(id);
+        }
+        let mut done = HashSet::new();
+        for d in CHECKS {
+            visit(d.id, &mut Vec::new(), &mut done);
+        }
+        assert_eq!(done.len(), CHECKS.len());
+    }
+
+    #[test]
+    fn every_result_carries_its_definitions_id_layer_and_title() {
+        for platform in ["linux", "windows"] {
+            let got = all(&bare(platform));
+            assert_eq!(got.len(), CHECKS.len());
+            for (c, d) in got.iter().zip(CHECKS) {
+                assert_eq!((c.id.as_str(), c.layer, c.title.as_str()), (d.id, d.layer, d.title), "{platform}");
+            }
+        }
+        let tdr = tdr_check(&Tdr::default());
+        assert_eq!((tdr.id.as_str(), tdr.layer, tdr.title.as_str()), (WIN_01.id, WIN_01.layer, WIN_01.title));
+        assert!(CHECKS.iter().any(|d| d.id == WIN_01.id && d.title == WIN_01.title));
+    }
+}

@@ -1,0 +1,263 @@
+//! Runtime-health checks (RT-*): GPUs that stopped answering, Xid errors in the kernel log,
+//! throttle reasons, the PCIe link, uncorrectable ECC errors, memory repair, other programs holding
+//! the GPU, MIG and compute modes.
+//!
+//! Sources: NVIDIA's "Analyzing Xid Errors with the Xid Catalog"
+//! (<https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html>); the NVML API reference
+//! (<https://docs.nvidia.com/deploy/nvml-api/>) for clock-event reasons, PCIe, ECC, row remapping
+//! and compute modes; NVIDIA's MIG User Guide.
+
+use super::Ctx;
+use crate::diagnose::parse;
+use crate::diagnose::view::KernelLog;
+use crate::diagnose::{Check, Verdict};
+use crate::telemetry::sample::GpuHealth;
+use crate::telemetry::throttle;
+
+pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
+    if !cx.nvml_open() {
+        return c.verdict(Verdict::Skipped, "NVML not open");
+    }
+    let lost: Vec<String> = cx
+        .nvml_samples()
+        .iter()
+        .filter_map(|s| match &s.health {
+            GpuHealth::Lost(_) => Some(format!("GPU {}", s.index)),
+            GpuHealth::Ok => None,
+        })
+        .collect();
+    if lost.is_empty() {
+        c.verdict(Verdict::Pass, "all GPUs answer")
+    } else {
+        c.verdict(Verdict::Fail, format!("{} fell off the bus", lost.join(", ")))
+            .explain("The GPU stopped responding on the PCIe bus (Xid 79).")
+            .fix("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA.")
+    }
+}
+
+pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
+    let mut c = c;
+    let mut worst = Verdict::Skipped;
+    for f in cx.facts() {
+        if let Some(r) = f.remapped_rows.value() {
+            c = c.evidence(format!(
+                "GPU {}: remapped rows {} correctable, {} uncorrectable, pending {}, failure {}",
+                f.index, r.correctable, r.uncorrectable, r.pending, r.failed
+            ));
+            let v = if r.failed {
+                Verdict::Fail
+            } else if r.pending {
+                Verdict::Warn
+            } else {
+                Verdict::Pass
+            };
+            worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
+        }
+        if let Some(p) = f.pages_pending_retirement.value() {
+            c = c.evidence(format!("GPU {}: retired pages pending: {p}", f.index));
+            let v = if *p { Verdict::Warn } else { Verdict::Pass };
+            worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
+        }
+    }
+    match worst {
+        Verdict::Skipped => c.verdict(Verdict::Skipped, "not reported (GeForce boards do not have it)"),
+        Verdict::Pass => c.verdict(Verdict::Pass, "nothing pending, no failure"),
+        Verdict::Warn => c
+            .verdict(Verdict::Warn, "a memory repair waits for a GPU reset")
+            .fix("Reset the GPU (sudo nvidia-smi -r -i <id>, with no process on it) or reboot when convenient."),
+        _ => c
+            .verdict(Verdict::Fail, "row remapping failed: the GPU has no spare memory rows left")
+            .fix("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU."),
+    }
+}
+
+pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
+    if cx.wsl.is_some() {
+        return c.verdict(Verdict::Skipped, "WSL has no NVRM kernel log");
+    }
+    let lines = match &cx.v.meta().kernel_log {
+        KernelLog::Lines(l) => l,
+        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, format!("kernel log not readable: {why}")),
+    };
+    let xs = parse::xids(lines);
+    if xs.is_empty() {
+        return c.verdict(Verdict::Pass, "no Xid errors logged since boot");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Info;
+    let mut codes: Vec<u32> = Vec::new();
+    for x in &xs {
+        let (fatal, text) = parse::xid_meaning(x.code);
+        worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
+        if !codes.contains(&x.code) {
+            codes.push(x.code);
+            c = c.fix(format!("Xid {} ({}): {text}", x.code, x.pci));
+        }
+        c = c.evidence(x.line.clone());
+    }
+    c.verdict(worst, format!("Xid {} logged", codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")))
+}
+
+pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
+    let samples = cx.nvml_samples();
+    let masks: Vec<(u32, u64)> =
+        samples.iter().filter_map(|s| s.throttle_mask.value().map(|m| (s.index, *m))).collect();
+    if masks.is_empty() {
+        return c.verdict(Verdict::Skipped, "not reported");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Pass;
+    for (i, m) in &masks {
+        for r in throttle::decode(*m).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
+            worst = Verdict::Warn;
+            c = c.evidence(format!("GPU {i}: {} — {}", r.name, r.sentence));
+        }
+    }
+    if worst == Verdict::Pass {
+        c.verdict(Verdict::Pass, "no GPU is held back")
+    } else {
+        c.verdict(worst, "clocks are being lowered (see evidence); power cap under full load is normal")
+    }
+}
+
+pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
+    let inv = cx.nvml.map(|n| &n.inventory.gpus);
+    let mut c = c;
+    let mut worst = Verdict::Skipped;
+    for s in cx.nvml_samples() {
+        let Some(info) = inv.and_then(|g| g.iter().find(|g| g.index == s.index)) else { continue };
+        let (Some(g), Some(w), Some(mg), Some(mw)) =
+            (s.pcie_gen.get(), s.pcie_width.get(), info.max_pcie_gen.get(), info.max_pcie_width.get())
+        else {
+            continue;
+        };
+        let busy = s.util_gpu_pct.get().is_some_and(|u| u >= 50.0);
+        c = c.evidence(format!(
+            "GPU {}: Gen{g} x{w} (max Gen{mg} x{mw}), utilization {}",
+            s.index,
+            s.util_gpu_pct.show_short(|u| format!("{u:.0} %"))
+        ));
+        let v = if g >= mg && w >= mw {
+            Verdict::Pass
+        } else if busy {
+            Verdict::Warn
+        } else {
+            Verdict::Info
+        };
+        worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
+    }
+    match worst {
+        Verdict::Skipped => c.verdict(Verdict::Skipped, "link data not reported"),
+        Verdict::Pass => c.verdict(Verdict::Pass, "every link at its maximum"),
+        Verdict::Info => c.verdict(
+            Verdict::Info,
+            "a link is below its maximum while the GPU is idle: normal power saving; judge it under load",
+        ),
+        v => c.verdict(v, "a link is below its maximum under load").fix(
+            "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
+        ),
+    }
+}
+
+pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
+    let counts: Vec<(u32, u64)> =
+        cx.nvml_samples().iter().filter_map(|s| s.ecc_uncorrected_volatile.value().map(|n| (s.index, *n))).collect();
+    if counts.is_empty() {
+        return c.verdict(Verdict::Skipped, "ECC not reported (GeForce boards have none)");
+    }
+    let bad: Vec<String> = counts.iter().filter(|(_, n)| *n > 0).map(|(i, n)| format!("GPU {i}: {n}")).collect();
+    if bad.is_empty() {
+        c.verdict(Verdict::Pass, "none since the driver loaded")
+    } else {
+        c.verdict(Verdict::Warn, format!("uncorrectable errors since the driver loaded ({})", bad.join(", ")))
+            .fix("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA).")
+    }
+}
+
+pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
+    let samples = cx.nvml_samples();
+    if samples.is_empty() {
+        return c.verdict(Verdict::Skipped, "NVML not open");
+    }
+    let mut c = c;
+    let mut worst = Verdict::Pass;
+    let mut notes = Vec::new();
+    for s in samples {
+        let procs = s.processes.value().map(Vec::len);
+        let (used, total) = (s.vram_used_bytes.get(), s.vram_total_bytes.get());
+        let full = matches!((used, total), (Some(u), Some(t)) if t > 0 && u as f64 / t as f64 > 0.9);
+        if let Some(list) = s.processes.value() {
+            for p in list {
+                c = c.evidence(format!(
+                    "GPU {}: pid {} {} ({})",
+                    s.index,
+                    p.pid,
+                    p.name,
+                    p.vram_bytes.show_short(|b| crate::units::bytes(*b))
+                ));
+            }
+        }
+        if full {
+            worst = Verdict::Warn;
+            notes.push(format!(
+                "GPU {} VRAM is over 90 % used{}",
+                s.index,
+                procs.map(|n| format!(" by {n} process(es)")).unwrap_or_default()
+            ));
+        }
+    }
+    if worst == Verdict::Warn {
+        c.verdict(Verdict::Warn, notes.join("; ")).fix("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job.")
+    } else {
+        let n: usize = samples.iter().filter_map(|s| s.processes.value().map(Vec::len)).sum();
+        c.verdict(
+            if n == 0 { Verdict::Pass } else { Verdict::Info },
+            if n == 0 {
+                "no process is using the GPU".to_string()
+            } else {
+                format!("{n} process(es) use the GPU; memory is not full")
+            },
+        )
+    }
+}
+
+pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
+    let modes: Vec<(u32, (bool, bool))> =
+        cx.facts().iter().filter_map(|f| f.mig.value().map(|m| (f.index, *m))).collect();
+    if modes.is_empty() {
+        return c.verdict(Verdict::Skipped, "not a MIG-capable GPU");
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, (cur, pend))| cur != pend) {
+        return c
+            .verdict(Verdict::Warn, format!("GPU {i}: MIG mode changes at the next GPU reset"))
+            .fix("Reset the GPU or reboot to apply the pending MIG mode.");
+    }
+    let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
+    if on.is_empty() {
+        c.verdict(Verdict::Pass, "MIG is off")
+    } else {
+        c.verdict(Verdict::Info, format!("MIG is on for {}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)", on.join(", ")))
+    }
+}
+
+pub(super) fn rt_07(c: Check, cx: &Ctx) -> Check {
+    let modes: Vec<(u32, String)> =
+        cx.facts().iter().filter_map(|f| f.compute_mode.value().map(|m| (f.index, m.clone()))).collect();
+    if modes.is_empty() {
+        return c.verdict(Verdict::Skipped, "not reported");
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, m)| m == "Prohibited") {
+        return c
+            .verdict(Verdict::Fail, format!("GPU {i} is set to Prohibited: no program can create a CUDA context on it"))
+            .fix(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
+    }
+    if let Some((i, _)) = modes.iter().find(|(_, m)| m == "ExclusiveProcess") {
+        return c.verdict(
+            Verdict::Info,
+            format!(
+                "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)"
+            ),
+        );
+    }
+    c.verdict(Verdict::Pass, "Default (shared)")
+}
