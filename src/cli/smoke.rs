@@ -12,6 +12,7 @@ use super::exit;
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher};
 use crate::smoke::{ChildEnd, Msg, Options, child, stage_text};
+use crate::units::ByteUnits;
 
 /// Arguments of `smoke`.
 #[derive(Debug, Clone, Args)]
@@ -53,6 +54,8 @@ impl SmokeArgs {
             burn_secs: self.burn.unwrap_or(0),
             cuda_lib: self.cuda_lib.clone(),
             nvml_lib: self.nvml_lib.clone(),
+            // The command line keeps binary units; the app passes the user's choice.
+            units: ByteUnits::Binary,
         }
     }
 }

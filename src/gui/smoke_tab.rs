@@ -13,6 +13,7 @@ use super::checklist::verdict_color;
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher, Progress};
 use crate::smoke::{Figure, Options, SmokeReport, Stage, StageResult};
+use crate::units::ByteUnits;
 
 /// How the tab runs the test (tests point it at `gpu-doctor-cli` and a fake driver).
 #[derive(Clone, Debug)]
@@ -56,6 +57,8 @@ pub struct SmokeState {
     pub burn: bool,
     /// Burn length, seconds.
     pub burn_secs: u32,
+    /// How the test's texts show byte amounts (the "Byte units" setting); binary by default.
+    pub units: ByteUnits,
     live: Option<Arc<Mutex<Live>>>,
     cancel: Arc<AtomicBool>,
     /// The last finished run.
@@ -72,6 +75,7 @@ impl SmokeState {
             device: 0,
             burn: false,
             burn_secs: 60,
+            units: ByteUnits::default(),
             live: None,
             cancel: Arc::new(AtomicBool::new(false)),
             report: None,
@@ -100,6 +104,7 @@ impl SmokeState {
             burn_secs: if self.burn { self.burn_secs } else { 0 },
             cuda_lib: self.setup.cuda_lib.clone(),
             nvml_lib: self.setup.nvml_lib.clone(),
+            units: self.units,
         };
         let live = Arc::new(Mutex::new(Live::default()));
         self.cancel = Arc::new(AtomicBool::new(false));
@@ -249,7 +254,7 @@ impl SmokeState {
             }
             let mut facts = Vec::new();
             if let Some(d) = r.device() {
-                facts.push(format!("Device {}: {}", d.index, d.line()));
+                facts.push(format!("Device {}: {}", d.index, d.line_in(r.options.units)));
             }
             if let Some(l) = &r.library {
                 facts.push(format!(

@@ -19,6 +19,7 @@ pub mod runner;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose::Verdict;
+use crate::units::{self, ByteUnits};
 
 /// The kernels' PTX (PTX ISA 6.0, sm_50), generated from `assets/kernels/smoke.cu` by
 /// `scripts/kernels.py`; the driver JIT-compiles it for the GPU it runs on.
@@ -210,17 +211,41 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
-    /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.6 GiB)".
+    /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.6 GiB, PCI 0000:17:00.0)", in binary units.
     pub fn line(&self) -> String {
+        self.line_in(ByteUnits::Binary)
+    }
+
+    /// [`DeviceInfo::line`] with the memory in the chosen units ("85.5 GB" in decimal).
+    pub fn line_in(&self, units: ByteUnits) -> String {
         format!(
-            "{} (sm_{}{}, {} SMs, {:.1} GiB, PCI {})",
+            "{} (sm_{}{}, {} SMs, {}, PCI {})",
             self.name,
             self.compute_capability[0],
             self.compute_capability[1],
             self.sms,
-            self.memory_bytes as f64 / (1u64 << 30) as f64,
+            memory_text(self.memory_bytes, units),
             self.pci_bus_id
         )
+    }
+}
+
+/// A memory amount (a GPU's total, free memory) in the chosen units. Binary keeps the smoke test's
+/// fixed form, GiB with one decimal also below 1 GiB ("0.5 GiB", "79.6 GiB"), so amounts compare
+/// at a glance; decimal is [`units::bytes_in`]'s ("524.3 MB", "85.5 GB").
+fn memory_text(bytes: u64, units: ByteUnits) -> String {
+    match units {
+        ByteUnits::Binary => format!("{:.1} GiB", bytes as f64 / units::GIB),
+        ByteUnits::Decimal => units::bytes_in(bytes, units),
+    }
+}
+
+/// A buffer size in the chosen units: whole MiB in binary ("64 MiB", "272 MiB"), as the smoke test
+/// has always shown them; [`units::bytes_in`]'s form in decimal ("67.1 MB").
+fn buffer_text(bytes: u64, units: ByteUnits) -> String {
+    match units {
+        ByteUnits::Binary => format!("{} MiB", bytes >> 20),
+        ByteUnits::Decimal => units::bytes_in(bytes, units),
     }
 }
 
@@ -306,6 +331,14 @@ pub struct Options {
     /// Load NVML from this path (for the PCIe link, clocks and temperatures).
     #[serde(default)]
     pub nvml_lib: Option<std::path::PathBuf>,
+    /// How byte amounts are shown in the stages' texts (the "Byte units" setting): binary unless
+    /// the app passes the user's choice. Left out of the JSON when binary.
+    #[serde(default, skip_serializing_if = "is_binary")]
+    pub units: ByteUnits,
+}
+
+fn is_binary(units: &ByteUnits) -> bool {
+    *units == ByteUnits::Binary
 }
 
 /// How the child process ended.
@@ -383,7 +416,7 @@ impl SmokeReport {
         let mut s = String::new();
         s.push_str(&format!("gpu-doctor {} CUDA smoke test, device {}", self.version, self.options.device));
         if let Some(d) = self.device() {
-            s.push_str(&format!(": {}", d.line()));
+            s.push_str(&format!(": {}", d.line_in(self.options.units)));
         }
         s.push('\n');
         if let Some(l) = &self.library {
@@ -430,5 +463,45 @@ fn ms_text(r: &StageResult) -> String {
         Verdict::Skipped => String::new(),
         _ if r.ms >= 1000.0 => format!("{:.2} s", r.ms / 1000.0),
         _ => format!("{:.0} ms", r.ms),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_texts_keep_the_binary_form_and_follow_decimal() {
+        assert_eq!(memory_text(500 << 20, ByteUnits::Binary), "0.5 GiB");
+        assert_eq!(memory_text(80 << 30, ByteUnits::Binary), "80.0 GiB");
+        assert_eq!(memory_text(500 << 20, ByteUnits::Decimal), "524.3 MB");
+        assert_eq!(buffer_text((272 << 20) + 4, ByteUnits::Binary), "272 MiB");
+        assert_eq!(buffer_text(64 << 20, ByteUnits::Decimal), "67.1 MB");
+        let d = DeviceInfo {
+            index: 0,
+            name: "GPU".into(),
+            compute_capability: [9, 0],
+            sms: 132,
+            memory_bytes: 80 << 30,
+            pci_bus_id: "0000:17:00.0".into(),
+            clock_khz: 0,
+            memory_clock_khz: 0,
+            bus_width_bits: 0,
+        };
+        assert_eq!(d.line(), "GPU (sm_90, 132 SMs, 80.0 GiB, PCI 0000:17:00.0)");
+        assert_eq!(d.line_in(ByteUnits::Decimal), "GPU (sm_90, 132 SMs, 85.9 GB, PCI 0000:17:00.0)");
+    }
+
+    #[test]
+    fn the_units_reach_the_child_in_the_spec() {
+        // Binary is left out, so the default spec and report JSON are as before.
+        let spec = serde_json::to_string(&Options::default()).unwrap_or_default();
+        assert!(!spec.contains("units"), "{spec}");
+        let back: Result<Options, _> = serde_json::from_str(&spec);
+        assert_eq!(back.ok().map(|o| o.units), Some(ByteUnits::Binary));
+        let decimal = Options { units: ByteUnits::Decimal, ..Options::default() };
+        let spec = serde_json::to_string(&decimal).unwrap_or_default();
+        let back: Result<Options, _> = serde_json::from_str(&spec);
+        assert_eq!(back.ok(), Some(decimal));
     }
 }

@@ -1,0 +1,138 @@
+//! What to do next when a smoke-test stage fails or warns: the next-step text for each CUDA error
+//! code ([`for_cuda_error`]), for a missing or wrong driver library, for no GPU, for wrong results
+//! and for figures far below the hardware's limits.
+
+use crate::smoke::Stage;
+
+/// The error name when no driver library could be loaded.
+pub(super) const NOT_FOUND: &str = "LIBRARY_NOT_FOUND";
+
+/// The toolkit's stub libcuda was loaded.
+pub(super) const STUB_ADVICE: &str = "The CUDA toolkit's stub libcuda (in a .../stubs directory, only for linking) was loaded instead of the driver's. Remove the stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if there is none.";
+
+/// Something that cannot happen did: a gpu-doctor bug.
+pub(super) const REPORT_BUG: &str = "This is a gpu-doctor bug: please report it with this output.";
+
+/// The GPU computed a wrong result.
+pub(super) const WRONG_RESULT_ADVICE: &str = "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.";
+
+/// The PCIe link runs below what the GPU and slot support.
+pub(super) const LINK_ADVICE: &str = "The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings.";
+
+/// Host copies are far below the link's speed.
+pub(super) const SLOW_COPY_ADVICE: &str = "Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual.";
+
+/// Copies within GPU memory are far below the memory's peak.
+pub(super) const SLOW_MEMORY_ADVICE: &str = "GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER).";
+
+/// The clocks were held back during the burn.
+pub(super) const THROTTLE_ADVICE: &str = "Look at the reasons above: thermal limits need airflow and clean fans, power limits a power limit at the board's default (nvidia-smi -q -d POWER) and sound power cabling.";
+
+/// The driver library lacks a function the test calls.
+pub(super) const OLD_LIBRARY_ADVICE: &str =
+    "Update the NVIDIA driver; the installed libcuda is too old (or is not NVIDIA's).";
+
+/// The library given with `--cuda-lib` did not load.
+pub(super) const CUDA_LIB_ADVICE: &str = "Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places.";
+
+/// Another libcuda was loaded than the one asked for.
+pub(super) const OTHER_LIBRARY_ADVICE: &str = "Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH.";
+
+/// The driver's CUDA version is older than the kernels' PTX needs.
+pub(super) const OLD_DRIVER_ADVICE: &str = "Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer).";
+
+/// The next step for a failed driver call with this `CUresult` code, in this stage; the driver's
+/// CUDA version ("12.4"), when known, makes the PTX-version advice concrete.
+pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>) -> String {
+    match code {
+        2 => format!(
+            "The GPU has too little free memory{}. Close other programs using it (the Monitor lists them), then run the test again.",
+            if stage == Stage::Context { " even for a context" } else { "" }
+        ),
+        34 => STUB_ADVICE.to_string(),
+        100 => no_device_advice(),
+        209 => "The driver has no code for this GPU; it is likely too old for this GPU model. Update the NVIDIA driver.".to_string(),
+        218 | 300 => format!("The driver's JIT compiler rejected the test's PTX. {REPORT_BUG}"),
+        222 => format!(
+            "The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0){}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.",
+            driver_cuda.map(|c| format!("; this driver supports CUDA {c}")).unwrap_or_default()
+        ),
+        700 | 716 | 719 => "The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.".to_string(),
+        code => {
+            let (_, meaning) = crate::diagnose::checks::cu_result(code as i32);
+            format!("{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.")
+        }
+    }
+}
+
+/// The next step when the asked-for device does not exist; CUDA sees `count` (at least one).
+pub(super) fn invalid_device_advice(count: i32) -> String {
+    format!("Choose a device from 0 to {} (CUDA numbers the GPUs it can see, after CUDA_VISIBLE_DEVICES).", count - 1)
+}
+
+/// Summary and next step when no CUDA driver library can be loaded, for this kind of machine.
+pub(super) fn missing_library_advice() -> (String, String) {
+    let wsl = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .is_ok_and(|r| r.to_lowercase().contains("microsoft"))
+        || std::path::Path::new("/dev/dxg").exists();
+    let container = std::path::Path::new("/.dockerenv").exists() || std::path::Path::new("/run/.containerenv").exists();
+    missing_library_text(cfg!(windows), wsl, container)
+}
+
+/// Summary and next step when no CUDA driver library can be loaded, on Windows, in WSL, in a
+/// container or on a plain Linux machine.
+fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (String, String) {
+    if windows {
+        return (
+            "nvcuda.dll, the NVIDIA driver's CUDA library, was not found".to_string(),
+            "Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough.".to_string(),
+        );
+    }
+    let summary = "no CUDA driver library (libcuda.so.1) could be loaded".to_string();
+    let next = if wsl {
+        "In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL."
+    } else if container {
+        "This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes."
+    } else {
+        "Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it."
+    };
+    (summary, next.to_string())
+}
+
+/// The next step when CUDA sees no GPU, naming CUDA_VISIBLE_DEVICES when it is set.
+pub(super) fn no_device_advice() -> String {
+    let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+    let mut s = String::from("CUDA sees no GPU. ");
+    match visible.as_deref() {
+        Some(v) => s.push_str(&format!("CUDA_VISIBLE_DEVICES is set to '{v}': unset it or list a GPU that exists. ")),
+        None => s.push_str("Check that the driver is loaded (nvidia-smi), that /dev/nvidia* exist and are accessible, and in a container that it was started with --gpus all. "),
+    }
+    s.push_str("The Checklist (gpu-doctor-cli check) finds which.");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_library_advice_fits_the_machine() {
+        assert!(missing_library_text(false, true, false).1.contains("/usr/lib/wsl/lib"));
+        assert!(missing_library_text(false, false, true).1.contains("--gpus all"));
+        assert!(missing_library_text(false, false, false).1.contains("ldconfig -p | grep libcuda"));
+        assert!(missing_library_text(true, false, false).0.contains("nvcuda.dll"));
+        // WSL inside a container is still WSL: the library path is the fix.
+        assert!(missing_library_text(false, true, true).1.contains("/usr/lib/wsl/lib"));
+    }
+
+    #[test]
+    fn cuda_errors_get_their_own_next_step() {
+        assert!(for_cuda_error(2, Stage::Context, None).contains("too little free memory even for a context"));
+        assert!(!for_cuda_error(2, Stage::Alloc, None).contains("even for a context"));
+        assert!(for_cuda_error(222, Stage::Module, Some("12.4")).contains("; this driver supports CUDA 12.4."));
+        assert_eq!(for_cuda_error(34, Stage::Init, None), STUB_ADVICE);
+        assert!(
+            for_cuda_error(999, Stage::Init, None).ends_with("Run the Checklist (gpu-doctor-cli check) for the cause.")
+        );
+    }
+}
