@@ -183,14 +183,14 @@ pub fn run(command: &Command) -> ExitCode {
         Command::Check(a) => check::run_check(a),
         Command::Capture(a) => check::run_capture(a),
         Command::Vram(a) => vram::run(a),
-        Command::Smoke(a) => Ok(ExitCode::from(smoke::run(a))),
+        Command::Smoke(a) => smoke::run(a),
         Command::Report(a) => report::run(a),
         Command::Record(a) => record::run_record(a),
         Command::Run(a) => run::run(a),
         Command::Focus(a) => focus::run(a),
         Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
-        Command::SmokeChild(a) => Ok(ExitCode::from(smoke::run_child(a))),
+        Command::SmokeChild(a) => smoke::run_child(a),
     };
     result.unwrap_or_else(|e| {
         eprintln!("gpu-doctor: {e}");

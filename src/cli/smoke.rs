@@ -3,12 +3,13 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::Args;
 
-use super::exit;
+use super::{CliError, exit};
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher};
 use crate::smoke::{ChildEnd, Msg, Options, child, stage_text};
@@ -61,7 +62,7 @@ impl SmokeArgs {
 }
 
 /// Runs `smoke`: text lines as stages end, or one JSON report at the end.
-pub fn run(a: &SmokeArgs) -> u8 {
+pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     let opts = a.options();
     let mut out = std::io::stdout().lock();
     if !a.json {
@@ -106,15 +107,7 @@ pub fn run(a: &SmokeArgs) -> u8 {
         },
     );
     if a.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(s) => {
-                let _ = writeln!(out, "{s}");
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::ERROR;
-            }
-        }
+        let _ = writeln!(out, "{}", super::to_json(&report)?);
     } else {
         for r in &report.stages[printed.min(report.stages.len())..] {
             let _ = write!(out, "{}", stage_text(r));
@@ -125,23 +118,18 @@ pub fn run(a: &SmokeArgs) -> u8 {
         }
         let _ = writeln!(out, "Took {:.1} s.", report.total_ms / 1000.0);
     }
-    match (&report.end, report.verdict) {
+    Ok(ExitCode::from(match (&report.end, report.verdict) {
         (ChildEnd::NotResponding { .. }, _) => exit::NOT_RESPONDING,
         (_, Verdict::Fail) => exit::CHECK_FAIL,
         (_, Verdict::Warn) => exit::CHECK_WARN,
         _ => exit::OK,
-    }
+    }))
 }
 
 /// Runs the hidden child: the test itself, JSON lines on stdout.
-pub fn run_child(a: &SmokeChildArgs) -> u8 {
-    let opts: Options = match serde_json::from_str(&a.spec) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: bad --spec: {e}");
-            return exit::BAD_ARGS;
-        }
-    };
+pub fn run_child(a: &SmokeChildArgs) -> Result<ExitCode, CliError> {
+    let opts: Options =
+        serde_json::from_str(&a.spec).map_err(|e| CliError::new(exit::BAD_ARGS, format!("bad --spec: {e}")))?;
     let mut out = std::io::stdout().lock();
-    child::run(&opts, &mut out) as u8
+    Ok(ExitCode::from(child::run(&opts, &mut out) as u8))
 }

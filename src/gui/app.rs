@@ -266,6 +266,7 @@ impl DoctorApp {
             settings_notice: init.settings_notice,
         };
         app.vram.units = app.settings.units;
+        app.smoke.units = app.settings.units;
         if let Some(path) = replay {
             app.open_replay(&cc.egui_ctx, &path);
         }

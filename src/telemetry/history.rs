@@ -388,25 +388,9 @@ pub mod keys {
         }
     }
 
-    /// TEMPORARY during the merge of the bottleneck split.
-    pub trait MetricName {
-        /// The suffix.
-        fn suffix(&self) -> &str;
-    }
-    impl MetricName for GpuMetric {
-        fn suffix(&self) -> &str {
-            self.name()
-        }
-    }
-    impl MetricName for &str {
-        fn suffix(&self) -> &str {
-            self
-        }
-    }
-
     /// Key of a per-GPU metric, e.g. `gpu0.util`.
-    pub fn gpu(index: u32, metric: impl MetricName) -> String {
-        format!("gpu{index}.{}", metric.suffix())
+    pub fn gpu(index: u32, metric: GpuMetric) -> String {
+        format!("gpu{index}.{}", metric.name())
     }
     /// Key of a CPU core's utilization.
     pub fn core(index: usize) -> String {

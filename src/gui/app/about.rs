@@ -58,6 +58,7 @@ impl DoctorApp {
         if self.settings.units != before.units {
             self.monitor.units = self.settings.units;
             self.vram.units = self.settings.units;
+            self.smoke.units = self.settings.units;
         }
     }
 

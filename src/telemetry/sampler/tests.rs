@@ -1,0 +1,107 @@
+//! Tests of the sampler: steps, prefill, threads, recording lines, the slow-step owner.
+
+use super::*;
+use crate::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+
+fn demo(n: u32) -> Sampler {
+    Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, n, 1)),
+        Box::new(DemoHost::new(Scenario::HealthyTraining, 1)),
+        Duration::from_secs(1),
+    )
+}
+
+#[test]
+fn interval_range_is_checked() {
+    assert!(check_interval(0.25).is_ok());
+    assert!(check_interval(10.0).is_ok());
+    for bad in [0.1, 11.0, f64::NAN, -1.0] {
+        let e = check_interval(bad).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("between 0.25 and 10"), "{e}");
+    }
+}
+
+#[test]
+fn steps_publish_snapshots_and_history() {
+    let s = demo(2);
+    assert_eq!(s.snapshot().seq, 0);
+    s.step_slow(0.0);
+    s.step_host(1.0);
+    s.step_gpu(1.0);
+    let snap = s.snapshot();
+    assert_eq!(snap.seq, 2);
+    assert_eq!(snap.gpus.len(), 2);
+    assert!(snap.host.is_some());
+    assert!(snap.gpus.iter().all(|g| g.processes.value().is_some_and(|p| !p.is_empty())), "slow data merged");
+    assert!(snap.gpus.iter().all(|g| g.pcie_rx_bps.get().is_some()));
+    assert!(s.with_history(|h| h.series("gpu1.util").is_some() && h.series(keys::CPU).is_some()));
+}
+
+#[test]
+fn a_recording_gets_one_line_per_tick_whatever_wakes_the_reader() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("rec.jsonl");
+    let s = demo(1);
+    s.step_gpu(0.0);
+    s.start_recording(&path).unwrap_or_else(|e| panic!("{e}"));
+    let lines = || s.recording().map_or(0, |(_, n)| n);
+    for t in 1..=3 {
+        s.step_host(f64::from(t));
+        s.check_stall();
+        assert_eq!(lines(), u64::try_from(t - 1).unwrap_or(0), "host steps and the watchdog add no line");
+        s.step_gpu(f64::from(t));
+        assert_eq!(lines(), u64::try_from(t).unwrap_or(0), "the GPU step completes the tick");
+    }
+    s.step_slow(4.0);
+    assert_eq!(lines(), 3, "a slow step is not a tick");
+}
+
+#[test]
+fn a_slow_step_already_in_flight_is_not_run_twice() {
+    let s = demo(1);
+    let owner = s.shared.slow_owner.lock().unwrap_or_else(|e| panic!("{e}"));
+    s.step_slow(1.0);
+    assert!(s.shared.slow.load().is_empty(), "the second slow step did nothing");
+    drop(owner);
+    s.step_slow(2.0);
+    assert_eq!(s.shared.slow.load().len(), 1);
+}
+
+#[test]
+fn prefill_is_for_demo_only() {
+    let s = demo(1);
+    s.prefill_demo(60.0);
+    assert_eq!(s.with_history(|h| h.series("gpu0.util").map(|x| x.fine_len())), Some(60));
+    assert!(s.snapshot().gpu_t.is_some_and(|t| t < 0.0));
+    let real = Sampler::manual(
+        Arc::new(crate::telemetry::source::StaticGpus::unavailable(crate::telemetry::source::NoGpu {
+            summary: String::new(),
+            next_step: String::new(),
+            attempts: Vec::new(),
+        })),
+        Box::new(DemoHost::new(Scenario::Idle, 1)),
+        Duration::from_secs(1),
+    );
+    real.prefill_demo(60.0);
+    assert!(real.with_history(|h| h.is_empty()));
+}
+
+#[test]
+fn threads_publish_and_wake_the_reader() {
+    let s = Sampler::start(
+        Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
+        Box::new(DemoHost::new(Scenario::Idle, 1)),
+        Duration::from_millis(250),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    s.set_notify(move || {
+        let _ = tx.send(());
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while s.snapshot().gpu_t.is_none() || s.snapshot().host_t.is_none() {
+        assert!(Instant::now() < deadline, "sampler threads published nothing");
+        let _ = rx.recv_timeout(Duration::from_millis(100));
+    }
+    assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok(), "notify called");
+}
