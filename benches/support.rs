@@ -2,6 +2,7 @@
 //! capture) built, redacted and rendered in each format; one recording line for 8 GPUs (the
 //! per-tick cost of recording); and opening a 24 h recording (86 400 samples) for replay.
 #![allow(missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark stops at the first failure
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,8 +33,7 @@ fn report_bench(c: &mut Criterion) {
     let s = sampler(8, 900);
     let snap = s.snapshot();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pcie-link-downtrained");
-    let checklist =
-        gpu_doctor::diagnose::run(&CapturedSystem::open(std::path::Path::new(dir)).unwrap_or_else(|e| panic!("{e}")));
+    let checklist = gpu_doctor::diagnose::run(&CapturedSystem::open(std::path::Path::new(dir)).unwrap());
     let machine = report::machine_facts();
     for format in [Format::Md, Format::Html, Format::Json] {
         c.bench_function(&format!("report: build + redact + render {format:?} (8 GPUs, 15 min, checklist)"), |b| {
@@ -59,8 +59,8 @@ fn report_bench(c: &mut Criterion) {
 
 fn recording_bench(c: &mut Criterion) {
     let s = sampler(8, 2);
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut rec = Recorder::create(&dir.path().join("b.gdrec"), &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut rec = Recorder::create(&dir.path().join("b.gdrec"), &s.snapshot()).unwrap();
     let mut t = 2.0;
     c.bench_function("record: one line, 8 GPUs + host (write + flush)", |b| {
         b.iter(|| {
@@ -75,10 +75,10 @@ fn recording_bench(c: &mut Criterion) {
 /// Not a criterion loop (one run takes about a second): writes a 24 h recording once and times
 /// opening it, as `gpu-doctor --replay` does.
 fn replay_24h(_c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("day.gdrec");
     let s = sampler(1, 1);
-    let mut rec = Recorder::create(&path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::create(&path, &s.snapshot()).unwrap();
     for t in 1..=86_400 {
         s.step_host(f64::from(t));
         s.step_gpu(f64::from(t));
@@ -87,7 +87,7 @@ fn replay_24h(_c: &mut Criterion) {
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     for _ in 0..3 {
         let t0 = Instant::now();
-        let r = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let r = Recording::open(&path).unwrap();
         let read = t0.elapsed();
         let sampler = Sampler::from_recording(&r, "day.gdrec");
         let total = t0.elapsed();

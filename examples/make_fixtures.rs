@@ -3,6 +3,7 @@
 //! `gpu-doctor-cli capture` writes (docs/capture-format.md). Each is a healthy workstation with
 //! the few facts changed that make the fault. Run: `cargo run --example make_fixtures`.
 #![allow(missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a tool for developers: stop at the first failure
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -422,10 +423,10 @@ fn main() {
         let _ = std::fs::remove_dir_all(&dir);
         for (path, bytes) in &fx.files {
             let p = dir.join("fs").join(path.trim_start_matches('/'));
-            std::fs::create_dir_all(p.parent().unwrap_or(&dir)).unwrap_or_else(|e| panic!("{e}"));
-            std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::create_dir_all(p.parent().unwrap_or(&dir)).unwrap();
+            std::fs::write(&p, bytes).unwrap();
         }
-        write_capture_json(&dir, fx.meta).unwrap_or_else(|e| panic!("{e}"));
+        write_capture_json(&dir, fx.meta).unwrap();
         println!("wrote {}", dir.display());
     }
 }

@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_missing_file() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("settings.ron");
         assert_eq!(Settings::load(&path), Loaded { settings: Settings::default(), notice: None });
         let s = Settings {
@@ -209,19 +209,19 @@ mod tests {
             tab: "smoke".into(),
             ..Settings::default()
         };
-        s.save(&path).unwrap_or_else(|e| panic!("{e}"));
+        s.save(&path).unwrap();
         assert_eq!(Settings::load(&path), Loaded { settings: s, notice: None });
     }
 
     #[test]
     fn peek_has_no_side_effects() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.ron");
         assert_eq!(Settings::peek(&path), None);
-        std::fs::write(&path, "(broken").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, "(broken").unwrap();
         assert_eq!(Settings::peek(&path), None);
         assert!(path.exists() && !dir.path().join("settings.ron.bak").exists());
-        std::fs::write(&path, "(redaction: (enabled: true, hostname: false))").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, "(redaction: (enabled: true, hostname: false))").unwrap();
         assert_eq!(Settings::peek(&path).map(|s| s.redaction.hostname), Some(false));
     }
 
@@ -229,14 +229,13 @@ mod tests {
     fn unknown_fields_and_out_of_range_values() {
         // Fields this version does not know (written by a later minor change) are ignored; values
         // out of range fall back to their defaults.
-        let s = Settings::parse(b"(interval_secs: 99.0, window_secs: 7, future_thing: true, tab: \"vram\")")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let s = Settings::parse(b"(interval_secs: 99.0, window_secs: 7, future_thing: true, tab: \"vram\")").unwrap();
         assert_eq!((s.interval_secs, s.window_secs, s.tab.as_str()), (1.0, 300, "vram"));
     }
 
     #[test]
     fn bad_files_are_kept_and_reported_once() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.ron");
         for (i, bad) in [
             b"(interval_secs: 0.5, ".to_vec(),
@@ -247,7 +246,7 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            std::fs::write(&path, &bad).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(&path, &bad).unwrap();
             let l = Settings::load(&path);
             assert_eq!(l.settings, Settings::default());
             let notice = l.notice.unwrap_or_default();

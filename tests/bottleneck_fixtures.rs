@@ -2,6 +2,7 @@
 //! demo scenarios do not cover — a VRAM leak, a swapping host, a PCIe link below its maximum under
 //! load, a hardware slowdown, memory-bandwidth-bound work and a process that holds the GPU but
 //! does nothing — each replayed and judged like live data: its verdict, and no wrong one.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +21,7 @@ const GIB: u64 = 1 << 30;
 /// Writes a 90 s recording of a healthy-training demo GPU and host, each sample changed by
 /// `edit(t, gpu, host)`, reads it back and judges the last 60 s.
 fn judge(edit: impl Fn(f64, &mut GpuSample, &mut HostSample)) -> Vec<bottleneck::Bottleneck> {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fixture.gdrec");
     let s = Sampler::manual(
         Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 9)),
@@ -30,7 +31,7 @@ fn judge(edit: impl Fn(f64, &mut GpuSample, &mut HostSample)) -> Vec<bottleneck:
     s.step_slow(0.0);
     s.step_host(0.0);
     s.step_gpu(0.0);
-    let mut rec = Recorder::create(&path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = Recorder::create(&path, &s.snapshot()).unwrap();
     for t in 1..=90 {
         let t = f64::from(t);
         if (t as u32).is_multiple_of(5) {
@@ -42,10 +43,10 @@ fn judge(edit: impl Fn(f64, &mut GpuSample, &mut HostSample)) -> Vec<bottleneck:
         if let (Some(g), Some(h)) = (snap.gpus.first_mut(), snap.host.as_mut()) {
             edit(t, g, h);
         }
-        rec.append(&snap).unwrap_or_else(|e| panic!("{e}"));
+        rec.append(&snap).unwrap();
     }
     drop(rec);
-    let r = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let r = Recording::open(&path).unwrap();
     let replay = Sampler::from_recording(&r, "fixture.gdrec");
     let snap = replay.snapshot();
     replay.with_history(|h| bottleneck::evaluate(&snap, h, 60.0, 90.0))

@@ -180,11 +180,11 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
     ];
     for (name, code, _, _) in EXPECTED {
         let out = Command::cargo_bin("gpu-doctor-cli")
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
             .args(["check", "--from"])
             .arg(fixture(name))
             .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         let s = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(*code), "{name}:\n{s}");
         assert!(!s.contains('\x1b'), "no colour codes");
@@ -196,50 +196,43 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
         }
     }
     let out = Command::cargo_bin("gpu-doctor-cli")
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap()
         .args(["check", "--json", "--from"])
         .arg(fixture("nouveau-bound"))
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["root_cause"], "DRV-04");
     assert_eq!(v["checks"][0]["id"], "HW-01");
 }
 
 #[test]
 fn broken_captures_give_clear_errors_or_skip_checks() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     // No capture.json.
     assert!(matches!(CapturedSystem::open(dir.path()), Err(CaptureError::Missing(..))));
     // Garbage.
-    std::fs::write(dir.path().join("capture.json"), "{ not json").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("capture.json"), "{ not json").unwrap();
     assert!(matches!(CapturedSystem::open(dir.path()), Err(CaptureError::Malformed(..))));
     // A future version.
-    let text =
-        std::fs::read_to_string(fixture("healthy-workstation").join("capture.json")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.path().join("capture.json"), text.replace("\"version\": 1", "\"version\": 99"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(fixture("healthy-workstation").join("capture.json")).unwrap();
+    std::fs::write(dir.path().join("capture.json"), text.replace("\"version\": 1", "\"version\": 99")).unwrap();
     let e = CapturedSystem::open(dir.path()).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("version 99 is newer") && e.contains("update gpu-doctor"), "{e}");
-    let out = Command::cargo_bin("gpu-doctor-cli")
-        .unwrap_or_else(|e| panic!("{e}"))
-        .args(["check", "--from"])
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["check", "--from"]).arg(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer than this gpu-doctor understands"));
     // Valid metadata but no files: every file-based check is skipped, nothing crashes.
-    std::fs::write(dir.path().join("capture.json"), &text).unwrap_or_else(|e| panic!("{e}"));
-    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    std::fs::write(dir.path().join("capture.json"), &text).unwrap();
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     for id in ["DRV-04", "DRV-05"] {
         let c = r.get(id).unwrap_or_else(|| panic!("{id}"));
         assert_eq!(c.verdict, Verdict::Skipped, "{id}: {}", c.summary);
         assert!(c.summary.contains("evidence missing"), "{id}: {}", c.summary);
     }
     // Truncated and damaged files inside a capture.
-    let broken = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(broken.path().join("capture.json"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(broken.path().join("capture.json"), &text).unwrap();
     let fs = broken.path().join("fs");
     for (p, content) in [
         ("proc/modules", "\u{0}\u{1}garbage\n\n"),
@@ -247,16 +240,16 @@ fn broken_captures_give_clear_errors_or_skip_checks() {
         ("sys/bus/pci/devices/0000:01:00.0/vendor", "zz"),
         ("sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", "\u{6}"),
     ] {
-        std::fs::create_dir_all(fs.join(p).parent().unwrap_or(&fs)).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(fs.join(p), content).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(fs.join(p).parent().unwrap_or(&fs)).unwrap();
+        std::fs::write(fs.join(p), content).unwrap();
     }
-    let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap_or_else(|e| panic!("{e}")));
+    let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap());
     assert_eq!(r.checks.len(), 39);
 }
 
 #[test]
 fn capture_paths_cannot_escape_the_capture_directory() {
-    let cap = CapturedSystem::open(&fixture("healthy-workstation")).unwrap_or_else(|e| panic!("{e}"));
+    let cap = CapturedSystem::open(&fixture("healthy-workstation")).unwrap();
     use gpu_doctor::diagnose::view::SystemView;
     assert!(cap.read("/../../../../etc/passwd").is_none());
     assert!(cap.read("/proc/modules").is_some());
@@ -264,25 +257,25 @@ fn capture_paths_cannot_escape_the_capture_directory() {
 
 #[test]
 fn capture_of_this_machine_reads_back_the_same() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("cap");
     let cli = || {
-        let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+        let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
         c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
         c
     };
-    let out = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let live = cli().args(["check", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
-    let from = cli().args(["check", "--json", "--from"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    let live = cli().args(["check", "--json"]).output().unwrap();
+    let from = cli().args(["check", "--json", "--from"]).arg(&out_dir).output().unwrap();
     let strip = |b: &[u8]| {
-        let mut v: serde_json::Value = serde_json::from_slice(b).unwrap_or_else(|e| panic!("{e}"));
+        let mut v: serde_json::Value = serde_json::from_slice(b).unwrap();
         v["from_capture"] = serde_json::Value::Null;
         v
     };
     assert_eq!(strip(&live.stdout), strip(&from.stdout), "same verdicts from the capture as live");
     // A second capture into the same directory is refused: nothing is overwritten.
-    let again = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap_or_else(|e| panic!("{e}"));
+    let again = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
 }
@@ -331,21 +324,21 @@ mod parsers {
 
 #[test]
 fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let src = fixture("healthy-workstation");
-    let text = std::fs::read_to_string(src.join("capture.json")).unwrap_or_else(|e| panic!("{e}"));
-    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(src.join("capture.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["meta"]["cuda"]["init_code"] = serde_json::json!(34);
-    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap();
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     assert_eq!(r.root_cause.as_deref(), Some("CUDA-INIT"));
-    let c = r.get("CUDA-INIT").unwrap_or_else(|| panic!("no CUDA-INIT"));
+    let c = r.get("CUDA-INIT").expect("no CUDA-INIT");
     assert!(c.summary.contains("CUDA_ERROR_STUB_LIBRARY (34)"), "{}", c.summary);
     assert!(c.fixes[0].contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
     // A capture from before the probe existed: skipped, not failed.
     v["meta"].as_object_mut().map(|m| m.remove("cuda"));
-    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+    std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap();
+    let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     assert_eq!(r.get("CUDA-INIT").map(|c| c.verdict), Some(Verdict::Skipped));
     assert_eq!(r.root_cause, None);
 }

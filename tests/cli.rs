@@ -1,9 +1,10 @@
 //! The headless CLI end to end: demo data, a machine without NVML, bad arguments, exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use assert_cmd::Command;
 
 fn cli() -> Command {
-    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
     // Never pick up a real driver on a developer machine: these tests are about known data.
     c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1");
     c
@@ -15,8 +16,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn info_demo_lists_simulated_gpus_and_says_demo() {
-    let out =
-        cli().args(["info", "--demo", "healthy-training", "--gpus", "2"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["info", "--demo", "healthy-training", "--gpus", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     assert!(s.contains("DEMO: simulated data"), "{s}");
@@ -26,9 +26,9 @@ fn info_demo_lists_simulated_gpus_and_says_demo() {
 
 #[test]
 fn info_json_is_machine_readable() {
-    let out = cli().args(["info", "--json", "--demo", "imbalance"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["info", "--json", "--demo", "imbalance"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["demo"], true);
     assert_eq!(v["source"]["kind"], "demo");
     assert_eq!(v["inventory"]["gpus"].as_array().map(Vec::len), Some(4));
@@ -37,7 +37,7 @@ fn info_json_is_machine_readable() {
 
 #[test]
 fn info_without_nvml_explains_and_exits_3() {
-    let out = cli().arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().arg("info").output().unwrap();
     assert_eq!(out.status.code(), Some(3), "documented 'no GPU/driver' code");
     let s = text(&out.stdout);
     assert!(s.contains("No NVIDIA GPU data: The NVIDIA driver's management library (NVML) was not found"), "{s}");
@@ -45,9 +45,9 @@ fn info_without_nvml_explains_and_exits_3() {
     assert!(s.contains("/nonexistent/gpu-doctor-test/libnvidia-ml.so.1: "), "every path tried is listed: {s}");
     assert!(s.contains("--demo"), "points to demo mode: {s}");
 
-    let out = cli().args(["info", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["info", "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["source"]["kind"], "unavailable");
     assert!(v["source"]["attempts"][0]["error"].as_str().is_some_and(|e| !e.is_empty()));
 }
@@ -57,7 +57,7 @@ fn monitor_demo_json_prints_one_object_per_tick() {
     let out = cli()
         .args(["monitor", "--demo", "data-starved", "--count", "3", "--interval", "0.25", "--json"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     let lines: Vec<&str> = s.lines().collect();
@@ -78,7 +78,7 @@ fn monitor_json_carries_bottleneck_verdicts() {
     let out = cli()
         .args(["monitor", "--demo", "io-bound", "--count", "32", "--interval", "0.25", "--window", "10", "--json"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     let lines: Vec<serde_json::Value> =
@@ -88,16 +88,14 @@ fn monitor_json_carries_bottleneck_verdicts() {
     assert_eq!(last[0]["finding"], "io-bound", "{last}");
     assert_eq!(last[0]["severity"], "warn");
     assert!(last[0]["next_steps"][0].as_str().is_some_and(|n| n.contains("faster storage")));
-    let bad = cli().args(["monitor", "--demo", "idle", "--window", "5"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let bad = cli().args(["monitor", "--demo", "idle", "--window", "5"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
 
 #[test]
 fn monitor_demo_table_is_labelled_and_uses_exact_metric_names() {
-    let out = cli()
-        .args(["monitor", "--demo", "thermal-throttle", "--count", "2", "--interval", "0.25"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        cli().args(["monitor", "--demo", "thermal-throttle", "--count", "2", "--interval", "0.25"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     assert_eq!(s.lines().filter(|l| l.starts_with("[DEMO]")).count(), 4, "{s}");
@@ -108,7 +106,7 @@ fn monitor_demo_table_is_labelled_and_uses_exact_metric_names() {
 
 #[test]
 fn monitor_without_nvml_shows_host_and_exits_3() {
-    let out = cli().args(["monitor", "--count", "1", "--interval", "0.25"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["monitor", "--count", "1", "--interval", "0.25"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(text(&out.stderr).contains("No NVIDIA GPU data"));
     assert!(text(&out.stderr).contains("Showing host metrics only"));
@@ -117,7 +115,7 @@ fn monitor_without_nvml_shows_host_and_exits_3() {
 
 #[test]
 fn bad_arguments_exit_2_with_clear_words() {
-    let out = cli().args(["monitor", "--demo", "fast"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["monitor", "--demo", "fast"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
     assert!(
@@ -126,19 +124,19 @@ fn bad_arguments_exit_2_with_clear_words() {
     );
 
     for bad in ["0.1", "11", "abc"] {
-        let out = cli().args(["monitor", "--interval", bad]).output().unwrap_or_else(|e| panic!("{e}"));
+        let out = cli().args(["monitor", "--interval", bad]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "--interval {bad}");
         assert!(text(&out.stderr).contains("--interval"), "{}", text(&out.stderr));
     }
-    let out = cli().args(["monitor", "--demo", "idle", "--gpus", "9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["monitor", "--demo", "idle", "--gpus", "9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = cli().output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().output().unwrap();
     assert_eq!(out.status.code(), Some(2), "a subcommand is required");
 }
 
 #[test]
 fn help_documents_exit_codes() {
-    let out = cli().arg("--help").output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     assert!(s.contains("3 no NVIDIA GPU/driver usable"), "{s}");
@@ -151,15 +149,14 @@ mod gui_binary {
     use assert_cmd::Command;
 
     fn app() -> Command {
-        let mut c = Command::cargo_bin("gpu-doctor").unwrap_or_else(|e| panic!("{e}"));
+        let mut c = Command::cargo_bin("gpu-doctor").unwrap();
         c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1");
         c
     }
 
     #[test]
     fn subcommands_run_headless() {
-        let out =
-            app().args(["info", "--demo", "idle"]).env_remove("DISPLAY").output().unwrap_or_else(|e| panic!("{e}"));
+        let out = app().args(["info", "--demo", "idle"]).env_remove("DISPLAY").output().unwrap();
         assert_eq!(out.status.code(), Some(0));
         assert!(text(&out.stdout).contains("Simulated GeForce"));
     }
@@ -172,7 +169,7 @@ mod gui_binary {
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("WAYLAND_SOCKET")
             .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         assert_eq!(out.status.code(), Some(4));
         let e = text(&out.stderr);
         assert!(e.contains("no display") && e.contains("gpu-doctor-cli info"), "{e}");
@@ -185,7 +182,7 @@ mod gui_binary {
             .env("DISPLAY", ":987")
             .env_remove("WAYLAND_DISPLAY")
             .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         assert_eq!(out.status.code(), Some(4));
         let e = text(&out.stderr);
         assert!(e.contains("the gl renderer could not open a window"), "{e}");
@@ -200,7 +197,7 @@ mod gui_binary {
 fn every_subcommand_has_valid_help() {
     // Also runs clap's debug assertions (duplicate argument names...) for each subcommand.
     for sub in ["info", "monitor", "check", "capture", "vram"] {
-        let out = cli().args([sub, "--help"]).output().unwrap_or_else(|e| panic!("{e}"));
+        let out = cli().args([sub, "--help"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{sub}: {}", text(&out.stderr));
         assert!(text(&out.stdout).contains("Usage:"), "{sub}");
     }
@@ -208,73 +205,62 @@ fn every_subcommand_has_valid_help() {
 
 #[test]
 fn vram_breakdown_and_fit_for_a_hypothetical_card() {
-    let out = cli()
-        .args(["vram", "--preset", "Llama-3.1-8B", "--seq", "8192", "--vram-gib", "24"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--preset", "Llama-3.1-8B", "--seq", "8192", "--vram-gib", "24"]).output().unwrap();
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(s.contains("Llama-3.1-8B: 8.03 B parameters"), "{s}");
     assert!(s.contains("weights") && s.contains("14.96 GiB") && s.contains("KV cache"), "{s}");
     assert!(s.contains("hypothetical 24 GiB GPU: FITS") || s.contains("hypothetical 24 GiB GPU: TIGHT"), "{s}");
-    let out = cli()
-        .args(["vram", "--preset", "Llama-3.1-70B", "--vram-gib", "24", "--json"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--preset", "Llama-3.1-70B", "--vram-gib", "24", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["fits"][0]["verdict"], "does not fit");
-    let out = cli().args(["vram", "--list-presets"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--list-presets"]).output().unwrap();
     assert!(text(&out.stdout).lines().count() >= 25);
 }
 
 #[test]
 fn vram_bad_input_names_the_problem() {
-    let out = cli().args(["vram", "--preset", "llama-3-8b"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--preset", "llama-3-8b"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("Closest: Llama-3.1-8B"), "{}", text(&out.stderr));
     let out = cli()
         .args(["vram", "--layers", "0", "--hidden", "4096", "--heads", "32", "--vocab", "32000"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("layers: must be at least 1"), "{}", text(&out.stderr));
     let out = cli()
         .args(["vram", "--layers", "32", "--hidden", "4096", "--heads", "30", "--vocab", "32000"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(text(&out.stderr).contains("heads"), "{}", text(&out.stderr));
-    let out =
-        cli().args(["vram", "--preset", "Llama-2-7B", "--quant", "q9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli().args(["vram", "--preset", "Llama-2-7B", "--quant", "q9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("q4_k_m"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("config.json");
-    std::fs::write(&cfg, r#"{"model_type":"llama","hidden_size":4096}"#).unwrap_or_else(|e| panic!("{e}"));
-    let out = cli().args(["vram", "--config"]).arg(&cfg).output().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&cfg, r#"{"model_type":"llama","hidden_size":4096}"#).unwrap();
+    let out = cli().args(["vram", "--config"]).arg(&cfg).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("num_hidden_layers: missing"), "{}", text(&out.stderr));
 }
 
 #[test]
 fn vram_user_presets_extend_the_built_in_ones_and_a_broken_file_is_reported() {
-    let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("gpu-doctor");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("models.ron"), r#"[(name: "My-Model-1B", layers: 16, hidden: 2048, heads: 16, kv_heads: 4, intermediate: 8192, vocab: 32000)]"#)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let out = cli()
-        .env("XDG_CONFIG_HOME", home.path())
-        .args(["vram", "--list-presets"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
+    let out = cli().env("XDG_CONFIG_HOME", home.path()).args(["vram", "--list-presets"]).output().unwrap();
     let s = text(&out.stdout);
     assert!(s.contains("My-Model-1B") && s.contains("Llama-3.1-8B"), "{s}");
-    std::fs::write(dir.join("models.ron"), "[( name: broken").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("models.ron"), "[( name: broken").unwrap();
     let out = cli()
         .env("XDG_CONFIG_HOME", home.path())
         .args(["vram", "--preset", "Llama-2-7B", "--vram-gib", "24"])
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stderr).contains("using the built-in presets"), "{}", text(&out.stderr));
 }

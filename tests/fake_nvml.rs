@@ -2,6 +2,7 @@
 //! test-only fake libnvidia-ml (tests/fake_nvml) playing the failure modes users meet: no driver,
 //! version mismatch, everything unsupported, a lost GPU, a hung call, refused process lists, many
 //! GPUs, an old driver's library, and a runtime-suspended GPU.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 mod common;
 
@@ -19,7 +20,7 @@ use gpu_doctor::telemetry::source::SourceStatus;
 
 /// The CLI loading the fake through the normal search (LD_LIBRARY_PATH), with a scenario.
 fn cli_with(name: &str) -> Command {
-    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
     c.env_remove("GPU_DOCTOR_NVML_LIB")
         .env("LD_LIBRARY_PATH", fake_lib_dir(Fake::Current))
         .env("FAKE_NVML_SCENARIO", scenario(name))
@@ -32,7 +33,7 @@ fn text(b: &[u8]) -> String {
 }
 
 fn monitor_json(c: &mut Command, args: &[&str]) -> (Vec<serde_json::Value>, String, Option<i32>) {
-    let out = c.args(["monitor", "--json"]).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = c.args(["monitor", "--json"]).args(args).output().unwrap();
     let lines =
         text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
     (lines, text(&out.stderr), out.status.code())
@@ -40,7 +41,7 @@ fn monitor_json(c: &mut Command, args: &[&str]) -> (Vec<serde_json::Value>, Stri
 
 #[test]
 fn healthy_gpus_load_through_the_normal_search_and_values_change() {
-    let out = cli_with("healthy").arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("healthy").arg("info").output().unwrap();
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert!(s.contains("Source: NVML (libnvidia-ml.so.1)"), "{s}");
@@ -61,23 +62,22 @@ fn healthy_gpus_load_through_the_normal_search_and_values_change() {
 #[test]
 fn nvml_lib_option_loads_an_explicit_path() {
     let lib = fake_lib_dir(Fake::Current).join("libnvidia-ml.so.1");
-    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
     let out = c
         .env_remove("LD_LIBRARY_PATH")
         .env("FAKE_NVML_SCENARIO", scenario("eight-gpus"))
         .args(["info", "--json", "--nvml-lib"])
         .arg(&lib)
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["source"]["library"], lib.to_string_lossy().as_ref());
     assert_eq!(v["inventory"]["gpus"].as_array().map(Vec::len), Some(8));
 
     // A wrong path says so, with the path, and exits 3.
-    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
-    let out =
-        c.args(["info", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
+    let out = c.args(["info", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(text(&out.stdout).contains("/nonexistent/libnvidia-ml.so.1:"), "{}", text(&out.stdout));
 }
@@ -88,15 +88,12 @@ fn init_failures_explain_cause_and_next_step_and_host_data_continues() {
         ("driver-not-loaded", "kernel driver is not loaded", "lsmod | grep nvidia"),
         ("version-mismatch", "The driver was updated", "Reboot"),
     ] {
-        let out = cli_with(name).arg("info").output().unwrap_or_else(|e| panic!("{e}"));
+        let out = cli_with(name).arg("info").output().unwrap();
         let s = text(&out.stdout);
         assert_eq!(out.status.code(), Some(3), "{name}: {s}");
         assert!(s.contains(cause) && s.contains(step), "{name}: {s}");
 
-        let out = cli_with(name)
-            .args(["monitor", "--count", "2", "--interval", "0.25"])
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = cli_with(name).args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap();
         let (o, e) = (text(&out.stdout), text(&out.stderr));
         assert_eq!(out.status.code(), Some(3), "{name}: {e}");
         assert_eq!(o.matches("  host  CPU").count(), 2, "host rows keep coming: {o}");
@@ -114,10 +111,7 @@ fn unsupported_metrics_are_quiet_na() {
         assert!(g[key]["na"].as_str().is_some_and(|r| r.contains("not supported")), "{key}: {g}");
     }
     assert!(g["vram_used_bytes"].as_u64().is_some(), "VRAM still read: {g}");
-    let out = cli_with("unsupported")
-        .args(["monitor", "--count", "2", "--interval", "0.25"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("unsupported").args(["monitor", "--count", "2", "--interval", "0.25"]).output().unwrap();
     let o = text(&out.stdout);
     assert!(o.contains("util n/a") && !o.to_lowercase().contains("error"), "{o}");
 }
@@ -132,20 +126,14 @@ fn a_lost_gpu_is_marked_with_xid_79_while_the_other_keeps_updating() {
     let util0: Vec<f64> = ticks[3..].iter().filter_map(|t| t["gpus"][0]["util_gpu_pct"].as_f64()).collect();
     assert_eq!(util0.len(), 5, "GPU 0 keeps answering");
     assert!(util0.windows(2).any(|w| w[0] != w[1]), "and updating: {util0:?}");
-    let out = cli_with("gpu-lost")
-        .args(["monitor", "--count", "8", "--interval", "0.25"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("gpu-lost").args(["monitor", "--count", "8", "--interval", "0.25"]).output().unwrap();
     assert!(text(&out.stdout).contains("GPU1 LOST: GPU has fallen off the bus"), "{}", text(&out.stdout));
 }
 
 #[test]
 fn a_hung_call_ends_monitor_on_time_with_a_clear_error() {
     let started = Instant::now();
-    let out = cli_with("hung-call")
-        .args(["monitor", "--count", "8", "--interval", "0.5"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("hung-call").args(["monitor", "--count", "8", "--interval", "0.5"]).output().unwrap();
     let took = started.elapsed();
     let (o, e) = (text(&out.stdout), text(&out.stderr));
     // 8 ticks of 0.5 s: about 4 s, not the 30 s the call blocks.
@@ -177,7 +165,7 @@ fn processes_are_listed_with_names_when_permitted() {
 
 #[test]
 fn an_old_driver_library_degrades_only_the_newer_metrics() {
-    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
     c.env_remove("GPU_DOCTOR_NVML_LIB")
         .env("LD_LIBRARY_PATH", fake_lib_dir(Fake::OldDriver))
         .env("FAKE_NVML_SCENARIO", scenario("healthy"));
@@ -196,9 +184,8 @@ fn an_old_driver_library_degrades_only_the_newer_metrics() {
 
 #[test]
 fn a_sleeping_gpu_is_not_woken_unless_asked() {
-    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let root = tempfile::tempdir().unwrap();
+    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap();
     let marker = root.path().join("init-called");
     let run = |args: &[&str]| {
         cli_with("healthy")
@@ -206,7 +193,7 @@ fn a_sleeping_gpu_is_not_woken_unless_asked() {
             .env("FAKE_NVML_INIT_MARKER", &marker)
             .args(args)
             .output()
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
     };
     let out = run(&["info"]);
     let s = text(&out.stdout);
@@ -236,12 +223,12 @@ fn live(lib: &std::path::Path, root: &std::path::Path) -> Arc<LiveGpus> {
 fn nvml_opens_when_the_sleeping_gpu_wakes_up() {
     let (dir, lib) = private_fake(Fake::Current, &scenario_text("healthy"));
     let root = dir.path().join("root");
-    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
+    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap();
     let src = live(&lib, &root);
     assert!(matches!(src.status(), SourceStatus::Asleep { .. }));
     assert!(src.sample(1.0).is_empty());
     assert!(matches!(src.status(), SourceStatus::Asleep { .. }), "still asleep: only sysfs read");
-    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("active")).unwrap_or_else(|e| panic!("{e}"));
+    pci::write_fixture(&root, "0000:01:00.0", 0x10de, 0x030000, Some("active")).unwrap();
     assert_eq!(src.sample(2.0).len(), 2, "awake: NVML opened on the next tick");
     assert!(matches!(src.status(), SourceStatus::Nvml { .. }));
     assert_eq!(src.inventory().gpus.len(), 2);
@@ -252,8 +239,7 @@ fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
     let (dir, lib) =
         private_fake(Fake::Current, "gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n");
     let src = live(&lib, dir.path());
-    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut first_report = None;
     let mut host_ticks_while_stalled = std::collections::HashSet::new();
@@ -270,7 +256,7 @@ fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let st = first_report.unwrap_or_else(|| panic!("no stall"));
+    let st = first_report.expect("no stall");
     assert!(st.call.contains("nvmlDeviceGetTemperature on GPU"), "{st:?}");
     assert!(st.secs >= 2.0 && st.secs <= 3.0, "reported after {:.2} s", st.secs);
     assert!(host_ticks_while_stalled.len() >= 4, "host sampling went on: {host_ticks_while_stalled:?}");
@@ -287,8 +273,7 @@ fn a_hung_slow_call_is_reported_once_with_its_name_and_duration() {
     let (dir, lib) =
         private_fake(Fake::Current, "gpus = 1\nhang = nvmlDeviceGetPcieThroughput\nhang_after = 0\nhang_secs = 4\n");
     let src = live(&lib, dir.path());
-    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(15);
     let mut first_report = None;
     let mut gpu_ticks_while_stalled = std::collections::HashSet::new();
@@ -336,8 +321,8 @@ fn a_lost_gpu_is_an_event_in_the_history() {
 
 #[test]
 fn check_reads_nvml_facts_through_the_real_path() {
-    let out = cli_with("healthy").args(["check", "--json"]).output().unwrap_or_else(|e| panic!("{e}"));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("healthy").args(["check", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let verdict = |id: &str| {
         v["checks"]
             .as_array()
@@ -353,13 +338,11 @@ fn check_reads_nvml_facts_through_the_real_path() {
     assert_eq!(verdict("RT-LOST").0, "pass");
 
     // A hung NVML call cannot hang `check`: it gives up on NVML after its time limit.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let hang = dir.path().join("hang-first.scenario");
-    std::fs::write(&hang, "gpus = 1\nhang = nvmlDeviceGetTemperature\nhang_after = 0\nhang_secs = 60\n")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&hang, "gpus = 1\nhang = nvmlDeviceGetTemperature\nhang_after = 0\nhang_secs = 60\n").unwrap();
     let started = Instant::now();
-    let out =
-        cli_with("healthy").env("FAKE_NVML_SCENARIO", &hang).args(["check"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cli_with("healthy").env("FAKE_NVML_SCENARIO", &hang).args(["check"]).output().unwrap();
     let took = started.elapsed();
     assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(20), "check took {took:?}");
     let s = text(&out.stdout);

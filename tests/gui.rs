@@ -254,8 +254,7 @@ fn fake_nvml_lost_gpu_is_marked_while_the_other_updates() {
 #[test]
 fn fake_nvml_hung_call_shows_not_responding_while_the_ui_keeps_running() {
     let (_dir, src) = fake_source("gpus = 2\nhang = nvmlDeviceGetTemperature\nhang_after = 2\nhang_secs = 4\n", None);
-    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sampler = Sampler::start(src, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_millis(250)).unwrap();
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, 800.0))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
@@ -285,9 +284,8 @@ fn fake_nvml_hung_call_shows_not_responding_while_the_ui_keeps_running() {
 
 #[test]
 fn fake_nvml_sleeping_gpu_is_left_asleep_until_the_user_wakes_it() {
-    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let root = tempfile::tempdir().unwrap();
+    pci::write_fixture(root.path(), "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap();
     let (_dir, src) = fake_source(&common::scenario_text("healthy"), Some(root.path()));
     let sampler = stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3);
     let mut h = app_on(sampler);
@@ -430,15 +428,15 @@ fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
 #[test]
 fn vram_tab_imports_a_config_and_reports_a_bad_one() {
     let mut h = vram_app(1);
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("mistral").join("config.json");
-    std::fs::create_dir_all(good.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&good, r#"{"model_type":"mistral","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000}"#).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(good.parent().unwrap_or(dir.path())).unwrap();
+    std::fs::write(&good, r#"{"model_type":"mistral","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000}"#).unwrap();
     h.state_mut().vram.import_config(&good);
     h.run();
     h.get_by_label_contains("7.24 B parameters");
     let bad = dir.path().join("bad.json");
-    std::fs::write(&bad, "{\"hidden_size\": 4096}").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&bad, "{\"hidden_size\": 4096}").unwrap();
     h.state_mut().vram.import_config(&bad);
     h.run();
     h.get_by_label_contains("num_hidden_layers: missing");
@@ -493,12 +491,12 @@ fn smoke_tab_runs_the_test_and_shows_stages_numbers_and_verdict() {
     h.get_by_label("all 16,777,216 results correct");
     h.get_by_label("Copy report");
     h.get_by_label("Export...");
-    let r = h.state().smoke.report.clone().unwrap_or_else(|| panic!("no report"));
+    let r = h.state().smoke.report.clone().expect("no report");
     assert_eq!(r.verdict, gpu_doctor::diagnose::Verdict::Pass);
     // The exported files are the text report and JSON.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    gpu_doctor::gui::write_report(&r, &dir.path().join("r.txt")).unwrap_or_else(|e| panic!("{e}"));
-    gpu_doctor::gui::write_report(&r, &dir.path().join("r.json")).unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    gpu_doctor::gui::write_report(&r, &dir.path().join("r.txt")).unwrap();
+    gpu_doctor::gui::write_report(&r, &dir.path().join("r.json")).unwrap();
     let text = std::fs::read_to_string(dir.path().join("r.txt")).unwrap_or_default();
     assert!(text.contains("PASS: the GPU computes correct results"), "{text}");
     let json: serde_json::Value =
@@ -553,9 +551,9 @@ fn app_with(init: impl FnOnce(&mut AppInit) + 'static) -> Harness<'static, Docto
 
 #[test]
 fn settings_notice_once_and_changes_are_saved() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.ron");
-    std::fs::write(&path, "(interval_secs: ").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&path, "(interval_secs: ").unwrap();
     let loaded = gpu_doctor::settings::Settings::load(&path);
     let p2 = path.clone();
     let mut h = app_with(move |i| {
@@ -615,7 +613,7 @@ fn report_dialog_previews_redacts_and_copies() {
 
 #[test]
 fn replay_shows_a_recording_with_label_and_slider() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.gdrec");
     {
         let s = stepped(
@@ -625,8 +623,7 @@ fn replay_shows_a_recording_with_label_and_slider() {
         );
         s.step_host(0.0);
         s.step_gpu(0.0);
-        let mut r =
-            gpu_doctor::telemetry::recording::Recorder::create(&path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+        let mut r = gpu_doctor::telemetry::recording::Recorder::create(&path, &s.snapshot()).unwrap();
         for t in 1..=120 {
             s.step_host(f64::from(t));
             s.step_gpu(f64::from(t));
@@ -655,7 +652,7 @@ fn replay_shows_a_recording_with_label_and_slider() {
 
 #[test]
 fn record_from_the_file_menu_and_stop() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     // SAFETY: set before the app reads it; this test binary's other tests do not read it.
     unsafe { std::env::set_var("XDG_DATA_HOME", dir.path()) };
     let mut h = app_with(|_| {});
@@ -680,7 +677,7 @@ fn record_from_the_file_menu_and_stop() {
         .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
     assert_eq!(files.len(), 1);
-    let rec = gpu_doctor::telemetry::recording::Recording::open(&files[0]).unwrap_or_else(|e| panic!("{e}"));
+    let rec = gpu_doctor::telemetry::recording::Recording::open(&files[0]).unwrap();
     assert_eq!(rec.records.len(), 4);
 }
 
@@ -759,7 +756,7 @@ fn measure_a_run_from_the_file_menu() {
 #[test]
 fn focus_on_a_process_from_its_pid() {
     let mut h = jobs_app();
-    let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap_or_else(|e| panic!("{e}"));
+    let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
     h.state_mut().monitor.focus_request = Some(sleeper.id());
     h.step();
     assert!(h.state().focus_dialog.open && h.state().focus_dialog.running());

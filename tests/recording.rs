@@ -1,5 +1,6 @@
 //! Recordings: crash safety (a recording child killed with SIGKILL mid-write), damaged, garbage,
 //! huge and future-version files, the CLI `record` / `replay`, and the round trip.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use std::io::Write;
 use std::path::Path;
@@ -22,7 +23,7 @@ fn demo_recording(path: &Path, ticks: u32) {
     s.step_slow(0.0);
     s.step_host(0.0);
     s.step_gpu(0.0);
-    let mut r = Recorder::create(path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = Recorder::create(path, &s.snapshot()).unwrap();
     for t in 0..ticks {
         let t = f64::from(t);
         s.step_host(t);
@@ -35,10 +36,10 @@ fn demo_recording(path: &Path, ticks: u32) {
 
 #[test]
 fn round_trip_and_csv() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.gdrec");
     demo_recording(&path, 10);
-    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let rec = Recording::open(&path).unwrap();
     assert_eq!(rec.records.len(), 10);
     assert_eq!(rec.skipped_lines, 0);
     assert_eq!(rec.header.inventory.gpus.len(), 2);
@@ -65,45 +66,45 @@ fn round_trip_and_csv() {
 
 #[test]
 fn a_killed_recorder_leaves_a_readable_file() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("killed.gdrec");
     let mut child = Command::new(CLI)
         .args(["record", "--demo", "healthy-training", "--interval", "0.25", "--out"])
         .arg(&path)
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let t0 = Instant::now();
     while std::fs::read_to_string(&path).map(|s| s.lines().count()).unwrap_or(0) < 8 {
         assert!(t0.elapsed() < Duration::from_secs(30), "the recorder wrote nothing");
         std::thread::sleep(Duration::from_millis(50));
     }
     // SIGKILL: no chance to clean up.
-    child.kill().unwrap_or_else(|e| panic!("{e}"));
+    child.kill().unwrap();
     let killed_at =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
     let _ = child.wait();
-    let rec = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let rec = Recording::open(&path).unwrap();
     assert!(rec.records.len() >= 7, "{} records", rec.records.len());
     assert!(rec.skipped_lines <= 1);
     assert!(rec.records.windows(2).all(|w| w[1].t > w[0].t));
     let last = rec.header.started_unix + rec.records.last().map_or(0.0, |r| r.t);
     assert!(killed_at - last < 1.0, "the last second is missing: {:.2} s", killed_at - last);
     // A line torn in the middle (the kill landed inside a write) is skipped, the rest kept.
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap_or_else(|e| panic!("{e}"));
-    f.write_all(b"{\"t\": 99.0, \"host\": {\"cpu_pct\"").unwrap_or_else(|e| panic!("{e}"));
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(b"{\"t\": 99.0, \"host\": {\"cpu_pct\"").unwrap();
     drop(f);
-    let torn = Recording::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let torn = Recording::open(&path).unwrap();
     assert_eq!(torn.records, rec.records);
     assert_eq!(torn.skipped_lines, rec.skipped_lines + 1);
 }
 
 #[test]
 fn damaged_and_foreign_files_give_clear_errors() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, bytes: &[u8]| {
         let p = dir.path().join(name);
-        std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&p, bytes).unwrap();
         p
     };
     let err = |p: &Path| Recording::open(p).err().map(|e| e.to_string()).unwrap_or_default();
@@ -127,23 +128,21 @@ fn damaged_and_foreign_files_give_clear_errors() {
         huge.extend_from_slice(l.as_bytes());
         huge.push(b'\n');
     }
-    let rec = Recording::open(&write("huge", &huge)).unwrap_or_else(|e| panic!("{e}"));
+    let rec = Recording::open(&write("huge", &huge)).unwrap();
     assert_eq!((rec.records.len(), rec.skipped_lines), (3, 1));
 }
 
 #[test]
 fn cli_record_and_replay() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.gdrec");
     let o = Command::new(CLI)
         .args(["record", "--demo", "io-bound", "--interval", "0.25", "--duration", "1.5", "--out"])
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let replay = |args: &[&str]| {
-        Command::new(CLI).arg("replay").arg(&path).args(args).output().unwrap_or_else(|e| panic!("{e}"))
-    };
+    let replay = |args: &[&str]| Command::new(CLI).arg("replay").arg(&path).args(args).output().unwrap();
     let text = String::from_utf8_lossy(&replay(&[]).stdout).to_string();
     assert!(text.contains("Source: DEMO data: io-bound") && text.contains("GPU 0: Simulated"), "{text}");
     let csv = String::from_utf8_lossy(&replay(&["--csv"]).stdout).to_string();
@@ -151,16 +150,13 @@ fn cli_record_and_replay() {
     let json = String::from_utf8_lossy(&replay(&["--json"]).stdout).to_string();
     assert!(json.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
     // Never overwritten; garbage is a clear error.
-    let again = Command::new(CLI)
-        .args(["record", "--demo", "idle", "--duration", "1", "--out"])
-        .arg(&path)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let again =
+        Command::new(CLI).args(["record", "--demo", "idle", "--duration", "1", "--out"]).arg(&path).output().unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
     let junk = dir.path().join("junk");
-    std::fs::write(&junk, "hello\n").unwrap_or_else(|e| panic!("{e}"));
-    let o = Command::new(CLI).arg("replay").arg(&junk).output().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&junk, "hello\n").unwrap();
+    let o = Command::new(CLI).arg("replay").arg(&junk).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a gpu-doctor recording"));
 }

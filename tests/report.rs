@@ -1,5 +1,6 @@
 //! Support reports: snapshot tests of the three formats, redaction property tests (secrets planted
 //! in every field never survive in any format), and `gpu-doctor-cli report`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -70,8 +71,8 @@ fn snapshot_path(name: &str) -> PathBuf {
 fn assert_snapshot(name: &str, got: &str) {
     let path = snapshot_path(name);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap_or(&path)).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(&path, got).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(path.parent().unwrap_or(&path)).unwrap();
+        std::fs::write(&path, got).unwrap();
         return;
     }
     let want = std::fs::read_to_string(&path)
@@ -94,7 +95,7 @@ fn redaction_off_keeps_everything_and_json_round_trips() {
     report::redact_doc(&mut doc, &mut Redactor::new(RedactOptions::off(), secrets()));
     let md = report::render(&doc, Format::Md);
     assert!(md.contains("gpu-node-07") && md.contains("192.168.1.20") && md.contains("Redaction: off"));
-    let back: ReportDoc = serde_json::from_str(&report::render(&doc, Format::Json)).unwrap_or_else(|e| panic!("{e}"));
+    let back: ReportDoc = serde_json::from_str(&report::render(&doc, Format::Json)).unwrap();
     assert_eq!(back, doc);
     // HTML escapes markup from the data.
     let html = report::render(&doc, Format::Html);
@@ -196,7 +197,7 @@ proptest! {
 
 #[test]
 fn cli_report_formats_and_never_overwrites() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let run = |args: &[&str]| {
         Command::new(CLI)
@@ -204,12 +205,11 @@ fn cli_report_formats_and_never_overwrites() {
             .args(args)
             .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
             .output()
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
     };
     let o = run(&["--format", "json", "--out", out.to_str().unwrap_or_default()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let doc: ReportDoc =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    let doc: ReportDoc = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap();
     let titles: Vec<&str> = doc.sections.iter().map(|s| s.title.as_str()).collect();
     assert_eq!(titles, ["Summary", "GPUs", "Checklist", "Recent metrics"]);
     assert!(doc.redaction.starts_with("on:"));
@@ -251,18 +251,18 @@ fn cli_report_follows_the_apps_redaction_settings() {
     if host.len() < 2 {
         return;
     }
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("settings.ron"),
         "(redaction: (enabled: true, hostname: false, users: true, ip: true, mac: true, gpu_ids: false))",
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let out = Command::new(CLI)
         .args(["report", "--demo", "idle", "--sample", "0"])
         .env("GPU_DOCTOR_CONFIG_DIR", dir.path())
         .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains(&format!("**Host name:** {host}")), "{md}");
     assert!(md.contains("Redaction: on: user names and home paths, IP addresses, MAC addresses."), "{md}");

@@ -1,6 +1,7 @@
 //! `gpu-doctor-cli run -- COMMAND`: real child processes (a CPU burner, a memory holder, a large
 //! file reader) measured with the live host and a fake NVML whose GPU runs at 10 % and lists the
 //! command's processes; exit codes, signals, a missing command and untouched output.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 mod common;
 
@@ -29,7 +30,7 @@ fn run_with(nvml: Option<&std::path::Path>, command: &[&str]) -> (Output, Option
             cmd.args(["--demo", "idle"]);
         }
     }
-    let out = cmd.arg("--").args(command).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = cmd.arg("--").args(command).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     let json = err.find('{').and_then(|i| serde_json::from_str(&err[i..]).ok());
     (out, json)
@@ -61,25 +62,18 @@ fn output_passes_through_and_the_exit_code_is_returned() {
 #[test]
 fn missing_commands_and_signals() {
     let _one = serial();
-    let out = Command::new(CLI)
-        .args(["run", "--demo", "idle", "--", "no-such-command-4711"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(CLI).args(["run", "--demo", "idle", "--", "no-such-command-4711"]).output().unwrap();
     assert_eq!(out.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-command-4711: command not found"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("not-executable.sh");
-    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap_or_else(|e| panic!("{e}"));
-    let out =
-        Command::new(CLI).args(["run", "--demo", "idle", "--"]).arg(&script).output().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    let out = Command::new(CLI).args(["run", "--demo", "idle", "--"]).arg(&script).output().unwrap();
     assert_eq!(out.status.code(), Some(126));
     let (out, json) = run_with(None, &["sh", "-c", "sleep 0.3; kill -9 $$"]);
     assert_eq!(out.status.code(), Some(137));
     assert_eq!(json.map(|v| v["ended"].clone()), Some(serde_json::json!({"kind": "signal", "signal": 9})));
-    let text = Command::new(CLI)
-        .args(["run", "--demo", "idle", "--", "sh", "-c", "kill -15 $$"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let text = Command::new(CLI).args(["run", "--demo", "idle", "--", "sh", "-c", "kill -15 $$"]).output().unwrap();
     assert_eq!(text.status.code(), Some(143));
     assert!(String::from_utf8_lossy(&text.stderr).contains("was killed by signal 15"));
 }
@@ -126,9 +120,9 @@ fn a_memory_holder_is_measured_and_the_vram_budget_planned() {
 fn a_large_file_reader_is_measured() {
     let _one = serial();
     let (_d, lib) = fake_gpu();
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("big.bin");
-    std::fs::write(&file, vec![7u8; 96 << 20]).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, vec![7u8; 96 << 20]).unwrap();
     let script = format!("cat '{}' > /dev/null; sleep 1.5", file.display());
     let (out, json) = run_with(Some(&lib), &["sh", "-c", &script]);
     assert_eq!(out.status.code(), Some(0));
@@ -154,20 +148,19 @@ fn focus(pid: u32, log: &std::path::Path) -> Value {
         ])
         .arg(log)
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 #[test]
 fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
     let _one = serial();
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("job.log");
-    std::fs::write(&log, "started\n").unwrap_or_else(|e| panic!("{e}"));
-    let spawn = |script: &str| Command::new("sh").args(["-c", script]).spawn().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&log, "started\n").unwrap();
+    let spawn = |script: &str| Command::new("sh").args(["-c", script]).spawn().unwrap();
     // Sleeping, silent: waiting on something. Its log ends with a CUDA out-of-memory error.
-    std::fs::write(&log, "started\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&log, "started\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n").unwrap();
     let mut waiting = spawn("sleep 20");
     let v = focus(waiting.id(), &log);
     assert_eq!(v["triage"], "waiting", "{v}");
@@ -191,10 +184,8 @@ fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
     assert_eq!(v["log"][1], true);
     let _ = writer.wait();
     // Gone.
-    let out = Command::new(CLI)
-        .args(["focus", "--demo", "idle", "--watch", "0.5", "--pid", "999999"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out =
+        Command::new(CLI).args(["focus", "--demo", "idle", "--watch", "0.5", "--pid", "999999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("the process is not running"));
 }
@@ -202,12 +193,10 @@ fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
 #[test]
 fn scaling_test_tells_linear_from_fixed_overhead() {
     let scale = |script: &str| {
-        let out = Command::new(CLI)
-            .args(["scale", "--json", "--sizes", "1,2,4", "--", "sh", "-c", script])
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out =
+            Command::new(CLI).args(["scale", "--json", "--sizes", "1,2,4", "--", "sh", "-c", script]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice::<Value>(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let linear = scale("sleep 0.{size}");
     assert_eq!(linear["kind"], "near-linear", "{linear}");
@@ -215,11 +204,8 @@ fn scaling_test_tells_linear_from_fixed_overhead() {
     assert_eq!(fixed["kind"], "fixed-overhead", "{fixed}");
     assert!(fixed["summary"].as_str().is_some_and(|s| s.starts_with("fixed overhead dominates (1.0")), "{fixed}");
     // A failing size stops the test with its exit code; a template without {size} is refused.
-    let out = Command::new(CLI)
-        .args(["scale", "--", "sh", "-c", "exit 4 # {size}"])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(CLI).args(["scale", "--", "sh", "-c", "exit 4 # {size}"]).output().unwrap();
     assert_eq!(out.status.code(), Some(4));
-    let out = Command::new(CLI).args(["scale", "--", "true"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(CLI).args(["scale", "--", "true"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

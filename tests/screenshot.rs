@@ -4,6 +4,7 @@
 //! Without a display the test says so and passes, unless `GPU_DOCTOR_REQUIRE_DISPLAY=1` (set by
 //! `.ci/run`, which runs the suite under `xvfb-run`).
 #![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use std::collections::HashSet;
 use std::process::Command;
@@ -21,7 +22,7 @@ fn display_available() -> bool {
 }
 
 fn shoot(args: &[&str], w: u32, h: u32) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("shot.png");
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-doctor"))
         .args(args)
@@ -31,7 +32,7 @@ fn shoot(args: &[&str], w: u32, h: u32) {
         .arg(&png)
         .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert!(out.status.success(), "gpu-doctor failed: {}", String::from_utf8_lossy(&out.stderr));
     let img = image::open(&png).unwrap_or_else(|e| panic!("not a PNG: {e}")).to_rgba8();
     assert_eq!((img.width(), img.height()), (w, h), "screenshot size");

@@ -127,7 +127,7 @@ fn text_output_lists_stages_and_the_verdict() {
         .arg(&lib)
         .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     for want in [
@@ -189,10 +189,10 @@ fn insufficient_driver() {
     assert!(stage(&r, "init")["summary"].as_str().is_some_and(|s| s.contains("CUDA 8.0")));
     // A library without a function the test calls: cudarc's panic becomes a clear failure.
     let (_dir, lib) = {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let lib = dir.path().join("libcuda.so.1");
-        std::fs::copy(common::fake_cuda_lib(true), &lib).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(dir.path().join("fake-cuda.scenario"), HEALTHY).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::copy(common::fake_cuda_lib(true), &lib).unwrap();
+        std::fs::write(dir.path().join("fake-cuda.scenario"), HEALTHY).unwrap();
         (dir, lib)
     };
     let r = smoke_with(&lib, &[], &[]);

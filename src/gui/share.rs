@@ -261,10 +261,10 @@ mod tests {
 
     #[test]
     fn unique_paths_never_reuse_a_name() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let a = unique_path(dir.path(), "shot", "png");
         assert!(a.ends_with("shot.png"));
-        std::fs::write(&a, b"x").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&a, b"x").unwrap();
         let b = unique_path(dir.path(), "shot", "png");
         assert!(b.ends_with("shot-2.png"));
         assert!(write_new(&a, b"y").is_err());

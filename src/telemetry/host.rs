@@ -259,16 +259,16 @@ mod tests {
 
     #[test]
     fn fixture_root_gives_iowait_disks_and_pressure() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let w = |rel: &str, text: &str| {
             let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap_or(root)).unwrap_or_else(|e| panic!("{e}"));
-            std::fs::write(p, text).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::create_dir_all(p.parent().unwrap_or(root)).unwrap();
+            std::fs::write(p, text).unwrap();
         };
         w("proc/stat", "cpu  100 0 50 800 40 5 5 0 0 0\n");
         w("proc/diskstats", "   8 0 sda 1 0 100 0 1 0 200 0 0 0 0\n");
-        std::fs::create_dir_all(root.join("sys/block/sda")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(root.join("sys/block/sda")).unwrap();
         w("proc/pressure/io", "some avg10=30.00 avg60=0 avg300=0 total=1\nfull avg10=10.00 avg60=0 avg300=0 total=1\n");
         let mut host = LiveHost::with_root(root.to_path_buf());
         w("proc/stat", "cpu  150 0 50 850 140 5 5 0 0 0\n");

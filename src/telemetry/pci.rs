@@ -104,33 +104,33 @@ mod tests {
 
     #[test]
     fn finds_nvidia_display_functions_and_their_power_state() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        write_fixture(root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap_or_else(|e| panic!("{e}"));
-        write_fixture(root, "0000:01:00.1", 0x10de, 0x040300, Some("suspended")).unwrap_or_else(|e| panic!("{e}")); // audio
-        write_fixture(root, "0000:00:02.0", 0x8086, 0x030000, Some("active")).unwrap_or_else(|e| panic!("{e}")); // iGPU
+        write_fixture(root, "0000:01:00.0", 0x10de, 0x030000, Some("suspended")).unwrap();
+        write_fixture(root, "0000:01:00.1", 0x10de, 0x040300, Some("suspended")).unwrap(); // audio
+        write_fixture(root, "0000:00:02.0", 0x8086, 0x030000, Some("active")).unwrap(); // iGPU
         let f = nvidia_display_functions(root);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].address, "0000:01:00.0");
         assert!(f[0].is_suspended());
         assert_eq!(all_asleep(&f), Some(vec!["0000:01:00.0".to_string()]));
 
-        write_fixture(root, "0000:02:00.0", 0x10de, 0x030200, Some("active")).unwrap_or_else(|e| panic!("{e}"));
+        write_fixture(root, "0000:02:00.0", 0x10de, 0x030200, Some("active")).unwrap();
         assert_eq!(nvidia_display_functions(root).len(), 2);
         assert_eq!(all_asleep(&nvidia_display_functions(root)), None, "one awake: open NVML");
     }
 
     #[test]
     fn missing_or_garbage_sysfs_is_no_functions() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         assert!(nvidia_display_functions(dir.path()).is_empty());
         assert_eq!(all_asleep(&[]), None);
         let bad = dir.path().join("sys/bus/pci/devices/0000:03:00.0");
-        std::fs::create_dir_all(&bad).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(bad.join("vendor"), "garbage").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(&bad).unwrap();
+        std::fs::write(bad.join("vendor"), "garbage").unwrap();
         assert!(nvidia_display_functions(dir.path()).is_empty());
         // No runtime_status file (runtime PM not compiled in): not asleep.
-        write_fixture(dir.path(), "0000:04:00.0", 0x10de, 0x030000, None).unwrap_or_else(|e| panic!("{e}"));
+        write_fixture(dir.path(), "0000:04:00.0", 0x10de, 0x030000, None).unwrap();
         assert_eq!(all_asleep(&nvidia_display_functions(dir.path())), None);
     }
 }

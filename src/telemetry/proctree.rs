@@ -153,7 +153,7 @@ mod tests {
     #[test]
     fn reads_this_process_and_its_children() {
         let me = std::process::id();
-        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap_or_else(|e| panic!("{e}"));
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
         let t = tree(Path::new("/"), me);
         assert!(t.iter().any(|p| p.pid == me && p.rss_bytes > 0));
         assert!(t.iter().any(|p| p.pid == child.id() && p.ppid == me && p.name == "sleep"), "{t:?}");

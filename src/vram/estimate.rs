@@ -253,7 +253,7 @@ mod tests {
         // 128 KiB per token in fp16 (vram.md §5).
         assert_eq!(a.kv_elems_per_token_layer() * 32.0 * 2.0, 131_072.0);
         let s = Workload { seq: 8192, ..Workload::default() };
-        let e = estimate(&a, &s).unwrap_or_else(|e| panic!("{e}"));
+        let e = estimate(&a, &s).unwrap();
         assert!((e.kv_cache / GIB - 1.0).abs() < 1e-9, "{}", e.kv_cache / GIB);
     }
 

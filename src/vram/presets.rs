@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn built_in_presets_parse_and_are_plenty() {
-        let list = parse(BUILT_IN).unwrap_or_else(|e| panic!("{e}"));
+        let list = parse(BUILT_IN).unwrap();
         assert!(list.len() >= 25, "{}", list.len());
         let published = [
             ("Llama-2-7B", 6.738),
@@ -177,7 +177,7 @@ mod tests {
             ("Falcon-7B", 6.92),
         ];
         for (name, b) in published {
-            let a = find(&list, name).unwrap_or_else(|e| panic!("{e}"));
+            let a = find(&list, name).unwrap();
             let got = a.params().total() / 1e9;
             assert!((got - b).abs() / b < 0.01, "{name}: {got:.3} B vs published {b}");
         }
@@ -194,10 +194,10 @@ mod tests {
     #[test]
     fn hf_configs_import() {
         let llama = r#"{"model_type":"llama","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"tie_word_embeddings":false,"max_position_embeddings":131072}"#;
-        let a = from_hf_config(llama, "x").unwrap_or_else(|e| panic!("{e}"));
+        let a = from_hf_config(llama, "x").unwrap();
         assert!((a.params().total() / 1e9 - 8.03).abs() < 0.01);
         let mixtral = r#"{"model_type":"mixtral","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000,"num_local_experts":8,"num_experts_per_tok":2}"#;
-        let m = from_hf_config(mixtral, "m").unwrap_or_else(|e| panic!("{e}"));
+        let m = from_hf_config(mixtral, "m").unwrap();
         assert!((m.params().total() / 1e9 - 46.70).abs() < 0.1, "{}", m.params().total() / 1e9);
         let partial = r#"{"model_type":"llama","hidden_size":4096}"#;
         let e = from_hf_config(partial, "p").err().map(|e| e.to_string()).unwrap_or_default();

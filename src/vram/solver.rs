@@ -128,10 +128,10 @@ mod tests {
     #[test]
     fn solver_finds_the_boundary_and_suggestions_save_memory() {
         let list = presets::built_in();
-        let a = presets::find(&list, "Llama-3.1-8B").unwrap_or_else(|e| panic!("{e}"));
+        let a = presets::find(&list, "Llama-3.1-8B").unwrap();
         let s = Workload { seq: 4096, ..Workload::default() };
         let cap = 40.0 * GIB;
-        let b = max_batch(a, &s, cap).unwrap_or_else(|| panic!("one fits"));
+        let b = max_batch(a, &s, cap).expect("one fits");
         assert!(need(&estimate(a, &Workload { batch: b, ..s.clone() }).unwrap_or_default(), &s) <= cap);
         assert!(need(&estimate(a, &Workload { batch: b + 1, ..s.clone() }).unwrap_or_default(), &s) > cap);
         let t = max_seq(a, &Workload { batch: 1, ..s.clone() }, 24.0 * GIB).unwrap_or(0);

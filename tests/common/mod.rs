@@ -1,6 +1,7 @@
 //! Test helpers shared by the integration tests: the test-only fake `libnvidia-ml.so.1`
 //! (tests/fake_nvml/fake_nvml.c), compiled once per test binary with the system C compiler.
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,10 +61,10 @@ pub fn fake_lib_dir(kind: Fake) -> PathBuf {
 /// with `scenario_text`: each test process or in-process test gets its own library instance
 /// (a distinct file is loaded separately), with its own scenario.
 pub fn private_fake(kind: Fake, scenario_text: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let lib = dir.path().join("libnvidia-ml.so.1");
-    std::fs::copy(fake_lib_dir(kind).join("libnvidia-ml.so.1"), &lib).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.path().join("fake-nvml.scenario"), scenario_text).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(fake_lib_dir(kind).join("libnvidia-ml.so.1"), &lib).unwrap();
+    std::fs::write(dir.path().join("fake-nvml.scenario"), scenario_text).unwrap();
     (dir, lib)
 }
 
@@ -108,12 +109,12 @@ pub fn fake_cuda_lib(old: bool) -> PathBuf {
 /// A fresh directory (named `sub`, e.g. "lib" or "stubs") holding a private copy of the fake
 /// libcuda (and a `libcuda.so` link to it) and a `fake-cuda.scenario` with `scenario_text`.
 pub fn private_fake_cuda(old: bool, sub: &str, scenario_text: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let libdir = dir.path().join(sub);
-    std::fs::create_dir_all(&libdir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(&libdir).unwrap();
     let lib = libdir.join("libcuda.so.1");
-    std::fs::copy(fake_cuda_lib(old), &lib).unwrap_or_else(|e| panic!("{e}"));
-    std::os::unix::fs::symlink("libcuda.so.1", libdir.join("libcuda.so")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(libdir.join("fake-cuda.scenario"), scenario_text).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(fake_cuda_lib(old), &lib).unwrap();
+    std::os::unix::fs::symlink("libcuda.so.1", libdir.join("libcuda.so")).unwrap();
+    std::fs::write(libdir.join("fake-cuda.scenario"), scenario_text).unwrap();
     (dir, lib)
 }

@@ -39,11 +39,11 @@ fn steps_publish_snapshots_and_history() {
 
 #[test]
 fn a_recording_gets_one_line_per_tick_whatever_wakes_the_reader() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rec.jsonl");
     let s = demo(1);
     s.step_gpu(0.0);
-    s.start_recording(&path).unwrap_or_else(|e| panic!("{e}"));
+    s.start_recording(&path).unwrap();
     let lines = || s.recording().map_or(0, |(_, n)| n);
     for t in 1..=3 {
         s.step_host(f64::from(t));
@@ -59,7 +59,7 @@ fn a_recording_gets_one_line_per_tick_whatever_wakes_the_reader() {
 #[test]
 fn a_slow_step_already_in_flight_is_not_run_twice() {
     let s = demo(1);
-    let owner = s.shared.slow_owner.lock().unwrap_or_else(|e| panic!("{e}"));
+    let owner = s.shared.slow_owner.lock().unwrap();
     s.step_slow(1.0);
     assert!(s.shared.slow.load().is_empty(), "the second slow step did nothing");
     drop(owner);
@@ -93,7 +93,7 @@ fn threads_publish_and_wake_the_reader() {
         Box::new(DemoHost::new(Scenario::Idle, 1)),
         Duration::from_millis(250),
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     s.set_notify(move || {
         let _ = tx.send(());
