@@ -34,6 +34,20 @@ pub enum Theme {
 /// How byte quantities are shown (defined with the formatting in [`crate::units`]).
 pub use crate::units::ByteUnits;
 
+/// Why a settings file cannot be used (worded to follow "could not be used (...)").
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    /// Not UTF-8 text.
+    #[error("it is not text")]
+    NotText,
+    /// Not valid RON for the settings.
+    #[error("it is not valid: {0}")]
+    Invalid(String),
+    /// Written by a newer version.
+    #[error("it was written by a newer gpu-doctor (settings version {0}; this one reads {SETTINGS_VERSION})")]
+    Newer(u32),
+}
+
 /// Everything the user can set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -105,7 +119,7 @@ impl Settings {
                 Err(e) => Some(e.to_string()),
                 Ok(bytes) => match Self::parse(&bytes) {
                     Ok(s) => return Loaded { settings: s, notice: None },
-                    Err(why) => Some(why),
+                    Err(why) => Some(why.to_string()),
                 },
             },
         };
@@ -136,22 +150,19 @@ impl Settings {
     }
 
     /// Parses a settings file's bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Settings, String> {
-        let text = std::str::from_utf8(bytes).map_err(|_| "it is not text".to_string())?;
+    pub fn parse(bytes: &[u8]) -> Result<Settings, SettingsError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| SettingsError::NotText)?;
         // Read the version first, so a newer file is refused with the right reason.
         #[derive(Deserialize)]
         struct Probe {
             #[serde(default)]
             version: u32,
         }
-        let probe: Probe = ron::from_str(text).map_err(|e| format!("it is not valid: {e}"))?;
+        let probe: Probe = ron::from_str(text).map_err(|e| SettingsError::Invalid(e.to_string()))?;
         if probe.version > SETTINGS_VERSION {
-            return Err(format!(
-                "it was written by a newer gpu-doctor (settings version {}; this one reads {SETTINGS_VERSION})",
-                probe.version
-            ));
+            return Err(SettingsError::Newer(probe.version));
         }
-        let mut s: Settings = ron::from_str(text).map_err(|e| format!("it is not valid: {e}"))?;
+        let mut s: Settings = ron::from_str(text).map_err(|e| SettingsError::Invalid(e.to_string()))?;
         s.sanitize();
         Ok(s)
     }

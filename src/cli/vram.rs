@@ -114,7 +114,8 @@ pub struct VramArgs {
 /// The model: a preset, an imported config.json, or the custom shape of the flags.
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
-        Some(p) => vram::presets::parse(&std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)?,
+        Some(p) => vram::presets::parse(&std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?)
+            .map_err(|e| e.to_string())?,
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
@@ -124,7 +125,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         }
     };
     if let Some(name) = &args.preset {
-        return vram::presets::find(&presets, name).cloned();
+        return vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string());
     }
     if let Some(path) = &args.config {
         return vram::presets::from_hf_config_file(path).map_err(|e| e.to_string());
@@ -279,10 +280,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
     if args.list_presets {
         let list = match &args.presets_file {
-            Some(p) => std::fs::read_to_string(p)
-                .map_err(|e| e.to_string())
-                .and_then(|t| vram::presets::parse(&t))
-                .map_err(|e| bad(&e))?,
+            Some(p) => vram::presets::read(p).map_err(|e| bad(&e))?,
             None => vram::presets::load_all().0,
         };
         for a in &list {

@@ -67,7 +67,7 @@ impl LiveHost {
         {
             let now = Instant::now();
             match procfs::read_diskstats(&self.root) {
-                Err(e) => Reading::na(e),
+                Err(e) => Reading::na(e.to_string()),
                 Ok(current) => {
                     let out = match &self.prev_disks {
                         Some((at, prev)) => {
@@ -127,7 +127,7 @@ impl LiveHost {
             return Reading::na("iowait is reported by Linux only");
         }
         match procfs::read_cpu_times(&self.root) {
-            Err(e) => Reading::na(e),
+            Err(e) => Reading::na(e.to_string()),
             Ok(now) => {
                 let value = self.prev_cpu.and_then(|prev| procfs::iowait_pct(prev, now));
                 self.prev_cpu = Some(now);
@@ -177,7 +177,7 @@ impl HostSource for LiveHost {
         let iowait_pct = self.iowait();
         let disks = self.disks();
         let pressure = if cfg!(target_os = "linux") {
-            procfs::read_pressure(&self.root).into()
+            procfs::read_pressure(&self.root).map_err(|e| e.to_string()).into()
         } else {
             Reading::na("pressure stall information is a Linux feature")
         };

@@ -34,22 +34,44 @@ fn path_in(root: &Path, rel: &str) -> PathBuf {
     root.join(rel.trim_start_matches('/'))
 }
 
-fn read(root: &Path, rel: &str) -> Result<String, String> {
+/// Why a `/proc` file gave no value (the text becomes the metric's "n/a" reason).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProcError {
+    /// The file could not be read.
+    #[error("cannot read {}: {why}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why (the system's message).
+        why: String,
+    },
+    /// `/proc/stat` has no aggregate `cpu` line.
+    #[error("no aggregate 'cpu' line in /proc/stat")]
+    NoCpuLine,
+    /// The `cpu` line has too few fields.
+    #[error("unexpected /proc/stat cpu line: '{0}'")]
+    BadCpuLine(String),
+    /// A pressure file has neither a `some` nor a `full` line.
+    #[error("unexpected pressure file contents: '{0}'")]
+    BadPressure(String),
+    /// None of the pressure files could be used.
+    #[error("pressure stall information unavailable ({0})")]
+    NoPressure(Box<ProcError>),
+}
+
+fn read(root: &Path, rel: &str) -> Result<String, ProcError> {
     let path = path_in(root, rel);
-    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    std::fs::read_to_string(&path).map_err(|e| ProcError::Read { path, why: e.to_string() })
 }
 
 /// Parses the aggregate `cpu` line of `/proc/stat` text.
-pub fn parse_cpu_times(stat: &str) -> Result<CpuTimes, String> {
-    let line = stat
-        .lines()
-        .find(|l| l.starts_with("cpu "))
-        .ok_or_else(|| "no aggregate 'cpu' line in /proc/stat".to_string())?;
+pub fn parse_cpu_times(stat: &str) -> Result<CpuTimes, ProcError> {
+    let line = stat.lines().find(|l| l.starts_with("cpu ")).ok_or(ProcError::NoCpuLine)?;
     let fields: Vec<u64> = line.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
     // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
     // counted in user/nice, so only the first eight fields make up the total.
     if fields.len() < 5 {
-        return Err(format!("unexpected /proc/stat cpu line: '{line}'"));
+        return Err(ProcError::BadCpuLine(line.to_string()));
     }
     let idle = fields.get(3).copied().unwrap_or(0);
     let iowait = fields.get(4).copied().unwrap_or(0);
@@ -57,7 +79,7 @@ pub fn parse_cpu_times(stat: &str) -> Result<CpuTimes, String> {
 }
 
 /// Reads `/proc/stat` under `root`.
-pub fn read_cpu_times(root: &Path) -> Result<CpuTimes, String> {
+pub fn read_cpu_times(root: &Path) -> Result<CpuTimes, ProcError> {
     parse_cpu_times(&read(root, "/proc/stat")?)
 }
 
@@ -69,7 +91,7 @@ pub fn iowait_pct(prev: CpuTimes, now: CpuTimes) -> Option<f64> {
 }
 
 /// Parses one `/proc/pressure/*` file into its `some` and `full` avg10 values.
-pub fn parse_pressure(text: &str) -> Result<(Option<f64>, Option<f64>), String> {
+pub fn parse_pressure(text: &str) -> Result<(Option<f64>, Option<f64>), ProcError> {
     let mut some = None;
     let mut full = None;
     for line in text.lines() {
@@ -83,20 +105,21 @@ pub fn parse_pressure(text: &str) -> Result<(Option<f64>, Option<f64>), String> 
         }
     }
     if some.is_none() && full.is_none() {
-        return Err(format!("unexpected pressure file contents: '{}'", text.trim()));
+        return Err(ProcError::BadPressure(text.trim().to_string()));
     }
     Ok((some, full))
 }
 
 /// Reads `/proc/pressure/{cpu,io,memory}` under `root`. Fails only when none of them can be read
 /// (kernel without PSI, or PSI disabled with `psi=0`).
-pub fn read_pressure(root: &Path) -> Result<Pressure, String> {
+pub fn read_pressure(root: &Path) -> Result<Pressure, ProcError> {
     let cpu = read(root, "/proc/pressure/cpu").and_then(|t| parse_pressure(&t));
     let io = read(root, "/proc/pressure/io").and_then(|t| parse_pressure(&t));
     let mem = read(root, "/proc/pressure/memory").and_then(|t| parse_pressure(&t));
-    if let (Err(e), Err(_), Err(_)) = (&cpu, &io, &mem) {
-        return Err(format!("pressure stall information unavailable ({e})"));
-    }
+    let (cpu, io, mem) = match (cpu, io, mem) {
+        (Err(e), Err(_), Err(_)) => return Err(ProcError::NoPressure(Box::new(e))),
+        (cpu, io, mem) => (cpu, io, mem),
+    };
     Ok(Pressure {
         cpu_some: cpu.as_ref().ok().and_then(|p| p.0),
         io_some: io.as_ref().ok().and_then(|p| p.0),
@@ -134,7 +157,7 @@ pub fn parse_diskstats(text: &str, is_whole: impl Fn(&str) -> bool) -> Vec<DiskC
 }
 
 /// Reads `/proc/diskstats` under `root`; a device is whole when `/sys/block/NAME` exists.
-pub fn read_diskstats(root: &Path) -> Result<Vec<DiskCounters>, String> {
+pub fn read_diskstats(root: &Path) -> Result<Vec<DiskCounters>, ProcError> {
     let text = read(root, "/proc/diskstats")?;
     let sys_block = path_in(root, "/sys/block");
     let have_sys = sys_block.is_dir();
@@ -177,9 +200,9 @@ mod tests {
     #[test]
     fn missing_files_name_the_path() {
         let dir = std::env::temp_dir().join("gpu-doctor-no-such-root");
-        let err = read_cpu_times(&dir).err().unwrap_or_default();
+        let err = read_cpu_times(&dir).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("proc/stat"), "{err}");
-        let err = read_pressure(&dir).err().unwrap_or_default();
+        let err = read_pressure(&dir).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("pressure stall information unavailable"), "{err}");
         assert!(read_diskstats(&dir).is_err());
     }

@@ -27,7 +27,7 @@ pub fn user_file() -> Option<std::path::PathBuf> {
 pub fn load_all() -> (Vec<Arch>, Option<String>) {
     let mut list = built_in();
     let Some(path) = user_file().filter(|p| p.exists()) else { return (list, None) };
-    match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| parse(&t)) {
+    match read(&path) {
         Ok(user) => {
             for a in user {
                 list.retain(|b| b.name != a.name);
@@ -39,11 +39,44 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
     }
 }
 
+/// Why a presets file or a preset name cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PresetError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Read(String),
+    /// The file is not a RON list of models.
+    #[error("presets file: {0}")]
+    Syntax(String),
+    /// One model's shape is impossible.
+    #[error("preset '{name}': {problem}")]
+    Invalid {
+        /// The preset.
+        name: String,
+        /// What is wrong.
+        problem: InputError,
+    },
+    /// No preset has that name.
+    #[error("no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets", closest.join(", "))]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The closest names.
+        closest: Vec<String>,
+    },
+}
+
+/// Reads and parses a presets file.
+pub fn read(path: &Path) -> Result<Vec<Arch>, PresetError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PresetError::Read(e.to_string()))?;
+    parse(&text)
+}
+
 /// Parses a presets file (a RON list of [`Arch`]).
-pub fn parse(text: &str) -> Result<Vec<Arch>, String> {
-    let list: Vec<Arch> = ron::from_str(text).map_err(|e| format!("presets file: {e}"))?;
+pub fn parse(text: &str) -> Result<Vec<Arch>, PresetError> {
+    let list: Vec<Arch> = ron::from_str(text).map_err(|e| PresetError::Syntax(e.to_string()))?;
     for a in &list {
-        a.validate().map_err(|e| format!("preset '{}': {e}", a.name))?;
+        a.validate().map_err(|problem| PresetError::Invalid { name: a.name.clone(), problem })?;
     }
     Ok(list)
 }
@@ -54,7 +87,7 @@ pub fn built_in() -> Vec<Arch> {
 }
 
 /// Finds a preset by name, case-insensitively; otherwise says which names are closest.
-pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, String> {
+pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, PresetError> {
     let want = name.trim().to_ascii_lowercase();
     if let Some(a) = list.iter().find(|a| a.name.to_ascii_lowercase() == want) {
         return Ok(a);
@@ -62,11 +95,8 @@ pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, String> {
     let mut scored: Vec<(f64, &str)> =
         list.iter().map(|a| (strsim::jaro_winkler(&want, &a.name.to_ascii_lowercase()), a.name.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let close: Vec<&str> = scored.iter().take(3).map(|s| s.1).collect();
-    Err(format!(
-        "no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets",
-        close.join(", ")
-    ))
+    let closest = scored.iter().take(3).map(|s| s.1.to_string()).collect();
+    Err(PresetError::Unknown { name: name.to_string(), closest })
 }
 
 fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
@@ -186,7 +216,7 @@ mod tests {
     #[test]
     fn unknown_preset_suggests_close_names() {
         let list = built_in();
-        let e = find(&list, "llama-3-8b").err().unwrap_or_default();
+        let e = find(&list, "llama-3-8b").err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains("Llama-3.1-8B"), "{e}");
         assert!(find(&list, "qwen2.5-7b").is_ok(), "case-insensitive");
     }
