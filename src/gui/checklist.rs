@@ -71,14 +71,6 @@ impl ChecklistState {
         }
     }
 
-    /// Runs the checks on the calling thread (tests).
-    pub fn run_now(&mut self) {
-        match run_checks(&self.source, None) {
-            Ok(r) => self.set_report(r),
-            Err(e) => self.error = Some(e),
-        }
-    }
-
     fn set_report(&mut self, r: Report) {
         // Open the wizard on the root cause's layer.
         if let Some(layer) = r.root_cause.as_ref().and_then(|id| r.get(id)).map(|c| c.layer) {
