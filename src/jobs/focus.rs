@@ -1,4 +1,4 @@
-//! Stuck-job triage (method §8) for one process and its children: state, CPU, threads, memory,
+//! Stuck-job triage for one process and its children: state, CPU, threads, memory,
 //! I/O, GPU memory, and how long since its log or output file last grew; then a verdict with the
 //! next step. Used by `gpu-doctor-cli focus` and the app's "Focus on a process" dialog.
 
@@ -270,7 +270,7 @@ pub fn mentions_oom(text: &str) -> bool {
     .any(|k| t.contains(k))
 }
 
-/// The meaning of an out-of-memory report given how much GPU memory is free now (method §6, §8).
+/// The meaning of an out-of-memory report given how much GPU memory is free now.
 pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
     if !oom {
         return None;

@@ -1,4 +1,4 @@
-//! The scaling test (method §5): run a command once per size, fit time = fixed + per-unit × size,
+//! The scaling test: run a command once per size, fit time = fixed + per-unit × size,
 //! and say whether the work scales (near-linear: compute and data balanced) or a fixed overhead
 //! dominates (model loading, initialisation, file scanning).
 

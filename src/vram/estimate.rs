@@ -1,6 +1,6 @@
 //! The estimator: [`estimate()`] turns an architecture and a workload into a per-GPU
 //! [`Breakdown`] (weights, KV cache, activations, gradients, optimizer states, CUDA context,
-//! framework buffers, allocator slack), with the engine models of vram.md §6.
+//! framework buffers, allocator slack), with engine models for Hugging Face `generate`, vLLM and llama.cpp.
 
 use serde::{Deserialize, Serialize};
 
@@ -203,7 +203,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             if s.mode != Mode::Full {
                 out.weights += trainable * 4.0 / state_split;
             }
-            // Activations: Korthikanti et al. adapted to SwiGLU/GQA (vram.md §1.4).
+            // Activations: Korthikanti et al. adapted to SwiGLU/GQA (arXiv 2205.05198).
             let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
             // LoRA dropout (litgpt and PEFT default 0.05) keeps the dropped input and its mask
             // for every adapted matrix: 3 bytes per input element.
@@ -250,7 +250,7 @@ mod tests {
     #[test]
     fn kv_cache_uses_kv_heads() {
         let a = llama31_8b();
-        // 128 KiB per token in fp16 (vram.md §5).
+        // 128 KiB per token in fp16 (from its config.json).
         assert_eq!(a.kv_elems_per_token_layer() * 32.0 * 2.0, 131_072.0);
         let s = Workload { seq: 8192, ..Workload::default() };
         let e = estimate(&a, &s).unwrap();

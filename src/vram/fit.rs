@@ -40,7 +40,8 @@ pub struct Fit {
     pub detail: String,
 }
 
-/// Headroom the calculator keeps (vram.md §6 and the method's 20-30 % rule).
+/// Headroom the calculator keeps: the 20-30 % rule of thumb for allocator fragmentation and
+/// peaks the estimate does not model.
 pub const HEADROOM: f64 = 0.2;
 
 /// Judges `need` bytes per GPU against `t`.

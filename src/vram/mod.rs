@@ -2,9 +2,13 @@
 //! states, CUDA context, framework overhead, allocator slack) for inference (Hugging Face
 //! `generate`, vLLM, llama.cpp) and training (full fine-tune, LoRA, QLoRA), one GPU or sharded.
 //!
-//! Formulas and constants come from ../shared/knowledge/vram.md (§1 formulas, §1.6 overheads,
-//! §6 engine models); tests/vram_accuracy.rs compares the estimates with the measured rows of §4,
-//! like with like (allocated vs reserved vs nvidia-smi). Pure code: no I/O, no allocation beyond
+//! Formulas and constants come from public sources: weights per tensor group (Hugging Face
+//! "Optimizing LLMs for speed and memory"; llama.cpp's quantize README for the bits per weight of
+//! GGUF mixes), the KV cache (2 · layers · kv_heads · head_dim per token), training activations
+//! after Korthikanti et al. 2022 (arXiv 2205.05198), framework overheads from PyTorch PRs #86509
+//! (CUDA context with lazy loading) and #120925 (cuBLASLt workspace), and vLLM's
+//! `gpu_memory_utilization` reservation. tests/vram_accuracy.rs compares the estimates with
+//! published measurements, like with like (allocated vs reserved vs nvidia-smi). Pure code: no I/O, no allocation beyond
 //! the notes, a few microseconds per estimate.
 //!
 //! The parts, all re-exported here:

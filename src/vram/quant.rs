@@ -108,7 +108,7 @@ impl Quant {
     }
 
     /// Bits per weight of the compressed linear layers. GGUF file mixes use the bits per weight
-    /// measured on whole files (vram.md §1.1: llama.cpp's quantize table), which already include
+    /// measured on whole files (llama.cpp's `tools/quantize/README.md` table), which already include
     /// their higher-precision tensors.
     pub(super) fn linear_bits(self) -> f64 {
         match self {
