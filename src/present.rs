@@ -92,6 +92,20 @@ pub fn pct(r: &Reading<f64>) -> String {
     r.show_short(|v| units::percent(*v))
 }
 
+/// A finding as a sentence for a headline: capital first letter, one final full stop.
+///
+/// ```
+/// assert_eq!(gpu_doctor::present::sentence("no GPU was passed in"), "No GPU was passed in.");
+/// ```
+pub fn sentence(text: &str) -> String {
+    let t = text.trim().trim_end_matches('.');
+    let mut c = t.chars();
+    match c.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), c.as_str()),
+        None => String::new(),
+    }
+}
+
 /// "38.0 / 64.0 GiB" for host RAM.
 pub fn ram(host: &HostSample) -> String {
     host.memory.show(|m| {

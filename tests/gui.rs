@@ -108,6 +108,39 @@ fn gpu_filter_shows_one_gpu() {
 }
 
 #[test]
+fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
+    // In a container started without GPUs NVML is simply missing, which on its own reads as "no
+    // driver installed"; the checklist knows better. The banner must say what the checklist says.
+    let no = NoGpu {
+        summary: "NVML was not found, so no NVIDIA driver seems to be installed.".to_string(),
+        next_step: "Install the NVIDIA driver for your GPU.".to_string(),
+        attempts: vec![LoadAttempt { path: "libnvidia-ml.so.1".to_string(), error: "not found".to_string() }],
+    };
+    let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 3);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/container-without-gpus");
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 800.0)).build_eframe(move |cc| {
+        let mut init = AppInit::new(sampler);
+        init.checklist_from = Some(dir);
+        init.diagnose_at_start = true;
+        DoctorApp::new(cc, init)
+    });
+    h.step();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h.state().checklist.report.is_none() {
+        assert!(std::time::Instant::now() < deadline, "checks did not finish");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+    h.get_by_label("No NVIDIA GPU data");
+    h.get_by_label_contains("No GPU was passed into this Docker container");
+    h.get_by_label_contains("Next step: docker run --gpus all");
+    assert!(h.query_by_label_contains("Install the NVIDIA driver").is_none(), "NVML's guess is only a detail");
+    assert!(h.query_by_label_contains("no NVIDIA driver seems to be installed").is_none());
+    h.get_by_label("What NVML said");
+}
+
+#[test]
 fn no_driver_banner_explains_and_offers_demo() {
     let no = NoGpu {
         summary:

@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::exit;
 use super::{CliError, InfoArgs};
+use crate::diagnose::headline::Headline;
+use crate::diagnose::source::CheckSource;
 use crate::present;
 use crate::telemetry::GpuSource as _;
 use crate::telemetry::sample::Inventory;
@@ -19,10 +21,13 @@ struct InfoJson<'a> {
     demo: bool,
     source: &'a SourceStatus,
     inventory: &'a Inventory,
+    /// Without GPU data: the checklist's root cause and first fix (else NVML's explanation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnosis: Option<&'a Headline>,
 }
 
 /// Renders the inventory as text.
-pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
+pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&Headline>) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "gpu-doctor {}: GPU inventory", env!("CARGO_PKG_VERSION"));
     if status.is_demo() {
@@ -70,8 +75,15 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory) -> String {
             }
         }
         SourceStatus::Unavailable(no) => {
-            let _ = writeln!(o, "\nNo NVIDIA GPU data: {}", no.summary);
-            let _ = writeln!(o, "Next step: {}", no.next_step);
+            let h = diagnosis.cloned().unwrap_or_else(|| Headline::of_nvml(no));
+            let _ = writeln!(o, "\nNo NVIDIA GPU data. {}", present::sentence(&h.finding));
+            if let Some(step) = &h.next_step {
+                let _ = writeln!(o, "Next step: {step}");
+            }
+            if h.from_checklist() {
+                let _ = writeln!(o, "(The checklist's root cause; all checks: gpu-doctor-cli check)");
+                let _ = writeln!(o, "\nWhat NVML said: {} {}", present::sentence(&no.summary), no.next_step);
+            }
             let _ = writeln!(o, "\nNVML load attempts:");
             for a in &no.attempts {
                 let _ = writeln!(o, "  {}: {}", a.path, a.error);
@@ -120,16 +132,25 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
     };
     let status = gpu.status();
     let inv = gpu.inventory();
+    // Without GPU data the first thing said is the checklist's root cause, as everywhere else.
+    let diagnosis = match &status {
+        SourceStatus::Unavailable(no) if source.demo.is_none() => {
+            let checks = CheckSource::Live(source.clone()).run(None).ok();
+            Some(Headline::for_no_gpu(checks.as_ref(), no))
+        }
+        _ => None,
+    };
     if args.json {
         let doc = InfoJson {
             app_version: env!("CARGO_PKG_VERSION"),
             demo: status.is_demo(),
             source: &status,
             inventory: &inv,
+            diagnosis: diagnosis.as_ref(),
         };
         println!("{}", super::to_json(&doc)?);
     } else {
-        print!("{}", render_text(&status, &inv));
+        print!("{}", render_text(&status, &inv, diagnosis.as_ref()));
     }
     Ok(ExitCode::from(if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
 }

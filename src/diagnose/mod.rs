@@ -7,6 +7,7 @@
 pub mod bottleneck;
 pub mod checks;
 pub mod collect;
+pub mod headline;
 pub mod parse;
 pub mod source;
 pub mod view;

@@ -15,6 +15,7 @@ use super::screenshot::ScreenshotPlan;
 use super::share;
 use super::smoke_tab::{SmokeSetup, SmokeState};
 use super::vram_tab::VramState;
+use crate::diagnose::headline::Headline;
 use crate::present;
 use crate::settings::{Settings, Theme};
 use crate::telemetry::SourceOptions;
@@ -71,6 +72,9 @@ pub struct AppInit {
     pub replay: Option<std::path::PathBuf>,
     /// Open the support card once data is there.
     pub support_card: bool,
+    /// Run the checklist in the background at start, so the no-GPU banner can lead with its root
+    /// cause (the app does; tests that pin the NVML text do not).
+    pub diagnose_at_start: bool,
 }
 
 impl AppInit {
@@ -91,6 +95,7 @@ impl AppInit {
             settings_path: None,
             replay: None,
             support_card: false,
+            diagnose_at_start: false,
         }
     }
 }
@@ -267,6 +272,10 @@ impl DoctorApp {
         };
         app.vram.units = app.settings.units;
         app.smoke.units = app.settings.units;
+        if init.diagnose_at_start && app.source.demo.is_none() {
+            let renderer = app.renderer_name.clone();
+            app.checklist.start(&cc.egui_ctx, &renderer);
+        }
         if let Some(path) = replay {
             app.open_replay(&cc.egui_ctx, &path);
         }
@@ -496,6 +505,9 @@ impl eframe::App for DoctorApp {
                     Tab::Monitor => {
                         let now = self.sampler.now().max(snap.latest_t());
                         self.update_verdicts(&snap, now);
+                        self.checklist.poll();
+                        self.monitor.root_cause = self.checklist.report.as_ref().and_then(Headline::of_report);
+                        self.monitor.checking = self.checklist.running();
                         // Copy what the charts need under the history lock, then lay out without it.
                         let (from, to) = self.monitor.span(now);
                         let wanted = self.monitor.wanted_series(&snap);

@@ -305,6 +305,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 settings_path,
                 replay,
                 support_card,
+                diagnose_at_start: true,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

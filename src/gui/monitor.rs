@@ -6,6 +6,7 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::charts::{self, Chart, Reference, Series, TimeAxis, Unit, gpu_color};
 use crate::diagnose::bottleneck::Bottleneck;
+use crate::diagnose::headline::Headline;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::history::{Event, EventLevel, History};
 use crate::telemetry::sample::{GpuInfo, HostSample};
@@ -115,6 +116,10 @@ pub struct MonitorState {
     pub focus_request: Option<u32>,
     /// How byte counts are shown (the app copies the "Byte units" setting here).
     pub units: ByteUnits,
+    /// The checklist's root cause, shown first in the no-GPU banner (set by the app).
+    pub root_cause: Option<Headline>,
+    /// The checklist is running (the banner says so instead of guessing).
+    pub checking: bool,
 }
 
 impl Default for MonitorState {
@@ -129,6 +134,8 @@ impl Default for MonitorState {
             verdicts: Vec::new(),
             focus_request: None,
             units: ByteUnits::default(),
+            root_cause: None,
+            checking: false,
         }
     }
 }
@@ -208,7 +215,9 @@ impl MonitorState {
         let view_before = (self.window, self.paused_at, self.gpu_filter);
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             match &snap.source {
-                SourceStatus::Unavailable(no) => action = no_driver_banner(ui, no),
+                SourceStatus::Unavailable(no) => {
+                    action = no_driver_banner(ui, no, self.root_cause.as_ref(), self.checking);
+                }
                 SourceStatus::Asleep { functions } => action = asleep_banner(ui, functions),
                 SourceStatus::Opening => {
                     ui.weak("Opening NVML (the NVIDIA Management Library)…");

@@ -4,6 +4,7 @@
 use eframe::egui::{self, Color32, RichText};
 
 use super::MonitorAction;
+use crate::diagnose::headline::Headline;
 use crate::gui::charts::gpu_color;
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
@@ -18,15 +19,47 @@ const CARD_MAX_WIDTH: f32 = 340.0;
 const CARD_MARGIN: f32 = 8.0;
 /// What a card frame adds to its content width: margins and the 1-point stroke on both sides.
 const CARD_FRAME: f32 = 2.0 * CARD_MARGIN + 2.0;
-pub(super) fn no_driver_banner(ui: &mut egui::Ui, no: &crate::telemetry::source::NoGpu) -> Option<MonitorAction> {
+/// The banner of a machine without GPU data. It leads with the checklist's root cause and first
+/// fix (the same diagnosis as the Checklist tab, `check` and `info`); while the checks run it says
+/// so; without a checklist failure it shows NVML's own explanation. NVML's text and the library
+/// paths tried are details under it.
+pub(super) fn no_driver_banner(
+    ui: &mut egui::Ui,
+    no: &crate::telemetry::source::NoGpu,
+    root_cause: Option<&Headline>,
+    checking: bool,
+) -> Option<MonitorAction> {
     let mut action = None;
     egui::Frame::group(ui.style()).fill(Color32::from_rgb(74, 50, 20)).inner_margin(10.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.label(RichText::new("No NVIDIA GPU data").heading().color(Color32::from_rgb(255, 204, 128)));
-        ui.label(RichText::new(&no.summary).color(Color32::WHITE));
-        ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
+        match (root_cause, checking) {
+            (Some(h), _) => {
+                let found = ui.label(RichText::new(present::sentence(&h.finding)).strong().color(Color32::WHITE));
+                if let Some(id) = &h.check_id {
+                    found.on_hover_text(format!("The checklist's root cause (check {id})"));
+                }
+                if let Some(step) = &h.next_step {
+                    ui.label(RichText::new(format!("Next step: {step}")).color(Color32::WHITE));
+                }
+            }
+            (None, true) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(RichText::new("Checking what is wrong…").color(Color32::WHITE));
+                });
+            }
+            (None, false) => {
+                ui.label(RichText::new(&no.summary).color(Color32::WHITE));
+                ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
+            }
+        }
         ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
-        ui.collapsing("What was tried", |ui| {
+        let nvml_shown_above = root_cause.is_none() && !checking;
+        ui.collapsing(if nvml_shown_above { "What was tried" } else { "What NVML said" }, |ui| {
+            if !nvml_shown_above {
+                ui.label(format!("{} {}", no.summary, no.next_step));
+            }
             for a in &no.attempts {
                 ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
             }
