@@ -20,7 +20,7 @@ pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 pub const CONFIG_DIR_ENV: &str = "GPU_DOCTOR_CONFIG_DIR";
 
 /// Light or dark.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 pub enum Theme {
     /// Follow the system.
     #[default]

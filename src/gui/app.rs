@@ -11,6 +11,7 @@ use super::checklist::{ChecklistSource, ChecklistState};
 use super::jobs;
 use super::monitor::TimeWindow;
 use super::monitor::{MonitorAction, MonitorData, MonitorState};
+use super::palette::{self, Tone};
 use super::screenshot::ScreenshotPlan;
 use super::share;
 use super::smoke_tab::{SmokeSetup, SmokeState};
@@ -227,6 +228,7 @@ impl DoctorApp {
         }
         init.sampler.set_notify(move || wake(&ctx));
         apply_theme(&cc.egui_ctx, init.settings.theme);
+        palette::tune(&cc.egui_ctx);
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
             monitor.window = w;
@@ -467,7 +469,7 @@ impl eframe::App for DoctorApp {
             ui,
             |ui| {
                 if let Some(msg) = &self.message {
-                    ui.colored_label(Color32::LIGHT_RED, msg);
+                    ui.colored_label(palette::tone(ui, Tone::Fail), msg);
                 }
                 let info = self.info.lock().ok().and_then(|i| i.clone());
                 if let Some(text) = info {
@@ -495,7 +497,7 @@ impl eframe::App for DoctorApp {
                 }
                 if let Some(notice) = self.settings_notice.clone() {
                     ui.horizontal_wrapped(|ui| {
-                        ui.colored_label(Color32::from_rgb(255, 204, 128), notice);
+                        ui.colored_label(palette::tone(ui, Tone::Warn), notice);
                         if ui.button("OK").clicked() {
                             self.settings_notice = None;
                         }

@@ -74,7 +74,7 @@ fn status(ui: &mut egui::Ui, running: bool, what: &str, error: Option<&str>) {
         });
     }
     if let Some(e) = error {
-        ui.colored_label(egui::Color32::LIGHT_RED, e);
+        ui.colored_label(super::palette::tone(ui, super::palette::Tone::Fail), e);
     }
 }
 

@@ -7,6 +7,7 @@ mod charts;
 mod checklist;
 mod jobs;
 mod monitor;
+pub mod palette;
 mod screenshot;
 mod share;
 mod smoke_tab;
@@ -137,6 +138,10 @@ pub struct GuiArgs {
     /// Load the CUDA driver library from this file for the smoke test (for unusual installs).
     #[arg(long, value_name = "PATH")]
     pub cuda_lib: Option<PathBuf>,
+    /// Colour theme for this run (default: the settings file's, else the system's). With
+    /// --screenshot, the way to capture the light theme headless.
+    #[arg(long, value_enum)]
+    pub theme: Option<crate::settings::Theme>,
     /// Window size in logical pixels, e.g. 1280x800.
     #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
     pub size: [f32; 2],
@@ -267,6 +272,10 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let prefill = args.source.demo.is_some();
     let screenshot = args.screenshot.clone();
     let tab = args.tab.or_else(|| Tab::from_str(&loaded.settings.tab, true).ok()).unwrap_or(Tab::Monitor);
+    let mut loaded = loaded;
+    if let Some(theme) = args.theme {
+        loaded.settings.theme = theme;
+    }
     let frames = args.frames;
     let source = args.source.options();
     let checklist_from = args.checklist_from.clone();

@@ -5,6 +5,7 @@
 use eframe::egui::{self, Color32, RichText};
 
 use super::charts::{self, Chart, Reference, Series, TimeAxis, Unit, gpu_color};
+use super::palette::{self, Tone};
 use crate::diagnose::bottleneck::Bottleneck;
 use crate::diagnose::headline::Headline;
 use crate::telemetry::history::keys::{self, GpuMetric};
@@ -298,7 +299,7 @@ impl MonitorState {
                 self.paused_at = if paused { None } else { Some(now) };
             }
             if paused {
-                ui.label(RichText::new("PAUSED").strong().color(Color32::from_rgb(255, 183, 77)));
+                ui.label(RichText::new("PAUSED").strong().color(palette::tone(ui, Tone::Warn)));
             }
             if snap.inventory.gpus.len() > 1 {
                 ui.separator();
@@ -498,11 +499,7 @@ impl MonitorState {
             return;
         }
         for (n, v) in self.verdicts.iter().enumerate() {
-            let color = match v.severity {
-                crate::diagnose::Verdict::Warn | crate::diagnose::Verdict::Fail => Color32::from_rgb(255, 204, 128),
-                crate::diagnose::Verdict::Pass => Color32::from_rgb(129, 199, 132),
-                _ => Color32::from_rgb(144, 202, 249),
-            };
+            let color = palette::verdict(ui, v.severity);
             let header =
                 RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence))
                     .color(color);

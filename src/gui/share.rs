@@ -228,7 +228,7 @@ impl ReportDialog {
             });
             if !self.redact.enabled {
                 ui.colored_label(
-                    egui::Color32::from_rgb(255, 204, 128),
+                    super::palette::tone(ui, super::palette::Tone::Warn),
                     "Not redacted: the report shows host and user names and addresses.",
                 );
             }
@@ -384,11 +384,12 @@ impl SupportCard {
                             let bad = verdict.starts_with("FAIL") || verdict.starts_with("WARN");
                             if bad && problems < 6 {
                                 problems += 1;
-                                let color = if verdict.starts_with("FAIL") {
-                                    egui::Color32::from_rgb(255, 138, 128)
+                                let tone = if verdict.starts_with("FAIL") {
+                                    super::palette::Tone::Fail
                                 } else {
-                                    egui::Color32::from_rgb(255, 204, 128)
+                                    super::palette::Tone::Warn
                                 };
+                                let color = super::palette::tone(ui, tone);
                                 ui.horizontal_wrapped(|ui| {
                                     ui.label(RichText::new(verdict).strong().color(color));
                                     ui.label(format!("{title}: {summary}"));

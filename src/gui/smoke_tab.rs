@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use eframe::egui::{self, RichText};
 
-use super::checklist::verdict_color;
+use super::palette;
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher, Progress};
 use crate::smoke::{Figure, Options, SmokeReport, Stage, StageResult};
@@ -238,7 +238,7 @@ impl SmokeState {
     }
 
     fn report_view(&mut self, ui: &mut egui::Ui, r: &SmokeReport) {
-        let color = verdict_color(r.verdict);
+        let color = palette::verdict(ui, r.verdict);
         let word = if r.verdict == Verdict::Skipped { "CANCELLED" } else { r.verdict.word() };
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, color)).show(ui, |ui| {
             ui.set_width(ui.available_width() - 12.0);
@@ -293,7 +293,7 @@ impl SmokeState {
 
 /// One stage: badge, title, time, summary; then its figures, details and next step.
 fn stage_row(ui: &mut egui::Ui, r: &StageResult) {
-    let color = verdict_color(r.verdict);
+    let color = palette::verdict(ui, r.verdict);
     ui.label(RichText::new(r.verdict.word()).strong().color(color));
     ui.label(r.stage.title());
     ui.label(match r.ms {

@@ -8,6 +8,7 @@ use std::sync::mpsc::Receiver;
 
 use eframe::egui::{self, Color32, RichText};
 
+use super::palette::{self, Tone};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use crate::vram::{
@@ -217,7 +218,7 @@ impl VramState {
             }
         });
         if let Some(m) = &self.message {
-            ui.colored_label(Color32::LIGHT_RED, m);
+            ui.colored_label(palette::tone(ui, Tone::Fail), m);
         }
         let p = self.arch.params().total() / 1e9;
         ui.label(format!(
@@ -348,7 +349,7 @@ impl VramState {
         let b = match vram::estimate(&self.arch, &settings) {
             Ok(b) => b,
             Err(e) => {
-                ui.colored_label(Color32::LIGHT_RED, format!("Cannot estimate: {e}"));
+                ui.colored_label(palette::tone(ui, Tone::Fail), format!("Cannot estimate: {e}"));
                 return;
             }
         };
@@ -368,11 +369,14 @@ impl VramState {
         );
         for (t, holders) in &targets {
             let f = fit(need, t);
-            let color = match f.verdict {
-                "fits" => Color32::from_rgb(129, 199, 132),
-                "tight" => Color32::from_rgb(255, 204, 128),
-                _ => Color32::from_rgb(255, 138, 128),
-            };
+            let color = palette::tone(
+                ui,
+                match f.verdict {
+                    "fits" => Tone::Pass,
+                    "tight" => Tone::Warn,
+                    _ => Tone::Fail,
+                },
+            );
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(f.verdict.to_uppercase()).strong().color(color));
                 ui.label(format!("{}: {}", t.name, f.detail));

@@ -1,10 +1,11 @@
 //! The app's top bar (tabs, menus, demo switch, screenshot and report buttons) and status bar
 //! (source, sampling interval, renderer, the app's own CPU and memory).
 
-use eframe::egui::{self, Color32, RichText};
+use eframe::egui::{self, RichText};
 
 use super::{DoctorApp, Tab, interval_text};
 use crate::gui::monitor::MonitorAction;
+use crate::gui::palette::{self, Tone};
 use crate::gui::share;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
@@ -36,7 +37,7 @@ impl DoctorApp {
             }
             if let Some((_, n)) = self.sampler.recording()
                 && ui
-                    .button(RichText::new(format!("Stop recording ({n})")).color(Color32::LIGHT_RED))
+                    .button(RichText::new(format!("Stop recording ({n})")).color(palette::tone(ui, Tone::Fail)))
                     .on_hover_text("Samples written so far")
                     .clicked()
             {
@@ -81,8 +82,8 @@ impl DoctorApp {
                     ui.label(
                         RichText::new(format!(" REPLAY: {name} (recorded, not live) "))
                             .strong()
-                            .color(Color32::BLACK)
-                            .background_color(Color32::from_rgb(144, 202, 249)),
+                            .color(palette::BADGE_REPLAY.text)
+                            .background_color(palette::BADGE_REPLAY.fill),
                     );
                 }
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
@@ -92,8 +93,8 @@ impl DoctorApp {
                     ui.label(
                         RichText::new(format!(" DEMO DATA: {scenario} (simulated, not this machine) "))
                             .strong()
-                            .color(Color32::BLACK)
-                            .background_color(Color32::from_rgb(255, 183, 77)),
+                            .color(palette::BADGE_DEMO.text)
+                            .background_color(palette::BADGE_DEMO.fill),
                     );
                 }
             });

@@ -5,7 +5,7 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::MonitorAction;
 use crate::diagnose::headline::Headline;
-use crate::gui::charts::gpu_color;
+use crate::gui::palette::{self, Tone};
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
@@ -30,38 +30,40 @@ pub(super) fn no_driver_banner(
     checking: bool,
 ) -> Option<MonitorAction> {
     let mut action = None;
-    egui::Frame::group(ui.style()).fill(Color32::from_rgb(74, 50, 20)).inner_margin(10.0).show(ui, |ui| {
+    let b = palette::BANNER_NO_GPU;
+    egui::Frame::group(ui.style()).fill(b.fill).inner_margin(10.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
-        ui.label(RichText::new("No NVIDIA GPU data").heading().color(Color32::from_rgb(255, 204, 128)));
+        ui.label(RichText::new("No NVIDIA GPU data").heading().color(b.heading));
         match (root_cause, checking) {
             (Some(h), _) => {
-                let found = ui.label(RichText::new(present::sentence(&h.finding)).strong().color(Color32::WHITE));
+                let found = ui.label(RichText::new(present::sentence(&h.finding)).strong().color(b.text));
                 if let Some(id) = &h.check_id {
                     found.on_hover_text(format!("The checklist's root cause (check {id})"));
                 }
                 if let Some(step) = &h.next_step {
-                    ui.label(RichText::new(format!("Next step: {step}")).color(Color32::WHITE));
+                    ui.label(RichText::new(format!("Next step: {step}")).color(b.text));
                 }
             }
             (None, true) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(RichText::new("Checking what is wrong…").color(Color32::WHITE));
+                    ui.label(RichText::new("Checking what is wrong…").color(b.text));
                 });
             }
             (None, false) => {
-                ui.label(RichText::new(&no.summary).color(Color32::WHITE));
-                ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(Color32::WHITE));
+                ui.label(RichText::new(&no.summary).color(b.text));
+                ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(b.text));
             }
         }
-        ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+        ui.label(RichText::new("Host charts below keep running.").color(b.weak));
         let nvml_shown_above = root_cause.is_none() && !checking;
-        ui.collapsing(if nvml_shown_above { "What was tried" } else { "What NVML said" }, |ui| {
+        let details = if nvml_shown_above { "What was tried" } else { "What NVML said" };
+        ui.collapsing(RichText::new(details).color(b.weak), |ui| {
             if !nvml_shown_above {
-                ui.label(format!("{} {}", no.summary, no.next_step));
+                ui.label(RichText::new(format!("{} {}", no.summary, no.next_step)).color(b.text));
             }
             for a in &no.attempts {
-                ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace());
+                ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace().color(b.text));
             }
         });
         ui.horizontal(|ui| {
@@ -75,14 +77,14 @@ pub(super) fn no_driver_banner(
             if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
                 action = Some(MonitorAction::TryDemo);
             }
-            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(Color32::LIGHT_GRAY));
+            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(b.weak));
         });
     });
     action
 }
 
-fn banner(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
-    egui::Frame::group(ui.style()).fill(fill).inner_margin(10.0).show(ui, |ui| {
+fn banner(ui: &mut egui::Ui, b: palette::Banner, add: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::group(ui.style()).fill(b.fill).inner_margin(10.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
         add(ui);
     });
@@ -90,14 +92,15 @@ fn banner(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
 
 pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<MonitorAction> {
     let mut action = None;
-    banner(ui, Color32::from_rgb(28, 44, 66), |ui| {
-        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(Color32::from_rgb(144, 202, 249)));
+    let b = palette::BANNER_ASLEEP;
+    banner(ui, b, |ui| {
+        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(b.heading));
         ui.label(
             RichText::new(format!(
                 "The kernel has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only sysfs is read; GPU data appears as soon as something wakes the GPU.",
                 functions.join(", ")
             ))
-            .color(Color32::WHITE),
+            .color(b.text),
         );
         ui.horizontal(|ui| {
             if ui
@@ -107,16 +110,17 @@ pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<M
             {
                 action = Some(MonitorAction::WakeGpu);
             }
-            ui.label(RichText::new("Host charts below keep running.").color(Color32::LIGHT_GRAY));
+            ui.label(RichText::new("Host charts below keep running.").color(b.weak));
         });
     });
     action
 }
 
 pub(super) fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
-    banner(ui, Color32::from_rgb(80, 24, 24), |ui| {
-        ui.label(RichText::new("GPU data not responding").heading().color(Color32::from_rgb(255, 138, 128)));
-        ui.label(RichText::new(stall.message()).color(Color32::WHITE));
+    let b = palette::BANNER_STALL;
+    banner(ui, b, |ui| {
+        ui.label(RichText::new("GPU data not responding").heading().color(b.heading));
+        ui.label(RichText::new(stall.message()).color(b.text));
     });
 }
 
@@ -135,13 +139,17 @@ pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSam
     egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
         ui.set_width(width);
         ui.vertical(|ui| {
-            ui.label(RichText::new(format!("GPU {}  {}", info.index, info.name)).strong().color(gpu_color(info.index)));
+            ui.label(
+                RichText::new(format!("GPU {}  {}", info.index, info.name))
+                    .strong()
+                    .color(palette::gpu_text(info.index, palette::is_dark(ui))),
+            );
             let Some(s) = sample else {
                 ui.weak("waiting for the first sample…");
                 return;
             };
             if let GpuHealth::Lost(why) = &s.health {
-                ui.label(RichText::new("LOST").strong().color(Color32::LIGHT_RED));
+                ui.label(RichText::new("LOST").strong().color(palette::tone(ui, Tone::Fail)));
                 ui.label(why);
                 return;
             }
@@ -179,11 +187,10 @@ pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSam
             match s.throttle_mask.value() {
                 Some(&mask) if throttle::is_limiting(mask) => {
                     for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
-                        let color = if r.severity == throttle::Severity::Severe {
-                            Color32::LIGHT_RED
-                        } else {
-                            Color32::from_rgb(255, 204, 128)
-                        };
+                        let color = palette::tone(
+                            ui,
+                            if r.severity == throttle::Severity::Severe { Tone::Fail } else { Tone::Warn },
+                        );
                         ui.label(RichText::new(format!("Throttled: {}", r.name)).strong().color(color))
                             .on_hover_text(r.sentence);
                         ui.small(r.sentence);
