@@ -220,7 +220,7 @@ fn vram_breakdown_and_fit_for_a_hypothetical_card() {
 
 #[test]
 fn vram_bad_input_names_the_problem() {
-    let out = cli().args(["vram", "--preset", "llama-3-8b"]).output().unwrap();
+    let out = cli().args(["vram", "--preset", "lama-3.1-8b"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("Closest: Llama-3.1-8B"), "{}", text(&out.stderr));
     let out = cli()
@@ -243,6 +243,21 @@ fn vram_bad_input_names_the_problem() {
     let out = cli().args(["vram", "--config"]).arg(&cfg).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("num_hidden_layers: missing"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn vram_presets_are_found_by_near_names() {
+    for name in ["llama3 8b", "llama-3.1-8b", "Llama 3.1 8B"] {
+        let out = cli().args(["vram", "--preset", name, "--vram-gib", "24"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("Llama-3.1-8B: 8.03 B parameters"), "{name}: {}", text(&out.stdout));
+    }
+    let out = cli().args(["vram", "--preset", "llama3 8b", "--vram-gib", "24"]).output().unwrap();
+    assert!(text(&out.stderr).contains("read as Llama-3.1-8B (also Llama-3-8B"), "{}", text(&out.stderr));
+    // Ambiguous: the candidates come first.
+    let out = cli().args(["vram", "--preset", "llama 70b"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'llama 70b' could be Llama-2-70B, Llama-3.1-70B"), "{}", text(&out.stderr));
 }
 
 #[test]
