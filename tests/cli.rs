@@ -279,3 +279,28 @@ fn vram_user_presets_extend_the_built_in_ones_and_a_broken_file_is_reported() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stderr).contains("using the built-in presets"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn run_and_focus_without_a_driver_say_no_driver_answered() {
+    let out = cli().args(["run", "--interval", "0.25", "--", "sleep", "0.3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stderr);
+    assert!(s.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{s}");
+    assert!(!s.contains("not reported by the driver"), "{s}");
+    let out = cli().args(["run", "--json", "--interval", "0.25", "--", "true"]).output().unwrap();
+    let e = text(&out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&e[e.find('{').unwrap()..]).unwrap();
+    assert_eq!(v["gpu_access"], "no-driver");
+
+    let mut sleeper = std::process::Command::new("sleep").arg("20").spawn().unwrap();
+    let pid = sleeper.id().to_string();
+    let out = cli().args(["focus", "--watch", "1", "--interval", "0.25", "--pid", &pid]).output().unwrap();
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{s}");
+    // States in words with counts, not letters; the real PID in the next step.
+    assert!(s.contains("sleeping ") && s.contains(" readings") && !s.contains("SSS"), "{s}");
+    assert!(s.contains(&format!("py-spy dump --pid {pid}")) && !s.contains("--pid PID"), "{s}");
+}
