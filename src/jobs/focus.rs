@@ -222,7 +222,7 @@ pub fn state_counts(states: &str) -> String {
             None => counts.push((c, 1)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     let total = states.chars().count();
     let parts: Vec<String> = counts
         .iter()

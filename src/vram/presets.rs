@@ -136,10 +136,8 @@ fn tokens(name: &str) -> Vec<String> {
     let mut cur = String::new();
     for c in name.chars().map(|c| c.to_ascii_lowercase()) {
         let same_kind = cur.chars().last().is_some_and(|p| p.is_ascii_digit() == c.is_ascii_digit());
-        if !c.is_ascii_alphanumeric() || (!cur.is_empty() && !same_kind) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
+        if (!c.is_ascii_alphanumeric() || !same_kind) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
         }
         if c.is_ascii_alphanumeric() {
             cur.push(c);
