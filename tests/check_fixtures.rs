@@ -278,6 +278,29 @@ fn capture_of_this_machine_reads_back_the_same() {
     let again = cli().args(["capture", "--out"]).arg(&out_dir).output().unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+    // One file to send: the archive alone, and next to a directory; check reads it back.
+    let file = dir.path().join("cap.tar.gz");
+    let out = cli().args(["capture", "--archive"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("check --from"));
+    let from_file = cli().args(["check", "--json", "--from"]).arg(&file).output().unwrap();
+    assert_eq!(strip(&live.stdout), strip(&from_file.stdout), "same verdicts from the archive as live");
+    let both = dir.path().join("both.tar.gz");
+    let out =
+        cli().args(["capture", "--out"]).arg(dir.path().join("cap2")).arg("--archive").arg(&both).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("cap2/capture.json").is_file() && both.is_file());
+    // An existing file is never overwritten.
+    let before = std::fs::read(&file).unwrap();
+    let again = cli().args(["capture", "--archive"]).arg(&file).output().unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // A file that is no capture archive is not mistaken for one.
+    let junk = dir.path().join("junk.tar.gz");
+    std::fs::write(&junk, "not gzip").unwrap();
+    let out = cli().args(["check", "--from"]).arg(&junk).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
 }
 
 mod parsers {

@@ -240,7 +240,7 @@ fn vram_breakdown_and_fit_for_a_hypothetical_card() {
 
 #[test]
 fn vram_bad_input_names_the_problem() {
-    let out = cli().args(["vram", "--preset", "llama-3-8b"]).output().unwrap();
+    let out = cli().args(["vram", "--preset", "lama-3.1-8b"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("Closest: Llama-3.1-8B"), "{}", text(&out.stderr));
     let out = cli()
@@ -266,6 +266,21 @@ fn vram_bad_input_names_the_problem() {
 }
 
 #[test]
+fn vram_presets_are_found_by_near_names() {
+    for name in ["llama3 8b", "llama-3.1-8b", "Llama 3.1 8B"] {
+        let out = cli().args(["vram", "--preset", name, "--vram-gib", "24"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("Llama-3.1-8B: 8.03 B parameters"), "{name}: {}", text(&out.stdout));
+    }
+    let out = cli().args(["vram", "--preset", "llama3 8b", "--vram-gib", "24"]).output().unwrap();
+    assert!(text(&out.stderr).contains("read as Llama-3.1-8B (also Llama-3-8B"), "{}", text(&out.stderr));
+    // Ambiguous: the candidates come first.
+    let out = cli().args(["vram", "--preset", "llama 70b"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'llama 70b' could be Llama-2-70B, Llama-3.1-70B"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn vram_user_presets_extend_the_built_in_ones_and_a_broken_file_is_reported() {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("gpu-doctor");
@@ -283,4 +298,29 @@ fn vram_user_presets_extend_the_built_in_ones_and_a_broken_file_is_reported() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stderr).contains("using the built-in presets"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_and_focus_without_a_driver_say_no_driver_answered() {
+    let out = cli().args(["run", "--interval", "0.25", "--", "sleep", "0.3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stderr);
+    assert!(s.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{s}");
+    assert!(!s.contains("not reported by the driver"), "{s}");
+    let out = cli().args(["run", "--json", "--interval", "0.25", "--", "true"]).output().unwrap();
+    let e = text(&out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&e[e.find('{').unwrap()..]).unwrap();
+    assert_eq!(v["gpu_access"], "no-driver");
+
+    let mut sleeper = std::process::Command::new("sleep").arg("20").spawn().unwrap();
+    let pid = sleeper.id().to_string();
+    let out = cli().args(["focus", "--watch", "1", "--interval", "0.25", "--pid", &pid]).output().unwrap();
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{s}");
+    // States in words with counts, not letters; the real PID in the next step.
+    assert!(s.contains("sleeping ") && s.contains(" readings") && !s.contains("SSS"), "{s}");
+    assert!(s.contains(&format!("py-spy dump --pid {pid}")) && !s.contains("--pid PID"), "{s}");
 }

@@ -267,3 +267,16 @@ fn cli_report_follows_the_apps_redaction_settings() {
     assert!(md.contains(&format!("**Host name:** {host}")), "{md}");
     assert!(md.contains("Redaction: on: user names and home paths, IP addresses, MAC addresses."), "{md}");
 }
+
+#[test]
+fn cli_report_without_a_gpu_says_so_and_nothing_about_ecc() {
+    let out = Command::new(CLI)
+        .args(["report", "--format", "html", "--sample", "0"])
+        .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(html.contains("<p>No NVIDIA GPU could be read: "), "{html}");
+    assert!(!html.contains("<table>\n</table>"), "{html}");
+    assert!(!html.contains("GeForce boards"), "{html}");
+}

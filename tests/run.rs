@@ -203,6 +203,12 @@ fn scaling_test_tells_linear_from_fixed_overhead() {
     let fixed = scale("sleep 1; sleep 0.0{size}");
     assert_eq!(fixed["kind"], "fixed-overhead", "{fixed}");
     assert!(fixed["summary"].as_str().is_some_and(|s| s.starts_with("fixed overhead dominates (1.0")), "{fixed}");
+    // Two sizes fit any line: a fit, but no claim about the shape.
+    let out = Command::new(CLI).args(["scale", "--sizes", "1,2", "--", "sh", "-c", "sleep 0.{size}"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("two sizes cannot show the shape") && s.contains("Measure at least three sizes"), "{s}");
+    assert!(!s.contains("near-linear"), "{s}");
     // A failing size stops the test with its exit code; a template without {size} is refused.
     let out = Command::new(CLI).args(["scale", "--", "sh", "-c", "exit 4 # {size}"]).output().unwrap();
     assert_eq!(out.status.code(), Some(4));

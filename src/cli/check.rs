@@ -1,5 +1,5 @@
 //! `check` (the checklist on this machine or on a capture) and `capture` (write what the checks
-//! read to a directory for support staff).
+//! read to a directory and/or one `.tar.gz` file for support staff).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
+use crate::diagnose::archive::{self, ScratchDir};
 use crate::diagnose::source::{CheckSource, live_system};
 use crate::diagnose::view::write_capture;
 use crate::diagnose::{self, Verdict};
@@ -17,8 +18,9 @@ pub struct CheckArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Run the checks on a capture directory (from `capture --out DIR`) instead of this machine.
-    #[arg(long, value_name = "DIR")]
+    /// Run the checks on a capture (the directory from `capture --out DIR`, or the file from
+    /// `capture --archive FILE.tar.gz`) instead of this machine.
+    #[arg(long, value_name = "DIR|FILE.tar.gz")]
     pub from: Option<PathBuf>,
     /// NVML options.
     #[command(flatten)]
@@ -29,8 +31,12 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CaptureArgs {
     /// A new (or empty) directory to write the capture to.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "archive")]
+    pub out: Option<PathBuf>,
+    /// Also (or, without --out, only) write the capture as one new .tar.gz file, the easiest
+    /// thing to send; an existing file is never overwritten.
+    #[arg(long, value_name = "FILE.tar.gz")]
+    pub archive: Option<PathBuf>,
     /// NVML options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -57,16 +63,43 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
 
 /// Runs `capture`.
 pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
+    if let Some(file) = args.archive.as_ref().filter(|f| f.exists()) {
+        // Said before the checks run; writing uses create_new, so a file appearing meanwhile is
+        // not overwritten either.
+        return Err(CliError::runtime(format!("{} already exists; choose a new file name", file.display())));
+    }
+    let scratch = match &args.out {
+        Some(_) => None,
+        None => {
+            Some(ScratchDir::new().map_err(|e| CliError::runtime(format!("cannot make a temporary directory: {e}")))?)
+        }
+    };
+    let dir = match (&args.out, &scratch) {
+        (Some(d), _) => d.clone(),
+        (None, Some(s)) => s.path().join(archive::TOP_DIR),
+        (None, None) => return Err(CliError::new(exit::BAD_ARGS, "give --out DIR or --archive FILE.tar.gz")),
+    };
     let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
-    let n = write_capture(&live, &args.out).map_err(CliError::runtime)?;
-    println!(
-        "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
-        args.out.display(),
-        report.checks.len(),
-        args.out.display()
-    );
+    let n = write_capture(&live, &dir).map_err(CliError::runtime)?;
+    if let Some(out) = &args.out {
+        println!(
+            "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
+            out.display(),
+            report.checks.len(),
+            out.display()
+        );
+    }
+    if let Some(file) = &args.archive {
+        archive::write_archive(&dir, file).map_err(CliError::runtime)?;
+        println!(
+            "Wrote the capture as one file: {} ({n} files, {} checks). Send this file; support staff run: gpu-doctor-cli check --from {}",
+            file.display(),
+            report.checks.len(),
+            file.display()
+        );
+    }
     println!(
         "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
     );

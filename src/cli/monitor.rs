@@ -30,32 +30,34 @@ struct Line<'a> {
     verdicts: Vec<Bottleneck>,
 }
 
+/// A rate reading's text, or "n/a".
+fn rate_or_na(r: Option<f64>) -> String {
+    r.map_or_else(|| "n/a".to_string(), units::rate)
+}
+
+/// The host's values, each after its label; a missing one reads "n/a", so columns keep their
+/// meaning whatever is missing.
 fn host_line(h: &HostSample) -> String {
     let mut o = format!("CPU {}", present::pct(&h.cpu_pct));
     if let Some(busiest) = h.per_core_pct.iter().copied().reduce(f64::max) {
         let _ = write!(o, " (busiest core {})", units::percent(busiest));
     }
     let _ = write!(o, "  iowait {}", present::pct(&h.iowait_pct));
-    if let Some(l) = h.load_avg.value() {
-        let _ = write!(o, "  load {:.2}", l[0]);
-    }
+    let _ = write!(o, "  load {}", h.load_avg.show_short(|l| format!("{:.2}", l[0])));
     let _ = write!(o, "  RAM {}", present::ram(h));
-    if let (Some(r), Some(w)) = (h.disk_read_total(), h.disk_write_total()) {
-        let _ = write!(o, "  disk read {} write {}", units::rate(r), units::rate(w));
-    }
-    if let (Some(rx), Some(tx)) = (h.net_rx_bps.get(), h.net_tx_bps.get()) {
-        let _ = write!(o, "  net rx {} tx {}", units::rate(rx), units::rate(tx));
-    }
+    let _ = write!(o, "  disk read {} write {}", rate_or_na(h.disk_read_total()), rate_or_na(h.disk_write_total()));
+    let _ = write!(o, "  net rx {} tx {}", rate_or_na(h.net_rx_bps.get()), rate_or_na(h.net_tx_bps.get()));
     o
 }
 
+/// One GPU's values, each after its label ("n/a" when missing).
 fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
     if let GpuHealth::Lost(why) = &g.health {
         return format!("GPU{} LOST: {why}", g.index);
     }
     let info = inv.gpus.iter().find(|i| i.index == g.index);
     format!(
-        "GPU{}  util {}  mem-bw {}  VRAM {}  {}  {}  SM {}  PCIe {}  rx {}  throttle: {}",
+        "GPU{}  util {}  mem-bw {}  VRAM {}  temp {}  power {}  SM {}  PCIe {}  rx {}  throttle: {}",
         g.index,
         present::pct(&g.util_gpu_pct),
         present::pct(&g.util_mem_bw_pct),
@@ -186,4 +188,44 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
         return Err(CliError::new(exit::NOT_RESPONDING, st.message()));
     }
     Ok(ExitCode::from(if matches!(last.source, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::reading::Reading;
+
+    #[test]
+    fn every_value_keeps_its_label_when_missing() {
+        let host = HostSample {
+            cpu_pct: Reading::na("x"),
+            per_core_pct: Vec::new(),
+            iowait_pct: Reading::na("x"),
+            load_avg: Reading::na("x"),
+            memory: Reading::na("x"),
+            disks: Reading::na("x"),
+            pressure: Reading::na("x"),
+            net_rx_bps: Reading::na("x"),
+            net_tx_bps: Reading::na("x"),
+        };
+        let line = host_line(&host);
+        for label in ["CPU n/a", "iowait n/a", "load n/a", "RAM n/a", "disk read n/a write n/a", "net rx n/a tx n/a"] {
+            assert!(line.contains(label), "{label}: {line}");
+        }
+        let gpu = GpuSample::unavailable(0, GpuHealth::Ok, "not supported");
+        let line = gpu_line(&gpu, &Inventory::default());
+        for label in [
+            "util n/a",
+            "mem-bw n/a",
+            "VRAM n/a",
+            "temp n/a",
+            "power n/a",
+            "SM n/a",
+            "PCIe n/a",
+            "rx n/a",
+            "throttle: n/a",
+        ] {
+            assert!(line.contains(label), "{label}: {line}");
+        }
+    }
 }

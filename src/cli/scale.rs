@@ -12,7 +12,8 @@ use crate::jobs::scale::{ScaleError, Sizes, measure_sizes, parse_sizes};
 /// Arguments of `scale`.
 #[derive(Debug, Clone, Args)]
 pub struct ScaleArgs {
-    /// Sizes to substitute for `{size}`, comma-separated (at least two, e.g. 1,2,4).
+    /// Sizes to substitute for `{size}`, comma-separated (at least two; three or more to tell the
+    /// shape, e.g. 1,2,4).
     #[arg(long, default_value = "1,2,4", value_parser = parse_sizes)]
     pub sizes: Sizes,
     /// Print JSON.

@@ -125,7 +125,12 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         }
     };
     if let Some(name) = &args.preset {
-        return vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string());
+        let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string())?;
+        if !arch.name.eq_ignore_ascii_case(name.trim()) {
+            let note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) };
+            eprintln!("gpu-doctor: --preset '{name}' read as {}{note}", arch.name);
+        }
+        return Ok(arch);
     }
     if let Some(path) = &args.config {
         return vram::presets::from_hf_config_file(path).map_err(|e| e.to_string());

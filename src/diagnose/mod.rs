@@ -4,6 +4,7 @@
 //! lower layer fails, the checks that depend on it are shown as blocked by it, and the first
 //! unblocked failure is named the root cause.
 
+pub mod archive;
 pub mod bottleneck;
 pub mod checks;
 pub mod collect;

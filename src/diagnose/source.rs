@@ -1,5 +1,5 @@
 //! What the checklist reads, as plain options: this machine (with NVML gathered on a helper thread
-//! so a hung driver costs at most [`NVML_TIMEOUT`]) or a capture directory. One constructor for the
+//! so a hung driver costs at most [`NVML_TIMEOUT`]) or a capture (directory or `.tar.gz`). One constructor for the
 //! CLI's `check`, `capture` and `report`, and the app's Checklist.
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::view::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
-use super::{Report, collect};
+use super::{Report, archive, collect};
 use crate::telemetry::open::system_root;
 use crate::telemetry::{GpuSource, SourceOptions};
 
@@ -19,7 +19,8 @@ pub const NVML_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum CheckSource {
     /// This machine, with these NVML options.
     Live(SourceOptions),
-    /// A capture directory (support staff reading a user's machine).
+    /// A capture directory, or a capture archive (`.tar.gz`), from support staff reading a user's
+    /// machine.
     Capture(PathBuf),
 }
 
@@ -29,6 +30,11 @@ impl CheckSource {
     pub fn run(&self, renderer: Option<String>) -> Result<Report, CaptureError> {
         match self {
             CheckSource::Live(options) => Ok(super::run(&live_system(options, renderer))),
+            CheckSource::Capture(file) if archive::is_archive(file) => {
+                // The unpacked copy lives until the checks are done, then is removed.
+                let unpacked = archive::unpack(file)?;
+                CapturedSystem::open(unpacked.dir()).map(|c| super::run(&c)).map_err(|e| e.about(file))
+            }
             CheckSource::Capture(dir) => CapturedSystem::open(dir).map(|c| super::run(&c)),
         }
     }

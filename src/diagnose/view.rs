@@ -274,6 +274,24 @@ pub enum CaptureError {
     /// Writing failed.
     #[error("cannot write the capture to {0}: {1}")]
     Write(PathBuf, String),
+    /// A capture archive (`.tar.gz`) cannot be read or holds something unsafe.
+    #[error("{0}: cannot use this capture archive: {1}")]
+    Archive(PathBuf, String),
+}
+
+impl CaptureError {
+    /// The same error about `path` (a capture archive, rather than the temporary directory it was
+    /// unpacked into).
+    pub fn about(self, path: &Path) -> Self {
+        let p = path.to_path_buf();
+        match self {
+            CaptureError::Missing(_, e) => CaptureError::Missing(p, e),
+            CaptureError::Malformed(_, e) => CaptureError::Malformed(p, e),
+            CaptureError::FutureVersion { found, .. } => CaptureError::FutureVersion { path: p, found },
+            CaptureError::Write(_, e) => CaptureError::Write(p, e),
+            CaptureError::Archive(_, e) => CaptureError::Archive(p, e),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]

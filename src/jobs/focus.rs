@@ -11,6 +11,8 @@ use crate::telemetry::proctree::{self, ProcStat};
 use crate::telemetry::sampler::Sampler;
 use crate::units;
 
+use super::GpuAccess;
+
 /// What the triage concluded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -67,6 +69,9 @@ pub struct Focus {
     /// What an out-of-memory report in the log means here.
     #[serde(default)]
     pub memory_note: Option<String>,
+    /// Whether a GPU driver answered while watched.
+    #[serde(default)]
+    pub gpu_access: GpuAccess,
     /// Verdict.
     pub triage: Triage,
     /// In words.
@@ -74,6 +79,16 @@ pub struct Focus {
     /// What to do.
     pub next_step: String,
 }
+
+/// CPU use, % of one core, from which the process counts as busy.
+pub const BUSY_CPU_PCT: f64 = 20.0;
+/// Storage traffic (reads plus writes), bytes per second, from which the process counts as doing
+/// I/O work.
+pub const BUSY_IO_BPS: f64 = 1_000_000.0;
+/// Utilization of its GPUs, %, from which the GPU counts as working for it.
+pub const BUSY_GPU_PCT: f64 = 20.0;
+/// Share of readings in uninterruptible wait (`D`) from which it counts as blocked on I/O.
+pub const IO_WAIT_SHARE: f64 = 0.5;
 
 /// Judges the readings (pure, for tests).
 pub fn judge(states: &str, cpu_pct: f64, io_bps: f64, log_grew: Option<bool>, gpu_util: Option<f64>) -> Triage {
@@ -86,44 +101,137 @@ pub fn judge(states: &str, cpu_pct: f64, io_bps: f64, log_grew: Option<bool>, gp
         _ => {}
     }
     let d = states.chars().filter(|c| *c == 'D').count() as f64 / n;
-    if log_grew == Some(true) || gpu_util.is_some_and(|u| u >= 20.0) {
+    if log_grew == Some(true) || gpu_util.is_some_and(|u| u >= BUSY_GPU_PCT) {
         Triage::Progressing
-    } else if d >= 0.5 {
+    } else if d >= IO_WAIT_SHARE {
         Triage::IoWait
-    } else if cpu_pct >= 20.0 {
+    } else if cpu_pct >= BUSY_CPU_PCT {
         if log_grew == Some(false) { Triage::BusyNoOutput } else { Triage::Progressing }
-    } else if io_bps >= 1_000_000.0 {
+    } else if io_bps >= BUSY_IO_BPS {
         Triage::Progressing
     } else {
         Triage::Waiting
     }
 }
 
-fn words(t: Triage) -> (&'static str, &'static str) {
-    match t {
+/// The measured figures a verdict is put in words with, so the words agree with the numbers
+/// shown above them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// The process.
+    pub pid: u32,
+    /// CPU, % of one core.
+    pub cpu_pct: f64,
+    /// Reads plus writes, bytes per second.
+    pub io_bps: f64,
+    /// Utilization of the GPUs it is on, %.
+    pub gpu_util: Option<f64>,
+    /// Whether its log grew while watched (None: no log given).
+    pub log_grew: Option<bool>,
+    /// Whether a GPU driver answered.
+    pub gpu_access: GpuAccess,
+}
+
+impl Figures {
+    fn cpu(&self) -> String {
+        if self.cpu_pct < 0.5 {
+            "no CPU".to_string()
+        } else {
+            format!("CPU {:.0} % of a core (busy from {BUSY_CPU_PCT:.0} %)", self.cpu_pct)
+        }
+    }
+
+    fn io(&self) -> String {
+        if self.io_bps < 0.5 {
+            "no I/O".to_string()
+        } else {
+            format!("I/O {} (busy from {})", units::rate(self.io_bps), units::rate(BUSY_IO_BPS))
+        }
+    }
+
+    fn gpu(&self) -> String {
+        match (self.gpu_util, self.gpu_access) {
+            (Some(u), _) if u < 0.5 => "its GPUs idle".to_string(),
+            (Some(u), _) => format!("its GPUs {u:.0} % busy (working from {BUSY_GPU_PCT:.0} %)"),
+            (None, GpuAccess::Answered) => "no GPU work".to_string(),
+            (None, GpuAccess::NoDriver) => "GPU not read (no NVIDIA driver answered)".to_string(),
+            (None, _) => "GPU not read".to_string(),
+        }
+    }
+}
+
+/// The verdict in words (summary, next step) for `t`, stated with the measured figures, with the
+/// real PID in the commands of the next step.
+pub fn verdict_words(t: Triage, f: &Figures) -> (String, String) {
+    let (summary, next) = match t {
         Triage::Gone => (
-            "the process is not running",
+            "the process is not running".to_string(),
             "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer).",
         ),
         Triage::Zombie => (
-            "it has exited, but its parent has not collected it (zombie)",
+            "it has exited, but its parent has not collected it (zombie)".to_string(),
             "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie.",
         ),
-        Triage::Stopped => ("it is stopped (Ctrl-Z or a debugger)", "Resume it with fg or kill -CONT PID."),
+        Triage::Stopped => ("it is stopped (Ctrl-Z or a debugger)".to_string(), "Resume it with fg or kill -CONT PID."),
         Triage::IoWait => (
-            "it is blocked in uninterruptible I/O waits (disk or network file system)",
+            "it is blocked in uninterruptible I/O waits (disk or network file system)".to_string(),
             "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns.",
         ),
-        Triage::Progressing => ("it is making progress", "Let it run; to make it faster, see the Monitor's diagnosis."),
+        Triage::Progressing => {
+            let why = if f.log_grew == Some(true) {
+                "its log grows".to_string()
+            } else if f.gpu_util.is_some_and(|u| u >= BUSY_GPU_PCT) {
+                f.gpu()
+            } else if f.cpu_pct >= BUSY_CPU_PCT {
+                f.cpu()
+            } else {
+                f.io()
+            };
+            (format!("it is making progress ({why})"), "Let it run; to make it faster, see the Monitor's diagnosis.")
+        }
         Triage::BusyNoOutput => (
-            "it uses CPU but its output does not grow",
+            format!("it uses CPU ({:.0} % of a core) but its output does not grow", f.cpu_pct),
             "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it.",
         ),
-        Triage::Waiting => (
-            "it does nothing: no CPU, no I/O, no GPU work, no output",
-            "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job.",
-        ),
+        Triage::Waiting => {
+            let mut parts = vec![f.cpu(), f.io(), f.gpu()];
+            if f.log_grew == Some(false) {
+                parts.push("no output to its log".to_string());
+            }
+            let nothing = f.cpu_pct < 0.5 && f.io_bps < 0.5 && f.gpu_util.is_none_or(|u| u < 0.5);
+            (
+                format!(
+                    "it does {}: {}",
+                    if nothing { "nothing" } else { "too little to be working" },
+                    parts.join(", ")
+                ),
+                "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job.",
+            )
+        }
+    };
+    (summary, next.replace("PID", &f.pid.to_string()))
+}
+
+/// The readings' states in words with counts, most frequent first: "sleeping 6 of 6 readings",
+/// "running 4, sleeping 2 of 6 readings".
+pub fn state_counts(states: &str) -> String {
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    for c in states.chars() {
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c, 1)),
+        }
     }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    let total = states.chars().count();
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(c, n)| {
+            let word = proctree::state_words(*c);
+            format!("{} {n}", word.split(" (").next().unwrap_or(word))
+        })
+        .collect();
+    format!("{} of {total} reading{}", parts.join(", "), if total == 1 { "" } else { "s" })
 }
 
 fn log_age(path: &Path) -> Option<(f64, u64)> {
@@ -220,8 +328,11 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
     });
     let memory_note = oom_note(oom_in_log, gpu_free_share);
     let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
-    let triage = judge(&states, cpu_pct, read_bps + write_bps, log_state.map(|l| l.1), gpu_util);
-    let (summary, next) = words(triage);
+    let gpu_access = sampler.map_or(GpuAccess::NotSampled, |s| GpuAccess::of(&s.snapshot().source));
+    let figures =
+        Figures { pid, cpu_pct, io_bps: read_bps + write_bps, gpu_util, log_grew: log_state.map(|l| l.1), gpu_access };
+    let triage = judge(&states, cpu_pct, figures.io_bps, figures.log_grew, gpu_util);
+    let (summary, next_step) = verdict_words(triage, &figures);
     Focus {
         pid,
         name,
@@ -238,9 +349,10 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
         oom_in_log,
         gpu_free_share,
         memory_note,
+        gpu_access,
         triage,
-        summary: summary.to_string(),
-        next_step: next.to_string(),
+        summary,
+        next_step,
     }
 }
 
@@ -293,7 +405,7 @@ pub fn render(f: &Focus) -> String {
     let mut s = format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default());
     if f.triage != Triage::Gone {
         let state = f.states.chars().last().map_or("unknown", proctree::state_words);
-        s.push_str(&format!("  state: {state}; readings: {}\n", f.states));
+        s.push_str(&format!("  state: {state}; {}\n", state_counts(&f.states)));
         s.push_str(&format!(
             "  {} process(es), {} threads; CPU {:.0} % of a core; memory {}; reads {}, writes {}\n",
             f.processes,
@@ -306,7 +418,7 @@ pub fn render(f: &Focus) -> String {
         match (f.gpu_memory, f.gpu_util) {
             (Some(m), Some(u)) => s.push_str(&format!("  GPU memory {}; its GPUs {:.0} % busy\n", units::bytes(m), u)),
             (Some(m), None) => s.push_str(&format!("  GPU memory {} (not on a GPU right now)\n", units::bytes(m))),
-            _ => s.push_str("  GPU: not reported\n"),
+            (None, _) => s.push_str(&format!("  GPU: {}\n", f.gpu_access.missing())),
         }
         if let Some((age, grew)) = f.log {
             s.push_str(&format!(
@@ -347,5 +459,73 @@ mod tests {
         assert_eq!(judge("SSSS", 0.0, 0.0, Some(false), Some(95.0)), Triage::Progressing);
         assert_eq!(judge("SSSS", 0.5, 10.0, Some(false), Some(0.0)), Triage::Waiting);
         assert_eq!(judge("T", 0.0, 0.0, None, None), Triage::Stopped);
+    }
+
+    fn figures(io_bps: f64) -> Figures {
+        Figures {
+            pid: 4242,
+            cpu_pct: 0.0,
+            io_bps,
+            gpu_util: None,
+            log_grew: Some(false),
+            gpu_access: GpuAccess::Answered,
+        }
+    }
+
+    #[test]
+    fn the_verdict_agrees_with_the_figures_shown() {
+        let f = figures(30_500.0);
+        let t = judge("SSSSSS", f.cpu_pct, f.io_bps, f.log_grew, f.gpu_util);
+        assert_eq!(t, Triage::Waiting);
+        let (summary, next) = verdict_words(t, &f);
+        assert!(!summary.contains("no I/O"), "{summary}");
+        assert!(summary.contains(&units::rate(30_500.0)) && summary.contains(&units::rate(BUSY_IO_BPS)), "{summary}");
+        assert!(next.contains("py-spy dump --pid 4242") && next.contains("gdb -p 4242"), "{next}");
+        assert!(!next.contains("PID"), "{next}");
+        let (quiet, _) = verdict_words(Triage::Waiting, &figures(0.0));
+        assert!(quiet.starts_with("it does nothing: no CPU, no I/O"), "{quiet}");
+        let (busy, next) = verdict_words(Triage::BusyNoOutput, &Figures { cpu_pct: 99.0, ..figures(0.0) });
+        assert!(busy.contains("99 %") && next.contains("--pid 4242"), "{busy} {next}");
+        let (_, resume) = verdict_words(Triage::Stopped, &figures(0.0));
+        assert!(resume.contains("kill -CONT 4242"), "{resume}");
+        let no_driver = Figures { gpu_access: GpuAccess::NoDriver, ..figures(0.0) };
+        let (waiting, _) = verdict_words(Triage::Waiting, &no_driver);
+        assert!(waiting.contains("GPU not read (no NVIDIA driver answered)"), "{waiting}");
+    }
+
+    #[test]
+    fn rendered_states_are_words_with_counts() {
+        assert_eq!(state_counts("SSSSSS"), "sleeping 6 of 6 readings");
+        assert_eq!(state_counts("RSRRSR"), "running 4, sleeping 2 of 6 readings");
+        assert_eq!(state_counts("D"), "uninterruptible wait 1 of 1 reading");
+        let f = Focus {
+            pid: 4242,
+            name: Some("python".into()),
+            states: "SSSSSS".into(),
+            processes: 1,
+            threads: 3,
+            cpu_pct: 0.0,
+            rss_bytes: 1 << 20,
+            read_bps: 30_500.0,
+            write_bps: 0.0,
+            gpu_memory: None,
+            gpu_util: None,
+            log: None,
+            oom_in_log: false,
+            gpu_free_share: None,
+            memory_note: None,
+            gpu_access: GpuAccess::NoDriver,
+            triage: Triage::Waiting,
+            summary: verdict_words(
+                Triage::Waiting,
+                &Figures { log_grew: None, gpu_access: GpuAccess::NoDriver, ..figures(30_500.0) },
+            )
+            .0,
+            next_step: String::new(),
+        };
+        let text = render(&f);
+        assert!(text.contains("sleeping 6 of 6 readings") && !text.contains("SSSSSS"), "{text}");
+        assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
+        assert!(text.contains("reads 30.5 kB/s") && text.contains("I/O 30.5 kB/s"), "{text}");
     }
 }

@@ -6,7 +6,52 @@ pub mod focus;
 pub mod run;
 pub mod scale;
 
+use serde::{Deserialize, Serialize};
+
 use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
+
+/// Whether GPU data was there to be read while a job was watched: the wording of a missing GPU
+/// figure depends on it ("no driver answered" is not "the driver does not report it").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuAccess {
+    /// A driver (NVML), a demo or a replay answered. The default, for results saved before this
+    /// field existed.
+    #[default]
+    Answered,
+    /// No NVIDIA driver answered (NVML could not be opened).
+    NoDriver,
+    /// Every NVIDIA GPU was asleep (runtime-suspended) and was left unread.
+    Asleep,
+    /// NVML was still being opened.
+    Opening,
+    /// GPU sampling did not start.
+    NotSampled,
+}
+
+impl GpuAccess {
+    /// The access a sampler's source status gives.
+    pub fn of(status: &SourceStatus) -> Self {
+        match status {
+            SourceStatus::Unavailable(_) => GpuAccess::NoDriver,
+            SourceStatus::Asleep { .. } => GpuAccess::Asleep,
+            SourceStatus::Opening => GpuAccess::Opening,
+            SourceStatus::Nvml { .. } | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => GpuAccess::Answered,
+        }
+    }
+
+    /// Why there is no GPU figure, as a line's end: "GPU: {this}" reads as a sentence.
+    pub fn missing(self) -> &'static str {
+        match self {
+            GpuAccess::Answered => "memory not reported by the driver for these processes",
+            GpuAccess::NoDriver => "no NVIDIA driver answered (see gpu-doctor-cli check)",
+            GpuAccess::Asleep => "asleep (runtime-suspended), left unread so it stays asleep",
+            GpuAccess::Opening => "not read yet (the driver was still being opened)",
+            GpuAccess::NotSampled => "not read (GPU sampling did not start)",
+        }
+    }
+}
 
 /// What these processes use of the GPUs in `snap`: their GPU memory summed over all GPUs (None
 /// when no GPU reports per-process memory) and the utilization of each GPU they are on.

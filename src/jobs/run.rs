@@ -17,6 +17,8 @@ use crate::telemetry::proctree;
 use crate::telemetry::sampler::Sampler;
 use crate::units;
 
+use super::GpuAccess;
+
 /// How the command ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -85,12 +87,16 @@ pub struct RunSummary {
     pub vram_plan: Option<(u64, u64)>,
     /// The GPU data was simulated (`--demo`).
     pub demo: bool,
+    /// Whether a GPU driver answered during the run.
+    #[serde(default)]
+    pub gpu_access: GpuAccess,
 }
 
 /// Starts `command`, samples it until it exits, and summarises.
 pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> RunSummary {
     let shown = command.iter().map(|c| c.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ");
     let demo = sampler.snapshot().is_demo();
+    let gpu_access = GpuAccess::of(&sampler.snapshot().source);
     let empty = |ended| RunSummary {
         command: shown.clone(),
         ended,
@@ -106,6 +112,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         verdicts: Vec::new(),
         vram_plan: None,
         demo,
+        gpu_access,
     };
     let Some((prog, args)) = command.split_first() else {
         return empty(Ended::NotStarted { error: "no command given".to_string() });
@@ -213,6 +220,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         verdicts,
         vram_plan: peak.map(|p| ((p as f64 * 1.2) as u64, (p as f64 * 1.3) as u64)),
         demo,
+        gpu_access: GpuAccess::of(&snap.source),
     }
 }
 
@@ -250,9 +258,10 @@ pub fn render(s: &RunSummary) -> String {
             units::bytes(g.vram_peak_device)
         ));
     }
-    match s.vram_peak_process {
-        Some(v) => o.push_str(&format!("  the command's own GPU memory peak: {}\n", units::bytes(v))),
-        None => o.push_str("  the command's own GPU memory: not reported by the driver\n"),
+    match (s.vram_peak_process, s.gpu_access) {
+        (Some(v), _) => o.push_str(&format!("  the command's own GPU memory peak: {}\n", units::bytes(v))),
+        (None, GpuAccess::Answered) => o.push_str("  the command's own GPU memory: not reported by the driver\n"),
+        (None, access) => o.push_str(&format!("  GPU: {}\n", access.missing())),
     }
     o.push_str(&format!(
         "  CPU mean {:.0} % of a core (peak {:.0} %), up to {} threads; memory peak {}; read {}, wrote {}\n",
@@ -280,4 +289,47 @@ pub fn render(s: &RunSummary) -> String {
         ));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(access: GpuAccess) -> RunSummary {
+        RunSummary {
+            command: "python train.py".into(),
+            ended: Ended::Exited { code: 0 },
+            secs: 1.0,
+            vram_peak_process: None,
+            gpus: Vec::new(),
+            cpu_mean_pct: 0.0,
+            cpu_peak_pct: 0.0,
+            threads_peak: 1,
+            rss_peak: 0,
+            read_bytes: 0,
+            write_bytes: 0,
+            verdicts: Vec::new(),
+            vram_plan: None,
+            demo: false,
+            gpu_access: access,
+        }
+    }
+
+    #[test]
+    fn no_driver_is_not_called_unreported_memory() {
+        let text = render(&summary(GpuAccess::NoDriver));
+        assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
+        assert!(!text.contains("not reported by the driver"), "{text}");
+        let text = render(&summary(GpuAccess::Answered));
+        assert!(text.contains("own GPU memory: not reported by the driver"), "{text}");
+    }
+
+    #[test]
+    fn summaries_saved_before_the_access_field_read_as_answered() {
+        let mut v = serde_json::to_value(summary(GpuAccess::NoDriver)).unwrap();
+        assert_eq!(v["gpu_access"], "no-driver");
+        v.as_object_mut().map(|o| o.remove("gpu_access"));
+        let old: RunSummary = serde_json::from_value(v).unwrap();
+        assert_eq!(old.gpu_access, GpuAccess::Answered);
+    }
 }

@@ -35,7 +35,8 @@ pub struct Scaling {
     pub per_unit_secs: f64,
     /// How well a straight line fits (R²).
     pub r2: f64,
-    /// "near-linear", "fixed-overhead" or "mixed".
+    /// "near-linear", "fixed-overhead", "mixed", or "too-few-sizes" (fewer than three different
+    /// sizes: any two points fit a line, so the shape is unknown).
     pub kind: String,
     /// The sentence for the user.
     pub summary: String,
@@ -56,7 +57,18 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
         runs.iter().min_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
         runs.iter().max_by(|a, b| a.0.total_cmp(&b.0)).map_or(0.0, |r| r.1),
     );
-    let (kind, summary) = if small > 0.0 && intercept / small >= 0.5 {
+    let mut sizes: Vec<f64> = runs.iter().map(|r| r.0).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    let (kind, summary) = if sizes.len() < 3 {
+        // A straight line passes through any two points: their fit says nothing about the shape.
+        (
+            "too-few-sizes",
+            format!(
+                "two sizes cannot show the shape: the line through them is {intercept:.1} s fixed plus {slope:.2} s per unit, but any two points fit a line exactly. Measure at least three sizes to tell (e.g. --sizes 1,2,4)."
+            ),
+        )
+    } else if small > 0.0 && intercept / small >= 0.5 {
         (
             "fixed-overhead",
             format!(
@@ -160,7 +172,20 @@ mod tests {
         let f = analyse(&[(1.0, 10.2), (2.0, 10.4), (4.0, 10.8)]);
         assert_eq!(f.kind, "fixed-overhead");
         assert!(f.summary.starts_with("fixed overhead dominates (10.00 s of 10.20 s"), "{}", f.summary);
-        assert_eq!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).kind, "mixed");
+        assert_eq!(analyse(&[(1.0, 1.0), (2.0, 2.0), (4.0, 6.0)]).kind, "mixed");
+        // Two sizes fit a line exactly, whatever the shape: no claim, a fit and a request for more.
+        for two in
+            [&[(1.0, 1.0), (2.0, 2.0)][..], &[(1.0, 1.75), (2.0, 2.75), (2.0, 2.75)], &[(1.0, 10.2), (2.0, 10.4)]]
+        {
+            let f = analyse(two);
+            assert_eq!(f.kind, "too-few-sizes", "{two:?}");
+            assert!(
+                f.summary.contains("measure at least three sizes")
+                    || f.summary.contains("Measure at least three sizes")
+            );
+            assert!(!f.summary.contains("near-linear"), "{}", f.summary);
+        }
+        assert!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).summary.contains("0.8 s fixed plus 1.00 s per unit"));
         assert!(parse_sizes("1,2,4").is_ok());
         assert!(
             parse_sizes("1").is_err()

@@ -14,6 +14,7 @@ use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::snapshot::Snapshot;
+use crate::telemetry::source::SourceStatus;
 use crate::units;
 use redact::Redactor;
 
@@ -251,13 +252,29 @@ fn gpu_section(snap: &Snapshot) -> Section {
             ]
         })
         .collect::<Vec<_>>();
-    let mut items = vec![Item::Facts { rows: facts }];
+    let mut items = Vec::new();
+    if !facts.is_empty() {
+        items.push(Item::Facts { rows: facts });
+    }
     if rows.is_empty() {
-        items.push(Item::Text { text: format!("No GPU data: {}", snap.source.label()) });
+        items.push(Item::Text { text: no_gpu_sentence(&snap.source) });
     } else {
         items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
     }
     Section { title: "GPUs".to_string(), items }
+}
+
+/// What the GPU section says instead of an empty table.
+fn no_gpu_sentence(source: &SourceStatus) -> String {
+    match source {
+        SourceStatus::Unavailable(no) => format!("No NVIDIA GPU could be read: {}", no.summary),
+        SourceStatus::Asleep { .. } => {
+            "The NVIDIA GPU is asleep (runtime-suspended); it was not read, so it stays asleep.".to_string()
+        }
+        SourceStatus::Opening => "NVML was still opening; no GPU had been read yet.".to_string(),
+        SourceStatus::Nvml { .. } => "The NVIDIA driver answered but lists no GPU.".to_string(),
+        other => format!("No GPU in this data ({}).", other.label()),
+    }
 }
 
 fn checklist_section(c: &diagnose::Report) -> Section {
@@ -477,6 +494,7 @@ fn markdown(doc: &ReportDoc) -> String {
         s.push_str(&format!("\n## {}\n\n", md(&sec.title)));
         for item in &sec.items {
             match item {
+                Item::Facts { rows } if rows.is_empty() => {}
                 Item::Facts { rows } => {
                     for (k, v) in rows {
                         s.push_str(&format!("- **{}:** {}\n", md(k), md(v)));
@@ -561,6 +579,7 @@ fn html(doc: &ReportDoc) -> String {
         s.push_str(&format!("<h2>{}</h2>\n", e(&sec.title)));
         for item in &sec.items {
             match item {
+                Item::Facts { rows } if rows.is_empty() => {}
                 Item::Facts { rows } => {
                     s.push_str("<table>\n");
                     for (k, v) in rows {
@@ -608,4 +627,45 @@ fn html(doc: &ReportDoc) -> String {
     }
     s.push_str("</body>\n</html>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::telemetry::demo::{DemoHost, Scenario};
+    use crate::telemetry::sampler::Sampler;
+    use crate::telemetry::source::{NoGpu, StaticGpus};
+
+    #[test]
+    fn no_gpu_gives_a_sentence_not_an_empty_table() {
+        let no = NoGpu { summary: "no driver here".into(), next_step: String::new(), attempts: Vec::new() };
+        let sampler = Sampler::manual(
+            Arc::new(StaticGpus::unavailable(no)),
+            Box::new(DemoHost::new(Scenario::Idle, 1)),
+            Duration::from_secs(1),
+        );
+        sampler.step_gpu(0.0);
+        sampler.step_host(0.0);
+        let snap = sampler.snapshot();
+        let inputs = Inputs {
+            snapshot: &snap,
+            history: None,
+            checklist: None,
+            bottlenecks: None,
+            smoke: None,
+            vram: None,
+            renderer: None,
+            machine: Vec::new(),
+        };
+        let doc = build(&inputs);
+        let html = render(&doc, Format::Html);
+        let gpus = html.split("<h2>GPUs</h2>").nth(1).unwrap_or_default();
+        assert!(gpus.starts_with("\n<p>No NVIDIA GPU could be read: no driver here</p>"), "{gpus}");
+        assert!(!html.contains("<table>\n</table>"), "{html}");
+        let md = render(&doc, Format::Md);
+        assert!(md.contains("## GPUs\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
+    }
 }

@@ -56,6 +56,14 @@ pub enum PresetError {
         /// What is wrong.
         problem: InputError,
     },
+    /// Several presets match a loose name.
+    #[error("'{name}' could be {}: give one of these names. All presets: gpu-doctor-cli vram --list-presets", candidates.join(", "))]
+    Ambiguous {
+        /// The name asked for.
+        name: String,
+        /// The presets it matches.
+        candidates: Vec<String>,
+    },
     /// No preset has that name.
     #[error("no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets", closest.join(", "))]
     Unknown {
@@ -86,17 +94,65 @@ pub fn built_in() -> Vec<Arch> {
     parse(BUILT_IN).unwrap_or_default()
 }
 
-/// Finds a preset by name, case-insensitively; otherwise says which names are closest.
+/// Finds a preset by name: exactly (ignoring case); else the one preset whose name matches once
+/// case, spaces, dashes, dots and underscores are ignored ("llama 3.1 8b"); else the one preset of
+/// that family whose name holds every word and number given, in order ("llama3 8b" is
+/// Llama-3.1-8B, "qwen 7b" Qwen2.5-7B). Several matches are an error naming them; no match names
+/// the closest presets.
 pub fn find<'a>(list: &'a [Arch], name: &str) -> Result<&'a Arch, PresetError> {
     let want = name.trim().to_ascii_lowercase();
     if let Some(a) = list.iter().find(|a| a.name.to_ascii_lowercase() == want) {
         return Ok(a);
+    }
+    let squashed = |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    let wanted = tokens(name);
+    let rules: [&dyn Fn(&Arch) -> bool; 2] = [&|a| !want.is_empty() && squashed(&a.name) == squashed(&want), &|a| {
+        let have = tokens(&a.name);
+        wanted.first().is_some_and(|w| have.first() == Some(w)) && is_subsequence(&wanted, &have)
+    }];
+    for rule in rules {
+        let hits: Vec<&Arch> = list.iter().filter(|a| rule(a)).collect();
+        match hits.as_slice() {
+            [one] => return Ok(one),
+            [] => {}
+            many => {
+                return Err(PresetError::Ambiguous {
+                    name: name.to_string(),
+                    candidates: many.iter().map(|a| a.name.clone()).collect(),
+                });
+            }
+        }
     }
     let mut scored: Vec<(f64, &str)> =
         list.iter().map(|a| (strsim::jaro_winkler(&want, &a.name.to_ascii_lowercase()), a.name.as_str())).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let closest = scored.iter().take(3).map(|s| s.1.to_string()).collect();
     Err(PresetError::Unknown { name: name.to_string(), closest })
+}
+
+/// A name's words and numbers, lower case: "Llama-3.1-8B" → llama, 3, 1, 8, b.
+fn tokens(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars().map(|c| c.to_ascii_lowercase()) {
+        let same_kind = cur.chars().last().is_some_and(|p| p.is_ascii_digit() == c.is_ascii_digit());
+        if (!c.is_ascii_alphanumeric() || !same_kind) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if c.is_ascii_alphanumeric() {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// True when every item of `want` appears in `have`, in order.
+fn is_subsequence(want: &[String], have: &[String]) -> bool {
+    let mut rest = have.iter();
+    !want.is_empty() && want.iter().all(|w| rest.any(|h| h == w))
 }
 
 fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
@@ -216,9 +272,30 @@ mod tests {
     #[test]
     fn unknown_preset_suggests_close_names() {
         let list = built_in();
-        let e = find(&list, "llama-3-8b").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("Llama-3.1-8B"), "{e}");
+        let e = find(&list, "lama-3.1-8b").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("Closest: Llama-3.1-8B"), "{e}");
         assert!(find(&list, "qwen2.5-7b").is_ok(), "case-insensitive");
+    }
+
+    #[test]
+    fn near_names_find_the_one_preset_they_can_mean() {
+        let list = built_in();
+        let name = |q: &str| find(&list, q).map(|a| a.name.clone()).map_err(|e| e.to_string());
+        for q in ["llama3 8b", "llama-3.1-8b", "Llama 3.1 8B", "llama_3.1_8b", "LLAMA-3-8B", "llama 8b"] {
+            assert_eq!(name(q), Ok("Llama-3.1-8B".to_string()), "{q}");
+        }
+        assert_eq!(name("qwen 2.5 7b"), Ok("Qwen2.5-7B".to_string()));
+        assert_eq!(name("qwen3 32b"), Ok("Qwen3-32B".to_string()));
+        assert_eq!(name("mixtral 8x7b"), Ok("Mixtral-8x7B".to_string()));
+        assert_eq!(name("code llama 34b"), Ok("CodeLlama-34B".to_string()));
+        // Several presets fit: the error names them first.
+        let e = name("llama 70b").err().unwrap_or_default();
+        assert!(e.starts_with("'llama 70b' could be Llama-2-70B, Llama-3.1-70B:"), "{e}");
+        let e = name("qwen 32b").err().unwrap_or_default();
+        assert!(e.contains("Qwen2.5-32B") && e.contains("Qwen3-32B"), "{e}");
+        // A size alone is no family: not guessed.
+        assert!(name("8b").is_err() && name("").is_err());
+        assert_eq!(tokens("Mistral-7B-v0.1"), ["mistral", "7", "b", "v", "0", "1"]);
     }
 
     #[test]

@@ -495,6 +495,16 @@ mod tests {
     }
 
     #[test]
+    fn no_gpu_says_nothing_about_ecc_or_memory_repair() {
+        let got = all(&bare("linux"));
+        for id in ["RT-ECC", "RT-03"] {
+            let c = got.iter().find(|c| c.id == id);
+            let summary = c.map(|c| c.summary.as_str()).unwrap_or_default();
+            assert_eq!(summary, "no GPU data (NVML not open)", "{id}");
+        }
+    }
+
+    #[test]
     fn ids_are_unique() {
         let mut seen = HashSet::new();
         for d in CHECKS {

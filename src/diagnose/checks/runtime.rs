@@ -35,7 +35,16 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
     }
 }
 
+/// The summary of a hardware-counter check when there is no GPU to read it from: nothing said
+/// about the counter, which a machine without a GPU (or NVML) cannot have or lack.
+fn no_gpu(cx: &Ctx) -> &'static str {
+    if cx.nvml_open() { "no GPU to read" } else { "no GPU data (NVML not open)" }
+}
+
 pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
+    if cx.facts().is_empty() {
+        return c.verdict(Verdict::Skipped, no_gpu(cx));
+    }
     let mut c = c;
     let mut worst = Verdict::Skipped;
     for f in cx.facts() {
@@ -162,6 +171,9 @@ pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
 pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
     let counts: Vec<(u32, u64)> =
         cx.nvml_samples().iter().filter_map(|s| s.ecc_uncorrected_volatile.value().map(|n| (s.index, *n))).collect();
+    if cx.nvml_samples().is_empty() {
+        return c.verdict(Verdict::Skipped, no_gpu(cx));
+    }
     if counts.is_empty() {
         return c.verdict(Verdict::Skipped, "ECC not reported (GeForce boards have none)");
     }

@@ -1,0 +1,246 @@
+//! One-file captures: `capture --archive FILE.tar.gz` packs a capture directory into a
+//! gzip-compressed tar file to send, and `check --from FILE.tar.gz` unpacks one into a fresh
+//! private temporary directory (removed afterwards). Unpacking trusts nothing in the file: only
+//! plain files and directories are accepted, every path must stay inside the directory (no
+//! absolute paths, no `..`), links and device files are refused, no file is overwritten, and the
+//! size and the number of entries are capped.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+
+use super::view::CaptureError;
+
+/// The most bytes an archive may unpack to.
+pub const MAX_UNPACKED_BYTES: u64 = 512 << 20;
+/// The most entries an archive may hold.
+pub const MAX_ENTRIES: usize = 100_000;
+/// The folder the capture is put in inside the archive.
+pub const TOP_DIR: &str = "gpu-doctor-capture";
+
+/// A new, private directory under the system's temporary directory, removed (with everything in
+/// it) when dropped.
+#[derive(Debug)]
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// Makes one; the name is new (`create_dir` fails on an existing one, and another is tried).
+    pub fn new() -> io::Result<Self> {
+        let base = std::env::temp_dir();
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let mut last = io::Error::other("no attempt");
+        for attempt in 0..16u32 {
+            let path = base.join(format!("gpu-doctor-{}-{nanos}-{attempt}", std::process::id()));
+            let mut builder = fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(&path) {
+                Ok(()) => return Ok(ScratchDir(path)),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// True when `path` is a file that starts like a gzip stream (a capture archive, not a directory).
+pub fn is_archive(path: &Path) -> bool {
+    let mut magic = [0u8; 2];
+    path.is_file() && File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
+}
+
+/// Packs the capture directory `dir` into a new `.tar.gz` file `file`. Never overwrites: an
+/// existing `file` is an error. File owners, modes and times are not stored (deterministic
+/// headers), so the archive says no more than the directory's contents.
+pub fn write_archive(dir: &Path, file: &Path) -> Result<(), CaptureError> {
+    let err = |e: io::Error| CaptureError::Write(file.into(), e.to_string());
+    let out = File::options().write(true).create_new(true).open(file).map_err(err)?;
+    let packed = (|| {
+        let mut tar = tar::Builder::new(GzEncoder::new(out, Compression::default()));
+        tar.follow_symlinks(false);
+        tar.mode(tar::HeaderMode::Deterministic);
+        tar.append_dir_all(TOP_DIR, dir)?;
+        tar.into_inner()?.finish()?.sync_all()
+    })();
+    if let Err(e) = packed {
+        // The half-written file is the one just created here, never the user's.
+        let _ = fs::remove_file(file);
+        return Err(err(e));
+    }
+    Ok(())
+}
+
+/// A capture unpacked from an archive; its files are removed when this is dropped.
+#[derive(Debug)]
+pub struct Unpacked {
+    scratch: ScratchDir,
+    dir: PathBuf,
+}
+
+impl Unpacked {
+    /// The capture directory (the one holding `capture.json`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The temporary directory everything was unpacked into.
+    pub fn root(&self) -> &Path {
+        self.scratch.path()
+    }
+}
+
+/// The path as plain names below the directory, or None when it is absolute or climbs out.
+fn inside(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(name) => out.push(name),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) | Component::ParentDir => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Unpacks the capture archive `file` into a new temporary directory (see the module's rules).
+pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
+    let bad = |why: String| CaptureError::Archive(file.into(), why);
+    let input = File::open(file).map_err(|e| bad(e.to_string()))?;
+    let scratch = ScratchDir::new().map_err(|e| bad(format!("cannot make a temporary directory: {e}")))?;
+    let root = scratch.path().to_path_buf();
+    let mut archive = tar::Archive::new(GzDecoder::new(input));
+    let mut total = 0u64;
+    let entries = archive.entries().map_err(|e| bad(e.to_string()))?;
+    for (n, entry) in entries.enumerate() {
+        if n >= MAX_ENTRIES {
+            return Err(bad(format!("more than {MAX_ENTRIES} entries")));
+        }
+        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
+        let path = entry.path().map_err(|e| bad(e.to_string()))?.into_owned();
+        let rel = inside(&path).ok_or_else(|| bad(format!("refused path {} (outside the capture)", path.display())))?;
+        let kind = entry.header().entry_type();
+        let dst = root.join(&rel);
+        if kind.is_dir() {
+            fs::create_dir_all(&dst).map_err(|e| bad(e.to_string()))?;
+        } else if kind.is_file() {
+            if rel.as_os_str().is_empty() {
+                return Err(bad("a file entry without a name".into()));
+            }
+            if let Some(parent) = dst.parent() {
+                fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
+            }
+            let mut out = File::options()
+                .write(true)
+                .create_new(true)
+                .open(&dst)
+                .map_err(|e| bad(format!("{}: {e}", rel.display())))?;
+            let room = MAX_UNPACKED_BYTES - total;
+            let copied = io::copy(&mut (&mut entry).take(room + 1), &mut out).map_err(|e| bad(e.to_string()))?;
+            if copied > room {
+                return Err(bad(format!("unpacks to more than {} MiB", MAX_UNPACKED_BYTES >> 20)));
+            }
+            total += copied;
+        } else if matches!(kind, tar::EntryType::XGlobalHeader | tar::EntryType::XHeader) {
+            // Metadata for the entries, not files.
+        } else {
+            return Err(bad(format!("refused {} (links and special files are not part of a capture)", path.display())));
+        }
+    }
+    let dir = if root.join("capture.json").is_file() {
+        root.clone()
+    } else {
+        let mut dirs = fs::read_dir(&root).map_err(|e| bad(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path()));
+        match (dirs.next(), dirs.next()) {
+            (Some(only), None) if only.join("capture.json").is_file() => only,
+            _ => return Err(bad("it holds no capture.json: not a gpu-doctor capture".into())),
+        }
+    };
+    Ok(Unpacked { scratch, dir })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture_dir() -> ScratchDir {
+        let d = ScratchDir::new().unwrap();
+        fs::write(d.path().join("capture.json"), "{}").unwrap();
+        fs::create_dir_all(d.path().join("fs/proc/driver/nvidia")).unwrap();
+        fs::write(d.path().join("fs/proc/driver/nvidia/version"), "NVRM version: 550.54.15").unwrap();
+        d
+    }
+
+    #[test]
+    fn round_trip_and_never_overwrite() {
+        let src = capture_dir();
+        let out = ScratchDir::new().unwrap();
+        let file = out.path().join("c.tar.gz");
+        write_archive(src.path(), &file).unwrap();
+        assert!(is_archive(&file) && !is_archive(src.path()));
+        let before = fs::read(&file).unwrap();
+        assert!(write_archive(src.path(), &file).is_err(), "an existing file is never overwritten");
+        assert_eq!(fs::read(&file).unwrap(), before);
+        let u = unpack(&file).unwrap();
+        assert_eq!(u.dir(), u.root().join(TOP_DIR));
+        let version = fs::read_to_string(u.dir().join("fs/proc/driver/nvidia/version")).unwrap();
+        assert_eq!(version, "NVRM version: 550.54.15");
+        let root = u.root().to_path_buf();
+        drop(u);
+        assert!(!root.exists(), "the unpacked files are removed");
+    }
+
+    /// A tar.gz built by hand, with whatever headers a hostile sender could write.
+    fn hostile(file: &Path, name: &[u8], kind: tar::EntryType, link: Option<&str>) {
+        let mut b = tar::Builder::new(GzEncoder::new(File::create(file).unwrap(), Compression::default()));
+        let mut h = tar::Header::new_gnu();
+        h.set_size(0);
+        h.set_entry_type(kind);
+        h.set_mode(0o644);
+        if let Some(l) = link {
+            h.set_link_name(l).unwrap();
+        }
+        // Written raw, as set_path refuses `..` (a hostile archive would not).
+        let raw = h.as_old_mut();
+        raw.name[..name.len()].copy_from_slice(name);
+        h.set_cksum();
+        b.append(&h, io::empty()).unwrap();
+        b.into_inner().unwrap().finish().unwrap();
+    }
+
+    #[test]
+    fn unsafe_entries_are_refused() {
+        let dir = ScratchDir::new().unwrap();
+        let cases: [(&[u8], tar::EntryType, Option<&str>, &str); 4] = [
+            (b"../evil", tar::EntryType::Regular, None, "outside the capture"),
+            (b"/etc/evil", tar::EntryType::Regular, None, "outside the capture"),
+            (b"a/../../evil", tar::EntryType::Regular, None, "outside the capture"),
+            (b"link", tar::EntryType::Symlink, Some("/etc/passwd"), "links and special files"),
+        ];
+        for (i, (name, kind, link, why)) in cases.into_iter().enumerate() {
+            let file = dir.path().join(format!("{i}.tar.gz"));
+            hostile(&file, name, kind, link);
+            let e = unpack(&file).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(why), "{}: {e}", String::from_utf8_lossy(name));
+        }
+        assert!(!dir.path().parent().unwrap_or(dir.path()).join("evil").exists());
+        let empty = dir.path().join("empty.tar.gz");
+        hostile(&empty, b"readme.txt", tar::EntryType::Regular, None);
+        let e = unpack(&empty).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("no capture.json"), "{e}");
+    }
+}
