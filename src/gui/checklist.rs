@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use eframe::egui::{self, Color32, RichText};
 
 use crate::diagnose::source::CheckSource;
-use crate::diagnose::{Check, Layer, Report, Verdict};
+use crate::diagnose::{Check, FixStep, Layer, Report, Verdict};
 
 /// What the checklist reads (this machine or a capture directory).
 pub type ChecklistSource = CheckSource;
@@ -143,15 +143,32 @@ impl ChecklistState {
         if self.show_all {
             egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
                 for layer in Layer::ALL {
-                    let checks: Vec<&Check> = report.checks.iter().filter(|c| c.layer == layer).collect();
+                    let checks: Vec<&Check> =
+                        report.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
                     if checks.is_empty() {
                         continue;
                     }
                     ui.add_space(6.0);
                     ui.strong(layer.title());
                     for c in checks {
-                        check_row(ui, c);
+                        check_row(ui, &report, c);
                     }
+                }
+                let (n, places) = report.not_applicable();
+                if n > 0 {
+                    ui.add_space(6.0);
+                    egui::CollapsingHeader::new(format!(
+                        "{n} {} here: {}",
+                        if n == 1 { "check does not apply" } else { "checks do not apply" },
+                        places.join(", ")
+                    ))
+                    .id_salt("not-applicable")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        for c in report.checks.iter().filter(|c| c.applies_to.is_some()) {
+                            check_row(ui, &report, c);
+                        }
+                    });
                 }
             });
         } else {
@@ -195,7 +212,7 @@ impl ChecklistState {
         });
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             for c in report.checks.iter().filter(|c| c.layer == layer) {
-                check_row(ui, c);
+                check_row(ui, report, c);
             }
         });
     }
@@ -205,11 +222,11 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
     let fill = if report.root_cause.is_some() { Color32::from_rgb(80, 24, 24) } else { Color32::from_rgb(24, 60, 32) };
     egui::Frame::group(ui.style()).fill(fill).inner_margin(8.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
-        match report.root_cause.as_ref().and_then(|id| report.get(id)) {
+        match report.root() {
             Some(c) => {
-                ui.label(
-                    RichText::new(format!("Root cause: {} — {}", c.title, c.summary)).strong().color(Color32::WHITE),
-                );
+                ui.label(RichText::new(format!("Root cause: {}", c.finding)).strong().color(Color32::WHITE))
+                    .on_hover_text(&c.id);
+                ui.label(RichText::new(format!("{}: {}", c.title, c.summary)).color(Color32::WHITE));
                 if !c.explanation.is_empty() {
                     ui.label(RichText::new(&c.explanation).color(Color32::WHITE));
                 }
@@ -242,35 +259,56 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
     });
 }
 
-fn check_row(ui: &mut egui::Ui, c: &Check) {
+fn check_row(ui: &mut egui::Ui, report: &Report, c: &Check) {
     ui.add_space(2.0);
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(format!("[{}]", c.verdict.word())).monospace().strong().color(verdict_color(c.verdict)));
         ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
-        ui.label(&c.summary);
+        let blocked = c.blocked_by.as_deref().map(|b| (b, report.finding_of(b)));
+        match blocked {
+            Some((id, why)) => {
+                ui.label(format!("blocked: {why}")).on_hover_text(format!("blocked by {id}"));
+            }
+            None => {
+                ui.label(&c.summary);
+            }
+        }
     });
     if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {
         ui.label(RichText::new(&c.explanation).weak());
     }
-    for f in &c.fixes {
-        ui.horizontal(|ui| {
-            if ui.small_button("Copy").on_hover_text("Copy this fix to the clipboard").clicked() {
-                ui.ctx().copy_text(f.clone());
-            }
-            ui.label(RichText::new(f).monospace());
-        });
-    }
+    fix_steps(ui, &c.fixes);
     if !c.evidence.is_empty() {
         egui::CollapsingHeader::new(format!("Evidence ({})", c.evidence.len())).id_salt(("evidence", &c.id)).show(
             ui,
             |ui| {
                 if ui.small_button("Copy evidence").clicked() {
-                    ui.ctx().copy_text(format!("{} {}: {}\n{}", c.id, c.title, c.summary, c.evidence.join("\n")));
+                    ui.ctx().copy_text(format!("{}: {}\n{}", c.title, c.summary, c.evidence.join("\n")));
                 }
                 for e in &c.evidence {
                     ui.label(RichText::new(e).monospace().small());
                 }
             },
         );
+    }
+}
+
+/// A fix, step by step: text wraps as prose; each command is shown whole (wrapped, in monospace)
+/// with its own Copy button that copies exactly that command.
+fn fix_steps(ui: &mut egui::Ui, steps: &[FixStep]) {
+    for step in steps {
+        match step {
+            FixStep::Text(t) => {
+                ui.add(egui::Label::new(t.as_str()).wrap());
+            }
+            FixStep::Command(cmd) => {
+                ui.horizontal(|ui| {
+                    if ui.small_button("Copy").on_hover_text("Copy this command to the clipboard").clicked() {
+                        ui.ctx().copy_text(cmd.clone());
+                    }
+                    ui.add(egui::Label::new(RichText::new(cmd).monospace()).wrap());
+                });
+            }
+        }
     }
 }

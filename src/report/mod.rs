@@ -98,14 +98,17 @@ pub enum Item {
     Verdict {
         /// "PASS", "WARN", "FAIL", "INFO", "SKIPPED".
         verdict: String,
-        /// What was checked, e.g. "DRV-01 Driver loaded".
+        /// What was checked, e.g. "NVIDIA kernel module loaded".
         title: String,
         /// What was found.
         summary: String,
         /// Evidence and details.
         evidence: Vec<String>,
-        /// What to do.
+        /// What to do, in words.
         fix: Option<String>,
+        /// What to do, step by step: text, and commands rendered as code.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        steps: Vec<diagnose::FixStep>,
     },
 }
 
@@ -192,7 +195,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         rows.push((
             "Checklist".to_string(),
             match root {
-                Some(r) => format!("{} — root cause {} {}: {}", c.worst().word(), r.id, r.title, r.summary),
+                Some(r) => format!("{} — root cause: {}", c.worst().word(), r.finding),
                 None => c.worst().word().to_string(),
             },
         ));
@@ -267,20 +270,22 @@ fn checklist_section(c: &diagnose::Report) -> Section {
     let items = checks
         .into_iter()
         .map(|k| {
-            let mut evidence = k.evidence.clone();
-            if let Some(b) = &k.blocked_by {
-                evidence.push(format!("blocked by {b}"));
-            }
+            let evidence = k.evidence.clone();
             Item::Verdict {
                 verdict: if Some(&k.id) == c.root_cause.as_ref() {
                     format!("{} (ROOT CAUSE)", k.verdict.word())
                 } else {
                     k.verdict.word().to_string()
                 },
-                title: format!("{} {}", k.id, k.title),
-                summary: k.summary.clone(),
+                title: k.title.clone(),
+                summary: if k.verdict >= diagnose::Verdict::Warn {
+                    format!("{}. {}", k.finding, k.summary)
+                } else {
+                    k.summary.clone()
+                },
                 evidence,
-                fix: (!k.fixes.is_empty()).then(|| k.fixes.join(" ")),
+                fix: None,
+                steps: k.fixes.clone(),
             }
         })
         .collect();
@@ -306,6 +311,7 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
                         .collect::<Vec<_>>()
                         .join(" ")
                 }),
+                steps: Vec::new(),
             }
         })
         .collect();
@@ -408,6 +414,7 @@ fn smoke_section(s: &SmokeReport) -> Section {
             summary: r.summary.clone(),
             evidence,
             fix: r.next_step.clone(),
+            steps: Vec::new(),
         });
     }
     Section { title: "CUDA smoke test".to_string(), items }
@@ -456,6 +463,16 @@ pub fn render(doc: &ReportDoc, format: Format) -> String {
     }
 }
 
+/// A Markdown code span holding `s` verbatim: the fence is one backtick longer than the longest
+/// run inside, padded with spaces when `s` starts or ends with a backtick (CommonMark, "Code spans").
+fn md_code(s: &str) -> String {
+    let one_line = s.replace(['\n', '\r'], " ");
+    let longest = one_line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if one_line.starts_with('`') || one_line.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{one_line}{pad}{fence}")
+}
+
 /// Markdown text: a `<` would start an HTML tag that renderers hide.
 fn md(s: &str) -> String {
     s.replace('<', "\\<")
@@ -495,13 +512,19 @@ fn markdown(doc: &ReportDoc) -> String {
                     }
                     s.push('\n');
                 }
-                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     s.push_str(&format!("- **{}** {}: {}\n", md(verdict), md(title), md(summary)));
                     for e in evidence {
                         s.push_str(&format!("  - {}\n", md(e)));
                     }
                     if let Some(f) = fix {
                         s.push_str(&format!("  - Fix: {}\n", md(f)));
+                    }
+                    for st in steps {
+                        match st {
+                            diagnose::FixStep::Text(t) => s.push_str(&format!("  - Fix: {}\n", md(t))),
+                            diagnose::FixStep::Command(c) => s.push_str(&format!("  - Run: {}\n", md_code(c))),
+                        }
                     }
                 }
             }
@@ -584,7 +607,7 @@ fn html(doc: &ReportDoc) -> String {
                     }
                     s.push_str("</table>\n");
                 }
-                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     s.push_str(&format!(
                         "<p><span class=\"v {}\">{}</span> <b>{}</b>: {}</p>\n",
                         verdict_class(verdict),
@@ -592,13 +615,21 @@ fn html(doc: &ReportDoc) -> String {
                         e(title),
                         e(summary)
                     ));
-                    if !evidence.is_empty() || fix.is_some() {
+                    if !evidence.is_empty() || fix.is_some() || !steps.is_empty() {
                         s.push_str("<ul>\n");
                         for x in evidence {
                             s.push_str(&format!("<li>{}</li>\n", e(x)));
                         }
                         if let Some(f) = fix {
                             s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(f)));
+                        }
+                        for st in steps {
+                            match st {
+                                diagnose::FixStep::Text(t) => s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(t))),
+                                diagnose::FixStep::Command(c) => {
+                                    s.push_str(&format!("<li><b>Run:</b> <code>{}</code></li>\n", e(c)))
+                                }
+                            }
                         }
                         s.push_str("</ul>\n");
                     }
