@@ -10,6 +10,8 @@ pub mod collect;
 pub mod parse;
 pub mod source;
 pub mod view;
+#[cfg(test)]
+mod wording_tests;
 
 use serde::{Deserialize, Serialize};
 
@@ -248,12 +250,6 @@ impl Report {
         self.root_cause.as_ref().and_then(|id| self.get(id))
     }
 
-    /// The finding of the check with `id` (the words to name a blocking check by), or a
-    /// neutral phrase when it is unknown.
-    pub fn finding_of(&self, id: &str) -> &str {
-        self.get(id).map_or("an earlier check failed", |c| c.finding.as_str())
-    }
-
     /// Checks that do not apply to this kind of machine, and the places they apply to (in
     /// first-seen order, without repeats).
     pub fn not_applicable(&self) -> (usize, Vec<&str>) {
@@ -272,6 +268,8 @@ impl Report {
 /// Runs every check over `view`, marks dependents of failures as blocked, and names the root cause.
 pub fn run(view: &dyn SystemView) -> Report {
     let mut list = checks::all(view);
+    // Blocked checks name what blocks it by its own finding, taken before any blocking.
+    let own: Vec<(String, String)> = list.iter().map(|c| (c.id.clone(), c.finding.clone())).collect();
     // A check whose prerequisite failed is blocked by it rather than counted as another failure.
     // Prerequisites may come later in the order (in a container, the driver checks depend on the
     // container having received the GPU), so this runs to a fixed point.
@@ -294,7 +292,7 @@ pub fn run(view: &dyn SystemView) -> Report {
                 })
             });
             if let Some(b) = blocker {
-                let because = list.iter().find(|c| c.id == b).map_or(String::new(), |c| c.finding.clone());
+                let because = own.iter().find(|(id, _)| *id == b).map_or(String::new(), |x| x.1.clone());
                 let c = &mut list[i];
                 c.evidence.insert(0, format!("own result before blocking: {} — {}", c.verdict.word(), c.summary));
                 c.verdict = Verdict::Skipped;
@@ -342,8 +340,7 @@ pub fn render_text(r: &Report) -> String {
         if r.from_capture { " (from a capture)" } else { "" }
     );
     for layer in Layer::ALL {
-        let in_layer: Vec<&Check> =
-            r.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
+        let in_layer: Vec<&Check> = r.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
         if in_layer.is_empty() {
             continue;
         }
@@ -365,7 +362,12 @@ pub fn render_text(r: &Report) -> String {
     }
     let (n, places) = r.not_applicable();
     if n > 0 {
-        let _ = writeln!(o, "\n{n} {} here: {}", if n == 1 { "check does not apply" } else { "checks do not apply" }, places.join(", "));
+        let _ = writeln!(
+            o,
+            "\n{n} {} here: {}",
+            if n == 1 { "check does not apply" } else { "checks do not apply" },
+            places.join(", ")
+        );
     }
     let count = |v: Verdict| r.checks.iter().filter(|c| c.verdict == v).count();
     let _ = writeln!(

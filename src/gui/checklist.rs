@@ -151,7 +151,7 @@ impl ChecklistState {
                     ui.add_space(6.0);
                     ui.strong(layer.title());
                     for c in checks {
-                        check_row(ui, &report, c);
+                        check_row(ui, c);
                     }
                 }
                 let (n, places) = report.not_applicable();
@@ -166,7 +166,7 @@ impl ChecklistState {
                     .default_open(false)
                     .show(ui, |ui| {
                         for c in report.checks.iter().filter(|c| c.applies_to.is_some()) {
-                            check_row(ui, &report, c);
+                            check_row(ui, c);
                         }
                     });
                 }
@@ -212,7 +212,7 @@ impl ChecklistState {
         });
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             for c in report.checks.iter().filter(|c| c.layer == layer) {
-                check_row(ui, report, c);
+                check_row(ui, c);
             }
         });
     }
@@ -259,19 +259,14 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
     });
 }
 
-fn check_row(ui: &mut egui::Ui, report: &Report, c: &Check) {
+fn check_row(ui: &mut egui::Ui, c: &Check) {
     ui.add_space(2.0);
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(format!("[{}]", c.verdict.word())).monospace().strong().color(verdict_color(c.verdict)));
         ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
-        let blocked = c.blocked_by.as_deref().map(|b| (b, report.finding_of(b)));
-        match blocked {
-            Some((id, why)) => {
-                ui.label(format!("blocked: {why}")).on_hover_text(format!("blocked by {id}"));
-            }
-            None => {
-                ui.label(&c.summary);
-            }
+        let summary = ui.label(&c.summary);
+        if let Some(id) = &c.blocked_by {
+            summary.on_hover_text(format!("blocked by {id}"));
         }
     });
     if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {

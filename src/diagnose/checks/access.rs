@@ -73,10 +73,7 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
-        return c.not_here(
-            if cx.wsl.is_some() { "native Linux" } else { "Linux" },
-            "Linux device files only",
-        );
+        return c.not_here(if cx.wsl.is_some() { "native Linux" } else { "Linux" }, "Linux device files only");
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m

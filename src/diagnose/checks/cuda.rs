@@ -209,7 +209,9 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
             .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
             .unwrap_or_default();
         c = c
-            .explain(format!("PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min})."))
+            .explain(format!(
+                "PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min})."
+            ))
             .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA:"))
             .cmd(format!(
                 "pip install torch --index-url https://download.pytorch.org/whl/cu{}",

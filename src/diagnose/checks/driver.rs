@@ -75,7 +75,10 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
             .found("The open-source nouveau driver holds the GPU")
             .evidence("a GPU's driver link points to nouveau")
             .steps(fixes::blacklist_nouveau(cx.distro)),
-        (false, Some(true)) => c.verdict(Verdict::Warn, "nouveau is loaded but not bound to an NVIDIA GPU").found("The nouveau driver is loaded (not on an NVIDIA GPU)").evidence("/proc/modules: nouveau"),
+        (false, Some(true)) => c
+            .verdict(Verdict::Warn, "nouveau is loaded but not bound to an NVIDIA GPU")
+            .found("The nouveau driver is loaded (not on an NVIDIA GPU)")
+            .evidence("/proc/modules: nouveau"),
         (false, Some(false)) => c.verdict(Verdict::Pass, "nouveau is not loaded").found("nouveau is not in the way"),
         (false, None) => c.verdict(Verdict::Skipped, MISSING),
     }
@@ -100,16 +103,30 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     };
     match (sb, loaded) {
         (Some(true), Some(false)) => c
-            .verdict(Verdict::Fail, "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules")
+            .verdict(
+                Verdict::Fail,
+                "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules",
+            )
             .found("Secure Boot keeps the unsigned NVIDIA module out")
             .evidence("efivars SecureBoot: enabled")
-            .evidence(if log_rejected { "kernel log: module key rejected" } else { "kernel log: no explicit rejection line found" })
+            .evidence(if log_rejected {
+                "kernel log: module key rejected"
+            } else {
+                "kernel log: no explicit rejection line found"
+            })
             .steps(fixes::secure_boot(cx.distro)),
-        (Some(true), _) => c.verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)").found("Secure Boot accepts the NVIDIA module").evidence("efivars SecureBoot: enabled"),
-        (Some(false), _) => c.verdict(Verdict::Pass, "Secure Boot is off").found("Secure Boot is off").evidence("efivars SecureBoot: disabled"),
-        (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => {
-            c.verdict(Verdict::Pass, "legacy BIOS boot: no Secure Boot").found("No Secure Boot (legacy BIOS boot)").evidence("/sys/firmware/efi: absent")
-        }
+        (Some(true), _) => c
+            .verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)")
+            .found("Secure Boot accepts the NVIDIA module")
+            .evidence("efivars SecureBoot: enabled"),
+        (Some(false), _) => c
+            .verdict(Verdict::Pass, "Secure Boot is off")
+            .found("Secure Boot is off")
+            .evidence("efivars SecureBoot: disabled"),
+        (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => c
+            .verdict(Verdict::Pass, "legacy BIOS boot: no Secure Boot")
+            .found("No Secure Boot (legacy BIOS boot)")
+            .evidence("/sys/firmware/efi: absent"),
         (None, _) => c.verdict(Verdict::Skipped, MISSING),
     }
 }

@@ -40,7 +40,10 @@ pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
     }
     match vis.cut_at {
         Some(e) => c
-            .verdict(Verdict::Warn, format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"))
+            .verdict(
+                Verdict::Warn,
+                format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"),
+            )
             .found("CUDA_VISIBLE_DEVICES hides some GPUs by mistake"),
         None => c
             .verdict(

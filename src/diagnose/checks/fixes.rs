@@ -25,9 +25,13 @@ fn cmd(c: &str) -> FixStep {
 pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
     let reboot = text("Reboot once the installation has finished.");
     match d {
-        Distro::Ubuntu => vec![text("Install the recommended NVIDIA driver:"), cmd("sudo ubuntu-drivers install"), reboot],
+        Distro::Ubuntu => {
+            vec![text("Install the recommended NVIDIA driver:"), cmd("sudo ubuntu-drivers install"), reboot]
+        }
         Distro::Debian => vec![
-            text("Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs)."),
+            text(
+                "Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs).",
+            ),
             cmd("sudo apt update"),
             cmd("sudo apt install nvidia-driver firmware-misc-nonfree"),
             reboot,
@@ -41,11 +45,15 @@ pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
         ],
         Distro::Arch => vec![
             cmd("sudo pacman -S nvidia-open"),
-            text("GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead."),
+            text(
+                "GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead.",
+            ),
             reboot,
         ],
         Distro::RedHat | Distro::Suse | Distro::Unknown => vec![
-            text("Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx."),
+            text(
+                "Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx.",
+            ),
             reboot,
         ],
     }
@@ -57,7 +65,9 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
         Distro::Ubuntu | Distro::Debian => cmd("sudo update-initramfs -u"),
         Distro::Fedora | Distro::RedHat | Distro::Suse => cmd("sudo dracut --force"),
         Distro::Arch => cmd("sudo mkinitcpio -P"),
-        Distro::Unknown => text("Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P)."),
+        Distro::Unknown => text(
+            "Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P).",
+        ),
     }
 }
 
@@ -65,7 +75,9 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
 pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
     vec![
         text("Stop the nouveau driver from loading at boot:"),
-        cmd("printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"),
+        cmd(
+            "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+        ),
         rebuild_initramfs(d),
         cmd("sudo reboot"),
     ]
@@ -83,7 +95,9 @@ pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
             text("After a kernel update: rebuild the module for the running kernel, then reboot."),
             cmd("sudo akmods --force"),
         ],
-        _ => vec![text("After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot.")],
+        _ => vec![text(
+            "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot.",
+        )],
     }
 }
 
@@ -113,7 +127,9 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
             disable,
         ],
         _ => vec![
-            text("Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot."),
+            text(
+                "Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot.",
+            ),
             disable,
         ],
     }

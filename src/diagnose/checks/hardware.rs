@@ -70,7 +70,10 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
                 Verdict::Fail
             }
             _ => {
-                fixes.push(FixStep::Text(format!("GPU {} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:", g.address)));
+                fixes.push(FixStep::Text(format!(
+                    "GPU {} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:",
+                    g.address
+                )));
                 fixes.push(FixStep::Command("sudo modprobe nvidia".into()));
                 Verdict::Fail
             }

@@ -153,16 +153,21 @@ pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
     }
     match worst {
         Verdict::Skipped => c.verdict(Verdict::Skipped, "link data not reported"),
-        Verdict::Pass => c.verdict(Verdict::Pass, "every link at its maximum").found("Every PCIe link runs at its maximum"),
+        Verdict::Pass => {
+            c.verdict(Verdict::Pass, "every link at its maximum").found("Every PCIe link runs at its maximum")
+        }
         Verdict::Info => c
             .verdict(
                 Verdict::Info,
                 "a link is below its maximum while the GPU is idle: normal power saving; judge it under load",
             )
             .found("An idle GPU's PCIe link saves power"),
-        v => c.verdict(v, "a link is below its maximum under load").found("A busy GPU's PCIe link runs below its maximum").text(
-            "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
-        ),
+        v => c
+            .verdict(v, "a link is below its maximum under load")
+            .found("A busy GPU's PCIe link runs below its maximum")
+            .text(
+                "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
+            ),
     }
 }
 
@@ -226,7 +231,11 @@ pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
                 format!("{n} process(es) use the GPU; memory is not full")
             },
         )
-        .found(if n == 0 { "No other program holds the GPU" } else { "Other programs use the GPU, with memory to spare" })
+        .found(if n == 0 {
+            "No other program holds the GPU"
+        } else {
+            "Other programs use the GPU, with memory to spare"
+        })
     }
 }
 

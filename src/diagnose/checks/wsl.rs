@@ -26,7 +26,11 @@ pub(super) fn wsl_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl != Some(2) {
-        return if cx.wsl.is_none() { c.not_here("WSL", "WSL2 only") } else { c.verdict(Verdict::Skipped, "WSL2 only") };
+        return if cx.wsl.is_none() {
+            c.not_here("WSL", "WSL2 only")
+        } else {
+            c.verdict(Verdict::Skipped, "WSL2 only")
+        };
     }
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
         Some(l) if l.path.starts_with("/usr/lib/wsl/lib") => c.verdict(Verdict::Pass, format!("libcuda.so.1 from {}", l.path)).found("CUDA comes from the Windows driver"),
