@@ -640,3 +640,44 @@ fn html(doc: &ReportDoc) -> String {
     s.push_str("</body>\n</html>\n");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fix_commands_render_as_code_and_text_as_text() {
+        let doc = ReportDoc {
+            format: REPORT_FORMAT.into(),
+            version: REPORT_VERSION,
+            title: "t".into(),
+            generated: "g".into(),
+            app_version: "v".into(),
+            redaction: "off".into(),
+            sections: vec![Section {
+                title: "Checklist".into(),
+                items: vec![Item::Verdict {
+                    verdict: "FAIL".into(),
+                    title: "NVIDIA kernel module loaded".into(),
+                    summary: "The NVIDIA driver is not installed".into(),
+                    evidence: Vec::new(),
+                    fix: None,
+                    steps: vec![
+                        diagnose::FixStep::Text("Reboot <after> installing.".into()),
+                        diagnose::FixStep::Command("sudo ubuntu-drivers install".into()),
+                        diagnose::FixStep::Command("echo `uname -r`".into()),
+                    ],
+                }],
+            }],
+        };
+        let md = markdown(&doc);
+        assert!(md.contains("  - Fix: Reboot \\<after> installing.\n"), "{md}");
+        assert!(md.contains("  - Run: `sudo ubuntu-drivers install`\n"), "{md}");
+        assert!(md.contains("  - Run: `` echo `uname -r` ``\n"), "{md}");
+        let h = html(&doc);
+        assert!(h.contains("<li><b>Run:</b> <code>sudo ubuntu-drivers install</code></li>"), "{h}");
+        assert!(h.contains("<li><b>Fix:</b> Reboot &lt;after&gt; installing.</li>"), "{h}");
+        let json = serde_json::to_string(&doc).unwrap_or_default();
+        assert!(json.contains(r#"{"command":"sudo ubuntu-drivers install"}"#), "{json}");
+    }
+}
