@@ -21,6 +21,8 @@ use gpu_doctor::telemetry::throttle;
 const GPU_BUS: &str = "0000:01:00.0";
 const SECURE_BOOT: &str = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 const DRIVER_LINE: &str = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n";
+const OS_RELEASE: &str = "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION=\"22.04.4 LTS (Jammy Jellyfish)\"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nHOME_URL=\"https://www.ubuntu.com/\"\nUBUNTU_CODENAME=jammy\n";
+const OS_RELEASE_FEDORA: &str = "NAME=\"Fedora Linux\"\nVERSION=\"40 (Workstation Edition)\"\nID=fedora\nVERSION_ID=40\nPRETTY_NAME=\"Fedora Linux 40 (Workstation Edition)\"\nHOME_URL=\"https://fedoraproject.org/\"\n";
 const TORCH_PY: &str = "/home/alice/miniconda3/envs/ml/lib/python3.11/site-packages/torch/version.py";
 
 struct Fx {
@@ -174,6 +176,7 @@ fn healthy() -> Fx {
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+    fx.file("/etc/os-release", OS_RELEASE);
     fx.file(
         "/proc/modules",
         "nvidia_uvm 4956160 0 - Live 0x0000000000000000 (POE)\nnvidia_drm 122880 4 - Live 0x0000000000000000 (POE)\nnvidia_modeset 1355776 8 nvidia_drm, Live 0x0000000000000000 (POE)\nnvidia 54173696 98 nvidia_uvm,nvidia_modeset, Live 0x0000000000000000 (POE)\nsnd_hda_intel 57344 3 - Live 0x0000000000000000\n",
@@ -275,6 +278,8 @@ fn main() {
         "NVRM: No NVIDIA devices probed.".into(),
     ]);
     f.cuinit(100);
+    // A Fedora machine: its fixes use dracut rather than update-initramfs.
+    f.file("/etc/os-release", OS_RELEASE_FEDORA);
     all.push(("nouveau-bound", f));
 
     let mut f = healthy();
@@ -395,6 +400,8 @@ fn main() {
         s.ecc_uncorrected_volatile = Reading::Value(3);
     }
     f.meta.kernel_log = KernelLog::Lines(vec!["NVRM: Xid (PCI:0000:01:00): 64, pid=2211, name=python3, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x3c041".into()]);
+    // A capture from before gpu-doctor read os-release: fixes fall back to distribution-neutral steps.
+    f.drop_file("/etc/os-release");
     all.push(("row-remapping-failed", f));
 
     let mut f = healthy();

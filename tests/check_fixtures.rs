@@ -192,7 +192,11 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
             assert!(s.contains(want), "{name}: missing {want:?}\n{s}");
         }
         if let Some(root) = EXPECTED.iter().find(|e| e.0 == *name).and_then(|e| e.2) {
-            assert!(s.contains(&format!("ROOT CAUSE: {root}")), "{name}:\n{s}");
+            let r = diagnose::run(&CapturedSystem::open(&fixture(name)).unwrap());
+            let finding = &r.get(root).unwrap().finding;
+            let first = s.lines().next().unwrap_or_default();
+            assert_eq!(first, format!("Root cause: {finding}"), "{name}:\n{s}");
+            assert!(!s.contains(root), "{name}: the text names the check by its id:\n{s}");
         }
     }
     let out = Command::cargo_bin("gpu-doctor-cli")
@@ -357,7 +361,7 @@ fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
     assert_eq!(r.root_cause.as_deref(), Some("CUDA-INIT"));
     let c = r.get("CUDA-INIT").expect("no CUDA-INIT");
     assert!(c.summary.contains("CUDA_ERROR_STUB_LIBRARY (34)"), "{}", c.summary);
-    assert!(c.fixes[0].contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
+    assert!(c.fixes[0].as_str().contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
     // A capture from before the probe existed: skipped, not failed.
     v["meta"].as_object_mut().map(|m| m.remove("cuda"));
     std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap();

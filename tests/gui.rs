@@ -133,8 +133,10 @@ fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
     }
     h.run();
     h.get_by_label("No NVIDIA GPU data");
-    h.get_by_label_contains("No GPU was passed into this Docker container");
-    h.get_by_label_contains("Next step: docker run --gpus all");
+    h.get_by_label_contains("No GPU was passed into this container");
+    // The fix, runnable: commands on their own lines with their own Copy buttons.
+    h.get_by_label("docker run --gpus all --rm ubuntu nvidia-smi");
+    assert!(h.query_all_by_label("Copy").count() >= 3, "one Copy button per command");
     assert!(h.query_by_label_contains("Install the NVIDIA driver").is_none(), "NVML's guess is only a detail");
     assert!(h.query_by_label_contains("no NVIDIA driver seems to be installed").is_none());
     h.get_by_label("What NVML said");
@@ -357,7 +359,7 @@ fn checklist_app(fixture: &str) -> Harness<'static, DoctorApp> {
 #[test]
 fn checklist_wizard_opens_on_the_root_cause_and_steps_through_layers() {
     let mut h = checklist_app("nouveau-bound");
-    h.get_by_label_contains("Root cause: nouveau not holding the GPU");
+    h.get_by_label("Root cause: The open-source nouveau driver holds the GPU");
     h.get_by_label("Step 2 of 9: NVIDIA driver");
     h.get_by_label_contains("blacklist nouveau");
     assert!(h.query_all_by_label("Copy").count() >= 3, "each fix has a copy button");
@@ -400,6 +402,44 @@ fn checklist_all_results_lists_every_check_and_recheck_runs_again() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(h.state().checklist.report.as_ref().is_some_and(|r| r.root_cause.as_deref() == Some("PERM-02")));
+}
+
+#[test]
+fn checklist_headline_is_the_finding_and_copy_buttons_copy_commands() {
+    let mut h = checklist_app("no-driver");
+    // The headline says what is wrong, not the name of the check that failed.
+    h.get_by_label("Root cause: The NVIDIA driver is not installed");
+    assert!(h.query_by_label_contains("Root cause: NVIDIA kernel module loaded").is_none());
+    assert!(h.query_by_label_contains("DRV-01").is_none(), "check ids stay out of the visible text");
+    // Checks waiting for the fix name it by its finding.
+    assert!(h.query_all_by_label("blocked: The NVIDIA driver is not installed (fix that first)").count() >= 2);
+    // The fix's prose has no Copy button; its one command has one, which copies exactly the command.
+    h.get_by_label("Install the recommended NVIDIA driver:");
+    h.get_by_label("Reboot once the installation has finished.");
+    h.get_by_label("sudo ubuntu-drivers install");
+    assert_eq!(h.query_all_by_label("Copy").count(), 1, "one Copy button, for the one command");
+    h.get_by_label("Copy").click();
+    h.step();
+    let copied: Vec<&str> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            eframe::egui::OutputCommand::CopyText(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, ["sudo ubuntu-drivers install"]);
+}
+
+#[test]
+fn checklist_folds_the_checks_that_do_not_apply() {
+    let mut h = checklist_app("healthy-workstation");
+    h.get_by_label("All results").click();
+    h.run();
+    h.get_by_label_contains("checks do not apply here: ");
+    assert!(h.query_by_label("Driver model (WDDM / TCC / MCDM)").is_none(), "Windows checks are folded away");
 }
 
 #[test]

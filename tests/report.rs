@@ -53,6 +53,7 @@ fn sample_doc() -> ReportDoc {
                     summary: "libnvidia-ml.so.1 not found".into(),
                     evidence: vec!["tried /usr/lib/x86_64-linux-gnu".into()],
                     fix: Some("Install the driver & reboot.".into()),
+                    steps: Vec::new(),
                 }],
             },
         ],
@@ -160,6 +161,10 @@ fn doc_with(p: &Planted, filler: &str) -> ReportDoc {
                     summary: s(0),
                     evidence: vec![s(1), s(2)],
                     fix: Some(s(3)),
+                    steps: vec![
+                        gpu_doctor::diagnose::FixStep::Text(s(4)),
+                        gpu_doctor::diagnose::FixStep::Command(s(5)),
+                    ],
                 },
             ],
         }],

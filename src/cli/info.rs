@@ -77,9 +77,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
         SourceStatus::Unavailable(no) => {
             let h = diagnosis.cloned().unwrap_or_else(|| Headline::of_nvml(no));
             let _ = writeln!(o, "\nNo NVIDIA GPU data. {}", present::sentence(&h.finding));
-            if let Some(step) = &h.next_step {
-                let _ = writeln!(o, "Next step: {step}");
-            }
+            o.push_str(&h.steps_text());
             if h.from_checklist() {
                 let _ = writeln!(o, "(The checklist's root cause; all checks: gpu-doctor-cli check)");
                 let _ = writeln!(o, "\nWhat NVML said: {} {}", present::sentence(&no.summary), no.next_step);

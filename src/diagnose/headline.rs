@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Report, Verdict};
+use super::{FixStep, Report, Verdict};
 use crate::telemetry::source::NoGpu;
 
 /// What is wrong, in one line, and what to do first.
@@ -12,8 +12,8 @@ use crate::telemetry::source::NoGpu;
 pub struct Headline {
     /// What was found, as a sentence ("No GPU was passed into this container").
     pub finding: String,
-    /// The first fix step, when there is one.
-    pub next_step: Option<String>,
+    /// What to do: the root cause's fix, step by step (prose and runnable commands).
+    pub steps: Vec<FixStep>,
     /// The check it comes from (for hover text and JSON; never printed in prose).
     pub check_id: Option<String>,
 }
@@ -23,8 +23,8 @@ impl Headline {
     pub fn of_report(report: &Report) -> Option<Headline> {
         let root = report.root_cause.as_ref().and_then(|id| report.get(id))?;
         (root.verdict == Verdict::Fail).then(|| Headline {
-            finding: root.summary.clone(),
-            next_step: root.fixes.first().cloned(),
+            finding: root.finding.clone(),
+            steps: root.fixes.clone(),
             check_id: Some(root.id.clone()),
         })
     }
@@ -33,7 +33,7 @@ impl Headline {
     pub fn of_nvml(no: &NoGpu) -> Headline {
         Headline {
             finding: no.summary.clone(),
-            next_step: (!no.next_step.is_empty()).then(|| no.next_step.clone()),
+            steps: if no.next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(no.next_step.clone())] },
             check_id: None,
         }
     }
@@ -42,6 +42,22 @@ impl Headline {
     /// else NVML's explanation.
     pub fn for_no_gpu(report: Option<&Report>, no: &NoGpu) -> Headline {
         report.and_then(Self::of_report).unwrap_or_else(|| Self::of_nvml(no))
+    }
+
+    /// The steps as plain lines for a terminal: "Next step: ..." for a single instruction, else
+    /// "What to do:" and each step indented, commands after `$ `.
+    pub fn steps_text(&self) -> String {
+        match self.steps.as_slice() {
+            [] => String::new(),
+            [FixStep::Text(t)] => format!("Next step: {t}\n"),
+            steps => {
+                let mut s = String::from("What to do:\n");
+                for step in steps {
+                    s.push_str(&format!("  {}\n", step.plain()));
+                }
+                s
+            }
+        }
     }
 
     /// True when it came from the checklist (NVML's text is then only a detail).
@@ -67,15 +83,18 @@ mod tests {
     #[test]
     fn the_checklist_root_cause_wins_over_nvml() {
         let mut c = Check::new("CONT-02", Layer::Containers, "GPU passed into the container");
-        c = c.verdict(Verdict::Fail, "no GPU was passed into this container").fix("docker run --gpus all IMAGE");
+        c = c.verdict(Verdict::Fail, "no GPU was passed into this container").cmd("docker run --gpus all IMAGE");
+        c.finding = "No GPU was passed into this container".into();
         let report = Report { checks: vec![c], root_cause: Some("CONT-02".into()), from_capture: false };
         let h = Headline::for_no_gpu(Some(&report), &no_gpu());
-        assert_eq!(h.finding, "no GPU was passed into this container");
-        assert_eq!(h.next_step.as_deref(), Some("docker run --gpus all IMAGE"));
+        assert_eq!(h.finding, "No GPU was passed into this container");
+        assert_eq!(h.steps, vec![FixStep::Command("docker run --gpus all IMAGE".into())]);
+        assert_eq!(h.steps_text(), "What to do:\n  $ docker run --gpus all IMAGE\n");
         assert!(h.from_checklist());
         let none = Report { checks: Vec::new(), root_cause: None, from_capture: false };
         let h = Headline::for_no_gpu(Some(&none), &no_gpu());
         assert_eq!(h.finding, "No NVIDIA driver seems to be installed");
+        assert_eq!(h.steps_text(), "Next step: Install the driver\n");
         assert!(!h.from_checklist());
         assert_eq!(Headline::for_no_gpu(None, &no_gpu()), h);
     }

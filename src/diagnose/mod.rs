@@ -12,6 +12,8 @@ pub mod headline;
 pub mod parse;
 pub mod source;
 pub mod view;
+#[cfg(test)]
+mod wording_tests;
 
 use serde::{Deserialize, Serialize};
 
@@ -100,6 +102,35 @@ impl Layer {
     }
 }
 
+/// One step of a fix: prose to read, or one shell command to run as it stands.
+///
+/// Serialised as `{"text": "..."}` or `{"command": "..."}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixStep {
+    /// An instruction in words (may name a command in passing; never meant for a shell).
+    Text(String),
+    /// Exactly one command line for a shell: no prose, no distribution prefix, no comment.
+    Command(String),
+}
+
+impl FixStep {
+    /// The step's text, whichever kind it is.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FixStep::Text(t) | FixStep::Command(t) => t,
+        }
+    }
+
+    /// The step as one line of plain text: commands indented by `$ `.
+    pub fn plain(&self) -> String {
+        match self {
+            FixStep::Text(t) => t.clone(),
+            FixStep::Command(c) => format!("$ {c}"),
+        }
+    }
+}
+
 /// One check's result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
@@ -111,16 +142,24 @@ pub struct Check {
     pub title: String,
     /// The outcome.
     pub verdict: Verdict,
-    /// One line: what was found.
+    /// The finding as a short sentence that reads right as a headline, for this verdict
+    /// ("The NVIDIA driver is not installed", "GPU 0 fell off the bus", "Not checked: ...").
+    #[serde(default)]
+    pub finding: String,
+    /// One line: what was found, with the details.
     pub summary: String,
     /// What it means, in plain words (empty when nothing needs explaining).
     pub explanation: String,
     /// What was read: paths and values.
     pub evidence: Vec<String>,
-    /// Commands or steps that fix it, each copyable.
-    pub fixes: Vec<String>,
+    /// The steps that fix it, in order: prose, and commands (each one copyable on its own).
+    pub fixes: Vec<FixStep>,
     /// The id of the failed check this one depends on, when it is blocked.
     pub blocked_by: Option<String>,
+    /// Set when the check does not apply to this kind of machine: where it does apply
+    /// ("Windows", "WSL", "containers", ...). Text output folds such checks into one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applies_to: Option<String>,
 }
 
 impl Check {
@@ -130,17 +169,36 @@ impl Check {
             layer,
             title: title.to_string(),
             verdict: Verdict::Skipped,
+            finding: String::new(),
             summary: String::new(),
             explanation: String::new(),
             evidence: Vec::new(),
             fixes: Vec::new(),
             blocked_by: None,
+            applies_to: None,
         }
     }
+    /// Sets the verdict and the detailed summary. A skipped verdict also gets the finding
+    /// "Not checked: <summary>" unless [`Check::found`] gives a better one afterwards.
     pub(crate) fn verdict(mut self, v: Verdict, summary: impl Into<String>) -> Self {
         self.verdict = v;
         self.summary = summary.into();
+        if v == Verdict::Skipped {
+            self.finding = format!("Not checked: {}", self.summary);
+        }
         self
+    }
+    /// Sets the headline finding.
+    pub(crate) fn found(mut self, finding: impl Into<String>) -> Self {
+        self.finding = finding.into();
+        self
+    }
+    /// Skips a check that does not apply to this kind of machine; `place` is where it does.
+    pub(crate) fn not_here(self, place: &str, summary: impl Into<String>) -> Self {
+        let mut c = self.verdict(Verdict::Skipped, summary);
+        c.finding = format!("Does not apply here (only on {place})");
+        c.applies_to = Some(place.to_string());
+        c
     }
     pub(crate) fn explain(mut self, text: impl Into<String>) -> Self {
         self.explanation = text.into();
@@ -150,8 +208,19 @@ impl Check {
         self.evidence.push(e.into());
         self
     }
-    pub(crate) fn fix(mut self, f: impl Into<String>) -> Self {
-        self.fixes.push(f.into());
+    /// Adds a fix step in words.
+    pub(crate) fn text(mut self, t: impl Into<String>) -> Self {
+        self.fixes.push(FixStep::Text(t.into()));
+        self
+    }
+    /// Adds a fix step that is one shell command.
+    pub(crate) fn cmd(mut self, c: impl Into<String>) -> Self {
+        self.fixes.push(FixStep::Command(c.into()));
+        self
+    }
+    /// Adds fix steps.
+    pub(crate) fn steps(mut self, s: impl IntoIterator<Item = FixStep>) -> Self {
+        self.fixes.extend(s);
         self
     }
 }
@@ -177,11 +246,32 @@ impl Report {
     pub fn get(&self, id: &str) -> Option<&Check> {
         self.checks.iter().find(|c| c.id == id)
     }
+
+    /// The root-cause check, when there is one.
+    pub fn root(&self) -> Option<&Check> {
+        self.root_cause.as_ref().and_then(|id| self.get(id))
+    }
+
+    /// Checks that do not apply to this kind of machine, and the places they apply to (in
+    /// first-seen order, without repeats).
+    pub fn not_applicable(&self) -> (usize, Vec<&str>) {
+        let mut places: Vec<&str> = Vec::new();
+        let mut n = 0;
+        for p in self.checks.iter().filter_map(|c| c.applies_to.as_deref()) {
+            n += 1;
+            if !places.contains(&p) {
+                places.push(p);
+            }
+        }
+        (n, places)
+    }
 }
 
 /// Runs every check over `view`, marks dependents of failures as blocked, and names the root cause.
 pub fn run(view: &dyn SystemView) -> Report {
     let mut list = checks::all(view);
+    // Blocked checks name what blocks it by its own finding, taken before any blocking.
+    let own: Vec<(String, String)> = list.iter().map(|c| (c.id.clone(), c.finding.clone())).collect();
     // A check whose prerequisite failed is blocked by it rather than counted as another failure.
     // Prerequisites may come later in the order (in a container, the driver checks depend on the
     // container having received the GPU), so this runs to a fixed point.
@@ -204,12 +294,15 @@ pub fn run(view: &dyn SystemView) -> Report {
                 })
             });
             if let Some(b) = blocker {
+                let because = own.iter().find(|(id, _)| *id == b).map_or(String::new(), |x| x.1.clone());
                 let c = &mut list[i];
                 c.evidence.insert(0, format!("own result before blocking: {} — {}", c.verdict.word(), c.summary));
                 c.verdict = Verdict::Skipped;
-                c.summary = format!("blocked by {b}: fix that first");
+                c.summary = format!("blocked: {because} (fix that first)");
+                c.finding = format!("Not checked until this is fixed: {because}");
                 c.fixes.clear();
                 c.blocked_by = Some(b);
+                c.applies_to = None;
                 changed = true;
             }
         }
@@ -221,38 +314,41 @@ pub fn run(view: &dyn SystemView) -> Report {
     Report { checks: list, root_cause, from_capture: view.is_capture() }
 }
 
-/// The report as plain text (no colour), grouped by layer, root cause first.
+/// The report as plain text (no colour): the root cause's finding first, then the checks grouped
+/// by layer, those that do not apply here folded into one line. Check ids are left out (they are
+/// in the JSON).
 pub fn render_text(r: &Report) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "gpu-doctor {} checklist{}",
-        env!("CARGO_PKG_VERSION"),
-        if r.from_capture { " (from a capture)" } else { "" }
-    );
-    match r.root_cause.as_ref().and_then(|id| r.get(id)) {
+    match r.root() {
         Some(c) => {
-            let _ = writeln!(o, "\nROOT CAUSE: {} {} — {}", c.id, c.title, c.summary);
+            let _ = writeln!(o, "Root cause: {}", c.finding);
+            let _ = writeln!(o, "  {}: {}", c.title, c.summary);
             if !c.explanation.is_empty() {
                 let _ = writeln!(o, "  {}", c.explanation);
             }
             for f in &c.fixes {
-                let _ = writeln!(o, "  fix: {f}");
+                let _ = writeln!(o, "  fix: {}", f.plain());
             }
         }
         None => {
-            let _ = writeln!(o, "\nNo failure found.");
+            let _ = writeln!(o, "No failure found.");
         }
     }
+    let _ = writeln!(
+        o,
+        "\ngpu-doctor {} checklist{}",
+        env!("CARGO_PKG_VERSION"),
+        if r.from_capture { " (from a capture)" } else { "" }
+    );
     for layer in Layer::ALL {
-        let in_layer: Vec<&Check> = r.checks.iter().filter(|c| c.layer == layer).collect();
+        let in_layer: Vec<&Check> = r.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
         if in_layer.is_empty() {
             continue;
         }
         let _ = writeln!(o, "\n== {} ==", layer.title());
         for c in in_layer {
-            let _ = writeln!(o, "[{:<7}] {} {}: {}", c.verdict.word(), c.id, c.title, c.summary);
+            let _ = writeln!(o, "[{:<7}] {}: {}", c.verdict.word(), c.title, c.summary);
             if matches!(c.verdict, Verdict::Warn | Verdict::Fail) {
                 if !c.explanation.is_empty() {
                     let _ = writeln!(o, "          {}", c.explanation);
@@ -261,10 +357,19 @@ pub fn render_text(r: &Report) -> String {
                     let _ = writeln!(o, "          evidence: {e}");
                 }
                 for f in &c.fixes {
-                    let _ = writeln!(o, "          fix: {f}");
+                    let _ = writeln!(o, "          fix: {}", f.plain());
                 }
             }
         }
+    }
+    let (n, places) = r.not_applicable();
+    if n > 0 {
+        let _ = writeln!(
+            o,
+            "\n{n} {} here: {}",
+            if n == 1 { "check does not apply" } else { "checks do not apply" },
+            places.join(", ")
+        );
     }
     let count = |v: Verdict| r.checks.iter().filter(|c| c.verdict == v).count();
     let _ = writeln!(

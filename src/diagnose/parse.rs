@@ -285,9 +285,69 @@ pub fn cuda_visible(value: &str, gpus: &[(u32, String)]) -> Visible {
     out
 }
 
+/// The Linux distribution family, from `/etc/os-release` (`ID` and `ID_LIKE`), which decides
+/// the package commands a fix gives. See os-release(5) for the fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Distro {
+    /// Ubuntu and its derivatives (Linux Mint, Pop!_OS, ...): `ubuntu-drivers`.
+    Ubuntu,
+    /// Debian and derivatives that are not Ubuntu-based: apt with the non-free components.
+    Debian,
+    /// Fedora: RPM Fusion's `akmod-nvidia`.
+    Fedora,
+    /// Red Hat Enterprise Linux and rebuilds (Rocky, Alma, CentOS): dnf, dracut.
+    RedHat,
+    /// openSUSE and SLES: zypper, dracut.
+    Suse,
+    /// Arch Linux and derivatives: pacman, mkinitcpio.
+    Arch,
+    /// Not known (no os-release, e.g. an old capture, or another distribution).
+    Unknown,
+}
+
+/// The distribution family named by an os-release file; `Unknown` when none fits. `ID` wins over
+/// `ID_LIKE`, and within `ID_LIKE` the first known entry wins (Linux Mint lists "ubuntu debian").
+pub fn distro(os_release: &str) -> Distro {
+    let field = |key: &str| {
+        os_release.lines().find_map(|l| {
+            let (k, v) = l.trim().split_once('=')?;
+            (k.trim() == key).then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_ascii_lowercase())
+        })
+    };
+    let of = |id: &str| match id {
+        "ubuntu" => Some(Distro::Ubuntu),
+        "debian" => Some(Distro::Debian),
+        "fedora" => Some(Distro::Fedora),
+        "rhel" | "centos" | "rocky" | "almalinux" => Some(Distro::RedHat),
+        "suse" | "opensuse" | "opensuse-leap" | "opensuse-tumbleweed" | "sles" => Some(Distro::Suse),
+        "arch" | "archlinux" => Some(Distro::Arch),
+        _ => None,
+    };
+    let id = field("ID").unwrap_or_default();
+    let like = field("ID_LIKE").unwrap_or_default();
+    // A derivative whose ID_LIKE names Ubuntu is Ubuntu-based even when it also lists Debian.
+    if like.split_whitespace().any(|x| x == "ubuntu") && of(&id).is_none() {
+        return Distro::Ubuntu;
+    }
+    of(&id).or_else(|| like.split_whitespace().find_map(of)).unwrap_or(Distro::Unknown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distributions_from_os_release() {
+        assert_eq!(distro("NAME=\"Ubuntu\"\nID=ubuntu\nID_LIKE=debian\n"), Distro::Ubuntu);
+        assert_eq!(distro("ID=linuxmint\nID_LIKE=\"ubuntu debian\"\n"), Distro::Ubuntu);
+        assert_eq!(distro("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n"), Distro::Debian);
+        assert_eq!(distro("ID=fedora\n"), Distro::Fedora);
+        assert_eq!(distro("ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\n"), Distro::RedHat);
+        assert_eq!(distro("ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n"), Distro::Suse);
+        assert_eq!(distro("ID=endeavouros\nID_LIKE=arch\n"), Distro::Arch);
+        assert_eq!(distro("ID=nixos\n"), Distro::Unknown);
+        assert_eq!(distro(""), Distro::Unknown);
+    }
 
     #[test]
     fn versions_compare_numerically() {

@@ -6,8 +6,10 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 
 use eframe::egui::{self, Color32, RichText};
 
+use super::palette;
+
 use crate::diagnose::source::CheckSource;
-use crate::diagnose::{Check, Layer, Report, Verdict};
+use crate::diagnose::{Check, FixStep, Layer, Report, Verdict};
 
 /// What the checklist reads (this machine or a capture directory).
 pub type ChecklistSource = CheckSource;
@@ -24,17 +26,6 @@ pub struct ChecklistState {
     pub step: usize,
     /// Show every result at once instead of the wizard.
     pub show_all: bool,
-}
-
-/// Colour of a verdict badge.
-pub fn verdict_color(v: Verdict) -> Color32 {
-    match v {
-        Verdict::Pass => Color32::from_rgb(129, 199, 132),
-        Verdict::Info => Color32::from_rgb(144, 202, 249),
-        Verdict::Skipped => Color32::GRAY,
-        Verdict::Warn => Color32::from_rgb(255, 204, 128),
-        Verdict::Fail => Color32::from_rgb(255, 138, 128),
-    }
 }
 
 fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Report, String> {
@@ -112,8 +103,8 @@ impl ChecklistState {
                 ui.label(
                     RichText::new(format!("CAPTURE: {}", dir.display()))
                         .strong()
-                        .color(Color32::BLACK)
-                        .background_color(Color32::from_rgb(144, 202, 249)),
+                        .color(palette::BADGE_REPLAY.text)
+                        .background_color(palette::BADGE_REPLAY.fill),
                 );
             }
             ui.separator();
@@ -130,7 +121,7 @@ impl ChecklistState {
             }
         });
         if let Some(e) = &self.error {
-            ui.colored_label(verdict_color(Verdict::Fail), e);
+            ui.colored_label(palette::verdict(ui, Verdict::Fail), e);
         }
         let Some(report) = self.report.clone() else {
             if self.error.is_none() {
@@ -143,7 +134,8 @@ impl ChecklistState {
         if self.show_all {
             egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
                 for layer in Layer::ALL {
-                    let checks: Vec<&Check> = report.checks.iter().filter(|c| c.layer == layer).collect();
+                    let checks: Vec<&Check> =
+                        report.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
                     if checks.is_empty() {
                         continue;
                     }
@@ -152,6 +144,22 @@ impl ChecklistState {
                     for c in checks {
                         check_row(ui, c);
                     }
+                }
+                let (n, places) = report.not_applicable();
+                if n > 0 {
+                    ui.add_space(6.0);
+                    egui::CollapsingHeader::new(format!(
+                        "{n} {} here: {}",
+                        if n == 1 { "check does not apply" } else { "checks do not apply" },
+                        places.join(", ")
+                    ))
+                    .id_salt("not-applicable")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        for c in report.checks.iter().filter(|c| c.applies_to.is_some()) {
+                            check_row(ui, c);
+                        }
+                    });
                 }
             });
         } else {
@@ -172,7 +180,7 @@ impl ChecklistState {
                     .map(|c| c.verdict)
                     .max()
                     .unwrap_or(Verdict::Skipped);
-                let text = RichText::new(format!("{} {}", i + 1, layer.title())).color(verdict_color(worst));
+                let text = RichText::new(format!("{} {}", i + 1, layer.title())).color(palette::verdict(ui, worst));
                 if ui
                     .selectable_label(self.step == i, text)
                     .on_hover_text(format!("worst result: {}", worst.word()))
@@ -202,24 +210,21 @@ impl ChecklistState {
 }
 
 fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
-    let fill = if report.root_cause.is_some() { Color32::from_rgb(80, 24, 24) } else { Color32::from_rgb(24, 60, 32) };
-    egui::Frame::group(ui.style()).fill(fill).inner_margin(8.0).show(ui, |ui| {
+    let b = if report.root_cause.is_some() { palette::BANNER_ROOT_CAUSE } else { palette::BANNER_ALL_CLEAR };
+    egui::Frame::group(ui.style()).fill(b.fill).inner_margin(8.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
-        match report.root_cause.as_ref().and_then(|id| report.get(id)) {
+        match report.root() {
             Some(c) => {
-                ui.label(
-                    RichText::new(format!("Root cause: {} — {}", c.title, c.summary)).strong().color(Color32::WHITE),
-                );
+                ui.label(RichText::new(format!("Root cause: {}", c.finding)).strong().color(b.heading))
+                    .on_hover_text(&c.id);
+                ui.label(RichText::new(format!("{}: {}", c.title, c.summary)).color(b.text));
                 if !c.explanation.is_empty() {
-                    ui.label(RichText::new(&c.explanation).color(Color32::WHITE));
+                    ui.label(RichText::new(&c.explanation).color(b.text));
                 }
                 let blocked = report.checks.iter().filter(|x| x.blocked_by.as_deref() == Some(c.id.as_str())).count();
                 ui.horizontal(|ui| {
                     if blocked > 0 {
-                        ui.label(
-                            RichText::new(format!("{blocked} later check(s) wait for this fix."))
-                                .color(Color32::LIGHT_GRAY),
-                        );
+                        ui.label(RichText::new(format!("{blocked} later check(s) wait for this fix.")).color(b.weak));
                     }
                     if ui.button("Show this step").clicked() {
                         *step = Layer::ALL.iter().position(|l| *l == c.layer).unwrap_or(0);
@@ -235,7 +240,7 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
                         format!("No failure found; {warns} warning(s) below.")
                     })
                     .strong()
-                    .color(Color32::WHITE),
+                    .color(b.text),
                 );
             }
         }
@@ -245,32 +250,58 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
 fn check_row(ui: &mut egui::Ui, c: &Check) {
     ui.add_space(2.0);
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(format!("[{}]", c.verdict.word())).monospace().strong().color(verdict_color(c.verdict)));
+        ui.label(
+            RichText::new(format!("[{}]", c.verdict.word()))
+                .monospace()
+                .strong()
+                .color(palette::verdict(ui, c.verdict)),
+        );
         ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
-        ui.label(&c.summary);
+        let summary = ui.label(&c.summary);
+        if let Some(id) = &c.blocked_by {
+            summary.on_hover_text(format!("blocked by {id}"));
+        }
     });
     if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {
         ui.label(RichText::new(&c.explanation).weak());
     }
-    for f in &c.fixes {
-        ui.horizontal(|ui| {
-            if ui.small_button("Copy").on_hover_text("Copy this fix to the clipboard").clicked() {
-                ui.ctx().copy_text(f.clone());
-            }
-            ui.label(RichText::new(f).monospace());
-        });
-    }
+    fix_steps(ui, &c.fixes, None);
     if !c.evidence.is_empty() {
         egui::CollapsingHeader::new(format!("Evidence ({})", c.evidence.len())).id_salt(("evidence", &c.id)).show(
             ui,
             |ui| {
                 if ui.small_button("Copy evidence").clicked() {
-                    ui.ctx().copy_text(format!("{} {}: {}\n{}", c.id, c.title, c.summary, c.evidence.join("\n")));
+                    ui.ctx().copy_text(format!("{}: {}\n{}", c.title, c.summary, c.evidence.join("\n")));
                 }
                 for e in &c.evidence {
                     ui.label(RichText::new(e).monospace().small());
                 }
             },
         );
+    }
+}
+
+/// A fix, step by step: text wraps as prose; each command is shown whole (wrapped, in monospace)
+/// with its own Copy button that copies exactly that command.
+/// `color` is the text colour on a banner's own fill (None: the theme's).
+pub(crate) fn fix_steps(ui: &mut egui::Ui, steps: &[FixStep], color: Option<Color32>) {
+    let text = |t: &str| match color {
+        Some(c) => RichText::new(t).color(c),
+        None => RichText::new(t),
+    };
+    for step in steps {
+        match step {
+            FixStep::Text(t) => {
+                ui.add(egui::Label::new(text(t)).wrap());
+            }
+            FixStep::Command(cmd) => {
+                ui.horizontal(|ui| {
+                    if ui.small_button("Copy").on_hover_text("Copy this command to the clipboard").clicked() {
+                        ui.ctx().copy_text(cmd.clone());
+                    }
+                    ui.add(egui::Label::new(text(cmd).monospace()).wrap());
+                });
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod redact;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
+use crate::diagnose::headline::Headline;
 use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
@@ -99,14 +100,17 @@ pub enum Item {
     Verdict {
         /// "PASS", "WARN", "FAIL", "INFO", "SKIPPED".
         verdict: String,
-        /// What was checked, e.g. "DRV-01 Driver loaded".
+        /// What was checked, e.g. "NVIDIA kernel module loaded".
         title: String,
         /// What was found.
         summary: String,
         /// Evidence and details.
         evidence: Vec<String>,
-        /// What to do.
+        /// What to do, in words.
         fix: Option<String>,
+        /// What to do, step by step: text, and commands rendered as code.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        steps: Vec<diagnose::FixStep>,
     },
 }
 
@@ -188,12 +192,25 @@ pub fn build(inp: &Inputs<'_>) -> ReportDoc {
 
 fn summary_section(inp: &Inputs<'_>) -> Section {
     let mut rows = Vec::new();
+    // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
+    // data and without a checklist failure, NVML's own explanation.
+    let headline = match (&inp.snapshot.source, inp.checklist) {
+        (SourceStatus::Unavailable(no), c) => Some(Headline::for_no_gpu(c, no)),
+        (_, Some(c)) => Headline::of_report(c),
+        _ => None,
+    };
+    if let Some(h) = &headline {
+        rows.push(("Diagnosis".to_string(), crate::present::sentence(&h.finding)));
+        if !h.steps.is_empty() {
+            rows.push(("First fix".to_string(), h.steps.iter().map(|s| s.plain()).collect::<Vec<_>>().join("; ")));
+        }
+    }
     if let Some(c) = inp.checklist {
         let root = c.root_cause.as_ref().and_then(|id| c.get(id));
         rows.push((
             "Checklist".to_string(),
             match root {
-                Some(r) => format!("{} — root cause {} {}: {}", c.worst().word(), r.id, r.title, r.summary),
+                Some(r) => format!("{} — root cause: {}", c.worst().word(), r.finding),
                 None => c.worst().word().to_string(),
             },
         ));
@@ -284,20 +301,22 @@ fn checklist_section(c: &diagnose::Report) -> Section {
     let items = checks
         .into_iter()
         .map(|k| {
-            let mut evidence = k.evidence.clone();
-            if let Some(b) = &k.blocked_by {
-                evidence.push(format!("blocked by {b}"));
-            }
+            let evidence = k.evidence.clone();
             Item::Verdict {
                 verdict: if Some(&k.id) == c.root_cause.as_ref() {
                     format!("{} (ROOT CAUSE)", k.verdict.word())
                 } else {
                     k.verdict.word().to_string()
                 },
-                title: format!("{} {}", k.id, k.title),
-                summary: k.summary.clone(),
+                title: k.title.clone(),
+                summary: if k.verdict >= diagnose::Verdict::Warn {
+                    format!("{}. {}", k.finding, k.summary)
+                } else {
+                    k.summary.clone()
+                },
                 evidence,
-                fix: (!k.fixes.is_empty()).then(|| k.fixes.join(" ")),
+                fix: None,
+                steps: k.fixes.clone(),
             }
         })
         .collect();
@@ -323,6 +342,7 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
                         .collect::<Vec<_>>()
                         .join(" ")
                 }),
+                steps: Vec::new(),
             }
         })
         .collect();
@@ -425,6 +445,7 @@ fn smoke_section(s: &SmokeReport) -> Section {
             summary: r.summary.clone(),
             evidence,
             fix: r.next_step.clone(),
+            steps: Vec::new(),
         });
     }
     Section { title: "CUDA smoke test".to_string(), items }
@@ -473,6 +494,16 @@ pub fn render(doc: &ReportDoc, format: Format) -> String {
     }
 }
 
+/// A Markdown code span holding `s` verbatim: the fence is one backtick longer than the longest
+/// run inside, padded with spaces when `s` starts or ends with a backtick (CommonMark, "Code spans").
+fn md_code(s: &str) -> String {
+    let one_line = s.replace(['\n', '\r'], " ");
+    let longest = one_line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if one_line.starts_with('`') || one_line.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{one_line}{pad}{fence}")
+}
+
 /// Markdown text: a `<` would start an HTML tag that renderers hide.
 fn md(s: &str) -> String {
     s.replace('<', "\\<")
@@ -513,13 +544,19 @@ fn markdown(doc: &ReportDoc) -> String {
                     }
                     s.push('\n');
                 }
-                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     s.push_str(&format!("- **{}** {}: {}\n", md(verdict), md(title), md(summary)));
                     for e in evidence {
                         s.push_str(&format!("  - {}\n", md(e)));
                     }
                     if let Some(f) = fix {
                         s.push_str(&format!("  - Fix: {}\n", md(f)));
+                    }
+                    for st in steps {
+                        match st {
+                            diagnose::FixStep::Text(t) => s.push_str(&format!("  - Fix: {}\n", md(t))),
+                            diagnose::FixStep::Command(c) => s.push_str(&format!("  - Run: {}\n", md_code(c))),
+                        }
                     }
                 }
             }
@@ -603,7 +640,7 @@ fn html(doc: &ReportDoc) -> String {
                     }
                     s.push_str("</table>\n");
                 }
-                Item::Verdict { verdict, title, summary, evidence, fix } => {
+                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     s.push_str(&format!(
                         "<p><span class=\"v {}\">{}</span> <b>{}</b>: {}</p>\n",
                         verdict_class(verdict),
@@ -611,13 +648,21 @@ fn html(doc: &ReportDoc) -> String {
                         e(title),
                         e(summary)
                     ));
-                    if !evidence.is_empty() || fix.is_some() {
+                    if !evidence.is_empty() || fix.is_some() || !steps.is_empty() {
                         s.push_str("<ul>\n");
                         for x in evidence {
                             s.push_str(&format!("<li>{}</li>\n", e(x)));
                         }
                         if let Some(f) = fix {
                             s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(f)));
+                        }
+                        for st in steps {
+                            match st {
+                                diagnose::FixStep::Text(t) => s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(t))),
+                                diagnose::FixStep::Command(c) => {
+                                    s.push_str(&format!("<li><b>Run:</b> <code>{}</code></li>\n", e(c)))
+                                }
+                            }
                         }
                         s.push_str("</ul>\n");
                     }
@@ -667,5 +712,41 @@ mod tests {
         assert!(!html.contains("<table>\n</table>"), "{html}");
         let md = render(&doc, Format::Md);
         assert!(md.contains("## GPUs\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
+    }
+
+    #[test]
+    fn fix_commands_render_as_code_and_text_as_text() {
+        let doc = ReportDoc {
+            format: REPORT_FORMAT.into(),
+            version: REPORT_VERSION,
+            title: "t".into(),
+            generated: "g".into(),
+            app_version: "v".into(),
+            redaction: "off".into(),
+            sections: vec![Section {
+                title: "Checklist".into(),
+                items: vec![Item::Verdict {
+                    verdict: "FAIL".into(),
+                    title: "NVIDIA kernel module loaded".into(),
+                    summary: "The NVIDIA driver is not installed".into(),
+                    evidence: Vec::new(),
+                    fix: None,
+                    steps: vec![
+                        diagnose::FixStep::Text("Reboot <after> installing.".into()),
+                        diagnose::FixStep::Command("sudo ubuntu-drivers install".into()),
+                        diagnose::FixStep::Command("echo `uname -r`".into()),
+                    ],
+                }],
+            }],
+        };
+        let md = markdown(&doc);
+        assert!(md.contains("  - Fix: Reboot \\<after> installing.\n"), "{md}");
+        assert!(md.contains("  - Run: `sudo ubuntu-drivers install`\n"), "{md}");
+        assert!(md.contains("  - Run: `` echo `uname -r` ``\n"), "{md}");
+        let h = html(&doc);
+        assert!(h.contains("<li><b>Run:</b> <code>sudo ubuntu-drivers install</code></li>"), "{h}");
+        assert!(h.contains("<li><b>Fix:</b> Reboot &lt;after&gt; installing.</li>"), "{h}");
+        let json = serde_json::to_string(&doc).unwrap_or_default();
+        assert!(json.contains(r#"{"command":"sudo ubuntu-drivers install"}"#), "{json}");
     }
 }

@@ -25,10 +25,10 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
 
 pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.verdict(Verdict::Skipped, "WSL uses /dev/dxg instead");
+        return c.not_here("native Linux", "WSL uses /dev/dxg instead");
     }
     if cx.v.meta().platform == "windows" {
-        return c.verdict(Verdict::Skipped, "Linux only");
+        return c.not_here("Linux", "Linux only");
     }
     let nodes = &cx.v.meta().device_nodes;
     let has = |p: &str| nodes.iter().any(|n| n.path == p);
@@ -51,23 +51,29 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
     if !has("/dev/nvidiactl") || gpus == 0 {
         return c
             .verdict(Verdict::Fail, "/dev/nvidiactl or /dev/nvidiaN is missing")
-            .fix("sudo nvidia-modprobe   # or: sudo modprobe nvidia; the driver creates the nodes when it loads")
-            .fix("If the module loads but nodes stay missing, check udev rules and /proc/driver/nvidia/params (ModifyDeviceFiles).");
+            .found("The GPU device files are missing")
+            .text("Create them (loading the driver creates them too):")
+            .cmd("sudo nvidia-modprobe")
+            .text("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params.");
     }
     if !has("/dev/nvidia-uvm") {
         return c
             .verdict(Verdict::Fail, "/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')")
-            .fix("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
+            .found("/dev/nvidia-uvm is missing, so CUDA cannot start")
+            .cmd("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
     }
     if expected > gpus {
-        return c.verdict(Verdict::Warn, format!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)"));
+        return c
+            .verdict(Verdict::Warn, format!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)"))
+            .found("Some GPUs have no device file");
     }
     c.verdict(Verdict::Pass, format!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)"))
+        .found("The GPU device files are present")
 }
 
 pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
-        return c.verdict(Verdict::Skipped, "Linux device files only");
+        return c.not_here(if cx.wsl.is_some() { "native Linux" } else { "Linux" }, "Linux device files only");
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m
@@ -85,21 +91,26 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
         m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
     ));
     if denied.is_empty() {
-        return c.verdict(Verdict::Pass, format!("{who} can read and write all {} of them", relevant.len()));
+        return c
+            .verdict(Verdict::Pass, format!("{who} can read and write all {} of them", relevant.len()))
+            .found("This user can open the GPU device files");
     }
     let group = denied.iter().find_map(|n| n.group.clone().or_else(|| (n.gid != 0).then(|| n.gid.to_string())));
-    let mut c = c.verdict(
-        Verdict::Fail,
-        format!(
-            "{who} cannot open {}",
-            denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
-        ),
-    );
+    let mut c = c
+        .verdict(
+            Verdict::Fail,
+            format!(
+                "{who} cannot open {}",
+                denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .found(format!("{who} may not open the GPU device files"));
     c = match group {
-        Some(g) => c.explain(format!("The device files belong to group '{g}' and are not open to others.")).fix(
-            format!("sudo usermod -aG {g} {}   # then log out and back in", m.user.name.as_deref().unwrap_or("$USER")),
-        ),
-        None => c.fix(
+        Some(g) => c
+            .explain(format!("The device files belong to group '{g}' and are not open to others."))
+            .cmd(format!("sudo usermod -aG {g} {}", m.user.name.as_deref().unwrap_or("$USER")))
+            .text("Then log out and back in."),
+        None => c.text(
             "Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*.",
         ),
     };

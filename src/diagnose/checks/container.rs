@@ -9,14 +9,14 @@ use crate::diagnose::{Check, Verdict};
 
 pub(super) fn cont_01(c: Check, cx: &Ctx) -> Check {
     match &cx.container {
-        Some(k) => c.verdict(Verdict::Info, format!("yes: {k}")).explain("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host."),
-        None => c.verdict(Verdict::Pass, "no container detected"),
+        Some(k) => c.verdict(Verdict::Info, format!("yes: {k}")).found(format!("This runs in a {k} container")).explain("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host."),
+        None => c.verdict(Verdict::Pass, "no container detected").found("Not in a container"),
     }
 }
 
 pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     let Some(kind) = &cx.container else {
-        return c.verdict(Verdict::Skipped, "not in a container");
+        return c.not_here("containers", "not in a container");
     };
     let nodes = &cx.v.meta().device_nodes;
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
@@ -26,17 +26,31 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
         .evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or("(unset)")))
         .evidence(format!("/dev/nvidiactl {}, {gpus} /dev/nvidiaN node(s)", if ctl { "present" } else { "missing" }));
     if ctl && gpus > 0 {
-        return c.verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"));
+        return c
+            .verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"))
+            .found("The container received the GPU");
     }
     let why = match visible.map(str::trim) {
         Some("none") => "NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU.".to_string(),
         Some("void") | Some("") => "NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.".to_string(),
         _ => "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries.".to_string(),
     };
-    let c = c.verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container")).explain(why);
+    let c = c
+        .verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container"))
+        .found("No GPU was passed into this container")
+        .explain(why);
     match kind.as_str() {
-        "Kubernetes" => c.fix("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator."),
-        "Podman" => c.fix("podman run --device nvidia.com/gpu=all ...   (after: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml)"),
-        _ => c.fix("docker run --gpus all ...   (the host needs the NVIDIA Container Toolkit: sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker)"),
+        "Kubernetes" => c.text("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator."),
+        "Podman" => c
+            .text("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:")
+            .cmd("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml")
+            .text("Then start the container with --device nvidia.com/gpu=all; to try it:")
+            .cmd("podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi"),
+        _ => c
+            .text("On the host, install the NVIDIA Container Toolkit and register it with Docker:")
+            .cmd("sudo nvidia-ctk runtime configure --runtime=docker")
+            .cmd("sudo systemctl restart docker")
+            .text("Then start the container with --gpus all; to try it:")
+            .cmd("docker run --gpus all --rm ubuntu nvidia-smi"),
     }
 }

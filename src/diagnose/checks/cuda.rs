@@ -21,6 +21,7 @@ pub(super) fn cuda_01(c: Check, cx: &Ctx) -> Check {
     match driver_cuda(cx) {
         Some(v) => c
             .verdict(Verdict::Info, format!("CUDA {v}"))
+            .found(format!("The driver runs CUDA up to {v}"))
             .explain("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that)."),
         None => c.verdict(Verdict::Skipped, "NVML did not report it"),
     }
@@ -28,12 +29,13 @@ pub(super) fn cuda_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
-        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
-        None if cx.v.meta().platform == "windows" => c.verdict(Verdict::Skipped, "Windows: nvcuda.dll"),
+        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).found("The CUDA driver library is present").evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
+        None if cx.v.meta().platform == "windows" => c.not_here("Linux", "Windows uses nvcuda.dll"),
         None => c
             .verdict(Verdict::Fail, "libcuda.so.1 was not found in the library path")
+            .found("The CUDA driver library (libcuda.so.1) is missing")
             .explain("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU.")
-            .fix("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it."),
+            .text("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it."),
     }
 }
 
@@ -79,24 +81,31 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     let Some(lib) = &p.library else {
         return c
             .verdict(Verdict::Fail, "no CUDA driver library could be loaded")
+            .found("No CUDA driver library could be loaded")
             .evidence(p.load_error.clone().unwrap_or_default())
-            .fix("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
+            .text("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
     };
     let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
     match p.init_code {
-        Some(0) => c.verdict(
-            Verdict::Pass,
-            format!(
-                "CUDA driver API {} sees {} device(s)",
-                p.driver_version.as_deref().unwrap_or("?"),
-                p.devices.map_or("?".to_string(), |d| d.to_string())
-            ),
-        ),
+        Some(0) => c
+            .verdict(
+                Verdict::Pass,
+                format!(
+                    "CUDA driver API {} sees {} device(s)",
+                    p.driver_version.as_deref().unwrap_or("?"),
+                    p.devices.map_or("?".to_string(), |d| d.to_string())
+                ),
+            )
+            .found("CUDA starts"),
         Some(code) => {
             let (name, next) = cu_result(code);
-            c.verdict(Verdict::Fail, format!("cuInit failed with {name} ({code})")).fix(next)
+            c.verdict(Verdict::Fail, format!("cuInit failed with {name} ({code})"))
+                .found(format!("CUDA does not start ({name})"))
+                .text(next)
         }
-        None => c.verdict(Verdict::Fail, format!("{lib} has no cuInit: not a CUDA driver library")),
+        None => c
+            .verdict(Verdict::Fail, format!("{lib} has no cuInit: not a CUDA driver library"))
+            .found("The CUDA library found is not a CUDA driver"),
     }
 }
 
@@ -181,7 +190,15 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(format!("{f}: {}", note));
         notes.push(note);
     }
-    let mut c = c.verdict(worst, notes.join("; "));
+    let finding = match worst {
+        Verdict::Fail => "PyTorch needs a newer driver than this one",
+        Verdict::Warn if notes.iter().any(|n| n.contains("CPU-only")) => "PyTorch is a CPU-only build",
+        Verdict::Warn => "PyTorch's CUDA is newer than the driver's (limited compatibility)",
+        Verdict::Pass => "PyTorch runs on this driver",
+        Verdict::Info => "PyTorch found; the driver's CUDA version is unknown",
+        Verdict::Skipped => "PyTorch found without CUDA information",
+    };
+    let mut c = c.verdict(worst, notes.join("; ")).found(finding);
     if worst == Verdict::Fail {
         let need = notes
             .iter()
@@ -191,9 +208,17 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
         let min = parse::cuda_min_driver(&need)
             .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
             .unwrap_or_default();
-        c = c.explain(format!("PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min}).")).fix(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA, e.g. pip install torch --index-url https://download.pytorch.org/whl/cu{}", driver_cuda(cx).unwrap_or_default().replace('.', "")));
+        c = c
+            .explain(format!(
+                "PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min})."
+            ))
+            .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA:"))
+            .cmd(format!(
+                "pip install torch --index-url https://download.pytorch.org/whl/cu{}",
+                driver_cuda(cx).unwrap_or_default().replace('.', "")
+            ));
     } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {
-        c = c.fix("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the driver's CUDA version shown by CUDA-01).");
+        c = c.text("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks).");
     }
     c
 }
@@ -250,9 +275,13 @@ pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
     } else {
         c.evidence.iter().find(|e| e.contains("no kernel")).cloned().unwrap_or_default()
     };
-    let c = c.verdict(worst, summary);
+    let c = c.verdict(worst, summary).found(if worst == Verdict::Pass {
+        "PyTorch has kernels for every GPU"
+    } else {
+        "PyTorch has no kernels for this GPU"
+    });
     if worst == Verdict::Fail {
-        c.fix("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version.")
+        c.text("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version.")
     } else {
         c
     }

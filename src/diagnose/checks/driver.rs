@@ -8,7 +8,7 @@
 //! (<https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html>) for the
 //! GPU generations each driver flavour supports.
 
-use super::{Ctx, MISSING};
+use super::{Ctx, MISSING, fixes};
 use crate::diagnose::parse;
 use crate::diagnose::view::KernelLog;
 use crate::diagnose::{Check, Verdict};
@@ -16,7 +16,7 @@ use crate::telemetry::source::SourceStatus;
 
 pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.verdict(Verdict::Skipped, "not applicable in WSL: the Windows driver serves the GPU");
+        return c.not_here("native Linux", "not applicable in WSL: the Windows driver serves the GPU");
     }
     match cx.module("nvidia") {
         None => {
@@ -28,21 +28,22 @@ pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
         }
         Some(true) => {
             let others: Vec<&str> = ["nvidia_uvm", "nvidia_modeset", "nvidia_drm"].into_iter().filter(|m| cx.module(m) == Some(true)).collect();
-            c.verdict(Verdict::Pass, "nvidia is loaded").evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
+            c.verdict(Verdict::Pass, "nvidia is loaded").found("The NVIDIA kernel module is loaded").evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
         }
-        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, "no nvidia module listed (the host's modules may not be visible here)"),
+        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, "no nvidia module listed (the host's modules may not be visible here)").found("The host's NVIDIA module is not visible from this container"),
         Some(false) if no_driver_installed(cx) => c
             .verdict(Verdict::Fail, "no NVIDIA driver is installed: neither the kernel module nor its libraries are present")
+            .found("The NVIDIA driver is not installed")
             .evidence("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found")
-            .fix("Ubuntu/Debian: sudo ubuntu-drivers install   (or: sudo apt install nvidia-driver-<branch>)")
-            .fix("Fedora: enable RPM Fusion, then sudo dnf install akmod-nvidia; others: your distribution's NVIDIA driver package, or NVIDIA's installer")
-            .fix("Reboot after installing."),
+            .steps(fixes::install_driver(cx.distro)),
         Some(false) => c
             .verdict(Verdict::Fail, "the NVIDIA kernel module is not loaded")
+            .found("The NVIDIA kernel module is not loaded")
             .explain("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU.")
             .evidence("/proc/modules: no line starting with nvidia")
-            .fix("sudo modprobe nvidia   # read the error it prints")
-            .fix("After a kernel update: install the headers for this kernel and rebuild the module (sudo dkms autoinstall), or reinstall the driver package, then reboot."),
+            .text("Load it and read the error it prints:")
+            .cmd("sudo modprobe nvidia")
+            .steps(fixes::rebuild_module(cx.distro)),
     }
 }
 
@@ -55,11 +56,12 @@ fn no_driver_installed(cx: &Ctx) -> bool {
 
 pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.verdict(Verdict::Skipped, "not applicable in WSL");
+        return c.not_here("native Linux", "not applicable in WSL");
     }
     match cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)) {
         Some((ver, open)) => c
             .verdict(Verdict::Info, format!("{ver} ({} kernel module)", if open { "open" } else { "proprietary" }))
+            .found(format!("The kernel module is version {ver}"))
             .evidence(format!("/proc/driver/nvidia/version: {ver}")),
         None => c.verdict(Verdict::Skipped, "no /proc/driver/nvidia/version (module not loaded, or not visible here)"),
     }
@@ -70,19 +72,21 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
     match (bound, cx.module("nouveau")) {
         (true, _) => c
             .verdict(Verdict::Fail, "the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot")
+            .found("The open-source nouveau driver holds the GPU")
             .evidence("a GPU's driver link points to nouveau")
-            .fix("echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf")
-            .fix("sudo update-initramfs -u   # Fedora/RHEL/openSUSE: sudo dracut --force")
-            .fix("sudo reboot"),
-        (false, Some(true)) => c.verdict(Verdict::Warn, "nouveau is loaded but not bound to an NVIDIA GPU").evidence("/proc/modules: nouveau"),
-        (false, Some(false)) => c.verdict(Verdict::Pass, "nouveau is not loaded"),
+            .steps(fixes::blacklist_nouveau(cx.distro)),
+        (false, Some(true)) => c
+            .verdict(Verdict::Warn, "nouveau is loaded but not bound to an NVIDIA GPU")
+            .found("The nouveau driver is loaded (not on an NVIDIA GPU)")
+            .evidence("/proc/modules: nouveau"),
+        (false, Some(false)) => c.verdict(Verdict::Pass, "nouveau is not loaded").found("nouveau is not in the way"),
         (false, None) => c.verdict(Verdict::Skipped, MISSING),
     }
 }
 
 pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() {
-        return c.verdict(Verdict::Skipped, "decided by the host");
+        return c.not_here("the host", "decided by the host");
     }
     let sb =
         cx.v.read_bytes("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c")
@@ -99,17 +103,30 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     };
     match (sb, loaded) {
         (Some(true), Some(false)) => c
-            .verdict(Verdict::Fail, "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules")
+            .verdict(
+                Verdict::Fail,
+                "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules",
+            )
+            .found("Secure Boot keeps the unsigned NVIDIA module out")
             .evidence("efivars SecureBoot: enabled")
-            .evidence(if log_rejected { "kernel log: module key rejected" } else { "kernel log: no explicit rejection line found" })
-            .fix("Install the driver from your distribution's signed packages (Ubuntu: Software & Updates > Additional Drivers, or `sudo ubuntu-drivers install`).")
-            .fix("Or enroll the DKMS signing key: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, reboot and finish the blue 'MOK management' screen.")
-            .fix("Or disable Secure Boot in the firmware settings."),
-        (Some(true), _) => c.verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)").evidence("efivars SecureBoot: enabled"),
-        (Some(false), _) => c.verdict(Verdict::Pass, "Secure Boot is off").evidence("efivars SecureBoot: disabled"),
-        (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => {
-            c.verdict(Verdict::Pass, "legacy BIOS boot: no Secure Boot").evidence("/sys/firmware/efi: absent")
-        }
+            .evidence(if log_rejected {
+                "kernel log: module key rejected"
+            } else {
+                "kernel log: no explicit rejection line found"
+            })
+            .steps(fixes::secure_boot(cx.distro)),
+        (Some(true), _) => c
+            .verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)")
+            .found("Secure Boot accepts the NVIDIA module")
+            .evidence("efivars SecureBoot: enabled"),
+        (Some(false), _) => c
+            .verdict(Verdict::Pass, "Secure Boot is off")
+            .found("Secure Boot is off")
+            .evidence("efivars SecureBoot: disabled"),
+        (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => c
+            .verdict(Verdict::Pass, "legacy BIOS boot: no Secure Boot")
+            .found("No Secure Boot (legacy BIOS boot)")
+            .evidence("/sys/firmware/efi: absent"),
         (None, _) => c.verdict(Verdict::Skipped, MISSING),
     }
 }
@@ -120,23 +137,30 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
     };
     match &n.status {
         SourceStatus::Nvml { library, attempts } => {
-            let mut c = c.verdict(Verdict::Pass, format!("loaded {library}; {} GPU(s)", n.inventory.gpus.len()));
+            let mut c = c
+                .verdict(Verdict::Pass, format!("loaded {library}; {} GPU(s)", n.inventory.gpus.len()))
+                .found("The driver's management library (NVML) works");
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
             c.evidence(format!("{library}: loaded"))
         }
         SourceStatus::Unavailable(no) => {
-            let mut c = c.verdict(Verdict::Fail, no.summary.clone()).fix(no.next_step.clone());
+            let mut c = c
+                .verdict(Verdict::Fail, no.summary.clone())
+                .found("The driver's management library (NVML) does not start")
+                .text(no.next_step.clone());
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
             c
         }
-        SourceStatus::Asleep { functions } => c.verdict(
-            Verdict::Info,
-            format!("not opened: the GPU is asleep (runtime-suspended: {})", functions.join(", ")),
-        ),
+        SourceStatus::Asleep { functions } => c
+            .verdict(
+                Verdict::Info,
+                format!("not opened: the GPU is asleep (runtime-suspended: {})", functions.join(", ")),
+            )
+            .found("The GPU is asleep, so NVML was left closed"),
         SourceStatus::Opening | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {
             c.verdict(Verdict::Skipped, "not probed")
         }
@@ -149,21 +173,28 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
     let nvml_says = matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions"));
     let mismatch_fix = "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version.";
+    let mismatch = "The driver was updated but the old kernel module still runs";
     match (&kernel, &lib_ver) {
         (Some(k), Some(l)) if k != l => c
             .verdict(Verdict::Fail, format!("the driver was updated: kernel module {k}, libraries {l}"))
+            .found(mismatch)
             .explain("The libraries on disk were updated but the old kernel module is still running.")
             .evidence(format!("/proc/driver/nvidia/version: {k}"))
             .evidence(format!("{}: {l}", lib.map(|x| x.real_path.as_str()).unwrap_or("")))
-            .fix(mismatch_fix),
+            .text(mismatch_fix)
+            .cmd("sudo reboot"),
         _ if nvml_says => c
             .verdict(Verdict::Fail, "NVML reports a driver/library version mismatch: the driver was updated")
+            .found(mismatch)
             .evidence("nvmlInit: LIB_RM_VERSION_MISMATCH")
-            .fix(mismatch_fix),
-        (Some(k), Some(_)) => c.verdict(Verdict::Pass, format!("both {k}")),
-        (Some(k), None) => {
-            c.verdict(Verdict::Info, format!("kernel module {k}; the library's version is not in its file name"))
+            .text(mismatch_fix)
+            .cmd("sudo reboot"),
+        (Some(k), Some(_)) => {
+            c.verdict(Verdict::Pass, format!("both {k}")).found("The kernel module and the libraries match")
         }
+        (Some(k), None) => c
+            .verdict(Verdict::Info, format!("kernel module {k}; the library's version is not in its file name"))
+            .found("The library's version is unknown; nothing to compare"),
         (None, _) => {
             c.verdict(Verdict::Skipped, "no kernel module version to compare (module not loaded, WSL or container)")
         }
@@ -172,7 +203,7 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() || cx.module("nvidia") != Some(true) {
-        return c.verdict(Verdict::Skipped, "Linux host with the driver loaded only");
+        return c.verdict(Verdict::Skipped, "for a Linux host with the driver loaded only");
     }
     let modes: Vec<(u32, bool)> = cx
         .nvml
@@ -182,16 +213,20 @@ pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
         let on = modes.iter().filter(|m| m.1).count();
         return if on == modes.len() {
             c.verdict(Verdict::Info, "persistence mode is on: the driver stays initialised between jobs")
+                .found("Persistence mode is on")
         } else {
             c.verdict(Verdict::Info, format!("persistence mode is off on {} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", modes.len() - on))
-                .fix("sudo systemctl enable --now nvidia-persistenced")
+                .found("Persistence mode is off")
+                .cmd("sudo systemctl enable --now nvidia-persistenced")
         };
     }
     if cx.v.exists("/run/nvidia-persistenced/socket") || cx.v.exists("/var/run/nvidia-persistenced/socket") {
         c.verdict(Verdict::Info, "nvidia-persistenced is running (the driver stays initialised between jobs)")
+            .found("The persistence daemon is running")
     } else {
         c.verdict(Verdict::Info, "nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)")
-            .fix("sudo systemctl enable --now nvidia-persistenced")
+            .found("The persistence daemon is not running")
+            .cmd("sudo systemctl enable --now nvidia-persistenced")
     }
 }
 
@@ -215,11 +250,14 @@ pub(super) fn drv_10(c: Check, cx: &Ctx) -> Check {
         ccs.iter().filter(|(_, cc)| *cc >= 10.0).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
     if open && !old.is_empty() {
         c.verdict(Verdict::Fail, format!("the open kernel modules do not support GPUs older than Turing: {}", old.join(", ")))
-            .fix("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates).")
+            .found("The open kernel module cannot drive this older GPU")
+            .text("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates).")
     } else if !open && !new.is_empty() {
         c.verdict(Verdict::Fail, format!("Blackwell GPUs need the open kernel modules: {}", new.join(", ")))
-            .fix("Install the open kernel-module flavour (e.g. Ubuntu: nvidia-driver-<branch>-open; NVIDIA installer: -m=kernel-open).")
+            .found("This Blackwell GPU needs the open kernel module")
+            .text("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option).")
     } else {
         c.verdict(Verdict::Pass, format!("{} kernel module suits every GPU", if open { "open" } else { "proprietary" }))
+            .found("The kernel module flavour suits every GPU")
     }
 }

@@ -11,12 +11,14 @@ use crate::diagnose::{Check, Verdict};
 
 pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
     let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
-        return c.verdict(Verdict::Pass, "not set: CUDA programs see every GPU");
+        return c.verdict(Verdict::Pass, "not set: CUDA programs see every GPU").found("CUDA programs see every GPU");
     };
     let gpus = cx.nvml_gpus();
     let c = c.evidence(format!("CUDA_VISIBLE_DEVICES={val:?}"));
     if gpus.is_empty() {
-        return c.verdict(Verdict::Info, format!("set to {val:?}; no GPU list to compare it with"));
+        return c
+            .verdict(Verdict::Info, format!("set to {val:?}; no GPU list to compare it with"))
+            .found("CUDA_VISIBLE_DEVICES is set (no GPU list to compare it with)");
     }
     let vis = parse::cuda_visible(val, &gpus);
     let shown = vis.gpus.iter().map(|g| format!("GPU {g}")).collect::<Vec<_>>().join(", ");
@@ -29,24 +31,29 @@ pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
         };
         return c
             .verdict(Verdict::Fail, format!("CUDA_VISIBLE_DEVICES={val:?} hides every GPU: {why}"))
-            .fix("unset CUDA_VISIBLE_DEVICES   # or set it to GPU indices or UUIDs from this list")
-            .fix(format!(
-                "Valid values here: {}",
+            .found("CUDA_VISIBLE_DEVICES hides every GPU")
+            .cmd("unset CUDA_VISIBLE_DEVICES")
+            .text(format!(
+                "Or set it to GPU indices or UUIDs that exist here: {}",
                 gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
             ));
     }
     match vis.cut_at {
-        Some(e) => c.verdict(
-            Verdict::Warn,
-            format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"),
-        ),
-        None => c.verdict(
-            Verdict::Info,
-            format!(
-                "CUDA sees {shown}{}",
-                if vis.mig.is_empty() { String::new() } else { format!(" and MIG {}", vis.mig.join(", ")) }
-            ),
-        ),
+        Some(e) => c
+            .verdict(
+                Verdict::Warn,
+                format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"),
+            )
+            .found("CUDA_VISIBLE_DEVICES hides some GPUs by mistake"),
+        None => c
+            .verdict(
+                Verdict::Info,
+                format!(
+                    "CUDA sees {shown}{}",
+                    if vis.mig.is_empty() { String::new() } else { format!(" and MIG {}", vis.mig.join(", ")) }
+                ),
+            )
+            .found("CUDA_VISIBLE_DEVICES selects some GPUs"),
     }
 }
 
@@ -57,32 +64,41 @@ pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
     names.dedup();
     let order = cx.env("CUDA_DEVICE_ORDER");
     if n.inventory.gpus.len() < 2 || names.len() < 2 || order == Some("PCI_BUS_ID") {
-        return c.verdict(Verdict::Pass, "same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)");
+        return c
+            .verdict(Verdict::Pass, "same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)")
+            .found("CUDA and nvidia-smi number the GPUs alike");
     }
     c.verdict(
         Verdict::Warn,
         "different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0",
     )
-    .fix("export CUDA_DEVICE_ORDER=PCI_BUS_ID   # before starting the program; or select GPUs by UUID")
+    .found("CUDA may number the GPUs differently from nvidia-smi")
+    .text("Set this before starting the program (or select GPUs by UUID):")
+    .cmd("export CUDA_DEVICE_ORDER=PCI_BUS_ID")
 }
 
 pub(super) fn env_03(c: Check, cx: &Ctx) -> Check {
-    let Some(ld) = cx.env("LD_LIBRARY_PATH") else { return c.verdict(Verdict::Pass, "LD_LIBRARY_PATH not set") };
+    let Some(ld) = cx.env("LD_LIBRARY_PATH") else {
+        return c.verdict(Verdict::Pass, "LD_LIBRARY_PATH not set").found("Nothing shadows the driver's CUDA library");
+    };
     let c = c.evidence(format!("LD_LIBRARY_PATH={ld}"));
     let libcuda = cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1");
     if let Some(l) = libcuda.filter(|l| l.path.contains("/stubs/")) {
         return c
             .verdict(Verdict::Fail, format!("libcuda.so.1 resolves to the toolkit's stub library {}", l.path))
+            .found("A stub CUDA library shadows the driver's")
             .explain("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'.")
-            .fix(format!("Remove {} from LD_LIBRARY_PATH", l.path.rsplit_once('/').map_or("", |x| x.0)));
+            .text(format!("Remove {} from LD_LIBRARY_PATH.", l.path.rsplit_once('/').map_or("", |x| x.0)));
     }
     if let Some(l) = libcuda.filter(|l| l.path.contains("/compat/")) {
-        return c.verdict(Verdict::Warn, format!("libcuda.so.1 comes from a CUDA forward-compatibility package ({})", l.path)).fix("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility.");
+        return c.verdict(Verdict::Warn, format!("libcuda.so.1 comes from a CUDA forward-compatibility package ({})", l.path)).found("A forward-compatibility CUDA library comes before the driver's").text("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility.");
     }
     if ld.split(':').any(|d| d.contains("/stubs")) {
         return c
             .verdict(Verdict::Warn, "a stubs directory is on LD_LIBRARY_PATH")
-            .fix("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking.");
+            .found("A CUDA stubs directory is on LD_LIBRARY_PATH")
+            .text("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking.");
     }
     c.verdict(Verdict::Pass, "no stub or compat driver library first in line")
+        .found("Nothing shadows the driver's CUDA library")
 }

@@ -6,14 +6,15 @@
 //! NVIDIA's nvidia-modprobe, which matches GPUs by the same vendor and classes; the NVML API
 //! reference (<https://docs.nvidia.com/deploy/nvml-api/>) for the device count and PCI bus ids.
 
-use super::{Ctx, MISSING};
-use crate::diagnose::{Check, Verdict};
+use super::{Ctx, MISSING, fixes};
+use crate::diagnose::{Check, FixStep, Verdict};
 
 pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = &cx.pci else {
         if cx.wsl.is_some() {
             return c
                 .verdict(Verdict::Info, "WSL has no PCI view of the GPU; the Windows driver provides it")
+                .found("Windows provides the GPU to WSL (no PCI view here)")
                 .evidence("/sys/bus/pci/devices: not present");
         }
         return c.verdict(Verdict::Skipped, MISSING).evidence("/sys/bus/pci/devices: not readable");
@@ -22,22 +23,26 @@ pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
         if cx.container.is_some() || cx.wsl.is_some() {
             return c
                 .verdict(Verdict::Info, "no NVIDIA PCI function visible here (normal in containers and WSL)")
+                .found("No NVIDIA PCI device is visible here (normal in a container)")
                 .evidence("/sys/bus/pci/devices: no vendor 0x10de display functions");
         }
         return c
             .verdict(Verdict::Fail, "no NVIDIA GPU is visible on the PCI bus")
+            .found("No NVIDIA GPU is visible on the PCI bus")
             .explain("Nothing else can work until the system sees the card.")
             .evidence("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function")
-            .fix("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM.");
+            .text("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM.");
     }
-    let mut c = c.verdict(
-        Verdict::Pass,
-        format!(
-            "{} NVIDIA GPU(s): {}",
-            pci.len(),
-            pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-    );
+    let mut c = c
+        .verdict(
+            Verdict::Pass,
+            format!(
+                "{} NVIDIA GPU(s): {}",
+                pci.len(),
+                pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .found(format!("{} NVIDIA GPU(s) found on the PCI bus", pci.len()));
     for g in pci {
         c = c.evidence(format!("/sys/bus/pci/devices/{}: vendor 0x10de, display class", g.address));
     }
@@ -57,15 +62,19 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
         let v = match d {
             "nvidia" => Verdict::Pass,
             "vfio-pci" | "pci-stub" => {
-                fixes.push(format!("GPU {} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", g.address));
+                fixes.push(FixStep::Text(format!("GPU {} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", g.address)));
                 Verdict::Warn
             }
             "nouveau" => {
-                fixes.push("Blacklist nouveau: echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u (Fedora/RHEL: sudo dracut --force), then reboot".to_string());
+                fixes.extend(fixes::blacklist_nouveau(cx.distro));
                 Verdict::Fail
             }
             _ => {
-                fixes.push(format!("GPU {} has no driver bound: install the NVIDIA driver, or load it with `sudo modprobe nvidia` and read the error.", g.address));
+                fixes.push(FixStep::Text(format!(
+                    "GPU {} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:",
+                    g.address
+                )));
+                fixes.push(FixStep::Command("sudo modprobe nvidia".into()));
                 Verdict::Fail
             }
         };
@@ -81,8 +90,21 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
                 .join(", ")
         ),
     };
-    let mut c = c.verdict(worst, summary);
-    fixes.dedup();
+    let finding = match pci.iter().find(|g| g.driver.as_deref() != Some("nvidia")) {
+        None => "Every GPU is bound to the NVIDIA driver".to_string(),
+        Some(g) => match g.driver.as_deref() {
+            Some(d) => format!("GPU {} is bound to {d}, not to the NVIDIA driver", g.address),
+            None => format!("GPU {} has no kernel driver bound", g.address),
+        },
+    };
+    let mut c = c.verdict(worst, summary).found(finding);
+    let mut unique: Vec<FixStep> = Vec::new();
+    for f in fixes {
+        if !unique.contains(&f) {
+            unique.push(f);
+        }
+    }
+    let fixes = unique;
     c.fixes = fixes;
     c
 }
@@ -102,12 +124,17 @@ pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
         .evidence(format!("NVML: {}", nvml_ids.join(", ")));
     if missing.is_empty() {
         c.verdict(Verdict::Pass, format!("all {} GPU(s) managed by the driver", pci.len()))
+            .found("The driver manages every GPU on the PCI bus")
     } else if nvml_ids.is_empty() {
         c.verdict(Verdict::Fail, "the driver manages none of the PCI GPUs")
-            .fix("Look at the kernel log for these addresses (sudo dmesg | grep -i -e nvrm -e xid): 'RmInitAdapter failed', Xid 79, or 'probe routine was not called'.")
+            .found("The driver manages none of the GPUs on the PCI bus")
+            .text("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':")
+            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else {
         c.verdict(Verdict::Warn, format!("NVML does not see {}", missing.join(", ")))
-            .fix("Look at the kernel log for that address (sudo dmesg | grep -i -e nvrm -e xid), check it is not bound to another driver, and reseat or power-check the card.")
+            .found(format!("The driver does not manage {}", missing.join(", ")))
+            .text("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:")
+            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     }
 }
 

@@ -16,6 +16,7 @@ mod container;
 mod cuda;
 mod driver;
 mod env;
+mod fixes;
 mod hardware;
 mod runtime;
 mod windows;
@@ -327,7 +328,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
 }
 
 /// The verdict summary of a check whose evidence is missing.
-const MISSING: &str = "skipped: evidence missing";
+const MISSING: &str = "evidence missing";
 
 /// What the checks read: the view, plus the facts several of them derive from it, computed once
 /// per run.
@@ -344,6 +345,8 @@ pub struct Ctx<'a> {
     container: Option<String>,
     /// The WSL version, when running in WSL.
     wsl: Option<u8>,
+    /// The Linux distribution (from os-release), which decides the package commands of fixes.
+    distro: parse::Distro,
 }
 
 impl<'a> Ctx<'a> {
@@ -355,6 +358,7 @@ impl<'a> Ctx<'a> {
             nvml: v.meta().nvml.as_ref(),
             container: detect_container(v),
             wsl: detect_wsl(v),
+            distro: detect_distro(v),
         }
     }
     fn module(&self, m: &str) -> Option<bool> {
@@ -429,6 +433,17 @@ fn detect_container(v: &dyn SystemView) -> Option<String> {
         return Some("Podman".into());
     }
     env.get("container").map(|c| format!("container ({c})"))
+}
+
+/// The distribution from os-release (`/etc/os-release`, else `/usr/lib/os-release`, as
+/// os-release(5) says); `Unknown` on Windows and in captures that lack the file.
+fn detect_distro(v: &dyn SystemView) -> parse::Distro {
+    if v.meta().platform == "windows" {
+        return parse::Distro::Unknown;
+    }
+    v.read("/etc/os-release")
+        .or_else(|| v.read("/usr/lib/os-release"))
+        .map_or(parse::Distro::Unknown, |t| parse::distro(&t))
 }
 
 fn detect_wsl(v: &dyn SystemView) -> Option<u8> {

@@ -27,11 +27,12 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
         })
         .collect();
     if lost.is_empty() {
-        c.verdict(Verdict::Pass, "all GPUs answer")
+        c.verdict(Verdict::Pass, "all GPUs answer").found("Every GPU answers")
     } else {
         c.verdict(Verdict::Fail, format!("{} fell off the bus", lost.join(", ")))
+            .found(format!("{} fell off the bus", lost.join(", ")))
             .explain("The GPU stopped responding on the PCIe bus (Xid 79).")
-            .fix("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA.")
+            .text("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA.")
     }
 }
 
@@ -70,19 +71,21 @@ pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
     }
     match worst {
         Verdict::Skipped => c.verdict(Verdict::Skipped, "not reported (GeForce boards do not have it)"),
-        Verdict::Pass => c.verdict(Verdict::Pass, "nothing pending, no failure"),
+        Verdict::Pass => c.verdict(Verdict::Pass, "nothing pending, no failure").found("GPU memory repair is healthy"),
         Verdict::Warn => c
             .verdict(Verdict::Warn, "a memory repair waits for a GPU reset")
-            .fix("Reset the GPU (sudo nvidia-smi -r -i <id>, with no process on it) or reboot when convenient."),
+            .found("A GPU memory repair waits for a reset")
+            .text("Reset the GPU (nvidia-smi -r -i with its index, as root, with no process on it) or reboot when convenient."),
         _ => c
             .verdict(Verdict::Fail, "row remapping failed: the GPU has no spare memory rows left")
-            .fix("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU."),
+            .found("The GPU has run out of spare memory rows")
+            .text("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU."),
     }
 }
 
 pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.verdict(Verdict::Skipped, "WSL has no NVRM kernel log");
+        return c.not_here("native Linux", "WSL has no NVRM kernel log");
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
@@ -90,7 +93,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     };
     let xs = parse::xids(lines);
     if xs.is_empty() {
-        return c.verdict(Verdict::Pass, "no Xid errors logged since boot");
+        return c.verdict(Verdict::Pass, "no Xid errors logged since boot").found("No GPU errors in the kernel log");
     }
     let mut c = c;
     let mut worst = Verdict::Info;
@@ -100,11 +103,12 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
         if !codes.contains(&x.code) {
             codes.push(x.code);
-            c = c.fix(format!("Xid {} ({}): {text}", x.code, x.pci));
+            c = c.text(format!("Xid {} ({}): {text}", x.code, x.pci));
         }
         c = c.evidence(x.line.clone());
     }
-    c.verdict(worst, format!("Xid {} logged", codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")))
+    let list = codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    c.verdict(worst, format!("Xid {list} logged")).found(format!("The kernel log shows GPU errors (Xid {list})"))
 }
 
 pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
@@ -123,9 +127,10 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
         }
     }
     if worst == Verdict::Pass {
-        c.verdict(Verdict::Pass, "no GPU is held back")
+        c.verdict(Verdict::Pass, "no GPU is held back").found("No GPU's clocks are held back")
     } else {
         c.verdict(worst, "clocks are being lowered (see evidence); power cap under full load is normal")
+            .found("GPU clocks are being held back")
     }
 }
 
@@ -157,14 +162,21 @@ pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
     }
     match worst {
         Verdict::Skipped => c.verdict(Verdict::Skipped, "link data not reported"),
-        Verdict::Pass => c.verdict(Verdict::Pass, "every link at its maximum"),
-        Verdict::Info => c.verdict(
-            Verdict::Info,
-            "a link is below its maximum while the GPU is idle: normal power saving; judge it under load",
-        ),
-        v => c.verdict(v, "a link is below its maximum under load").fix(
-            "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
-        ),
+        Verdict::Pass => {
+            c.verdict(Verdict::Pass, "every link at its maximum").found("Every PCIe link runs at its maximum")
+        }
+        Verdict::Info => c
+            .verdict(
+                Verdict::Info,
+                "a link is below its maximum while the GPU is idle: normal power saving; judge it under load",
+            )
+            .found("An idle GPU's PCIe link saves power"),
+        v => c
+            .verdict(v, "a link is below its maximum under load")
+            .found("A busy GPU's PCIe link runs below its maximum")
+            .text(
+                "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
+            ),
     }
 }
 
@@ -179,10 +191,11 @@ pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
     }
     let bad: Vec<String> = counts.iter().filter(|(_, n)| *n > 0).map(|(i, n)| format!("GPU {i}: {n}")).collect();
     if bad.is_empty() {
-        c.verdict(Verdict::Pass, "none since the driver loaded")
+        c.verdict(Verdict::Pass, "none since the driver loaded").found("No uncorrectable memory errors")
     } else {
         c.verdict(Verdict::Warn, format!("uncorrectable errors since the driver loaded ({})", bad.join(", ")))
-            .fix("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA).")
+            .found("GPU memory had uncorrectable errors")
+            .text("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA).")
     }
 }
 
@@ -219,7 +232,7 @@ pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
         }
     }
     if worst == Verdict::Warn {
-        c.verdict(Verdict::Warn, notes.join("; ")).fix("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job.")
+        c.verdict(Verdict::Warn, notes.join("; ")).found("Other programs fill the GPU's memory").text("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job.")
     } else {
         let n: usize = samples.iter().filter_map(|s| s.processes.value().map(Vec::len)).sum();
         c.verdict(
@@ -230,6 +243,11 @@ pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
                 format!("{n} process(es) use the GPU; memory is not full")
             },
         )
+        .found(if n == 0 {
+            "No other program holds the GPU"
+        } else {
+            "Other programs use the GPU, with memory to spare"
+        })
     }
 }
 
@@ -242,13 +260,14 @@ pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
     if let Some((i, _)) = modes.iter().find(|(_, (cur, pend))| cur != pend) {
         return c
             .verdict(Verdict::Warn, format!("GPU {i}: MIG mode changes at the next GPU reset"))
-            .fix("Reset the GPU or reboot to apply the pending MIG mode.");
+            .found("A MIG mode change waits for a GPU reset")
+            .text("Reset the GPU or reboot to apply the pending MIG mode.");
     }
     let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
     if on.is_empty() {
-        c.verdict(Verdict::Pass, "MIG is off")
+        c.verdict(Verdict::Pass, "MIG is off").found("MIG is off")
     } else {
-        c.verdict(Verdict::Info, format!("MIG is on for {}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)", on.join(", ")))
+        c.verdict(Verdict::Info, format!("MIG is on for {}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)", on.join(", "))).found("MIG is on")
     }
 }
 
@@ -261,15 +280,18 @@ pub(super) fn rt_07(c: Check, cx: &Ctx) -> Check {
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "Prohibited") {
         return c
             .verdict(Verdict::Fail, format!("GPU {i} is set to Prohibited: no program can create a CUDA context on it"))
-            .fix(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
+            .found(format!("GPU {i} refuses all CUDA programs (compute mode Prohibited)"))
+            .cmd(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "ExclusiveProcess") {
-        return c.verdict(
-            Verdict::Info,
-            format!(
-                "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)"
-            ),
-        );
+        return c
+            .verdict(
+                Verdict::Info,
+                format!(
+                    "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)"
+                ),
+            )
+            .found(format!("GPU {i} serves one program at a time"));
     }
-    c.verdict(Verdict::Pass, "Default (shared)")
+    c.verdict(Verdict::Pass, "Default (shared)").found("Every GPU can be shared")
 }

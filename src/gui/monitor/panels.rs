@@ -40,9 +40,7 @@ pub(super) fn no_driver_banner(
                 if let Some(id) = &h.check_id {
                     found.on_hover_text(format!("The checklist's root cause (check {id})"));
                 }
-                if let Some(step) = &h.next_step {
-                    ui.label(RichText::new(format!("Next step: {step}")).color(b.text));
-                }
+                crate::gui::checklist::fix_steps(ui, &h.steps, Some(b.text));
             }
             (None, true) => {
                 ui.horizontal(|ui| {

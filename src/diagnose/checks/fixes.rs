@@ -1,0 +1,163 @@
+//! Fix steps that depend on the Linux distribution (read from `/etc/os-release`): installing the
+//! driver, rebuilding the initramfs, keeping nouveau away, signing keys for Secure Boot. Every
+//! [`FixStep::Command`] here is one command that runs as it stands on that distribution; where the
+//! distribution is unknown (no os-release, e.g. an old capture) the steps are words only.
+//!
+//! Sources: Ubuntu Server docs, "NVIDIA drivers installation" (`ubuntu-drivers install`); the Debian
+//! wiki, NvidiaGraphicsDrivers (contrib/non-free components, `nvidia-driver`,
+//! `firmware-misc-nonfree`); RPM Fusion's NVIDIA howto (<https://rpmfusion.org/Howto/NVIDIA>:
+//! `akmod-nvidia`, `xorg-x11-drv-nvidia-cuda`, the akmods signing key); the Arch wiki, NVIDIA
+//! (`nvidia-open` since the 590 driver, legacy branch for pre-Turing GPUs); NVIDIA's driver
+//! download page (<https://www.nvidia.com/Download/index.aspx>).
+
+use crate::diagnose::FixStep;
+use crate::diagnose::parse::Distro;
+
+fn text(t: &str) -> FixStep {
+    FixStep::Text(t.to_string())
+}
+
+fn cmd(c: &str) -> FixStep {
+    FixStep::Command(c.to_string())
+}
+
+/// Installing the NVIDIA driver from the distribution's packages.
+pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
+    let reboot = text("Reboot once the installation has finished.");
+    match d {
+        Distro::Ubuntu => {
+            vec![text("Install the recommended NVIDIA driver:"), cmd("sudo ubuntu-drivers install"), reboot]
+        }
+        Distro::Debian => vec![
+            text(
+                "Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs).",
+            ),
+            cmd("sudo apt update"),
+            cmd("sudo apt install nvidia-driver firmware-misc-nonfree"),
+            reboot,
+        ],
+        Distro::Fedora => vec![
+            text("Enable the RPM Fusion free and nonfree repositories (https://rpmfusion.org/Configuration)."),
+            cmd("sudo dnf install akmod-nvidia"),
+            text("For CUDA and nvidia-smi, also:"),
+            cmd("sudo dnf install xorg-x11-drv-nvidia-cuda"),
+            text("Wait a few minutes for the kernel module to be built, then reboot."),
+        ],
+        Distro::Arch => vec![
+            cmd("sudo pacman -S nvidia-open"),
+            text(
+                "GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead.",
+            ),
+            reboot,
+        ],
+        Distro::RedHat | Distro::Suse | Distro::Unknown => vec![
+            text(
+                "Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx.",
+            ),
+            reboot,
+        ],
+    }
+}
+
+/// Rebuilding the initramfs so a module change applies at boot.
+pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
+    match d {
+        Distro::Ubuntu | Distro::Debian => cmd("sudo update-initramfs -u"),
+        Distro::Fedora | Distro::RedHat | Distro::Suse => cmd("sudo dracut --force"),
+        Distro::Arch => cmd("sudo mkinitcpio -P"),
+        Distro::Unknown => text(
+            "Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P).",
+        ),
+    }
+}
+
+/// Keeping nouveau off the GPU: blacklist it, rebuild the initramfs, reboot.
+pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
+    vec![
+        text("Stop the nouveau driver from loading at boot:"),
+        cmd(
+            "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+        ),
+        rebuild_initramfs(d),
+        cmd("sudo reboot"),
+    ]
+}
+
+/// Rebuilding the kernel module for the running kernel (after a kernel update).
+pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
+    match d {
+        Distro::Ubuntu | Distro::Debian => vec![
+            text("After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."),
+            cmd("sudo apt install linux-headers-$(uname -r)"),
+            cmd("sudo dkms autoinstall"),
+        ],
+        Distro::Fedora => vec![
+            text("After a kernel update: rebuild the module for the running kernel, then reboot."),
+            cmd("sudo akmods --force"),
+        ],
+        _ => vec![text(
+            "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot.",
+        )],
+    }
+}
+
+/// Making Secure Boot accept the module: signed packages, or enrolling the signing key.
+pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
+    let disable = text("Or turn Secure Boot off in the firmware (UEFI) settings.");
+    let enroll = text("Reboot and finish the blue 'MOK management' screen with the password you chose.");
+    match d {
+        Distro::Ubuntu => vec![
+            text("Install the driver from Ubuntu's signed packages:"),
+            cmd("sudo ubuntu-drivers install"),
+            text("Or enroll the key DKMS signs the module with:"),
+            cmd("sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"),
+            enroll,
+            disable,
+        ],
+        Distro::Debian => vec![
+            text("Enroll the key DKMS signs the module with:"),
+            cmd("sudo mokutil --import /var/lib/dkms/mok.pub"),
+            enroll,
+            disable,
+        ],
+        Distro::Fedora => vec![
+            text("Enroll the key akmods signs the module with:"),
+            cmd("sudo mokutil --import /etc/pki/akmods/certs/public_key.der"),
+            enroll,
+            disable,
+        ],
+        _ => vec![
+            text(
+                "Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot.",
+            ),
+            disable,
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(steps: &[FixStep]) -> Vec<&str> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                FixStep::Command(c) => Some(c.as_str()),
+                FixStep::Text(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ubuntu_drivers_only_on_ubuntu() {
+        assert!(commands(&install_driver(Distro::Ubuntu)).contains(&"sudo ubuntu-drivers install"));
+        for d in [Distro::Debian, Distro::Fedora, Distro::Arch, Distro::RedHat, Distro::Suse, Distro::Unknown] {
+            for s in install_driver(d).iter().chain(&secure_boot(d)) {
+                assert!(!s.as_str().contains("ubuntu-drivers"), "{d:?}: {s:?}");
+            }
+        }
+        assert!(commands(&install_driver(Distro::Unknown)).is_empty());
+        assert!(commands(&blacklist_nouveau(Distro::Fedora)).contains(&"sudo dracut --force"));
+    }
+}
