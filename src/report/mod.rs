@@ -6,6 +6,7 @@
 //! what another hides.
 
 pub mod redact;
+mod render;
 
 use serde::{Deserialize, Serialize};
 
@@ -485,194 +486,7 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
     doc.redaction = redaction;
 }
 
-/// Renders the document.
-pub fn render(doc: &ReportDoc, format: Format) -> String {
-    match format {
-        Format::Json => serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")),
-        Format::Md => markdown(doc),
-        Format::Html => html(doc),
-    }
-}
-
-/// A Markdown code span holding `s` verbatim: the fence is one backtick longer than the longest
-/// run inside, padded with spaces when `s` starts or ends with a backtick (CommonMark, "Code spans").
-fn md_code(s: &str) -> String {
-    let one_line = s.replace(['\n', '\r'], " ");
-    let longest = one_line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if one_line.starts_with('`') || one_line.ends_with('`') { " " } else { "" };
-    format!("{fence}{pad}{one_line}{pad}{fence}")
-}
-
-/// Markdown text: a `<` would start an HTML tag that renderers hide.
-fn md(s: &str) -> String {
-    s.replace('<', "\\<")
-}
-
-fn md_cell(s: &str) -> String {
-    md(s).replace('|', "\\|").replace('\n', " ")
-}
-
-fn markdown(doc: &ReportDoc) -> String {
-    let mut s = format!(
-        "# {}\n\nGenerated {} by gpu-doctor {}. Redaction: {}.\n",
-        md(&doc.title),
-        md(&doc.generated),
-        md(&doc.app_version),
-        md(&doc.redaction)
-    );
-    for sec in &doc.sections {
-        s.push_str(&format!("\n## {}\n\n", md(&sec.title)));
-        for item in &sec.items {
-            match item {
-                Item::Facts { rows } if rows.is_empty() => {}
-                Item::Facts { rows } => {
-                    for (k, v) in rows {
-                        s.push_str(&format!("- **{}:** {}\n", md(k), md(v)));
-                    }
-                    s.push('\n');
-                }
-                Item::Text { text } => s.push_str(&format!("{}\n\n", md(text))),
-                Item::Table { headers, rows } => {
-                    s.push_str(&format!(
-                        "| {} |\n",
-                        headers.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | ")
-                    ));
-                    s.push_str(&format!("|{}\n", " --- |".repeat(headers.len())));
-                    for r in rows {
-                        s.push_str(&format!("| {} |\n", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
-                    }
-                    s.push('\n');
-                }
-                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
-                    s.push_str(&format!("- **{}** {}: {}\n", md(verdict), md(title), md(summary)));
-                    for e in evidence {
-                        s.push_str(&format!("  - {}\n", md(e)));
-                    }
-                    if let Some(f) = fix {
-                        s.push_str(&format!("  - Fix: {}\n", md(f)));
-                    }
-                    for st in steps {
-                        match st {
-                            diagnose::FixStep::Text(t) => s.push_str(&format!("  - Fix: {}\n", md(t))),
-                            diagnose::FixStep::Command(c) => s.push_str(&format!("  - Run: {}\n", md_code(c))),
-                        }
-                    }
-                }
-            }
-        }
-    }
-    s
-}
-
-/// Escapes text for HTML element content and attribute values.
-pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn verdict_class(v: &str) -> &'static str {
-    let w = v.split_whitespace().next().unwrap_or("");
-    match w {
-        "PASS" => "pass",
-        "WARN" => "warn",
-        "FAIL" => "fail",
-        "INFO" => "info",
-        _ => "skip",
-    }
-}
-
-fn html(doc: &ReportDoc) -> String {
-    let e = escape_html;
-    let mut s = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-    );
-    s.push_str(&format!("<title>{}</title>\n", e(&doc.title)));
-    s.push_str(
-        "<style>\nbody{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n\
-         table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\n\
-         th{background:#f3f3f3}.v{font-weight:bold;padding:0 .4em;border-radius:3px}\n\
-         .pass{background:#c8e6c9}.warn{background:#ffe0b2}.fail{background:#ffcdd2}.info{background:#bbdefb}.skip{background:#eee}\n\
-         li{margin:.2em 0}.meta{color:#666}\n</style>\n</head>\n<body>\n",
-    );
-    s.push_str(&format!(
-        "<h1>{}</h1>\n<p class=\"meta\">Generated {} by gpu-doctor {}. Redaction: {}.</p>\n",
-        e(&doc.title),
-        e(&doc.generated),
-        e(&doc.app_version),
-        e(&doc.redaction)
-    ));
-    for sec in &doc.sections {
-        s.push_str(&format!("<h2>{}</h2>\n", e(&sec.title)));
-        for item in &sec.items {
-            match item {
-                Item::Facts { rows } if rows.is_empty() => {}
-                Item::Facts { rows } => {
-                    s.push_str("<table>\n");
-                    for (k, v) in rows {
-                        s.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>\n", e(k), e(v)));
-                    }
-                    s.push_str("</table>\n");
-                }
-                Item::Text { text } => s.push_str(&format!("<p>{}</p>\n", e(text))),
-                Item::Table { headers, rows } => {
-                    s.push_str("<table>\n<tr>");
-                    for h in headers {
-                        s.push_str(&format!("<th>{}</th>", e(h)));
-                    }
-                    s.push_str("</tr>\n");
-                    for r in rows {
-                        s.push_str("<tr>");
-                        for c in r {
-                            s.push_str(&format!("<td>{}</td>", e(c)));
-                        }
-                        s.push_str("</tr>\n");
-                    }
-                    s.push_str("</table>\n");
-                }
-                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
-                    s.push_str(&format!(
-                        "<p><span class=\"v {}\">{}</span> <b>{}</b>: {}</p>\n",
-                        verdict_class(verdict),
-                        e(verdict),
-                        e(title),
-                        e(summary)
-                    ));
-                    if !evidence.is_empty() || fix.is_some() || !steps.is_empty() {
-                        s.push_str("<ul>\n");
-                        for x in evidence {
-                            s.push_str(&format!("<li>{}</li>\n", e(x)));
-                        }
-                        if let Some(f) = fix {
-                            s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(f)));
-                        }
-                        for st in steps {
-                            match st {
-                                diagnose::FixStep::Text(t) => s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(t))),
-                                diagnose::FixStep::Command(c) => {
-                                    s.push_str(&format!("<li><b>Run:</b> <code>{}</code></li>\n", e(c)))
-                                }
-                            }
-                        }
-                        s.push_str("</ul>\n");
-                    }
-                }
-            }
-        }
-    }
-    s.push_str("</body>\n</html>\n");
-    s
-}
+pub use render::{escape_html, render};
 
 #[cfg(test)]
 mod tests {
@@ -739,11 +553,11 @@ mod tests {
                 }],
             }],
         };
-        let md = markdown(&doc);
+        let md = render::markdown(&doc);
         assert!(md.contains("  - Fix: Reboot \\<after> installing.\n"), "{md}");
         assert!(md.contains("  - Run: `sudo ubuntu-drivers install`\n"), "{md}");
         assert!(md.contains("  - Run: `` echo `uname -r` ``\n"), "{md}");
-        let h = html(&doc);
+        let h = render::html(&doc);
         assert!(h.contains("<li><b>Run:</b> <code>sudo ubuntu-drivers install</code></li>"), "{h}");
         assert!(h.contains("<li><b>Fix:</b> Reboot &lt;after&gt; installing.</li>"), "{h}");
         let json = serde_json::to_string(&doc).unwrap_or_default();
