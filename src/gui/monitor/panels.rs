@@ -182,30 +182,75 @@ pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSam
                     "fan speed; performance state (P0 = maximum)",
                 );
             });
-            match s.throttle_mask.value() {
-                Some(&mask) if throttle::is_limiting(mask) => {
-                    for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
-                        let color = palette::tone(
-                            ui,
-                            if r.severity == throttle::Severity::Severe { Tone::Fail } else { Tone::Warn },
-                        );
-                        ui.label(RichText::new(format!("Throttled: {}", r.name)).strong().color(color))
-                            .on_hover_text(r.sentence);
-                        ui.small(r.sentence);
+            for line in clock_lines(s) {
+                match line.tone {
+                    Some(tone) => {
+                        ui.label(RichText::new(&line.text).strong().color(palette::tone(ui, tone)))
+                            .on_hover_text(line.detail);
+                        ui.small(line.detail);
                     }
-                }
-                Some(&mask) if mask & throttle::GPU_IDLE != 0 => {
-                    ui.weak("Clocks lowered: GPU idle (normal).");
-                }
-                Some(_) => {
-                    ui.weak("Clocks not held back.");
-                }
-                None => {
-                    ui.weak(format!("Throttle reasons: {}", present::throttle_summary(s)));
+                    None => {
+                        ui.weak(&line.text);
+                    }
                 }
             }
         });
     });
+}
+
+/// One line of a card's clock section: a reason the clocks are held back (coloured by what it
+/// means), or a plain remark (no colour).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClockLine {
+    /// The line.
+    pub text: String,
+    /// What it means (shown small below, and on hover).
+    pub detail: &'static str,
+    /// Its colour; None for a plain remark.
+    pub tone: Option<Tone>,
+}
+
+/// Share of the enforced power limit from which a busy GPU counts as at its limit.
+const AT_POWER_LIMIT: f64 = 0.97;
+/// Utilization from which reaching the power limit is normal full-load behaviour.
+const FULL_LOAD_PCT: f64 = 80.0;
+
+/// What a card says about its clocks. A power cap reached under full load is normal and shown the
+/// same way on every GPU, whether the driver reports the power-cap reason or only the power draw
+/// sits at the limit; hardware slowdowns are failures; other limits are warnings.
+pub fn clock_lines(s: &GpuSample) -> Vec<ClockLine> {
+    let busy = s.util_gpu_pct.get().is_some_and(|u| u >= FULL_LOAD_PCT);
+    let at_limit =
+        matches!((s.power_w.get(), s.power_limit_w.get()), (Some(p), Some(l)) if l > 0.0 && p >= AT_POWER_LIMIT * l);
+    let power_normal = ClockLine {
+        text: "At its power limit (normal under full load)".to_string(),
+        detail: "The driver keeps the board within its power limit; under full load that is expected. If the limit looks low, compare it with the card's default limit.",
+        tone: Some(Tone::Info),
+    };
+    let mut out = Vec::new();
+    let mask = s.throttle_mask.get();
+    if let Some(mask) = mask {
+        for r in throttle::decode(mask).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
+            if r.bit == throttle::SW_POWER_CAP && (busy || at_limit) {
+                out.push(power_normal.clone());
+                continue;
+            }
+            let tone = if r.severity == throttle::Severity::Severe { Tone::Fail } else { Tone::Warn };
+            out.push(ClockLine { text: format!("Throttled: {}", r.name), detail: r.sentence, tone: Some(tone) });
+        }
+    }
+    if busy && at_limit && !out.contains(&power_normal) {
+        out.insert(0, power_normal);
+    }
+    if out.is_empty() {
+        let text = match mask {
+            Some(m) if m & throttle::GPU_IDLE != 0 => "Clocks lowered: GPU idle (normal).".to_string(),
+            Some(_) => "Clocks not held back.".to_string(),
+            None => format!("Throttle reasons: {}", present::throttle_summary(s)),
+        };
+        out.push(ClockLine { text, detail: "", tone: None });
+    }
+    out
 }
 
 pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_units: ByteUnits) {
@@ -293,6 +338,34 @@ fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::telemetry::Reading;
+
+    fn gpu(util: f64, power: f64, limit: f64, mask: u64) -> GpuSample {
+        let mut g = GpuSample::unavailable(0, GpuHealth::Ok, "x");
+        g.util_gpu_pct = Reading::Value(util);
+        g.power_w = Reading::Value(power);
+        g.power_limit_w = Reading::Value(limit);
+        g.throttle_mask = Reading::Value(mask);
+        g
+    }
+
+    #[test]
+    fn a_power_cap_under_full_load_reads_the_same_on_every_gpu_and_is_normal() {
+        // Two GPUs at the same power under full load: one driver reports the power-cap reason,
+        // the other only draws at its limit. Both cards must say the same, neutrally.
+        let with_reason = clock_lines(&gpu(99.0, 349.0, 350.0, throttle::SW_POWER_CAP));
+        let without = clock_lines(&gpu(99.0, 349.0, 350.0, 0));
+        assert_eq!(with_reason, without);
+        assert_eq!(with_reason.len(), 1);
+        assert_eq!(with_reason[0].tone, Some(Tone::Info));
+        assert!(with_reason[0].text.starts_with("At its power limit"), "{with_reason:?}");
+        // A hardware slowdown stays a failure; an idle GPU is a plain remark.
+        let hw = clock_lines(&gpu(99.0, 200.0, 350.0, throttle::HW_SLOWDOWN));
+        assert!(hw.iter().any(|l| l.tone == Some(Tone::Fail)), "{hw:?}");
+        let idle = clock_lines(&gpu(0.0, 20.0, 350.0, throttle::GPU_IDLE));
+        assert_eq!(idle[0].tone, None);
+        assert!(idle[0].text.contains("idle"));
+    }
 
     #[test]
     fn cards_share_a_row_exactly() {
