@@ -38,6 +38,32 @@ fn demo_app(scenario: Scenario, gpus: u32, height: f32) -> Harness<'static, Doct
 }
 
 #[test]
+fn at_1024_by_640_the_demo_badge_covers_no_button_and_the_status_bar_is_one_line() {
+    let sampler = stepped(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 2, 3)),
+        Box::new(DemoHost::new(Scenario::HealthyTraining, 3)),
+        30,
+    );
+    let mut h = Harness::builder()
+        .with_size(eframe::egui::vec2(1024.0, 640.0))
+        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
+    h.run();
+    let badge = h
+        .query_all_by_label_contains("DEMO")
+        .map(|n| n.rect())
+        .find(|r| r.min.y < 30.0)
+        .expect("a DEMO badge in the top bar");
+    for button in ["Support card", "Report...", "Screenshot", "File"] {
+        let b = h.get_by_label(button).rect();
+        assert!(!b.intersects(badge), "the DEMO badge {badge:?} covers {button} {b:?}");
+    }
+    assert!(badge.max.x <= 1024.0, "{badge:?}");
+    let data = h.get_by_label_contains("Data: DEMO data").rect();
+    let renderer = h.get_by_label_contains("Renderer:").rect();
+    assert!((data.center().y - renderer.center().y).abs() < 2.0, "status bar on one line: {data:?} {renderer:?}");
+}
+
+#[test]
 fn demo_data_is_labelled() {
     let h = demo_app(Scenario::HealthyTraining, 2, 800.0);
     h.get_by_label_contains("DEMO DATA: healthy-training");
@@ -184,10 +210,14 @@ fn about_tab_shows_renderer_and_source() {
 }
 
 #[test]
-fn four_gpu_cards_and_three_chart_columns_fit_a_1280_window() {
+fn four_gpus_get_a_compact_table_and_three_chart_columns_fit_a_1280_window() {
     let h = demo_app(Scenario::HealthyTraining, 4, 800.0);
-    let card = h.get_by_label_contains("GPU 3  Simulated");
-    assert!(card.rect().max.x < 1270.0, "GPU 3 card title ends at {}, outside the window", card.rect().max.x);
+    // From four GPUs, one row each instead of cards: the charts stay above the fold.
+    let row = h.get_by_label_contains("3  Simulated");
+    assert!(row.rect().max.x < 1270.0, "GPU 3's row ends at {}, outside the window", row.rect().max.x);
+    assert!(h.query_by_label_contains("GPU 3  Simulated").is_none(), "no cards from four GPUs up");
+    let charts_top = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.y;
+    assert!(charts_top < 800.0 - 150.0, "the first charts start at y={charts_top}, below the fold");
     // Three equal chart columns: the third ends inside the window (it used to run 10-20 px past it
     // when a too-wide card row widened the scroll area).
     let first = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.x;
@@ -254,13 +284,14 @@ fn fake_nvml_old_driver_and_refused_process_lists_degrade_only_their_metrics() {
 }
 
 #[test]
-fn fake_nvml_eight_gpus_fit_two_rows_of_cards() {
+fn fake_nvml_eight_gpus_fit_a_compact_table_with_the_charts_above_the_fold() {
     let (_dir, src) = fake_source(&common::scenario_text("eight-gpus"), None);
     let h = app_on(stepped(src, Box::new(DemoHost::new(Scenario::Idle, 1)), 3));
-    let titles: Vec<_> = (0..8).map(|i| h.get_by_label(&format!("GPU {i}  NVIDIA Fake Test GPU")).rect()).collect();
-    assert!(titles.iter().all(|r| r.max.x < 1280.0), "{titles:?}");
-    assert_eq!(titles[0].min.y, titles[3].min.y, "four per row");
-    assert!(titles[4].min.y > titles[0].min.y, "second row");
+    let rows: Vec<_> = (0..8).map(|i| h.get_by_label(&format!("{i}  NVIDIA Fake Test GPU")).rect()).collect();
+    assert!(rows.iter().all(|r| r.max.x < 1280.0), "{rows:?}");
+    assert!(rows.windows(2).all(|w| w[1].min.y > w[0].min.y), "one row per GPU: {rows:?}");
+    let charts_top = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.y;
+    assert!(charts_top < 800.0 - 150.0, "the first charts start at y={charts_top}, below the fold");
 }
 
 #[test]
@@ -782,7 +813,11 @@ fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
     }
     h.step();
     h.step();
-    h.get_by_label_contains("GPU 0 is data-starved: the CPU cannot feed it fast enough");
+    assert_eq!(
+        h.query_all_by_label_contains("GPU 0 is data-starved: the CPU cannot feed it fast enough").count(),
+        2,
+        "named in the Diagnosis panel and in the GPU's card header"
+    );
     h.get_by_label_contains("Raise the data loader's worker processes");
     let v = &h.state().monitor.verdicts;
     assert_eq!(v[0].finding, gpu_doctor::diagnose::bottleneck::Finding::DataStarved);

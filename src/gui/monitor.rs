@@ -19,7 +19,7 @@ mod panels;
 mod processes;
 
 pub use panels::card_layout;
-use panels::{asleep_banner, gpu_card, host_summary, no_driver_banner, stall_banner};
+use panels::{COMPACT_FROM_GPUS, asleep_banner, gpu_card, gpu_table, host_summary, no_driver_banner, stall_banner};
 
 /// Visible span of the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -320,6 +320,11 @@ impl MonitorState {
         if snap.inventory.gpus.is_empty() {
             return;
         }
+        if snap.inventory.gpus.len() >= COMPACT_FROM_GPUS {
+            // Many GPUs: one row each, so the charts stay above the fold.
+            gpu_table(ui, snap, &self.verdicts);
+            return;
+        }
         let (per_row, width) =
             card_layout(ui.available_width(), ui.spacing().item_spacing.x, snap.inventory.gpus.len());
         // Explicit rows: horizontal_wrapped does not wrap framed groups.
@@ -327,7 +332,7 @@ impl MonitorState {
             ui.horizontal_top(|ui| {
                 for info in row {
                     let sample = snap.gpus.iter().find(|g| g.index == info.index);
-                    gpu_card(ui, info, sample, width);
+                    gpu_card(ui, info, sample, width, &self.verdicts);
                 }
             });
         }

@@ -11,6 +11,17 @@ use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
 use crate::units;
 
+/// True when `text` as a strong label fits the width left in `ui`.
+fn fits(ui: &egui::Ui, text: &str) -> bool {
+    let galley = egui::WidgetText::from(RichText::new(text).strong()).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Extend),
+        f32::INFINITY,
+        egui::TextStyle::Body,
+    );
+    galley.size().x + 8.0 <= ui.available_width()
+}
+
 impl DoctorApp {
     pub(super) fn top_bar(&mut self, ui: &mut egui::Ui, snap: &Snapshot) -> Option<MonitorAction> {
         let mut action = None;
@@ -79,23 +90,36 @@ impl DoctorApp {
                     let name = std::path::Path::new(file)
                         .file_name()
                         .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                    let full = format!("REPLAY: {name} (recorded, not live)");
+                    let shown = [format!(" {full} "), format!(" REPLAY: {name} ")]
+                        .into_iter()
+                        .find(|t| fits(ui, t))
+                        .unwrap_or_else(|| " REPLAY ".to_string());
                     ui.label(
-                        RichText::new(format!(" REPLAY: {name} (recorded, not live) "))
+                        RichText::new(shown)
                             .strong()
                             .color(palette::BADGE_REPLAY.text)
                             .background_color(palette::BADGE_REPLAY.fill),
-                    );
+                    )
+                    .on_hover_text(full);
                 }
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
                     if self.demo_started_here && ui.button("Back to this machine").clicked() {
                         action = Some(MonitorAction::LeaveDemo);
                     }
+                    let full = format!("DEMO DATA: {scenario} (simulated, not this machine)");
+                    // On a narrow window the long badge would cover the buttons: keep the word.
+                    let shown = [format!(" {full} "), format!(" DEMO DATA: {scenario} ")]
+                        .into_iter()
+                        .find(|t| fits(ui, t))
+                        .unwrap_or_else(|| " DEMO ".to_string());
                     ui.label(
-                        RichText::new(format!(" DEMO DATA: {scenario} (simulated, not this machine) "))
+                        RichText::new(shown)
                             .strong()
                             .color(palette::BADGE_DEMO.text)
                             .background_color(palette::BADGE_DEMO.fill),
-                    );
+                    )
+                    .on_hover_text(full);
                 }
             });
         });
@@ -103,7 +127,8 @@ impl DoctorApp {
     }
 
     pub(super) fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
-        ui.horizontal_wrapped(|ui| {
+        // One line at any width: the renderer, last, is cut to fit (whole on hover).
+        ui.horizontal(|ui| {
             let (source, why) = match &snap.source {
                 SourceStatus::Unavailable(no) => {
                     ("Data: this machine's host metrics only (no NVIDIA GPU data)".to_string(), no.summary.clone())
@@ -125,7 +150,8 @@ impl DoctorApp {
             }
             .on_hover_text("CPU (% of one core) and memory used by this app.");
             ui.separator();
-            ui.label(format!("Renderer: {}", self.renderer_name));
+            let renderer = format!("Renderer: {}", self.renderer_name);
+            ui.add(egui::Label::new(&renderer).truncate()).on_hover_text(renderer);
         });
     }
 }

@@ -4,6 +4,8 @@
 use eframe::egui::{self, Color32, RichText};
 
 use super::MonitorAction;
+use crate::diagnose::Verdict;
+use crate::diagnose::bottleneck::{Bottleneck, Finding};
 use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
 use crate::present;
@@ -133,7 +135,32 @@ pub fn card_layout(available: f32, spacing: f32, cards: usize) -> (usize, f32) {
     (per_row, width)
 }
 
-pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSample>, width: f32) {
+/// From this many GPUs the Monitor shows a compact table, one row per GPU, instead of cards.
+pub const COMPACT_FROM_GPUS: usize = 4;
+
+/// The one verdict a GPU's card or row shows: its most severe problem (warning or failure), else
+/// its "healthy" verdict, else its most severe remaining one (information).
+pub fn card_verdict(verdicts: &[Bottleneck], gpu: u32) -> Option<&Bottleneck> {
+    let mine = || verdicts.iter().filter(move |v| v.gpu == Some(gpu));
+    mine()
+        .filter(|v| v.severity >= Verdict::Warn)
+        .max_by_key(|v| v.severity)
+        .or_else(|| mine().find(|v| v.severity == Verdict::Pass))
+        .or_else(|| mine().max_by_key(|v| v.severity))
+}
+
+/// True when the window's verdicts say this GPU ran at its power limit.
+fn power_limited(verdicts: &[Bottleneck], gpu: u32) -> bool {
+    verdicts.iter().any(|v| v.gpu == Some(gpu) && v.finding == Finding::PowerLimited)
+}
+
+pub(super) fn gpu_card(
+    ui: &mut egui::Ui,
+    info: &GpuInfo,
+    sample: Option<&GpuSample>,
+    width: f32,
+    verdicts: &[Bottleneck],
+) {
     egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
         ui.set_width(width);
         ui.vertical(|ui| {
@@ -142,6 +169,12 @@ pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSam
                     .strong()
                     .color(palette::gpu_text(info.index, palette::is_dark(ui))),
             );
+            if let Some(v) = card_verdict(verdicts, info.index) {
+                ui.label(
+                    RichText::new(format!("{} {}", v.severity.word(), v.title)).color(palette::verdict(ui, v.severity)),
+                )
+                .on_hover_text("The Diagnosis panel's verdict for this GPU over its window");
+            }
             let Some(s) = sample else {
                 ui.weak("waiting for the first sample…");
                 return;
@@ -182,7 +215,7 @@ pub(super) fn gpu_card(ui: &mut egui::Ui, info: &GpuInfo, sample: Option<&GpuSam
                     "fan speed; performance state (P0 = maximum)",
                 );
             });
-            for line in clock_lines(s) {
+            for line in clock_lines(s, power_limited(verdicts, info.index)) {
                 match line.tone {
                     Some(tone) => {
                         ui.label(RichText::new(&line.text).strong().color(palette::tone(ui, tone)))
@@ -218,10 +251,12 @@ const FULL_LOAD_PCT: f64 = 80.0;
 /// What a card says about its clocks. A power cap reached under full load is normal and shown the
 /// same way on every GPU, whether the driver reports the power-cap reason or only the power draw
 /// sits at the limit; hardware slowdowns are failures; other limits are warnings.
-pub fn clock_lines(s: &GpuSample) -> Vec<ClockLine> {
-    let busy = s.util_gpu_pct.get().is_some_and(|u| u >= FULL_LOAD_PCT);
-    let at_limit =
-        matches!((s.power_w.get(), s.power_limit_w.get()), (Some(p), Some(l)) if l > 0.0 && p >= AT_POWER_LIMIT * l);
+/// `limited_in_window`: the window's verdicts found the GPU at its power limit (the card then agrees
+/// with them even when this instant's reading is just under the limit).
+pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
+    let busy = s.util_gpu_pct.get().is_some_and(|u| u >= FULL_LOAD_PCT) || limited_in_window;
+    let at_limit = limited_in_window
+        || matches!((s.power_w.get(), s.power_limit_w.get()), (Some(p), Some(l)) if l > 0.0 && p >= AT_POWER_LIMIT * l);
     let power_normal = ClockLine {
         text: "At its power limit (normal under full load)".to_string(),
         detail: "The driver keeps the board within its power limit; under full load that is expected. If the limit looks low, compare it with the card's default limit.",
@@ -251,6 +286,69 @@ pub fn clock_lines(s: &GpuSample) -> Vec<ClockLine> {
         out.push(ClockLine { text, detail: "", tone: None });
     }
     out
+}
+
+/// Many GPUs: one compact row each (index and name, verdict, utilization, memory bandwidth, VRAM,
+/// temperature, power, SM clock, PCIe link, clocks).
+pub(super) fn gpu_table(ui: &mut egui::Ui, snap: &crate::telemetry::snapshot::Snapshot, verdicts: &[Bottleneck]) {
+    egui::Grid::new("gpu_table").striped(true).num_columns(10).spacing([12.0, 3.0]).show(ui, |ui| {
+        for h in [
+            "GPU",
+            "Verdict",
+            present::GPU_UTIL_LABEL,
+            "Mem. bandwidth",
+            "VRAM",
+            "Temp.",
+            "Power",
+            "SM clock",
+            "PCIe",
+            "Clocks",
+        ] {
+            ui.label(RichText::new(h).strong());
+        }
+        ui.end_row();
+        for info in &snap.inventory.gpus {
+            let dark = palette::is_dark(ui);
+            ui.label(
+                RichText::new(format!("{}  {}", info.index, info.name)).color(palette::gpu_text(info.index, dark)),
+            );
+            match card_verdict(verdicts, info.index) {
+                Some(v) => {
+                    ui.label(RichText::new(v.severity.word()).strong().color(palette::verdict(ui, v.severity)))
+                        .on_hover_text(&v.title);
+                }
+                None => {
+                    ui.label("");
+                }
+            }
+            let Some(s) = snap.gpus.iter().find(|g| g.index == info.index) else {
+                ui.weak("waiting for the first sample…");
+                ui.end_row();
+                continue;
+            };
+            if let GpuHealth::Lost(why) = &s.health {
+                ui.label(RichText::new("LOST").strong().color(palette::tone(ui, Tone::Fail))).on_hover_text(why);
+                ui.end_row();
+                continue;
+            }
+            ui.label(present::pct(&s.util_gpu_pct));
+            ui.label(present::pct(&s.util_mem_bw_pct));
+            ui.label(present::vram(s));
+            ui.label(s.temp_c.show_short(|t| format!("{t} °C")));
+            ui.label(present::power(s));
+            ui.label(s.sm_clock_mhz.show_short(|c| format!("{c} MHz")));
+            ui.label(present::pcie_link(s, Some(info)));
+            let lines = clock_lines(s, power_limited(verdicts, info.index));
+            match lines.first() {
+                Some(l) => match l.tone {
+                    Some(t) => ui.label(RichText::new(&l.text).color(palette::tone(ui, t))).on_hover_text(l.detail),
+                    None => ui.weak(&l.text),
+                },
+                None => ui.label(""),
+            };
+            ui.end_row();
+        }
+    });
 }
 
 pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_units: ByteUnits) {
@@ -353,16 +451,19 @@ mod tests {
     fn a_power_cap_under_full_load_reads_the_same_on_every_gpu_and_is_normal() {
         // Two GPUs at the same power under full load: one driver reports the power-cap reason,
         // the other only draws at its limit. Both cards must say the same, neutrally.
-        let with_reason = clock_lines(&gpu(99.0, 349.0, 350.0, throttle::SW_POWER_CAP));
-        let without = clock_lines(&gpu(99.0, 349.0, 350.0, 0));
+        let with_reason = clock_lines(&gpu(99.0, 349.0, 350.0, throttle::SW_POWER_CAP), false);
+        let without = clock_lines(&gpu(99.0, 349.0, 350.0, 0), false);
+        // Just under the limit at this instant, but the window's verdict says it ran at it.
+        let by_verdict = clock_lines(&gpu(97.0, 320.0, 350.0, 0), true);
+        assert_eq!(with_reason, by_verdict);
         assert_eq!(with_reason, without);
         assert_eq!(with_reason.len(), 1);
         assert_eq!(with_reason[0].tone, Some(Tone::Info));
         assert!(with_reason[0].text.starts_with("At its power limit"), "{with_reason:?}");
         // A hardware slowdown stays a failure; an idle GPU is a plain remark.
-        let hw = clock_lines(&gpu(99.0, 200.0, 350.0, throttle::HW_SLOWDOWN));
+        let hw = clock_lines(&gpu(99.0, 200.0, 350.0, throttle::HW_SLOWDOWN), false);
         assert!(hw.iter().any(|l| l.tone == Some(Tone::Fail)), "{hw:?}");
-        let idle = clock_lines(&gpu(0.0, 20.0, 350.0, throttle::GPU_IDLE));
+        let idle = clock_lines(&gpu(0.0, 20.0, 350.0, throttle::GPU_IDLE), false);
         assert_eq!(idle[0].tone, None);
         assert!(idle[0].text.contains("idle"));
     }
