@@ -361,7 +361,7 @@ mod tests {
     fn the_command_shows_the_engines_advice_in_the_engines_order() {
         let list = vram::presets::built_in();
         let arch = vram::presets::find(&list, "Llama-3.1-8B").cloned().unwrap();
-        let w = Workload { seq: 2048, batch: 4, ..Workload::default() };
+        let w = Workload { seq: 2048, ..Workload::default() };
         let out = outcome(&arch, w.clone(), &[busy()]).unwrap();
         let fits = [fit(vram::need(&vram::estimate(&arch, &w).unwrap(), &w), &busy())];
         assert_eq!(out.suggestions, vram::advice(&arch, &w, &fits));
