@@ -72,10 +72,11 @@ pub struct Fit {
 
 impl Fit {
     /// Whether the memory others hold is what stands in the way (the solver then works against
-    /// the card's total: "with the card free").
+    /// the card's total: "with the card free"): it fits once freed, or it does not fit and others
+    /// hold more than 5 % of the card.
     pub fn blocked_by_others(&self) -> bool {
         matches!(self.verdict, FITS_ONCE_FREED | "does not fit now")
-            || (self.verdict == "does not fit" && self.target.free.is_some_and(|f| f < self.target.total))
+            || (self.verdict == "does not fit" && self.target.free.is_some_and(|f| f < self.target.total * 0.95))
     }
 
     /// Bytes per GPU the solver may plan for, within the headroom: the free memory, or the total
