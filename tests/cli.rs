@@ -244,6 +244,38 @@ fn vram_breakdown_and_fit_for_a_hypothetical_card() {
 }
 
 #[test]
+fn vram_prints_the_engines_advice_in_text_and_json() {
+    use gpu_doctor::vram;
+    let args = ["vram", "--preset", "Llama-3.1-8B", "--mode", "full", "--batch", "4", "--vram-gib", "24"];
+    let out = cli().args(args).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = vram::presets::built_in();
+    let arch = vram::presets::find(&list, "Llama-3.1-8B").unwrap();
+    let w: vram::Workload = serde_json::from_value(v["settings"].clone()).unwrap();
+    let t =
+        vram::Target { name: "hypothetical 24 GiB GPU".into(), total: 24.0 * vram::GIB, free: None, holders: vec![] };
+    let need = vram::need(&vram::estimate(arch, &w).unwrap(), &w);
+    let advice = vram::advice(arch, &w, &[vram::fit(need, &t)]);
+    assert!(!advice.is_empty());
+    let got: Vec<vram::Suggestion> = serde_json::from_value(v["suggestions"].clone()).unwrap();
+    assert_eq!(got, advice);
+    let s = text(&cli().args(args).output().unwrap().stdout);
+    assert!(s.contains("To need less memory (in the order to try them):"), "{s}");
+    let lines: Vec<&str> = s.lines().filter_map(|l| l.trim().strip_prefix("• ")).collect();
+    assert_eq!(lines, advice.iter().map(vram::Suggestion::line).collect::<Vec<_>>(), "{s}");
+    assert!(s.contains("full fine-tune, 4 × 4096 tokens, 1 GPU, weights BF16"), "{s}");
+    let s = text(
+        &cli()
+            .args(["vram", "--preset", "Llama-3.1-8B", "--mode", "qlora", "--vram-gib", "24"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert!(s.contains("weights NF4 (QLoRA base)") && !s.contains("GPU(s)"), "{s}");
+}
+
+#[test]
 fn vram_bad_input_names_the_problem() {
     let out = cli().args(["vram", "--preset", "lama-3.1-8b"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -494,8 +494,11 @@ fn no_driver_banner_links_to_the_checklist() {
 // The VRAM tab.
 
 fn vram_app(gpus: u32) -> Harness<'static, DoctorApp> {
-    let sampler =
-        stepped(Arc::new(DemoGpus::new(Scenario::Idle, gpus, 3)), Box::new(DemoHost::new(Scenario::Idle, 3)), 3);
+    vram_app_in(Scenario::Idle, gpus)
+}
+
+fn vram_app_in(scenario: Scenario, gpus: u32) -> Harness<'static, DoctorApp> {
+    let sampler = stepped(Arc::new(DemoGpus::new(scenario, gpus, 3)), Box::new(DemoHost::new(scenario, 3)), 3);
     let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 900.0)).build_eframe(move |cc| {
         let mut init = AppInit::new(sampler);
         init.tab = gpu_doctor::gui::Tab::Vram;
@@ -527,6 +530,21 @@ fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
     h.get_by_label("QLoRA").click();
     h.run();
     assert_eq!(h.state().vram.settings.mode, gpu_doctor::vram::Mode::Qlora);
+}
+
+#[test]
+fn vram_tab_on_a_busy_card_says_what_to_stop_before_shrinking_the_model() {
+    // The VramFull demo: `python serve.py` (pid 4242) holds 23 of 24 GiB. An 8B model in bf16 at
+    // 2048 tokens fits the card with the headroom once that process is stopped.
+    let mut h = vram_app_in(Scenario::VramFull, 1);
+    h.state_mut().vram.settings.seq = 2048;
+    h.run();
+    h.get_by_label("FITS ONCE FREED");
+    h.get_by_label_contains("fits this 24 GiB card once `python serve.py` (pid 4242) is stopped");
+    h.get_by_label_contains("With the card free, within the headroom: largest batch");
+    assert!(h.query_by_label_contains("largest batch none").is_none());
+    h.get_by_label_contains("What to do (in the order to try it)");
+    h.get_by_label_contains("• stop `python serve.py` (pid 4242)");
 }
 
 #[test]

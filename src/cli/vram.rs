@@ -12,8 +12,8 @@ use super::{CliError, exit};
 use crate::diagnose::source::live_nvml;
 use crate::telemetry::SourceOptions;
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, Mode, Optimizer, Precision, Quant, Sharding, Target,
-    Workload, fit,
+    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, Holder, InputError, Limits, Mode, Optimizer, Precision,
+    Quant, Sharding, Suggestion, Target, Workload, fit,
 };
 
 /// Arguments of `vram`.
@@ -192,7 +192,12 @@ fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
 /// This machine's GPUs (NVML with a time limit), or the hypothetical one.
 fn targets(args: &VramArgs) -> Vec<Target> {
     if let Some(g) = args.vram_gib {
-        return vec![Target { name: format!("hypothetical {g} GiB GPU"), total: g * GIB, free: None }];
+        return vec![Target {
+            name: format!("hypothetical {g} GiB GPU"),
+            total: g * GIB,
+            free: None,
+            holders: Vec::new(),
+        }];
     }
     let source = SourceOptions { nvml_lib: args.nvml_lib.clone(), ..SourceOptions::default() };
     let view = live_nvml(&source);
@@ -205,24 +210,57 @@ fn targets(args: &VramArgs) -> Vec<Target> {
                 name: format!("GPU {} {}", g.index, g.name),
                 total: g.vram_total_bytes.get().map_or(0.0, |b| b as f64),
                 free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
+                holders: s
+                    .and_then(|s| s.processes.value())
+                    .map(|ps| {
+                        ps.iter()
+                            .map(|p| Holder {
+                                name: p.name.clone(),
+                                pid: p.pid,
+                                bytes: p.vram_bytes.get().map(|b| b as f64),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }
         })
         .filter(|t| t.total > 0.0)
         .collect()
 }
 
-/// The `--json` output (its `settings` are the workload).
+/// What `vram` shows, text or `--json` (its `settings` are the workload).
 #[derive(Serialize)]
-struct Out<'a> {
+pub(crate) struct Out<'a> {
     model: &'a Arch,
-    settings: &'a Workload,
-    breakdown: &'a Breakdown,
+    settings: Workload,
+    breakdown: Breakdown,
     per_gpu_gib: f64,
     fits: Vec<Fit>,
+    /// Per fit: the largest batch and longest context.
+    limits: Vec<Limits>,
+    /// What to do, in order: [`vram::advice`], the list the app shows.
+    pub(crate) suggestions: Vec<Suggestion>,
 }
 
-/// Renders the breakdown as text.
-pub fn render(arch: &Arch, s: &Workload, b: &Breakdown, fits: &[Fit]) -> String {
+/// Estimates `workload` and judges it on `targets`, with the limits and the advice.
+pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]) -> Result<Out<'a>, InputError> {
+    let b = vram::estimate(arch, &workload)?;
+    let need = vram::need(&b, &workload);
+    let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
+    let limits = fits.iter().map(|f| vram::limits(arch, &workload, f)).collect();
+    let suggestions = vram::advice(arch, &workload, &fits);
+    Ok(Out { model: arch, settings: workload, breakdown: b, per_gpu_gib: need / GIB, fits, limits, suggestions })
+}
+
+/// Renders the breakdown, the fits with their limits and the advice as text.
+pub fn render(
+    arch: &Arch,
+    s: &Workload,
+    b: &Breakdown,
+    fits: &[Fit],
+    limits: &[Limits],
+    advice: &[Suggestion],
+) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -231,16 +269,7 @@ pub fn render(arch: &Arch, s: &Workload, b: &Breakdown, fits: &[Fit]) -> String 
         b.params_b,
         if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) }
     );
-    let _ = writeln!(
-        o,
-        "{:?}, {} × {} tokens, {} GPU(s) ({:?}), weights {}",
-        s.mode,
-        s.batch,
-        s.seq,
-        s.gpus,
-        s.sharding,
-        s.quant.name()
-    );
+    let _ = writeln!(o, "{}", s.summary());
     let rows = [
         ("weights", b.weights),
         ("KV cache", b.kv_cache),
@@ -274,8 +303,17 @@ pub fn render(arch: &Arch, s: &Workload, b: &Breakdown, fits: &[Fit]) -> String 
             "\nNo GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card."
         );
     }
-    for f in fits {
+    for (i, f) in fits.iter().enumerate() {
         let _ = writeln!(o, "\n{}: {} — {}", f.target.name, f.verdict.to_uppercase(), f.detail);
+        if let Some(l) = limits.get(i) {
+            let _ = writeln!(o, "  {}", l.sentence());
+        }
+    }
+    if !advice.is_empty() {
+        let _ = writeln!(o, "\n{}:", vram::advice_heading(advice));
+        for a in advice {
+            let _ = writeln!(o, "  • {}", a.line());
+        }
     }
     o
 }
@@ -296,14 +334,57 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     let arch = arch_from(args).map_err(|e| bad(&e))?;
     let targets = targets(args);
     let workload = workload_from(args, targets.first().map(|t| t.total));
-    let b = vram::estimate(&arch, &workload).map_err(|e| bad(&e))?;
-    let need = vram::need(&b, &workload);
-    let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
+    let out = outcome(&arch, workload, &targets).map_err(|e| bad(&e))?;
     if args.json {
-        let out = Out { model: &arch, settings: &workload, breakdown: &b, per_gpu_gib: need / GIB, fits };
         println!("{}", super::to_json(&out)?);
     } else {
-        print!("{}", render(&arch, &workload, &b, &fits));
+        print!("{}", render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions));
     }
     Ok(ExitCode::from(exit::OK))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 24 GiB card of which `python serve.py` holds 23 GiB.
+    fn busy() -> Target {
+        Target {
+            name: "GPU 0 RTX 4090".into(),
+            total: 24.0 * GIB,
+            free: Some(GIB),
+            holders: vec![Holder { name: "python serve.py".into(), pid: 4242, bytes: Some(23.0 * GIB) }],
+        }
+    }
+
+    #[test]
+    fn the_command_shows_the_engines_advice_in_the_engines_order() {
+        let list = vram::presets::built_in();
+        let arch = vram::presets::find(&list, "Llama-3.1-8B").cloned().unwrap();
+        let w = Workload { seq: 2048, ..Workload::default() };
+        let out = outcome(&arch, w.clone(), &[busy()]).unwrap();
+        let fits = [fit(vram::need(&vram::estimate(&arch, &w).unwrap(), &w), &busy())];
+        assert_eq!(out.suggestions, vram::advice(&arch, &w, &fits));
+        assert!(out.suggestions.len() > 2 && out.suggestions[0].frees_others, "{:?}", out.suggestions);
+        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions);
+        assert!(
+            text.contains("FITS ONCE FREED — fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
+            "{text}"
+        );
+        assert!(text.contains("With the card free, within the headroom: largest batch"), "{text}");
+        let mut at = 0;
+        for s in &out.suggestions {
+            let i =
+                text[at..].find(&s.line()).unwrap_or_else(|| panic!("{} missing or out of order:\n{text}", s.line()));
+            at += i + 1;
+        }
+        let json = serde_json::to_value(&out).unwrap();
+        assert_eq!(json["suggestions"].as_array().map(Vec::len), Some(out.suggestions.len()));
+        assert_eq!(json["suggestions"][0]["change"], out.suggestions[0].change.as_str());
+        let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
+        let out = outcome(&arch, q, &[busy()]).unwrap();
+        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions);
+        assert!(text.contains("weights NF4") && text.contains("sharded across 2 GPUs"), "{text}");
+        assert!(!text.contains("GPU(s)") && !text.contains("Fsdp"), "{text}");
+    }
 }

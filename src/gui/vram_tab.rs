@@ -12,8 +12,8 @@ use super::palette::{self, Tone};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Mode, Optimizer, Precision, Quant, Sharding,
-    Target, Workload, fit, presets,
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Holder, Mode, Optimizer, Precision, Quant,
+    Sharding, Target, Workload, fit, presets,
 };
 
 /// State of the VRAM tab.
@@ -100,46 +100,40 @@ impl VramState {
         }
     }
 
-    /// The GPUs to judge against: this machine's (from the sampler) or the hypothetical one.
-    fn targets(&self, snap: &Snapshot) -> Vec<(Target, Vec<String>)> {
+    /// The GPUs to judge against: this machine's (from the sampler, with the processes holding
+    /// memory on each) or the hypothetical one.
+    fn targets(&self, snap: &Snapshot) -> Vec<Target> {
         let mut out = Vec::new();
         for g in &snap.inventory.gpus {
             let Some(total) = g.vram_total_bytes.get() else { continue };
             let s = snap.gpus.iter().find(|s| s.index == g.index);
-            let holders: Vec<String> = s
+            let holders: Vec<Holder> = s
                 .and_then(|s| s.processes.value())
                 .map(|ps| {
                     ps.iter()
-                        .map(|p| {
-                            format!(
-                                "{} (pid {}, {})",
-                                p.name,
-                                p.pid,
-                                p.vram_bytes.show_short(|b| units::bytes_in(*b, self.units))
-                            )
+                        .map(|p| Holder {
+                            name: p.name.clone(),
+                            pid: p.pid,
+                            bytes: p.vram_bytes.get().map(|b| b as f64),
                         })
                         .collect()
                 })
                 .unwrap_or_default();
             let demo = if snap.is_demo() && !g.name.contains("DEMO") { " (DEMO)" } else { "" };
-            out.push((
-                Target {
-                    name: format!("GPU {} {}{demo}", g.index, g.name),
-                    total: total as f64,
-                    free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
-                },
+            out.push(Target {
+                name: format!("GPU {} {}{demo}", g.index, g.name),
+                total: total as f64,
+                free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
                 holders,
-            ));
+            });
         }
         if out.is_empty() {
-            out.push((
-                Target {
-                    name: format!("hypothetical {} GiB GPU", self.hypothetical_gib),
-                    total: self.hypothetical_gib * GIB,
-                    free: None,
-                },
-                Vec::new(),
-            ));
+            out.push(Target {
+                name: format!("hypothetical {} GiB GPU", self.hypothetical_gib),
+                total: self.hypothetical_gib * GIB,
+                free: None,
+                holders: Vec::new(),
+            });
         }
         out
     }
@@ -150,10 +144,8 @@ impl VramState {
             return None;
         }
         let s = &self.settings;
-        let mut v = vec![format!(
-            "{}: {:?}, {:?} weights, {:?}, batch {}, {} tokens, {} GPU(s), {:?}",
-            self.arch.name, s.mode, s.quant, s.framework, s.batch, s.seq, s.gpus, s.sharding
-        )];
+        let engine = if s.mode == Mode::Inference { format!(", {:?}", s.framework) } else { String::new() };
+        let mut v = vec![format!("{}: {}{engine}", self.arch.name, s.summary())];
         match crate::vram::estimate(&self.arch, s) {
             Ok(b) => {
                 let gib = |x: f64| format!("{:.2} GiB", x / crate::units::GIB);
@@ -345,7 +337,7 @@ impl VramState {
     fn results(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         let targets = self.targets(snap);
         let mut settings = self.settings.clone();
-        settings.gpu_total_bytes = targets.first().map(|t| t.0.total);
+        settings.gpu_total_bytes = targets.first().map(|t| t.total);
         let b = match vram::estimate(&self.arch, &settings) {
             Ok(b) => b,
             Err(e) => {
@@ -367,13 +359,14 @@ impl VramState {
             ))
             .strong(),
         );
-        for (t, holders) in &targets {
-            let f = fit(need, t);
+        let fits: Vec<vram::Fit> = targets.iter().map(|t| fit(need, t)).collect();
+        for f in &fits {
+            let t = &f.target;
             let color = palette::tone(
                 ui,
                 match f.verdict {
                     "fits" => Tone::Pass,
-                    "tight" => Tone::Warn,
+                    "tight" | vram::FITS_ONCE_FREED => Tone::Warn,
                     _ => Tone::Fail,
                 },
             );
@@ -381,25 +374,26 @@ impl VramState {
                 ui.label(RichText::new(f.verdict.to_uppercase()).strong().color(color));
                 ui.label(format!("{}: {}", t.name, f.detail));
             });
-            if !holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
-                ui.weak(format!("Memory in use by: {}", holders.join(", ")));
+            if !t.holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
+                let mut hs = t.holders.clone();
+                hs.sort_by(|a, b| b.bytes.unwrap_or(0.0).total_cmp(&a.bytes.unwrap_or(0.0)));
+                let named: Vec<String> = hs
+                    .iter()
+                    .map(|h| {
+                        let held = h.bytes.map_or("n/a".to_string(), |b| units::bytes_in(b as u64, self.units));
+                        format!("{} (pid {}, {held})", h.name, h.pid)
+                    })
+                    .collect();
+                ui.weak(format!("Memory in use by: {}", named.join(", ")));
             }
-            let cap = t.free.unwrap_or(t.total) * (1.0 - HEADROOM);
-            let batch = vram::max_batch(&self.arch, &settings, cap);
-            let seq = vram::max_seq(&self.arch, &Workload { batch: settings.batch, ..settings.clone() }, cap);
-            ui.label(format!(
-                "  Within the headroom: largest batch {} · longest context at batch {}: {}",
-                batch.map_or("none (not even 1)".to_string(), |b| b.to_string()),
-                settings.batch,
-                seq.map_or("none".to_string(), |s| format!("{s} tokens"))
-            ));
+            ui.label(format!("  {}", vram::limits(&self.arch, &settings, f).sentence()));
         }
-        let sug = vram::suggestions(&self.arch, &settings);
-        if !sug.is_empty() {
+        let advice = vram::advice(&self.arch, &settings, &fits);
+        if !advice.is_empty() {
             ui.add_space(6.0);
-            ui.label(RichText::new("To need less memory (in the order to try them)").strong());
-            for s in sug {
-                ui.label(format!("• {} — saves {:.1} GiB", s.change, s.saving / GIB));
+            ui.label(RichText::new(vram::advice_heading(&advice)).strong());
+            for a in &advice {
+                ui.label(format!("• {}", a.line()));
             }
         }
     }

@@ -70,21 +70,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     let mut out = Breakdown { params_b: p.total() / 1e9, ..Breakdown::default() };
 
     // Weights as stored.
-    let quant = match s.mode {
-        Mode::Qlora => {
-            if s.quant == Quant::Nf4Dq {
-                Quant::Nf4Dq
-            } else {
-                Quant::Nf4
-            }
-        }
-        Mode::Full => match s.precision {
-            Precision::Fp32 => Quant::Fp32,
-            _ => Quant::Bf16,
-        },
-        Mode::Lora => Quant::Bf16,
-        Mode::Inference => s.quant,
-    };
+    let quant = s.weight_quant();
     let weight_bytes = (p.linear * quant.linear_bits() + (p.embed + p.head) * quant.embedding_bits()) / 8.0
         + p.other * if quant == Quant::Fp32 { 4.0 } else { 2.0 };
     let split = match s.sharding {

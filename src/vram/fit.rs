@@ -1,6 +1,7 @@
 //! The fit verdict: what of an estimate must fit on a GPU ([`need`]), and whether it does on a
-//! given GPU, keeping [`HEADROOM`] ([`Target`], [`fit()`] → [`Fit`]). Shared by the `vram` command
-//! and the app's VRAM tab.
+//! given GPU, keeping [`HEADROOM`] ([`Target`], [`fit()`] → [`Fit`]). When the card is big
+//! enough but other processes hold the memory, the verdict says so and names them, largest first
+//! ([`FITS_ONCE_FREED`], [`Fit::to_stop`]). Shared by the `vram` command and the app's VRAM tab.
 
 use serde::Serialize;
 
@@ -17,6 +18,24 @@ pub fn need(b: &Breakdown, s: &Workload) -> f64 {
     }
 }
 
+/// A process holding memory on a GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Holder {
+    /// Process name ("python serve.py").
+    pub name: String,
+    /// Process id.
+    pub pid: u32,
+    /// Memory it holds, bytes (unknown under Windows WDDM and in WSL).
+    pub bytes: Option<f64>,
+}
+
+impl Holder {
+    /// "`python serve.py` (pid 4242)".
+    pub fn phrase(&self) -> String {
+        format!("`{}` (pid {})", self.name, self.pid)
+    }
+}
+
 /// A GPU to judge the estimate against.
 #[derive(Clone, Debug, Serialize)]
 pub struct Target {
@@ -26,59 +45,177 @@ pub struct Target {
     pub total: f64,
     /// Free right now, bytes (this machine only).
     pub free: Option<f64>,
+    /// The processes holding memory on it now (this machine only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub holders: Vec<Holder>,
 }
+
+/// The verdict when the card's total would do (with the headroom) but other processes hold too
+/// much of it now.
+pub const FITS_ONCE_FREED: &str = "fits once freed";
 
 /// How an estimate fits a GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
     /// The GPU.
     pub target: Target,
-    /// `fits`, `tight` (fits without the 20 % headroom), `does not fit now` (the total would do,
-    /// the free memory does not), or `does not fit`.
+    /// `fits`, `tight` (fits without the 20 % headroom), [`FITS_ONCE_FREED`] (the total would do
+    /// with the headroom, the free memory does not), `does not fit now` (the total would do only
+    /// without the headroom), or `does not fit`.
     pub verdict: &'static str,
     /// Sentence.
     pub detail: String,
+    /// The processes to stop for it to fit, largest first (empty when it fits now or never).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub to_stop: Vec<Holder>,
+}
+
+impl Fit {
+    /// Whether the memory others hold is what stands in the way (the solver then works against
+    /// the card's total: "with the card free"): it fits once freed, or it does not fit and others
+    /// hold more than 5 % of the card.
+    pub fn blocked_by_others(&self) -> bool {
+        matches!(self.verdict, FITS_ONCE_FREED | "does not fit now")
+            || (self.verdict == "does not fit" && self.target.free.is_some_and(|f| f < self.target.total * 0.95))
+    }
+
+    /// Bytes per GPU the solver may plan for, within the headroom: the free memory, or the total
+    /// when others' memory is what stands in the way ([`Fit::blocked_by_others`]).
+    pub fn capacity(&self) -> f64 {
+        let t = &self.target;
+        let room = if self.blocked_by_others() { t.total } else { t.free.unwrap_or(t.total) };
+        room * (1.0 - HEADROOM)
+    }
 }
 
 /// Headroom the calculator keeps: the 20-30 % rule of thumb for allocator fragmentation and
 /// peaks the estimate does not model.
 pub const HEADROOM: f64 = 0.2;
 
+/// "a", "a and b", "a, b and c".
+pub(super) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The holders of `t` largest first, only as many as it takes to make `room` bytes free (all of
+/// them when their sizes are unknown or do not add up).
+fn holders_to_stop(t: &Target, free: f64, room: f64) -> Vec<Holder> {
+    let mut all = t.holders.clone();
+    all.sort_by(|a, b| b.bytes.unwrap_or(0.0).total_cmp(&a.bytes.unwrap_or(0.0)));
+    let mut freed = free;
+    let mut out = Vec::new();
+    for h in &all {
+        if freed >= room {
+            break;
+        }
+        freed += h.bytes.unwrap_or(0.0);
+        out.push(h.clone());
+    }
+    if freed < room { all } else { out }
+}
+
+/// "once `python serve.py` (pid 4242) is stopped", or "once other processes free their memory".
+fn once_stopped(to_stop: &[Holder]) -> String {
+    match to_stop {
+        [] => "once other processes free their memory".into(),
+        [one] => format!("once {} is stopped", one.phrase()),
+        many => format!("once {} are stopped", and_list(&many.iter().map(Holder::phrase).collect::<Vec<_>>())),
+    }
+}
+
 /// Judges `need` bytes per GPU against `t`.
 pub fn fit(need: f64, t: &Target) -> Fit {
     let room = t.free.unwrap_or(t.total);
+    let free_word = if t.free.is_some() { " free" } else { "" };
+    let mut to_stop = Vec::new();
     let (verdict, detail) = if need <= room * (1.0 - HEADROOM) {
-        (
-            "fits",
-            format!(
-                "{:.1} GiB of {:.1} GiB{} with the 20 % headroom kept",
-                need / GIB,
-                room / GIB,
-                if t.free.is_some() { " free" } else { "" }
-            ),
-        )
+        ("fits", format!("{:.1} GiB of {:.1} GiB{free_word} with the 20 % headroom kept", need / GIB, room / GIB))
     } else if need <= room {
         (
             "tight",
             format!(
-                "{:.1} GiB of {:.1} GiB{}: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
+                "{:.1} GiB of {:.1} GiB{free_word}: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
                 need / GIB,
                 room / GIB,
-                if t.free.is_some() { " free" } else { "" }
+            ),
+        )
+    } else if need <= t.total * (1.0 - HEADROOM) {
+        to_stop = holders_to_stop(t, room, need / (1.0 - HEADROOM));
+        (
+            FITS_ONCE_FREED,
+            format!(
+                "fits this {:.0} GiB card {} (needs {:.1} GiB; only {:.1} GiB is free now, other processes hold the rest)",
+                t.total / GIB,
+                once_stopped(&to_stop),
+                need / GIB,
+                room / GIB
             ),
         )
     } else if need <= t.total {
+        to_stop = holders_to_stop(t, room, need);
         (
             "does not fit now",
             format!(
-                "needs {:.1} GiB but only {:.1} GiB is free of {:.1} GiB (other processes hold the rest)",
+                "needs {:.1} GiB but only {:.1} GiB is free of {:.1} GiB; it would fit, without the 20 % headroom, {}",
                 need / GIB,
                 room / GIB,
-                t.total / GIB
+                t.total / GIB,
+                once_stopped(&to_stop)
             ),
         )
     } else {
         ("does not fit", format!("needs {:.1} GiB, the GPU has {:.1} GiB", need / GIB, t.total / GIB))
     };
-    Fit { target: t.clone(), verdict, detail }
+    Fit { target: t.clone(), verdict, detail, to_stop }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A 24 GiB card with 1 GiB free: `python serve.py` holds 20 GiB, `Xorg` 3 GiB.
+    pub(crate) fn busy_card() -> Target {
+        Target {
+            name: "GPU 0 RTX 4090".into(),
+            total: 24.0 * GIB,
+            free: Some(GIB),
+            holders: vec![
+                Holder { name: "Xorg".into(), pid: 900, bytes: Some(3.0 * GIB) },
+                Holder { name: "python serve.py".into(), pid: 4242, bytes: Some(20.0 * GIB) },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_model_that_fits_the_card_but_not_what_is_free_fits_once_the_holders_stop() {
+        let f = fit(15.0 * GIB, &busy_card());
+        assert_eq!(f.verdict, FITS_ONCE_FREED);
+        assert!(
+            f.detail.starts_with("fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
+            "{}",
+            f.detail
+        );
+        // Stopping the largest is enough: Xorg is not named.
+        assert_eq!(f.to_stop.iter().map(|h| h.pid).collect::<Vec<_>>(), [4242]);
+        assert!(f.blocked_by_others());
+        assert!((f.capacity() - 24.0 * GIB * (1.0 - HEADROOM)).abs() < 1.0);
+        // Unknown sizes: every holder is named, largest known first.
+        let mut t = busy_card();
+        t.holders.iter_mut().for_each(|h| h.bytes = None);
+        let f = fit(15.0 * GIB, &t);
+        assert_eq!(f.to_stop.len(), 2);
+        assert!(f.detail.contains(" are stopped"), "{}", f.detail);
+        // Too big for the card in any case: no one to stop.
+        let f = fit(30.0 * GIB, &busy_card());
+        assert_eq!(f.verdict, "does not fit");
+        assert!(f.to_stop.is_empty());
+        // Fits now: the free memory is what the solver plans for.
+        let f = fit(0.5 * GIB, &busy_card());
+        assert_eq!(f.verdict, "fits");
+        assert!((f.capacity() - GIB * (1.0 - HEADROOM)).abs() < 1.0);
+    }
 }

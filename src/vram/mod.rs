@@ -16,8 +16,10 @@
 //! - `quant`: weight formats ([`Quant`]) and their bits per weight;
 //! - `workload`: the settings of a run ([`Workload`] and its choice enums);
 //! - `estimate`: the estimator ([`estimate()`] → [`Breakdown`]);
-//! - `fit`: what must fit on a GPU ([`need`]) and the verdict for one GPU ([`fit()`]);
-//! - `solver`: the largest batch / longest sequence that fit, and ways to need less;
+//! - `fit`: what must fit on a GPU ([`need`]) and the verdict for one GPU ([`fit()`]), naming the
+//!   processes to stop when the card is big enough but busy ([`FITS_ONCE_FREED`]);
+//! - `solver`: the largest batch / longest sequence that fit ([`limits`]), and the one advice list
+//!   the CLI and the app show ([`advice`]);
 //! - `error`: [`InputError`], naming the field an input is wrong in;
 //! - [`presets`]: built-in and user model presets, Hugging Face `config.json` import.
 
@@ -33,7 +35,7 @@ mod workload;
 pub use arch::{Arch, Mla, ModelKind, Moe, Params};
 pub use error::InputError;
 pub use estimate::{Breakdown, GIB, estimate};
-pub use fit::{Fit, HEADROOM, Target, fit, need};
+pub use fit::{FITS_ONCE_FREED, Fit, HEADROOM, Holder, Target, fit, need};
 pub use quant::Quant;
-pub use solver::{Suggestion, max_batch, max_seq, suggestions};
+pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
 pub use workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};

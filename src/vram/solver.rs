@@ -1,12 +1,15 @@
 //! Solvers over the estimator: the largest batch and the longest sequence that fit a capacity
 //! ([`max_batch`], [`max_seq`], binary searches), and the ways to need less memory, each with
-//! its saving ([`suggestions`]).
+//! its saving ([`suggestions`]). [`limits`] solves for one GPU's fit, against the card's total
+//! ("with the card free") when other processes' memory is what stands in the way, and
+//! [`advice`] is the one list of suggestions the CLI and the app show: stopping those processes
+//! first when that is enough, then the ways to need less.
 
 use serde::{Deserialize, Serialize};
 
 use super::arch::Arch;
 use super::estimate::{GIB, estimate};
-use super::fit::need;
+use super::fit::{FITS_ONCE_FREED, Fit, Holder, and_list, need};
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
 
@@ -45,8 +48,19 @@ pub fn max_seq(arch: &Arch, s: &Workload, capacity: f64) -> Option<u32> {
 pub struct Suggestion {
     /// What to change.
     pub change: String,
-    /// Bytes saved per GPU.
+    /// Bytes saved (or, for stopping other processes, freed) per GPU.
     pub saving: f64,
+    /// Stopping other processes: `saving` is memory they free, the estimate is unchanged.
+    #[serde(default)]
+    pub frees_others: bool,
+}
+
+impl Suggestion {
+    /// The line both the CLI and the app show: "halve the batch (8 to 4) — saves 1.2 GiB",
+    /// "stop `python serve.py` (pid 4242) to free GPU 0 … — frees 20.0 GiB".
+    pub fn line(&self) -> String {
+        format!("{} — {} {:.1} GiB", self.change, if self.frees_others { "frees" } else { "saves" }, self.saving / GIB)
+    }
 }
 
 /// Ways to cut memory in the method's order (batch, sequence, precision, checkpointing,
@@ -115,15 +129,84 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
         .filter_map(|(change, t)| {
             let b = estimate(arch, &t).ok()?;
             let saving = base_need - need(&b, &t);
-            (saving > 0.01 * GIB).then_some(Suggestion { change, saving })
+            (saving > 0.01 * GIB).then_some(Suggestion { change, saving, frees_others: false })
         })
         .collect()
+}
+
+/// The largest batch and the longest context that fit one GPU, and what they were solved against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Limits {
+    /// Solved against the card's total, because other processes hold the memory now.
+    pub with_card_free: bool,
+    /// The largest batch at the workload's sequence length.
+    pub max_batch: Option<u32>,
+    /// The longest sequence at the workload's batch.
+    pub max_seq: Option<u32>,
+    /// The workload's batch (the one `max_seq` is for).
+    pub batch: u32,
+}
+
+impl Limits {
+    /// "Within the headroom: largest batch 12 · longest context at batch 1: 65536 tokens", or,
+    /// solved against the total, "With the card free, within the headroom: …".
+    pub fn sentence(&self) -> String {
+        format!(
+            "{}: largest batch {} · longest context at batch {}: {}",
+            if self.with_card_free { "With the card free, within the headroom" } else { "Within the headroom" },
+            self.max_batch.map_or("none (not even 1)".to_string(), |b| b.to_string()),
+            self.batch,
+            self.max_seq.map_or("none".to_string(), |s| format!("{s} tokens"))
+        )
+    }
+}
+
+/// The largest batch and longest context for the GPU `f` judged, within the headroom: against
+/// what is free now, or the card's total when others' memory is in the way ([`Fit::capacity`]).
+pub fn limits(arch: &Arch, s: &Workload, f: &Fit) -> Limits {
+    let cap = f.capacity();
+    Limits {
+        with_card_free: f.blocked_by_others(),
+        max_batch: max_batch(arch, s, cap),
+        max_seq: max_seq(arch, s, cap),
+        batch: s.batch,
+    }
+}
+
+/// The heading over an [`advice`] list: "What to do (in the order to try it)" when it starts with
+/// stopping other processes, else "To need less memory (in the order to try them)".
+pub fn advice_heading(advice: &[Suggestion]) -> &'static str {
+    if advice.iter().any(|a| a.frees_others) {
+        "What to do (in the order to try it)"
+    } else {
+        "To need less memory (in the order to try them)"
+    }
+}
+
+/// What to do, in the order to try it, for the fits of one estimate: stopping the processes
+/// that hold the memory first when the card itself is big enough, then the ways to need less
+/// ([`suggestions`]). The `vram` command and the app's VRAM tab both show this list.
+pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    for f in fits.iter().filter(|f| matches!(f.verdict, FITS_ONCE_FREED | "does not fit now")) {
+        let t = &f.target;
+        let held = (t.total - t.free.unwrap_or(t.total)).max(0.0);
+        let known: Option<f64> = f.to_stop.iter().map(|h| h.bytes).sum();
+        let change = if f.to_stop.is_empty() {
+            format!("free {}: stop the other processes using it (nvidia-smi lists them)", t.name)
+        } else {
+            format!("stop {} to free {}", and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()), t.name)
+        };
+        out.push(Suggestion { change, saving: known.unwrap_or(held), frees_others: true });
+    }
+    out.extend(suggestions(arch, s));
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vram::presets;
+    use crate::vram::{Target, presets};
 
     #[test]
     fn solver_finds_the_boundary_and_suggestions_save_memory() {
@@ -148,5 +231,36 @@ mod tests {
         assert!(sug.iter().any(|x| x.change.starts_with("halve the batch")), "{sug:?}");
         assert!(sug.iter().any(|x| x.change.contains("bf16")), "{sug:?}");
         assert!(sug.iter().all(|x| x.saving > 0.0));
+    }
+
+    /// An 8B model in bf16 (about 16 GiB at 1 × 2048) on a 24 GiB card of which others hold 23 GiB.
+    #[test]
+    fn on_a_busy_card_the_solver_uses_the_total_and_stopping_the_holder_comes_first() {
+        let list = presets::built_in();
+        let a = presets::find(&list, "Llama-3.1-8B").unwrap();
+        let s = Workload { seq: 2048, ..Workload::default() };
+        let card = crate::vram::fit::tests::busy_card();
+        let n = need(&estimate(a, &s).unwrap(), &s);
+        let f = crate::vram::fit(n, &card);
+        assert_eq!(f.verdict, FITS_ONCE_FREED, "{}", f.detail);
+        let l = limits(a, &s, &f);
+        assert!(l.with_card_free);
+        assert!(l.max_batch.is_some_and(|b| b >= 1), "{l:?}");
+        assert!(l.max_seq.is_some_and(|t| t >= 2048), "{l:?}");
+        assert!(l.sentence().starts_with("With the card free"), "{}", l.sentence());
+        assert_eq!(l.max_batch, max_batch(a, &s, 24.0 * GIB * 0.8));
+        let adv = advice(a, &s, std::slice::from_ref(&f));
+        assert!(adv[0].change.starts_with("stop `python serve.py` (pid 4242)"), "{adv:?}");
+        assert_eq!(f.to_stop[0].pid, 4242, "largest first");
+        let freed: f64 = f.to_stop.iter().filter_map(|h| h.bytes).sum();
+        assert!((adv[0].saving - freed).abs() < 1.0);
+        assert!(!adv[0].change.contains("weights"));
+        assert!(adv[0].line().contains(" — frees "), "{}", adv[0].line());
+        assert_eq!(adv[1..], suggestions(a, &s)[..]);
+        // On a free card the advice is the suggestions alone.
+        let free = Target { free: Some(24.0 * GIB), holders: Vec::new(), ..card };
+        let f = crate::vram::fit(n, &free);
+        assert_eq!(advice(a, &s, std::slice::from_ref(&f)), suggestions(a, &s));
+        assert!(!limits(a, &s, &f).with_card_free);
     }
 }

@@ -175,6 +175,62 @@ impl Default for Workload {
 }
 
 impl Workload {
+    /// The format the weights are stored in: the chosen one for inference, NF4 (or NF4 with
+    /// double quantisation) for a QLoRA base, bf16 (fp32 when training in fp32) otherwise.
+    pub fn weight_quant(&self) -> Quant {
+        match self.mode {
+            Mode::Qlora if self.quant == Quant::Nf4Dq => Quant::Nf4Dq,
+            Mode::Qlora => Quant::Nf4,
+            Mode::Full if self.precision == Precision::Fp32 => Quant::Fp32,
+            Mode::Full | Mode::Lora => Quant::Bf16,
+            Mode::Inference => self.quant,
+        }
+    }
+
+    /// The weight format in words: "weights BF16", "weights NF4 (QLoRA base)".
+    pub fn weights_label(&self) -> String {
+        let q = self.weight_quant().name().to_uppercase();
+        if self.mode == Mode::Qlora { format!("weights {q} (QLoRA base)") } else { format!("weights {q}") }
+    }
+
+    /// The GPUs and how they share the work, in plain words: "1 GPU", "2 GPUs, each with a full
+    /// copy (data parallel)", "2 GPUs, model split across them (tensor parallel)", "sharded
+    /// across 4 GPUs (FSDP)", "4 GPUs, layers split across them (pipeline)".
+    pub fn gpus_label(&self) -> String {
+        let n = self.gpus;
+        if n <= 1 {
+            return "1 GPU".into();
+        }
+        match self.sharding {
+            Sharding::Replicated => format!("{n} GPUs, each with a full copy (data parallel)"),
+            Sharding::Tensor => format!("{n} GPUs, model split across them (tensor parallel)"),
+            Sharding::Fsdp => format!("sharded across {n} GPUs (FSDP)"),
+            Sharding::Layers => format!("{n} GPUs, layers split across them (pipeline)"),
+        }
+    }
+
+    /// The method in words: "inference", "full fine-tune", "LoRA", "QLoRA".
+    pub fn mode_label(&self) -> &'static str {
+        match self.mode {
+            Mode::Inference => "inference",
+            Mode::Full => "full fine-tune",
+            Mode::Lora => "LoRA",
+            Mode::Qlora => "QLoRA",
+        }
+    }
+
+    /// One line for the CLI and reports: "QLoRA, 1 × 4096 tokens, 1 GPU, weights NF4 (QLoRA base)".
+    pub fn summary(&self) -> String {
+        format!(
+            "{}, {} × {} tokens, {}, {}",
+            self.mode_label(),
+            self.batch,
+            self.seq,
+            self.gpus_label(),
+            self.weights_label()
+        )
+    }
+
     /// Checks the numbers; every problem names its field.
     pub fn validate(&self) -> Result<(), InputError> {
         if self.batch == 0 || self.batch > 1 << 20 {
@@ -196,5 +252,28 @@ impl Workload {
             return Err(bad("lora_rank", "must be between 1 and 65536"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_follow_the_quantisation_used_and_say_the_gpus_in_words() {
+        let q = Workload { mode: Mode::Qlora, ..Workload::default() };
+        assert_eq!(q.weight_quant(), Quant::Nf4);
+        assert!(q.summary().contains("weights NF4"), "{}", q.summary());
+        assert!(!q.summary().to_lowercase().contains("bf16"), "{}", q.summary());
+        let inf = Workload { quant: Quant::GgufQ4KM, ..Workload::default() };
+        assert_eq!(inf.weights_label(), "weights Q4_K_M");
+        assert_eq!(Workload { mode: Mode::Lora, quant: Quant::Fp8, ..Workload::default() }.weight_quant(), Quant::Bf16);
+        assert_eq!(Workload::default().gpus_label(), "1 GPU");
+        let n = |gpus, sharding| Workload { gpus, sharding, ..Workload::default() }.gpus_label();
+        assert_eq!(n(2, Sharding::Replicated), "2 GPUs, each with a full copy (data parallel)");
+        assert_eq!(n(2, Sharding::Tensor), "2 GPUs, model split across them (tensor parallel)");
+        assert_eq!(n(4, Sharding::Fsdp), "sharded across 4 GPUs (FSDP)");
+        assert!(!Workload::default().summary().contains("GPU(s)"));
+        assert!(!Workload::default().summary().contains("Replicated"));
     }
 }
