@@ -133,7 +133,7 @@ pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bott
 /// cover, rounded up. `None` when some GPU is covered enough already or there is no GPU to wait
 /// for.
 pub fn first_verdict_in(snap: &Snapshot, h: &History, window: f64, now: f64) -> Option<f64> {
-    if snap.inventory.gpus.is_empty() || !(window > 0.0) {
+    if snap.inventory.gpus.is_empty() || window.is_nan() || window <= 0.0 {
         return None;
     }
     let covered = snap
