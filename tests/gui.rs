@@ -759,6 +759,12 @@ fn replay_shows_a_recording_with_label_and_slider() {
     h.get_by_label_contains("Data: REPLAY of");
     assert_eq!(h.state().replay_span, Some((1.0, 120.0)));
     assert_eq!(h.state().monitor.paused_at, Some(120.0));
+    // Judged over the 5 minutes chosen, the 2-minute recording still gets verdicts, over its span.
+    h.state_mut().monitor.diag_window = 300.0;
+    h.step();
+    h.step();
+    assert_eq!(h.state().monitor.judged_span, Some(119.0));
+    assert!(!h.state().monitor.verdicts.is_empty());
     // Moving the slider moves the view (and the cards) back in time.
     h.state_mut().monitor.paused_at = Some(30.0);
     h.step();
@@ -842,6 +848,30 @@ fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
     // The verdict's start is an event in the history (drawn as a mark on the utilization chart).
     let events: Vec<String> = h.state().sampler().with_history(|hist| hist.events().map(|e| e.text.clone()).collect());
     assert!(events.iter().any(|e| e.contains("data-starved")), "{events:?}");
+}
+
+#[test]
+fn diagnosis_panel_counts_down_to_the_first_verdict_right_after_start() {
+    // 10 s of samples; a 60 s window needs 30 s before the first verdict.
+    let sampler = stepped(
+        Arc::new(DemoGpus::new(Scenario::DataStarved, 1, 3)),
+        Box::new(DemoHost::new(Scenario::DataStarved, 3)),
+        10,
+    );
+    let mut h = app_on_sized(sampler, 900.0);
+    h.step();
+    h.get_by_label_contains("Collecting data: first verdict in");
+    let first = h.state().monitor.first_verdict_in.expect("a countdown");
+    assert!((1.0..=30.0).contains(&first), "{first}");
+    assert!(h.state().monitor.verdicts.is_empty());
+    for t in 11..=15 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.step();
+    assert_eq!(h.state().monitor.first_verdict_in, Some(first - 5.0));
+    h.get_by_label_contains(&format!("first verdict in {} s", first - 5.0));
 }
 
 fn jobs_app() -> Harness<'static, DoctorApp> {

@@ -371,8 +371,21 @@ impl DoctorApp {
             return;
         }
         self.verdicts_for = Some(key);
-        let window = self.monitor.diag_window;
-        let verdicts = self.sampler.with_history(|h| crate::diagnose::bottleneck::evaluate(snap, h, window, at));
+        use crate::diagnose::bottleneck;
+        let mut window = self.monitor.diag_window;
+        // A replay shorter than the window is judged over what it recorded.
+        self.monitor.judged_span = None;
+        if let (true, Some((first, _))) = (snap.source.is_replay(), self.replay_span) {
+            let judged = bottleneck::replay_window(window, first, at);
+            if judged < window {
+                self.monitor.judged_span = Some(judged);
+            }
+            window = judged;
+        }
+        let (verdicts, wait) = self.sampler.with_history(|h| {
+            (bottleneck::evaluate(snap, h, window, at), bottleneck::first_verdict_in(snap, h, window, at))
+        });
+        self.monitor.first_verdict_in = wait.filter(|_| verdicts.is_empty() && !snap.source.is_replay());
         if !snap.source.is_replay() {
             use crate::telemetry::history::{Event, EventLevel};
             let old: Vec<_> =

@@ -37,7 +37,8 @@ impl Unit {
         }
     }
 
-    fn axis(self, v: f64) -> String {
+    /// The label of a value-axis mark (empty below zero: no unit here has negative values).
+    pub fn axis_label(self, v: f64) -> String {
         if v < 0.0 {
             return String::new();
         }
@@ -144,8 +145,10 @@ const TIME_STEPS: [f64; 17] = [
 const TIME_LABEL_SPACING: f64 = 110.0;
 /// Time labels are centred on their mark; none closer to a chart edge than this, points.
 const TIME_EDGE_PX: f64 = 30.0;
-/// Grid lines closer than this are not drawn (points); fainter below the upper end.
-const GRID_SPACING: std::ops::RangeInclusive<f32> = 36.0..=120.0;
+/// egui_plot hides grid lines closer than the lower end (points). Below every mark spacing used
+/// here ([`VALUE_LABEL_SPACING`], [`TIME_LABEL_SPACING`]), so each labelled mark gets its line;
+/// lines are drawn at one strength (no fading), so there is one level of grid.
+const GRID_SPACING: std::ops::RangeInclusive<f32> = 24.0..=120.0;
 
 /// Marks of the time axis: the smallest round wall-clock step (1 s ... 12 h) that keeps labels at
 /// least [`TIME_LABEL_SPACING`] apart over `width_px`, placed on whole local-time multiples of it
@@ -169,20 +172,94 @@ pub fn time_marks(from: f64, to: f64, width_px: f64, clock_offset: f64) -> Vec<e
 /// Least distance between two value labels, points.
 const VALUE_LABEL_SPACING: f64 = 30.0;
 
-/// Marks of a value axis: the smallest step of the form 1, 2, 2.5 or 5 × 10^k that keeps labels
-/// at least [`VALUE_LABEL_SPACING`] apart over `height_px` (so 0-450 W reads 0, 100, ... 400 rather
-/// than 0 and 1000), on multiples of the step. One level only, as for [`time_marks`].
-pub fn value_marks(lo: f64, hi: f64, height_px: f64) -> Vec<egui_plot::GridMark> {
+/// Width reserved for the value-axis labels of every chart, points: wide enough for the widest
+/// label ("1.25 GB/s"), so the plot areas of neighbouring charts start at the same x.
+pub const VALUE_AXIS_WIDTH: f32 = 76.0;
+
+impl Unit {
+    /// The smallest step between two value-axis marks whose labels still differ (in plotted
+    /// units: GiB for [`Unit::Gib`]).
+    fn least_step(self) -> f64 {
+        match self {
+            Unit::Percent | Unit::Gib | Unit::Rate | Unit::Watts | Unit::Celsius | Unit::Mhz => 1.0,
+        }
+    }
+
+    /// The least top of the value axis (in plotted units): a small round value of the unit, so an
+    /// all-zero or tiny series (an idle network, a GPU drawing nothing) reads "0 B/s, 250 B/s, ...
+    /// 1 kB/s" rather than fractions of a byte, and the axis never centres on 0 with negative
+    /// values.
+    pub fn least_top(self) -> f64 {
+        match self {
+            Unit::Percent => 100.0,
+            Unit::Gib => 1.0,
+            Unit::Rate => 1000.0,
+            Unit::Watts => 10.0,
+            Unit::Celsius => 10.0,
+            Unit::Mhz => 100.0,
+        }
+    }
+}
+
+/// Marks of a value axis in `unit`: the smallest step of the form 1, 2, 2.5 or 5 × 10^k that keeps
+/// labels at least [`VALUE_LABEL_SPACING`] apart over `height_px` (so 0-450 W reads 0, 100, ...
+/// 400 rather than 0 and 1000) and gives every mark its own label (so an all-zero rate chart never
+/// reads "1 B/s, 1 B/s, 0 B/s, 0 B/s"), on multiples of the step, from zero up (no unit here has
+/// negative values). One level only, as for [`time_marks`]: the grid lines are exactly the
+/// labelled marks. Labels come out distinct and increasing.
+pub fn value_marks(unit: Unit, lo: f64, hi: f64, height_px: f64) -> Vec<egui_plot::GridMark> {
     let span = hi - lo;
     if !(span > 0.0 && height_px > 0.0 && span.is_finite()) {
         return Vec::new();
     }
-    let least = span / height_px * VALUE_LABEL_SPACING;
-    let decade = 10f64.powf(least.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * decade).find(|s| *s >= least).unwrap_or(10.0 * decade);
-    let first = (lo / step).ceil() * step;
-    let count = ((hi - first) / step).floor().max(-1.0) as i64 + 1;
-    (0..count.clamp(0, 1000)).map(|k| egui_plot::GridMark { value: first + k as f64 * step, step_size: step }).collect()
+    let least = (span / height_px * VALUE_LABEL_SPACING).max(unit.least_step());
+    let mut decade = 10f64.powf(least.log10().floor());
+    // Try round steps from the least one up until every label differs (at most a few decades).
+    for _ in 0..4 {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            let step = m * decade;
+            if step < least {
+                continue;
+            }
+            let first = (lo.max(0.0) / step).ceil() * step;
+            let count = ((hi - first) / step).floor().max(-1.0) as i64 + 1;
+            let marks: Vec<egui_plot::GridMark> = (0..count.clamp(0, 1000))
+                .map(|k| egui_plot::GridMark { value: first + k as f64 * step, step_size: step })
+                .collect();
+            let labels: Vec<String> = marks.iter().map(|m| unit.axis_label(m.value)).collect();
+            let distinct = labels.windows(2).all(|w| w[0] != w[1]);
+            if distinct {
+                return marks;
+            }
+        }
+        decade *= 10.0;
+    }
+    Vec::new()
+}
+
+/// The legend of a chart as (colour, name) pairs: every line, then every reference (drawn thin).
+pub fn legend(series: &[Series], references: &[Reference]) -> Vec<(Color32, String)> {
+    series
+        .iter()
+        .map(|s| (s.color, s.name.clone()))
+        .chain(references.iter().map(|r| (r.color.gamma_multiply(0.6), format!("thin: {}", r.name))))
+        .collect()
+}
+
+/// One line of coloured swatches and names: the legend shown under a title without a caption.
+fn legend_job(ui: &egui::Ui, entries: &[(Color32, String)]) -> egui::text::LayoutJob {
+    let mut job = egui::text::LayoutJob::default();
+    let font = egui::TextStyle::Small.resolve(ui.style());
+    let weak = ui.visuals().weak_text_color();
+    for (k, (color, name)) in entries.iter().enumerate() {
+        let fmt = |color| egui::TextFormat { font_id: font.clone(), color, ..Default::default() };
+        if k > 0 {
+            job.append(" · ", 0.0, fmt(weak));
+        }
+        job.append("— ", 0.0, fmt(*color));
+        job.append(name, 0.0, fmt(weak));
+    }
+    job
 }
 
 /// Draws `chart` at `size`; when it is scrolled out of view only the space is reserved.
@@ -191,11 +268,15 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
         ui.set_min_size(size);
         ui.vertical(|ui| {
             ui.label(RichText::new(chart.title).strong()).on_hover_text(chart.help);
-            let mut plot_height = size.y - 22.0;
-            if !chart.caption.is_empty() {
+            // Every drawn line is named: the chart's caption, or else a legend of its lines.
+            if chart.caption.is_empty() {
+                let entries = legend(&chart.series, &chart.references);
+                let full = entries.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(" · ");
+                ui.add(egui::Label::new(legend_job(ui, &entries)).truncate()).on_hover_text(full);
+            } else {
                 ui.label(RichText::new(chart.caption).small().weak());
-                plot_height -= 18.0;
             }
+            let plot_height = size.y - 22.0 - 18.0;
             let plot_height = plot_height.max(40.0);
             let probe = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(size.x, plot_height));
             if !ui.is_rect_visible(probe) {
@@ -220,6 +301,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 return;
             }
             let unit = chart.unit;
+            let grid_color = ui.visuals().widgets.noninteractive.bg_stroke.color;
             // Byte charts are plotted in GiB so the axis ticks land on whole GiB.
             let scale = if unit == Unit::Gib { 1.0 / units::GIB } else { 1.0 };
             let TimeAxis { from, to, started_unix, offset_secs, link } = axis;
@@ -233,19 +315,22 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 .show_background(false)
                 .link_cursor(link, [true, false])
                 .include_y(0.0)
+                .include_y(unit.least_top())
                 .x_axis_formatter(move |m, _| present::wall_clock(started_unix, m.value, offset_secs))
-                .y_axis_formatter(move |m, _| unit.axis(m.value))
-                .y_axis_min_width(48.0)
+                .y_axis_formatter(move |m, _| unit.axis_label(m.value))
+                .y_axis_min_width(VALUE_AXIS_WIDTH)
                 .grid_spacing(GRID_SPACING)
+                .grid_fade(0.0)
+                .grid_color(grid_color)
                 .x_grid_spacer(move |input| {
                     // bounds span / base_step_size = plot width / minimum grid spacing
                     let (lo, hi) = input.bounds;
                     let width_px = (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start());
                     time_marks(lo, hi, width_px, started_unix + offset_secs as f64)
                 })
-                .y_grid_spacer(|input| {
+                .y_grid_spacer(move |input| {
                     let (lo, hi) = input.bounds;
-                    value_marks(lo, hi, (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start()))
+                    value_marks(unit, lo, hi, (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start()))
                 })
                 .label_formatter(move |pos| match pos {
                     egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => Some(format!(
@@ -255,13 +340,6 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     )),
                     _ => None,
                 });
-            let flat_zero = chart.series.iter().flat_map(|s| s.points.iter()).all(|p| p[1] <= 0.0)
-                && chart.references.iter().all(|r| r.value <= 0.0);
-            if flat_zero {
-                // All zero (an idle network): without a positive bound the axis would be centred
-                // on 0 and show negative rates.
-                plot = plot.include_y(1.0);
-            }
             if chart.fixed_percent {
                 plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
             }
@@ -318,12 +396,52 @@ mod tests {
 
     #[test]
     fn value_marks_use_round_steps_a_label_apart() {
-        let values = |lo, hi, px| value_marks(lo, hi, px).iter().map(|m| m.value).collect::<Vec<_>>();
+        let values = |lo, hi, px| value_marks(Unit::Watts, lo, hi, px).iter().map(|m| m.value).collect::<Vec<_>>();
         assert_eq!(values(0.0, 450.0, 150.0), vec![0.0, 100.0, 200.0, 300.0, 400.0]);
         assert_eq!(values(0.0, 105.0, 150.0), vec![0.0, 25.0, 50.0, 75.0, 100.0]);
         assert_eq!(values(0.0, 2.0e9, 150.0), vec![0.0, 5.0e8, 1.0e9, 1.5e9, 2.0e9]);
-        assert_eq!(values(-3.0, 3.0, 150.0), vec![-2.0, 0.0, 2.0]);
-        assert!(value_marks(1.0, 1.0, 150.0).is_empty());
-        assert!(value_marks(0.0, f64::INFINITY, 150.0).is_empty());
+        // No unit has negative values: no marks (and no blank labels) below zero.
+        assert_eq!(values(-3.0, 3.0, 150.0), vec![0.0, 2.0]);
+        assert!(value_marks(Unit::Watts, 1.0, 1.0, 150.0).is_empty());
+        assert!(value_marks(Unit::Watts, 0.0, f64::INFINITY, 150.0).is_empty());
+    }
+
+    /// The labels of the marks, checked distinct, increasing in value and inside `lo..=hi`.
+    fn labels(unit: Unit, lo: f64, hi: f64, px: f64) -> Vec<String> {
+        let marks = value_marks(unit, lo, hi, px);
+        assert!(marks.windows(2).all(|w| w[0].value < w[1].value), "{unit:?} {lo}..{hi}: {marks:?}");
+        assert!(marks.iter().all(|m| (lo..=hi).contains(&m.value)), "{unit:?} {lo}..{hi}: {marks:?}");
+        let labels: Vec<String> = marks.iter().map(|m| unit.axis_label(m.value)).collect();
+        let mut unique = labels.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), labels.len(), "{unit:?} {lo}..{hi}: repeated labels {labels:?}");
+        assert!(labels.iter().all(|l| !l.is_empty()), "{unit:?}: blank label in {labels:?}");
+        labels
+    }
+
+    #[test]
+    fn flat_series_get_distinct_round_labels() {
+        const ALL: [Unit; 6] = [Unit::Percent, Unit::Gib, Unit::Rate, Unit::Watts, Unit::Celsius, Unit::Mhz];
+        // All zero: the chart's y range is 0 to the unit's least top, plus egui_plot's margins.
+        assert_eq!(
+            labels(Unit::Rate, -0.05 * 1000.0, 1.05 * Unit::Rate.least_top(), 150.0),
+            ["0 B/s", "250 B/s", "500 B/s", "750 B/s", "1 kB/s"]
+        );
+        for unit in ALL {
+            let top = unit.least_top();
+            let l = labels(unit, -0.05 * top, 1.05 * top, 150.0);
+            assert!(l.len() >= 2, "{unit:?}: {l:?}");
+            assert_eq!(l[0], unit.axis_label(0.0));
+            // The range egui_plot would get if the top were not raised: 0..1 with margins. Old
+            // code labelled it "0 B/s, 0 B/s, 1 B/s, 1 B/s".
+            labels(unit, -0.05, 1.05, 150.0);
+            // Tiny and constant non-zero ranges, short and tall charts.
+            for (lo, hi) in [(0.0, 0.3), (0.0, 2.0), (0.0, 45.0), (0.0, 1.4e3), (0.0, 7.3e9), (0.2, 0.21)] {
+                for px in [40.0, 150.0, 600.0] {
+                    labels(unit, lo, hi, px);
+                }
+            }
+        }
     }
 }

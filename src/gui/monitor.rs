@@ -13,8 +13,9 @@ use crate::telemetry::history::{Event, EventLevel, History};
 use crate::telemetry::sample::{GpuInfo, HostSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
-use crate::units::{self, ByteUnits};
+use crate::units::ByteUnits;
 
+mod diagnosis;
 mod panels;
 mod processes;
 
@@ -113,6 +114,11 @@ pub struct MonitorState {
     pub diag_window: f64,
     /// The verdicts shown in the Diagnosis panel (set by the app before drawing).
     pub verdicts: Vec<Bottleneck>,
+    /// Seconds until the first verdict, while the history covers too little of the window (set
+    /// by the app with the verdicts).
+    pub first_verdict_in: Option<f64>,
+    /// The span a replay shorter than the window was judged over, seconds (set by the app).
+    pub judged_span: Option<f64>,
     /// A process the user asked to focus on (taken by the app).
     pub focus_request: Option<u32>,
     /// How byte counts are shown (the app copies the "Byte units" setting here).
@@ -133,6 +139,8 @@ impl Default for MonitorState {
             sort_desc: true,
             diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
             verdicts: Vec::new(),
+            first_verdict_in: None,
+            judged_span: None,
             focus_request: None,
             units: ByteUnits::default(),
             root_cause: None,
@@ -479,49 +487,6 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
                 }
             }
         });
-    }
-}
-
-impl MonitorState {
-    /// The Diagnosis panel: what limits each GPU now, with evidence and next steps.
-    fn diagnosis(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            ui.label(RichText::new("Diagnosis").strong())
-                .on_hover_text("Bottleneck verdicts over the recent history: what limits the GPU and what to try, in the method's order.");
-            let l = ui.label("over the last");
-            egui::ComboBox::from_id_salt("diag_window")
-                .selected_text(units::duration_secs(self.diag_window))
-                .show_ui(ui, |ui| {
-                    for w in [30.0, 60.0, 300.0, 900.0] {
-                        ui.selectable_value(&mut self.diag_window, w, units::duration_secs(w));
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-        });
-        if self.verdicts.is_empty() {
-            ui.label(RichText::new("Collecting data: verdicts need half of the window.").weak());
-            return;
-        }
-        for (n, v) in self.verdicts.iter().enumerate() {
-            let color = palette::verdict(ui, v.severity);
-            let header =
-                RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence))
-                    .color(color);
-            egui::CollapsingHeader::new(header)
-                .id_salt(("verdict", n, v.title.as_str()))
-                .default_open(n == 0 && v.severity >= crate::diagnose::Verdict::Warn)
-                .show(ui, |ui| {
-                    ui.label(&v.explanation);
-                    for e in &v.evidence {
-                        ui.label(RichText::new(format!("- {e}")).weak());
-                    }
-                    ui.label(RichText::new("Next steps").strong());
-                    for (k, s) in v.next_steps.iter().enumerate() {
-                        ui.label(format!("{}. {s}", k + 1));
-                    }
-                });
-        }
     }
 }
 

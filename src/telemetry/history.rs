@@ -139,7 +139,14 @@ impl Series {
     /// means otherwise. At most about `max_points` points: when there are more, each group keeps
     /// its minimum and maximum in time order, so spikes and saw-tooth patterns stay visible.
     pub fn points(&self, from: f64, to: f64, max_points: usize, bucket_secs: f64) -> Vec<[f64; 2]> {
-        let fine_covers = self.fine.front().is_some_and(|(t0, _)| *t0 <= from) || self.coarse.is_empty();
+        // The full-rate points cover the range when they reach back to its start, or when none
+        // were dropped yet (the first one lies in the first bucket): a young history then gives
+        // its real points rather than 10 s bucket means that overstate how much time it covers.
+        let fine_covers = self
+            .fine
+            .front()
+            .is_some_and(|(t0, _)| *t0 <= from || self.coarse.front().is_none_or(|b| *t0 < b.t + bucket_secs))
+            || self.coarse.is_empty();
         let raw: Vec<[f64; 2]> = if fine_covers {
             self.fine.iter().filter(|(t, _)| *t >= from && *t <= to).map(|(t, v)| [*t, f64::from(*v)]).collect()
         } else {

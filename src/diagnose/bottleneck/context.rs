@@ -245,7 +245,7 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
     let util = series(h, &keys::gpu(i, GpuMetric::Util), from, to, 30.0, 70.0)?;
     // Over a long window the history returns 10 s buckets: coverage is judged by time span.
     let coverage = (util.span / window).min(1.0);
-    if coverage < 0.5 {
+    if coverage < super::MIN_COVERAGE {
         return None;
     }
     let info = snap.inventory.gpus.iter().find(|x| x.index == i);

@@ -20,10 +20,14 @@ use self::context::Ctx;
 use self::rules::Rule;
 use super::Verdict;
 use crate::telemetry::history::History;
+use crate::telemetry::history::keys::GpuMetric;
 use crate::telemetry::snapshot::Snapshot;
 
 /// Default window, seconds.
 pub const DEFAULT_WINDOW_SECS: f64 = 60.0;
+
+/// Share of the window a GPU's utilization samples must cover before it is judged.
+pub const MIN_COVERAGE: f64 = 0.5;
 
 /// What a verdict found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -124,6 +128,47 @@ pub fn evaluate(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<Bott
     out
 }
 
+/// Seconds until the first verdict on a GPU over `[now - window, now]`: the coverage needed
+/// ([`MIN_COVERAGE`] of the window) minus the span the best-covered GPU's utilization samples
+/// cover, rounded up. `None` when some GPU is covered enough already or there is no GPU to wait
+/// for.
+pub fn first_verdict_in(snap: &Snapshot, h: &History, window: f64, now: f64) -> Option<f64> {
+    if snap.inventory.gpus.is_empty() || window.is_nan() || window <= 0.0 {
+        return None;
+    }
+    let covered = snap
+        .inventory
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            context::series(
+                h,
+                &crate::telemetry::history::keys::gpu(g.index, GpuMetric::Util),
+                now - window,
+                now,
+                0.0,
+                0.0,
+            )
+        })
+        .map(|s| s.span)
+        .fold(0.0, f64::max);
+    let left = (MIN_COVERAGE * window - covered).ceil();
+    (left > 0.0).then_some(left)
+}
+
+/// What the Diagnosis panel says while there is no verdict yet, counting down to the first one.
+pub fn countdown_text(secs: f64) -> String {
+    format!("Collecting data: first verdict in {}.", crate::units::duration_secs(secs))
+}
+
+/// The window a replay at `at` is judged over: the chosen `window`, or the span recorded up to
+/// `at` (from `recorded_from`) when that is shorter, so a recording shorter than the window still
+/// gets verdicts over what it has.
+pub fn replay_window(window: f64, recorded_from: f64, at: f64) -> f64 {
+    let recorded = at - recorded_from;
+    if recorded > 0.0 { window.min(recorded) } else { window }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -201,5 +246,53 @@ mod tests {
         let snap = s.snapshot();
         let v = s.with_history(|h| evaluate(&snap, h, 60.0, 20.0));
         assert!(v.iter().all(|b| b.gpu.is_none()), "{v:?}");
+    }
+
+    /// A data-starved demo sampled every second at `1..=secs`.
+    fn sampled(secs: u32) -> Sampler {
+        let s = Sampler::manual(
+            Arc::new(DemoGpus::new(Scenario::DataStarved, 1, 5)),
+            Box::new(DemoHost::new(Scenario::DataStarved, 5)),
+            Duration::from_secs(1),
+        );
+        s.step_slow(1.0);
+        for t in 1..=secs {
+            s.step_host(f64::from(t));
+            s.step_gpu(f64::from(t));
+        }
+        s
+    }
+
+    #[test]
+    fn the_wait_for_the_first_verdict_counts_down() {
+        let s = sampled(10);
+        let snap = s.snapshot();
+        // 10 s covered of the 30 s a 60 s window needs.
+        let left = s.with_history(|h| first_verdict_in(&snap, h, 60.0, 10.0));
+        assert_eq!(left, Some(20.0));
+        assert_eq!(countdown_text(20.0), "Collecting data: first verdict in 20 s.");
+        let s = sampled(30);
+        let snap = s.snapshot();
+        assert_eq!(s.with_history(|h| first_verdict_in(&snap, h, 60.0, 30.0)), None);
+        assert!(s.with_history(|h| evaluate(&snap, h, 60.0, 30.0)).iter().any(|b| b.gpu == Some(0)));
+    }
+
+    #[test]
+    fn a_replay_shorter_than_the_window_is_judged_over_what_it_recorded() {
+        for (secs, window) in [(40, 300.0), (20, 60.0)] {
+            let s = sampled(secs);
+            let snap = s.snapshot();
+            let at = f64::from(secs);
+            // Half of the chosen window is not covered...
+            assert!(s.with_history(|h| evaluate(&snap, h, window, at)).iter().all(|b| b.gpu.is_none()));
+            // ...but the recorded span is, and gets the recording's verdict over that span.
+            let judged = replay_window(window, 1.0, at);
+            assert_eq!(judged, at - 1.0);
+            let v = s.with_history(|h| evaluate(&snap, h, judged, at));
+            let b = v.iter().find(|b| b.finding == Finding::DataStarved).expect("a data-starved verdict");
+            assert_eq!((b.from, b.to), (1.0, at));
+        }
+        // A recording longer than the window keeps the window.
+        assert_eq!(replay_window(60.0, 1.0, 120.0), 60.0);
     }
 }
