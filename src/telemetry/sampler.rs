@@ -212,10 +212,12 @@ impl Sampler {
         let interval = self.interval;
         let slow_interval = Duration::from_secs_f64(interval.as_secs_f64().max(SLOW_MIN_INTERVAL));
         self.threads.push(self.spawn("gd-host", interval, |sh, t| sh.step_host(t))?);
-        self.threads.push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
+        // The slow thread is known before the GPU thread starts, so the GPU thread always hands
+        // slow steps to it instead of running one itself.
         let slow = self.spawn("gd-gpu-slow", slow_interval, |sh, t| sh.step_slow(t))?;
         let _ = self.shared.slow_thread.set(slow.thread().clone());
         self.threads.push(slow);
+        self.threads.push(self.spawn("gd-gpu", interval, |sh, t| sh.step_gpu(t))?);
         self.threads.push(self.spawn("gd-watchdog", WATCHDOG_EVERY, |sh, _| sh.check_stall())?);
         Ok(())
     }
