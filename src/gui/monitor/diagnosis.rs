@@ -4,6 +4,9 @@
 use eframe::egui::{self, RichText};
 
 use super::MonitorState;
+use super::panels::card_verdict;
+use crate::diagnose::Verdict;
+use crate::diagnose::bottleneck::Bottleneck;
 use crate::gui::palette;
 use crate::units;
 
@@ -14,6 +17,30 @@ pub fn empty_text(first_verdict_in: Option<f64>) -> String {
         Some(secs) => crate::diagnose::bottleneck::countdown_text(secs),
         None => "No verdict: too little GPU data in this window.".to_string(),
     }
+}
+
+/// The panel's lines: one per GPU (its card's verdict, the same one the card header shows) with
+/// that GPU's other informational verdicts folded under it, plus every warning or failure on its
+/// own line, and the verdicts about no single GPU (imbalance, host swapping).
+pub fn panel_lines(verdicts: &[Bottleneck]) -> Vec<(&Bottleneck, Vec<&Bottleneck>)> {
+    let mut out: Vec<(&Bottleneck, Vec<&Bottleneck>)> = Vec::new();
+    for v in verdicts {
+        let headline = v.gpu.and_then(|g| card_verdict(verdicts, g));
+        let folded = v.severity < Verdict::Warn && headline.is_some_and(|h| !std::ptr::eq(h, v));
+        if !folded {
+            out.push((v, Vec::new()));
+        }
+    }
+    for v in verdicts {
+        let Some(h) = v.gpu.and_then(|g| card_verdict(verdicts, g)) else { continue };
+        if v.severity < Verdict::Warn
+            && !std::ptr::eq(h, v)
+            && let Some(line) = out.iter_mut().find(|(l, _)| std::ptr::eq(*l, h))
+        {
+            line.1.push(v);
+        }
+    }
+    out
 }
 
 impl MonitorState {
@@ -41,7 +68,7 @@ impl MonitorState {
             ui.label(RichText::new(empty_text(self.first_verdict_in)).weak());
             return;
         }
-        for (n, v) in self.verdicts.iter().enumerate() {
+        for (n, (v, also)) in panel_lines(&self.verdicts).into_iter().enumerate() {
             let color = palette::verdict(ui, v.severity);
             let header =
                 RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence))
@@ -58,7 +85,65 @@ impl MonitorState {
                     for (k, s) in v.next_steps.iter().enumerate() {
                         ui.label(format!("{}. {s}", k + 1));
                     }
+                    for a in &also {
+                        ui.label(RichText::new(format!("Also: {}", a.title)).color(palette::verdict(ui, a.severity)))
+                            .on_hover_text(&a.explanation);
+                    }
                 });
+            if !also.is_empty() {
+                ui.label(
+                    RichText::new(format!(
+                        "      also: {}",
+                        also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
+                    ))
+                    .small()
+                    .weak(),
+                );
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::bottleneck::Finding;
+
+    fn v(finding: Finding, gpu: Option<u32>, severity: Verdict, title: &str) -> Bottleneck {
+        Bottleneck {
+            finding,
+            gpu,
+            severity,
+            confidence: 0.8,
+            title: title.to_string(),
+            evidence: Vec::new(),
+            from: 0.0,
+            to: 60.0,
+            explanation: String::new(),
+            next_steps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_line_per_gpu_with_its_information_folded_and_problems_kept() {
+        let all = vec![
+            v(Finding::PowerLimited, Some(0), Verdict::Info, "GPU 0 runs at its power limit"),
+            v(Finding::PowerLimited, Some(1), Verdict::Info, "GPU 1 runs at its power limit"),
+            v(Finding::Healthy, Some(0), Verdict::Pass, "GPU 0 is busy and not held back"),
+            v(Finding::Healthy, Some(1), Verdict::Pass, "GPU 1 is busy and not held back"),
+            v(Finding::VramNearFull, Some(1), Verdict::Warn, "GPU 1's memory is nearly full"),
+            v(Finding::HostSwapping, None, Verdict::Warn, "The host is swapping"),
+        ];
+        let lines = panel_lines(&all);
+        let titles: Vec<&str> = lines.iter().map(|(l, _)| l.title.as_str()).collect();
+        // GPU 1's warning is its headline (as on its card); its other lines fold under it.
+        assert_eq!(
+            titles,
+            ["GPU 0 is busy and not held back", "GPU 1's memory is nearly full", "The host is swapping"]
+        );
+        assert_eq!(lines[0].1.len(), 1, "GPU 0's power limit folded under its verdict");
+        assert_eq!(lines[0].1[0].title, "GPU 0 runs at its power limit");
+        assert_eq!(lines[1].1.len(), 2);
+        assert!(lines[2].1.is_empty());
     }
 }
