@@ -237,8 +237,11 @@ impl MonitorState {
                 stall_banner(ui, stall);
             }
             self.cards(ui, snap);
-            ui.add_space(6.0);
-            self.diagnosis(ui);
+            if !snap.inventory.gpus.is_empty() {
+                // Without GPU data the banner above is the diagnosis; no empty verdict panel.
+                ui.add_space(6.0);
+                self.diagnosis(ui);
+            }
             ui.add_space(6.0);
             self.toolbar(ui, snap, now);
             let to = self.paused_at.unwrap_or(now);
