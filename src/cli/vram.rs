@@ -12,8 +12,8 @@ use super::{CliError, exit};
 use crate::diagnose::source::live_nvml;
 use crate::telemetry::SourceOptions;
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, Holder, InputError, Limits, Mode, Optimizer, Precision,
-    Quant, Sharding, Suggestion, Target, Workload, fit,
+    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, InputError, Limits, Mode, Optimizer, Precision, Quant,
+    Sharding, Suggestion, Target, Workload, fit,
 };
 
 /// Arguments of `vram`.
@@ -204,27 +204,7 @@ fn targets(args: &VramArgs) -> Vec<Target> {
     view.inventory
         .gpus
         .iter()
-        .map(|g| {
-            let s = view.samples.iter().find(|s| s.index == g.index);
-            Target {
-                name: format!("GPU {} {}", g.index, g.name),
-                total: g.vram_total_bytes.get().map_or(0.0, |b| b as f64),
-                free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
-                holders: s
-                    .and_then(|s| s.processes.value())
-                    .map(|ps| {
-                        ps.iter()
-                            .map(|p| Holder {
-                                name: p.name.clone(),
-                                pid: p.pid,
-                                bytes: p.vram_bytes.get().map(|b| b as f64),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            }
-        })
-        .filter(|t| t.total > 0.0)
+        .filter_map(|g| Target::of_gpu(g, view.samples.iter().find(|s| s.index == g.index), ""))
         .collect()
 }
 
@@ -346,6 +326,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vram::Holder;
 
     /// A 24 GiB card of which `python serve.py` holds 23 GiB.
     fn busy() -> Target {

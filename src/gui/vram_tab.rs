@@ -12,8 +12,8 @@ use super::palette::{self, Tone};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Holder, Mode, Optimizer, Precision, Quant,
-    Sharding, Target, Workload, fit, presets,
+    self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Mode, Optimizer, Precision, Quant, Sharding,
+    Target, Workload, fit, presets,
 };
 
 /// State of the VRAM tab.
@@ -105,27 +105,8 @@ impl VramState {
     fn targets(&self, snap: &Snapshot) -> Vec<Target> {
         let mut out = Vec::new();
         for g in &snap.inventory.gpus {
-            let Some(total) = g.vram_total_bytes.get() else { continue };
-            let s = snap.gpus.iter().find(|s| s.index == g.index);
-            let holders: Vec<Holder> = s
-                .and_then(|s| s.processes.value())
-                .map(|ps| {
-                    ps.iter()
-                        .map(|p| Holder {
-                            name: p.name.clone(),
-                            pid: p.pid,
-                            bytes: p.vram_bytes.get().map(|b| b as f64),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
             let demo = if snap.is_demo() && !g.name.contains("DEMO") { " (DEMO)" } else { "" };
-            out.push(Target {
-                name: format!("GPU {} {}{demo}", g.index, g.name),
-                total: total as f64,
-                free: s.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
-                holders,
-            });
+            out.extend(Target::of_gpu(g, snap.gpus.iter().find(|s| s.index == g.index), demo));
         }
         if out.is_empty() {
             out.push(Target {

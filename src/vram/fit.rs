@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::estimate::{Breakdown, GIB};
 use super::workload::{Framework, Mode, Workload};
+use crate::telemetry::sample::{GpuInfo, GpuSample};
 
 /// Per-GPU bytes that must fit for `s`: the whole total, except vLLM, which takes its
 /// reservation anyway and only needs room for weights, activations and the requested KV cache.
@@ -48,6 +49,29 @@ pub struct Target {
     /// The processes holding memory on it now (this machine only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub holders: Vec<Holder>,
+}
+
+impl Target {
+    /// A GPU of this machine as a target: its total and free memory and the processes holding
+    /// memory on it, from its inventory entry and latest sample. None when its total is unknown.
+    /// `suffix` is added to the name (the app marks demo GPUs).
+    pub fn of_gpu(info: &GpuInfo, sample: Option<&GpuSample>, suffix: &str) -> Option<Target> {
+        let total = info.vram_total_bytes.get().filter(|t| *t > 0)?;
+        let holders = sample
+            .and_then(|s| s.processes.value())
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| Holder { name: p.name.clone(), pid: p.pid, bytes: p.vram_bytes.get().map(|b| b as f64) })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Target {
+            name: format!("GPU {} {}{suffix}", info.index, info.name),
+            total: total as f64,
+            free: sample.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
+            holders,
+        })
+    }
 }
 
 /// The verdict when the card's total would do (with the headroom) but other processes hold too
