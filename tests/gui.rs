@@ -818,7 +818,12 @@ fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
     h.get_by_label_contains("support card");
     h.get_by_label("Now");
     h.get_by_label("[host-1]");
-    // The VRAM estimate joins reports once the tab was used.
+    // Its own full view: it spans the window instead of floating over the Monitor.
+    let title = h.get_by_label_contains("support card").rect();
+    assert!(title.min.x < 40.0 && title.min.y < 60.0, "the card starts at the window's corner: {title:?}");
+    // The VRAM estimate joins reports once the tab was used (the card closed first: it covers the
+    // window).
+    h.state_mut().card.open = false;
     h.state_mut().tab = gpu_doctor::gui::Tab::Vram;
     h.step();
     h.get_by_label("Report...").click();

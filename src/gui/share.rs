@@ -323,86 +323,96 @@ impl SupportCard {
     pub fn ui(&mut self, ctx: &egui::Context) {
         let Some(doc) = &self.doc else { return };
         let mut open = self.open;
-        egui::Window::new("Support card").open(&mut open).default_width(820.0).show(ctx, |ui| {
-            ui.label(RichText::new(format!("gpu-doctor {} support card", doc.app_version)).strong().size(16.0));
-            ui.label(RichText::new(format!("{} | redaction {}", doc.generated, doc.redaction)).weak());
-            if !self.now.is_empty() {
-                ui.separator();
-                ui.label(RichText::new("Now").strong());
-                egui::Grid::new("card_now").striped(true).show(ui, |ui| {
-                    for h in ["", "Utilization", "VRAM", "Temperature", "Power", "PCIe link", "Clocks held back by"] {
-                        ui.label(RichText::new(h).weak());
-                    }
-                    ui.end_row();
-                    for r in &self.now {
-                        for c in r {
-                            ui.label(c);
-                        }
-                        ui.end_row();
-                    }
-                });
-            }
-            for sec in &doc.sections {
-                let wanted = matches!(sec.title.as_str(), "Summary" | "GPUs" | "CUDA smoke test")
-                    || sec.title.starts_with("Checklist");
-                if !wanted {
-                    continue;
-                }
-                ui.separator();
-                ui.label(RichText::new(&sec.title).strong());
-                let mut problems = 0;
-                for (n, item) in sec.items.iter().enumerate() {
-                    match item {
-                        Item::Facts { rows } => {
-                            egui::Grid::new(("card_facts", &sec.title, n)).num_columns(2).show(ui, |ui| {
-                                for (k, v) in rows {
-                                    ui.label(RichText::new(k).weak());
-                                    ui.label(v);
-                                    ui.end_row();
-                                }
-                            });
-                        }
-                        Item::Table { headers, rows } => {
-                            egui::Grid::new(("card_table", &sec.title, n)).striped(true).show(ui, |ui| {
-                                for h in headers {
-                                    ui.label(RichText::new(h).weak());
+        // Its own full view over the window (not a box floating over the Monitor), scrolling
+        // when a very small window cannot hold it.
+        let area = ctx.content_rect().shrink(6.0);
+        egui::Window::new("Support card").open(&mut open).collapsible(false).resizable(false).fixed_rect(area).show(
+            ctx,
+            |ui| {
+                egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+                    ui.label(RichText::new(format!("gpu-doctor {} support card", doc.app_version)).strong().size(16.0));
+                    ui.label(RichText::new(format!("{} | redaction {}", doc.generated, doc.redaction)).weak());
+                    if !self.now.is_empty() {
+                        ui.separator();
+                        ui.label(RichText::new("Now").strong());
+                        egui::Grid::new("card_now").striped(true).show(ui, |ui| {
+                            for h in
+                                ["", "Utilization", "VRAM", "Temperature", "Power", "PCIe link", "Clocks held back by"]
+                            {
+                                ui.label(RichText::new(h).weak());
+                            }
+                            ui.end_row();
+                            for r in &self.now {
+                                for c in r {
+                                    ui.label(c);
                                 }
                                 ui.end_row();
-                                for r in rows {
-                                    for c in r {
-                                        ui.label(c);
-                                    }
-                                    ui.end_row();
+                            }
+                        });
+                    }
+                    for sec in &doc.sections {
+                        let wanted = matches!(sec.title.as_str(), "Summary" | "GPUs" | "CUDA smoke test")
+                            || sec.title.starts_with("Checklist");
+                        if !wanted {
+                            continue;
+                        }
+                        ui.separator();
+                        ui.label(RichText::new(&sec.title).strong());
+                        let mut problems = 0;
+                        for (n, item) in sec.items.iter().enumerate() {
+                            match item {
+                                Item::Facts { rows } => {
+                                    egui::Grid::new(("card_facts", &sec.title, n)).num_columns(2).show(ui, |ui| {
+                                        for (k, v) in rows {
+                                            ui.label(RichText::new(k).weak());
+                                            ui.label(v);
+                                            ui.end_row();
+                                        }
+                                    });
                                 }
-                            });
-                        }
-                        Item::Text { text } => {
-                            ui.label(text);
-                        }
-                        Item::Verdict { verdict, title, summary, .. } => {
-                            // Only what is wrong, at most six lines: the card must fit one screen.
-                            let bad = verdict.starts_with("FAIL") || verdict.starts_with("WARN");
-                            if bad && problems < 6 {
-                                problems += 1;
-                                let tone = if verdict.starts_with("FAIL") {
-                                    super::palette::Tone::Fail
-                                } else {
-                                    super::palette::Tone::Warn
-                                };
-                                let color = super::palette::tone(ui, tone);
-                                ui.horizontal_wrapped(|ui| {
-                                    ui.label(RichText::new(verdict).strong().color(color));
-                                    ui.label(format!("{title}: {summary}"));
-                                });
+                                Item::Table { headers, rows } => {
+                                    egui::Grid::new(("card_table", &sec.title, n)).striped(true).show(ui, |ui| {
+                                        for h in headers {
+                                            ui.label(RichText::new(h).weak());
+                                        }
+                                        ui.end_row();
+                                        for r in rows {
+                                            for c in r {
+                                                ui.label(c);
+                                            }
+                                            ui.end_row();
+                                        }
+                                    });
+                                }
+                                Item::Text { text } => {
+                                    ui.label(text);
+                                }
+                                Item::Verdict { verdict, title, summary, .. } => {
+                                    // Only what is wrong, at most six lines: the card must fit one screen.
+                                    let bad = verdict.starts_with("FAIL") || verdict.starts_with("WARN");
+                                    if bad && problems < 6 {
+                                        problems += 1;
+                                        let tone = if verdict.starts_with("FAIL") {
+                                            super::palette::Tone::Fail
+                                        } else {
+                                            super::palette::Tone::Warn
+                                        };
+                                        let color = super::palette::tone(ui, tone);
+                                        ui.horizontal_wrapped(|ui| {
+                                            ui.label(RichText::new(verdict).strong().color(color));
+                                            ui.label(format!("{title}: {summary}"));
+                                        });
+                                    }
+                                }
                             }
                         }
+                        if sec.title.starts_with("Checklist") && problems == 0 {
+                            ui.label("No failures or warnings.");
+                        }
                     }
-                }
-                if sec.title.starts_with("Checklist") && problems == 0 {
-                    ui.label("No failures or warnings.");
-                }
-            }
-        });
+                });
+            },
+        );
         self.open = open;
     }
 }
