@@ -139,7 +139,10 @@ struct Shared {
 
 /// One slow tick's reading of a GPU's processes: its time and CPU seconds per process of their
 /// trees.
-type JobCpuReading = (f64, Vec<(u32, f64)>);
+type JobCpuReading = (f64, TreesCpu);
+
+/// CPU seconds so far per process of a GPU's process trees.
+type TreesCpu = Vec<(u32, f64)>;
 
 /// Runs the sources and holds the latest snapshot and the history.
 pub struct Sampler {
@@ -591,7 +594,7 @@ impl Shared {
     /// Appends each GPU's job CPU (its processes' trees, % of one core) since the last slow tick;
     /// nothing for a GPU whose processes or their CPU could not be read.
     fn record_job_cpu(&self, t: f64, slow: &[GpuSlowSample]) {
-        let readings: Vec<(u32, Option<Vec<(u32, f64)>>)> = match self.host.lock() {
+        let readings: Vec<(u32, Option<TreesCpu>)> = match self.host.lock() {
             Ok(mut host) => slow
                 .iter()
                 .map(|s| {

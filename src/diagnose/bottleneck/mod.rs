@@ -237,6 +237,13 @@ mod tests {
     }
 
     #[test]
+    fn the_data_starved_demo_rests_on_its_jobs_cpu() {
+        let v = judge(Scenario::DataStarved);
+        let b = v.iter().find(|b| b.finding == Finding::DataStarved).map(|b| b.evidence.clone()).unwrap_or_default();
+        assert!(b.iter().any(|e| e.contains("use 342 % of one core")), "{b:?}");
+    }
+
+    #[test]
     fn too_little_data_gives_no_verdict() {
         let s = Sampler::manual(
             Arc::new(DemoGpus::new(Scenario::DataStarved, 1, 5)),
