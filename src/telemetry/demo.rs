@@ -316,7 +316,7 @@ impl DemoGpus {
                     kind: ProcessKind::Compute,
                 },
                 GpuProcess {
-                    pid: 1870,
+                    pid: DEMO_XORG_PID,
                     name: "Xorg".to_string(),
                     vram_bytes: Reading::Value(180 << 20),
                     kind: ProcessKind::Graphics,
@@ -353,6 +353,9 @@ impl GpuSource for DemoGpus {
     }
 }
 
+/// The demo's display server on every busy GPU.
+const DEMO_XORG_PID: u32 = 1870;
+
 /// Simulated host matching a scenario.
 pub struct DemoHost {
     scenario: Scenario,
@@ -366,7 +369,28 @@ impl DemoHost {
     }
 }
 
+impl DemoHost {
+    /// Cores the GPU job's process tree keeps busy: the data-starved job's loader saturates
+    /// several, a healthy job uses one or two, an I/O-bound one waits.
+    fn job_cores(&self, pid: u32) -> f64 {
+        if pid == DEMO_XORG_PID {
+            return 0.02;
+        }
+        match self.scenario {
+            Scenario::DataStarved => 3.4,
+            Scenario::IoBound => 0.3,
+            Scenario::VramFull => 0.6,
+            Scenario::Idle => 0.0,
+            _ => 1.2,
+        }
+    }
+}
+
 impl HostSource for DemoHost {
+    fn trees_cpu_secs(&mut self, roots: &[u32], t: f64) -> Option<Vec<(u32, f64)>> {
+        Some(roots.iter().map(|&p| (p, self.job_cores(p) * t.max(0.0))).collect())
+    }
+
     fn sample(&mut self, t: f64) -> HostSample {
         let k = tick(t);
         let nz = |a: u64, c: u64| noise(self.seed, 100 + a, k, c);

@@ -371,6 +371,9 @@ pub mod keys {
         ThrottlePower,
         /// Hardware slowdown or power brake active: 0 or 1.
         ThrottleHw,
+        /// CPU used by the processes on the GPU and their process trees, % of one core (from the
+        /// slow step; absent where per-process CPU cannot be read).
+        JobCpu,
     }
 
     impl GpuMetric {
@@ -391,6 +394,7 @@ pub mod keys {
                 GpuMetric::ThrottleThermal => "thr_thermal",
                 GpuMetric::ThrottlePower => "thr_power",
                 GpuMetric::ThrottleHw => "thr_hw",
+                GpuMetric::JobCpu => "job_cpu",
             }
         }
     }

@@ -19,6 +19,14 @@ use super::sample::{DiskSample, HostSample, MemorySample, SelfUsage};
 pub trait HostSource: Send {
     /// Takes one sample. `t` is seconds since the sampler started.
     fn sample(&mut self, t: f64) -> HostSample;
+
+    /// CPU seconds so far (own plus collected children's) of every process in the process trees
+    /// of `roots`, each once, at time `t`; `None` when per-process CPU cannot be read (not Linux,
+    /// or the processes live in another PID namespace). The default reads nothing.
+    fn trees_cpu_secs(&mut self, roots: &[u32], t: f64) -> Option<Vec<(u32, f64)>> {
+        let _ = (roots, t);
+        None
+    }
 }
 
 /// The real machine.
@@ -147,6 +155,11 @@ impl Default for LiveHost {
 }
 
 impl HostSource for LiveHost {
+    #[cfg(target_os = "linux")]
+    fn trees_cpu_secs(&mut self, roots: &[u32], _t: f64) -> Option<Vec<(u32, f64)>> {
+        super::proctree::trees_cpu_secs(&self.root, roots)
+    }
+
     fn sample(&mut self, _t: f64) -> HostSample {
         let (cpu_pct, per_core, memory) = match self.sys.as_mut() {
             Err(e) => (Reading::na(e.clone()), Vec::new(), Reading::na(e.clone())),

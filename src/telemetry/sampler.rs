@@ -15,6 +15,7 @@
 //! (a repaint) and whether the snapshot completes a tick (a recording line).
 
 use super::recording::{Recorder, RecordingError};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
@@ -132,7 +133,16 @@ struct Shared {
     recorder_error: Mutex<Option<String>>,
     /// For a replay: the recording's last sample time.
     replay_end: Mutex<Option<f64>>,
+    /// Per GPU, the last slow tick's time and its processes' tree CPU seconds (for the job's CPU).
+    job_cpu: Mutex<HashMap<u32, JobCpuReading>>,
 }
+
+/// One slow tick's reading of a GPU's processes: its time and CPU seconds per process of their
+/// trees.
+type JobCpuReading = (f64, TreesCpu);
+
+/// CPU seconds so far per process of a GPU's process trees.
+type TreesCpu = Vec<(u32, f64)>;
 
 /// Runs the sources and holds the latest snapshot and the history.
 pub struct Sampler {
@@ -189,6 +199,7 @@ impl Sampler {
                 recorder: Mutex::new(None),
                 recorder_error: Mutex::new(None),
                 replay_end: Mutex::new(None),
+                job_cpu: Mutex::new(HashMap::new()),
             }),
             interval,
             started,
@@ -576,7 +587,46 @@ impl Shared {
             let stall = self.stall();
             self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
         }
+        self.record_job_cpu(t, &slow);
         self.slow.store(Arc::new(slow));
+    }
+
+    /// Appends each GPU's job CPU (its processes' trees, % of one core) since the last slow tick;
+    /// nothing for a GPU whose processes or their CPU could not be read.
+    fn record_job_cpu(&self, t: f64, slow: &[GpuSlowSample]) {
+        let readings: Vec<(u32, Option<TreesCpu>)> = match self.host.lock() {
+            Ok(mut host) => slow
+                .iter()
+                .map(|s| {
+                    let pids: Option<Vec<u32>> = s.processes.value().map(|p| p.iter().map(|p| p.pid).collect());
+                    (s.index, pids.and_then(|pids| host.trees_cpu_secs(&pids, t)))
+                })
+                .collect(),
+            Err(_) => return,
+        };
+        let Ok(mut prev) = self.job_cpu.lock() else { return };
+        let mut points = Vec::new();
+        for (i, now) in readings {
+            match now {
+                Some(now) => {
+                    if let Some(pct) =
+                        prev.get(&i).and_then(|(t0, before)| super::proctree::cpu_pct_between(before, &now, t - t0))
+                    {
+                        points.push((i, pct));
+                    }
+                    prev.insert(i, (t, now));
+                }
+                None => {
+                    prev.remove(&i);
+                }
+            }
+        }
+        drop(prev);
+        if let Ok(mut hist) = self.history.lock() {
+            for (i, pct) in points {
+                hist.push(&keys::gpu(i, GpuMetric::JobCpu), t, pct);
+            }
+        }
     }
 }
 

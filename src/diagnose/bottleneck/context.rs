@@ -8,6 +8,26 @@ use crate::telemetry::sample::{GpuInfo, GpuProcess, GpuSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 
+/// Utilization below this, %, counts as a wait (the share of such points is `Stats::low_frac`).
+pub(super) const LOW_UTIL_PCT: f64 = 30.0;
+/// Utilization above this, %, counts as a burst of work (`Stats::high_frac`).
+pub(super) const HIGH_UTIL_PCT: f64 = 70.0;
+/// Mean utilization below this, %, is low.
+pub(super) const LOW_MEAN_PCT: f64 = 50.0;
+/// A saw-tooth: at least this share of the points below [`LOW_UTIL_PCT`]...
+pub(super) const SAWTOOTH_LOW_SHARE: f64 = 0.2;
+/// ...and at least this share above [`HIGH_UTIL_PCT`].
+pub(super) const SAWTOOTH_HIGH_SHARE: f64 = 0.1;
+/// Host CPU at or above this on average, %, is saturated.
+pub(super) const HOST_CPU_SATURATED_PCT: f64 = 85.0;
+/// One core at or above this on average, %, is saturated.
+pub(super) const CORE_SATURATED_PCT: f64 = 95.0;
+/// A core at or above this on average, %, is counted as hot in the evidence.
+pub(super) const HOT_CORE_PCT: f64 = 90.0;
+/// The GPU job's processes using this much CPU or more on average, % of one core, are busy
+/// feeding it (a loader process near a full core, or several workers).
+pub(super) const JOB_CPU_HIGH_PCT: f64 = 80.0;
+
 /// Per-series numbers over the window.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Stats {
@@ -86,7 +106,7 @@ impl Host {
         Host {
             cpu: mean(h, keys::CPU, from, to),
             hottest_core: core_means.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)),
-            hot_cores: core_means.iter().filter(|(_, m)| *m >= 90.0).count(),
+            hot_cores: core_means.iter().filter(|(_, m)| *m >= HOT_CORE_PCT).count(),
             iowait: mean(h, keys::IOWAIT, from, to),
             psi_io: mean(h, keys::PSI_IO, from, to),
             disk_read: mean(h, keys::DISK_READ, from, to),
@@ -95,7 +115,8 @@ impl Host {
 
     /// The whole CPU, or one core, is saturated.
     pub(super) fn cpu_saturated(&self) -> bool {
-        self.cpu.is_some_and(|c| c >= 85.0) || self.hottest_core.is_some_and(|(_, m)| m >= 95.0)
+        self.cpu.is_some_and(|c| c >= HOST_CPU_SATURATED_PCT)
+            || self.hottest_core.is_some_and(|(_, m)| m >= CORE_SATURATED_PCT)
     }
 
     /// Processes wait for the disk (iowait or I/O pressure).
@@ -110,7 +131,10 @@ impl Host {
             v.push(format!("host CPU {c:.0} % on average"));
         }
         if let Some((i, m)) = self.hottest_core {
-            v.push(format!("busiest core: core {i} at {m:.0} %; {} core(s) at 90 % or more", self.hot_cores));
+            v.push(format!(
+                "busiest core: core {i} at {m:.0} %; {} core(s) at {HOT_CORE_PCT:.0} % or more",
+                self.hot_cores
+            ));
         }
         if let Some(w) = self.iowait {
             v.push(format!("iowait {w:.1} %"));
@@ -129,7 +153,7 @@ impl Host {
 pub(super) struct GpuWindow<'a> {
     /// NVML index.
     pub(super) index: u32,
-    /// Utilization, with the shares below 30 % and above 70 %.
+    /// Utilization, with the shares below [`LOW_UTIL_PCT`] and above [`HIGH_UTIL_PCT`].
     pub(super) util: Stats,
     /// 0.5..1: the share of the window the utilization points cover.
     pub(super) coverage: f64,
@@ -153,6 +177,9 @@ pub(super) struct GpuWindow<'a> {
     pub(super) clocks: Option<(f64, u32)>,
     /// Memory-bandwidth utilization, % on average.
     pub(super) membw: Option<f64>,
+    /// CPU of the processes on it and their trees, % of one core; `None` where per-process CPU
+    /// could not be read (not Linux, a container).
+    pub(super) job_cpu: Option<Stats>,
 }
 
 impl GpuWindow<'_> {
@@ -163,12 +190,28 @@ impl GpuWindow<'_> {
 
     /// Low utilization on average.
     pub(super) fn low(&self) -> bool {
-        self.util.mean < 50.0
+        self.util.mean < LOW_MEAN_PCT
     }
 
     /// Utilization alternating between low and high (the GPU waits between batches).
     pub(super) fn sawtooth(&self) -> bool {
-        self.util.low_frac >= 0.2 && self.util.high_frac >= 0.1
+        self.util.low_frac >= SAWTOOTH_LOW_SHARE && self.util.high_frac >= SAWTOOTH_HIGH_SHARE
+    }
+
+    /// The job on the GPU keeps the CPU busy (its processes' trees, on average); `None` when not
+    /// known.
+    pub(super) fn job_cpu_high(&self) -> Option<bool> {
+        self.job_cpu.map(|j| j.mean >= JOB_CPU_HIGH_PCT)
+    }
+
+    /// The job's CPU as an evidence line.
+    pub(super) fn job_cpu_ev(&self) -> Option<String> {
+        self.job_cpu.map(|j| {
+            format!(
+                "GPU {}'s processes and their children use {:.0} % of one core on average (up to {:.0} %)",
+                self.index, j.mean, j.max
+            )
+        })
     }
 
     /// Practically no work, while neither the CPU nor the disk explains it.
@@ -242,7 +285,7 @@ impl<'a> Ctx<'a> {
 /// GPU `i`'s numbers over `[from, to]`; `None` when its utilization covers less than half of the
 /// window.
 fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f64, to: f64) -> Option<GpuWindow<'a>> {
-    let util = series(h, &keys::gpu(i, GpuMetric::Util), from, to, 30.0, 70.0)?;
+    let util = series(h, &keys::gpu(i, GpuMetric::Util), from, to, LOW_UTIL_PCT, HIGH_UTIL_PCT)?;
     // Over a long window the history returns 10 s buckets: coverage is judged by time span.
     let coverage = (util.span / window).min(1.0);
     if coverage < super::MIN_COVERAGE {
@@ -269,7 +312,7 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
         sample,
         procs: sample.and_then(|s| s.processes.value()).map(Vec::as_slice),
         util_ev: format!(
-            "GPU {i} utilization {:.0} % on average (min {:.0}, max {:.0}); below 30 % {:.0} % of the time",
+            "GPU {i} utilization {:.0} % on average (min {:.0}, max {:.0}); below {LOW_UTIL_PCT:.0} % {:.0} % of the time",
             util.mean,
             util.min,
             util.max,
@@ -281,5 +324,6 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
         hw: frac(GpuMetric::ThrottleHw),
         clocks,
         membw: mean(h, &keys::gpu(i, GpuMetric::MemBw), from, to),
+        job_cpu: series(h, &keys::gpu(i, GpuMetric::JobCpu), from, to, 0.0, 0.0),
     })
 }

@@ -13,6 +13,7 @@
 
 mod context;
 mod rules;
+mod starve;
 
 use serde::{Deserialize, Serialize};
 
@@ -37,8 +38,11 @@ pub enum Finding {
     NothingOnGpu,
     /// A process holds the GPU but it does no work, and neither CPU nor disk explains it.
     WaitingProcess,
-    /// Low or saw-tooth utilization while the CPU (or some cores) is saturated.
+    /// Low or saw-tooth utilization while the CPU (or some cores) is saturated by the GPU's own
+    /// job (or, without per-process CPU readings, by anything).
     DataStarved,
+    /// Low or saw-tooth utilization while other programs, not the GPU's job, saturate the CPU.
+    CpuBusyElsewhere,
     /// Low utilization with high iowait / I/O pressure.
     IoBound,
     /// A process uses the GPU lightly while CPU and disk have room: small batches, waits on the
@@ -230,6 +234,13 @@ mod tests {
         expect(Scenario::VramFull, &[(VramNearFull, Some(0))]);
         expect(Scenario::Imbalance, &[(Imbalance, None), (Healthy, Some(0))]);
         expect(Scenario::Idle, &[(NothingOnGpu, Some(0))]);
+    }
+
+    #[test]
+    fn the_data_starved_demo_rests_on_its_jobs_cpu() {
+        let v = judge(Scenario::DataStarved);
+        let b = v.iter().find(|b| b.finding == Finding::DataStarved).map(|b| b.evidence.clone()).unwrap_or_default();
+        assert!(b.iter().any(|e| e.contains("use 342 % of one core")), "{b:?}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! situation gets its verdict and no wrong one.
 
 use super::context::{Ctx, GpuWindow};
+use super::starve::{cpu_busy_elsewhere, data_starved};
 use super::{Bottleneck, Finding};
 use crate::diagnose::Verdict;
 use crate::telemetry::history::keys::{self, GpuMetric};
@@ -34,6 +35,7 @@ pub(super) const RULES: &[Rule] = &[
         nothing_on_gpu,
         waiting_process,
         data_starved,
+        cpu_busy_elsewhere,
         underused,
         io_bound,
         // VRAM.
@@ -56,7 +58,7 @@ pub(super) const RULES: &[Rule] = &[
 ];
 
 /// A verdict over the window judged; `confidence` is clamped to 0..1 and rounded to two decimals.
-fn verdict(
+pub(super) fn verdict(
     cx: &Ctx,
     finding: Finding,
     gpu: Option<u32>,
@@ -80,21 +82,13 @@ fn verdict(
 
 impl Bottleneck {
     /// The numbers it rests on, why it matters and what to try.
-    fn with(mut self, evidence: Vec<String>, explanation: &str, steps: &[&str]) -> Self {
+    pub(super) fn with(mut self, evidence: Vec<String>, explanation: &str, steps: &[&str]) -> Self {
         self.evidence = evidence;
         self.explanation = explanation.to_string();
         self.next_steps = steps.iter().map(|s| (*s).to_string()).collect();
         self
     }
 }
-
-/// Next steps for a GPU the CPU cannot feed.
-const DATA_STARVED_STEPS: [&str; 4] = [
-    "Raise the data loader's worker processes (PyTorch: DataLoader(num_workers=N) with N up to the number of cores, persistent_workers=True, pin_memory=True).",
-    "Preprocess in parallel or ahead of time: decode and augment once and cache the result, or move augmentation into the workers instead of the main process.",
-    "Decode on the GPU where it is the bottleneck: NVIDIA DALI, torchvision.io.decode_jpeg(device='cuda'), NVDEC for video.",
-    "Then, one change at a time, raise the batch size while VRAM keeps 20-30 % headroom, and measure samples/s before and after.",
-];
 
 /// Next steps for a GPU waiting on the disk.
 const IO_STEPS: [&str; 4] = [
@@ -222,40 +216,6 @@ fn waiting_process(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlene
             vec![g.util_ev.clone(), "neither the CPU nor the disk is saturated".to_string()],
             "A process is on the GPU but stuck before the computation: waiting for data, a lock, the network or another process, or hung.",
             &STUCK_STEPS,
-        ),
-    )
-}
-
-/// Low or saw-tooth utilization while the CPU (or a core) is saturated and the disk is not.
-fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
-    let host = &cx.host;
-    let fires = (g.low() || g.sawtooth()) && host.cpu_saturated() && !host.io_heavy();
-    if !fires {
-        return None;
-    }
-    let i = g.index;
-    let mut ev = vec![g.util_ev.clone()];
-    ev.extend(host.evidence());
-    let conf = 0.6
-        + if g.sawtooth() { 0.2 } else { 0.0 }
-        + if host.hottest_core.is_some_and(|c| c.1 >= 97.0) || host.cpu.is_some_and(|c| c >= 95.0) {
-            0.15
-        } else {
-            0.0
-        };
-    Some(
-        verdict(
-            cx,
-            Finding::DataStarved,
-            Some(i),
-            Verdict::Warn,
-            conf * g.coverage,
-            format!("GPU {i} is data-starved: the CPU cannot feed it fast enough"),
-        )
-        .with(
-            ev,
-            "The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit.",
-            &DATA_STARVED_STEPS,
         ),
     )
 }

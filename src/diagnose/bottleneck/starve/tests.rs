@@ -1,0 +1,158 @@
+//! Tests of the CPU feed-chain rules: a history built point by point (GPU utilization, host CPU,
+//! per-core CPU, the job's CPU) judged over 60 s, and a property test that every verdict's words
+//! agree with its evidence.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use super::super::context::{JOB_CPU_HIGH_PCT, LOW_UTIL_PCT, SAWTOOTH_HIGH_SHARE, SAWTOOTH_LOW_SHARE};
+use super::super::{Bottleneck, Finding, evaluate};
+use crate::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+use crate::telemetry::history::keys::{self, GpuMetric};
+use crate::telemetry::history::{History, HistoryConfig};
+use crate::telemetry::sampler::Sampler;
+use crate::telemetry::snapshot::Snapshot;
+
+/// One GPU with a training process on it, on the demo's 16-core host.
+fn snapshot() -> Arc<Snapshot> {
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 3)),
+        Box::new(DemoHost::new(Scenario::HealthyTraining, 3)),
+        Duration::from_secs(1),
+    );
+    s.step_slow(0.0);
+    s.step_host(0.0);
+    s.step_gpu(0.0);
+    s.snapshot()
+}
+
+/// The window's numbers, one point a second at 31..=90.
+struct Window {
+    /// GPU 0's utilization, one value per second.
+    util: Vec<f64>,
+    /// Host CPU, % (every core the same).
+    cpu: f64,
+    /// iowait, %.
+    iowait: f64,
+    /// The job's CPU, % of one core, one value per 5 s; `None`: the series is absent.
+    job: Option<f64>,
+}
+
+/// Judges `w` over `[30, 90]`.
+fn judge(w: &Window) -> Vec<Bottleneck> {
+    let snap = snapshot();
+    let cores = snap.host.as_ref().map_or(0, |h| h.per_core_pct.len());
+    let mut h = History::new(HistoryConfig::default());
+    for (k, u) in w.util.iter().enumerate() {
+        let t = 31.0 + k as f64;
+        h.push(&keys::gpu(0, GpuMetric::Util), t, *u);
+        h.push(keys::CPU, t, w.cpu);
+        for c in 0..cores {
+            h.push(&keys::core(c), t, w.cpu);
+        }
+        h.push(keys::IOWAIT, t, w.iowait);
+        if let Some(j) = w.job.filter(|_| k % 5 == 4) {
+            h.push(&keys::gpu(0, GpuMetric::JobCpu), t, j);
+        }
+    }
+    evaluate(&snap, &h, 60.0, 90.0)
+}
+
+fn find(v: &[Bottleneck], f: Finding) -> Option<&Bottleneck> {
+    v.iter().find(|b| b.finding == f)
+}
+
+/// 8 s cycles: 2 s of work at 95 %, 6 s of waiting at 8 %.
+fn sawtooth() -> Vec<f64> {
+    (0..60).map(|k| if k % 8 < 2 { 95.0 } else { 8.0 }).collect()
+}
+
+#[test]
+fn flat_utilization_with_the_cpu_busy_elsewhere_is_not_data_starved() {
+    // The report in issue 14: 37 % flat, an unrelated build saturating the CPU.
+    let v = judge(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(15.0) });
+    assert!(find(&v, Finding::DataStarved).is_none(), "{v:#?}");
+    let b = find(&v, Finding::CpuBusyElsewhere).unwrap_or_else(|| panic!("no busy-elsewhere verdict: {v:#?}"));
+    assert_eq!(b.title, "GPU 0 is partly used; the CPU is busy with other programs");
+    assert!(b.evidence.iter().any(|e| e.contains("use 15 % of one core")), "{:?}", b.evidence);
+    assert!(b.evidence.iter().any(|e| e.contains("host CPU 92 %")), "{:?}", b.evidence);
+    assert!(!b.explanation.contains("saw-tooth"));
+}
+
+#[test]
+fn a_sawtooth_with_the_job_on_the_cpu_is_data_starved() {
+    let v = judge(&Window { util: sawtooth(), cpu: 96.0, iowait: 0.5, job: Some(340.0) });
+    let b = find(&v, Finding::DataStarved).unwrap_or_else(|| panic!("no data-starved verdict: {v:#?}"));
+    assert!(b.explanation.contains("saw-tooth"), "{}", b.explanation);
+    assert!(b.evidence.iter().any(|e| e.contains("use 340 % of one core")), "{:?}", b.evidence);
+    assert!(find(&v, Finding::CpuBusyElsewhere).is_none());
+}
+
+#[test]
+fn low_steady_utilization_is_worded_without_the_sawtooth() {
+    let v = judge(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(300.0) });
+    let b = find(&v, Finding::DataStarved).unwrap_or_else(|| panic!("no data-starved verdict: {v:#?}"));
+    assert!(!b.explanation.contains("saw-tooth") && b.explanation.contains("stays low"), "{}", b.explanation);
+}
+
+#[test]
+fn without_per_process_cpu_it_judges_by_the_host_and_says_so() {
+    let with_job = judge(&Window { util: sawtooth(), cpu: 92.0, iowait: 0.5, job: Some(300.0) });
+    let without = judge(&Window { util: sawtooth(), cpu: 92.0, iowait: 0.5, job: None });
+    let (a, b) = match (find(&with_job, Finding::DataStarved), find(&without, Finding::DataStarved)) {
+        (Some(a), Some(b)) => (a, b),
+        _ => panic!("data-starved missing: {with_job:#?} {without:#?}"),
+    };
+    assert!(b.confidence < a.confidence, "{} vs {}", b.confidence, a.confidence);
+    assert!(b.evidence.iter().any(|e| e.contains("could not tell which processes use the CPU")), "{:?}", b.evidence);
+    assert!(find(&without, Finding::CpuBusyElsewhere).is_none());
+}
+
+/// The number right before `suffix` in `line` ("... 42 % of the time" -> 42).
+fn number_before(line: &str, suffix: &str) -> Option<f64> {
+    let head = &line[..line.find(suffix)?];
+    head.split_whitespace().last()?.parse().ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Every verdict names the saw-tooth only when it held, and its numbers agree with the
+    /// window's: the share below the low threshold, the job's CPU against its threshold.
+    #[test]
+    fn verdicts_agree_with_their_evidence(
+        util in prop::collection::vec(0u8..=100, 60),
+        cpu in 0u8..=100,
+        iowait in 0u8..=30,
+        job in prop::option::of(0u16..=800),
+    ) {
+        let util: Vec<f64> = util.into_iter().map(f64::from).collect();
+        let w = Window { util, cpu: f64::from(cpu), iowait: f64::from(iowait), job: job.map(f64::from) };
+        let n = w.util.len() as f64;
+        let low = w.util.iter().filter(|u| **u < LOW_UTIL_PCT).count() as f64 / n;
+        let high = w.util.iter().filter(|u| **u > super::super::context::HIGH_UTIL_PCT).count() as f64 / n;
+        let sawtooth = low >= SAWTOOTH_LOW_SHARE && high >= SAWTOOTH_HIGH_SHARE;
+        for b in judge(&w) {
+            let words = format!("{} {}", b.title, b.explanation);
+            prop_assert!(sawtooth || !words.contains("saw-tooth"), "{b:#?}");
+            for e in &b.evidence {
+                if let Some(share) = number_before(e, "% of the time") {
+                    let below = format!("below {LOW_UTIL_PCT:.0} %");
+                    prop_assert!(e.contains(&below), "{e}");
+                    prop_assert!((share - 100.0 * low).abs() <= 0.5, "{e}: {low}");
+                }
+                if let Some(used) = number_before(e, "% of one core on average") {
+                    let j = w.job.unwrap_or(f64::NAN);
+                    prop_assert!((used - j).abs() <= 0.5, "{e}: {j}");
+                }
+            }
+            match b.finding {
+                Finding::DataStarved => prop_assert!(w.job.is_none_or(|j| j >= JOB_CPU_HIGH_PCT), "{b:#?}"),
+                Finding::CpuBusyElsewhere => prop_assert!(w.job.is_some_and(|j| j < JOB_CPU_HIGH_PCT), "{b:#?}"),
+                _ => {}
+            }
+        }
+    }
+}
