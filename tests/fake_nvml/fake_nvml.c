@@ -166,12 +166,23 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
     maybe_hang("nvmlInit_v2");
     if (sc.init_code) return sc.init_code;
     for (unsigned i = 0; i < MAX_GPUS; i++) devices[i].index = i;
-    sc.initialised = 1;
+    /* Like the real library, initialisation is reference counted: every nvmlInit needs its own
+     * nvmlShutdown, so a second user (the checklist's probe) cannot shut NVML down under the
+     * sampler. */
+    pthread_mutex_lock(&lock);
+    sc.initialised++;
+    pthread_mutex_unlock(&lock);
     return OK;
 }
 EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned flags) { (void)flags; return nvmlInit_v2(); }
 EXPORT nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
-EXPORT nvmlReturn_t nvmlShutdown(void) { sc.initialised = 0; return OK; }
+EXPORT nvmlReturn_t nvmlShutdown(void) {
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t r = sc.initialised > 0 ? OK : UNINITIALIZED;
+    if (sc.initialised > 0) sc.initialised--;
+    pthread_mutex_unlock(&lock);
+    return r;
+}
 EXPORT const char *nvmlErrorString(nvmlReturn_t r) { (void)r; return "fake NVML error"; }
 
 EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned len) {

@@ -27,6 +27,17 @@ pub(super) const HOT_CORE_PCT: f64 = 90.0;
 /// The GPU job's processes using this much CPU or more on average, % of one core, are busy
 /// feeding it (a loader process near a full core, or several workers).
 pub(super) const JOB_CPU_HIGH_PCT: f64 = 80.0;
+/// The GPU job's processes using this share of the host's busy CPU or more are its main user,
+/// even below [`JOB_CPU_HIGH_PCT`] (a machine whose cores the job shares with others).
+pub(super) const JOB_CPU_SHARE: f64 = 0.4;
+
+/// Whether a job using `job` % of one core is the CPU's main user on a host whose `cores` run at
+/// `host_cpu` % on average: a full core's worth ([`JOB_CPU_HIGH_PCT`]), or at least
+/// [`JOB_CPU_SHARE`] of all the CPU the host uses (its mean over all cores times the cores).
+pub(super) fn job_is_cpu_user(job: f64, host_cpu: Option<f64>, cores: usize) -> bool {
+    let host_busy = host_cpu.map(|c| c * cores.max(1) as f64);
+    job >= JOB_CPU_HIGH_PCT || host_busy.is_some_and(|b| b > 0.0 && job >= JOB_CPU_SHARE * b)
+}
 
 /// Per-series numbers over the window.
 #[derive(Clone, Copy, Debug, Default)]
@@ -96,6 +107,8 @@ pub(super) struct Host {
     pub(super) psi_io: Option<f64>,
     /// Disk reads, bytes/s on average.
     pub(super) disk_read: Option<f64>,
+    /// Logical CPUs.
+    pub(super) cores: usize,
 }
 
 impl Host {
@@ -110,6 +123,7 @@ impl Host {
             iowait: mean(h, keys::IOWAIT, from, to),
             psi_io: mean(h, keys::PSI_IO, from, to),
             disk_read: mean(h, keys::DISK_READ, from, to),
+            cores,
         }
     }
 
@@ -198,10 +212,10 @@ impl GpuWindow<'_> {
         self.util.low_frac >= SAWTOOTH_LOW_SHARE && self.util.high_frac >= SAWTOOTH_HIGH_SHARE
     }
 
-    /// The job on the GPU keeps the CPU busy (its processes' trees, on average); `None` when not
-    /// known.
-    pub(super) fn job_cpu_high(&self) -> Option<bool> {
-        self.job_cpu.map(|j| j.mean >= JOB_CPU_HIGH_PCT)
+    /// The job on the GPU keeps the CPU busy (its processes' trees, on average): a full core's
+    /// worth, or a large share of all the CPU the host uses; `None` when not known.
+    pub(super) fn job_cpu_high(&self, host: &Host) -> Option<bool> {
+        self.job_cpu.map(|j| job_is_cpu_user(j.mean, host.cpu, host.cores))
     }
 
     /// The job's CPU as an evidence line.

@@ -43,7 +43,7 @@ fn starved_pattern(cx: &Ctx, g: &GpuWindow) -> bool {
 /// GPU's own job keeps the CPU busy ([`super::context::JOB_CPU_HIGH_PCT`] of one core or more on average). Without
 /// per-process CPU readings it judges by the host alone, less sure.
 pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
-    let job_high = g.job_cpu_high();
+    let job_high = g.job_cpu_high(&cx.host);
     if !starved_pattern(cx, g) || job_high == Some(false) {
         return None;
     }
@@ -84,7 +84,7 @@ pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<
 /// core): other programs saturate the CPU, and the GPU is partly used for reasons of its own job.
 pub(super) fn cpu_busy_elsewhere(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
     let has_job = g.procs.is_some_and(|p| !p.is_empty());
-    if !starved_pattern(cx, g) || g.job_cpu_high() != Some(false) || !has_job {
+    if !starved_pattern(cx, g) || g.job_cpu_high(&cx.host) != Some(false) || !has_job {
         return None;
     }
     let i = g.index;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 
-use super::super::context::{JOB_CPU_HIGH_PCT, LOW_UTIL_PCT, SAWTOOTH_HIGH_SHARE, SAWTOOTH_LOW_SHARE};
+use super::super::context::{JOB_CPU_HIGH_PCT, JOB_CPU_SHARE, LOW_UTIL_PCT, SAWTOOTH_HIGH_SHARE, SAWTOOTH_LOW_SHARE};
 use super::super::{Bottleneck, Finding, evaluate};
 use crate::telemetry::demo::{DemoGpus, DemoHost, Scenario};
 use crate::telemetry::history::keys::{self, GpuMetric};
@@ -98,6 +98,19 @@ fn low_steady_utilization_is_worded_without_the_sawtooth() {
 }
 
 #[test]
+fn a_job_with_a_large_share_of_a_shared_cpu_is_still_its_user() {
+    use super::super::context::job_is_cpu_user;
+    // A 2-core machine at 95 %: 190 % of one core busy. A job at 60 % is a third of it (another
+    // program takes the rest): not its main user. A job at 90 %, or one at 78 % of a 1-core host
+    // at 100 %, is.
+    assert!(!job_is_cpu_user(60.0, Some(95.0), 2));
+    assert!(job_is_cpu_user(90.0, Some(95.0), 2));
+    assert!(job_is_cpu_user(78.0, Some(100.0), 1));
+    assert!(!job_is_cpu_user(10.0, Some(100.0), 16), "the issue's case: an unrelated build takes the CPU");
+    assert!(job_is_cpu_user(120.0, None, 0));
+}
+
+#[test]
 fn without_per_process_cpu_it_judges_by_the_host_and_says_so() {
     let with_job = judge(&Window { util: sawtooth(), cpu: 92.0, iowait: 0.5, job: Some(300.0) });
     let without = judge(&Window { util: sawtooth(), cpu: 92.0, iowait: 0.5, job: None });
@@ -148,9 +161,13 @@ proptest! {
                     prop_assert!((used - j).abs() <= 0.5, "{e}: {j}");
                 }
             }
+            // The job is the CPU's user with a full core's worth, or a large share of the host's
+            // busy CPU (16 cores at `cpu` % each).
+            let busy = w.cpu * 16.0;
+            let job_high = |j: f64| j >= JOB_CPU_HIGH_PCT || (busy > 0.0 && j >= JOB_CPU_SHARE * busy);
             match b.finding {
-                Finding::DataStarved => prop_assert!(w.job.is_none_or(|j| j >= JOB_CPU_HIGH_PCT), "{b:#?}"),
-                Finding::CpuBusyElsewhere => prop_assert!(w.job.is_some_and(|j| j < JOB_CPU_HIGH_PCT), "{b:#?}"),
+                Finding::DataStarved => prop_assert!(w.job.is_none_or(job_high), "{b:#?}"),
+                Finding::CpuBusyElsewhere => prop_assert!(w.job.is_some_and(|j| !job_high(j)), "{b:#?}"),
                 _ => {}
             }
         }
