@@ -35,9 +35,7 @@ impl ScratchDir {
         let mut last = io::Error::other("no attempt");
         for attempt in 0..16u32 {
             let path = base.join(format!("gpu-doctor-{}-{nanos}-{attempt}", std::process::id()));
-            let mut builder = fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            let builder = private_dir_builder();
             match builder.create(&path) {
                 Ok(()) => return Ok(ScratchDir(path)),
                 Err(e) => last = e,
@@ -171,6 +169,20 @@ pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
         }
     };
     Ok(Unpacked { scratch, dir })
+}
+
+/// A directory builder that makes the directory readable by its owner only (Unix: mode 0700).
+fn private_dir_builder() -> fs::DirBuilder {
+    #[cfg(unix)]
+    {
+        let mut builder = fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+    }
+    #[cfg(not(unix))]
+    {
+        fs::DirBuilder::new()
+    }
 }
 
 #[cfg(test)]
