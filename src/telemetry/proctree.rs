@@ -156,14 +156,22 @@ pub fn trees_cpu_secs(root: &Path, roots: &[u32]) -> Option<Vec<(u32, f64)>> {
 }
 
 /// CPU use between two readings of [`trees_cpu_secs`] `dt` seconds apart, % of one core: the
-/// growth of every process present in both (a process that started in between counts from its
-/// next reading; one that ended shows in its parent's collected time).
+/// growth of every process present in both, plus all the CPU time of the trees' processes that
+/// started in between (one that ended shows in its parent's collected time). None when no process
+/// is in both readings.
 pub fn cpu_pct_between(before: &[(u32, f64)], now: &[(u32, f64)], dt: f64) -> Option<f64> {
     if dt.is_nan() || dt <= 0.0 {
         return None;
     }
     let prev: HashMap<u32, f64> = before.iter().copied().collect();
-    let grown: f64 = now.iter().filter_map(|(p, s)| prev.get(p).map(|b| (s - b).max(0.0))).sum();
+    // No process in both readings (the job started after the first): nothing measured yet, which
+    // is not 0 %.
+    if !now.iter().any(|(p, _)| prev.contains_key(p)) {
+        return None;
+    }
+    // A process of the trees that is new since the first reading was started by the job in
+    // between (a data-loader worker, a shell's child): all its CPU time falls in the interval.
+    let grown: f64 = now.iter().map(|(p, s)| prev.get(p).map_or(*s, |b| (s - b).max(0.0))).sum();
     Some(100.0 * grown / dt)
 }
 
@@ -202,13 +210,19 @@ mod tests {
     }
 
     #[test]
-    fn cpu_between_readings_counts_processes_seen_twice() {
+    fn cpu_between_readings_counts_growth_and_processes_started_in_between() {
         let before = [(1, 10.0), (2, 5.0)];
-        let now = [(1, 12.0), (2, 5.5), (3, 99.0)];
+        let now = [(1, 12.0), (2, 5.5)];
         assert_eq!(cpu_pct_between(&before, &now, 2.5), Some(100.0));
+        // A worker the job started in between: all its CPU time is in the interval.
+        let now = [(1, 12.0), (2, 5.5), (3, 0.5)];
+        assert_eq!(cpu_pct_between(&before, &now, 2.5), Some(120.0));
         assert_eq!(cpu_pct_between(&before, &now, 0.0), None);
         // A process whose counter went back (a reused PID) adds nothing.
         assert_eq!(cpu_pct_between(&[(1, 10.0)], &[(1, 3.0)], 1.0), Some(0.0));
+        // The job started after the first reading: nothing measured yet, not 0 %.
+        assert_eq!(cpu_pct_between(&[], &[(7, 3.0), (8, 1.0)], 2.0), None);
+        assert_eq!(cpu_pct_between(&[(5, 1.0)], &[(7, 3.0)], 2.0), None);
     }
 
     #[test]
