@@ -17,10 +17,13 @@ command -v Xvfb >/dev/null || { echo "Xvfb not installed (apt-get install xvfb)"
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rss_mib() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
-measure() { # pid label
+# measure PID LABEL: prints the line and leaves the figure (% of one core) in $last.
+last=""
+measure() {
     local a b
     a=$(cpu_ticks "$1"); sleep "$secs"; b=$(cpu_ticks "$1")
-    awk -v a="$a" -v b="$b" -v hz="$hz" -v s="$secs" -v l="$2" 'BEGIN { printf "%s: %.2f %% of one core over %d s\n", l, 100 * (b - a) / hz / s, s }'
+    last=$(awk -v a="$a" -v b="$b" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.2f", 100 * (b - a) / hz / s }')
+    echo "$2: $last % of one core over $secs s"
 }
 
 display=:$((90 + RANDOM % 100))
@@ -35,6 +38,9 @@ app=$!
 sleep 5
 grep -h "first frame" "$log" || echo "(no first-frame line)"
 measure "$app" "gpu-doctor GUI, 4 demo GPUs, 1280x800, 1 s interval"
+app_cpu=$last
+# Frames per second and each frame's time before the buffer swap, from the app's own counter.
+grep -h "frames/s" "$log" | tail -1 || true
 echo "gpu-doctor resident memory: $(rss_mib "$app") MiB"
 kill "$app"; wait "$app" 2>/dev/null || true
 
@@ -56,6 +62,7 @@ if command -v btop >/dev/null && command -v tmux >/dev/null; then
     bpid=$(pgrep -n -x btop || true)
     if [ -n "$bpid" ]; then
         measure "$bpid" "btop 1 s update in tmux 200x50 (same machine)"
+        awk -v a="$app_cpu" -v b="$last" 'BEGIN { if (b > 0) printf "gpu-doctor / btop: %.2fx\n", a / b }'
     else
         echo "btop did not start"
     fi

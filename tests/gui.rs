@@ -816,7 +816,7 @@ fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
     h.step();
     h.step();
     h.get_by_label_contains("support card");
-    h.get_by_label("Now");
+    h.get_by_label("Clocks held back by");
     h.get_by_label("[host-1]");
     // Its own full view: it spans the window instead of floating over the Monitor.
     let title = h.get_by_label_contains("support card").rect();
@@ -933,4 +933,67 @@ fn focus_on_a_process_from_its_pid() {
     h.get_by_label_contains("Verdict: it does nothing");
     let _ = sleeper.kill();
     let _ = sleeper.wait();
+}
+
+#[test]
+fn support_card_with_eight_gpus_fits_one_1280_by_800_screen_with_the_root_cause_and_first_fix() {
+    let sampler = stepped(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 8, 3)),
+        Box::new(DemoHost::new(Scenario::HealthyTraining, 3)),
+        30,
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/container-without-gpus");
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 800.0)).build_eframe(move |cc| {
+        let mut init = AppInit::new(sampler);
+        init.checklist_from = Some(dir);
+        init.support_card = true;
+        DoctorApp::new(cc, init)
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !h.state().card.has_checklist() {
+        assert!(std::time::Instant::now() < deadline, "the card never got the checklist's result");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+    let root = h.get_by_label_contains("Root cause").rect();
+    assert!(root.min.y < 200.0, "the root cause leads the card: {root:?}");
+    // Demo GPU data, but the checklist judged this machine: the card says whose root cause it is.
+    h.get_by_label("Root cause on this machine (not the demo data): No GPU was passed into this container.");
+    h.get_by_label("sudo nvidia-ctk runtime configure --runtime=docker");
+    // Everything on it is inside the 800-point window: nothing needs scrolling.
+    for label in
+        ["Simulated GeForce RTX 4090 (DEMO)", "NVML", "Renderer", "docker run --gpus all --rm ubuntu nvidia-smi"]
+    {
+        let bottom = h.query_all_by_label(label).map(|n| n.rect().max.y).fold(0.0, f32::max);
+        assert!(bottom > 0.0 && bottom <= 794.0, "{label:?} ends at {bottom}, below the window");
+    }
+    let rows = h.query_all_by_label("Simulated GeForce RTX 4090 (DEMO)").count();
+    assert_eq!(rows, 8, "one row per GPU");
+}
+
+#[test]
+fn a_gpu_card_leads_with_the_windows_average_utilization_the_verdict_quotes() {
+    let mut h = demo_app(Scenario::DataStarved, 2, 900.0);
+    for t in 31..=90 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.step();
+    let util = h.state().monitor.util.clone();
+    assert_eq!(util.len(), 2, "{util:?}");
+    for u in &util {
+        let big = format!("{:.0} %", u.mean);
+        assert!(h.query_all_by_label(&big).count() >= 1, "no card shows {big}");
+        let range = format!("min {:.0} – max {:.0} %", u.min, u.max);
+        assert!(h.query_all_by_label_contains(&range).count() >= 1, "no card shows {range}");
+        // The verdict quotes the same average.
+        let quoted = format!("GPU {} utilization {:.0} % on average", u.gpu, u.mean);
+        let verdicts = &h.state().monitor.verdicts;
+        assert!(
+            verdicts.iter().any(|v| v.gpu == Some(u.gpu) && v.evidence.iter().any(|e| e.contains(&quoted))),
+            "no verdict quotes {quoted:?}: {verdicts:?}"
+        );
+    }
 }

@@ -27,6 +27,9 @@ use crate::telemetry::source::SourceStatus;
 
 mod about;
 mod bars;
+mod pacing;
+
+use pacing::{FrameStats, Pacer};
 
 /// A top-level tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,12 +131,6 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
     "unknown renderer".to_string()
 }
 
-/// Wakes the UI for new data with one repaint. (`request_repaint()` schedules two frames to let
-/// layouts settle; a non-zero delay schedules one, which halves the idle cost.)
-fn wake(ctx: &egui::Context) {
-    ctx.request_repaint_after(std::time::Duration::from_millis(1));
-}
-
 /// The replay's snapshot at time `at`: the last host and GPU samples at or before it.
 fn replay_snapshot(base: &Snapshot, rec: &crate::telemetry::recording::Recording, at: f64) -> Snapshot {
     let upto = rec.records.partition_point(|r| r.t <= at);
@@ -196,7 +193,7 @@ pub struct DoctorApp {
     /// The report dialog.
     pub report: share::ReportDialog,
     /// The support card.
-    pub card: share::SupportCard,
+    pub card: super::support_card::SupportCard,
     /// "Measure a run".
     pub run_dialog: jobs::RunDialog,
     /// "Focus on a process".
@@ -215,6 +212,10 @@ pub struct DoctorApp {
     card_pending: bool,
     /// What the verdicts were last evaluated for (snapshot, window, position).
     verdicts_for: Option<(u64, u64, u64)>,
+    /// Frames and their time, printed every 10 s in startup-timing mode.
+    frame_stats: FrameStats,
+    /// When new data is drawn.
+    pacer: Arc<Pacer>,
 }
 
 impl DoctorApp {
@@ -226,7 +227,9 @@ impl DoctorApp {
             // one on every frame (measured: about 40 % of the idle cost under llvmpipe).
             ctx.tessellation_options_mut(|o| o.feathering = false);
         }
-        init.sampler.set_notify(move || wake(&ctx));
+        let pacer = Arc::new(Pacer::default());
+        let p = Arc::clone(&pacer);
+        init.sampler.set_notify(move || p.wake(&ctx));
         apply_theme(&cc.egui_ctx, init.settings.theme);
         palette::tune(&cc.egui_ctx);
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
@@ -255,7 +258,7 @@ impl DoctorApp {
             vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
             report: share::ReportDialog::new(init.settings.redaction),
-            card: share::SupportCard::default(),
+            card: super::support_card::SupportCard::default(),
             run_dialog: jobs::RunDialog::new(program.clone(), nvml_lib.clone()),
             focus_dialog: jobs::FocusDialog::new(program, nvml_lib),
             info: Arc::new(std::sync::Mutex::new(None)),
@@ -267,6 +270,8 @@ impl DoctorApp {
             replay: None,
             card_pending: init.support_card,
             verdicts_for: None,
+            frame_stats: FrameStats::default(),
+            pacer,
             saved_settings: init.settings.clone(),
             settings: init.settings,
             settings_path: init.settings_path,
@@ -337,7 +342,8 @@ impl DoctorApp {
                 let _ = self.sampler.stop_recording();
                 self.sampler = Sampler::from_recording(&rec, &path.display().to_string());
                 let c = ctx.clone();
-                self.sampler.set_notify(move || wake(&c));
+                let p = Arc::clone(&self.pacer);
+                self.sampler.set_notify(move || p.wake(&c));
                 self.monitor = MonitorState::default();
                 if let (Some(a), Some(b)) = span {
                     // Show the whole recording when it is short, else its last window; the slider moves it.
@@ -382,9 +388,14 @@ impl DoctorApp {
             }
             window = judged;
         }
-        let (verdicts, wait) = self.sampler.with_history(|h| {
-            (bottleneck::evaluate(snap, h, window, at), bottleneck::first_verdict_in(snap, h, window, at))
+        let (verdicts, wait, util) = self.sampler.with_history(|h| {
+            (
+                bottleneck::evaluate(snap, h, window, at),
+                bottleneck::first_verdict_in(snap, h, window, at),
+                bottleneck::util_windows(snap, h, window, at),
+            )
         });
+        self.monitor.util = util;
         self.monitor.first_verdict_in = wait.filter(|_| verdicts.is_empty() && !snap.source.is_replay());
         if !snap.source.is_replay() {
             use crate::telemetry::history::{Event, EventLevel};
@@ -434,6 +445,11 @@ impl DoctorApp {
         }
     }
 
+    /// The diagnosis reports and the support card lead with.
+    pub(super) fn headline(&self, snap: &Snapshot) -> Option<Headline> {
+        crate::report::headline(&snap.source, self.checklist.report.as_ref())
+    }
+
     /// The sampler feeding the app.
     pub fn sampler(&self) -> &Sampler {
         &self.sampler
@@ -447,7 +463,8 @@ impl DoctorApp {
         match sampler.spawn_threads() {
             Ok(()) => {
                 let c = ctx.clone();
-                sampler.set_notify(move || wake(&c));
+                let p = Arc::clone(&self.pacer);
+                sampler.set_notify(move || p.wake(&c));
                 self.sampler = sampler;
                 self.demo_started_here = demo.is_some();
                 self.monitor = MonitorState { units: self.settings.units, ..MonitorState::default() };
@@ -466,7 +483,11 @@ impl eframe::App for DoctorApp {
         visuals.panel_fill.to_normalized_gamma_f32()
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.pacer.on_frame(ui.ctx().input(|i| i.viewport().focused));
+        if self.report_startup {
+            self.frame_stats.count(frame.info().cpu_usage);
+        }
         let mut snap: Arc<Snapshot> = self.sampler.snapshot();
         if let (Some(rec), Some(at)) = (&self.replay, self.monitor.paused_at) {
             // The cards show the sample at the replay position, like live data at that moment.
@@ -564,19 +585,20 @@ impl eframe::App for DoctorApp {
         if self.card_pending && (snap.gpu_t.is_some() || snap.host_t.is_some()) {
             self.card_pending = false;
             let doc = self.build_report(&snap);
-            self.card.show_for(doc, self.settings.redaction, &snap);
+            self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
         }
         if self.card.open {
             // The card says what is wrong: run the checklist for it, and refresh the card when the
             // results arrive.
-            let had = self.checklist.report.is_some();
             self.checklist.poll();
             if self.checklist.report.is_none() && self.checklist.error.is_none() && !self.checklist.running() {
                 self.checklist.start(&ctx, &self.renderer_name);
             }
-            if !had && self.checklist.report.is_some() {
+            // (The Monitor may have taken the result earlier in this frame: compare with what the
+            // card was built from, not with the start of this block.)
+            if !self.card.has_checklist() && self.checklist.report.is_some() {
                 let doc = self.build_report(&snap);
-                self.card.show_for(doc, self.settings.redaction, &snap);
+                self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
             }
         }
         self.report.ui(&ctx);
@@ -623,8 +645,9 @@ impl eframe::App for DoctorApp {
                 );
             }
         }
-        if self.screenshot.is_some() && self.smoke.running() {
-            // A screenshot of the Smoke test tab shows the finished run.
+        if self.screenshot.is_some() && (self.smoke.running() || (self.card.open && self.checklist.running())) {
+            // A screenshot of the Smoke test tab shows the finished run; one of the support card
+            // shows the checklist's result.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         } else if let Some(plan) = self.screenshot.as_mut() {
             plan.on_frame(

@@ -11,6 +11,7 @@ pub mod palette;
 mod screenshot;
 mod share;
 mod smoke_tab;
+mod support_card;
 mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};

@@ -18,6 +18,7 @@ use crate::units::ByteUnits;
 mod diagnosis;
 mod panels;
 mod processes;
+mod utilbar;
 
 pub use panels::card_layout;
 use panels::{COMPACT_FROM_GPUS, asleep_banner, gpu_card, gpu_table, host_summary, no_driver_banner, stall_banner};
@@ -114,6 +115,9 @@ pub struct MonitorState {
     pub diag_window: f64,
     /// The verdicts shown in the Diagnosis panel (set by the app before drawing).
     pub verdicts: Vec<Bottleneck>,
+    /// Each GPU's utilization over the verdicts' window (set by the app with the verdicts): what
+    /// the cards and the table lead with.
+    pub util: Vec<crate::diagnose::bottleneck::UtilWindow>,
     /// Seconds until the first verdict, while the history covers too little of the window (set
     /// by the app with the verdicts).
     pub first_verdict_in: Option<f64>,
@@ -139,6 +143,7 @@ impl Default for MonitorState {
             sort_desc: true,
             diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
             verdicts: Vec::new(),
+            util: Vec::new(),
             first_verdict_in: None,
             judged_span: None,
             focus_request: None,
@@ -333,7 +338,7 @@ impl MonitorState {
         }
         if snap.inventory.gpus.len() >= COMPACT_FROM_GPUS {
             // Many GPUs: one row each, so the charts stay above the fold.
-            gpu_table(ui, snap, &self.verdicts);
+            gpu_table(ui, snap, &self.verdicts, &self.util);
             return;
         }
         let (per_row, width) =
@@ -343,7 +348,8 @@ impl MonitorState {
             ui.horizontal_top(|ui| {
                 for info in row {
                     let sample = snap.gpus.iter().find(|g| g.index == info.index);
-                    gpu_card(ui, info, sample, width, &self.verdicts);
+                    let util = self.util.iter().find(|u| u.gpu == info.index);
+                    gpu_card(ui, info, sample, width, &self.verdicts, util);
                 }
             });
         }

@@ -191,16 +191,21 @@ pub fn build(inp: &Inputs<'_>) -> ReportDoc {
     }
 }
 
+/// The diagnosis a report (and the support card) leads with: the checklist's root cause and its
+/// fix; without GPU data and without a checklist failure, NVML's own explanation.
+pub fn headline(source: &SourceStatus, checklist: Option<&crate::diagnose::Report>) -> Option<Headline> {
+    match (source, checklist) {
+        (SourceStatus::Unavailable(no), c) => Some(Headline::for_no_gpu(c, no)),
+        (_, Some(c)) => Headline::of_report(c),
+        _ => None,
+    }
+}
+
 fn summary_section(inp: &Inputs<'_>) -> Section {
     let mut rows = Vec::new();
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
     // data and without a checklist failure, NVML's own explanation.
-    let headline = match (&inp.snapshot.source, inp.checklist) {
-        (SourceStatus::Unavailable(no), c) => Some(Headline::for_no_gpu(c, no)),
-        (_, Some(c)) => Headline::of_report(c),
-        _ => None,
-    };
-    if let Some(h) = &headline {
+    if let Some(h) = &headline(&inp.snapshot.source, inp.checklist) {
         rows.push(("Diagnosis".to_string(), crate::present::sentence(&h.finding)));
         if !h.steps.is_empty() {
             rows.push(("First fix".to_string(), h.steps.iter().map(|s| s.plain()).collect::<Vec<_>>().join("; ")));

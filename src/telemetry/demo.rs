@@ -388,7 +388,10 @@ impl DemoHost {
 
 impl HostSource for DemoHost {
     fn trees_cpu_secs(&mut self, roots: &[u32], t: f64) -> Option<Vec<(u32, f64)>> {
-        Some(roots.iter().map(|&p| (p, self.job_cores(p) * t.max(0.0))).collect())
+        // Cumulative CPU seconds since a boot well before the prefilled history (whose times are
+        // negative), so the job's CPU reads the same before and after the app started.
+        const BOOTED_SECS_AGO: f64 = 1.0e6;
+        Some(roots.iter().map(|&p| (p, self.job_cores(p) * (t + BOOTED_SECS_AGO).max(0.0))).collect())
     }
 
     fn sample(&mut self, t: f64) -> HostSample {

@@ -160,6 +160,41 @@ pub fn first_verdict_in(snap: &Snapshot, h: &History, window: f64, now: f64) -> 
     (left > 0.0).then_some(left)
 }
 
+/// Points in a card's utilization sparkline.
+pub const SPARK_POINTS: usize = 60;
+
+/// A GPU's utilization over the verdicts' window, as its card and table row show it: the same
+/// numbers the verdicts quote (one computation), and a short sparkline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UtilWindow {
+    /// The GPU.
+    pub gpu: u32,
+    /// Mean utilization over the window, %.
+    pub mean: f64,
+    /// Lowest reading, %.
+    pub min: f64,
+    /// Highest reading, %.
+    pub max: f64,
+    /// Seconds the readings cover (less than the window while the history is young).
+    pub span: f64,
+    /// Up to [`SPARK_POINTS`] readings, oldest first (min/max decimated: spikes stay).
+    pub spark: Vec<f64>,
+}
+
+/// Each GPU's utilization over `[now - window, now]` (GPUs without readings there are left out).
+pub fn util_windows(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<UtilWindow> {
+    snap.inventory
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            let key = crate::telemetry::history::keys::gpu(g.index, GpuMetric::Util);
+            let s = context::series(h, &key, now - window, now, 0.0, 0.0)?;
+            let spark = h.points(&key, now - window, now, SPARK_POINTS).iter().map(|p| p[1]).collect();
+            Some(UtilWindow { gpu: g.index, mean: s.mean, min: s.min, max: s.max, span: s.span.min(window), spark })
+        })
+        .collect()
+}
+
 /// What the Diagnosis panel says while there is no verdict yet, counting down to the first one.
 pub fn countdown_text(secs: f64) -> String {
     format!("Collecting data: first verdict in {}.", crate::units::duration_secs(secs))

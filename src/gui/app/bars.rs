@@ -44,7 +44,7 @@ impl DoctorApp {
             if ui.button("Support card").on_hover_text("One screen with what support needs, for a screenshot").clicked()
             {
                 let doc = self.build_report(snap);
-                self.card.show_for(doc, self.settings.redaction, snap);
+                self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap);
             }
             if let Some((_, n)) = self.sampler.recording()
                 && ui

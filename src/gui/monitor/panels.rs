@@ -5,7 +5,7 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::MonitorAction;
 use crate::diagnose::Verdict;
-use crate::diagnose::bottleneck::{Bottleneck, Finding};
+use crate::diagnose::bottleneck::{Bottleneck, Finding, UtilWindow};
 use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
 use crate::present;
@@ -160,6 +160,7 @@ pub(super) fn gpu_card(
     sample: Option<&GpuSample>,
     width: f32,
     verdicts: &[Bottleneck],
+    util: Option<&UtilWindow>,
 ) {
     egui::Frame::group(ui.style()).inner_margin(CARD_MARGIN).show(ui, |ui| {
         ui.set_width(width);
@@ -184,13 +185,15 @@ pub(super) fn gpu_card(
                 ui.label(why);
                 return;
             }
+            let dark = palette::is_dark(ui);
+            super::utilbar::block(ui, util, s.util_gpu_pct.get(), width, palette::gpu_text(info.index, dark));
+            ui.add_space(2.0);
             egui::Grid::new(("card", info.index)).num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
                 let mut row = |k: &str, v: String, help: &str| {
                     ui.label(k).on_hover_text(help);
                     ui.label(v);
                     ui.end_row();
                 };
-                row(present::GPU_UTIL_LABEL, present::pct(&s.util_gpu_pct), "% of time a kernel was running");
                 row(
                     "Memory bandwidth",
                     present::pct(&s.util_mem_bw_pct),
@@ -290,7 +293,12 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
 
 /// Many GPUs: one compact row each (index and name, verdict, utilization, memory bandwidth, VRAM,
 /// temperature, power, SM clock, PCIe link, clocks).
-pub(super) fn gpu_table(ui: &mut egui::Ui, snap: &crate::telemetry::snapshot::Snapshot, verdicts: &[Bottleneck]) {
+pub(super) fn gpu_table(
+    ui: &mut egui::Ui,
+    snap: &crate::telemetry::snapshot::Snapshot,
+    verdicts: &[Bottleneck],
+    util: &[UtilWindow],
+) {
     egui::Grid::new("gpu_table").striped(true).num_columns(10).spacing([12.0, 3.0]).show(ui, |ui| {
         for h in [
             "GPU",
@@ -331,23 +339,55 @@ pub(super) fn gpu_table(ui: &mut egui::Ui, snap: &crate::telemetry::snapshot::Sn
                 ui.end_row();
                 continue;
             }
-            ui.label(present::pct(&s.util_gpu_pct));
+            util_cell(ui, util.iter().find(|u| u.gpu == info.index), s.util_gpu_pct.get(), info.index);
             ui.label(present::pct(&s.util_mem_bw_pct));
             ui.label(present::vram(s));
             ui.label(s.temp_c.show_short(|t| format!("{t} °C")));
             ui.label(present::power(s));
             ui.label(s.sm_clock_mhz.show_short(|c| format!("{c} MHz")));
-            ui.label(present::pcie_link(s, Some(info)));
+            // The table keeps each cell short (the full text is on hover): the current link, the
+            // clock line up to its parenthesis.
+            let link = present::pcie_link(s, Some(info));
+            ui.label(link.split(" (").next().unwrap_or(&link)).on_hover_text(&link);
             let lines = clock_lines(s, power_limited(verdicts, info.index));
             match lines.first() {
-                Some(l) => match l.tone {
-                    Some(t) => ui.label(RichText::new(&l.text).color(palette::tone(ui, t))).on_hover_text(l.detail),
-                    None => ui.weak(&l.text),
-                },
+                Some(l) => {
+                    let short = l.text.split(" (").next().unwrap_or(&l.text).trim_end_matches('.');
+                    let hover = format!("{}\n{}", l.text, l.detail);
+                    match l.tone {
+                        Some(t) => ui.label(RichText::new(short).color(palette::tone(ui, t))).on_hover_text(hover),
+                        None => ui.weak(short).on_hover_text(hover),
+                    }
+                }
                 None => ui.label(""),
             };
             ui.end_row();
         }
+    });
+}
+
+/// The table's utilization cell: a short bar (average, min–max band, latest tick) and the
+/// window's average with its range, the same numbers as the verdicts.
+fn util_cell(ui: &mut egui::Ui, w: Option<&UtilWindow>, latest: Option<f64>, gpu: u32) {
+    let color = palette::gpu_text(gpu, palette::is_dark(ui));
+    ui.horizontal(|ui| {
+        let (mean, min, max) = w.map_or((latest.unwrap_or(0.0), f64::NAN, f64::NAN), |w| (w.mean, w.min, w.max));
+        if w.is_none() && latest.is_none() {
+            ui.weak("not reported");
+            return;
+        }
+        ui.vertical(|ui| {
+            ui.add_space(4.0);
+            super::utilbar::bar(ui, 44.0, mean, min, max, latest, color);
+        });
+        let text = match w {
+            Some(w) => format!("{:.0} % avg ({:.0}–{:.0})", w.mean, w.min, w.max),
+            None => format!("{mean:.0} % now"),
+        };
+        ui.label(text).on_hover_text(match w {
+            Some(w) => super::utilbar::caption(w, latest),
+            None => "the latest reading; the window's average follows".to_string(),
+        });
     });
 }
 
