@@ -27,6 +27,13 @@ pub trait HostSource: Send {
         let _ = (roots, t);
         None
     }
+
+    /// Every process's name and CPU seconds so far at time `t` (to name the programs that keep a
+    /// busy CPU busy); `None` when per-process CPU cannot be read. The default reads nothing.
+    fn all_cpu_secs(&mut self, t: f64) -> Option<Vec<(u32, String, f64)>> {
+        let _ = t;
+        None
+    }
 }
 
 /// The real machine.
@@ -158,6 +165,11 @@ impl HostSource for LiveHost {
     #[cfg(target_os = "linux")]
     fn trees_cpu_secs(&mut self, roots: &[u32], _t: f64) -> Option<Vec<(u32, f64)>> {
         super::proctree::trees_cpu_secs(&self.root, roots)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn all_cpu_secs(&mut self, _t: f64) -> Option<Vec<(u32, String, f64)>> {
+        super::proctree::all_cpu_secs(&self.root)
     }
 
     fn sample(&mut self, _t: f64) -> HostSample {

@@ -155,6 +155,57 @@ pub fn trees_cpu_secs(root: &Path, roots: &[u32]) -> Option<Vec<(u32, f64)>> {
     Some(out)
 }
 
+/// A process and the CPU it used between two readings of [`all_cpu_secs`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BusyProcess {
+    /// Process id.
+    pub pid: u32,
+    /// Command name.
+    pub name: String,
+    /// CPU use, % of one core.
+    pub cpu_pct: f64,
+}
+
+/// Every visible process with its name and CPU seconds so far (own plus collected children's).
+pub fn all_cpu_secs(root: &Path) -> Option<Vec<(u32, String, f64)>> {
+    let entries = std::fs::read_dir(root.join("proc")).ok()?;
+    Some(
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(root.join("proc").join(p.to_string()).join("stat")).ok()?;
+                parse_stat(&text).map(|s| (s.pid, s.name, s.cpu_secs))
+            })
+            .collect(),
+    )
+}
+
+/// The `n` processes that used the most CPU between two readings of [`all_cpu_secs`] `dt`
+/// seconds apart (own CPU only: a parent does not count its children twice), busiest first;
+/// processes below 1 % are left out.
+pub fn busiest_between(
+    before: &[(u32, String, f64)],
+    now: &[(u32, String, f64)],
+    dt: f64,
+    n: usize,
+) -> Vec<BusyProcess> {
+    if dt <= 0.0 {
+        return Vec::new();
+    }
+    let old: HashMap<u32, f64> = before.iter().map(|(p, _, s)| (*p, *s)).collect();
+    let mut out: Vec<BusyProcess> = now
+        .iter()
+        .filter_map(|(pid, name, secs)| {
+            let pct = 100.0 * (secs - old.get(pid)?) / dt;
+            (pct >= 1.0).then(|| BusyProcess { pid: *pid, name: name.clone(), cpu_pct: pct })
+        })
+        .collect();
+    out.sort_by(|a, b| b.cpu_pct.total_cmp(&a.cpu_pct));
+    out.truncate(n);
+    out
+}
+
 /// CPU use between two readings of [`trees_cpu_secs`] `dt` seconds apart, % of one core: the
 /// growth of every process present in both, plus all the CPU time of the trees' processes that
 /// started in between (one that ended shows in its parent's collected time). None when no process
@@ -200,6 +251,33 @@ mod tests {
         assert_eq!((s.pid, s.ppid, s.name.as_str(), s.state, s.threads), (4242, 4000, "python (worker) 1", 'D', 7));
         assert!((s.cpu_secs - 3.0).abs() < 1e-9);
         assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn the_busiest_processes_are_read_from_proc_and_ranked_by_cpu_between_readings() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let write = |pid: u32, name: &str, ticks: u64| {
+            let dir = root.path().join("proc").join(pid.to_string());
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            let stat = format!("{pid} ({name}) R 1 1 1 0 -1 0 0 0 0 0 {ticks} 0 0 0 20 0 1 0 0 0 0");
+            std::fs::write(dir.join("stat"), stat).expect("write");
+        };
+        write(10, "cargo", 1000);
+        write(11, "idle thing", 50);
+        write(12, "rustc", 200);
+        let before = all_cpu_secs(root.path()).expect("a reading");
+        assert_eq!(before.len(), 3);
+        // 5 s later: cargo used 9 s (180 %), rustc 4.5 s (90 %), the idle one nothing; a process
+        // that started in between has no earlier reading and is left out.
+        write(10, "cargo", 1900);
+        write(12, "rustc", 650);
+        write(13, "new", 100);
+        let now = all_cpu_secs(root.path()).expect("a reading");
+        let top = busiest_between(&before, &now, 5.0, 3);
+        let names: Vec<(&str, u32)> = top.iter().map(|p| (p.name.as_str(), p.cpu_pct.round() as u32)).collect();
+        assert_eq!(names, [("cargo", 180), ("rustc", 90)]);
+        assert!(busiest_between(&before, &now, 0.0, 3).is_empty());
+        assert!(all_cpu_secs(&root.path().join("missing")).is_none());
     }
 
     #[test]

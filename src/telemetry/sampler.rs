@@ -30,6 +30,7 @@ use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
 use super::snapshot::{Snapshot, Stall};
 use super::source::GpuSource;
 
+mod procs;
 mod replay;
 
 /// Shortest sampling interval, seconds.
@@ -135,11 +136,18 @@ struct Shared {
     replay_end: Mutex<Option<f64>>,
     /// Per GPU, the last slow tick's time and its processes' tree CPU seconds (for the job's CPU).
     job_cpu: Mutex<HashMap<u32, JobCpuReading>>,
+    /// The previous reading of every process's CPU, while the host is busy.
+    busiest_prev: Mutex<Option<BusyReading>>,
 }
 
 /// One slow tick's reading of a GPU's processes: its time and CPU seconds per process of their
 /// trees.
 type JobCpuReading = (f64, TreesCpu);
+/// When every process's CPU was read, and the reading (pid, name, CPU seconds).
+type BusyReading = (f64, Vec<(u32, String, f64)>);
+
+/// Host CPU, %, from which the sampler names the busiest processes (each slow tick).
+pub const BUSY_HOST_PCT: f64 = 50.0;
 
 /// CPU seconds so far per process of a GPU's process trees.
 type TreesCpu = Vec<(u32, f64)>;
@@ -177,6 +185,7 @@ impl Sampler {
             gpus: Vec::new(),
             self_usage: None,
             gpu_stall: None,
+            busiest: Vec::new(),
         };
         let started = Instant::now();
         Sampler {
@@ -200,6 +209,7 @@ impl Sampler {
                 recorder_error: Mutex::new(None),
                 replay_end: Mutex::new(None),
                 job_cpu: Mutex::new(HashMap::new()),
+                busiest_prev: Mutex::new(None),
             }),
             interval,
             started,
@@ -589,44 +599,7 @@ impl Shared {
         }
         self.record_job_cpu(t, &slow);
         self.slow.store(Arc::new(slow));
-    }
-
-    /// Appends each GPU's job CPU (its processes' trees, % of one core) since the last slow tick;
-    /// nothing for a GPU whose processes or their CPU could not be read.
-    fn record_job_cpu(&self, t: f64, slow: &[GpuSlowSample]) {
-        let readings: Vec<(u32, Option<TreesCpu>)> = match self.host.lock() {
-            Ok(mut host) => slow
-                .iter()
-                .map(|s| {
-                    let pids: Option<Vec<u32>> = s.processes.value().map(|p| p.iter().map(|p| p.pid).collect());
-                    (s.index, pids.and_then(|pids| host.trees_cpu_secs(&pids, t)))
-                })
-                .collect(),
-            Err(_) => return,
-        };
-        let Ok(mut prev) = self.job_cpu.lock() else { return };
-        let mut points = Vec::new();
-        for (i, now) in readings {
-            match now {
-                Some(now) => {
-                    if let Some(pct) =
-                        prev.get(&i).and_then(|(t0, before)| super::proctree::cpu_pct_between(before, &now, t - t0))
-                    {
-                        points.push((i, pct));
-                    }
-                    prev.insert(i, (t, now));
-                }
-                None => {
-                    prev.remove(&i);
-                }
-            }
-        }
-        drop(prev);
-        if let Ok(mut hist) = self.history.lock() {
-            for (i, pct) in points {
-                hist.push(&keys::gpu(i, GpuMetric::JobCpu), t, pct);
-            }
-        }
+        self.record_busiest(t);
     }
 }
 

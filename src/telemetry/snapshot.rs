@@ -36,6 +36,10 @@ pub struct Snapshot {
     /// (the driver may be hung); `None` while the source answers.
     #[serde(default)]
     pub gpu_stall: Option<Stall>,
+    /// The processes using the most CPU over the last slow tick, busiest first; read only while
+    /// the host's CPU is busy ([`crate::telemetry::sampler::BUSY_HOST_PCT`]), else empty.
+    #[serde(default)]
+    pub busiest: Vec<super::proctree::BusyProcess>,
 }
 
 /// A vendor call that is not returning.

@@ -91,15 +91,17 @@ pub(super) fn cpu_busy_elsewhere(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> O
     let mut ev = vec![g.util_ev.clone()];
     ev.extend(g.job_cpu_ev());
     ev.extend(cx.host.evidence());
+    // Name the busiest program that is not one of the GPU's processes, when the sampler read them.
+    let gpu_pids: Vec<u32> =
+        cx.snap.gpus.iter().flat_map(|s| s.processes.value().into_iter().flatten()).map(|p| p.pid).collect();
+    let top = cx.snap.busiest.iter().find(|p| !gpu_pids.contains(&p.pid));
+    let mut title = format!("GPU {i} is partly used; the CPU is busy with other programs");
+    if let Some(p) = top {
+        title.push_str(&format!(" (top: {}, {:.0} %)", p.name, p.cpu_pct));
+        ev.push(format!("busiest other program: {} (pid {}) at {:.0} % of one core", p.name, p.pid, p.cpu_pct));
+    }
     Some(
-        verdict(
-            cx,
-            Finding::CpuBusyElsewhere,
-            Some(i),
-            Verdict::Info,
-            0.7 * g.coverage,
-            format!("GPU {i} is partly used; the CPU is busy with other programs"),
-        )
+        verdict(cx, Finding::CpuBusyElsewhere, Some(i), Verdict::Info, 0.7 * g.coverage, title)
         .with(
             ev,
             "The CPU is saturated, but not by the job on this GPU: its processes use little CPU, so they are not starved by their own data preparation. Other programs take the CPU; they may slow the job down, and the GPU's partial use also comes from the job itself.",

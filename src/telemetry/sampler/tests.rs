@@ -105,3 +105,46 @@ fn threads_publish_and_wake_the_reader() {
     }
     assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok(), "notify called");
 }
+
+/// A host whose CPU runs at `cpu` % and where "cargo" uses 1.8 cores and "sh" a little.
+struct BusyHost {
+    cpu: f64,
+}
+
+impl HostSource for BusyHost {
+    fn sample(&mut self, t: f64) -> HostSample {
+        let mut demo = DemoHost::new(Scenario::HealthyTraining, 1).sample(t);
+        demo.cpu_pct = crate::telemetry::Reading::Value(self.cpu);
+        demo
+    }
+
+    fn all_cpu_secs(&mut self, t: f64) -> Option<Vec<(u32, String, f64)>> {
+        Some(vec![(100, "cargo".into(), 1.8 * t), (101, "sh".into(), 0.001 * t)])
+    }
+}
+
+#[test]
+fn a_busy_host_gets_its_busiest_programs_named_and_a_quiet_one_is_not_read() {
+    let busy = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 1)),
+        Box::new(BusyHost { cpu: 92.0 }),
+        Duration::from_secs(1),
+    );
+    for t in [1.0, 6.0] {
+        busy.step_host(t);
+        busy.step_slow(t);
+    }
+    let top = busy.snapshot().busiest.clone();
+    assert_eq!(top.len(), 1, "{top:?}");
+    assert_eq!((top[0].name.as_str(), top[0].cpu_pct.round()), ("cargo", 180.0));
+    let quiet = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 1)),
+        Box::new(BusyHost { cpu: 12.0 }),
+        Duration::from_secs(1),
+    );
+    for t in [1.0, 6.0] {
+        quiet.step_host(t);
+        quiet.step_slow(t);
+    }
+    assert!(quiet.snapshot().busiest.is_empty());
+}

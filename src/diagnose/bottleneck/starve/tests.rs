@@ -42,7 +42,11 @@ struct Window {
 
 /// Judges `w` over `[30, 90]`.
 fn judge(w: &Window) -> Vec<Bottleneck> {
-    let snap = snapshot();
+    judge_on(w, snapshot())
+}
+
+/// Judges `w` over `[30, 90]` with `snap` as the latest snapshot.
+fn judge_on(w: &Window, snap: Arc<Snapshot>) -> Vec<Bottleneck> {
     let cores = snap.host.as_ref().map_or(0, |h| h.per_core_pct.len());
     let mut h = History::new(HistoryConfig::default());
     for (k, u) in w.util.iter().enumerate() {
@@ -79,6 +83,24 @@ fn flat_utilization_with_the_cpu_busy_elsewhere_is_not_data_starved() {
     assert!(b.evidence.iter().any(|e| e.contains("use 15 % of one core")), "{:?}", b.evidence);
     assert!(b.evidence.iter().any(|e| e.contains("host CPU 92 %")), "{:?}", b.evidence);
     assert!(!b.explanation.contains("saw-tooth"));
+}
+
+#[test]
+fn the_busy_elsewhere_verdict_names_the_busiest_program_that_is_not_the_gpus() {
+    use crate::telemetry::proctree::BusyProcess;
+    let mut snap = (*snapshot()).clone();
+    let gpu_pid = snap.gpus[0].processes.value().and_then(|p| p.first()).map(|p| p.pid).expect("a GPU process");
+    let busy = |pid: u32, name: &str, cpu_pct: f64| BusyProcess { pid, name: name.into(), cpu_pct };
+    // The GPU's own process tops the list here; the verdict names the first other program.
+    snap.busiest = vec![busy(gpu_pid, "python", 300.0), busy(999_999, "cargo", 180.0), busy(4, "rustc", 90.0)];
+    let v = judge_on(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(15.0) }, Arc::new(snap));
+    let b = find(&v, Finding::CpuBusyElsewhere).unwrap_or_else(|| panic!("no busy-elsewhere verdict: {v:#?}"));
+    assert_eq!(b.title, "GPU 0 is partly used; the CPU is busy with other programs (top: cargo, 180 %)");
+    assert!(
+        b.evidence.iter().any(|e| e == "busiest other program: cargo (pid 999999) at 180 % of one core"),
+        "{:?}",
+        b.evidence
+    );
 }
 
 #[test]
