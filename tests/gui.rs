@@ -997,3 +997,19 @@ fn a_gpu_card_leads_with_the_windows_average_utilization_the_verdict_quotes() {
         );
     }
 }
+
+#[test]
+fn utilization_can_be_split_into_one_small_chart_per_gpu() {
+    let mut h = demo_app(Scenario::DataStarved, 2, 1400.0);
+    h.get_by_label("GPU utilization and memory bandwidth utilization");
+    h.get_by_label("Utilization per GPU").click();
+    h.run();
+    h.get_by_label("GPU 0 utilization and memory bandwidth");
+    h.get_by_label("GPU 1 utilization and memory bandwidth");
+    assert!(h.query_by_label("GPU utilization and memory bandwidth utilization").is_none());
+    // Showing one GPU needs no split: the toggle goes away and the single chart is back.
+    h.get_by_label("GPU 1").click();
+    h.run();
+    assert!(h.query_by_label("Utilization per GPU").is_none());
+    h.get_by_label("GPU utilization and memory bandwidth utilization");
+}

@@ -107,6 +107,9 @@ pub struct MonitorState {
     pub paused_at: Option<f64>,
     /// Show only this GPU's lines (None: all GPUs).
     pub gpu_filter: Option<u32>,
+    /// With several GPUs, one utilization chart per GPU (small multiples) instead of one chart
+    /// where their lines overlap.
+    pub split_util: bool,
     /// Process table sort column.
     pub sort: ProcessSort,
     /// Sort descending.
@@ -139,6 +142,7 @@ impl Default for MonitorState {
             window: TimeWindow::Min5,
             paused_at: None,
             gpu_filter: None,
+            split_util: false,
             sort: ProcessSort::Vram,
             sort_desc: true,
             diag_window: crate::diagnose::bottleneck::DEFAULT_WINDOW_SECS,
@@ -324,6 +328,12 @@ impl MonitorState {
                 for g in &snap.inventory.gpus {
                     ui.selectable_value(&mut self.gpu_filter, Some(g.index), format!("GPU {}", g.index));
                 }
+                if self.gpu_filter.is_none() {
+                    ui.separator();
+                    ui.toggle_value(&mut self.split_util, "Utilization per GPU").on_hover_text(
+                        "One small utilization chart per GPU instead of one chart where their lines overlap",
+                    );
+                }
             }
         });
     }
@@ -395,18 +405,46 @@ impl MonitorState {
             pcie.push(line(i, GpuMetric::PcieRx, format!("GPU {i} PCIe RX (to GPU)"), c));
             pcie.push(line(i, GpuMetric::PcieTx, format!("GPU {i} PCIe TX (from GPU)"), c.gamma_multiply(0.55)));
         }
-        let charts = vec![
-            Chart {
+        const UTIL_HELP: &str = "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use.";
+        // Small multiples: each GPU's two utilization lines in a chart of its own.
+        let split = self.split_util && gpus.len() > 1;
+        let names: Vec<(String, String)> = if split {
+            gpus.iter()
+                .map(|g| (format!("gpu_util_{}", g.index), format!("GPU {} utilization and memory bandwidth", g.index)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut charts = Vec::new();
+        if split {
+            let mut lines = util.into_iter();
+            for (id, title) in &names {
+                charts.push(Chart {
+                    id,
+                    title,
+                    help: UTIL_HELP,
+                    caption: "",
+                    unit: Unit::Percent,
+                    series: lines.by_ref().take(2).collect(),
+                    references: Vec::new(),
+                    fixed_percent: true,
+                    marks: event_marks(h, &axis),
+                });
+            }
+        } else {
+            charts.push(Chart {
                 id: "gpu_util",
                 title: "GPU utilization and memory bandwidth utilization",
-                help: "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use.",
+                help: UTIL_HELP,
                 caption: "",
                 unit: Unit::Percent,
                 series: util,
                 references: Vec::new(),
                 fixed_percent: true,
                 marks: event_marks(h, &axis),
-            },
+            });
+        }
+        charts.extend([
             Chart {
                 id: "gpu_vram",
                 title: "VRAM used vs total",
@@ -462,7 +500,7 @@ impl MonitorState {
                 fixed_percent: false,
                 marks: Vec::new(),
             },
-        ];
+        ]);
         ui.label(
             RichText::new(
                 "Line colour = GPU, as on the cards. Faded lines: memory bandwidth (utilization chart) and TX (PCIe \
