@@ -250,17 +250,17 @@ impl SelfProbe {
     /// CPU (% of one core, since the previous call) and resident memory of this process. On Linux
     /// two small files of `/proc/self` (sysinfo would also read every thread's files each time).
     pub fn sample(&mut self) -> Option<SelfUsage> {
-        if cfg!(target_os = "linux") {
-            if let Some(me) = super::proctree::read(Path::new("/"), std::process::id()) {
-                let now = Instant::now();
-                let cpu_pct = match self.prev.replace((now, me.cpu_secs)) {
-                    Some((at, secs)) => {
-                        100.0 * (me.cpu_secs - secs).max(0.0) / now.duration_since(at).as_secs_f64().max(1e-3)
-                    }
-                    None => 0.0,
-                };
-                return Some(SelfUsage { cpu_pct, rss_bytes: me.rss_bytes });
-            }
+        let me =
+            if cfg!(target_os = "linux") { super::proctree::read(Path::new("/"), std::process::id()) } else { None };
+        if let Some(me) = me {
+            let now = Instant::now();
+            let cpu_pct = match self.prev.replace((now, me.cpu_secs)) {
+                Some((at, secs)) => {
+                    100.0 * (me.cpu_secs - secs).max(0.0) / now.duration_since(at).as_secs_f64().max(1e-3)
+                }
+                None => 0.0,
+            };
+            return Some(SelfUsage { cpu_pct, rss_bytes: me.rss_bytes });
         }
         let pid = self.pid?;
         let sys = self.sys.as_mut()?;
