@@ -1013,3 +1013,18 @@ fn utilization_can_be_split_into_one_small_chart_per_gpu() {
     assert!(h.query_by_label("Utilization per GPU").is_none());
     h.get_by_label("GPU utilization and memory bandwidth utilization");
 }
+
+#[test]
+fn eight_starved_gpus_keep_the_charts_above_the_fold_at_1280_by_800() {
+    let mut h = demo_app(Scenario::DataStarved, 8, 800.0);
+    for t in 31..=90 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.step();
+    assert!(h.state().monitor.verdicts.len() >= 8, "one verdict per GPU at least");
+    h.get_by_label_contains("more verdicts");
+    let charts_top = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.y;
+    assert!(charts_top < 760.0, "the first chart starts at y={charts_top}, below the fold");
+}

@@ -68,39 +68,62 @@ impl MonitorState {
             ui.label(RichText::new(empty_text(self.first_verdict_in)).weak());
             return;
         }
-        for (n, (v, also)) in panel_lines(&self.verdicts).into_iter().enumerate() {
-            let color = palette::verdict(ui, v.severity);
-            let header =
-                RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence))
-                    .color(color);
-            egui::CollapsingHeader::new(header)
-                .id_salt(("verdict", n, v.title.as_str()))
-                .default_open(n == 0 && v.severity >= crate::diagnose::Verdict::Warn)
-                .show(ui, |ui| {
-                    ui.label(&v.explanation);
-                    for e in &v.evidence {
-                        ui.label(RichText::new(format!("- {e}")).weak());
-                    }
-                    ui.label(RichText::new("Next steps").strong());
-                    for (k, s) in v.next_steps.iter().enumerate() {
-                        ui.label(format!("{}. {s}", k + 1));
-                    }
-                    for a in &also {
-                        ui.label(RichText::new(format!("Also: {}", a.title)).color(palette::verdict(ui, a.severity)))
-                            .on_hover_text(&a.explanation);
-                    }
-                });
-            if !also.is_empty() {
-                ui.label(
-                    RichText::new(format!(
-                        "      also: {}",
-                        also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
-                    ))
-                    .small()
-                    .weak(),
-                );
-            }
+        let lines = panel_lines(&self.verdicts);
+        // Many GPUs: the table's Verdict column already names each one's verdict, so the panel
+        // opens none and lists the first few, the rest under one line (the charts stay in view).
+        let many = lines.len() > SHOWN_LINES + 1;
+        let (first, rest) = lines.split_at(if many { SHOWN_LINES } else { lines.len() });
+        for (n, (v, also)) in first.iter().enumerate() {
+            verdict_line(ui, n, v, also, n == 0 && !many);
         }
+        if !rest.is_empty() {
+            egui::CollapsingHeader::new(format!("{} more verdicts", rest.len())).id_salt("more_verdicts").show(
+                ui,
+                |ui| {
+                    for (n, (v, also)) in rest.iter().enumerate() {
+                        verdict_line(ui, SHOWN_LINES + n, v, also, false);
+                    }
+                },
+            );
+        }
+    }
+}
+
+/// Verdict lines the panel lists before folding the rest under "N more verdicts".
+const SHOWN_LINES: usize = 3;
+
+/// One verdict: its header (open when `open` and it is a problem) with explanation, evidence,
+/// next steps and the GPU's other information folded under it.
+fn verdict_line(ui: &mut egui::Ui, n: usize, v: &Bottleneck, also: &[&Bottleneck], open: bool) {
+    let color = palette::verdict(ui, v.severity);
+    let header =
+        RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence)).color(color);
+    egui::CollapsingHeader::new(header)
+        .id_salt(("verdict", n, v.title.as_str()))
+        .default_open(open && v.severity >= Verdict::Warn)
+        .show(ui, |ui| {
+            ui.label(&v.explanation);
+            for e in &v.evidence {
+                ui.label(RichText::new(format!("- {e}")).weak());
+            }
+            ui.label(RichText::new("Next steps").strong());
+            for (k, s) in v.next_steps.iter().enumerate() {
+                ui.label(format!("{}. {s}", k + 1));
+            }
+            for a in also {
+                ui.label(RichText::new(format!("Also: {}", a.title)).color(palette::verdict(ui, a.severity)))
+                    .on_hover_text(&a.explanation);
+            }
+        });
+    if !also.is_empty() {
+        ui.label(
+            RichText::new(format!(
+                "      also: {}",
+                also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
+            ))
+            .small()
+            .weak(),
+        );
     }
 }
 

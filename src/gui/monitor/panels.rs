@@ -135,6 +135,9 @@ pub fn card_layout(available: f32, spacing: f32, cards: usize) -> (usize, f32) {
     (per_row, width)
 }
 
+/// Width from which the GPU table shows all its columns, points.
+const TABLE_FULL_WIDTH: f32 = 1200.0;
+
 /// From this many GPUs the Monitor shows a compact table, one row per GPU, instead of cards.
 pub const COMPACT_FROM_GPUS: usize = 4;
 
@@ -299,7 +302,11 @@ pub(super) fn gpu_table(
     verdicts: &[Bottleneck],
     util: &[UtilWindow],
 ) {
-    egui::Grid::new("gpu_table").striped(true).num_columns(10).spacing([12.0, 3.0]).show(ui, |ui| {
+    // A narrow window leaves out memory bandwidth and the SM clock (both are charted below) so
+    // the row fits instead of being cut off at the right.
+    let narrow = ui.available_width() < TABLE_FULL_WIDTH;
+    let columns = if narrow { 8 } else { 10 };
+    egui::Grid::new("gpu_table").striped(true).num_columns(columns).spacing([12.0, 3.0]).show(ui, |ui| {
         for h in [
             "GPU",
             "Verdict",
@@ -312,6 +319,9 @@ pub(super) fn gpu_table(
             "PCIe",
             "Clocks",
         ] {
+            if narrow && (h == "Mem. bandwidth" || h == "SM clock") {
+                continue;
+            }
             ui.label(RichText::new(h).strong());
         }
         ui.end_row();
@@ -340,11 +350,15 @@ pub(super) fn gpu_table(
                 continue;
             }
             util_cell(ui, util.iter().find(|u| u.gpu == info.index), s.util_gpu_pct.get(), info.index);
-            ui.label(present::pct(&s.util_mem_bw_pct));
+            if !narrow {
+                ui.label(present::pct(&s.util_mem_bw_pct));
+            }
             ui.label(present::vram(s));
             ui.label(s.temp_c.show_short(|t| format!("{t} °C")));
             ui.label(present::power(s));
-            ui.label(s.sm_clock_mhz.show_short(|c| format!("{c} MHz")));
+            if !narrow {
+                ui.label(s.sm_clock_mhz.show_short(|c| format!("{c} MHz")));
+            }
             // The table keeps each cell short (the full text is on hover): the current link, the
             // clock line up to its parenthesis.
             let link = present::pcie_link(s, Some(info));

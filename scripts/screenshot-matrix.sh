@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Takes the screenshot matrix a release is looked at with: every tab in both themes at 1024x640
+# and 1920x1080 with 1, 2 and 8 demo GPUs; the support card; this machine as it is (in a
+# container without GPUs: the no-GPU path); and the fake NVML scenarios when the test-only
+# library was built (cargo test --test fake_nvml). Prints one line per PNG written.
+#
+# Usage: scripts/screenshot-matrix.sh [BINARY] [OUTDIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-target/release/gpu-doctor}
+out=${2:-target/screenshots}
+[ -x "$bin" ] || cargo build --release --bin gpu-doctor
+command -v xvfb-run >/dev/null || { echo "xvfb-run not installed (apt-get install xvfb)"; exit 1; }
+mkdir -p "$out"
+tabs="monitor checklist vram smoke about"
+shot() { # name args...
+    local name=$1; shift
+    if xvfb-run -a -s "-screen 0 2000x1200x24" "$bin" --screenshot "$out/$name.png" --frames 20 "$@" >/dev/null 2>&1; then
+        echo "$out/$name.png"
+    else
+        echo "FAILED: $name ($*)"
+    fi
+}
+for theme in light dark; do
+    for size in 1024x640 1920x1080; do
+        for n in 1 2 8; do
+            for tab in $tabs; do
+                shot "demo-$tab-$theme-$size-${n}gpu" --demo data-starved --gpus "$n" --tab "$tab" --theme "$theme" --size "$size"
+            done
+            shot "demo-card-$theme-$size-${n}gpu" --demo data-starved --gpus "$n" --support-card --theme "$theme" --size "$size"
+        done
+        for tab in $tabs; do
+            shot "machine-$tab-$theme-$size" --tab "$tab" --theme "$theme" --size "$size"
+        done
+    done
+done
+lib=target/tmp/fake-nvml
+if [ -d "$lib" ]; then
+    for sc in tests/fake_nvml/scenarios/*.scenario; do
+        name=$(basename "$sc" .scenario)
+        LD_LIBRARY_PATH=$lib FAKE_NVML_SCENARIO=$sc shot "fake-nvml-$name" --theme dark --size 1280x800
+    done
+else
+    echo "no fake NVML library at $lib (cargo test --test fake_nvml builds it): fake NVML shots skipped"
+fi
