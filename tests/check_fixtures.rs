@@ -111,6 +111,18 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-INIT=skipped<WSL-02 CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
+        "xid-79-one-of-four-gpus-lost",
+        7,
+        Some("RT-XID"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=warn DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "fallen-off-bus-without-xid",
+        7,
+        Some("RT-XID"),
+        "HW-01=pass HW-02=fail DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
         "xid-79-fallen-off-bus",
         7,
         Some("RT-LOST"),
@@ -143,14 +155,23 @@ fn every_fixture_gives_its_verdicts_and_root_cause() {
             assert_eq!(want, have, "{name}: check verdict");
         }
         assert_eq!(verdicts.split(' ').count(), got.split(' ').count(), "{name}: number of checks");
-        // Root cause first: nothing else fails unless it is independent evidence of the same fault.
+        // Root cause first: nothing else fails unless it is independent evidence of the same fault
+        // or a consequence of the root cause, whose own advice is then held back.
         let unblocked_fails: Vec<&str> = r
             .checks
             .iter()
-            .filter(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none())
+            .filter(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none() && c.explained_by.is_none())
             .map(|c| c.id.as_str())
             .collect();
         assert!(unblocked_fails.len() <= 2, "{name}: {unblocked_fails:?}");
+        for c in r.checks.iter().filter(|c| c.explained_by.is_some()) {
+            assert_eq!(c.explained_by.as_deref(), *root, "{name}: {} is a consequence of the root cause", c.id);
+            assert!(
+                c.fixes.iter().all(|f| matches!(f, diagnose::FixStep::Text(_))),
+                "{name}: a consequence gives no commands of its own: {:?}",
+                c.fixes
+            );
+        }
         if let Some(root) = root {
             let c = r.get(root).unwrap_or_else(|| panic!("{name}: no {root}"));
             assert!(!c.fixes.is_empty(), "{name}: the root cause comes with a fix");
@@ -368,4 +389,34 @@ fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
     let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     assert_eq!(r.get("CUDA-INIT").map(|c| c.verdict), Some(Verdict::Skipped));
     assert_eq!(r.root_cause, None);
+}
+
+/// Fixtures written from a public bug report or forum thread, whose address the capture records.
+const FROM_PUBLIC_THREADS: &[&str] = &["xid-79-one-of-four-gpus-lost", "fallen-off-bus-without-xid"];
+
+#[test]
+fn a_gpu_that_fell_off_the_bus_is_the_root_cause_and_its_symptoms_are_its_consequences() {
+    // (fixture, the failures it explains): before, the first of these in list order was named
+    // the root cause, with advice (reload a module, reinstall CUDA) wrong for a hardware fault.
+    let cases: [(&str, &[&str]); 3] = [
+        ("xid-79-one-of-four-gpus-lost", &["HW-03", "CUDA-INIT"]),
+        ("fallen-off-bus-without-xid", &["HW-02", "HW-03", "PERM-01"]),
+        ("xid-79-fallen-off-bus", &["RT-XID"]),
+    ];
+    for (name, consequences) in cases {
+        let r = diagnose::run(&CapturedSystem::open(&fixture(name)).unwrap());
+        let got: Vec<&str> = r.checks.iter().filter(|c| c.explained_by.is_some()).map(|c| c.id.as_str()).collect();
+        assert_eq!(got, consequences, "{name}");
+        let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
+        assert!(root.finding.contains("fell off"), "{name}: {}", root.finding);
+        let text = diagnose::render_text(&r);
+        assert!(text.lines().any(|l| l.starts_with("  It also causes: ")), "{name}:\n{text}");
+        assert!(!text.contains("modprobe") && !text.contains("reinstall"), "{name}: symptom advice:\n{text}");
+    }
+    for name in FROM_PUBLIC_THREADS {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture(name).join("capture.json")).unwrap()).unwrap();
+        let source = doc.get("source").and_then(|s| s.as_str()).unwrap_or_default();
+        assert!(source.starts_with("https://"), "{name} records the thread it comes from: {source:?}");
+    }
 }

@@ -156,6 +156,10 @@ pub struct Check {
     pub fixes: Vec<FixStep>,
     /// The id of the failed check this one depends on, when it is blocked.
     pub blocked_by: Option<String>,
+    /// The id of the failure that causes this one, when it is a consequence (its own fixes are
+    /// then held back: fixing the cause comes first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained_by: Option<String>,
     /// Set when the check does not apply to this kind of machine: where it does apply
     /// ("Windows", "WSL", "containers", ...). Text output folds such checks into one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,6 +179,7 @@ impl Check {
             evidence: Vec::new(),
             fixes: Vec::new(),
             blocked_by: None,
+            explained_by: None,
             applies_to: None,
         }
     }
@@ -310,8 +315,53 @@ pub fn run(view: &dyn SystemView) -> Report {
             break;
         }
     }
-    let root_cause = list.iter().find(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none()).map(|c| c.id.clone());
+    explain_consequences(&mut list);
+    let root_cause = list
+        .iter()
+        .find(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none() && c.explained_by.is_none())
+        .map(|c| c.id.clone());
     Report { checks: list, root_cause, from_capture: view.is_capture() }
+}
+
+/// Causes before symptoms: each failure that another (unblocked) failure explains
+/// ([`checks::CheckDef::explains`]) becomes its consequence, its own fixes replaced by "fix the
+/// cause first". Chains resolve to their first cause (the registry has no cycles), so the root
+/// cause is the failure nothing else explains, wherever it sits in the list.
+fn explain_consequences(list: &mut [Check]) {
+    let is_problem = |c: &Check| matches!(c.verdict, Verdict::Fail | Verdict::Warn) && c.blocked_by.is_none();
+    let mut links: Vec<(usize, usize)> = Vec::new();
+    for (ci, cause) in list.iter().enumerate() {
+        if cause.verdict != Verdict::Fail || cause.blocked_by.is_some() {
+            continue;
+        }
+        for id in checks::find(&cause.id).map_or(&[][..], |d| d.explains) {
+            if let Some(ei) = list.iter().position(|c| c.id == *id && is_problem(c)) {
+                links.push((ci, ei));
+            }
+        }
+    }
+    // The first cause of a chain: follow "explained by" up while the cause is itself explained.
+    let first_cause = |mut i: usize| {
+        for _ in 0..list.len() {
+            match links.iter().find(|(_, e)| *e == i) {
+                Some((c, _)) => i = *c,
+                None => break,
+            }
+        }
+        i
+    };
+    let marks: Vec<(usize, usize)> =
+        links.iter().map(|&(_, e)| (e, first_cause(e))).filter(|(e, root)| e != root).collect();
+    for (e, root) in marks {
+        if list[e].explained_by.is_some() {
+            continue;
+        }
+        let (root_id, root_finding) = (list[root].id.clone(), list[root].finding.clone());
+        let c = &mut list[e];
+        c.summary = format!("{} — a consequence of: {root_finding}", c.summary);
+        c.fixes = vec![FixStep::Text(format!("Fix the cause first: {root_finding}."))];
+        c.explained_by = Some(root_id);
+    }
 }
 
 /// The report as plain text (no colour): the root cause's finding first, then the checks grouped
@@ -329,6 +379,15 @@ pub fn render_text(r: &Report) -> String {
             }
             for f in &c.fixes {
                 let _ = writeln!(o, "  fix: {}", f.plain());
+            }
+            let consequences: Vec<&str> = r
+                .checks
+                .iter()
+                .filter(|x| x.explained_by.as_deref() == Some(&c.id))
+                .map(|x| x.finding.as_str())
+                .collect();
+            if !consequences.is_empty() {
+                let _ = writeln!(o, "  It also causes: {}", consequences.join("; "));
             }
         }
         None => {

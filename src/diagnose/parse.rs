@@ -180,16 +180,45 @@ pub struct Xid {
 
 /// Xid lines (`NVRM: Xid (PCI:0000:2b:00): 79, ...`) in kernel-log lines.
 pub fn xids(lines: &[String]) -> Vec<Xid> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let rest = &l[l.find("Xid (")? + 5..];
-            let (pci, after) = rest.split_once(')')?;
-            let code =
-                after.trim_start_matches(':').trim().split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
-            Some(Xid { code, pci: pci.trim_start_matches("PCI:").to_string(), line: l.clone() })
-        })
-        .collect()
+    let mut out: Vec<Xid> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(x) = xid_line(l) {
+            out.push(x);
+        } else if l.contains("fallen off the bus") && !out.iter().any(|x| x.code == 79) {
+            // Newer drivers may report a GPU that fell off the bus without an Xid line, and split
+            // the message over lines ("NVRM: The NVIDIA GPU 0000:b3:00.0" / "NVRM: (PCI ID: ...)
+            // installed in this system has" / "NVRM: fallen off the bus and is not responding to
+            // commands."): it is Xid 79 all the same; the address is on one of the lines before.
+            let pci = lines[i.saturating_sub(2)..=i].iter().rev().find_map(|x| pci_address(x)).unwrap_or_default();
+            out.push(Xid { code: 79, pci, line: l.clone() });
+        }
+    }
+    out
+}
+
+/// One "Xid (PCI:...): N, ..." line.
+fn xid_line(l: &str) -> Option<Xid> {
+    let rest = &l[l.find("Xid (")? + 5..];
+    let (pci, after) = rest.split_once(')')?;
+    let code = after.trim_start_matches(':').trim().split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    Some(Xid { code, pci: pci.trim_start_matches("PCI:").to_string(), line: l.to_string() })
+}
+
+/// The first PCI address (`0000:b3:00.0`) in `s`.
+pub fn pci_address(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    (0..b.len().saturating_sub(11)).find_map(|i| {
+        let w = &b[i..i + 12];
+        let hex = |r: std::ops::Range<usize>| w[r].iter().all(u8::is_ascii_hexdigit);
+        let ok = hex(0..4)
+            && w[4] == b':'
+            && hex(5..7)
+            && w[7] == b':'
+            && hex(8..10)
+            && w[10] == b'.'
+            && w[11].is_ascii_digit();
+        ok.then(|| String::from_utf8_lossy(w).into_owned())
+    })
 }
 
 /// How serious an Xid is and what it means for a newcomer: (fail?, text).
@@ -406,6 +435,27 @@ mod tests {
         assert_eq!(x.len(), 2);
         assert_eq!((x[0].code, x[0].pci.as_str()), (79, "0000:2b:00"));
         assert!(xid_meaning(79).0 && !xid_meaning(13).0);
+        // The same GPU's second "fallen off the bus" line is the same Xid 79, not another one.
+        let twice = vec![lines[0].clone(), "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.".to_string()];
+        assert_eq!(xids(&twice).len(), 1);
+    }
+
+    #[test]
+    fn a_gpu_fallen_off_the_bus_without_an_xid_line_is_xid_79() {
+        // Driver 570's multi-line message (NVIDIA/NVSentinel issue 155): the address is two lines up.
+        let lines: Vec<String> = [
+            "NVRM: The NVIDIA GPU 0000:b3:00.0",
+            "NVRM: (PCI ID: 10de:26b5) installed in this system has",
+            "NVRM: fallen off the bus and is not responding to commands.",
+            "NVRM: The NVIDIA probe routine failed for 1 device(s).",
+        ]
+        .map(String::from)
+        .to_vec();
+        let x = xids(&lines);
+        assert_eq!(x.len(), 1, "{x:?}");
+        assert_eq!((x[0].code, x[0].pci.as_str()), (79, "0000:b3:00.0"));
+        assert_eq!(pci_address("GPU at PCI:0000:0b:00: GPU-3e"), None, "no function number: not a full address");
+        assert_eq!(pci_address("dev 0000:0B:00.0 x").as_deref(), Some("0000:0B:00.0"));
     }
 
     #[test]

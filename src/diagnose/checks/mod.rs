@@ -45,6 +45,10 @@ pub struct CheckDef {
     /// failure. They may come later in [`CHECKS`]: in a container, the driver checks depend on the
     /// container having received the GPU.
     pub depends_on: &'static [&'static str],
+    /// The failures this one causes when it fails: their checks then fail as its consequences
+    /// (shown under it, their own fixes held back) and the root cause is the failure that nothing
+    /// else explains. A GPU that fell off the bus explains NVML missing it and cuInit failing.
+    pub explains: &'static [&'static str],
     /// Judges the machine: gets the blank result ([`CheckDef::blank`]) and returns it with a
     /// verdict, summary, explanation, evidence and fixes.
     pub run: fn(Check, &Ctx) -> Check,
@@ -63,6 +67,7 @@ const WIN_01: CheckDef = CheckDef {
     layer: Layer::Windows,
     title: "GPU watchdog (TDR) settings",
     depends_on: &[],
+    explains: &[],
     run: windows::win_01,
 };
 
@@ -73,6 +78,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Hardware,
         title: "NVIDIA GPU on the PCI bus",
         depends_on: &[],
+        explains: &[],
         run: hardware::hw_01,
     },
     CheckDef {
@@ -80,6 +86,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Hardware,
         title: "Kernel driver bound to each GPU",
         depends_on: &["HW-01", "DRV-04", "DRV-01"],
+        explains: &[],
         run: hardware::hw_02,
     },
     CheckDef {
@@ -87,6 +94,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "NVIDIA kernel module loaded",
         depends_on: &["HW-01", "DRV-04", "DRV-05"],
+        explains: &[],
         run: driver::drv_01,
     },
     CheckDef {
@@ -94,6 +102,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "Kernel module version",
         depends_on: &[],
+        explains: &[],
         run: driver::drv_02,
     },
     CheckDef {
@@ -101,6 +110,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "nouveau not holding the GPU",
         depends_on: &["HW-01"],
+        explains: &[],
         run: driver::drv_04,
     },
     CheckDef {
@@ -108,6 +118,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "Secure Boot and the kernel module",
         depends_on: &[],
+        explains: &[],
         run: driver::drv_05,
     },
     CheckDef {
@@ -115,6 +126,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "NVML (the driver's management library) loads",
         depends_on: &["DRV-01", "HW-01", "DRV-06", "CONT-02", "WSL-01", "WSL-02", "PERM-02", "PERM-01"],
+        explains: &[],
         run: driver::drv_08,
     },
     CheckDef {
@@ -122,6 +134,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: "Kernel module and libraries have the same version",
         depends_on: &["DRV-01", "HW-01"],
+        explains: &[],
         run: driver::drv_06,
     },
     CheckDef {
@@ -129,14 +142,23 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Hardware,
         title: "NVML sees every PCI GPU",
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
+        explains: &[],
         run: hardware::hw_03,
     },
-    CheckDef { id: "DRV-09", layer: Layer::Driver, title: "Persistence daemon", depends_on: &[], run: driver::drv_09 },
+    CheckDef {
+        id: "DRV-09",
+        layer: Layer::Driver,
+        title: "Persistence daemon",
+        depends_on: &[],
+        explains: &[],
+        run: driver::drv_09,
+    },
     CheckDef {
         id: "DRV-10",
         layer: Layer::Driver,
         title: "Kernel module flavour fits the GPU generation",
         depends_on: &[],
+        explains: &[],
         run: driver::drv_10,
     },
     CheckDef {
@@ -144,6 +166,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Cuda,
         title: "Newest CUDA the driver supports",
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
+        explains: &[],
         run: cuda::cuda_01,
     },
     CheckDef {
@@ -151,6 +174,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Cuda,
         title: "CUDA driver library (libcuda.so.1) present",
         depends_on: &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
+        explains: &[],
         run: cuda::cuda_lib,
     },
     CheckDef {
@@ -161,6 +185,7 @@ pub static CHECKS: &[CheckDef] = &[
             "CUDA-LIB", "DRV-08", "DRV-06", "DRV-01", "PERM-01", "PERM-02", "CONT-02", "WSL-01", "WSL-02", "ENV-01",
             "ENV-03",
         ],
+        explains: &[],
         run: cuda::cuda_init,
     },
     CheckDef {
@@ -168,6 +193,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Cuda,
         title: "PyTorch builds vs the driver",
         depends_on: &["CUDA-01", "DRV-08"],
+        explains: &[],
         run: cuda::cuda_04,
     },
     CheckDef {
@@ -175,6 +201,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Cuda,
         title: "GPU architecture supported by the PyTorch builds",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: cuda::cuda_07,
     },
     CheckDef {
@@ -182,6 +209,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Containers,
         title: "Running in a container",
         depends_on: &[],
+        explains: &[],
         run: container::cont_01,
     },
     CheckDef {
@@ -189,6 +217,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Containers,
         title: "GPUs passed into the container",
         depends_on: &[],
+        explains: &[],
         run: container::cont_02,
     },
     CheckDef {
@@ -196,6 +225,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Permissions,
         title: "GPU device files present",
         depends_on: &["DRV-01", "CONT-02"],
+        explains: &[],
         run: access::perm_01,
     },
     CheckDef {
@@ -203,6 +233,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Permissions,
         title: "This user can open the GPU device files",
         depends_on: &["PERM-01"],
+        explains: &[],
         run: access::perm_02,
     },
     CheckDef {
@@ -210,6 +241,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Wsl,
         title: "WSL version and GPU paravirtualisation",
         depends_on: &[],
+        explains: &[],
         run: wsl::wsl_01,
     },
     CheckDef {
@@ -217,14 +249,23 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Wsl,
         title: "CUDA comes from the Windows driver (/usr/lib/wsl/lib)",
         depends_on: &["WSL-01"],
+        explains: &[],
         run: wsl::wsl_02,
     },
-    CheckDef { id: "WSL-08", layer: Layer::Wsl, title: "Graphics rendering in WSL", depends_on: &[], run: wsl::wsl_08 },
+    CheckDef {
+        id: "WSL-08",
+        layer: Layer::Wsl,
+        title: "Graphics rendering in WSL",
+        depends_on: &[],
+        explains: &[],
+        run: wsl::wsl_08,
+    },
     CheckDef {
         id: "ENV-01",
         layer: Layer::Environment,
         title: "CUDA_VISIBLE_DEVICES",
         depends_on: &["DRV-08", "PERM-02"],
+        explains: &[],
         run: env::env_01,
     },
     CheckDef {
@@ -232,6 +273,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Environment,
         title: "CUDA and nvidia-smi number the GPUs the same way",
         depends_on: &["DRV-08", "PERM-02"],
+        explains: &[],
         run: env::env_02,
     },
     CheckDef {
@@ -239,6 +281,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Environment,
         title: "LD_LIBRARY_PATH does not shadow the driver",
         depends_on: &[],
+        explains: &[],
         run: env::env_03,
     },
     CheckDef {
@@ -246,6 +289,8 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Every GPU answers",
         depends_on: &["DRV-08"],
+        // A lost GPU is missing from NVML's count, fails cuInit, and its Xid lines are the same fault.
+        explains: &["HW-03", "CUDA-INIT", "CUDA-01", "RT-XID"],
         run: runtime::rt_lost,
     },
     CheckDef {
@@ -253,13 +298,17 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Memory repair (row remapping, retired pages)",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_03,
     },
     CheckDef {
         id: "RT-XID",
         layer: Layer::Runtime,
         title: "GPU errors in the kernel log (Xid)",
-        depends_on: &["DRV-08"],
+        // The kernel log does not need NVML: a GPU that fell off the bus before NVML saw it is
+        // found here. A fatal Xid (only those fail) explains what the GPU's loss breaks above it.
+        depends_on: &["CONT-02", "WSL-02"],
+        explains: &["HW-02", "HW-03", "DRV-08", "CUDA-INIT", "CUDA-01", "PERM-01"],
         run: runtime::rt_xid,
     },
     CheckDef {
@@ -267,6 +316,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Clocks held back (throttle reasons)",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_05,
     },
     CheckDef {
@@ -274,6 +324,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "PCIe link at its maximum",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_04,
     },
     CheckDef {
@@ -281,6 +332,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Uncorrectable memory (ECC) errors",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_ecc,
     },
     CheckDef {
@@ -288,6 +340,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Other programs holding the GPU",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_08,
     },
     CheckDef {
@@ -295,6 +348,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "MIG (multi-instance GPU) mode",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_06,
     },
     CheckDef {
@@ -302,6 +356,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "Compute mode",
         depends_on: &["DRV-08"],
+        explains: &[],
         run: runtime::rt_07,
     },
     CheckDef {
@@ -309,11 +364,26 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Windows,
         title: "Driver model (WDDM / TCC / MCDM)",
         depends_on: &[],
+        explains: &[],
         run: windows::win_02,
     },
     WIN_01,
-    CheckDef { id: "WIN-04", layer: Layer::Windows, title: "nvml.dll found", depends_on: &[], run: windows::win_04 },
-    CheckDef { id: "WIN-03", layer: Layer::Windows, title: "Driver version", depends_on: &[], run: windows::win_03 },
+    CheckDef {
+        id: "WIN-04",
+        layer: Layer::Windows,
+        title: "nvml.dll found",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_04,
+    },
+    CheckDef {
+        id: "WIN-03",
+        layer: Layer::Windows,
+        title: "Driver version",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_03,
+    },
 ];
 
 /// The definition of the check with `id`.
@@ -537,26 +607,47 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_dependencies_have_no_cycle() {
+    /// Asserts that following `edges` from every check never comes back to where it started.
+    fn assert_acyclic(what: &str, edges: fn(&CheckDef) -> &'static [&'static str]) {
         // Depth-first search; `path` holds the ids being visited, `done` those proven acyclic.
-        fn visit(id: &'static str, path: &mut Vec<&'static str>, done: &mut HashSet<&'static str>) {
+        fn visit(
+            id: &'static str,
+            edges: fn(&CheckDef) -> &'static [&'static str],
+            what: &str,
+            path: &mut Vec<&'static str>,
+            done: &mut HashSet<&'static str>,
+        ) {
             if done.contains(id) {
                 return;
             }
-            assert!(!path.contains(&id), "dependency cycle: {} -> {id}", path.join(" -> "));
+            assert!(!path.contains(&id), "{what} cycle: {} -> {id}", path.join(" -> "));
             path.push(id);
-            for dep in find(id).map_or(&[][..], |d| d.depends_on) {
-                visit(dep, path, done);
+            for next in find(id).map_or(&[][..], edges) {
+                visit(next, edges, what, path, done);
             }
             path.pop();
             done.insert(id);
         }
         let mut done = HashSet::new();
         for d in CHECKS {
-            visit(d.id, &mut Vec::new(), &mut done);
+            visit(d.id, edges, what, &mut Vec::new(), &mut done);
         }
         assert_eq!(done.len(), CHECKS.len());
+    }
+
+    #[test]
+    fn the_dependencies_have_no_cycle() {
+        assert_acyclic("dependency", |d| d.depends_on);
+    }
+
+    #[test]
+    fn causes_and_consequences_have_no_cycle_and_name_real_checks() {
+        assert_acyclic("explains", |d| d.explains);
+        for d in CHECKS {
+            for e in d.explains {
+                assert!(find(e).is_some() && *e != d.id, "{} explains {e}, which is not another check", d.id);
+            }
+        }
     }
 
     #[test]

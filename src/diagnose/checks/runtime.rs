@@ -108,7 +108,16 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(x.line.clone());
     }
     let list = codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-    c.verdict(worst, format!("Xid {list} logged")).found(format!("The kernel log shows GPU errors (Xid {list})"))
+    // A fatal error is named by what it means (it may be the root cause); others by their codes.
+    let finding = match xs.iter().find(|x| parse::xid_meaning(x.code).0) {
+        Some(x) => {
+            let meaning = parse::xid_meaning(x.code).1;
+            let first = meaning.split(". ").next().unwrap_or(meaning).trim_end_matches('.');
+            format!("{first} (Xid {} on {})", x.code, x.pci)
+        }
+        None => format!("The kernel log shows GPU errors (Xid {list})"),
+    };
+    c.verdict(worst, format!("Xid {list} logged")).found(finding)
 }
 
 pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
