@@ -57,6 +57,7 @@ impl Fx {
             init_code: Some(code),
             driver_version: Some("12.4".into()),
             devices: None,
+            did_not_return: None,
         });
     }
     fn no_library(&mut self) {
@@ -155,6 +156,7 @@ fn healthy() -> Fx {
                     pages_pending_retirement: Reading::na("not supported on this GPU"),
                     driver_model: Reading::na("Windows only"),
                 }],
+                did_not_return: None,
             }),
             libraries: vec![
                 lib("libcuda.so.1", "/usr/lib/x86_64-linux-gnu", "libcuda.so.550.54.15"),
@@ -172,6 +174,7 @@ fn healthy() -> Fx {
                 init_code: Some(0),
                 driver_version: Some("12.4".into()),
                 devices: Some(1),
+                did_not_return: None,
             }),
         },
     };

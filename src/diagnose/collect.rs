@@ -259,10 +259,8 @@ pub fn cuda_probe(timeout: std::time::Duration) -> CudaProbe {
     });
     match spawned.ok().and_then(|_| rx.recv_timeout(timeout).ok()) {
         Some(p) => p,
-        None => CudaProbe {
-            load_error: Some(format!("cuInit did not return within {} s: the driver may be hung", timeout.as_secs())),
-            ..CudaProbe::default()
-        },
+        // Not "no library": the calls hang, which is a wedged driver (the hung-driver check says so).
+        None => CudaProbe { did_not_return: Some(timeout.as_secs()), ..CudaProbe::default() },
     }
 }
 

@@ -52,11 +52,16 @@ pub fn live_nvml(source: &SourceOptions) -> NvmlView {
         let facts = worker.facts();
         let _ = tx.send((samples, facts));
     });
-    let (samples, facts) = match spawned {
-        Ok(_) => rx.recv_timeout(NVML_TIMEOUT).unwrap_or_default(),
-        Err(_) => Default::default(),
+    // A call that does not return is recorded as such: a hung driver, not a missing one.
+    let (answer, did_not_return) = match spawned {
+        Ok(_) => match rx.recv_timeout(NVML_TIMEOUT) {
+            Ok(a) => (a, None),
+            Err(_) => (Default::default(), Some(NVML_TIMEOUT.as_secs())),
+        },
+        Err(_) => (Default::default(), None),
     };
-    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts }
+    let (samples, facts) = answer;
+    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts, did_not_return }
 }
 
 /// The live machine as the checks see it.

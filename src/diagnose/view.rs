@@ -76,6 +76,10 @@ pub struct NvmlView {
     /// Configuration and health facts per GPU (persistence, compute/MIG mode, row remapping).
     #[serde(default)]
     pub facts: Vec<GpuFacts>,
+    /// Seconds after which the checks stopped waiting for NVML to open and answer (a hung
+    /// driver); `None` when it answered (or in a version-1 capture, which could not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub did_not_return: Option<u64>,
 }
 
 /// Kernel-log lines about NVIDIA (NVRM, Xid), or why they could not be read.
@@ -132,6 +136,10 @@ pub struct CudaProbe {
     pub driver_version: Option<String>,
     /// `cuDeviceGetCount`.
     pub devices: Option<i32>,
+    /// Seconds after which the probe gave up because the calls had not returned (a hung driver);
+    /// `None` when they returned (or in a version-1 capture, which could not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub did_not_return: Option<u64>,
 }
 
 /// `HKLM\System\CurrentControlSet\Control\GraphicsDrivers` TDR values; `None` = not set (default).

@@ -78,6 +78,12 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     let Some(p) = &cx.v.meta().cuda else {
         return c.verdict(Verdict::Skipped, "not probed (a sleeping GPU is left asleep)");
     };
+    if let Some(secs) = p.did_not_return {
+        return c
+            .verdict(Verdict::Fail, format!("cuInit did not return within {secs} s"))
+            .found("CUDA hangs when it starts (cuInit does not return)")
+            .text("A call that never returns means a hung driver, not a missing one: see the driver check.");
+    }
     let Some(lib) = &p.library else {
         return c
             .verdict(Verdict::Fail, "no CUDA driver library could be loaded")

@@ -261,3 +261,60 @@ pub(super) fn drv_10(c: Check, cx: &Ctx) -> Check {
             .found("The kernel module flavour suits every GPU")
     }
 }
+
+/// Kernel-log lines that show the driver or the GPU's firmware timing out or failing to start.
+fn hang_lines(lines: &[String]) -> Vec<&String> {
+    const SIGNS: [&str; 6] = ["Xid", "GSP", "RmInitAdapter failed", "timeout", "Timeout", "not responding"];
+    lines.iter().filter(|l| SIGNS.iter().any(|s| l.contains(s))).take(5).collect()
+}
+
+/// DRV-HUNG: the probes of NVML and cuInit returned. A call that never returns is a hung or
+/// wedged driver (often with Xid 119/120 GSP timeouts), never "no driver": the fix is a reset or
+/// reboot and a driver update, not an installation.
+pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
+    let nvml = cx.nvml.and_then(|n| n.did_not_return);
+    let cuda = cx.v.meta().cuda.as_ref().and_then(|p| p.did_not_return);
+    if nvml.is_none() && cuda.is_none() {
+        let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
+        return if probed {
+            c.verdict(Verdict::Pass, "NVML and cuInit returned (whatever they answered)")
+                .found("No call into the driver hangs")
+        } else {
+            c.verdict(Verdict::Skipped, "the driver was not called")
+        };
+    }
+    let mut hung = Vec::new();
+    if let Some(s) = nvml {
+        hung.push(format!("NVML did not answer within {s} s"));
+    }
+    if let Some(s) = cuda {
+        hung.push(format!("cuInit did not return within {s} s"));
+    }
+    let mut c = c
+        .verdict(Verdict::Fail, hung.join("; "))
+        .found("The NVIDIA driver is not responding (calls into it do not return)")
+        .explain(
+            "A call into the driver that never returns means the driver or the GPU's firmware is wedged, not that it is missing: reinstalling does not help, and every program that touches the GPU (nvidia-smi too) will hang the same way.",
+        );
+    for h in &hung {
+        c = c.evidence(h.clone());
+    }
+    c = match &cx.v.meta().kernel_log {
+        KernelLog::Lines(l) => {
+            let signs = hang_lines(l);
+            if signs.is_empty() {
+                c.evidence("kernel log: no timeout or Xid line among the NVIDIA lines read")
+            } else {
+                signs.into_iter().fold(c, |c, l| c.evidence(format!("kernel log: {l}")))
+            }
+        }
+        KernelLog::Unreadable(why) => c.evidence(format!(
+            "kernel log unknown (not readable: {why}); read it with: sudo dmesg | grep -i -e nvrm -e xid"
+        )),
+    };
+    c.text("Save the kernel log for the bug report before anything else:")
+        .cmd("sudo dmesg --ctime > nvidia-hang-dmesg.txt")
+        .text("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):")
+        .cmd("sudo nvidia-smi --gpu-reset")
+        .text("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it.")
+}

@@ -122,6 +122,15 @@ pub static CHECKS: &[CheckDef] = &[
         run: driver::drv_05,
     },
     CheckDef {
+        id: "DRV-HUNG",
+        layer: Layer::Driver,
+        title: "The driver answers",
+        depends_on: &[],
+        // A call that never returns wedges everything that calls the driver after it.
+        explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01", "HW-03", "RT-LOST", "RT-XID"],
+        run: driver::drv_hung,
+    },
+    CheckDef {
         id: "DRV-08",
         layer: Layer::Driver,
         title: "NVML (the driver's management library) loads",
