@@ -111,6 +111,12 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-INIT=skipped<WSL-02 CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
+        "nouveau-and-no-nvidia-driver",
+        7,
+        Some("DRV-04"),
+        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=info DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=skipped<DRV-04 CUDA-INIT=skipped<DRV-04 CUDA-04=skipped<DRV-04 CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
         "gsp-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
@@ -398,8 +404,12 @@ fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
 }
 
 /// Fixtures written from a public bug report or forum thread, whose address the capture records.
-const FROM_PUBLIC_THREADS: &[&str] =
-    &["xid-79-one-of-four-gpus-lost", "fallen-off-bus-without-xid", "gsp-timeout-driver-hung"];
+const FROM_PUBLIC_THREADS: &[&str] = &[
+    "xid-79-one-of-four-gpus-lost",
+    "fallen-off-bus-without-xid",
+    "gsp-timeout-driver-hung",
+    "nouveau-and-no-nvidia-driver",
+];
 
 #[test]
 fn a_gpu_that_fell_off_the_bus_is_the_root_cause_and_its_symptoms_are_its_consequences() {
@@ -449,4 +459,22 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
     assert_eq!(consequences, ["CUDA-INIT", "RT-XID"]);
     let text = diagnose::render_text(&r);
     assert!(!text.to_lowercase().contains("install the nvidia driver"), "a hung driver is not a missing one:\n{text}");
+}
+
+#[test]
+fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not_by_a_blacklist() {
+    let r = diagnose::run(&CapturedSystem::open(&fixture("nouveau-and-no-nvidia-driver")).unwrap());
+    let root = r.root().expect("a root cause");
+    assert!(root.finding.starts_with("The NVIDIA driver is not installed"), "{}", root.finding);
+    let text = diagnose::render_text(&r);
+    assert!(text.contains("sudo apt install nvidia-driver"), "{text}");
+    assert!(
+        !text.contains("blacklist nouveau\n") && !text.contains("> /etc/modprobe.d"),
+        "no blacklist before a driver exists:\n{text}"
+    );
+    // Secure Boot has no module to block yet: not a failure.
+    assert_ne!(r.get("DRV-05").map(|c| c.verdict), Some(Verdict::Fail));
+    // With the NVIDIA packages installed, nouveau holding the GPU still gets the blacklist.
+    let with_driver = diagnose::render_text(&diagnose::run(&CapturedSystem::open(&fixture("nouveau-bound")).unwrap()));
+    assert!(with_driver.contains("/etc/modprobe.d/blacklist-nouveau.conf"), "{with_driver}");
 }

@@ -70,6 +70,16 @@ pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
 pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
     let bound = cx.pci.as_ref().is_some_and(|p| p.iter().any(|g| g.driver.as_deref() == Some("nouveau")));
     match (bound, cx.module("nouveau")) {
+        // A fresh desktop: nouveau runs the GPU because no NVIDIA driver is installed at all.
+        // Blacklisting nouveau then would leave the machine with no driver; the distribution's
+        // installer sets up the NVIDIA driver and keeps nouveau away itself.
+        (true, _) if no_driver_installed(cx) => c
+            .verdict(Verdict::Fail, "no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU")
+            .found("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)")
+            .evidence("a GPU's driver link points to nouveau")
+            .evidence("/proc/modules: no nvidia; libnvidia-ml.so.1: not found")
+            .text("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed).")
+            .steps(fixes::install_driver(cx.distro)),
         (true, _) => c
             .verdict(Verdict::Fail, "the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot")
             .found("The open-source nouveau driver holds the GPU")
@@ -101,7 +111,13 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
         }),
         KernelLog::Unreadable(_) => false,
     };
+    let log_readable = matches!(&cx.v.meta().kernel_log, KernelLog::Lines(_));
     match (sb, loaded) {
+        // Nothing for Secure Boot to block before a driver is installed.
+        (Some(true), Some(false)) if no_driver_installed(cx) => c
+            .verdict(Verdict::Info, "Secure Boot is on; no NVIDIA driver is installed yet")
+            .found("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)")
+            .evidence("efivars SecureBoot: enabled"),
         (Some(true), Some(false)) => c
             .verdict(
                 Verdict::Fail,
@@ -109,10 +125,12 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
             )
             .found("Secure Boot keeps the unsigned NVIDIA module out")
             .evidence("efivars SecureBoot: enabled")
-            .evidence(if log_rejected {
-                "kernel log: module key rejected"
-            } else {
-                "kernel log: no explicit rejection line found"
+            .evidence(match (log_rejected, log_readable) {
+                (true, _) => "kernel log: module key rejected",
+                (false, true) => "kernel log: no explicit rejection line found",
+                (false, false) => {
+                    "kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key"
+                }
             })
             .steps(fixes::secure_boot(cx.distro)),
         (Some(true), _) => c
