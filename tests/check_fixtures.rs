@@ -117,6 +117,12 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=info DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=skipped<DRV-04 CUDA-INIT=skipped<DRV-04 CUDA-04=skipped<DRV-04 CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
+        "module-missing-after-kernel-update",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
         "gsp-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
@@ -477,4 +483,19 @@ fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not
     // With the NVIDIA packages installed, nouveau holding the GPU still gets the blacklist.
     let with_driver = diagnose::render_text(&diagnose::run(&CapturedSystem::open(&fixture("nouveau-bound")).unwrap()));
     assert!(with_driver.contains("/etc/modprobe.d/blacklist-nouveau.conf"), "{with_driver}");
+}
+
+#[test]
+fn a_driver_without_a_module_for_the_running_kernel_is_told_to_rebuild_it() {
+    let r = diagnose::run(&CapturedSystem::open(&fixture("module-missing-after-kernel-update")).unwrap());
+    let root = r.root().expect("a root cause");
+    assert_eq!(root.id, "DRV-01");
+    assert_eq!(root.finding, "The NVIDIA driver was not built for the running kernel (5.10.0-21-cloud-amd64)");
+    let text = diagnose::render_text(&r);
+    for want in ["sudo apt install linux-headers-$(uname -r)", "sudo dkms autoinstall", "sudo reboot"] {
+        assert!(text.contains(want), "missing {want:?}:\n{text}");
+    }
+    // A machine whose module is loaded is not told so.
+    let healthy = diagnose::run(&CapturedSystem::open(&fixture("version-mismatch-after-upgrade")).unwrap());
+    assert_ne!(healthy.get("DRV-01").map(|c| c.finding.as_str()), Some(root.finding.as_str()));
 }

@@ -36,15 +36,70 @@ pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
             .found("The NVIDIA driver is not installed")
             .evidence("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found")
             .steps(fixes::install_driver(cx.distro)),
-        Some(false) => c
-            .verdict(Verdict::Fail, "the NVIDIA kernel module is not loaded")
-            .found("The NVIDIA kernel module is not loaded")
-            .explain("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU.")
-            .evidence("/proc/modules: no line starting with nvidia")
-            .text("Load it and read the error it prints:")
-            .cmd("sudo modprobe nvidia")
-            .steps(fixes::rebuild_module(cx.distro)),
+        Some(false) => match module_built_for_running_kernel(cx) {
+            Some((release, false, looked)) => c
+                .verdict(Verdict::Fail, format!("no NVIDIA kernel module is installed for the running kernel {release}"))
+                .found(format!("The NVIDIA driver was not built for the running kernel ({release})"))
+                .explain("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS).")
+                .evidence(format!("looked in: {}", looked.join(", ")))
+                .steps(fixes::rebuild_module(cx.distro))
+                .text("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:")
+                .cmd("sudo reboot"),
+            _ => c
+                .verdict(Verdict::Fail, "the NVIDIA kernel module is not loaded")
+                .found("The NVIDIA kernel module is not loaded")
+                .explain("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU.")
+                .evidence("/proc/modules: no line starting with nvidia")
+                .text("Load it and read the error it prints:")
+                .cmd("sudo modprobe nvidia")
+                .steps(fixes::rebuild_module(cx.distro)),
+        },
     }
+}
+
+/// Where distributions and installers put the NVIDIA module under `/lib/modules/<release>/`
+/// (DKMS, akmods, the .run installer, Arch; Ubuntu's signed packages use `kernel/nvidia-<branch>/`).
+const MODULE_DIRS: [&str; 6] = ["updates/dkms", "updates", "extra", "extramodules", "kernel/drivers/video", "misc"];
+
+/// The core NVIDIA module's file, under whatever name the packaging gives it (nvidia.ko.zst,
+/// Debian's nvidia-current.ko, nvidia-legacy-390xx.ko), not its companions (uvm, modeset, drm,
+/// peermem, vfio).
+fn is_core_module(name: &str) -> bool {
+    let stem = name.split(".ko").next().unwrap_or(name);
+    name.contains(".ko")
+        && stem.starts_with("nvidia")
+        && !["uvm", "modeset", "drm", "peermem", "vfio"].iter().any(|c| stem.ends_with(c))
+}
+
+/// Whether an `nvidia.ko*` exists for the running kernel: (release, found, the directories that
+/// could be listed). `None` when that cannot be told (no release, nothing listable: an old capture).
+fn module_built_for_running_kernel(cx: &Ctx) -> Option<(String, bool, Vec<String>)> {
+    let release = cx.v.read("/proc/sys/kernel/osrelease")?.trim().to_string();
+    let base = format!("/lib/modules/{release}");
+    let is_module = |n: &String| is_core_module(n);
+    let mut looked = Vec::new();
+    let mut dirs: Vec<String> = MODULE_DIRS.iter().map(|d| format!("{base}/{d}")).collect();
+    if let Some(kernel) = cx.v.list(&format!("{base}/kernel")) {
+        looked.push(format!("{base}/kernel"));
+        dirs.extend(kernel.iter().filter(|n| n.starts_with("nvidia")).map(|n| format!("{base}/kernel/{n}")));
+    }
+    for d in dirs {
+        if let Some(names) = cx.v.list(&d) {
+            if names.iter().any(is_module) {
+                return Some((release, true, vec![d]));
+            }
+            looked.push(d);
+        }
+    }
+    if looked.is_empty() {
+        // No module directory for this kernel at all counts too, when /lib/modules lists others.
+        let others = cx.v.list("/lib/modules")?;
+        if others.contains(&release) {
+            return None;
+        }
+        looked.push(format!("/lib/modules (kernels: {})", others.join(", ")));
+    }
+    Some((release, false, looked))
 }
 
 /// Neither the module nor the NVML library exists (as opposed to an installed driver that fails).
@@ -335,4 +390,28 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
         .text("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):")
         .cmd("sudo nvidia-smi --gpu-reset")
         .text("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_core_module;
+
+    #[test]
+    fn the_core_module_is_recognised_under_every_packaging_name() {
+        for yes in ["nvidia.ko", "nvidia.ko.zst", "nvidia.ko.xz", "nvidia-current.ko", "nvidia-legacy-390xx.ko"] {
+            assert!(is_core_module(yes), "{yes}");
+        }
+        for no in [
+            "nvidia-uvm.ko",
+            "nvidia_uvm.ko.zst",
+            "nvidia-modeset.ko",
+            "nvidia-drm.ko",
+            "nvidia-current-uvm.ko",
+            "nvidia-peermem.ko",
+            "nvidia",
+            "nouveau.ko",
+        ] {
+            assert!(!is_core_module(no), "{no}");
+        }
+    }
 }
