@@ -45,6 +45,15 @@ def make(name, source, meta, files):
     for rel, text in files.items():
         write(root, rel, text, isinstance(text, bytes))
 
+def nvidia_libs(libdir, version):
+    """libcuda and libnvidia-ml as the loader finds them in `libdir`, at driver `version`."""
+    return [{"name": n, "path": f"{libdir}/{n}", "real_path": f"{libdir}/{n.rsplit('.so', 1)[0]}.so.{version}", "via": "system"}
+            for n in ("libcuda.so.1", "libnvidia-ml.so.1")]
+
+def pci_gpu(addr, cls='0x030000'):
+    """The sysfs files of an NVIDIA PCI function at `addr` (VGA 0x030000, 3D controller 0x030200)."""
+    return {f'sys/bus/pci/devices/{addr}/class': cls + '\n', f'sys/bus/pci/devices/{addr}/vendor': '0x10de\n'}
+
 # (a) One of four RTX 2080 Ti fell off the bus (openSUSE Leap 15.2, open module 520.61.05):
 # nvidia-smi "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error".
 m=copy.deepcopy(src['meta'])
@@ -60,8 +69,7 @@ m['nvml']['inventory']={"driver_version": "520.61.05", "cuda_driver_version": "1
     "gpus": [gpu_info(n, "NVIDIA GeForce RTX 2080 Ti", uuids[i], buses[i], vram, "7.5", 3, 250.0, 2100, 7000, 89) for n,i in enumerate(visible)]}
 m['nvml']['samples']=[sample(n, vram, 250.0) for n in range(3)]
 m['nvml']['facts']=[facts(n) for n in range(3)]
-m['libraries']=[{"name": "libcuda.so.1", "path": "/usr/lib64/libcuda.so.1", "real_path": "/usr/lib64/libcuda.so.520.61.05", "via": "system"},
-                {"name": "libnvidia-ml.so.1", "path": "/usr/lib64/libnvidia-ml.so.1", "real_path": "/usr/lib64/libnvidia-ml.so.520.61.05", "via": "system"}]
+m['libraries']=nvidia_libs('/usr/lib64', '520.61.05')
 m['kernel_log']={"lines": [
     "NVRM: GPU at PCI:0000:0b:00: GPU-3e34e62f-d88e-f448-415e-be2cbf2c6178",
     "NVRM: GPU Board Serial Number: 0",
@@ -78,8 +86,7 @@ files={
  'home/daniel/.local/lib/python3.8/site-packages/torch/version.py': "__version__ = '1.13.0+cu117'\ndebug = False\ncuda: Optional[str] = '11.7'\nhip: Optional[str] = None\n",
 }
 for b in buses:
-    files[f'sys/bus/pci/devices/0000{b}/class']='0x030000\n'
-    files[f'sys/bus/pci/devices/0000{b}/vendor']='0x10de\n'
+    files.update(pci_gpu('0000' + b))
 make('xid-79-one-of-four-gpus-lost', 'https://github.com/NVIDIA/open-gpu-kernel-modules/issues/387', m, files)
 
 # (b) The only GPU fell off the bus while the driver probed it, reported without an Xid line
@@ -91,8 +98,7 @@ m['links']={}
 m['nvml']['inventory']={"driver_version": "570.158.01", "cuda_driver_version": "12.8", "nvml_version": "12.570.158.01", "gpus": []}
 m['nvml']['samples']=[]
 m['nvml']['facts']=[]
-m['libraries']=[{"name": "libcuda.so.1", "path": "/usr/lib64/libcuda.so.1", "real_path": "/usr/lib64/libcuda.so.570.158.01", "via": "system"},
-                {"name": "libnvidia-ml.so.1", "path": "/usr/lib64/libnvidia-ml.so.1", "real_path": "/usr/lib64/libnvidia-ml.so.570.158.01", "via": "system"}]
+m['libraries']=nvidia_libs('/usr/lib64', '570.158.01')
 m['kernel_log']={"lines": [
     "NVRM: The NVIDIA GPU 0000:b3:00.0",
     "NVRM: (PCI ID: 10de:26b5) installed in this system has",
@@ -107,8 +113,7 @@ files={
  'proc/modules': 'nvidia_uvm 1806336 0 - Live 0x0000000000000000 (OE)\nnvidia 10846208 1 nvidia_uvm, Live 0x0000000000000000 (OE)\n',
  'proc/driver/nvidia/version': 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.158.01  Release Build  (dvs-builder@U22-I3-B10-02-5)  Mon Jun  2 13:13:04 UTC 2025\nGCC version:  gcc version 11.4.1 20231218 (Red Hat 11.4.1-3) (GCC)\n',
  'sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c': bytes([6,0,0,0,0]),
- 'sys/bus/pci/devices/0000:b3:00.0/class': '0x030200\n',
- 'sys/bus/pci/devices/0000:b3:00.0/vendor': '0x10de\n',
+ **pci_gpu('0000:b3:00.0', '0x030200'),
  'opt/venv/lib/python3.11/site-packages/torch/version.py': "__version__ = '2.7.1+cu128'\ndebug = False\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n",
 }
 make('fallen-off-bus-without-xid', 'https://github.com/NVIDIA/NVSentinel/issues/155', m, files)
@@ -122,8 +127,7 @@ m['device_nodes']=[node('/dev/nvidiactl',195,255), node('/dev/nvidia-uvm',508,0)
 m['links']={'/sys/bus/pci/devices/0000:61:00.0/driver': '../../../bus/pci/drivers/nvidia'}
 m['nvml']={"status": {"kind": "opening"}, "inventory": {"driver_version": None, "cuda_driver_version": None, "nvml_version": None, "gpus": []},
            "samples": [], "facts": [], "did_not_return": 5}
-m['libraries']=[{"name": "libcuda.so.1", "path": "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "real_path": "/usr/lib/x86_64-linux-gnu/libcuda.so.525.85.12", "via": "system"},
-                {"name": "libnvidia-ml.so.1", "path": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "real_path": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.525.85.12", "via": "system"}]
+m['libraries']=nvidia_libs('/usr/lib/x86_64-linux-gnu', '525.85.12')
 m['kernel_log']={"lines": [
     "NVRM: Xid (PCI:0000:61:00): 119, pid=1346198, name=nvidia-smi, Timeout waiting for RPC from GSP! Expected function 103 (GSP_RM_ALLOC) (0x80 0x38).",
     "NVRM: Xid (PCI:0000:61:00): 119, pid=1346198, name=nvidia-smi, Timeout waiting for RPC from GSP! Expected function 103 (GSP_RM_ALLOC) (0x2080 0x4).",
@@ -135,8 +139,7 @@ files={
  'proc/sys/kernel/osrelease': '5.10.0-21-amd64\n',
  'proc/modules': 'nvidia_uvm 1372160 2 - Live 0x0000000000000000 (OE)\nnvidia 56512512 19 nvidia_uvm, Live 0x0000000000000000 (OE)\n',
  'proc/driver/nvidia/version': 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.85.12  Release Build  (dvs-builder@U16-T02-35-3)  Sat Jan 28 02:10:06 UTC 2023\nGCC version:  gcc version 10.2.1 20210110 (Debian 10.2.1-6)\n',
- 'sys/bus/pci/devices/0000:61:00.0/class': '0x030200\n',
- 'sys/bus/pci/devices/0000:61:00.0/vendor': '0x10de\n',
+ **pci_gpu('0000:61:00.0', '0x030200'),
 }
 make('gsp-timeout-driver-hung', 'https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446', m, files)
 print('ok c')
@@ -157,8 +160,7 @@ files={
  'proc/sys/kernel/osrelease': '5.4.106-1-pve\n',
  'proc/modules': 'nouveau 1949696 1 - Live 0x0000000000000000\nmxm_wmi 16384 1 nouveau, Live 0x0000000000000000\nttm 106496 1 nouveau, Live 0x0000000000000000\n',
  'sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c': bytes([6,0,0,0,1]),
- 'sys/bus/pci/devices/0000:03:00.0/class': '0x030000\n',
- 'sys/bus/pci/devices/0000:03:00.0/vendor': '0x10de\n',
+ **pci_gpu('0000:03:00.0', '0x030000'),
 }
 make('nouveau-and-no-nvidia-driver', 'https://github.com/peci1/nvidia-htop/issues/23', m, files)
 print('ok d')
@@ -174,8 +176,7 @@ m['nvml']={"status": {"kind": "unavailable", "summary": "The NVIDIA library is i
            "next_step": "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this.",
            "attempts": [{"path": "libnvidia-ml.so.1", "error": "Driver Not Loaded"}]},
            "inventory": {"driver_version": None, "cuda_driver_version": None, "nvml_version": None, "gpus": []}, "samples": [], "facts": []}
-m['libraries']=[{"name": "libcuda.so.1", "path": "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "real_path": "/usr/lib/x86_64-linux-gnu/libcuda.so.525.85.12", "via": "system"},
-                {"name": "libnvidia-ml.so.1", "path": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "real_path": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.525.85.12", "via": "system"}]
+m['libraries']=nvidia_libs('/usr/lib/x86_64-linux-gnu', '525.85.12')
 m['kernel_log']={"lines": []}
 m['cuda']={"library": "libcuda.so.1", "load_error": None, "init_code": 100, "driver_version": "12.0", "devices": 0}
 old, new = '5.10.0-20-cloud-amd64', '5.10.0-21-cloud-amd64'
@@ -183,8 +184,7 @@ files={
  'etc/os-release': 'PRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\nNAME="Debian GNU/Linux"\nVERSION_ID="11"\nVERSION="11 (bullseye)"\nVERSION_CODENAME=bullseye\nID=debian\n',
  'proc/sys/kernel/osrelease': new+'\n',
  'proc/modules': 'virtio_net 57344 0 - Live 0x0000000000000000\n',
- 'sys/bus/pci/devices/0000:00:04.0/class': '0x030200\n',
- 'sys/bus/pci/devices/0000:00:04.0/vendor': '0x10de\n',
+ **pci_gpu('0000:00:04.0', '0x030200'),
  f'lib/modules/{old}/kernel/drivers/video/nvidia.ko': '',
  f'lib/modules/{old}/kernel/drivers/video/nvidia-uvm.ko': '',
  f'lib/modules/{new}/kernel/drivers/video/fbdev/.keep': '',

@@ -12,6 +12,11 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
+/// The checklist run on fixture `name`.
+fn report(name: &str) -> diagnose::Report {
+    diagnose::run(&CapturedSystem::open(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
 /// (fixture, exit code of `check`, root cause, every check as id=verdict[<blocked_by]).
 const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
     (
@@ -231,7 +236,7 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
             assert!(s.contains(want), "{name}: missing {want:?}\n{s}");
         }
         if let Some(root) = EXPECTED.iter().find(|e| e.0 == *name).and_then(|e| e.2) {
-            let r = diagnose::run(&CapturedSystem::open(&fixture(name)).unwrap());
+            let r = report(name);
             let finding = &r.get(root).unwrap().finding;
             let first = s.lines().next().unwrap_or_default();
             assert_eq!(first, format!("Root cause: {finding}"), "{name}:\n{s}");
@@ -427,7 +432,7 @@ fn a_gpu_that_fell_off_the_bus_is_the_root_cause_and_its_symptoms_are_its_conseq
         ("xid-79-fallen-off-bus", &["RT-XID"]),
     ];
     for (name, consequences) in cases {
-        let r = diagnose::run(&CapturedSystem::open(&fixture(name)).unwrap());
+        let r = report(name);
         let got: Vec<&str> = r.checks.iter().filter(|c| c.explained_by.is_some()).map(|c| c.id.as_str()).collect();
         assert_eq!(got, consequences, "{name}");
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
@@ -446,7 +451,7 @@ fn a_gpu_that_fell_off_the_bus_is_the_root_cause_and_its_symptoms_are_its_conseq
 
 #[test]
 fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
-    let r = diagnose::run(&CapturedSystem::open(&fixture("gsp-timeout-driver-hung")).unwrap());
+    let r = report("gsp-timeout-driver-hung");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-HUNG");
     assert_eq!(root.finding, "The NVIDIA driver is not responding (calls into it do not return)");
@@ -469,7 +474,7 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
 
 #[test]
 fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not_by_a_blacklist() {
-    let r = diagnose::run(&CapturedSystem::open(&fixture("nouveau-and-no-nvidia-driver")).unwrap());
+    let r = report("nouveau-and-no-nvidia-driver");
     let root = r.root().expect("a root cause");
     assert!(root.finding.starts_with("The NVIDIA driver is not installed"), "{}", root.finding);
     let text = diagnose::render_text(&r);
@@ -481,13 +486,13 @@ fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not
     // Secure Boot has no module to block yet: not a failure.
     assert_ne!(r.get("DRV-05").map(|c| c.verdict), Some(Verdict::Fail));
     // With the NVIDIA packages installed, nouveau holding the GPU still gets the blacklist.
-    let with_driver = diagnose::render_text(&diagnose::run(&CapturedSystem::open(&fixture("nouveau-bound")).unwrap()));
+    let with_driver = diagnose::render_text(&report("nouveau-bound"));
     assert!(with_driver.contains("/etc/modprobe.d/blacklist-nouveau.conf"), "{with_driver}");
 }
 
 #[test]
 fn a_driver_without_a_module_for_the_running_kernel_is_told_to_rebuild_it() {
-    let r = diagnose::run(&CapturedSystem::open(&fixture("module-missing-after-kernel-update")).unwrap());
+    let r = report("module-missing-after-kernel-update");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-01");
     assert_eq!(root.finding, "The NVIDIA driver was not built for the running kernel (5.10.0-21-cloud-amd64)");
@@ -496,6 +501,6 @@ fn a_driver_without_a_module_for_the_running_kernel_is_told_to_rebuild_it() {
         assert!(text.contains(want), "missing {want:?}:\n{text}");
     }
     // A machine whose module is loaded is not told so.
-    let healthy = diagnose::run(&CapturedSystem::open(&fixture("version-mismatch-after-upgrade")).unwrap());
+    let healthy = report("version-mismatch-after-upgrade");
     assert_ne!(healthy.get("DRV-01").map(|c| c.finding.as_str()), Some(root.finding.as_str()));
 }

@@ -28,6 +28,16 @@ fn stepped(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, ticks: u32) -> Sa
     s
 }
 
+/// Samples a `demo_app` (30 s in) on to 90 s, a full 60 s verdict window, and draws it.
+fn sample_until_90_s(h: &mut Harness<'static, DoctorApp>) {
+    for t in 31..=90 {
+        h.state().sampler().step_host(f64::from(t));
+        h.state().sampler().step_gpu(f64::from(t));
+    }
+    h.step();
+    h.step();
+}
+
 fn demo_app(scenario: Scenario, gpus: u32, height: f32) -> Harness<'static, DoctorApp> {
     let sampler = stepped(Arc::new(DemoGpus::new(scenario, gpus, 3)), Box::new(DemoHost::new(scenario, 3)), 30);
     let mut h = Harness::builder()
@@ -836,12 +846,7 @@ fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
 #[test]
 fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
     let mut h = demo_app(Scenario::DataStarved, 1, 900.0);
-    for t in 31..=90 {
-        h.state().sampler().step_host(f64::from(t));
-        h.state().sampler().step_gpu(f64::from(t));
-    }
-    h.step();
-    h.step();
+    sample_until_90_s(&mut h);
     assert_eq!(
         h.query_all_by_label_contains("GPU 0 is data-starved: the CPU cannot feed it fast enough").count(),
         2,
@@ -975,12 +980,7 @@ fn support_card_with_eight_gpus_fits_one_1280_by_800_screen_with_the_root_cause_
 #[test]
 fn a_gpu_card_leads_with_the_windows_average_utilization_the_verdict_quotes() {
     let mut h = demo_app(Scenario::DataStarved, 2, 900.0);
-    for t in 31..=90 {
-        h.state().sampler().step_host(f64::from(t));
-        h.state().sampler().step_gpu(f64::from(t));
-    }
-    h.step();
-    h.step();
+    sample_until_90_s(&mut h);
     let util = h.state().monitor.util.clone();
     assert_eq!(util.len(), 2, "{util:?}");
     for u in &util {
@@ -1017,12 +1017,7 @@ fn utilization_can_be_split_into_one_small_chart_per_gpu() {
 #[test]
 fn eight_starved_gpus_keep_the_charts_above_the_fold_at_1280_by_800() {
     let mut h = demo_app(Scenario::DataStarved, 8, 800.0);
-    for t in 31..=90 {
-        h.state().sampler().step_host(f64::from(t));
-        h.state().sampler().step_gpu(f64::from(t));
-    }
-    h.step();
-    h.step();
+    sample_until_90_s(&mut h);
     assert!(h.state().monitor.verdicts.len() >= 8, "one verdict per GPU at least");
     h.get_by_label_contains("more verdicts");
     let charts_top = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.y;

@@ -123,28 +123,24 @@ impl HostSource for BusyHost {
     }
 }
 
+/// A sampler on a host at `cpu` %, after two host and slow ticks 5 s apart.
+fn two_slow_ticks_on(cpu: f64) -> Sampler {
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 1)),
+        Box::new(BusyHost { cpu }),
+        Duration::from_secs(1),
+    );
+    for t in [1.0, 6.0] {
+        s.step_host(t);
+        s.step_slow(t);
+    }
+    s
+}
+
 #[test]
 fn a_busy_host_gets_its_busiest_programs_named_and_a_quiet_one_is_not_read() {
-    let busy = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 1)),
-        Box::new(BusyHost { cpu: 92.0 }),
-        Duration::from_secs(1),
-    );
-    for t in [1.0, 6.0] {
-        busy.step_host(t);
-        busy.step_slow(t);
-    }
-    let top = busy.snapshot().busiest.clone();
+    let top = two_slow_ticks_on(92.0).snapshot().busiest.clone();
     assert_eq!(top.len(), 1, "{top:?}");
     assert_eq!((top[0].name.as_str(), top[0].cpu_pct.round()), ("cargo", 180.0));
-    let quiet = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::HealthyTraining, 1, 1)),
-        Box::new(BusyHost { cpu: 12.0 }),
-        Duration::from_secs(1),
-    );
-    for t in [1.0, 6.0] {
-        quiet.step_host(t);
-        quiet.step_slow(t);
-    }
-    assert!(quiet.snapshot().busiest.is_empty());
+    assert!(two_slow_ticks_on(12.0).snapshot().busiest.is_empty());
 }
