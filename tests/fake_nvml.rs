@@ -117,6 +117,16 @@ fn unsupported_metrics_are_quiet_na() {
 }
 
 #[test]
+fn a_gpu_without_fans_says_so_instead_of_an_invalid_argument() {
+    let (ticks, err, code) = monitor_json(&mut cli_with("fanless"), &["--count", "2", "--interval", "0.25"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    let g = &ticks[1]["gpus"][0];
+    assert_eq!(g["fan_pct"]["na"], "no fan on this GPU (cooled by the chassis)", "{g}");
+    assert!(g["temp_c"].as_u64().is_some(), "other readings go on: {g}");
+}
+
+#[test]
 fn a_lost_gpu_is_marked_with_xid_79_while_the_other_keeps_updating() {
     let (ticks, _err, code) = monitor_json(&mut cli_with("gpu-lost"), &["--count", "8", "--interval", "0.25"]);
     assert_eq!(code, Some(0));

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::view::{CudaProbe, DeviceNode, GPU_ENV_VARS, KernelLog, LibraryFound, Meta, NvmlView, UserInfo};
+use super::view::{
+    CudaProbe, DeviceNode, GPU_ENV_VARS, KernelLog, KernelLogSource, LibraryFound, Meta, NvmlView, UserInfo,
+};
 
 /// The GPU-related environment variables that are set.
 pub fn gpu_env() -> BTreeMap<String, String> {
@@ -71,7 +73,7 @@ pub fn device_nodes(root: &Path) -> Vec<DeviceNode> {
     }
     paths.sort();
     paths.dedup();
-    paths
+    let mut nodes = paths
         .into_iter()
         .filter_map(|p| {
             let md = std::fs::metadata(root.join(p.trim_start_matches('/'))).ok()?;
@@ -91,9 +93,58 @@ pub fn device_nodes(root: &Path) -> Vec<DeviceNode> {
                 group: names.get(&md.gid()).cloned(),
                 major,
                 minor,
+                open: None,
             })
         })
-        .collect()
+        .collect::<Vec<_>>();
+    try_open(root, &mut nodes, std::time::Duration::from_secs(3));
+    nodes
+}
+
+/// Opens each character node (read-write, else read-only) and closes it at once, nothing else,
+/// recording `ok` or the error: a node that is listed but cannot be opened (`Operation not
+/// permitted` while its mode allows it) is a container that lost its device rules. Runs on its own
+/// thread, so a wedged driver whose open() blocks costs at most `timeout`.
+#[cfg(unix)]
+fn try_open(root: &Path, nodes: &mut [DeviceNode], timeout: std::time::Duration) {
+    use std::os::unix::fs::OpenOptionsExt;
+    const O_NONBLOCK: i32 = 0o4000;
+    let paths: Vec<(usize, PathBuf)> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.char_device)
+        .map(|(i, n)| (i, root.join(n.path.trim_start_matches('/'))))
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("gd-open-nodes".into()).spawn(move || {
+        for (i, p) in paths {
+            let open = |write: bool| {
+                std::fs::OpenOptions::new().read(true).write(write).custom_flags(O_NONBLOCK).open(&p).map(drop)
+            };
+            let result = match open(true) {
+                Ok(()) => "ok".to_string(),
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied && open(false).is_ok() => {
+                    "ok (read-only)".to_string()
+                }
+                Err(e) => e.to_string(),
+            };
+            if tx.send((i, result)).is_err() {
+                return;
+            }
+        }
+    });
+    if spawned.is_err() {
+        return;
+    }
+    let deadline = std::time::Instant::now() + timeout;
+    while let Ok((i, r)) = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+        if let Some(n) = nodes.get_mut(i) {
+            n.open = Some(r);
+        }
+    }
+    for n in nodes.iter_mut().filter(|n| n.char_device && n.open.is_none()) {
+        n.open = Some(format!("did not return within {} s", timeout.as_secs()));
+    }
 }
 
 /// NVIDIA device nodes (none outside Unix).
@@ -125,59 +176,85 @@ pub fn library_dirs(root: &Path, ld_library_path: Option<&str>) -> Vec<(String, 
             }
         }
     }
-    for d in [
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib64",
-        "/usr/lib",
-        "/lib/x86_64-linux-gnu",
-        "/lib64",
-        "/usr/lib/aarch64-linux-gnu",
-    ] {
+    for d in DEFAULT_LIB_DIRS {
         dirs.push((d.to_string(), "system"));
     }
     dirs
 }
 
-/// `libcuda.so.1` and `libnvidia-ml.so.1` as the dynamic loader would find them.
+/// The loader's default directories (multiarch first, as Debian and Ubuntu configure it).
+const DEFAULT_LIB_DIRS: [&str; 7] = [
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/lib/x86_64-linux-gnu",
+    "/lib64",
+    "/lib",
+    "/usr/lib/aarch64-linux-gnu",
+];
+
+/// Every candidate of `libcuda.so.1` and `libnvidia-ml.so.1`, in the dynamic loader's order
+/// (see [`super::ldcache`]).
 pub fn libraries(root: &Path, ld_library_path: Option<&str>) -> Vec<LibraryFound> {
-    let dirs = library_dirs(root, ld_library_path);
-    ["libcuda.so.1", "libnvidia-ml.so.1", "libcuda.so"]
-        .iter()
-        .filter_map(|name| {
-            dirs.iter().find_map(|(d, via)| {
-                let p = root.join(d.trim_start_matches('/')).join(name);
-                p.exists().then(|| {
-                    let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-                    let strip = |x: &Path| {
-                        format!("/{}", x.strip_prefix(root).unwrap_or(x).to_string_lossy().trim_start_matches('/'))
-                    };
-                    LibraryFound {
-                        name: name.to_string(),
-                        path: strip(&p),
-                        real_path: strip(&real),
-                        via: via.to_string(),
-                    }
-                })
-            })
-        })
-        .collect()
+    let all = library_dirs(root, None);
+    let conf: Vec<String> = all.iter().filter(|(d, _)| !DEFAULT_LIB_DIRS.contains(&d.as_str())).map(|(d, _)| d.clone()).collect();
+    super::ldcache::candidates(root, ld_library_path, &conf, &DEFAULT_LIB_DIRS)
 }
 
-/// NVIDIA lines of the kernel log from `/dev/kmsg` (non-blocking), or why it cannot be read.
+/// Whether a kernel-log line is one the checks use: the NVIDIA driver (NVRM, Xid, nvidia-modeset,
+/// nvidia-drm), nouveau, kernel lockdown refusing unsigned modules, and PCIe AER errors.
+pub fn is_gpu_line(msg: &str) -> bool {
+    ["NVRM", "nvidia", "Xid", "nouveau", "Lockdown", "lockdown", "AER:", "PCIe Bus Error"].iter().any(|k| msg.contains(k))
+}
+
+/// At most this many kernel-log lines are kept (the newest).
+const MAX_LOG_LINES: usize = 500;
+/// At most this much of the end of a text log file is read.
 #[cfg(target_os = "linux")]
-pub fn kernel_log(root: &Path) -> KernelLog {
+const MAX_LOG_TAIL: u64 = 8 << 20;
+
+/// NVIDIA lines of the kernel log, from the first readable source: `/dev/kmsg`, then the text logs
+/// an ordinary user in group `adm` may read (`/var/log/kern.log`, `/var/log/syslog`) and
+/// `/var/log/messages`, each from the current boot only. Records which source was read and why
+/// each one before it was not.
+#[cfg(target_os = "linux")]
+pub fn kernel_log(root: &Path) -> (KernelLog, KernelLogSource) {
+    let mut source = KernelLogSource::default();
+    match kmsg_lines(root) {
+        Ok(lines) => {
+            source.read = Some("/dev/kmsg".into());
+            return (KernelLog::Lines(lines), source);
+        }
+        Err(e) => source.tried.push(("/dev/kmsg".into(), e)),
+    }
+    for file in ["/var/log/kern.log", "/var/log/syslog", "/var/log/messages"] {
+        match text_log_lines(&root.join(file.trim_start_matches('/'))) {
+            Ok(lines) => {
+                source.read = Some(format!("{file} (this boot)"));
+                return (KernelLog::Lines(lines), source);
+            }
+            Err(e) => source.tried.push((file.into(), e)),
+        }
+    }
+    let tried = source.tried.iter().map(|(s, e)| format!("{s}: {e}")).collect::<Vec<_>>().join("; ");
+    (
+        KernelLog::Unreadable(format!(
+            "the kernel log is not readable by this user ({tried}); run `sudo dmesg | grep -i -e nvrm -e xid` to see it"
+        )),
+        source,
+    )
+}
+
+#[cfg(target_os = "linux")]
+fn kmsg_lines(root: &Path) -> Result<Vec<String>, String> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     const O_NONBLOCK: i32 = 0o4000;
-    let path = root.join("dev/kmsg");
-    let mut f = match std::fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(&path) {
-        Ok(f) => f,
-        Err(e) => {
-            return KernelLog::Unreadable(format!(
-                "cannot read the kernel log ({e}); as a non-root user this is normal when kernel.dmesg_restrict=1: run `sudo dmesg | grep -i -e nvrm -e xid` to see it"
-            ));
-        }
-    };
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(root.join("dev/kmsg"))
+        .map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     let mut buf = vec![0u8; 8192];
     // Each read returns one record; stop at the end (WouldBlock) or after a bound.
@@ -187,25 +264,66 @@ pub fn kernel_log(root: &Path) -> KernelLog {
             Ok(n) => {
                 let rec = String::from_utf8_lossy(&buf[..n]);
                 let msg = rec.split_once(';').map_or(rec.as_ref(), |(_, m)| m).lines().next().unwrap_or("").to_string();
-                if msg.contains("NVRM") || msg.contains("nvidia") || msg.contains("Xid") || msg.contains("nouveau") {
+                if is_gpu_line(&msg) {
                     lines.push(msg);
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
             Err(e) if e.raw_os_error() == Some(32) => continue, // EPIPE: records were overwritten
-            Err(e) => return KernelLog::Unreadable(format!("reading the kernel log failed: {e}")),
+            Err(e) => return Err(format!("reading failed: {e}")),
         }
     }
-    if lines.len() > 500 {
-        lines.drain(..lines.len() - 500);
+    if lines.len() > MAX_LOG_LINES {
+        lines.drain(..lines.len() - MAX_LOG_LINES);
     }
-    KernelLog::Lines(lines)
+    Ok(lines)
+}
+
+/// The kernel's lines of a syslog-style text file since the last boot, without the syslog prefix
+/// and the kernel's timestamp. Reads only a regular file's last [`MAX_LOG_TAIL`] bytes.
+#[cfg(target_os = "linux")]
+fn text_log_lines(path: &Path) -> Result<Vec<String>, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let md = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !md.is_file() {
+        return Err("not a regular file".into());
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let start = md.len().saturating_sub(MAX_LOG_TAIL);
+    f.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    f.take(MAX_LOG_TAIL).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    Ok(kernel_lines_of_text_log(&String::from_utf8_lossy(&bytes)))
+}
+
+/// See [`text_log_lines`]: `Nov 30 10:00:01 host kernel: [  12.5] NVRM: ...` (or the ISO form of
+/// newer rsyslog) becomes `NVRM: ...`; lines before the last "Linux version" (a boot) are dropped.
+pub fn kernel_lines_of_text_log(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Some((_, msg)) = line.split_once(" kernel: ") else { continue };
+        let msg = match msg.trim_start().strip_prefix('[') {
+            Some(rest) if rest.split_once(']').is_some_and(|(t, _)| t.trim().parse::<f64>().is_ok()) => {
+                rest.split_once(']').map_or(msg, |(_, m)| m).trim_start()
+            }
+            _ => msg.trim_start(),
+        };
+        if msg.starts_with("Linux version ") {
+            lines.clear();
+        } else if is_gpu_line(msg) {
+            lines.push(msg.to_string());
+        }
+    }
+    if lines.len() > MAX_LOG_LINES {
+        lines.drain(..lines.len() - MAX_LOG_LINES);
+    }
+    lines
 }
 
 /// The kernel log (not available on this platform).
 #[cfg(not(target_os = "linux"))]
-pub fn kernel_log(_root: &Path) -> KernelLog {
-    KernelLog::Unreadable("no Linux kernel log on this platform".into())
+pub fn kernel_log(_root: &Path) -> (KernelLog, KernelLogSource) {
+    (KernelLog::Unreadable("no Linux kernel log on this platform".into()), KernelLogSource::default())
 }
 
 /// A DWORD under `HKEY_LOCAL_MACHINE\subkey`, or `None` when absent.
@@ -315,6 +433,7 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
     let asleep =
         matches!(nvml.as_ref().map(|n| &n.status), Some(crate::telemetry::source::SourceStatus::Asleep { .. }));
     let cuda = (!asleep).then(|| cuda_probe(std::time::Duration::from_secs(5)));
+    let (kernel_log, kernel_log_source) = kernel_log(root);
     Meta {
         platform: if cfg!(windows) { "windows" } else { "linux" }.to_string(),
         libraries: libraries(root, env.get("LD_LIBRARY_PATH").map(String::as_str)),
@@ -324,7 +443,8 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         links: BTreeMap::new(),
         listings: BTreeMap::new(),
         nvml,
-        kernel_log: kernel_log(root),
+        kernel_log,
+        kernel_log_source: Some(kernel_log_source),
         renderer,
         tdr: tdr(),
         cuda,

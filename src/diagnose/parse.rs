@@ -92,6 +92,52 @@ pub fn torch_cuda(version_py: &str) -> Option<Option<String>> {
     })
 }
 
+/// Whether a kernel-log line is the NVIDIA driver reporting a failure without an Xid number
+/// (`RmInitAdapter failed`, GSP timeouts, `NVRM: ... failed`). Common harmless lines are not:
+/// the unsigned-module taint notice and the USB-C controller's i2c timeouts (`nvidia-gpu`).
+pub fn is_driver_error_line(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    let nvidia = l.contains("nvrm") || l.contains("nvidia");
+    let failed = l.contains("failed") || l.contains("timeout") || l.contains("timed out") || l.contains("error");
+    let harmless = l.contains("module verification failed") || l.contains("i2c") || l.contains("xid");
+    nvidia && failed && !harmless
+}
+
+/// Whether a kernel-log line is a PCIe AER error about the PCI function `address`
+/// (`0000:01:00.0`; matched without the domain too).
+pub fn is_aer_line_for(line: &str, address: &str) -> bool {
+    let short = address.split_once(':').map_or(address, |(_, rest)| rest);
+    (line.contains("AER:") || line.contains("PCIe Bus Error")) && (line.contains(address) || line.contains(short))
+}
+
+/// The `envs_dirs` of a `.condarc` (a YAML list: `envs_dirs:` then `  - /path` lines), with `~`
+/// expanded to `home`. Only this key is read; anything else in the file is ignored.
+pub fn condarc_envs_dirs(condarc: &str, home: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in condarc.lines() {
+        let t = line.trim_end();
+        if t.trim().is_empty() || t.trim_start().starts_with('#') {
+            continue;
+        }
+        if !t.starts_with(' ') && !t.starts_with('-') {
+            inside = t.trim() == "envs_dirs:";
+            continue;
+        }
+        if let Some(item) = t.trim().strip_prefix('-').filter(|_| inside) {
+            let item = item.trim().trim_matches(|c| c == '"' || c == '\'');
+            let item = match item.strip_prefix('~') {
+                Some(rest) => format!("{home}{rest}"),
+                None => item.to_string(),
+            };
+            if item.starts_with('/') {
+                out.push(item);
+            }
+        }
+    }
+    out
+}
+
 /// The torch version from `torch/version.py` (`2.7.1+cu126`).
 pub fn torch_version(version_py: &str) -> Option<String> {
     version_py.lines().find_map(|l| {
@@ -364,6 +410,14 @@ pub fn distro(os_release: &str) -> Distro {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn condarc_envs_dirs_reads_only_that_list_and_expands_the_home() {
+        let rc = "channels:\n  - conda-forge\nenvs_dirs:\n  - ~/big/envs\n  - \"/data/conda envs\"\n  # a comment\n  - relative\nauto_activate_base: false\n";
+        assert_eq!(condarc_envs_dirs(rc, "/home/ana"), vec!["/home/ana/big/envs", "/data/conda envs"]);
+        assert!(condarc_envs_dirs("envs_dirs: []\n", "/h").is_empty());
+        assert!(condarc_envs_dirs("", "/h").is_empty());
+    }
 
     #[test]
     fn distributions_from_os_release() {

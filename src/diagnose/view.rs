@@ -15,7 +15,9 @@ use crate::telemetry::sample::{GpuFacts, GpuSample, Inventory};
 use crate::telemetry::source::SourceStatus;
 
 /// The capture format this build writes and reads.
-pub const CAPTURE_VERSION: u32 = 1;
+/// Version 2 added every library candidate, device-node open results, MIG devices, the kernel
+/// log's source; version-1 captures still load, with those facts missing (`None`).
+pub const CAPTURE_VERSION: u32 = 2;
 /// Value of the `format` field of `capture.json`.
 pub const CAPTURE_FORMAT: &str = "gpu-doctor-capture";
 
@@ -49,18 +51,26 @@ pub struct DeviceNode {
     pub major: u32,
     /// Device minor number.
     pub minor: u32,
+    /// Opening the node (then closing it, nothing else): `ok`, or the error, e.g. `Operation not
+    /// permitted (os error 1)`. `None` when not tried (a version-1 capture, a directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
 }
 
-/// A driver library as the dynamic loader would find it.
+/// One candidate file for a driver library. `Meta::libraries` lists every candidate of each name
+/// in the dynamic loader's order (version 2; a version-1 capture holds only the first): the first
+/// of a name is what a normal program loads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibraryFound {
     /// The name looked up, e.g. `libcuda.so.1`.
     pub name: String,
-    /// The first match, in loader order.
+    /// The file.
     pub path: String,
     /// Its real path after symlinks (carries the driver version, e.g. `libcuda.so.550.54.15`).
     pub real_path: String,
-    /// Where the directory came from: `LD_LIBRARY_PATH` or `system`.
+    /// Where the loader finds it: `LD_LIBRARY_PATH`, `ld.so.cache`, `system` (a default directory
+    /// or `/etc/ld.so.conf.d`), or `not on the loader's path` (e.g. `/usr/lib/wsl/lib` when no
+    /// configuration names it).
     pub via: String,
 }
 
@@ -92,6 +102,15 @@ pub enum KernelLog {
     Unreadable(String),
 }
 
+/// Which kernel-log source was read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelLogSource {
+    /// The source read, when one was readable.
+    pub read: Option<String>,
+    /// Sources tried and not readable: (source, why).
+    pub tried: Vec<(String, String)>,
+}
+
 /// Everything that is not a plain file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
@@ -113,6 +132,10 @@ pub struct Meta {
     pub libraries: Vec<LibraryFound>,
     /// NVRM/Xid kernel-log lines.
     pub kernel_log: KernelLog,
+    /// Where the kernel-log lines came from (`/dev/kmsg`, `/var/log/kern.log`...), and each source
+    /// tried before it with why it could not be read. `None` in a version-1 capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_log_source: Option<KernelLogSource>,
     /// The app's renderer, when known (GUI only).
     pub renderer: Option<String>,
     /// Windows GPU watchdog (TDR) registry values; `None` elsewhere.
@@ -168,6 +191,10 @@ pub const GPU_ENV_VARS: &[&str] = &[
     "PYTORCH_CUDA_ALLOC_CONF",
     "CONDA_PREFIX",
     "VIRTUAL_ENV",
+    "CONDA_ENVS_PATH",
+    "PYENV_ROOT",
+    "PATH",
+    "PWD",
     "WSL_DISTRO_NAME",
     "WSL_INTEROP",
     "KUBERNETES_SERVICE_HOST",

@@ -172,6 +172,31 @@ fn reason(err: &NvmlError) -> (String, bool) {
     }
 }
 
+/// [`reason`] for one metric's query. A GPU without fans (data-centre boards cooled by the
+/// chassis) answers a fan query with INVALID_ARGUMENT, fan 0 not existing: seen on an H200 with
+/// driver 580.159.04.
+fn metric_reason(metric: Metric, err: &NvmlError) -> (String, bool) {
+    match err {
+        NvmlError::InvalidArg if metric == Metric::Fan => ("no fan on this GPU (cooled by the chassis)".to_string(), true),
+        other => reason(other),
+    }
+}
+
+/// How many MIG devices (GPU + compute instances) exist on a GPU in MIG mode: the slots up to the
+/// maximum that hold one (an empty slot answers NOT_FOUND).
+fn mig_device_count(dev: &nvml_wrapper::Device<'_>) -> Result<u32, NvmlError> {
+    let max = dev.mig_device_count()?;
+    let mut n = 0;
+    for i in 0..max.min(64) {
+        match dev.mig_device_by_index(i) {
+            Ok(_) => n += 1,
+            Err(NvmlError::NotFound) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 impl NvmlSource {
     /// Tries every candidate library in order; returns the first that initialises, or why none did.
     pub fn open() -> Result<NvmlSource, NoGpu> {
@@ -238,7 +263,7 @@ impl NvmlSource {
             Ok(v) => Ok(Reading::Value(v)),
             Err(NvmlError::GpuLost) => Err(LOST_TEXT.to_string()),
             Err(e) => {
-                let (text, quiet) = reason(&e);
+                let (text, quiet) = metric_reason(metric, &e);
                 if quiet && let Ok(mut q) = self.quiet.lock() {
                     q.insert((idx, metric), text.clone());
                 }
@@ -319,11 +344,16 @@ impl NvmlSource {
         );
         #[cfg(not(target_os = "windows"))]
         let driver_model = Reading::na("Windows only");
+        let mig = Reading::from(dev.mig_mode().map(|m| (m.current == 1, m.pending == 1)).map_err(r));
         Some(GpuFacts {
             index: idx,
             persistence,
             compute_mode: Reading::from(dev.compute_mode().map(|m| format!("{m:?}")).map_err(r)),
-            mig: Reading::from(dev.mig_mode().map(|m| (m.current == 1, m.pending == 1)).map_err(r)),
+            mig_devices: match mig {
+                Reading::Value((true, _)) => Reading::from(mig_device_count(&dev).map_err(r)),
+                _ => Reading::na("MIG is off"),
+            },
+            mig,
             remapped_rows: Reading::from(self.remapped_rows(&dev).map_err(r)),
             pages_pending_retirement: Reading::from(dev.are_pages_pending_retired().map_err(r)),
             driver_model,

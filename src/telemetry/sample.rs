@@ -35,7 +35,7 @@ pub struct GpuInfo {
     pub compute_capability: Reading<String>,
 }
 
-fn not_recorded() -> Reading<String> {
+fn not_recorded<T>() -> Reading<T> {
     Reading::na("not recorded")
 }
 
@@ -223,6 +223,9 @@ pub struct GpuFacts {
     pub compute_mode: Reading<String>,
     /// MIG mode (current, pending).
     pub mig: Reading<(bool, bool)>,
+    /// MIG devices (GPU + compute instances CUDA can use) that exist, when MIG is on.
+    #[serde(default = "not_recorded")]
+    pub mig_devices: Reading<u32>,
     /// Row remapping.
     pub remapped_rows: Reading<RemappedRows>,
     /// Retired pages waiting for a reset (pre-Ampere).

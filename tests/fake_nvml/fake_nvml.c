@@ -18,6 +18,10 @@
  *   pcie_gen = 4          current PCIe link generation (the maximum is Gen4 x16) ...
  *   pcie_width = 16       ... and width
  *   util = 10             GPU utilization fixed at this value (default: a wave between 50 and 99)
+ *   mig = 1               MIG mode is on (current and pending) ...
+ *   mig_devices = 0       ... with this many MIG devices (GPU + compute instances) created
+ *   fans = 0              the GPUs have no fan: fan queries return INVALID_ARGUMENT (2), as an
+ *                         H200 with driver 580.159.04 answered (scripts/on-gpu.sh, 2026-11-30)
  *   child_processes = 1   the compute process list is the loading process's children (their
  *                         PIDs, 2 GiB each), so a launched job's GPU memory can be attributed
  *
@@ -55,7 +59,7 @@ static struct {
     int init_code, unsupported, lost_gpu, processes_code;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
-    int util, child_processes;
+    int util, child_processes, fans, mig, mig_devices;
     char hang[128], driver[64];
 } sc;
 static struct fake_device devices[MAX_GPUS];
@@ -78,6 +82,7 @@ static void load_scenario(void) {
     sc.pcie_gen = 4;
     sc.pcie_width = 16;
     sc.util = -1;
+    sc.fans = 1;
     char path[PATH_MAX] = {0};
     const char *env = getenv("FAKE_NVML_SCENARIO");
     if (env && *env) {
@@ -117,6 +122,9 @@ static void load_scenario(void) {
         else if (!strcmp(k, "pcie_width")) sc.pcie_width = (unsigned)atoi(v);
         else if (!strcmp(k, "util")) sc.util = atoi(v);
         else if (!strcmp(k, "child_processes")) sc.child_processes = atoi(v);
+        else if (!strcmp(k, "fans")) sc.fans = atoi(v);
+        else if (!strcmp(k, "mig")) sc.mig = atoi(v);
+        else if (!strcmp(k, "mig_devices")) sc.mig_devices = atoi(v);
     }
     fclose(f);
 }
@@ -336,9 +344,30 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *mode) {
 }
 EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetMigMode");
-    (void)current; (void)pending;
-    return r ? r : NOT_SUPPORTED; /* not a MIG-capable board */
+    if (r) return r;
+    if (!sc.mig) return NOT_SUPPORTED; /* not a MIG-capable board */
+    *current = 1;
+    *pending = 1;
+    return OK;
 }
+#ifndef FAKE_OLD_DRIVER
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned *count) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetMaxMigDeviceCount");
+    if (r) return r;
+    if (!sc.mig) return NOT_SUPPORTED;
+    *count = 7;
+    return OK;
+}
+/* MIG device handles are the parent's handle: gpu-doctor only counts them. */
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned index, nvmlDevice_t *mig) {
+    nvmlReturn_t r = check(d, "nvmlDeviceGetMigDeviceHandleByIndex");
+    if (r) return r;
+    if (!sc.mig) return NOT_SUPPORTED;
+    if ((int)index >= sc.mig_devices) return 6; /* NVML_ERROR_NOT_FOUND */
+    *mig = d;
+    return OK;
+}
+#endif
 EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failed) {
     nvmlReturn_t r = optional(d, "nvmlDeviceGetRemappedRows");
     if (!r) { *corr = 0; *unc = 0; *pending = 0; *failed = 0; }
@@ -370,14 +399,15 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigne
 }
 #ifndef FAKE_OLD_DRIVER
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t d, unsigned fan, unsigned *pct) {
-    (void)fan;
     nvmlReturn_t r = optional(d, "nvmlDeviceGetFanSpeed_v2");
+    if (!r && (int)fan >= sc.fans) return INVALID_ARGUMENT;
     if (!r) *pct = 40 + wave(d, 30);
     return r;
 }
 #endif
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned *pct) {
     nvmlReturn_t r = optional(d, "nvmlDeviceGetFanSpeed");
+    if (!r && sc.fans < 1) return INVALID_ARGUMENT;
     if (!r) *pct = 40 + wave(d, 30);
     return r;
 }

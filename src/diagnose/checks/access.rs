@@ -90,9 +90,31 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
         "user {who}, groups {}",
         m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
     ));
-    if denied.is_empty() {
+    // The mode allows it, but opening failed: the kernel refused (device rules, a security module).
+    let refused: Vec<String> = relevant
+        .iter()
+        .filter(|n| can_open(&m.user, n))
+        .filter_map(|n| n.open.as_deref().filter(|o| !o.starts_with("ok")).map(|o| format!("{}: {o}", n.path)))
+        .collect();
+    if denied.is_empty() && !refused.is_empty() {
         return c
-            .verdict(Verdict::Pass, format!("{who} can read and write all {} of them", relevant.len()))
+            .verdict(Verdict::Fail, format!("the file modes allow it, but opening fails: {}", refused.join(", ")))
+            .found("The kernel refuses to open the GPU device files")
+            .explain("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor.")
+            .text("Look for the refusal in the audit or kernel log:")
+            .cmd("sudo journalctl -k -b | grep -i -e denied -e avc -e apparmor");
+    }
+    if denied.is_empty() {
+        let tried = relevant.iter().filter(|n| n.open.is_some()).count();
+        return c
+            .verdict(
+                Verdict::Pass,
+                if tried > 0 {
+                    format!("{who} can read and write all {} of them (opened and closed each)", relevant.len())
+                } else {
+                    format!("{who} can read and write all {} of them", relevant.len())
+                },
+            )
             .found("This user can open the GPU device files");
     }
     let group = denied.iter().find_map(|n| n.group.clone().or_else(|| (n.gid != 0).then(|| n.gid.to_string())));

@@ -25,6 +25,29 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     let c = c
         .evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or("(unset)")))
         .evidence(format!("/dev/nvidiactl {}, {gpus} /dev/nvidiaN node(s)", if ctl { "present" } else { "missing" }));
+    // Listed but refused by the kernel (EPERM, whatever the mode): the container's device rules
+    // (cgroup) no longer include the GPU.
+    let refused: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.path == "/dev/nvidiactl" || is_gpu_node(&n.path))
+        .filter_map(|n| n.open.as_deref().filter(|o| is_eperm(o)).map(|o| format!("{}: {o}", n.path)))
+        .collect();
+    if ctl && gpus > 0 && !refused.is_empty() {
+        let mut c = c
+            .verdict(Verdict::Fail, format!("the device files are here but the kernel refuses to open them ({} of them)", refused.len()))
+            .found("This container lost access to the GPU")
+            .explain("The GPU was passed in when the container started, but its device permissions no longer include it: opening /dev/nvidia* fails with \"Operation not permitted\" whatever the file mode. A known cause is systemctl daemon-reload (or a package update that runs it) on the host when Docker uses the systemd cgroup driver; nvidia-smi then says \"Failed to initialize NVML: Unknown Error\". Commands inside the container cannot repair it.");
+        for r in refused.iter().take(4) {
+            c = c.evidence(r.clone());
+        }
+        return match kind.as_str() {
+            "Kubernetes" => c.text("Delete the pod so that it is created again with the GPU (the node's device plugin passes it in afresh)."),
+            _ => c
+                .text("On the host, restart (or recreate) this container; its GPU access comes back when it starts again. To keep it from happening again, NVIDIA's documented workaround is to create the /dev/char links on the host:")
+                .cmd("sudo nvidia-ctk system create-dev-char-symlinks --create-all")
+                .text("or to pass the device files explicitly (--device /dev/nvidiactl --device /dev/nvidia0 ...) when starting the container."),
+        };
+    }
     if ctl && gpus > 0 {
         return c
             .verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"))
@@ -53,4 +76,10 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
             .text("Then start the container with --gpus all; to try it:")
             .cmd("docker run --gpus all --rm ubuntu nvidia-smi"),
     }
+}
+
+/// Whether a device node's open result is "Operation not permitted" (EPERM, os error 1): refused by
+/// the cgroup device controller or a security module, not by the file's mode (that is EACCES).
+pub(super) fn is_eperm(open: &str) -> bool {
+    open.contains("os error 1)") || open.contains("Operation not permitted")
 }

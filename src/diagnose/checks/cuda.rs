@@ -93,6 +93,10 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     };
     let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
     match p.init_code {
+        Some(0) if p.devices == Some(0) => c
+            .verdict(Verdict::Fail, "cuInit succeeded but CUDA sees no device")
+            .found("CUDA starts but sees no GPU")
+            .text("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which."),
         Some(0) => c
             .verdict(
                 Verdict::Pass,
@@ -115,34 +119,105 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-/// Python environments' `torch/version.py` files.
-fn torch_installs(cx: &Ctx) -> Vec<String> {
-    let mut prefixes: Vec<String> = Vec::new();
+/// At most this many Python environments are looked at, and this many names of a home or working
+/// directory are looked through for `.venv`/`venv` folders: the search stays bounded on a shared
+/// server with thousands of users or projects.
+const MAX_PYTHON_PREFIXES: usize = 256;
+const MAX_DIR_NAMES: usize = 512;
+
+/// The Python environments (prefixes holding `lib/python3.*`) a user may run, activated or not:
+/// the active ones, those whose `bin` is on `PATH`, conda's (`~/.conda/environments.txt`,
+/// `envs_dirs` in `~/.condarc`, the usual install folders and their `envs`), pyenv's versions,
+/// `.venv`/`venv` folders in and one level under each home and the working directory, and the
+/// system's. No subprocess: everything comes from files and folder listings.
+pub(crate) fn python_prefixes(cx: &Ctx) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let add = |p: &str, out: &mut Vec<String>| {
+        let p = p.trim().trim_end_matches('/');
+        if p.starts_with('/') && p.len() > 1 && out.len() < MAX_PYTHON_PREFIXES && !out.iter().any(|o| o == p) {
+            out.push(p.to_string());
+        }
+    };
     for k in ["CONDA_PREFIX", "VIRTUAL_ENV"] {
         if let Some(p) = cx.env(k) {
-            prefixes.push(p.to_string());
+            add(p, &mut out);
         }
     }
-    let homes: Vec<String> =
-        cx.v.list("/home")
-            .unwrap_or_default()
-            .into_iter()
-            .map(|h| format!("/home/{h}"))
-            .chain(["/root".to_string()])
-            .collect();
+    for dir in cx.env("PATH").unwrap_or_default().split(':') {
+        if let Some(prefix) = dir.trim_end_matches('/').strip_suffix("/bin") {
+            add(prefix, &mut out);
+        }
+    }
+    let homes: Vec<String> = cx
+        .v
+        .list("/home")
+        .unwrap_or_default()
+        .into_iter()
+        .take(MAX_DIR_NAMES)
+        .map(|h| format!("/home/{h}"))
+        .chain(["/root".to_string()])
+        .collect();
+    let mut env_dirs: Vec<String> = cx.env("CONDA_ENVS_PATH").unwrap_or_default().split(':').map(String::from).collect();
+    env_dirs.push("/opt/conda/envs".into());
     for h in &homes {
-        prefixes.push(format!("{h}/.local"));
-        prefixes.push(format!("{h}/.venv"));
-        for conda in ["miniconda3", "anaconda3", "miniforge3", "mambaforge"] {
-            prefixes.push(format!("{h}/{conda}"));
-            for env in cx.v.list(&format!("{h}/{conda}/envs")).unwrap_or_default() {
-                prefixes.push(format!("{h}/{conda}/envs/{env}"));
+        add(&format!("{h}/.local"), &mut out);
+        for line in cx.v.read(&format!("{h}/.conda/environments.txt")).unwrap_or_default().lines().take(MAX_DIR_NAMES) {
+            add(line, &mut out);
+        }
+        env_dirs.extend(crate::diagnose::parse::condarc_envs_dirs(
+            &cx.v.read(&format!("{h}/.condarc")).unwrap_or_default(),
+            h,
+        ));
+        env_dirs.push(format!("{h}/.conda/envs"));
+        for conda in ["miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba"] {
+            add(&format!("{h}/{conda}"), &mut out);
+            env_dirs.push(format!("{h}/{conda}/envs"));
+        }
+    }
+    let pyenv_roots = cx.env("PYENV_ROOT").map(String::from).into_iter().chain(homes.iter().map(|h| format!("{h}/.pyenv")));
+    for pyenv in pyenv_roots.collect::<Vec<_>>() {
+        for v in cx.v.list(&format!("{pyenv}/versions")).unwrap_or_default().into_iter().take(MAX_DIR_NAMES) {
+            add(&format!("{pyenv}/versions/{v}"), &mut out);
+            env_dirs.push(format!("{pyenv}/versions/{v}/envs"));
+        }
+    }
+    for d in env_dirs.iter().filter(|d| !d.is_empty()) {
+        for env in cx.v.list(d).unwrap_or_default().into_iter().take(MAX_DIR_NAMES) {
+            add(&format!("{d}/{env}"), &mut out);
+        }
+    }
+    // Project environments: `.venv`/`venv` in each home and the working directory, and one level
+    // under them (`~/project/.venv`).
+    let mut roots = homes.clone();
+    if let Some(pwd) = cx.env("PWD").filter(|p| p.starts_with('/') && *p != "/") {
+        roots.push(pwd.trim_end_matches('/').to_string());
+    }
+    for r in &roots {
+        let names = cx.v.list(r).unwrap_or_default();
+        for venv in [".venv", "venv", "env"] {
+            if names.iter().any(|n| n == venv) {
+                add(&format!("{r}/{venv}"), &mut out);
+            }
+        }
+        for sub in names.iter().filter(|n| !n.starts_with('.')).take(MAX_DIR_NAMES) {
+            let below = cx.v.list(&format!("{r}/{sub}")).unwrap_or_default();
+            for venv in [".venv", "venv"] {
+                if below.iter().any(|n| n == venv) {
+                    add(&format!("{r}/{sub}/{venv}"), &mut out);
+                }
             }
         }
     }
-    prefixes.extend(["/usr", "/usr/local", "/opt/conda"].map(String::from));
+    for p in ["/usr", "/usr/local", "/opt/conda"] {
+        add(p, &mut out);
+    }
+    out
+}
+
+/// Python environments' `torch/version.py` files.
+fn torch_installs(cx: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
-    for p in prefixes {
+    for p in python_prefixes(cx) {
         for py in cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")) {
             for sp in ["site-packages", "dist-packages"] {
                 let f = format!("{p}/lib/{py}/{sp}/torch/version.py");
@@ -158,7 +233,13 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
 pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
     let installs = torch_installs(cx);
     if installs.is_empty() {
-        return c.verdict(Verdict::Skipped, "no PyTorch install found in the Python environments looked at");
+        return c.verdict(
+            Verdict::Skipped,
+            format!(
+                "no PyTorch install found in the {} Python environments looked at (active, on PATH, conda, pyenv, .venv/venv folders, system)",
+                python_prefixes(cx).len()
+            ),
+        );
     }
     let driver = driver_cuda(cx);
     let mut worst = Verdict::Pass;

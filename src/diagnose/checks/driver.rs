@@ -163,6 +163,7 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
             x.contains("Key was rejected")
                 || x.contains("Required key not available")
                 || x.contains("module verification failed")
+                || x.contains("unsigned module loading is restricted")
         }),
         KernelLog::Unreadable(_) => false,
     };
@@ -186,6 +187,21 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
                 (false, false) => {
                     "kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key"
                 }
+            })
+            .steps(fixes::secure_boot(cx.distro)),
+        // The firmware variable was not readable, but the kernel says it refused the module.
+        (None, Some(false)) if log_rejected => c
+            .verdict(Verdict::Fail, "the kernel refused to load an unsigned module (lockdown / Secure Boot)")
+            .found("Secure Boot keeps the unsigned NVIDIA module out")
+            .evidence(match &cx.v.meta().kernel_log {
+                KernelLog::Lines(l) => l
+                    .iter()
+                    .filter(|x| x.contains("unsigned module") || x.contains("Key was rejected") || x.contains("Required key"))
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                KernelLog::Unreadable(_) => String::new(),
             })
             .steps(fixes::secure_boot(cx.distro)),
         (Some(true), _) => c

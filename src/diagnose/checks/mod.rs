@@ -226,7 +226,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Containers,
         title: "GPUs passed into the container",
         depends_on: &[],
-        explains: &[],
+        explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01", "PERM-01", "PERM-02", "HW-03"],
         run: container::cont_02,
     },
     CheckDef {
@@ -258,7 +258,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Wsl,
         title: "CUDA comes from the Windows driver (/usr/lib/wsl/lib)",
         depends_on: &["WSL-01"],
-        explains: &[],
+        explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01"],
         run: wsl::wsl_02,
     },
     CheckDef {
@@ -274,7 +274,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Environment,
         title: "CUDA_VISIBLE_DEVICES",
         depends_on: &["DRV-08", "PERM-02"],
-        explains: &[],
+        explains: &["CUDA-INIT"],
         run: env::env_01,
     },
     CheckDef {
@@ -357,7 +357,7 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Runtime,
         title: "MIG (multi-instance GPU) mode",
         depends_on: &["DRV-08"],
-        explains: &[],
+        explains: &["CUDA-INIT"],
         run: runtime::rt_06,
     },
     CheckDef {
@@ -582,6 +582,7 @@ mod tests {
             nvml: None,
             libraries: Vec::new(),
             kernel_log: KernelLog::Lines(Vec::new()),
+            kernel_log_source: None,
             renderer: None,
             tdr: Some(Tdr::default()),
             cuda: None,

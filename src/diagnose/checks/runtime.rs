@@ -89,11 +89,38 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
-        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, format!("kernel log not readable: {why}")),
+        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, format!("unknown: {why}")),
     };
+    let from = cx
+        .v
+        .meta()
+        .kernel_log_source
+        .as_ref()
+        .and_then(|s| s.read.clone())
+        .map_or(String::new(), |s| format!(" (read from {s})"));
     let xs = parse::xids(lines);
     if xs.is_empty() {
-        return c.verdict(Verdict::Pass, "no Xid errors logged since boot").found("No GPU errors in the kernel log");
+        // No Xid number, but the driver may still have said it failed: quote what was read.
+        let gpus: Vec<&str> = cx.pci.iter().flatten().map(|g| g.address.as_str()).collect();
+        let errors: Vec<&String> = lines
+            .iter()
+            .filter(|l| parse::is_driver_error_line(l) || gpus.iter().any(|a| parse::is_aer_line_for(l, a)))
+            .collect();
+        if !errors.is_empty() {
+            let mut c = c
+                .verdict(Verdict::Warn, format!("no Xid number, but {} driver or PCIe error line(s){from}", errors.len()))
+                .found("The kernel log shows NVIDIA driver errors");
+            for l in errors.iter().rev().take(6).rev() {
+                c = c.evidence((*l).clone());
+            }
+            return c
+                .text("Save the full kernel log for a report:")
+                .cmd("sudo dmesg > dmesg.txt")
+                .text("Errors when the driver starts (RmInitAdapter, GSP) usually need a driver update or a reboot; PCIe errors (AER) point at the slot, riser or cable: reseat the card.");
+        }
+        return c
+            .verdict(Verdict::Pass, format!("no Xid errors in the {} NVIDIA kernel-log line(s){from}", lines.len()))
+            .found("No GPU errors in the kernel log");
     }
     let mut c = c;
     let mut worst = Verdict::Info;
@@ -273,6 +300,27 @@ pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
             .text("Reset the GPU or reboot to apply the pending MIG mode.");
     }
     let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
+    // MIG on without instances: CUDA sees no device on that GPU at all.
+    let empty: Vec<u32> = cx
+        .facts()
+        .iter()
+        .filter(|f| matches!(f.mig.value(), Some((true, _))) && f.mig_devices.value() == Some(&0))
+        .map(|f| f.index)
+        .collect();
+    if let Some(first) = empty.first() {
+        let list = empty.iter().map(|i| format!("GPU {i}")).collect::<Vec<_>>().join(", ");
+        return c
+            .verdict(Verdict::Fail, format!("MIG is on for {list} but no MIG instance exists: CUDA sees no device there"))
+            .found(format!("MIG is on with no instances, so CUDA cannot use {list}"))
+            .explain("With MIG mode on, CUDA programs run only in MIG instances (a GPU instance with a compute instance); with none created the GPU is invisible to CUDA (\"no CUDA-capable device is detected\").")
+            .text("List the instance profiles this GPU offers:")
+            .cmd(format!("sudo nvidia-smi mig -i {first} -lgip"))
+            .text("Create instances with the profiles you need, with their compute instances (-C); for example one instance using the whole GPU (profile 0):")
+            .cmd(format!("sudo nvidia-smi mig -i {first} -cgi 0 -C"))
+            .text("Or turn MIG off and reset the GPU (no process may be using it):")
+            .cmd(format!("sudo nvidia-smi -i {first} -mig 0"))
+            .cmd(format!("sudo nvidia-smi --gpu-reset -i {first}"));
+    }
     if on.is_empty() {
         c.verdict(Verdict::Pass, "MIG is off").found("MIG is off")
     } else {

@@ -4,6 +4,8 @@
 //! Source: NVIDIA's CUDA on WSL User Guide (<https://docs.nvidia.com/cuda/wsl-user-guide>).
 
 use super::Ctx;
+use crate::diagnose::ldcache::WSL_LIB_DIR;
+use crate::diagnose::view::LibraryFound;
 use crate::diagnose::{Check, Verdict};
 
 pub(super) fn wsl_01(c: Check, cx: &Ctx) -> Check {
@@ -32,22 +34,55 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
             c.verdict(Verdict::Skipped, "WSL2 only")
         };
     }
-    match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
-        Some(l) if l.path.starts_with("/usr/lib/wsl/lib") => c.verdict(Verdict::Pass, format!("libcuda.so.1 from {}", l.path)).found("CUDA comes from the Windows driver"),
-        Some(l) => c
-            .verdict(Verdict::Fail, format!("libcuda.so.1 resolves to {}: a Linux NVIDIA driver is installed inside WSL", l.path))
-            .found("A Linux NVIDIA driver inside WSL shadows the Windows one")
-            .explain("Inside WSL the driver must come from Windows; a Linux driver package shadows it and breaks CUDA.")
-            .evidence(format!("{} -> {}", l.path, l.real_path))
-            .text("Remove the Linux driver packages (the CUDA toolkit can stay):")
-            .cmd("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers")
-            .text("Then run wsl --shutdown in PowerShell on Windows and start WSL again."),
-        None => c
-            .verdict(Verdict::Fail, "libcuda.so.1 is missing")
-            .found("The CUDA library from the Windows driver is missing")
-            .text("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then run wsl --shutdown in PowerShell and start WSL again."),
+    let libs = &cx.v.meta().libraries;
+    let from_windows = |l: &LibraryFound| l.path.starts_with(WSL_LIB_DIR) || l.real_path.starts_with(WSL_LIB_DIR);
+    let mut c = c;
+    for l in libs {
+        c = c.evidence(format!("{} ({}) -> {}", l.path, l.via, l.real_path));
     }
+    // What a normal program (nvidia-smi, PyTorch, pynvml) loads: the first candidate on the
+    // loader's path, not gpu-doctor's own fallback.
+    let first = |name: &str| libs.iter().find(|l| l.name == name && l.via != NOT_ON_PATH);
+    let mut linux = Vec::new();
+    let mut off_path = Vec::new();
+    let mut missing = Vec::new();
+    for name in ["libcuda.so.1", "libnvidia-ml.so.1"] {
+        match first(name) {
+            Some(l) if from_windows(l) => {}
+            Some(l) => linux.push(l),
+            None if libs.iter().any(|l| l.name == name && l.via == NOT_ON_PATH) => off_path.push(name),
+            None if name == "libcuda.so.1" || !libs.is_empty() => missing.push(name),
+            None => {}
+        }
+    }
+    if let Some(l) = linux.first() {
+        let names = linux.iter().map(|l| format!("{} ({})", l.path, l.real_path)).collect::<Vec<_>>().join(", ");
+        return c
+            .verdict(Verdict::Fail, format!("programs load {names} before the Windows driver's {WSL_LIB_DIR}: a Linux NVIDIA driver is installed inside WSL"))
+            .found("A Linux NVIDIA driver inside WSL shadows the Windows one")
+            .explain(format!("Inside WSL the driver must come from Windows ({WSL_LIB_DIR}); a Linux driver package puts its own {} in front, and nvidia-smi, PyTorch and pynvml then fail.", l.name))
+            .steps(super::fixes::remove_linux_driver_in_wsl(cx.distro))
+            .text("Then run wsl --shutdown in PowerShell on Windows and start WSL again.");
+    }
+    if !off_path.is_empty() {
+        return c
+            .verdict(Verdict::Fail, format!("{} exists only in {WSL_LIB_DIR}, which is not on the loader's path", off_path.join(" and ")))
+            .found(format!("{WSL_LIB_DIR} is missing from the library path"))
+            .explain("WSL normally registers the Windows driver's folder in /etc/ld.so.conf.d/ld.wsl.conf; without it programs do not find CUDA.")
+            .cmd(format!("echo {WSL_LIB_DIR} | sudo tee /etc/ld.so.conf.d/ld.wsl.conf"))
+            .cmd("sudo ldconfig");
+    }
+    if !missing.is_empty() {
+        return c
+            .verdict(Verdict::Fail, format!("{} is missing", missing.join(" and ")))
+            .found("The CUDA library from the Windows driver is missing")
+            .text("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then run wsl --shutdown in PowerShell and start WSL again.");
+    }
+    c.verdict(Verdict::Pass, format!("libcuda.so.1 and libnvidia-ml.so.1 come from {WSL_LIB_DIR}")).found("CUDA comes from the Windows driver")
 }
+
+/// `via` of a candidate the loader does not search.
+const NOT_ON_PATH: &str = "not on the loader's path";
 
 pub(super) fn wsl_08(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_none() {
