@@ -44,6 +44,12 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
+        "healthy-h200-cloud-vm",
+        0,
+        None,
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=pass RT-XID=pass RT-05=pass RT-04=pass RT-ECC=pass RT-08=pass RT-06=pass RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
         "healthy-workstation",
         0,
         None,
@@ -77,7 +83,7 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "pcie-link-downtrained",
         6,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=warn RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=info RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "row-remapping-failed",

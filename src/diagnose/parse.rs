@@ -99,7 +99,10 @@ pub fn is_driver_error_line(line: &str) -> bool {
     let l = line.to_ascii_lowercase();
     let nvidia = l.contains("nvrm") || l.contains("nvidia");
     let failed = l.contains("failed") || l.contains("timeout") || l.contains("timed out") || l.contains("error");
-    let harmless = l.contains("module verification failed") || l.contains("i2c") || l.contains("xid");
+    // Module loading refused (Secure Boot, lockdown) is the Secure Boot check's evidence.
+    let harmless = ["module verification failed", "i2c", "xid", "modprobe", "key was rejected", "required key", "lockdown"]
+        .iter()
+        .any(|k| l.contains(k));
     nvidia && failed && !harmless
 }
 

@@ -156,10 +156,43 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
+    let mut lowered = Vec::new();
     for (i, m) in &masks {
         for r in throttle::decode(*m).iter().filter(|r| r.severity >= throttle::Severity::Warn) {
+            if r.bit == throttle::SW_POWER_CAP {
+                // Reaching the power limit under load is how a busy GPU runs; it is a problem
+                // only when the limit was lowered below the card's default.
+                let limit = samples.iter().find(|s| s.index == *i).and_then(|s| s.power_limit_w.value().copied());
+                let default = cx
+                    .nvml
+                    .and_then(|n| n.inventory.gpus.iter().find(|g| g.index == *i))
+                    .and_then(|g| g.power_limit_default_w.value().copied());
+                match (limit, default) {
+                    (Some(l), Some(d)) if l < 0.9 * d => {
+                        worst = Verdict::Warn;
+                        lowered.push((*i, d));
+                        c = c.evidence(format!("GPU {i}: power cap at a lowered limit of {l:.0} W (default {d:.0} W)"));
+                    }
+                    _ => {
+                        worst = worst.max(Verdict::Info);
+                        c = c.evidence(format!("GPU {i}: at its power limit — normal under full load"));
+                    }
+                }
+                continue;
+            }
             worst = Verdict::Warn;
             c = c.evidence(format!("GPU {i}: {} — {}", r.name, r.sentence));
+        }
+    }
+    if worst == Verdict::Info {
+        return c
+            .verdict(Verdict::Info, "a GPU runs at its power limit (normal under full load)")
+            .found("A GPU runs at its power limit, as a busy GPU does");
+    }
+    if worst == Verdict::Warn && !lowered.is_empty() {
+        c = c.text("A power limit was set below the default; restore it (it resets at reboot unless a service sets it):");
+        for (i, d) in &lowered {
+            c = c.cmd(format!("sudo nvidia-smi -i {i} -pl {d:.0}"));
         }
     }
     if worst == Verdict::Pass {
