@@ -292,18 +292,28 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
             .find_map(|n| n.split("needs CUDA ").nth(1).and_then(|r| r.split(',').next()))
             .unwrap_or("")
             .to_string();
-        let min = parse::cuda_min_driver(&need)
-            .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
+        let major = need.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
+        // Minor-version compatibility: any driver of the same CUDA major version runs the build.
+        let min = parse::cuda_family_min_driver(major)
+            .map(|(l, w)| {
+                format!("Linux >= {l}{} for any CUDA {major} build", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default())
+            })
+            .or_else(|| {
+                parse::cuda_min_driver(&need).map(|(l, w)| {
+                    format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default())
+                })
+            })
             .unwrap_or_default();
         c = c
             .explain(format!(
-                "PyTorch ships its own CUDA runtime, which needs a driver at least as new as that CUDA version ({min})."
+                "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min})."
             ))
-            .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build for the driver's CUDA:"))
-            .cmd(format!(
-                "pip install torch --index-url https://download.pytorch.org/whl/cu{}",
-                driver_cuda(cx).unwrap_or_default().replace('.', "")
-            ));
+            .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:"));
+        c = match driver_cuda(cx).as_deref().and_then(parse::torch_wheel_for_driver) {
+            Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
+            Some((tag, last)) => c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}")),
+            None => c.text("No PyTorch build supports a driver this old: update the driver."),
+        };
     } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {
         c = c.text("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks).");
     }
