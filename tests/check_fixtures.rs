@@ -20,6 +20,132 @@ fn report(name: &str) -> diagnose::Report {
 /// (fixture, exit code of `check`, root cause, every check as id=verdict[<blocked_by]).
 const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
     (
+        "wsl-nvidia-utils-shadows-nvml",
+        7,
+        Some("WSL-02"),
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "wsl-libnvidia-compute-470-inside",
+        7,
+        Some("WSL-02"),
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "wsl-lib-folder-off-the-loader-path",
+        7,
+        Some("WSL-02"),
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "mig-on-without-instances-a100-sxm",
+        7,
+        Some("RT-06"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "mig-on-without-instances-cuda-no-device",
+        7,
+        Some("RT-06"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "container-lost-gpus-after-daemon-reload",
+        7,
+        Some("CONT-02"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "container-lost-gpus-a10-t4",
+        7,
+        Some("CONT-02"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "lockdown-refuses-unsigned-module",
+        7,
+        Some("DRV-05"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "secure-boot-key-rejected-dkms",
+        7,
+        Some("DRV-05"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "pcie-aer-fatal-errors-no-xid",
+        6,
+        None,
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "torch-cu121-in-project-venv-driver-470",
+        7,
+        Some("CUDA-04"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "torch-cu121-container-driver-450",
+        7,
+        Some("CUDA-04"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "torch-cu121-conda-env-elsewhere-driver-470",
+        7,
+        Some("CUDA-04"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "xid-79-after-pcie-surprise-down",
+        7,
+        Some("RT-LOST"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "rminitadapter-failed-gsp-no-xid",
+        7,
+        Some("HW-03"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "gsp-error-then-rpc-timeout-driver-hung",
+        7,
+        Some("DRV-HUNG"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "nvidia-smi-stuck-in-d-state",
+        7,
+        Some("DRV-HUNG"),
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped RT-03=skipped RT-XID=skipped RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "run-installer-module-for-old-kernel",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "akmod-not-built-for-new-fedora-kernel",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "dkms-build-failed-after-arch-kernel-update",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
+        "dkms-module-only-for-stock-kernel",
+        7,
+        Some("DRV-01"),
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+    ),
+    (
         "blackwell-gpu-old-pytorch",
         7,
         Some("CUDA-07"),
@@ -422,6 +548,28 @@ fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
 
 /// Fixtures written from a public bug report or forum thread, whose address the capture records.
 const FROM_PUBLIC_THREADS: &[&str] = &[
+    "wsl-nvidia-utils-shadows-nvml",
+    "wsl-libnvidia-compute-470-inside",
+    "wsl-lib-folder-off-the-loader-path",
+    "mig-on-without-instances-a100-sxm",
+    "mig-on-without-instances-cuda-no-device",
+    "container-lost-gpus-after-daemon-reload",
+    "container-lost-gpus-a10-t4",
+    "lockdown-refuses-unsigned-module",
+    "secure-boot-key-rejected-dkms",
+    "pcie-aer-fatal-errors-no-xid",
+    "torch-cu121-in-project-venv-driver-470",
+    "torch-cu121-container-driver-450",
+    "torch-cu121-conda-env-elsewhere-driver-470",
+    "xid-79-after-pcie-surprise-down",
+    "rminitadapter-failed-gsp-no-xid",
+    "gsp-error-then-rpc-timeout-driver-hung",
+    "nvidia-smi-stuck-in-d-state",
+    "run-installer-module-for-old-kernel",
+    "akmod-not-built-for-new-fedora-kernel",
+    "dkms-build-failed-after-arch-kernel-update",
+    "dkms-module-only-for-stock-kernel",
+    "module-missing-after-kernel-update",
     "xid-79-one-of-four-gpus-lost",
     "fallen-off-bus-without-xid",
     "gsp-timeout-driver-hung",
@@ -509,4 +657,131 @@ fn a_driver_without_a_module_for_the_running_kernel_is_told_to_rebuild_it() {
     // A machine whose module is loaded is not told so.
     let healthy = report("version-mismatch-after-upgrade");
     assert_ne!(healthy.get("DRV-01").map(|c| c.finding.as_str()), Some(root.finding.as_str()));
+}
+
+/// Every command of a check's fixes.
+fn commands(c: &diagnose::Check) -> Vec<String> {
+    c.fixes
+        .iter()
+        .filter_map(|f| match f {
+            diagnose::FixStep::Command(c) => Some(c.clone()),
+            diagnose::FixStep::Text(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_linux_driver_inside_wsl_is_found_by_what_a_normal_program_loads_not_by_the_apps_fallback() {
+    // Before, only libcuda.so.1's first match was judged: a Linux libnvidia-ml.so.1 in front of the
+    // Windows one passed, and a WSL folder missing from the loader's path was not seen at all.
+    for (name, finding) in [
+        ("wsl-nvidia-utils-shadows-nvml", "A Linux NVIDIA driver inside WSL shadows the Windows one"),
+        ("wsl-libnvidia-compute-470-inside", "A Linux NVIDIA driver inside WSL shadows the Windows one"),
+        ("wsl-lib-folder-off-the-loader-path", "/usr/lib/wsl/lib is missing from the library path"),
+    ] {
+        let r = report(name);
+        let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
+        assert_eq!((root.id.as_str(), root.finding.as_str()), ("WSL-02", finding), "{name}");
+        let lines = root.evidence.iter().filter(|e| e.contains(" -> ")).count();
+        assert!(lines >= 2, "{name}: every candidate is evidence: {:?}", root.evidence);
+    }
+    let root = report("wsl-nvidia-utils-shadows-nvml").root().cloned().expect("root");
+    assert!(root.summary.contains("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"), "{}", root.summary);
+    assert!(commands(&root).iter().any(|c| c.starts_with("sudo apt-get remove --purge")), "{:?}", root.fixes);
+    let root = report("wsl-lib-folder-off-the-loader-path").root().cloned().expect("root");
+    assert_eq!(commands(&root), ["echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig"]);
+}
+
+#[test]
+fn mig_without_instances_is_the_root_cause_with_how_to_create_them_or_turn_mig_off() {
+    for name in ["mig-on-without-instances-a100-sxm", "mig-on-without-instances-cuda-no-device"] {
+        let r = report(name);
+        let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
+        assert_eq!(root.id, "RT-06", "{name}");
+        assert!(root.finding.starts_with("MIG is on with no instances"), "{name}: {}", root.finding);
+        let cmds = commands(root);
+        assert!(cmds.iter().any(|c| c.ends_with("-cgi 0 -C")) && cmds.iter().any(|c| c.ends_with("-mig 0")), "{cmds:?}");
+    }
+    let r = report("mig-on-without-instances-cuda-no-device");
+    let cuda = r.checks.iter().find(|c| c.id == "CUDA-INIT").expect("CUDA-INIT");
+    assert_eq!((cuda.verdict, cuda.explained_by.as_deref()), (Verdict::Fail, Some("RT-06")));
+}
+
+#[test]
+fn a_container_whose_device_files_cannot_be_opened_lost_its_gpus() {
+    for name in ["container-lost-gpus-after-daemon-reload", "container-lost-gpus-a10-t4"] {
+        let r = report(name);
+        let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
+        assert_eq!((root.id.as_str(), root.finding.as_str()), ("CONT-02", "This container lost access to the GPU"));
+        assert!(root.evidence.iter().any(|e| e.contains("Operation not permitted")), "{:?}", root.evidence);
+        let text = diagnose::render_text(&r);
+        let head: String = text.lines().take_while(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
+        assert!(head.contains("restart (or recreate) this container"), "{head}");
+        // Advice that cannot work inside the container is not given first.
+        assert!(!head.contains("dmesg") && !head.contains("install the NVIDIA driver"), "{head}");
+    }
+}
+
+#[test]
+fn kernel_lockdown_refusing_the_module_is_named_without_the_firmware_variable() {
+    let r = report("lockdown-refuses-unsigned-module");
+    let root = r.root().expect("a root cause");
+    assert_eq!(root.id, "DRV-05");
+    assert!(root.evidence.iter().any(|e| e.contains("unsigned module loading is restricted")), "{:?}", root.evidence);
+    assert_eq!(report("secure-boot-key-rejected-dkms").root_cause.as_deref(), Some("DRV-05"));
+}
+
+#[test]
+fn driver_and_pcie_errors_without_an_xid_are_quoted_not_called_clean() {
+    // Before: "no Xid errors logged since boot" while the log held RmInitAdapter and AER lines.
+    for (name, quoted) in [
+        ("pcie-aer-fatal-errors-no-xid", "PCIe Bus Error: severity=Uncorrected (Fatal)"),
+        ("rminitadapter-failed-gsp-no-xid", "RmInitAdapter failed!"),
+    ] {
+        let r = report(name);
+        let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
+        assert_eq!(xid.verdict, Verdict::Warn, "{name}: {}", xid.summary);
+        assert!(xid.evidence.iter().any(|e| e.contains(quoted)), "{name}: {:?}", xid.evidence);
+    }
+    // Unreadable: "unknown", with the command that reads it.
+    let r = report("nvidia-smi-stuck-in-d-state");
+    let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
+    assert!(xid.summary.starts_with("unknown: ") && xid.summary.contains("sudo dmesg"), "{}", xid.summary);
+    assert_eq!(r.root_cause.as_deref(), Some("DRV-HUNG"));
+}
+
+#[test]
+fn pytorch_in_environments_that_are_not_activated_is_found_and_the_wheel_suggested_exists() {
+    // Before, these installs were invisible (a project venv under the working directory, a conda
+    // environment listed in ~/.conda/environments.txt, a container's dist-packages with PATH).
+    for (name, wheel) in [
+        ("torch-cu121-in-project-venv-driver-470", "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"),
+        ("torch-cu121-conda-env-elsewhere-driver-470", "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"),
+        ("torch-cu121-container-driver-450", "pip install torch==1.7.1 --index-url https://download.pytorch.org/whl/cu110"),
+    ] {
+        let r = report(name);
+        let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
+        assert_eq!(root.id, "CUDA-04", "{name}");
+        assert!(commands(root).iter().any(|c| c == wheel), "{name}: {:?}", root.fixes);
+        assert!(root.explanation.contains("525.60.13"), "minor-version compatibility: {}", root.explanation);
+    }
+}
+
+#[test]
+fn no_fixture_is_given_a_wheel_index_that_does_not_exist_or_symptom_advice_for_a_hardware_fault() {
+    for (name, ..) in EXPECTED {
+        let r = report(name);
+        for c in &r.checks {
+            for cmd in commands(c) {
+                if let Some(tag) = cmd.split("download.pytorch.org/whl/").nth(1) {
+                    assert!(parse::TORCH_WHEELS.iter().any(|w| w.0 == tag.trim()), "{name} {}: {cmd}", c.id);
+                }
+            }
+        }
+        if matches!(r.root_cause.as_deref(), Some("RT-LOST" | "RT-XID")) {
+            let root = r.root().expect("root");
+            let all: String = root.fixes.iter().map(|f| format!("{f:?}")).collect();
+            assert!(!all.contains("modprobe") && !all.contains("rmmod"), "{name}: {all}");
+        }
+    }
 }

@@ -224,8 +224,10 @@ pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
 /// The PyTorch wheel to suggest for a driver whose newest CUDA is `driver_cuda` ("12.2"): the
 /// newest variant of the driver's CUDA major version that new releases still use (it runs there
 /// through minor-version compatibility), else the newest older variant the driver supports, with
-/// the last torch release built for it. `None` for drivers older than any variant.
-pub fn torch_wheel_for_driver(driver_cuda: &str) -> Option<(&'static str, &'static str)> {
+/// the last torch release built for it. `None` for drivers older than any variant. `driver` (the
+/// driver's own version, when known) below the family minimum (an early CUDA 11.0 driver) rules
+/// out minor-version compatibility.
+pub fn torch_wheel_for_driver(driver_cuda: &str, driver: Option<&str>) -> Option<(&'static str, &'static str)> {
     let v = |s: &str| -> (u32, u32) {
         let mut p = s.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
         (p.next().unwrap_or(0), p.next().unwrap_or(0))
@@ -236,7 +238,9 @@ pub fn torch_wheel_for_driver(driver_cuda: &str) -> Option<(&'static str, &'stat
     };
     let (major, minor) = v(driver_cuda);
     // Minor-version compatibility holds from CUDA 11 on: any variant of the same major version.
-    if cuda_family_min_driver(major).is_some() {
+    let compatible = cuda_family_min_driver(major)
+        .is_some_and(|(min, _)| driver.is_none_or(|d| cmp_version(d, min) != Ordering::Less));
+    if compatible {
         let same: Vec<&(&str, &str, &str)> = TORCH_WHEELS.iter().filter(|w| tag(w.0).0 == major).collect();
         // Prefer a variant new releases still use, the lowest such (widest driver support).
         if let Some(w) = same.iter().find(|w| w.2.is_empty()).or(same.last()) {
@@ -479,15 +483,16 @@ mod tests {
 
     #[test]
     fn the_suggested_torch_wheel_exists_and_runs_on_the_driver() {
-        assert_eq!(torch_wheel_for_driver("12.2"), Some(("cu126", "")));
-        assert_eq!(torch_wheel_for_driver("11.4"), Some(("cu118", "2.7.1")), "no cu114 index ever existed");
-        assert_eq!(torch_wheel_for_driver("13.0"), Some(("cu130", "")));
-        assert_eq!(torch_wheel_for_driver("10.2"), Some(("cu102", "1.12.1")));
-        assert_eq!(torch_wheel_for_driver("9.0"), None);
+        assert_eq!(torch_wheel_for_driver("12.2", Some("535.183.01")), Some(("cu126", "")));
+        assert_eq!(torch_wheel_for_driver("11.4", Some("470.182.03")), Some(("cu118", "2.7.1")), "no cu114 index ever existed");
+        assert_eq!(torch_wheel_for_driver("11.0", Some("450.51.06")), Some(("cu110", "1.7.1")), "too early for minor-version compatibility");
+        assert_eq!(torch_wheel_for_driver("13.0", None), Some(("cu130", "")));
+        assert_eq!(torch_wheel_for_driver("10.2", Some("440.33.01")), Some(("cu102", "1.12.1")));
+        assert_eq!(torch_wheel_for_driver("9.0", None), None);
         for major in 9..=13u32 {
             for minor in 0..=9u32 {
                 let d = format!("{major}.{minor}");
-                if let Some((tag, _)) = torch_wheel_for_driver(&d) {
+                if let Some((tag, _)) = torch_wheel_for_driver(&d, None) {
                     assert!(TORCH_WHEELS.iter().any(|w| w.0 == tag), "{d}: {tag}");
                     let n: u32 = tag.trim_start_matches("cu").parse().unwrap_or(0);
                     // Same major (minor-version compatibility from CUDA 11), else not newer.

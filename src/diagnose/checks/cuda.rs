@@ -309,7 +309,8 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
                 "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min})."
             ))
             .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:"));
-        c = match driver_cuda(cx).as_deref().and_then(parse::torch_wheel_for_driver) {
+        let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
+        c = match driver_cuda(cx).as_deref().and_then(|d| parse::torch_wheel_for_driver(d, driver.as_deref())) {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
             Some((tag, last)) => c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}")),
             None => c.text("No PyTorch build supports a driver this old: update the driver."),

@@ -102,9 +102,12 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     if xs.is_empty() {
         // No Xid number, but the driver may still have said it failed: quote what was read.
         let gpus: Vec<&str> = cx.pci.iter().flatten().map(|g| g.address.as_str()).collect();
+        // PCIe errors count when one names a GPU; then the whole burst (the root port's lines
+        // above the GPU) is quoted.
+        let gpu_aer = lines.iter().any(|l| gpus.iter().any(|a| parse::is_aer_line_for(l, a)));
         let errors: Vec<&String> = lines
             .iter()
-            .filter(|l| parse::is_driver_error_line(l) || gpus.iter().any(|a| parse::is_aer_line_for(l, a)))
+            .filter(|l| parse::is_driver_error_line(l) || (gpu_aer && (l.contains("AER:") || l.contains("PCIe Bus Error"))))
             .collect();
         if !errors.is_empty() {
             let mut c = c
