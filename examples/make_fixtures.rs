@@ -93,6 +93,7 @@ fn node(path: &str, major: u32, minor: u32, mode: u32, gid: u32) -> DeviceNode {
         group: Some(if gid == 0 { "root" } else { "video" }.into()),
         major,
         minor,
+        open: None,
     }
 }
 
@@ -143,6 +144,7 @@ fn healthy() -> Fx {
                 "../../../bus/pci/drivers/nvidia".to_string(),
             )]),
             listings: BTreeMap::new(),
+            kernel_log_source: None,
             nvml: Some(NvmlView {
                 status: SourceStatus::Nvml { library: "libnvidia-ml.so.1".into(), attempts: Vec::new() },
                 inventory,
@@ -152,6 +154,7 @@ fn healthy() -> Fx {
                     persistence: Reading::Value(false),
                     compute_mode: Reading::Value("Default".into()),
                     mig: Reading::na("not supported on this GPU"),
+                    mig_devices: Reading::na("MIG is off"),
                     remapped_rows: Reading::na("not supported on this GPU"),
                     pages_pending_retirement: Reading::na("not supported on this GPU"),
                     driver_model: Reading::na("Windows only"),
@@ -213,6 +216,7 @@ fn wsl(fx: &mut Fx) {
         group: Some("root".into()),
         major: 10,
         minor: 125,
+        open: None,
     }];
     fx.meta.libraries = vec![
         lib("libcuda.so.1", "/usr/lib/wsl/lib", "libcuda.so.1"),

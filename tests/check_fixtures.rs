@@ -700,7 +700,10 @@ fn mig_without_instances_is_the_root_cause_with_how_to_create_them_or_turn_mig_o
         assert_eq!(root.id, "RT-06", "{name}");
         assert!(root.finding.starts_with("MIG is on with no instances"), "{name}: {}", root.finding);
         let cmds = commands(root);
-        assert!(cmds.iter().any(|c| c.ends_with("-cgi 0 -C")) && cmds.iter().any(|c| c.ends_with("-mig 0")), "{cmds:?}");
+        assert!(
+            cmds.iter().any(|c| c.ends_with("-cgi 0 -C")) && cmds.iter().any(|c| c.ends_with("-mig 0")),
+            "{cmds:?}"
+        );
     }
     let r = report("mig-on-without-instances-cuda-no-device");
     let cuda = r.checks.iter().find(|c| c.id == "CUDA-INIT").expect("CUDA-INIT");
@@ -755,9 +758,18 @@ fn pytorch_in_environments_that_are_not_activated_is_found_and_the_wheel_suggest
     // Before, these installs were invisible (a project venv under the working directory, a conda
     // environment listed in ~/.conda/environments.txt, a container's dist-packages with PATH).
     for (name, wheel) in [
-        ("torch-cu121-in-project-venv-driver-470", "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"),
-        ("torch-cu121-conda-env-elsewhere-driver-470", "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"),
-        ("torch-cu121-container-driver-450", "pip install torch==1.7.1 --index-url https://download.pytorch.org/whl/cu110"),
+        (
+            "torch-cu121-in-project-venv-driver-470",
+            "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118",
+        ),
+        (
+            "torch-cu121-conda-env-elsewhere-driver-470",
+            "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118",
+        ),
+        (
+            "torch-cu121-container-driver-450",
+            "pip install torch==1.7.1 --index-url https://download.pytorch.org/whl/cu110",
+        ),
     ] {
         let r = report(name);
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));

@@ -197,14 +197,17 @@ const DEFAULT_LIB_DIRS: [&str; 7] = [
 /// (see [`super::ldcache`]).
 pub fn libraries(root: &Path, ld_library_path: Option<&str>) -> Vec<LibraryFound> {
     let all = library_dirs(root, None);
-    let conf: Vec<String> = all.iter().filter(|(d, _)| !DEFAULT_LIB_DIRS.contains(&d.as_str())).map(|(d, _)| d.clone()).collect();
+    let conf: Vec<String> =
+        all.iter().filter(|(d, _)| !DEFAULT_LIB_DIRS.contains(&d.as_str())).map(|(d, _)| d.clone()).collect();
     super::ldcache::candidates(root, ld_library_path, &conf, &DEFAULT_LIB_DIRS)
 }
 
 /// Whether a kernel-log line is one the checks use: the NVIDIA driver (NVRM, Xid, nvidia-modeset,
 /// nvidia-drm), nouveau, kernel lockdown refusing unsigned modules, and PCIe AER errors.
 pub fn is_gpu_line(msg: &str) -> bool {
-    ["NVRM", "nvidia", "Xid", "nouveau", "Lockdown", "lockdown", "AER:", "PCIe Bus Error"].iter().any(|k| msg.contains(k))
+    ["NVRM", "nvidia", "Xid", "nouveau", "Lockdown", "lockdown", "AER:", "PCIe Bus Error"]
+        .iter()
+        .any(|k| msg.contains(k))
 }
 
 /// At most this many kernel-log lines are kept (the newest).

@@ -80,8 +80,14 @@ pub fn candidates(
                 return;
             }
             let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-            let real = format!("/{}", real.strip_prefix(root).unwrap_or(&real).to_string_lossy().trim_start_matches('/'));
-            out.push(LibraryFound { name: name.to_string(), path: path.to_string(), real_path: real, via: via.to_string() });
+            let real =
+                format!("/{}", real.strip_prefix(root).unwrap_or(&real).to_string_lossy().trim_start_matches('/'));
+            out.push(LibraryFound {
+                name: name.to_string(),
+                path: path.to_string(),
+                real_path: real,
+                via: via.to_string(),
+            });
         };
         for d in ld_library_path.unwrap_or("").split(':').filter(|d| d.starts_with('/')) {
             push(&format!("{}/{name}", d.trim_end_matches('/')), "LD_LIBRARY_PATH");
@@ -194,7 +200,8 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let c = candidates(root, Some("/opt/env/lib"), &[], &["/usr/lib/x86_64-linux-gnu"]);
-        let got: Vec<(&str, &str, &str)> = c.iter().map(|l| (l.name.as_str(), l.path.as_str(), l.via.as_str())).collect();
+        let got: Vec<(&str, &str, &str)> =
+            c.iter().map(|l| (l.name.as_str(), l.path.as_str(), l.via.as_str())).collect();
         assert_eq!(
             got,
             vec![

@@ -100,9 +100,10 @@ pub fn is_driver_error_line(line: &str) -> bool {
     let nvidia = l.contains("nvrm") || l.contains("nvidia");
     let failed = l.contains("failed") || l.contains("timeout") || l.contains("timed out") || l.contains("error");
     // Module loading refused (Secure Boot, lockdown) is the Secure Boot check's evidence.
-    let harmless = ["module verification failed", "i2c", "xid", "modprobe", "key was rejected", "required key", "lockdown"]
-        .iter()
-        .any(|k| l.contains(k));
+    let harmless =
+        ["module verification failed", "i2c", "xid", "modprobe", "key was rejected", "required key", "lockdown"]
+            .iter()
+            .any(|k| l.contains(k));
     nvidia && failed && !harmless
 }
 
@@ -484,8 +485,16 @@ mod tests {
     #[test]
     fn the_suggested_torch_wheel_exists_and_runs_on_the_driver() {
         assert_eq!(torch_wheel_for_driver("12.2", Some("535.183.01")), Some(("cu126", "")));
-        assert_eq!(torch_wheel_for_driver("11.4", Some("470.182.03")), Some(("cu118", "2.7.1")), "no cu114 index ever existed");
-        assert_eq!(torch_wheel_for_driver("11.0", Some("450.51.06")), Some(("cu110", "1.7.1")), "too early for minor-version compatibility");
+        assert_eq!(
+            torch_wheel_for_driver("11.4", Some("470.182.03")),
+            Some(("cu118", "2.7.1")),
+            "no cu114 index ever existed"
+        );
+        assert_eq!(
+            torch_wheel_for_driver("11.0", Some("450.51.06")),
+            Some(("cu110", "1.7.1")),
+            "too early for minor-version compatibility"
+        );
         assert_eq!(torch_wheel_for_driver("13.0", None), Some(("cu130", "")));
         assert_eq!(torch_wheel_for_driver("10.2", Some("440.33.01")), Some(("cu102", "1.12.1")));
         assert_eq!(torch_wheel_for_driver("9.0", None), None);
@@ -496,7 +505,11 @@ mod tests {
                     assert!(TORCH_WHEELS.iter().any(|w| w.0 == tag), "{d}: {tag}");
                     let n: u32 = tag.trim_start_matches("cu").parse().unwrap_or(0);
                     // Same major (minor-version compatibility from CUDA 11), else not newer.
-                    assert!(n / 10 == major && cuda_family_min_driver(major).is_some() || (n / 10, n % 10) <= (major, minor), "{d}: {tag}");
+                    assert!(
+                        n / 10 == major && cuda_family_min_driver(major).is_some()
+                            || (n / 10, n % 10) <= (major, minor),
+                        "{d}: {tag}"
+                    );
                 }
             }
         }

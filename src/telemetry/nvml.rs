@@ -177,7 +177,9 @@ fn reason(err: &NvmlError) -> (String, bool) {
 /// driver 580.159.04.
 fn metric_reason(metric: Metric, err: &NvmlError) -> (String, bool) {
     match err {
-        NvmlError::InvalidArg if metric == Metric::Fan => ("no fan on this GPU (cooled by the chassis)".to_string(), true),
+        NvmlError::InvalidArg if metric == Metric::Fan => {
+            ("no fan on this GPU (cooled by the chassis)".to_string(), true)
+        }
         other => reason(other),
     }
 }

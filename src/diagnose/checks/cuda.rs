@@ -148,16 +148,16 @@ pub(crate) fn python_prefixes(cx: &Ctx) -> Vec<String> {
             add(prefix, &mut out);
         }
     }
-    let homes: Vec<String> = cx
-        .v
-        .list("/home")
-        .unwrap_or_default()
-        .into_iter()
-        .take(MAX_DIR_NAMES)
-        .map(|h| format!("/home/{h}"))
-        .chain(["/root".to_string()])
-        .collect();
-    let mut env_dirs: Vec<String> = cx.env("CONDA_ENVS_PATH").unwrap_or_default().split(':').map(String::from).collect();
+    let homes: Vec<String> =
+        cx.v.list("/home")
+            .unwrap_or_default()
+            .into_iter()
+            .take(MAX_DIR_NAMES)
+            .map(|h| format!("/home/{h}"))
+            .chain(["/root".to_string()])
+            .collect();
+    let mut env_dirs: Vec<String> =
+        cx.env("CONDA_ENVS_PATH").unwrap_or_default().split(':').map(String::from).collect();
     env_dirs.push("/opt/conda/envs".into());
     for h in &homes {
         add(&format!("{h}/.local"), &mut out);
@@ -174,7 +174,8 @@ pub(crate) fn python_prefixes(cx: &Ctx) -> Vec<String> {
             env_dirs.push(format!("{h}/{conda}/envs"));
         }
     }
-    let pyenv_roots = cx.env("PYENV_ROOT").map(String::from).into_iter().chain(homes.iter().map(|h| format!("{h}/.pyenv")));
+    let pyenv_roots =
+        cx.env("PYENV_ROOT").map(String::from).into_iter().chain(homes.iter().map(|h| format!("{h}/.pyenv")));
     for pyenv in pyenv_roots.collect::<Vec<_>>() {
         for v in cx.v.list(&format!("{pyenv}/versions")).unwrap_or_default().into_iter().take(MAX_DIR_NAMES) {
             add(&format!("{pyenv}/versions/{v}"), &mut out);
@@ -296,12 +297,14 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
         // Minor-version compatibility: any driver of the same CUDA major version runs the build.
         let min = parse::cuda_family_min_driver(major)
             .map(|(l, w)| {
-                format!("Linux >= {l}{} for any CUDA {major} build", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default())
+                format!(
+                    "Linux >= {l}{} for any CUDA {major} build",
+                    w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()
+                )
             })
             .or_else(|| {
-                parse::cuda_min_driver(&need).map(|(l, w)| {
-                    format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default())
-                })
+                parse::cuda_min_driver(&need)
+                    .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
             })
             .unwrap_or_default();
         c = c
@@ -312,7 +315,9 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
         let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
         c = match driver_cuda(cx).as_deref().and_then(|d| parse::torch_wheel_for_driver(d, driver.as_deref())) {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
-            Some((tag, last)) => c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}")),
+            Some((tag, last)) => {
+                c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}"))
+            }
             None => c.text("No PyTorch build supports a driver this old: update the driver."),
         };
     } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {

@@ -196,7 +196,9 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
             .evidence(match &cx.v.meta().kernel_log {
                 KernelLog::Lines(l) => l
                     .iter()
-                    .filter(|x| x.contains("unsigned module") || x.contains("Key was rejected") || x.contains("Required key"))
+                    .filter(|x| {
+                        x.contains("unsigned module") || x.contains("Key was rejected") || x.contains("Required key")
+                    })
                     .take(3)
                     .cloned()
                     .collect::<Vec<_>>()

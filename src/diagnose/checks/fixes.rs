@@ -135,6 +135,40 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
     }
 }
 
+/// Removing a Linux NVIDIA driver installed inside WSL (the driver must come from Windows; the CUDA
+/// toolkit's own packages can stay). Source: NVIDIA's CUDA on WSL User Guide ("do not install any
+/// Linux display driver in WSL"; use the WSL-Ubuntu toolkit package, which has no driver).
+pub(super) fn remove_linux_driver_in_wsl(d: Distro) -> Vec<FixStep> {
+    let run_file =
+        text("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall");
+    match d {
+        Distro::Ubuntu | Distro::Debian => vec![
+            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
+            cmd("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers"),
+            cmd("sudo ldconfig"),
+            run_file,
+        ],
+        Distro::Fedora | Distro::RedHat => vec![
+            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
+            cmd("sudo dnf remove 'nvidia-driver*' 'xorg-x11-drv-nvidia*' 'akmod-nvidia*'"),
+            cmd("sudo ldconfig"),
+            run_file,
+        ],
+        Distro::Arch => vec![
+            text("Remove the Linux driver packages:"),
+            cmd("sudo pacman -Rns nvidia-utils"),
+            cmd("sudo ldconfig"),
+            run_file,
+        ],
+        _ => vec![
+            text(
+                "Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig",
+            ),
+            run_file,
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,36 +193,5 @@ mod tests {
         }
         assert!(commands(&install_driver(Distro::Unknown)).is_empty());
         assert!(commands(&blacklist_nouveau(Distro::Fedora)).contains(&"sudo dracut --force"));
-    }
-}
-
-/// Removing a Linux NVIDIA driver installed inside WSL (the driver must come from Windows; the CUDA
-/// toolkit's own packages can stay). Source: NVIDIA's CUDA on WSL User Guide ("do not install any
-/// Linux display driver in WSL"; use the WSL-Ubuntu toolkit package, which has no driver).
-pub(super) fn remove_linux_driver_in_wsl(d: Distro) -> Vec<FixStep> {
-    let run_file = text("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall");
-    match d {
-        Distro::Ubuntu | Distro::Debian => vec![
-            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
-            cmd("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers"),
-            cmd("sudo ldconfig"),
-            run_file,
-        ],
-        Distro::Fedora | Distro::RedHat => vec![
-            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
-            cmd("sudo dnf remove 'nvidia-driver*' 'xorg-x11-drv-nvidia*' 'akmod-nvidia*'"),
-            cmd("sudo ldconfig"),
-            run_file,
-        ],
-        Distro::Arch => vec![
-            text("Remove the Linux driver packages:"),
-            cmd("sudo pacman -Rns nvidia-utils"),
-            cmd("sudo ldconfig"),
-            run_file,
-        ],
-        _ => vec![
-            text("Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig"),
-            run_file,
-        ],
     }
 }

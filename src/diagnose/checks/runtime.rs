@@ -91,13 +91,12 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         KernelLog::Lines(l) => l,
         KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, format!("unknown: {why}")),
     };
-    let from = cx
-        .v
-        .meta()
-        .kernel_log_source
-        .as_ref()
-        .and_then(|s| s.read.clone())
-        .map_or(String::new(), |s| format!(" (read from {s})"));
+    let from =
+        cx.v.meta()
+            .kernel_log_source
+            .as_ref()
+            .and_then(|s| s.read.clone())
+            .map_or(String::new(), |s| format!(" (read from {s})"));
     let xs = parse::xids(lines);
     if xs.is_empty() {
         // No Xid number, but the driver may still have said it failed: quote what was read.
@@ -107,11 +106,16 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         let gpu_aer = lines.iter().any(|l| gpus.iter().any(|a| parse::is_aer_line_for(l, a)));
         let errors: Vec<&String> = lines
             .iter()
-            .filter(|l| parse::is_driver_error_line(l) || (gpu_aer && (l.contains("AER:") || l.contains("PCIe Bus Error"))))
+            .filter(|l| {
+                parse::is_driver_error_line(l) || (gpu_aer && (l.contains("AER:") || l.contains("PCIe Bus Error")))
+            })
             .collect();
         if !errors.is_empty() {
             let mut c = c
-                .verdict(Verdict::Warn, format!("no Xid number, but {} driver or PCIe error line(s){from}", errors.len()))
+                .verdict(
+                    Verdict::Warn,
+                    format!("no Xid number, but {} driver or PCIe error line(s){from}", errors.len()),
+                )
                 .found("The kernel log shows NVIDIA driver errors");
             for l in errors.iter().rev().take(6).rev() {
                 c = c.evidence((*l).clone());
@@ -193,7 +197,9 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
             .found("A GPU runs at its power limit, as a busy GPU does");
     }
     if worst == Verdict::Warn && !lowered.is_empty() {
-        c = c.text("A power limit was set below the default; restore it (it resets at reboot unless a service sets it):");
+        c = c.text(
+            "A power limit was set below the default; restore it (it resets at reboot unless a service sets it):",
+        );
         for (i, d) in &lowered {
             c = c.cmd(format!("sudo nvidia-smi -i {i} -pl {d:.0}"));
         }

@@ -78,7 +78,8 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
             .found("The CUDA library from the Windows driver is missing")
             .text("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then run wsl --shutdown in PowerShell and start WSL again.");
     }
-    c.verdict(Verdict::Pass, format!("libcuda.so.1 and libnvidia-ml.so.1 come from {WSL_LIB_DIR}")).found("CUDA comes from the Windows driver")
+    c.verdict(Verdict::Pass, format!("libcuda.so.1 and libnvidia-ml.so.1 come from {WSL_LIB_DIR}"))
+        .found("CUDA comes from the Windows driver")
 }
 
 /// `via` of a candidate the loader does not search.
