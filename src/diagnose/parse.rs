@@ -189,7 +189,9 @@ pub fn cuda_min_driver(cuda: &str) -> Option<(&'static str, Option<&'static str>
 /// features that need a newer driver (and JIT of newer PTX) unavailable. From the CUDA Toolkit
 /// release notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
 /// Compatibility" (<https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/>), and NVIDIA's CUDA
-/// Compatibility guide (<https://docs.nvidia.com/deploy/cuda-compatibility/>).
+/// Compatibility guide (<https://docs.nvidia.com/deploy/cuda-compatibility/>). Windows for 12.x:
+/// 527.41 (the guide and the 12.0 GA row; later copies of the table say 528.33); 13.x on Windows is
+/// not stated ("N/A"), so none is given.
 pub fn cuda_family_min_driver(major: u32) -> Option<(&'static str, Option<&'static str>)> {
     match major {
         11 => Some(("450.80.02", Some("452.39"))),
@@ -200,9 +202,9 @@ pub fn cuda_family_min_driver(major: u32) -> Option<(&'static str, Option<&'stat
 }
 
 /// PyTorch's CUDA wheel variants: (index tag, first torch release, last torch release; "" while
-/// still published for new releases). From pytorch.org's "Previous PyTorch Versions" page and the
-/// release compatibility matrix in pytorch/pytorch RELEASE.md. There never was a cu114, cu119 or
-/// cu120 index.
+/// still published for new releases, as of torch 2.14). From pytorch.org's "Previous PyTorch
+/// Versions" page and the release compatibility matrix in pytorch/pytorch RELEASE.md (2.12-2.14:
+/// cu126, cu130, cu132). There never was a cu114, cu119 or cu120 index.
 pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
     ("cu92", "1.4.0", "1.7.1"),
     ("cu101", "1.4.0", "1.8.1"),
@@ -217,9 +219,10 @@ pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
     ("cu121", "2.1.0", "2.5.1"),
     ("cu124", "2.4.0", "2.6.0"),
     ("cu126", "2.6.0", ""),
-    ("cu128", "2.7.0", ""),
-    ("cu129", "2.8.0", ""),
+    ("cu128", "2.7.0", "2.11.0"),
+    ("cu129", "2.8.0", "2.8.0"),
     ("cu130", "2.9.0", ""),
+    ("cu132", "2.12.0", ""),
 ];
 
 /// The PyTorch wheel to suggest for a driver whose newest CUDA is `driver_cuda` ("12.2"): the
