@@ -58,6 +58,7 @@ impl Fx {
             driver_version: Some("12.4".into()),
             devices: None,
             did_not_return: None,
+            hung_call: None,
         });
     }
     fn no_library(&mut self) {
@@ -160,6 +161,7 @@ fn healthy() -> Fx {
                     driver_model: Reading::na("Windows only"),
                 }],
                 did_not_return: None,
+                hung_call: None,
             }),
             libraries: vec![
                 lib("libcuda.so.1", "/usr/lib/x86_64-linux-gnu", "libcuda.so.550.54.15"),
@@ -178,6 +180,7 @@ fn healthy() -> Fx {
                 driver_version: Some("12.4".into()),
                 devices: Some(1),
                 did_not_return: None,
+                hung_call: None,
             }),
         },
     };

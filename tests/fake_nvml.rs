@@ -357,4 +357,19 @@ fn check_reads_nvml_facts_through_the_real_path() {
     assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(20), "check took {took:?}");
     let s = text(&out.stdout);
     assert!(s.contains("] NVML (the driver's management library) loads: loaded"), "{s}");
+    // The hung call is named, not only "NVML did not answer".
+    assert!(s.contains("(nvmlDeviceGetTemperature on GPU 0 had not returned)"), "{s}");
+
+    // A MIG-capable GPU in MIG mode without instances: NVML's MIG device count reaches the check.
+    let mig = dir.path().join("mig.scenario");
+    std::fs::write(&mig, "gpus = 1\nmig = 1\nmig_devices = 0\n").unwrap();
+    let out = cli_with("healthy").env("FAKE_NVML_SCENARIO", &mig).args(["check", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rt06 = v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-06")).cloned().unwrap_or_default();
+    assert_eq!(rt06["verdict"], "fail", "{rt06}");
+    std::fs::write(&mig, "gpus = 1\nmig = 1\nmig_devices = 2\n").unwrap();
+    let out = cli_with("healthy").env("FAKE_NVML_SCENARIO", &mig).args(["check", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rt06 = v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-06")).cloned().unwrap_or_default();
+    assert_eq!(rt06["verdict"], "info", "{rt06}");
 }

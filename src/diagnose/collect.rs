@@ -216,9 +216,10 @@ const MAX_LOG_LINES: usize = 500;
 #[cfg(target_os = "linux")]
 const MAX_LOG_TAIL: u64 = 8 << 20;
 
-/// NVIDIA lines of the kernel log, from the first readable source: `/dev/kmsg`, then the text logs
-/// an ordinary user in group `adm` may read (`/var/log/kern.log`, `/var/log/syslog`) and
-/// `/var/log/messages`, each from the current boot only. Records which source was read and why
+/// NVIDIA lines of the kernel log, from the first readable source: `/dev/kmsg`, then the systemd
+/// journal files (readable by groups `adm`/`systemd-journal`), then the text logs an ordinary user
+/// in group `adm` may read (`/var/log/kern.log`, `/var/log/syslog`) and `/var/log/messages`, each
+/// from the current boot only. Records which source was read and why
 /// each one before it was not.
 #[cfg(target_os = "linux")]
 pub fn kernel_log(root: &Path) -> (KernelLog, KernelLogSource) {
@@ -229,6 +230,15 @@ pub fn kernel_log(root: &Path) -> (KernelLog, KernelLogSource) {
             return (KernelLog::Lines(lines), source);
         }
         Err(e) => source.tried.push(("/dev/kmsg".into(), e)),
+    }
+    for dir in ["/var/log/journal", "/run/log/journal"] {
+        match journal_lines(root, dir) {
+            Ok(lines) => {
+                source.read = Some(format!("the systemd journal in {dir} (this boot)"));
+                return (KernelLog::Lines(lines), source);
+            }
+            Err(e) => source.tried.push((dir.into(), e)),
+        }
     }
     for file in ["/var/log/kern.log", "/var/log/syslog", "/var/log/messages"] {
         match text_log_lines(&root.join(file.trim_start_matches('/'))) {
@@ -275,6 +285,66 @@ fn kmsg_lines(root: &Path) -> Result<Vec<String>, String> {
             Err(e) if e.raw_os_error() == Some(32) => continue, // EPIPE: records were overwritten
             Err(e) => return Err(format!("reading failed: {e}")),
         }
+    }
+    if lines.len() > MAX_LOG_LINES {
+        lines.drain(..lines.len() - MAX_LOG_LINES);
+    }
+    Ok(lines)
+}
+
+/// At most this many bytes of journal files are read (the newest files first).
+#[cfg(target_os = "linux")]
+const MAX_JOURNAL_BYTES: u64 = 256 << 20;
+
+/// This boot's NVIDIA kernel lines from the journal files of `dir` (`<dir>/<machine id>/system*.journal`,
+/// newest last; user journals are not read). `Err` when there are none or none is readable.
+#[cfg(target_os = "linux")]
+fn journal_lines(root: &Path, dir: &str) -> Result<Vec<String>, String> {
+    let base = root.join(dir.trim_start_matches('/'));
+    let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = Vec::new();
+    for machine in std::fs::read_dir(&base).map_err(|e| e.to_string())?.filter_map(Result::ok) {
+        for f in std::fs::read_dir(machine.path()).into_iter().flatten().filter_map(Result::ok) {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let Ok(md) = f.metadata() else { continue };
+            if name.starts_with("system") && name.ends_with(".journal") && md.is_file() {
+                files.push((md.modified().unwrap_or(std::time::UNIX_EPOCH), md.len(), f.path()));
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err("no system journal files".into());
+    }
+    files.sort();
+    let boot = std::fs::read_to_string(root.join("proc/sys/kernel/random/boot_id"))
+        .ok()
+        .and_then(|t| super::journal::parse_boot_id(&t));
+    // The newest files within the byte budget, read oldest first.
+    let mut budget = MAX_JOURNAL_BYTES;
+    let mut chosen = Vec::new();
+    for (_, len, p) in files.iter().rev() {
+        if *len > budget {
+            break;
+        }
+        budget -= len;
+        chosen.push(p);
+    }
+    let mut lines = Vec::new();
+    let mut errors = Vec::new();
+    let mut read_any = false;
+    for p in chosen.into_iter().rev() {
+        match std::fs::read(p) {
+            Ok(bytes) => match super::journal::kernel_messages(&bytes, boot) {
+                Ok(msgs) => {
+                    read_any = true;
+                    lines.extend(msgs.into_iter().filter(|m| is_gpu_line(m)));
+                }
+                Err(e) => errors.push(format!("{}: {e}", p.display())),
+            },
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !read_any {
+        return Err(errors.first().cloned().unwrap_or_else(|| "no journal file within the size limit".into()));
     }
     if lines.len() > MAX_LOG_LINES {
         lines.drain(..lines.len() - MAX_LOG_LINES);
@@ -374,18 +444,31 @@ pub fn tdr() -> Option<super::view::Tdr> {
 /// `cuDriverGetVersion` and `cuDeviceGetCount`. Runs on a helper thread with a time limit (a hung
 /// driver costs at most `timeout`).
 pub fn cuda_probe(timeout: std::time::Duration) -> CudaProbe {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    let stage = std::sync::Arc::new(AtomicU8::new(0));
     let (tx, rx) = std::sync::mpsc::channel();
+    let at = std::sync::Arc::clone(&stage);
     let spawned = std::thread::Builder::new().name("gd-cuda-probe".into()).spawn(move || {
-        let _ = tx.send(cuda_probe_here());
+        let _ = tx.send(cuda_probe_here(&at));
     });
     match spawned.ok().and_then(|_| rx.recv_timeout(timeout).ok()) {
         Some(p) => p,
         // Not "no library": the calls hang, which is a wedged driver (the hung-driver check says so).
-        None => CudaProbe { did_not_return: Some(timeout.as_secs()), ..CudaProbe::default() },
+        None => CudaProbe {
+            did_not_return: Some(timeout.as_secs()),
+            hung_call: Some(
+                CUDA_STAGES[usize::from(stage.load(Ordering::Relaxed)).min(CUDA_STAGES.len() - 1)].to_string(),
+            ),
+            ..CudaProbe::default()
+        },
     }
 }
 
-fn cuda_probe_here() -> CudaProbe {
+/// The calls of the CUDA probe, in order (the index is what the probe has reached).
+const CUDA_STAGES: [&str; 4] = ["dlopen of libcuda", "cuInit", "cuDriverGetVersion", "cuDeviceGetCount"];
+
+fn cuda_probe_here(stage: &std::sync::atomic::AtomicU8) -> CudaProbe {
+    use std::sync::atomic::Ordering;
     let names: &[&str] = if cfg!(windows) { &["nvcuda.dll"] } else { &["libcuda.so.1", "libcuda.so"] };
     let mut errors = Vec::new();
     for name in names {
@@ -404,15 +487,18 @@ fn cuda_probe_here() -> CudaProbe {
         unsafe {
             type Init = unsafe extern "C" fn(u32) -> i32;
             type OutInt = unsafe extern "C" fn(*mut i32) -> i32;
+            stage.store(1, Ordering::Relaxed);
             if let Ok(f) = lib.get::<Init>(b"cuInit\0") {
                 probe.init_code = Some(f(0));
             }
+            stage.store(2, Ordering::Relaxed);
             if let Ok(f) = lib.get::<OutInt>(b"cuDriverGetVersion\0") {
                 let mut v = 0;
                 if f(&mut v) == 0 {
                     probe.driver_version = Some(format!("{}.{}", v / 1000, (v % 1000) / 10));
                 }
             }
+            stage.store(3, Ordering::Relaxed);
             if probe.init_code == Some(0)
                 && let Ok(f) = lib.get::<OutInt>(b"cuDeviceGetCount\0")
             {

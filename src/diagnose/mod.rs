@@ -9,6 +9,7 @@ pub mod bottleneck;
 pub mod checks;
 pub mod collect;
 pub mod headline;
+pub mod journal;
 pub mod ldcache;
 pub mod parse;
 pub mod source;

@@ -53,15 +53,22 @@ pub fn live_nvml(source: &SourceOptions) -> NvmlView {
         let _ = tx.send((samples, facts));
     });
     // A call that does not return is recorded as such: a hung driver, not a missing one.
-    let (answer, did_not_return) = match spawned {
+    let (answer, did_not_return, hung_call) = match spawned {
         Ok(_) => match rx.recv_timeout(NVML_TIMEOUT) {
-            Ok(a) => (a, None),
-            Err(_) => (Default::default(), Some(NVML_TIMEOUT.as_secs())),
+            Ok(a) => (a, None, None),
+            Err(_) => (Default::default(), Some(NVML_TIMEOUT.as_secs()), live.in_flight(false)),
         },
-        Err(_) => (Default::default(), None),
+        Err(_) => (Default::default(), None, None),
     };
     let (samples, facts) = answer;
-    NvmlView { status: live.status(), inventory: (*live.inventory()).clone(), samples, facts, did_not_return }
+    NvmlView {
+        status: live.status(),
+        inventory: (*live.inventory()).clone(),
+        samples,
+        facts,
+        did_not_return,
+        hung_call,
+    }
 }
 
 /// The live machine as the checks see it.

@@ -90,6 +90,10 @@ pub struct NvmlView {
     /// driver); `None` when it answered (or in a version-1 capture, which could not say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub did_not_return: Option<u64>,
+    /// The NVML call that had not returned then, in words ("nvmlInit (opening NVML)",
+    /// "nvmlDeviceGetTemperature on GPU 1"), when known (v2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hung_call: Option<String>,
 }
 
 /// Kernel-log lines about NVIDIA (NVRM, Xid), or why they could not be read.
@@ -163,6 +167,10 @@ pub struct CudaProbe {
     /// `None` when they returned (or in a version-1 capture, which could not say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub did_not_return: Option<u64>,
+    /// The call that had not returned then: `cuInit`, `cuDriverGetVersion` or `cuDeviceGetCount`
+    /// (loading the library itself: `dlopen`), when known (v2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hung_call: Option<String>,
 }
 
 /// `HKLM\System\CurrentControlSet\Control\GraphicsDrivers` TDR values; `None` = not set (default).

@@ -376,10 +376,15 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     }
     let mut hung = Vec::new();
     if let Some(s) = nvml {
-        hung.push(format!("NVML did not answer within {s} s"));
+        let call = cx.nvml.and_then(|n| n.hung_call.clone());
+        hung.push(match call {
+            Some(call) => format!("NVML did not answer within {s} s ({call} had not returned)"),
+            None => format!("NVML did not answer within {s} s"),
+        });
     }
     if let Some(s) = cuda {
-        hung.push(format!("cuInit did not return within {s} s"));
+        let call = cx.v.meta().cuda.as_ref().and_then(|p| p.hung_call.clone()).unwrap_or_else(|| "cuInit".into());
+        hung.push(format!("{call} did not return within {s} s"));
     }
     let mut c = c
         .verdict(Verdict::Fail, hung.join("; "))
