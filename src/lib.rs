@@ -20,6 +20,7 @@ pub mod diagnose;
 pub mod jobs;
 pub mod present;
 pub mod report;
+pub mod safe_fs;
 pub mod settings;
 pub mod smoke;
 pub mod telemetry;

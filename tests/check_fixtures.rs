@@ -435,6 +435,87 @@ fn capture_paths_cannot_escape_the_capture_directory() {
     assert!(cap.read("/proc/modules").is_some());
 }
 
+/// A copy of fixture `name` in a new temporary directory, to break.
+fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join(name);
+    let status = std::process::Command::new("cp").arg("-r").arg(fixture(name)).arg(&to).status().unwrap();
+    assert!(status.success());
+    (dir, to)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hostile_capture_never_reads_outside_itself_and_never_hangs() {
+    use std::time::{Duration, Instant};
+    let check = |dir: &Path| {
+        let started = Instant::now();
+        let out = Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .args(["check", "--from"])
+            .arg(dir)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // A file linked to the support engineer's /etc/passwd: refused and named, never printed.
+    let (_t, cap) = copy_fixture("healthy-workstation");
+    let version = cap.join("fs/proc/driver/nvidia/version");
+    std::fs::remove_file(&version).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", &version).unwrap();
+    // A file linked to /dev/zero is outside too; a FIFO inside the capture: refused at once.
+    let modules = cap.join("fs/proc/modules");
+    std::fs::remove_file(&modules).unwrap();
+    let c = std::ffi::CString::new(modules.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0);
+    let os = cap.join("fs/etc/os-release");
+    let _ = std::fs::remove_file(&os);
+    std::fs::create_dir_all(os.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &os).unwrap();
+    let (code, out, err) = check(&cap);
+    assert!(!out.contains("root:") && !out.contains("/bin/bash"), "{out}");
+    assert!(out.contains("Not read from the capture (3 entries"), "{out}\n{err}");
+    assert!(out.contains("/proc/driver/nvidia/version: points outside"), "{out}");
+    assert!(out.contains("/etc/os-release: points outside"), "{out}");
+    assert!(out.contains("/proc/modules: not a regular file (a FIFO)"), "{out}");
+    assert!(matches!(code, Some(0 | 6 | 7)), "{code:?}: {out}");
+    assert!(!out.contains("NVIDIA kernel module loaded: nvidia is loaded"), "no module list, no claim: {out}");
+    let json =
+        Command::cargo_bin("gpu-doctor-cli").unwrap().args(["check", "--json", "--from"]).arg(&cap).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["refused"].as_array().map(Vec::len), Some(3), "{v}");
+
+    // `fs` itself a link to `/`: this machine must not be checked as if it were the user's.
+    let (_t, cap) = copy_fixture("healthy-workstation");
+    std::fs::remove_dir_all(cap.join("fs")).unwrap();
+    std::os::unix::fs::symlink("/", cap.join("fs")).unwrap();
+    let (_, out, _) = check(&cap);
+    assert!(out.contains("fs: points outside"), "{out}");
+    assert!(out.contains("evidence missing") || out.contains("not readable"), "{out}");
+
+    // capture.json a FIFO: a clear error at once, not a hang.
+    let (_t, cap) = copy_fixture("healthy-workstation");
+    std::fs::remove_file(cap.join("capture.json")).unwrap();
+    let c = std::ffi::CString::new(cap.join("capture.json").to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (code, _, err) = check(&cap);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+}
+
+#[cfg(unix)]
+unsafe extern "C" {
+    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+}
+
 #[test]
 fn capture_of_this_machine_reads_back_the_same() {
     let dir = tempfile::tempdir().unwrap();

@@ -241,6 +241,10 @@ pub struct Report {
     pub root_cause: Option<String>,
     /// True when run on a capture rather than this machine.
     pub from_capture: bool,
+    /// Entries of a capture that were not read: links leaving the capture, FIFOs, devices,
+    /// oversized files (`path: why`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 impl Report {
@@ -322,7 +326,7 @@ pub fn run(view: &dyn SystemView) -> Report {
         .iter()
         .find(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none() && c.explained_by.is_none())
         .map(|c| c.id.clone());
-    Report { checks: list, root_cause, from_capture: view.is_capture() }
+    Report { checks: list, root_cause, from_capture: view.is_capture(), refused: view.refused() }
 }
 
 /// Causes before symptoms: each failure that another (unblocked) failure explains
@@ -372,6 +376,13 @@ fn explain_consequences(list: &mut [Check]) {
 pub fn render_text(r: &Report) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
+    if !r.refused.is_empty() {
+        let _ = writeln!(o, "Not read from the capture ({} entries; read as missing):", r.refused.len());
+        for x in r.refused.iter().take(10) {
+            let _ = writeln!(o, "  {x}");
+        }
+        let _ = writeln!(o);
+    }
     match r.root() {
         Some(c) => {
             let _ = writeln!(o, "Root cause: {}", c.finding);

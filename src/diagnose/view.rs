@@ -18,6 +18,8 @@ use crate::telemetry::source::SourceStatus;
 /// Version 2 added every library candidate, device-node open results, MIG devices, the kernel
 /// log's source; version-1 captures still load, with those facts missing (`None`).
 pub const CAPTURE_VERSION: u32 = 2;
+/// The largest `capture.json` read (a real one is well under 1 MiB).
+const CAPTURE_JSON_CAP: u64 = 64 << 20;
 /// Value of the `format` field of `capture.json`.
 pub const CAPTURE_FORMAT: &str = "gpu-doctor-capture";
 
@@ -224,6 +226,11 @@ pub trait SystemView: Send + Sync {
     fn exists(&self, path: &str) -> bool;
     /// Everything that is not a plain file.
     fn meta(&self) -> &Meta;
+    /// Entries that were not read because they were unsafe (a capture's links leaving it, FIFOs,
+    /// devices, oversized files), as `path: why`.
+    fn refused(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// True when the view is a capture (support staff reading another machine).
     fn is_capture(&self) -> bool {
         false
@@ -352,13 +359,17 @@ struct CaptureFile {
 pub struct CapturedSystem {
     fs: PathBuf,
     meta: Meta,
+    refused: Mutex<BTreeSet<String>>,
 }
 
 impl CapturedSystem {
     /// Opens `dir` (checks the format and version).
     pub fn open(dir: &Path) -> Result<Self, CaptureError> {
         let file = dir.join("capture.json");
-        let text = std::fs::read_to_string(&file).map_err(|e| CaptureError::Missing(dir.into(), e.to_string()))?;
+        // A FIFO or a device here must not hang or exhaust the reader.
+        let bytes = crate::safe_fs::read_regular(&file, CAPTURE_JSON_CAP)
+            .map_err(|e| CaptureError::Missing(dir.into(), e.to_string()))?;
+        let text = String::from_utf8_lossy(&bytes);
         let head: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
         if head.get("format").and_then(|f| f.as_str()) != Some(CAPTURE_FORMAT) {
@@ -373,38 +384,72 @@ impl CapturedSystem {
         }
         let cap: CaptureFile =
             serde_json::from_value(head).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
-        Ok(CapturedSystem { fs: dir.join("fs"), meta: cap.meta })
+        let mut refused = BTreeSet::new();
+        let mut fs = dir.join("fs");
+        // `fs` itself a link (to `/`, say) would make the support engineer's machine the user's.
+        if std::fs::symlink_metadata(&fs).is_ok_and(|m| m.file_type().is_symlink()) {
+            refused.insert(format!("fs: {}", crate::safe_fs::ReadError::Escapes(dir.display().to_string())));
+            fs = dir.join("fs-is-a-link-and-was-not-read");
+        }
+        Ok(CapturedSystem { fs, meta: cap.meta, refused: Mutex::new(refused) })
     }
 
-    fn at(&self, path: &str) -> PathBuf {
-        // Never leave the capture directory, whatever the path says.
-        let clean: PathBuf =
-            Path::new(path).components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
-        self.fs.join(clean)
+    /// `path` inside the capture, or `None` (and the path noted as refused) when a link leads out
+    /// of it. A capture is a stranger's files: nothing outside `fs/` is ever read.
+    fn at(&self, path: &str) -> Option<PathBuf> {
+        match crate::safe_fs::contained(&self.fs, path) {
+            Ok(p) => Some(p),
+            Err(e @ crate::safe_fs::ReadError::Escapes(_)) => {
+                self.refuse(path, &e);
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn refuse(&self, path: &str, why: &crate::safe_fs::ReadError) {
+        if let Ok(mut r) = self.refused.lock() {
+            r.insert(format!("{path}: {why}"));
+        }
+    }
+
+    fn bytes(&self, path: &str) -> Option<Vec<u8>> {
+        let p = self.at(path)?;
+        match crate::safe_fs::read_regular(&p, crate::safe_fs::PROC_TEXT_CAP) {
+            Ok(b) => Some(b),
+            Err(crate::safe_fs::ReadError::Io(_)) => None,
+            Err(e) => {
+                self.refuse(path, &e);
+                None
+            }
+        }
     }
 }
 
 impl SystemView for CapturedSystem {
     fn read(&self, path: &str) -> Option<String> {
-        std::fs::read(self.at(path)).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        self.bytes(path).map(|b| String::from_utf8_lossy(&b).into_owned())
     }
     fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.at(path)).ok()
+        self.bytes(path)
     }
     fn list(&self, dir: &str) -> Option<Vec<String>> {
         if let Some(l) = self.meta.listings.get(dir) {
             return Some(l.clone());
         }
-        sorted_names(&self.at(dir))
+        sorted_names(&self.at(dir)?)
     }
     fn link(&self, path: &str) -> Option<String> {
         self.meta.links.get(path).cloned()
     }
     fn exists(&self, path: &str) -> bool {
-        self.meta.links.contains_key(path) || self.meta.listings.contains_key(path) || self.at(path).exists()
+        self.meta.links.contains_key(path) || self.meta.listings.contains_key(path) || self.at(path).is_some()
     }
     fn meta(&self) -> &Meta {
         &self.meta
+    }
+    fn refused(&self) -> Vec<String> {
+        self.refused.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
     }
     fn is_capture(&self) -> bool {
         true

@@ -1,0 +1,135 @@
+//! Reading files that may be hostile or unlucky: only regular files, opened without blocking (a
+//! FIFO or a device where a file was expected never hangs the reader), with a size cap, and —
+//! for files inside a directory from a stranger (a capture) — never through a link that leaves
+//! that directory.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Cap for kernel text files copied into a capture (`/proc`, `/sys` text).
+pub const PROC_TEXT_CAP: u64 = 1 << 20;
+
+/// Why a file was not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// Missing, unreadable, or another I/O error.
+    #[error("{0}")]
+    Io(String),
+    /// A FIFO, socket, device or directory where a file was expected.
+    #[error("not a regular file ({0})")]
+    NotAFile(&'static str),
+    /// Larger than the cap for this kind of file.
+    #[error("larger than {cap} bytes ({size} bytes)")]
+    TooLarge {
+        /// The file's size.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A link (or `..`) that leads outside the directory the file must stay in.
+    #[error("points outside {0}")]
+    Escapes(String),
+}
+
+fn kind(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    if ft.is_dir() { "a directory" } else { "not a plain file" }
+}
+
+/// Reads a regular file of at most `cap` bytes. Opening does not block (O_NONBLOCK on Unix, so a
+/// FIFO without a writer returns at once) and the type is checked on the open file.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        const O_NONBLOCK: i32 = 0o4000;
+        opts.custom_flags(O_NONBLOCK);
+    }
+    let f = opts.open(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let md = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if !md.is_file() {
+        return Err(ReadError::NotAFile(kind(&md.file_type())));
+    }
+    // sysfs and procfs report 0 or 4096 whatever they hold: the cap is enforced on what is read.
+    let mut out = Vec::new();
+    f.take(cap + 1).read_to_end(&mut out).map_err(|e| ReadError::Io(e.to_string()))?;
+    if out.len() as u64 > cap {
+        return Err(ReadError::TooLarge { size: md.len().max(out.len() as u64), cap });
+    }
+    Ok(out)
+}
+
+/// `rel` (an absolute path inside a captured machine, e.g. `/proc/modules`) under `root`, as long
+/// as it stays there once links are followed; `Err(Escapes)` for a link that leaves it, `Err(Io)`
+/// when it does not exist.
+pub fn contained(root: &Path, rel: &str) -> Result<PathBuf, ReadError> {
+    let clean: PathBuf = Path::new(rel).components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+    let joined = root.join(clean);
+    let real_root = root.canonicalize().map_err(|e| ReadError::Io(e.to_string()))?;
+    let real = joined.canonicalize().map_err(|e| ReadError::Io(e.to_string()))?;
+    if real.starts_with(&real_root) { Ok(real) } else { Err(ReadError::Escapes(root.display().to_string())) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_small_regular_files_are_read_and_nothing_blocks() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"hello").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_regular(&f, 5).ok().as_deref(), Some(&b"hello"[..]));
+        assert!(matches!(read_regular(&f, 4), Err(ReadError::TooLarge { .. })));
+        assert_eq!(read_regular(dir.path(), 10), Err(ReadError::NotAFile("a directory")));
+        #[cfg(unix)]
+        {
+            // A FIFO without a writer: refused at once, not read forever.
+            let fifo = dir.path().join("fifo");
+            let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap_or_default();
+            // SAFETY: mkfifo with a valid NUL-terminated path.
+            assert_eq!(unsafe { libc_mkfifo(c.as_ptr(), 0o600) }, 0);
+            assert_eq!(read_regular(&fifo, 10), Err(ReadError::NotAFile("a FIFO")));
+            // /dev/zero through a link: a device, not read until memory runs out.
+            let z = dir.path().join("zero");
+            std::os::unix::fs::symlink("/dev/zero", &z).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(read_regular(&z, 1 << 20), Err(ReadError::NotAFile("a device")));
+        }
+    }
+
+    #[cfg(unix)]
+    unsafe extern "C" {
+        #[link_name = "mkfifo"]
+        fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_may_stay_inside_the_root_but_never_leave_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().join("fs");
+        std::fs::create_dir_all(root.join("proc/driver/nvidia")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join("etc-os-release"), "ID=x\n").unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("../../../etc-os-release", root.join("proc/driver/nvidia/inside"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/etc/passwd", root.join("proc/driver/nvidia/version"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(contained(&root, "/proc/driver/nvidia/inside").is_ok());
+        assert!(matches!(contained(&root, "/proc/driver/nvidia/version"), Err(ReadError::Escapes(_))));
+        assert!(matches!(contained(&root, "/missing"), Err(ReadError::Io(_))));
+    }
+}
