@@ -437,10 +437,10 @@ fn capture_paths_cannot_escape_the_capture_directory() {
 
 /// A copy of fixture `name` in a new temporary directory, to break.
 fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let to = dir.path().join(name);
-    let status = std::process::Command::new("cp").arg("-r").arg(fixture(name)).arg(&to).status().unwrap();
-    assert!(status.success());
+    let status = std::process::Command::new("cp").arg("-r").arg(fixture(name)).arg(&to).status();
+    assert!(status.is_ok_and(|s| s.success()), "copying {name}");
     (dir, to)
 }
 
