@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 
 /// Cap for kernel text files copied into a capture (`/proc`, `/sys` text).
 pub const PROC_TEXT_CAP: u64 = 1 << 20;
+/// Cap for a Hugging Face `config.json`.
+pub const CONFIG_JSON_CAP: u64 = 16 << 20;
+/// Cap for a presets file (RON).
+pub const PRESETS_CAP: u64 = 16 << 20;
 
 /// Why a file was not read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,9 +52,9 @@ fn kind(ft: &std::fs::FileType) -> &'static str {
     if ft.is_dir() { "a directory" } else { "not a plain file" }
 }
 
-/// Reads a regular file of at most `cap` bytes. Opening does not block (O_NONBLOCK on Unix, so a
-/// FIFO without a writer returns at once) and the type is checked on the open file.
-pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+/// Opens a regular file for reading without blocking on a FIFO (O_NONBLOCK on Unix), and checks
+/// its type on the open file: for readers that stream or seek (recordings, log tails).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -64,6 +68,19 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     if !md.is_file() {
         return Err(ReadError::NotAFile(kind(&md.file_type())));
     }
+    Ok(f)
+}
+
+/// Reads `path` as UTF-8 text (lossy) with [`read_regular`]'s rules, for messages `path: why`.
+pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
+    read_regular(path, cap).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a regular file of at most `cap` bytes. Opening does not block (O_NONBLOCK on Unix, so a
+/// FIFO without a writer returns at once) and the type is checked on the open file.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let f = open_regular(path)?;
+    let md = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
     // sysfs and procfs report 0 or 4096 whatever they hold: the cap is enforced on what is read.
     let mut out = Vec::new();
     f.take(cap + 1).read_to_end(&mut out).map_err(|e| ReadError::Io(e.to_string()))?;

@@ -115,7 +115,7 @@ impl Settings {
             }
             Err(e) => Some(e.to_string()),
             Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(format!("it is {} bytes, far too large", m.len())),
-            Ok(_) => match std::fs::read(path) {
+            Ok(_) => match crate::safe_fs::read_regular(path, MAX_SETTINGS_BYTES) {
                 Err(e) => Some(e.to_string()),
                 Ok(bytes) => match Self::parse(&bytes) {
                     Ok(s) => return Loaded { settings: s, notice: None },
@@ -146,7 +146,7 @@ impl Settings {
         if m.len() > MAX_SETTINGS_BYTES {
             return None;
         }
-        Self::parse(&std::fs::read(path).ok()?).ok()
+        Self::parse(&crate::safe_fs::read_regular(path, MAX_SETTINGS_BYTES).ok()?).ok()
     }
 
     /// Parses a settings file's bytes.
@@ -207,6 +207,20 @@ fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_device_as_the_settings_file_gives_defaults_at_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let zero = dir.path().join("zero.ron");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap_or_else(|e| panic!("{e}"));
+        let started = std::time::Instant::now();
+        let loaded = Settings::load(&zero);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert_eq!(loaded.settings, Settings::default());
+        assert!(loaded.notice.as_deref().is_some_and(|n| n.contains("not a regular file (a device)")), "{:?}", loaded.notice);
+        assert!(Settings::peek(&zero).is_none());
+    }
 
     #[test]
     fn round_trip_and_missing_file() {

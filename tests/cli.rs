@@ -361,3 +361,37 @@ fn run_and_focus_without_a_driver_say_no_driver_answered() {
     assert!(s.contains("sleeping ") && s.contains(" readings") && !s.contains("SSS"), "{s}");
     assert!(s.contains(&format!("py-spy dump --pid {pid}")) && !s.contains("--pid PID"), "{s}");
 }
+
+mod common;
+
+/// Issue 16, items 1-2: every reader of a user's file refuses a FIFO and a link to a device at
+/// once, with the reason, instead of blocking forever or reading until memory runs out.
+#[cfg(unix)]
+#[test]
+fn every_file_reader_refuses_fifos_and_devices_at_once() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    common::mkfifo(&fifo);
+    let zero = dir.path().join("zero");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let fifo_s = fifo.to_string_lossy().into_owned();
+    let zero_s = zero.to_string_lossy().into_owned();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["replay", &fifo_s], "a FIFO"),
+        (vec!["replay", &zero_s], "a device"),
+        (vec!["vram", "--config", &fifo_s], "a FIFO"),
+        (vec!["vram", "--config", &zero_s], "a device"),
+        (vec!["vram", "--presets-file", &fifo_s, "--preset", "x"], "a FIFO"),
+        (vec!["vram", "--presets-file", &zero_s, "--preset", "x"], "a device"),
+        (vec!["check", "--from", &fifo_s], ""),
+    ];
+    for (args, why) in cases {
+        let started = Instant::now();
+        let out = cli().args(&args).timeout(Duration::from_secs(20)).output().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?} took {:?}", started.elapsed());
+        let err = text(&out.stderr);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {:?} {err}", out.status.code());
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+}

@@ -280,10 +280,11 @@ impl LiveSystem {
 
 impl SystemView for LiveSystem {
     fn read(&self, path: &str) -> Option<String> {
-        std::fs::read(self.at(path)).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        self.read_bytes(path).map(|b| String::from_utf8_lossy(&b).into_owned())
     }
     fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.at(path)).ok()
+        // Regular files only, capped: a FIFO or device where a file was expected never hangs.
+        crate::safe_fs::read_regular(&self.at(path), crate::safe_fs::PROC_TEXT_CAP).ok()
     }
     fn list(&self, dir: &str) -> Option<Vec<String>> {
         sorted_names(&self.at(dir))
@@ -482,7 +483,7 @@ pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureErro
             }
         } else if md.is_file() {
             // sysfs/procfs files report size 0 or 4096: read them rather than copy.
-            if let Ok(bytes) = std::fs::read(&src) {
+            if let Ok(bytes) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP) {
                 let dst = dir.join("fs").join(path.trim_start_matches('/'));
                 if let Some(parent) = dst.parent() {
                     std::fs::create_dir_all(parent).map_err(werr)?;

@@ -163,8 +163,7 @@ impl RunDialog {
         self.output = job.text();
         self.job = None;
         if let Some(f) = self.summary_file.take() {
-            match std::fs::read_to_string(&f)
-                .map_err(|e| e.to_string())
+            match crate::safe_fs::read_text(&f, crate::safe_fs::CONFIG_JSON_CAP)
                 .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
             {
                 Ok(s) => self.summary = Some(s),

@@ -359,7 +359,7 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
 /// The last 64 KiB of a log file.
 fn log_tail(path: &Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = crate::safe_fs::open_regular(path).ok()?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024))).ok()?;
     let mut buf = Vec::new();

@@ -198,7 +198,13 @@ impl Recording {
     /// sample lines are skipped and counted.
     pub fn open(path: &Path) -> Result<Recording, RecordingError> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
-        let file = File::open(path).map_err(io)?;
+        // A FIFO or a device is refused at once (it would block or never end).
+        let file = match crate::safe_fs::open_regular(path) {
+            Ok(f) => f,
+            // The open error again, with its kind (not found, permission denied).
+            Err(crate::safe_fs::ReadError::Io(_)) => File::open(path).map_err(io)?,
+            Err(other) => return Err(RecordingError::NotARecording { path: path.to_path_buf(), why: other.to_string() }),
+        };
         Self::read(BufReader::new(file), path)
     }
 

@@ -76,7 +76,7 @@ pub enum PresetError {
 
 /// Reads and parses a presets file.
 pub fn read(path: &Path) -> Result<Vec<Arch>, PresetError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PresetError::Read(e.to_string()))?;
+    let text = crate::safe_fs::read_text(path, crate::safe_fs::PRESETS_CAP).map_err(PresetError::Read)?;
     parse(&text)
 }
 
@@ -226,8 +226,8 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
 
 /// Imports a `config.json` from disk.
 pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError { field: "config.json", problem: format!("cannot read {}: {e}", path.display()) })?;
+    let text = crate::safe_fs::read_text(path, crate::safe_fs::CONFIG_JSON_CAP)
+        .map_err(|e| InputError { field: "config.json", problem: format!("cannot read {e}") })?;
     let name = path
         .parent()
         .and_then(|p| p.file_name())

@@ -118,3 +118,14 @@ pub fn private_fake_cuda(old: bool, sub: &str, scenario_text: &str) -> (tempfile
     std::fs::write(libdir.join("fake-cuda.scenario"), scenario_text).unwrap();
     (dir, lib)
 }
+
+/// Makes a FIFO at `path` (what a hostile or unlucky user puts where a file is expected).
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    unsafe extern "C" {
+        fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+    }
+    let c = std::ffi::CString::new(path.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+}
