@@ -130,7 +130,11 @@ const MAX_DIR_NAMES: usize = 512;
 /// `envs_dirs` in `~/.condarc`, the usual install folders and their `envs`), pyenv's versions,
 /// `.venv`/`venv` folders in and one level under each home and the working directory, and the
 /// system's. No subprocess: everything comes from files and folder listings.
-pub(crate) fn python_prefixes(cx: &Ctx) -> Vec<String> {
+pub(crate) fn python_prefixes<'c>(cx: &'c Ctx) -> &'c [String] {
+    cx.python.get_or_init(|| find_python_prefixes(cx))
+}
+
+fn find_python_prefixes(cx: &Ctx) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let add = |p: &str, out: &mut Vec<String>| {
         let p = p.trim().trim_end_matches('/');
@@ -219,7 +223,8 @@ pub(crate) fn python_prefixes(cx: &Ctx) -> Vec<String> {
 fn torch_installs(cx: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for p in python_prefixes(cx) {
-        for py in cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")) {
+        // Bounded like the prefixes: a listing of millions of names is not read past this.
+        for py in cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")).take(8) {
             for sp in ["site-packages", "dist-packages"] {
                 let f = format!("{p}/lib/{py}/{sp}/torch/version.py");
                 if cx.v.exists(&f) && !out.contains(&f) {

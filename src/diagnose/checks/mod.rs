@@ -426,6 +426,8 @@ pub struct Ctx<'a> {
     wsl: Option<u8>,
     /// The Linux distribution (from os-release), which decides the package commands of fixes.
     distro: parse::Distro,
+    /// The Python environments looked at (computed once; see `cuda::python_prefixes`).
+    python: std::sync::OnceLock<Vec<String>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -438,6 +440,7 @@ impl<'a> Ctx<'a> {
             container: detect_container(v),
             wsl: detect_wsl(v),
             distro: detect_distro(v),
+            python: std::sync::OnceLock::new(),
         }
     }
     fn module(&self, m: &str) -> Option<bool> {
@@ -470,11 +473,17 @@ struct PciGpu {
     driver: Option<String>,
 }
 
+/// At most this many PCI functions are looked at.
+const MAX_PCI_FUNCTIONS: usize = 4096;
+
 fn pci_gpus(v: &dyn SystemView) -> Option<Vec<PciGpu>> {
     let base = "/sys/bus/pci/devices";
     let list = v.list(base)?;
     Some(
+        // A real machine has at most a few hundred PCI functions; a capture claiming millions is
+        // read only up to this bound, so the checks stay linear and quick.
         list.into_iter()
+            .take(MAX_PCI_FUNCTIONS)
             .filter_map(|a| {
                 let vendor = v.read(&format!("{base}/{a}/vendor"))?;
                 let class = v.read(&format!("{base}/{a}/class"))?;
