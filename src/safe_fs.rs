@@ -73,7 +73,9 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
 
 /// Reads `path` as UTF-8 text (lossy) with [`read_regular`]'s rules, for messages `path: why`.
 pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
-    read_regular(path, cap).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(|e| format!("{}: {e}", path.display()))
+    read_regular(path, cap)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads a regular file of at most `cap` bytes. Opening does not block (O_NONBLOCK on Unix, so a

@@ -218,7 +218,11 @@ mod tests {
         let loaded = Settings::load(&zero);
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
         assert_eq!(loaded.settings, Settings::default());
-        assert!(loaded.notice.as_deref().is_some_and(|n| n.contains("not a regular file (a device)")), "{:?}", loaded.notice);
+        assert!(
+            loaded.notice.as_deref().is_some_and(|n| n.contains("not a regular file (a device)")),
+            "{:?}",
+            loaded.notice
+        );
         assert!(Settings::peek(&zero).is_none());
     }
 

@@ -395,3 +395,37 @@ fn every_file_reader_refuses_fifos_and_devices_at_once() {
         assert!(err.contains(why), "{args:?}: {err}");
     }
 }
+
+/// Issue 16, items 9, 14, 16, 17: arguments a command cannot honour are refused before anything
+/// runs, with the unit or the reason, exit 2.
+#[test]
+fn arguments_that_cannot_be_honoured_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("summary.json");
+    std::fs::write(&existing, "keep me").unwrap();
+    let marker = dir.path().join("ran");
+    let existing_s = existing.to_string_lossy().into_owned();
+    let marker_s = marker.to_string_lossy().into_owned();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["focus", "--pid", "1", "--watch", "1e300"], "out of range: give 1-3600 seconds"),
+        (vec!["focus", "--pid", "1", "--watch", "NaN"], "out of range"),
+        (vec!["focus", "--pid", "1", "--watch", "0"], "out of range"),
+        (vec!["record", "--out", "/nonexistent/x", "--duration", "inf"], "out of range"),
+        (vec!["record", "--out", "/nonexistent/x", "--duration=-1"], "out of range"),
+        (vec!["vram", "--preset", "Llama-2-7B", "--vram-gib", "NaN"], "out of range: give 0.5-4096 GiB"),
+        (vec!["vram", "--preset", "Llama-2-7B", "--vram-gib=-24"], "out of range"),
+        (vec!["check", "--demo", "idle"], "unexpected argument '--demo'"),
+        (vec!["capture", "--demo", "idle", "--out", "/nonexistent/x"], "unexpected argument '--demo'"),
+        (vec!["focus", "--pid", "1", "--log", "/nonexistent/train.log"], "--log /nonexistent/train.log: No such file"),
+        (vec!["focus", "--pid", "1", "--log", "/tmp"], "not a regular file (a directory)"),
+        (vec!["run", "--json-out", &existing_s, "--", "touch", &marker_s], "already exists"),
+    ];
+    for (args, want) in cases {
+        let out = cli().args(&args).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert!(!marker.exists(), "the command never ran");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
+}

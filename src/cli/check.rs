@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{CliError, SourceArgs, exit};
+use super::{CliError, NvmlArgs, exit};
 use crate::diagnose::archive::{self, ScratchDir};
 use crate::diagnose::source::{CheckSource, live_system};
 use crate::diagnose::view::write_capture;
@@ -24,7 +24,7 @@ pub struct CheckArgs {
     pub from: Option<PathBuf>,
     /// NVML options.
     #[command(flatten)]
-    pub source: SourceArgs,
+    pub source: NvmlArgs,
 }
 
 /// Arguments of `capture`.
@@ -39,7 +39,7 @@ pub struct CaptureArgs {
     pub archive: Option<PathBuf>,
     /// NVML options.
     #[command(flatten)]
-    pub source: SourceArgs,
+    pub source: NvmlArgs,
 }
 
 /// Runs `check`; exit code 7 when a check failed, 6 when the worst was a warning.

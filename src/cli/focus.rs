@@ -21,7 +21,7 @@ pub struct FocusArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// Seconds to watch before judging.
-    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 5.0, value_name = "SECS", value_parser = super::parse_watch_secs)]
     pub watch: f64,
     /// Seconds between readings (0.25-10).
     #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
@@ -36,6 +36,11 @@ pub struct FocusArgs {
 
 /// Runs `focus`: exit code 1 when the process does not exist, else 0.
 pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
+    // A log that cannot be watched is said at once, not silently left out of the verdict.
+    if let Some(log) = &a.log {
+        crate::safe_fs::open_regular(log)
+            .map_err(|e| CliError::new(exit::BAD_ARGS, format!("--log {}: {e}", log.display())))?;
+    }
     let (gpu, host) = a.source.options().open();
     let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval)).ok();
     let options = FocusOptions {

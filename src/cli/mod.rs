@@ -83,6 +83,32 @@ pub struct SourceArgs {
     pub wake_sleeping_gpu: bool,
 }
 
+/// Where NVML comes from, for the commands that only read the real machine (`check`, `capture`):
+/// no `--demo`, since a checklist of simulated data would describe no machine.
+#[derive(Debug, Clone, Default, Args)]
+pub struct NvmlArgs {
+    /// Load NVML from this file instead of the standard places (for unusual installs).
+    #[arg(long, value_name = "PATH")]
+    pub nvml_lib: Option<std::path::PathBuf>,
+    /// Read the GPU even when it is runtime-suspended (asleep). By default gpu-doctor leaves a
+    /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
+    #[arg(long)]
+    pub wake_sleeping_gpu: bool,
+}
+
+impl NvmlArgs {
+    /// The real machine with these NVML choices.
+    pub fn options(&self) -> SourceOptions {
+        SourceOptions {
+            demo: None,
+            gpus: None,
+            seed: 1,
+            nvml_lib: self.nvml_lib.clone(),
+            wake_sleeping_gpu: self.wake_sleeping_gpu,
+        }
+    }
+}
+
 /// Environment variable naming a system root to read instead of `/` (for tests).
 pub use crate::telemetry::open::SYSTEM_ROOT_ENV;
 
@@ -139,6 +165,32 @@ pub fn parse_window(s: &str) -> Result<f64, String> {
 /// clap value parser for `--demo`.
 pub fn parse_scenario(s: &str) -> Result<Scenario, String> {
     s.parse::<Scenario>().map_err(|e| e.to_string())
+}
+
+/// A finite number within `[min, max]` with its unit in the error: the one parser behind every
+/// duration and size flag (`--watch`, `--duration`, `--vram-gib`...), so NaN, infinity, negative
+/// and absurd values are refused by clap with exit 2 instead of panicking or running forever.
+pub fn parse_bounded(s: &str, min: f64, max: f64, unit: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of {unit}"))?;
+    if !v.is_finite() || v < min || v > max {
+        return Err(format!("'{s}' is out of range: give {min}-{max} {unit}"));
+    }
+    Ok(v)
+}
+
+/// clap value parser for `--watch`: 1 s to 1 h.
+pub fn parse_watch_secs(s: &str) -> Result<f64, String> {
+    parse_bounded(s, 1.0, 3600.0, "seconds")
+}
+
+/// clap value parser for `--duration`: 1 s to 30 days.
+pub fn parse_duration_secs(s: &str) -> Result<f64, String> {
+    parse_bounded(s, 1.0, 30.0 * 86400.0, "seconds")
+}
+
+/// clap value parser for a GPU memory size: 0.5 to 4096 GiB.
+pub fn parse_gib(s: &str) -> Result<f64, String> {
+    parse_bounded(s, 0.5, 4096.0, "GiB")
 }
 
 /// clap value parser for `--interval`.

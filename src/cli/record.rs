@@ -20,7 +20,7 @@ pub struct RecordArgs {
     pub out: PathBuf,
     /// Stop after this many seconds (default: until interrupted; the file stays readable when the
     /// program is killed).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = super::parse_duration_secs)]
     pub duration: Option<f64>,
     /// Seconds between samples (0.25-10).
     #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]

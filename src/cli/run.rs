@@ -37,6 +37,10 @@ pub struct RunArgs {
 /// Runs `run`; returns the command's exit code (128 + signal when killed; 127 not found; 126 not
 /// executable).
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
+    // A summary that could not be written must be known before the command runs, not after.
+    if let Some(path) = &a.json_out {
+        check_new_file(path)?;
+    }
     let (gpu, host) = a.source.options().open();
     let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval))
         .map_err(|e| CliError::new(exit::ERROR, format!("could not start sampling: {e}")))?;
@@ -62,4 +66,22 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         Ended::NotStarted { error } if error.contains("not found") => 127,
         Ended::NotStarted { .. } => 126,
     }))
+}
+
+/// `path` can be created: it does not exist (not even as a dangling link) and its folder does.
+pub fn check_new_file(path: &std::path::Path) -> Result<(), CliError> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(CliError::new(
+            exit::BAD_ARGS,
+            format!("{} already exists; gpu-doctor never overwrites a file: choose a new name", path.display()),
+        ));
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !parent.is_dir() {
+        return Err(CliError::new(
+            exit::BAD_ARGS,
+            format!("{}: the folder {} does not exist", path.display(), parent.display()),
+        ));
+    }
+    Ok(())
 }

@@ -101,7 +101,7 @@ pub struct VramArgs {
     #[arg(long)]
     pub lora_all_linear: bool,
     /// Judge against a hypothetical GPU of this many GiB instead of this machine's GPUs.
-    #[arg(long, value_name = "GIB")]
+    #[arg(long, value_name = "GIB", value_parser = crate::cli::parse_gib)]
     pub vram_gib: Option<f64>,
     /// Print JSON.
     #[arg(long)]

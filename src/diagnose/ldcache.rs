@@ -71,7 +71,8 @@ pub fn candidates(
     conf_dirs: &[String],
     default_dirs: &[&str],
 ) -> Vec<LibraryFound> {
-    let cache = crate::safe_fs::read_regular(&root.join("etc/ld.so.cache"), 64 << 20).ok().and_then(|b| parse_cache(&b));
+    let cache =
+        crate::safe_fs::read_regular(&root.join("etc/ld.so.cache"), 64 << 20).ok().and_then(|b| parse_cache(&b));
     let mut out: Vec<LibraryFound> = Vec::new();
     for name in LIBRARY_NAMES {
         let mut push = |path: &str, via: &str| {

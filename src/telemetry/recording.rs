@@ -203,7 +203,9 @@ impl Recording {
             Ok(f) => f,
             // The open error again, with its kind (not found, permission denied).
             Err(crate::safe_fs::ReadError::Io(_)) => File::open(path).map_err(io)?,
-            Err(other) => return Err(RecordingError::NotARecording { path: path.to_path_buf(), why: other.to_string() }),
+            Err(other) => {
+                return Err(RecordingError::NotARecording { path: path.to_path_buf(), why: other.to_string() });
+            }
         };
         Self::read(BufReader::new(file), path)
     }

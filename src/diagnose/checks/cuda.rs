@@ -224,7 +224,9 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for p in python_prefixes(cx) {
         // Bounded like the prefixes: a listing of millions of names is not read past this.
-        for py in cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")).take(8) {
+        for py in
+            cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")).take(8)
+        {
             for sp in ["site-packages", "dist-packages"] {
                 let f = format!("{p}/lib/{py}/{sp}/torch/version.py");
                 if cx.v.exists(&f) && !out.contains(&f) {
