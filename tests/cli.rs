@@ -429,3 +429,46 @@ fn arguments_that_cannot_be_honoured_are_refused_before_anything_runs() {
     assert!(!marker.exists(), "the command never ran");
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
 }
+
+/// Issue 16, item 8: a full disk is one line and exit 1; a reader that went away ends the output
+/// quietly; never a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_errors_are_one_line_or_quiet_never_a_panic() {
+    let cases: [&[&str]; 6] = [
+        &["info", "--demo", "idle"],
+        &["check"],
+        &["check", "--from", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/healthy-workstation")],
+        &["vram", "--preset", "Llama-2-7B", "--vram-gib", "24"],
+        &["monitor", "--demo", "idle", "--count", "2", "--interval", "0.25"],
+        &["report", "--demo", "idle", "--sample", "0"],
+    ];
+    for args in cases {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpu-doctor-cli"))
+            .args(args)
+            .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("could not write the output: No space left on device"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // The reading end closed before anything was written (like `| head` that has had enough).
+    for args in [&["monitor", "--demo", "idle", "--count", "8", "--interval", "0.25"][..], &["check"][..]] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpu-doctor-cli"))
+            .args(args)
+            .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/gpu-doctor-test/libnvidia-ml.so.1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        assert!(!err.contains("panicked") && !err.contains("could not write"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}");
+    }
+}

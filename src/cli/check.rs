@@ -50,9 +50,9 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
     };
     let report = source.run(None).map_err(CliError::runtime)?;
     if args.json {
-        println!("{}", super::to_json(&report)?);
+        super::outln(&super::to_json(&report)?)?;
     } else {
-        print!("{}", diagnose::render_text(&report));
+        super::out(&diagnose::render_text(&report))?;
     }
     Ok(ExitCode::from(match report.worst() {
         Verdict::Fail => exit::CHECK_FAIL,
@@ -84,24 +84,24 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     let report = diagnose::run(&live);
     let n = write_capture(&live, &dir).map_err(CliError::runtime)?;
     if let Some(out) = &args.out {
-        println!(
+        super::outln(&format!(
             "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
             out.display(),
             report.checks.len(),
             out.display()
-        );
+        ))?;
     }
     if let Some(file) = &args.archive {
         archive::write_archive(&dir, file).map_err(CliError::runtime)?;
-        println!(
+        super::outln(&format!(
             "Wrote the capture as one file: {} ({n} files, {} checks). Send this file; support staff run: gpu-doctor-cli check --from {}",
             file.display(),
             report.checks.len(),
             file.display()
-        );
+        ))?;
     }
-    println!(
-        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
-    );
+    super::outln(
+        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending.",
+    )?;
     Ok(ExitCode::from(exit::OK))
 }

@@ -51,9 +51,9 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
     };
     let f = observe(sampler.as_ref(), &options);
     if a.json {
-        println!("{}", super::to_json(&f)?);
+        super::outln(&super::to_json(&f)?)?;
     } else {
-        print!("{}", render(&f));
+        super::out(&render(&f))?;
     }
     Ok(ExitCode::from(if f.triage == Triage::Gone { exit::ERROR } else { exit::OK }))
 }

@@ -146,9 +146,9 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
             inventory: &inv,
             diagnosis: diagnosis.as_ref(),
         };
-        println!("{}", super::to_json(&doc)?);
+        super::outln(&super::to_json(&doc)?)?;
     } else {
-        print!("{}", render_text(&status, &inv, diagnosis.as_ref()));
+        super::out(&render_text(&status, &inv, diagnosis.as_ref()))?;
     }
     Ok(ExitCode::from(if matches!(status, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
 }

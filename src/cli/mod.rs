@@ -227,6 +227,24 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
     serde_json::to_string_pretty(value).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))
 }
 
+/// Writes a command's output to stdout, flushed. A reader that went away (`| head`) ends the
+/// output quietly (`Ok`: the command keeps its own exit code); any other write error (a full disk,
+/// `/dev/full`) is one line and exit 1 — never a panic.
+pub fn out(text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
+    }
+}
+
+/// [`out`] with a line end.
+pub fn outln(text: &str) -> Result<(), CliError> {
+    out(&format!("{text}\n"))
+}
+
 /// Runs a subcommand and returns the process exit code; a failure is printed here, once.
 pub fn run(command: &Command) -> ExitCode {
     let result = match command {

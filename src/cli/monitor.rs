@@ -177,9 +177,11 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
             }
             t
         };
-        if stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+        match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+            Ok(()) => {}
             // The reader went away (e.g. `| head`): stop quietly.
-            break;
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+            Err(e) => return Err(CliError::runtime(format!("could not write the output: {e}"))),
         }
     }
     let last = sampler.snapshot();

@@ -112,7 +112,8 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
     match written.and_then(|_| out.flush()) {
         Ok(()) => Ok(ExitCode::from(exit::OK)),
         // The reader went away (e.g. `| head`): nothing more to say.
-        Err(_) => Ok(ExitCode::from(exit::ERROR)),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::from(exit::OK)),
+        Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
     }
 }
 

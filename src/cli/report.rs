@@ -113,12 +113,8 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
             Ok(ExitCode::from(exit::OK))
         }
         None => {
-            let mut o = std::io::stdout().lock();
-            match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
-                Ok(()) => Ok(ExitCode::from(exit::OK)),
-                // The reader went away (e.g. `| head`): nothing more to say.
-                Err(_) => Ok(ExitCode::from(exit::ERROR)),
-            }
+            super::out(&text)?;
+            Ok(ExitCode::from(exit::OK))
         }
     }
 }

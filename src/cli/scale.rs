@@ -41,12 +41,12 @@ pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
         }
     };
     if a.json {
-        println!("{}", super::to_json(&s)?);
+        super::outln(&super::to_json(&s)?)?;
     } else {
         for (size, secs) in &s.runs {
-            println!("size {size}: {secs:.2} s");
+            super::outln(&format!("size {size}: {secs:.2} s"))?;
         }
-        println!("{}", s.summary);
+        super::outln(&s.summary)?;
     }
     Ok(ExitCode::from(exit::OK))
 }

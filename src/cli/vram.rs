@@ -306,7 +306,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
             None => vram::presets::load_all().0,
         };
         for a in &list {
-            println!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note);
+            super::outln(&format!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note))?;
         }
         return Ok(ExitCode::from(exit::OK));
     }
@@ -315,9 +315,9 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     let workload = workload_from(args, targets.first().map(|t| t.total));
     let out = outcome(&arch, workload, &targets).map_err(|e| bad(&e))?;
     if args.json {
-        println!("{}", super::to_json(&out)?);
+        super::outln(&super::to_json(&out)?)?;
     } else {
-        print!("{}", render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions));
+        super::out(&render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions))?;
     }
     Ok(ExitCode::from(exit::OK))
 }
