@@ -65,3 +65,32 @@ fn no_driver_screenshot_with_wgpu_and_about_tab() {
         shoot(&[], 1024, 700);
     }
 }
+
+/// Issue 16, item 5: `--screenshot PATH` never overwrites a file and never writes through a link;
+/// the image lands beside it as `-2`.
+#[cfg(unix)]
+#[test]
+fn a_screenshot_never_overwrites_or_follows_a_link() {
+    if !display_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("shot.png");
+    std::fs::write(&kept, b"the user's file").unwrap();
+    let target = dir.path().join("elsewhere.txt");
+    std::fs::write(&target, b"not to be touched").unwrap();
+    let link = dir.path().join("link.png");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (path, expected) in [(&kept, "shot-2.png"), (&link, "link-2.png")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gpu-doctor"))
+            .args(["--demo", "idle", "--size", "640x400", "--frames", "3", "--screenshot"])
+            .arg(path)
+            .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(image::open(dir.path().join(expected)).is_ok(), "{expected}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(std::fs::read(&kept).unwrap(), b"the user's file");
+    assert_eq!(std::fs::read(&target).unwrap(), b"not to be touched");
+}

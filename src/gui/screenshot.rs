@@ -50,14 +50,15 @@ impl ScreenshotPlan {
             return;
         }
         self.requested = true;
-        let path = self.path.clone();
+        // Never overwrite or write through a link: an existing name gets -2, -3...
+        let path = super::share::new_path_like(&self.path);
         let done = Arc::clone(&self.done);
         let failure = Arc::clone(&self.failure);
         let ctx2 = ctx.clone();
         ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
             let [w, h] = image.size;
-            let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
-            let saved = image::save_buffer(&path, &rgba, w as u32, h as u32, image::ColorType::Rgba8);
+            let saved = super::share::png_bytes(&image)
+                .and_then(|png| super::share::write_new(&path, &png).map_err(|e| e.to_string()));
             match saved {
                 Ok(()) => eprintln!("gpu-doctor: saved screenshot {w}x{h} to {}", path.display()),
                 Err(e) => {

@@ -37,11 +37,37 @@ pub fn recordings_dir() -> PathBuf {
 
 /// `dir/stem.ext`, or `stem-2.ext`, `stem-3.ext`... whichever does not exist yet.
 pub fn unique_path(dir: &Path, stem: &str, ext: &str) -> PathBuf {
+    // A link counts as taken, dangling or not: nothing is written through one.
+    let taken = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     let first = dir.join(format!("{stem}.{ext}"));
-    if !first.exists() {
+    if !taken(&first) {
         return first;
     }
-    (2..10_000).map(|n| dir.join(format!("{stem}-{n}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
+    (2..10_000).map(|n| dir.join(format!("{stem}-{n}.{ext}"))).find(|p| !taken(p)).unwrap_or(first)
+}
+
+/// `path` itself when nothing is there yet, else the first free `stem-2.ext`, `stem-3.ext`...
+/// beside it: a name the user gave is never overwritten, and never written through a link.
+pub fn new_path_like(path: &Path) -> PathBuf {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "screenshot".into());
+    let ext = path.extension().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "png".into());
+    if std::fs::symlink_metadata(path).is_err() {
+        return path.to_path_buf();
+    }
+    unique_path(dir, &stem, &ext)
+}
+
+/// A window image as PNG bytes.
+pub fn png_bytes(image: &egui::ColorImage) -> Result<Vec<u8>, String> {
+    let [w, h] = image.size;
+    let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let mut png = Vec::new();
+    image::ImageBuffer::<image::Rgba<u8>, _>::from_raw(w as u32, h as u32, rgba)
+        .ok_or_else(|| "bad image size".to_string())?
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| e.to_string())?;
+    Ok(png)
 }
 
 /// A file-name stem: `gpu-doctor_HOST_TAB_20261130-031500`, without the host when host names are
@@ -73,15 +99,7 @@ pub fn screenshot(ctx: &egui::Context, path: Option<PathBuf>, stem: String, mess
     let ctx2 = ctx.clone();
     ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
         let path = path.unwrap_or_else(|| unique_path(&default_dir(), &stem, "png"));
-        let [w, h] = image.size;
-        let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
-        let mut png = Vec::new();
-        let encoded = image::ImageBuffer::<image::Rgba<u8>, _>::from_raw(w as u32, h as u32, rgba)
-            .ok_or_else(|| "bad image size".to_string())
-            .and_then(|buf| {
-                buf.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).map_err(|e| e.to_string())
-            });
-        let saved = encoded.and_then(|()| write_new(&path, &png).map_err(|e| e.to_string()));
+        let saved = png_bytes(&image).and_then(|png| write_new(&path, &png).map_err(|e| e.to_string()));
         ctx2.copy_image(egui::ColorImage::clone(&image));
         let text = match saved {
             Ok(()) => format!("Screenshot saved to {} and copied to the clipboard.", path.display()),
