@@ -103,6 +103,60 @@ pub fn contained(root: &Path, rel: &str) -> Result<PathBuf, ReadError> {
     if real.starts_with(&real_root) { Ok(real) } else { Err(ReadError::Escapes(root.display().to_string())) }
 }
 
+/// A temporary name beside `path` (same folder, so a rename is atomic).
+fn temp_beside(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    path.with_file_name(format!(".{name}.{}-{nanos}.tmp", std::process::id()))
+}
+
+/// Writes `bytes` to a temporary file beside `path` (synced), then hands it to `finish`; on any
+/// failure the temporary file is removed, so a full disk never leaves a partial file.
+fn via_temp(path: &Path, bytes: &[u8], finish: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let tmp = temp_beside(path);
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        finish(&tmp)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Creates `path` with `bytes`, all or nothing: written under a temporary name and then linked to
+/// `path`, which must not exist (an existing file or link is an error, never overwritten).
+pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    via_temp(path, bytes, |tmp| {
+        let linked = std::fs::hard_link(tmp, path);
+        let _ = std::fs::remove_file(tmp);
+        linked
+    })
+}
+
+/// Replaces the file at `path` with `bytes` atomically. When `path` is a link (dotfile managers
+/// such as stow or home-manager), the file it points to is replaced and the link stays.
+pub fn replace_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut target = path.to_path_buf();
+    for _ in 0..16 {
+        match std::fs::read_link(&target) {
+            Ok(next) => {
+                target = if next.is_absolute() { next } else { target.parent().unwrap_or(Path::new(".")).join(next) };
+            }
+            Err(_) => break,
+        }
+    }
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    via_temp(&target, bytes, |tmp| std::fs::rename(tmp, &target))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +188,31 @@ mod tests {
     unsafe extern "C" {
         #[link_name = "mkfifo"]
         fn libc_mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_are_all_or_nothing_never_overwrite_and_keep_links() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let f = dir.path().join("report.md");
+        assert!(write_new_atomic(&f, b"one").is_ok());
+        assert!(write_new_atomic(&f, b"two").is_err(), "never overwritten");
+        assert_eq!(std::fs::read(&f).ok().as_deref(), Some(&b"one"[..]));
+        // A dotfile manager's link: the target is replaced, the link stays a link.
+        let real = dir.path().join("dotfiles/settings.ron");
+        std::fs::create_dir_all(real.parent().unwrap_or(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&real, b"old").unwrap_or_else(|e| panic!("{e}"));
+        let link = dir.path().join("settings.ron");
+        std::os::unix::fs::symlink("dotfiles/settings.ron", &link).unwrap_or_else(|e| panic!("{e}"));
+        assert!(replace_atomic(&link, b"new").is_ok());
+        assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
+        assert_eq!(std::fs::read(&real).ok().as_deref(), Some(&b"new"[..]));
+        // A failed write leaves neither the file nor a temporary behind.
+        assert!(write_new_atomic(&dir.path().join("missing-dir/x"), b"x").is_err());
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .map(|r| r.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
     }
 
     #[cfg(unix)]

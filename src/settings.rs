@@ -185,9 +185,8 @@ impl Settings {
         }
         let text =
             ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).map_err(std::io::Error::other)?;
-        let tmp = path.with_extension(format!("ron.tmp{}", std::process::id()));
-        std::fs::write(&tmp, format!("// gpu-doctor settings\n{text}\n"))?;
-        std::fs::rename(&tmp, path)
+        // Atomic, and through a link to its target (the link stays): see safe_fs::replace_atomic.
+        crate::safe_fs::replace_atomic(path, format!("// gpu-doctor settings\n{text}\n").as_bytes())
     }
 }
 

@@ -1,6 +1,5 @@
 //! `report`: a support report (Markdown, JSON or HTML), redacted by default.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -121,7 +120,6 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
 
 /// Writes a file that must not exist yet (create-new: a race with another writer fails too).
 pub fn write_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()
+    // All or nothing: a full disk leaves no truncated report behind.
+    crate::safe_fs::write_new_atomic(path, text.as_bytes())
 }

@@ -465,6 +465,22 @@ pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureErro
     if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
         return Err(CaptureError::Write(dir.into(), "the directory is not empty; choose a new one".into()));
     }
+    let existed = dir.exists();
+    let written = write_capture_into(live, dir);
+    if written.is_err() {
+        // All or nothing: a half-written capture (a full disk) is removed, never left to be sent.
+        // The folder was empty or new, so nothing of the user's is in it.
+        let _ = std::fs::remove_dir_all(dir.join("fs"));
+        let _ = std::fs::remove_file(dir.join("capture.json"));
+        if !existed {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    written
+}
+
+fn write_capture_into(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureError> {
+    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
     std::fs::create_dir_all(dir.join("fs")).map_err(werr)?;
     let mut meta = live.meta.clone();
     let mut copied = 0;
@@ -507,5 +523,6 @@ pub fn write_capture_json(dir: &Path, meta: Meta) -> Result<(), CaptureError> {
         meta,
     };
     let json = serde_json::to_string_pretty(&file).map_err(|e| CaptureError::Write(dir.into(), e.to_string()))?;
-    std::fs::write(dir.join("capture.json"), json + "\n").map_err(|e| CaptureError::Write(dir.into(), e.to_string()))
+    crate::safe_fs::write_new_atomic(&dir.join("capture.json"), (json + "\n").as_bytes())
+        .map_err(|e| CaptureError::Write(dir.into(), e.to_string()))
 }

@@ -87,10 +87,7 @@ pub fn file_stem(what: &str, redact: &RedactOptions) -> String {
 
 /// Writes a file that must not exist yet.
 pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+    crate::safe_fs::write_new_atomic(path, bytes)
 }
 
 /// Takes a screenshot at the end of this frame; saves it to `path` (a new file; with `None`, to a
