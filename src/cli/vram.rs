@@ -114,7 +114,7 @@ pub struct VramArgs {
 /// The model: a preset, an imported config.json, or the custom shape of the flags.
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
-        Some(p) => vram::presets::parse(&gpu_doctor_read(p)?).map_err(|e| e.to_string())?,
+        Some(p) => vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?).map_err(|e| e.to_string())?,
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
@@ -367,9 +367,4 @@ mod tests {
         assert!(text.contains("weights NF4") && text.contains("sharded across 2 GPUs"), "{text}");
         assert!(!text.contains("GPU(s)") && !text.contains("Fsdp"), "{text}");
     }
-}
-
-/// A presets file's text, read safely (regular file, capped).
-fn gpu_doctor_read(p: &std::path::Path) -> Result<String, String> {
-    crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)
 }
