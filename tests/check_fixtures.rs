@@ -533,6 +533,36 @@ fn a_capture_listing_hundreds_of_thousands_of_homes_is_checked_in_seconds() {
 }
 
 #[test]
+fn repeated_xid_lines_are_summarised_not_printed_one_by_one() {
+    let (_t, cap) = copy_fixture("xid-79-fallen-off-bus");
+    let file = cap.join("capture.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut lines: Vec<String> = (0..200_000)
+        .map(|i| format!("NVRM: Xid (PCI:0000:01:00): 79, pid={i}, name=python, GPU has fallen off the bus."))
+        .collect();
+    lines.push("NVRM: Xid (PCI:0000:01:00): 13, pid=7, name=python, Graphics Exception".into());
+    doc["meta"]["kernel_log"] = serde_json::json!({ "lines": lines });
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["check", "--from"]).arg(&cap).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.stdout.len() < 64 * 1024, "{} bytes of output", out.stdout.len());
+    let json =
+        Command::cargo_bin("gpu-doctor-cli").unwrap().args(["check", "--json", "--from"]).arg(&cap).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let xid = v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-XID")).cloned().unwrap_or_default();
+    let evidence: Vec<&str> =
+        xid["evidence"].as_array().map(|a| a.iter().filter_map(|e| e.as_str()).collect()).unwrap_or_default();
+    assert_eq!(evidence.len(), 2, "{evidence:?}\n{text}");
+    assert!(
+        evidence[0]
+            .starts_with("Xid 79 on 0000:01:00 logged 200000 times; first: NVRM: Xid (PCI:0000:01:00): 79, pid=0,"),
+        "{}",
+        evidence[0]
+    );
+    assert!(evidence[0].contains("last: NVRM: Xid (PCI:0000:01:00): 79, pid=199999,"), "{}", evidence[0]);
+}
+
+#[test]
 fn capture_of_this_machine_reads_back_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("cap");

@@ -472,3 +472,16 @@ fn output_errors_are_one_line_or_quiet_never_a_panic() {
         assert_ne!(out.status.code(), Some(101), "{args:?}");
     }
 }
+
+/// Issue 16, item 19: the command printed after `capture` runs as printed, spaces and quotes in
+/// the path included.
+#[test]
+fn the_printed_follow_up_command_quotes_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("my cap's");
+    let out = cli().args(["capture", "--out"]).arg(&cap).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    let quoted = format!("gpu-doctor-cli check --from '{}'\\''s'", dir.path().join("my cap").display());
+    assert!(printed.contains(&quoted), "{printed}\nwanted: {quoted}");
+}

@@ -88,7 +88,7 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
             "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
             out.display(),
             report.checks.len(),
-            out.display()
+            super::shell_word(out)
         ))?;
     }
     if let Some(file) = &args.archive {
@@ -97,7 +97,7 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
             "Wrote the capture as one file: {} ({n} files, {} checks). Send this file; support staff run: gpu-doctor-cli check --from {}",
             file.display(),
             report.checks.len(),
-            file.display()
+            super::shell_word(file)
         ))?;
     }
     super::outln(

@@ -227,6 +227,17 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
     serde_json::to_string_pretty(value).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))
 }
 
+/// `path` as one shell word, for the commands gpu-doctor prints for the user to run: as it is when
+/// it holds only safe characters, else in single quotes (a `'` inside becomes `'\''`).
+pub fn shell_word(path: &std::path::Path) -> String {
+    let s = path.to_string_lossy();
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_./-:+=,@%".contains(c)) {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// Writes a command's output to stdout, flushed. A reader that went away (`| head`) ends the
 /// output quietly (`Ok`: the command keeps its own exit code); any other write error (a full disk,
 /// `/dev/full`) is one line and exit 1 — never a panic.

@@ -66,7 +66,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         a.out.display(),
         a.interval,
         a.duration.map(|d| format!(" for {d} s")).unwrap_or_else(|| ", stop with Ctrl-C".to_string()),
-        a.out.display()
+        super::shell_word(&a.out)
     );
     let start = Instant::now();
     let mut seq = 0;

@@ -114,7 +114,8 @@ pub struct VramArgs {
 /// The model: a preset, an imported config.json, or the custom shape of the flags.
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
-        Some(p) => vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?).map_err(|e| e.to_string())?,
+        Some(p) => vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?)
+            .map_err(|e| e.to_string())?,
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {

@@ -9,16 +9,19 @@ use serde::Serialize;
 
 /// The sizes to run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sizes(pub Vec<f64>);
+pub struct Sizes(pub Vec<(String, f64)>);
 
 /// clap value parser for `--sizes`.
 pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
-    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    // The user's text goes into the command unchanged (9007199254740993 stays itself); the
+    // number is only for the fit.
+    let v: Result<Vec<(String, f64)>, _> =
+        s.split(',').map(|x| x.trim().parse::<f64>().map(|n| (x.trim().to_string(), n))).collect();
     let v = v.map_err(|_| format!("'{s}' is not a list of numbers like 1,2,4"))?;
-    let mut distinct = v.clone();
+    let mut distinct: Vec<f64> = v.iter().map(|(_, n)| *n).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
-    if distinct.len() < 2 || v.iter().any(|x| !x.is_finite() || *x <= 0.0) {
+    if distinct.len() < 2 || v.iter().any(|(_, x)| !x.is_finite() || *x <= 0.0) {
         return Err("give at least two different positive sizes, e.g. 1,2,4".to_string());
     }
     Ok(Sizes(v))
@@ -139,8 +142,8 @@ pub fn measure_sizes(
         return Err(ScaleError::NoPlaceholder);
     }
     let mut runs = Vec::new();
-    for &size in &sizes.0 {
-        let text = if size.fract() == 0.0 { format!("{size:.0}") } else { size.to_string() };
+    for (text, size) in &sizes.0 {
+        let (text, size) = (text.clone(), *size);
         let sub = |s: &OsString| OsString::from(s.to_string_lossy().replace("{size}", &text));
         let line = std::iter::once(prog)
             .chain(args)
@@ -165,6 +168,18 @@ pub fn measure_sizes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_reach_the_command_as_the_user_wrote_them() {
+        let sizes = parse_sizes("9007199254740993, 2.50,4").unwrap_or_else(|e| panic!("{e}"));
+        let texts: Vec<&str> = sizes.0.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(texts, ["9007199254740993", "2.50", "4"]);
+        let mut seen = Vec::new();
+        let cmd: Vec<std::ffi::OsString> = ["true", "{size}"].iter().map(std::ffi::OsString::from).collect();
+        let _ = measure_sizes(&cmd, &sizes, |size, _| seen.push(size.to_string()));
+        assert_eq!(seen, ["9007199254740993", "2.50", "4"]);
+        assert!(parse_sizes("2,2.0").is_err() && parse_sizes("1,NaN").is_err() && parse_sizes("1,-2").is_err());
+    }
 
     #[test]
     fn reads_the_shape_of_the_curve() {

@@ -132,6 +132,9 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     let mut c = c;
     let mut worst = Verdict::Info;
     let mut codes: Vec<u32> = Vec::new();
+    // Repeats are summarised (a flapping GPU can log hundreds of thousands of the same Xid):
+    // each code on each GPU once, with its count and its first and last line.
+    let mut groups: Vec<(u32, &str, usize, &str, &str)> = Vec::new();
     for x in &xs {
         let (fatal, text) = parse::xid_meaning(x.code);
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
@@ -139,7 +142,20 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             codes.push(x.code);
             c = c.text(format!("Xid {} ({}): {text}", x.code, x.pci));
         }
-        c = c.evidence(x.line.clone());
+        match groups.iter_mut().find(|g| g.0 == x.code && g.1 == x.pci) {
+            Some(g) => {
+                g.2 += 1;
+                g.4 = &x.line;
+            }
+            None => groups.push((x.code, &x.pci, 1, &x.line, &x.line)),
+        }
+    }
+    for (code, pci, n, first, last) in &groups {
+        c = c.evidence(if *n == 1 {
+            (*first).to_string()
+        } else {
+            format!("Xid {code} on {pci} logged {n} times; first: {first}; last: {last}")
+        });
     }
     let list = codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     // A fatal error is named by what it means (it may be the root cause); others by their codes.
