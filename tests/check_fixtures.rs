@@ -113,13 +113,13 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "gsp-error-then-rpc-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "nvidia-smi-stuck-in-d-state",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped RT-03=skipped RT-XID=skipped RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=skipped RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "run-installer-module-for-old-kernel",
@@ -263,7 +263,7 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "gsp-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
     ),
     (
         "xid-79-one-of-four-gpus-lost",
@@ -748,7 +748,7 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
     assert_eq!(commands, ["sudo dmesg --ctime > nvidia-hang-dmesg.txt", "sudo nvidia-smi --gpu-reset"]);
     let consequences: Vec<&str> =
         r.checks.iter().filter(|c| c.explained_by.as_deref() == Some("DRV-HUNG")).map(|c| c.id.as_str()).collect();
-    assert_eq!(consequences, ["CUDA-INIT", "RT-XID"]);
+    assert_eq!(consequences, ["CUDA-INIT", "RT-LOST", "RT-XID"]);
     let text = diagnose::render_text(&r);
     assert!(!text.to_lowercase().contains("install the nvidia driver"), "a hung driver is not a missing one:\n{text}");
 }

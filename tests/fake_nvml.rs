@@ -373,3 +373,37 @@ fn check_reads_nvml_facts_through_the_real_path() {
     let rt06 = v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-06")).cloned().unwrap_or_default();
     assert_eq!(rt06["verdict"], "info", "{rt06}");
 }
+
+/// Issue 16, item 11: a hung NVML call reaches every output: a failed runtime check (not "every
+/// GPU answers"), the report's summary, and a field of each recorded line.
+#[test]
+fn a_hung_utilization_call_reaches_check_report_and_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let hang = dir.path().join("hang-util.scenario");
+    std::fs::write(&hang, "gpus = 1\nhang = nvmlDeviceGetUtilizationRates\nhang_after = 0\nhang_secs = 60\n").unwrap();
+    let run = |args: &[&str]| cli_with("healthy").env("FAKE_NVML_SCENARIO", &hang).args(args).output().unwrap();
+
+    let out = run(&["check", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lost =
+        v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-LOST")).cloned().unwrap_or_default();
+    assert_eq!(lost["verdict"], "fail", "{lost}");
+    assert_eq!(lost["explained_by"], "DRV-HUNG", "{lost}");
+    assert_eq!(v["root_cause"], "DRV-HUNG");
+
+    let out = run(&["report", "--sample", "4"]);
+    let md = text(&out.stdout);
+    assert!(
+        md.contains("**GPU not responding:** GPU data not responding: nvmlDeviceGetUtilizationRates on GPU 0"),
+        "{md}"
+    );
+
+    let rec = dir.path().join("hung.rec");
+    let out = run(&["record", "--duration", "3", "--out", rec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let body = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        body.lines().skip(1).any(|l| l.contains("\"gpu_stall\":{\"call\":\"nvmlDeviceGetUtilizationRates on GPU 0\"")),
+        "{body}"
+    );
+}

@@ -201,6 +201,9 @@ pub fn headline(source: &SourceStatus, checklist: Option<&crate::diagnose::Repor
     }
 }
 
+/// How the sampler's history names a driver call that did not return (see `telemetry::sampler`).
+pub const STALL_EVENT: &str = "NVML not responding";
+
 fn summary_section(inp: &Inputs<'_>) -> Section {
     let mut rows = Vec::new();
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
@@ -223,6 +226,25 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     }
     if let Some(s) = inp.smoke {
         rows.push(("Smoke test".to_string(), format!("{}: {}", s.verdict.word(), s.summary)));
+    }
+    // A driver call that hung while the metrics were sampled is said here, not only in the
+    // metrics' event list: the GPU figures of that time are missing.
+    let stalls: Vec<String> = inp
+        .history
+        .map(|(h, from, to)| {
+            h.events()
+                .filter(|e| e.t >= from && e.t <= to && e.text.starts_with(STALL_EVENT))
+                .map(|e| e.text.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(st) = &inp.snapshot.gpu_stall {
+        rows.push(("GPU not responding".to_string(), st.message()));
+    } else if let Some(first) = stalls.first() {
+        rows.push((
+            "GPU not responding".to_string(),
+            format!("the driver stopped answering {} time(s) while sampling ({first}); check the kernel log (sudo dmesg | grep -i -e xid -e nvrm)", stalls.len()),
+        ));
     }
     rows.push(("GPU data".to_string(), inp.snapshot.source.label()));
     rows.extend(inp.machine.iter().cloned());

@@ -59,6 +59,9 @@ pub struct Record {
     /// GPU metrics.
     #[serde(default)]
     pub gpus: Vec<GpuSample>,
+    /// A driver call that had not returned at this tick (the GPU figures are then missing or old).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_stall: Option<super::snapshot::Stall>,
 }
 
 /// Why a recording could not be written or read.
@@ -150,7 +153,14 @@ impl Recorder {
         let inventory = (!Arc::ptr_eq(&snap.inventory, &self.last_inventory)
             && *snap.inventory != *self.last_inventory)
             .then(|| (*snap.inventory).clone());
-        let rec = Record { t, source, inventory, host: snap.host.clone(), gpus: snap.gpus.clone() };
+        let rec = Record {
+            t,
+            source,
+            inventory,
+            host: snap.host.clone(),
+            gpus: snap.gpus.clone(),
+            gpu_stall: snap.gpu_stall.clone(),
+        };
         self.write_line(&rec)?;
         self.last_source = snap.source.clone();
         self.last_inventory = Arc::clone(&snap.inventory);

@@ -419,7 +419,7 @@ impl Shared {
                 t: self.clock.elapsed().as_secs_f64(),
                 gpu: None,
                 level: EventLevel::Error,
-                text: format!("NVML not responding: {} blocked for {:.0} s", st.call, st.secs),
+                text: format!("{}: {} blocked for {:.0} s", crate::report::STALL_EVENT, st.call, st.secs),
             });
         }
         let next = Arc::new(next);

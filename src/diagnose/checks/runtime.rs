@@ -15,6 +15,13 @@ use crate::telemetry::sample::GpuHealth;
 use crate::telemetry::throttle;
 
 pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
+    if let Some(secs) = cx.nvml.and_then(|n| n.did_not_return) {
+        // Not "all GPUs answer": one did not, within the time the checks waited.
+        let call = cx.nvml.and_then(|n| n.hung_call.clone()).unwrap_or_else(|| "an NVML call".into());
+        return c
+            .verdict(Verdict::Fail, format!("{call} did not return within {secs} s"))
+            .found("A GPU stopped answering the driver's queries");
+    }
     if !cx.nvml_open() {
         return c.verdict(Verdict::Skipped, "NVML not open");
     }
