@@ -485,3 +485,30 @@ fn the_printed_follow_up_command_quotes_the_path() {
     let quoted = format!("gpu-doctor-cli check --from '{}'\\''s'", dir.path().join("my cap").display());
     assert!(printed.contains(&quoted), "{printed}\nwanted: {quoted}");
 }
+
+/// Issue 16, item 12: a library the user named that is wrong gets a headline about that file.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_wrong_library_path_is_named_as_what_it_is() {
+    let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib64/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .unwrap_or("/lib/x86_64-linux-gnu/libc.so.6");
+    for (path, nvml, cuda) in [
+        ("/etc/passwd", "/etc/passwd is not a shared library", "/etc/passwd is not a shared library"),
+        ("/nonexistent/lib.so", "/nonexistent/lib.so does not exist.", "/nonexistent/lib.so does not exist"),
+        (
+            libc,
+            "is a shared library but not NVML: it has no nvmlInit_v2",
+            "is a shared library but not the CUDA driver: it has no cuInit",
+        ),
+    ] {
+        let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["info", "--nvml-lib", path]).output().unwrap();
+        let s = text(&out.stdout);
+        assert!(s.contains(nvml), "{path}: {s}");
+        assert!(!s.contains("too old") && !s.contains("NVML) was not found"), "{path}: {s}");
+        let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["smoke", "--cuda-lib", path]).output().unwrap();
+        let s = text(&out.stdout);
+        assert!(s.contains(cuda), "{path}: {s}");
+    }
+}

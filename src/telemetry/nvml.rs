@@ -47,6 +47,42 @@ pub fn candidates() -> Vec<String> {
     }
 }
 
+/// For a library the user named (`--nvml-lib`), what is wrong with *that file*: it does not
+/// exist, it is not a shared library, or it is a library without NVML in it. Other failures (the
+/// driver not loaded, a version mismatch) keep their own explanation.
+fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
+    let error = e.attempts.first().map(|a| a.error.clone()).unwrap_or_default();
+    let shown = path.display();
+    let (summary, next_step) = if std::fs::symlink_metadata(path).is_err() {
+        (format!("{shown} does not exist."), "Check the path given to --nvml-lib (or GPU_DOCTOR_NVML_LIB); without it gpu-doctor looks in the standard places.".to_string())
+    } else if !path.is_file() {
+        (
+            format!("{shown} is not a file."),
+            "Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+        )
+    } else if error.contains("invalid ELF header")
+        || error.contains("file too short")
+        || error.contains("not a valid Win32")
+    {
+        (
+            format!("{shown} is not a shared library ({error})."),
+            "Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+        )
+    } else if error.contains("undefined symbol")
+        || error.contains("nvmlInit")
+        || error.contains("FunctionNotFound")
+        || error.contains("symbol")
+    {
+        (
+            format!("{shown} is a shared library but not NVML: it has no nvmlInit_v2."),
+            "Give the path of the NVIDIA driver's libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+        )
+    } else {
+        return e;
+    };
+    NoGpu { summary, next_step, attempts: e.attempts }
+}
+
 /// Plain-words summary and next step for an NVML init failure.
 pub fn explain_init_error(err: &NvmlError) -> (String, String) {
     let (s, n) = match err {
@@ -208,7 +244,7 @@ impl NvmlSource {
     /// Opens the library the user named (`--nvml-lib`), or else tries the candidates.
     pub fn open_with(library: Option<&std::path::Path>) -> Result<NvmlSource, NoGpu> {
         match library {
-            Some(p) => Self::open_from(&[p.to_string_lossy().into_owned()]),
+            Some(p) => Self::open_from(&[p.to_string_lossy().into_owned()]).map_err(|e| named_file_error(p, e)),
             None => Self::open(),
         }
     }

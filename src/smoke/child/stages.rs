@@ -94,14 +94,27 @@ impl Test {
         if let Some(path) = &self.opts.cuda_lib {
             // SAFETY: loading the driver library runs its initialisers, as any CUDA program does.
             match unsafe { libloading::Library::new(path) } {
+                // A library that loads but has no cuInit is not the CUDA driver: say so about
+                // the file named, rather than falling back to the standard names.
+                // SAFETY: looking up a symbol's address, not calling it.
+                Ok(lib) if unsafe { lib.get::<*const c_void>(b"cuInit\0") }.is_err() => {
+                    return Err(Failure::new(
+                        Some(NOT_FOUND.to_string()),
+                        format!("{} is a shared library but not the CUDA driver: it has no cuInit", path.display()),
+                        advice::CUDA_LIB_ADVICE,
+                    ));
+                }
                 // Keep it loaded for the whole process: cudarc finds it by its soname.
                 Ok(lib) => std::mem::forget(lib),
                 Err(e) => {
-                    return Err(Failure::new(
-                        Some(NOT_FOUND.to_string()),
-                        format!("could not load {}: {e}", path.display()),
-                        advice::CUDA_LIB_ADVICE,
-                    ));
+                    let what = if std::fs::symlink_metadata(path).is_err() {
+                        format!("{} does not exist", path.display())
+                    } else if e.to_string().contains("invalid ELF header") || e.to_string().contains("file too short") {
+                        format!("{} is not a shared library", path.display())
+                    } else {
+                        format!("could not load {}: {e}", path.display())
+                    };
+                    return Err(Failure::new(Some(NOT_FOUND.to_string()), what, advice::CUDA_LIB_ADVICE));
                 }
             }
         }
