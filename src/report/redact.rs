@@ -109,9 +109,30 @@ fn regex_or_never(p: &str) -> Regex {
     Regex::new(p).expect("constant pattern")
 }
 
-/// Login names so common that they are ordinary words too ("root cause", "/dev/", "test");
-/// they are redacted only inside home paths.
+/// Login and host names that are ordinary words too ("root cause", "/dev/", "NVIDIA", "GPU",
+/// "gpu-doctor", "/home"): such a name is redacted only where it stands as a value — inside home
+/// paths, as a whole field, before or after `@` in a prompt, after "host:"/"user:" — never as a
+/// word of the report's own text (`USER=nvidia` on Jetson boards, a host called `gpu`).
 const COMMON_NAMES: &[&str] = &[
+    "nvidia",
+    "gpu",
+    "gpus",
+    "cuda",
+    "home",
+    "driver",
+    "linux",
+    "host",
+    "localhost",
+    "server",
+    "node",
+    "worker",
+    "master",
+    "lab",
+    "data",
+    "train",
+    "ml",
+    "ai",
+    "jetson",
     "root",
     "admin",
     "administrator",
@@ -138,6 +159,8 @@ const COMMON_NAMES: &[&str] = &[
 pub struct Redactor {
     opts: RedactOptions,
     secrets: Secrets,
+    /// Host and user names that are common words, redacted in value positions only.
+    value_only: Vec<(&'static str, Regex, String)>,
     tokens: HashMap<(&'static str, String), String>,
     counts: HashMap<&'static str, usize>,
 }
@@ -145,14 +168,31 @@ pub struct Redactor {
 impl Redactor {
     /// A redactor for these secrets.
     pub fn new(opts: RedactOptions, mut secrets: Secrets) -> Redactor {
+        let common = |s: &String| COMMON_NAMES.contains(&s.trim().to_lowercase().as_str());
+        let mut value_only = Vec::new();
+        for (kind, list) in [("host", &secrets.hostnames), ("user", &secrets.users)] {
+            for name in list.iter().filter(|n| common(n)) {
+                let n = regex::escape(name.trim());
+                // Group 2 is the name: after "@" (host), before "@" (user), after "host:"/"user:".
+                let pattern = if kind == "host" {
+                    format!(r"(?i)(@|\bhost(?:\s*name)?\s*[:=]\s*)({n})\b")
+                } else {
+                    format!(r"(?i)(\buser(?:\s*name)?\s*[:=]\s*|^|[\s(])({n})(?:@|\b$)")
+                };
+                if let Ok(re) = Regex::new(&pattern) {
+                    value_only.push((kind, re, name.trim().to_string()));
+                }
+            }
+        }
         // Longest first, so "node1.example.org" is replaced before "node1".
-        secrets.users.retain(|u| !COMMON_NAMES.contains(&u.to_lowercase().as_str()));
+        secrets.users.retain(|u| !common(u));
+        secrets.hostnames.retain(|h| !common(h));
         for v in [&mut secrets.hostnames, &mut secrets.users, &mut secrets.serials] {
             v.retain(|s| !s.trim().is_empty());
             v.sort_by_key(|s| std::cmp::Reverse(s.len()));
             v.dedup();
         }
-        Redactor { opts, secrets, tokens: HashMap::new(), counts: HashMap::new() }
+        Redactor { opts, secrets, value_only, tokens: HashMap::new(), counts: HashMap::new() }
     }
 
     /// The options in force.
@@ -207,6 +247,17 @@ impl Redactor {
                 out = self.replace_literal(&out, &u, "user", true);
             }
         }
+        for (kind, re, name) in self.value_only.clone() {
+            if (kind == "host" && !self.opts.hostname) || (kind == "user" && !self.opts.users) {
+                continue;
+            }
+            if out.trim().eq_ignore_ascii_case(&name) {
+                // The whole field is the name ("Host name: gpu" as a fact row's value).
+                out = out.replacen(out.trim(), &self.token(kind, &name), 1);
+                continue;
+            }
+            out = self.replace_group(&re, &out, kind);
+        }
         if self.opts.mac {
             out = self.replace_re(&MAC, &out, "mac");
         }
@@ -240,6 +291,23 @@ impl Redactor {
             out.push_str(&s[last..m.start()]);
             out.push_str(&self.token(kind, m.as_str()));
             last = m.end();
+        }
+        out.push_str(&s[last..]);
+        out
+    }
+
+    /// Replaces capture group 2 of each match (the name in its value position).
+    fn replace_group(&mut self, re: &Regex, s: &str, kind: &'static str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        let spans: Vec<(usize, usize, String)> = re
+            .captures_iter(s)
+            .filter_map(|c| c.get(2).map(|m| (m.start(), m.end(), m.as_str().to_string())))
+            .collect();
+        for (start, end, name) in spans {
+            out.push_str(&s[last..start]);
+            out.push_str(&self.token(kind, &name));
+            last = end;
         }
         out.push_str(&s[last..]);
         out
@@ -315,6 +383,45 @@ impl Redactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_are_words_of_this_domain_are_redacted_only_as_values() {
+        // USER=nvidia (Jetson boards), host "gpu", HOME=/tmp/x/home: the report's own words stay.
+        let secrets = Secrets {
+            hostnames: vec!["gpu".into()],
+            users: vec!["nvidia".into(), "home".into(), "cuda".into()],
+            serials: Vec::new(),
+        };
+        let mut red = Redactor::new(RedactOptions::default(), secrets);
+        for text in [
+            "# gpu-doctor report",
+            "the NVIDIA Container Toolkit; /proc/driver/nvidia/version",
+            "GPU-00000000-1111-2222-3333-444444444444 on GPU 0",
+            "/home/alice/lib",
+            "CUDA 12.4, cuda-toolkit, libcuda.so.1",
+        ] {
+            let out = red.text(text);
+            assert!(
+                !out.contains("[host-") && !out.contains("[user-1]") || text.starts_with("/home"),
+                "{text} -> {out}"
+            );
+            assert!(
+                out.to_lowercase().contains("nvidia") || !text.to_lowercase().contains("nvidia"),
+                "{text} -> {out}"
+            );
+        }
+        assert_eq!(red.text("/home/alice/lib"), "/home/[user-1]/lib");
+        // As values they are still redacted.
+        assert_eq!(red.text("gpu"), "[host-1]");
+        assert!(
+            red.text("nvidia@gpu:~$ nvidia-smi").starts_with("[user-2]@[host-1]:~$ nvidia-smi"),
+            "{}",
+            red.text("nvidia@gpu:~$ nvidia-smi")
+        );
+        assert_eq!(red.text("Host name: gpu"), "Host name: [host-1]");
+        assert_eq!(red.text("user: nvidia"), "user: [user-2]");
+        assert_eq!(red.text("/home/nvidia/models"), "/home/[user-2]/models");
+    }
 
     fn r(opts: RedactOptions) -> Redactor {
         Redactor::new(
