@@ -158,11 +158,11 @@ impl Settings {
             #[serde(default)]
             version: u32,
         }
-        let probe: Probe = ron::from_str(text).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        let probe: Probe = ron::from_str(text).map_err(|e| SettingsError::Invalid(plain_error(&e, text)))?;
         if probe.version > SETTINGS_VERSION {
             return Err(SettingsError::Newer(probe.version));
         }
-        let mut s: Settings = ron::from_str(text).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        let mut s: Settings = ron::from_str(text).map_err(|e| SettingsError::Invalid(plain_error(&e, text)))?;
         s.sanitize();
         Ok(s)
     }
@@ -190,6 +190,38 @@ impl Settings {
     }
 }
 
+/// A settings parse error in plain words: which line, which setting, what was wrong; no parser
+/// internals (type names, "serde", "struct").
+fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
+    use ron::error::Error as E;
+    let line = e.span.start.line;
+    let setting = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .and_then(|l| l.split_once(':').map(|(k, _)| k.trim().trim_start_matches('(').trim().to_string()))
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let what = match &e.code {
+        E::NoSuchStructField { found, .. } => format!("there is no setting called \"{found}\""),
+        E::NoSuchEnumVariant { found, expected, .. } => {
+            format!("\"{found}\" is not one of the choices ({})", expected.join(", "))
+        }
+        E::DuplicateStructField { field, .. } => format!("the setting \"{field}\" is given twice"),
+        E::ExpectedFloat | E::ExpectedInteger | E::IntegerOutOfBounds | E::InvalidIntegerDigit { .. } => {
+            "a number was expected".to_string()
+        }
+        E::ExpectedBoolean => "true or false was expected".to_string(),
+        E::ExpectedString | E::ExpectedStringEnd => "a text in double quotes was expected".to_string(),
+        E::Eof => "the file ends too early (a closing bracket is missing?)".to_string(),
+        E::TrailingCharacters => "there is text after the end of the settings".to_string(),
+        E::InvalidValueForType { found, .. } => format!("{found} is not a valid value here"),
+        _ => "the text does not have the shape of a settings file".to_string(),
+    };
+    match setting {
+        Some(s) => format!("line {line}, setting \"{s}\": {what}"),
+        None => format!("line {line}: {what}"),
+    }
+}
+
 /// Moves a bad file to `NAME.bak` (or `NAME.bak.2`, `.bak.3`... if earlier backups exist).
 fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "settings.ron".into());
@@ -206,6 +238,21 @@ fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broken_settings_file_is_explained_in_plain_words() {
+        for (text, want) in [
+            ("(\n    interval_secs: \"fast\",\n)", "line 2, setting \"interval_secs\": a number was expected"),
+            ("(\n    theme: Purple,\n)", "line 2, setting \"theme\": \"Purple\" is not one of the choices"),
+            ("garbage {{{", "line 1: "),
+        ] {
+            let e = Settings::parse(text.as_bytes()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(want), "{text}: {e}");
+            for internal in ["Expected struct", "serde", "Probe", "Settings`", "`"] {
+                assert!(!e.contains(internal), "{text}: {e}");
+            }
+        }
+    }
 
     #[cfg(unix)]
     #[test]
