@@ -630,6 +630,32 @@ mod parsers {
             let _ = parse::cmp_version(&s, "550.54.15");
         }
 
+        /// The capture reader on damaged captures: any byte of a real capture.json changed,
+        /// truncated or the value types swapped gives an error or a checklist, never a panic.
+        #[test]
+        fn the_capture_reader_never_panics_on_damaged_captures(
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..12),
+            cut in any::<prop::sample::Index>(),
+            parse_it in any::<bool>(),
+        ) {
+            let src = super::fixture("container-lost-gpus-a10-t4");
+            let mut json = std::fs::read(src.join("capture.json")).unwrap();
+            for (i, b) in &edits {
+                let at = i.index(json.len());
+                json[at] = *b;
+            }
+            if !parse_it {
+                let keep = cut.index(json.len());
+                json.truncate(keep.max(1));
+            }
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("capture.json"), &json).unwrap();
+            if let Ok(cap) = gpu_doctor::diagnose::view::CapturedSystem::open(dir.path()) {
+                let r = gpu_doctor::diagnose::run(&cap);
+                prop_assert!(!r.checks.is_empty());
+            }
+        }
+
         #[test]
         fn cuda_visible_never_shows_more_than_exist(entries in proptest::collection::vec(0u32..6, 0..6)) {
             let gpus = vec![(0, "GPU-a".to_string()), (1, "GPU-b".to_string()), (2, "GPU-c".to_string())];

@@ -160,3 +160,29 @@ fn cli_record_and_replay() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a gpu-doctor recording"));
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The recording reader on arbitrary bytes after a valid header, and on damaged lines of a
+        /// real recording: an error or a recording, never a panic.
+        #[test]
+        fn the_recording_reader_never_panics(
+            body in proptest::collection::vec(any::<u8>(), 0..4096),
+            lines in proptest::collection::vec("[ -~]{0,200}", 0..20),
+        ) {
+            let header = r#"{"format":"gpu-doctor-recording","version":1,"started_unix":1700000000.0,"interval_secs":1.0,"app_version":"0.1.0"}"#;
+            let mut bytes = header.as_bytes().to_vec();
+            bytes.push(b'\n');
+            bytes.extend_from_slice(&body);
+            let _ = Recording::read(std::io::Cursor::new(&bytes), Path::new("fuzz.rec"));
+            let text = format!("{header}\n{}\n", lines.join("\n"));
+            let _ = Recording::read(std::io::Cursor::new(text.as_bytes()), Path::new("fuzz.rec"));
+            let _ = Recording::read(std::io::Cursor::new(body.as_slice()), Path::new("fuzz.rec"));
+        }
+    }
+}
