@@ -186,3 +186,47 @@ mod fuzz {
         }
     }
 }
+
+/// Issue 16, item 4: `replay` streams: a recording far larger than the memory it may use is
+/// replayed as text, JSON lines and CSV, with every sample, under an address-space limit that
+/// loading the whole file would break.
+#[cfg(target_os = "linux")]
+#[test]
+fn replay_streams_a_recording_larger_than_its_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.rec");
+    let out = Command::new(CLI)
+        .args(["record", "--demo", "healthy-training", "--gpus", "8", "--interval", "0.25", "--duration", "1", "--out"])
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&small).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().to_string();
+    let sample: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let big = dir.path().join("big.rec");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+    writeln!(f, "{header}").unwrap();
+    let mut n = 0u64;
+    let mut size = 0usize;
+    while size < 80 << 20 {
+        let mut s = sample.clone();
+        s["t"] = serde_json::json!(n as f64 * 0.25);
+        s.as_object_mut().unwrap().remove("inventory");
+        s.as_object_mut().unwrap().remove("source");
+        let line = serde_json::to_string(&s).unwrap();
+        size += line.len() + 1;
+        writeln!(f, "{line}").unwrap();
+        n += 1;
+    }
+    f.flush().unwrap();
+    drop(f);
+    for (flag, expect_lines) in [("--csv", n + 1), ("--json", n + 1)] {
+        // 72 MiB of address space: less than the 80 MB of samples would need all at once.
+        let cmd = format!("ulimit -v 73728; exec {CLI} replay {} {flag} | wc -l", big.display());
+        let out = Command::new("bash").args(["-c", &cmd]).output().unwrap();
+        let count: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0);
+        assert_eq!(count, expect_lines, "{flag}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

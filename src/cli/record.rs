@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit, parse_interval};
-use crate::telemetry::recording::{Recorder, Recording, to_csv};
+use crate::telemetry::recording::{Header, Record, RecordStream, Recorder, csv_header, csv_row};
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `record`.
@@ -86,71 +86,145 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(exit::OK))
 }
 
-/// Runs `replay`; returns the exit code.
+/// Runs `replay`; returns the exit code. The file is streamed (twice for text and CSV: once for
+/// the summary and the GPU columns, once for the rows), so memory stays flat for any size.
 pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
-    let rec = Recording::open(&a.file).map_err(CliError::runtime)?;
-    if rec.skipped_lines > 0 {
-        eprintln!(
-            "gpu-doctor: skipped {} unreadable line(s) (a recording cut off by a crash ends with one)",
-            rec.skipped_lines
-        );
-    }
-    let mut out = std::io::stdout().lock();
-    let written = if a.csv {
-        out.write_all(to_csv(&rec).as_bytes())
-    } else if a.json {
-        (|| {
-            writeln!(out, "{}", serde_json::to_string(&rec.header).map_err(std::io::Error::other)?)?;
-            for r in &rec.records {
-                writeln!(out, "{}", serde_json::to_string(r).map_err(std::io::Error::other)?)?;
+    let open = || RecordStream::open(&a.file).map_err(CliError::runtime);
+    let mut out = Out::new();
+    let skipped;
+    if a.json {
+        let mut stream = open()?;
+        let header = serde_json::to_string(&stream.header).map_err(|e| CliError::runtime(e.to_string()))?;
+        if out.put(&header)? && out.put("\n")? {
+            for r in stream.by_ref() {
+                let line = serde_json::to_string(&r.map_err(CliError::runtime)?)
+                    .map_err(|e| CliError::runtime(e.to_string()))?;
+                if !(out.put(&line)? && out.put("\n")?) {
+                    break;
+                }
             }
-            Ok(())
-        })()
+        }
+        skipped = stream.skipped_lines;
     } else {
-        out.write_all(text(&rec).as_bytes())
-    };
-    match written.and_then(|_| out.flush()) {
-        Ok(()) => Ok(ExitCode::from(exit::OK)),
-        // The reader went away (e.g. `| head`): nothing more to say.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::from(exit::OK)),
-        Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
+        // Pass 1: what the first lines (text) or the columns (CSV) need.
+        let mut first = open()?;
+        let (mut n, mut t0, mut t1, mut inventory, mut gpus) = (0usize, None, 0.0, None, Vec::new());
+        for r in first.by_ref() {
+            let r = r.map_err(CliError::runtime)?;
+            n += 1;
+            t0.get_or_insert(r.t);
+            t1 = r.t;
+            if let Some(inv) = r.inventory {
+                inventory = Some(inv);
+            }
+            for g in &r.gpus {
+                if !gpus.contains(&g.index) {
+                    gpus.push(g.index);
+                }
+            }
+        }
+        gpus.sort_unstable();
+        let mut second = open()?;
+        let head = if a.csv {
+            csv_header(&gpus)
+        } else {
+            let inv = inventory.unwrap_or_else(|| second.header.inventory.clone());
+            text_head(&second.header, n, t1 - t0.unwrap_or(t1), &inv)
+        };
+        let offset = crate::present::local_offset_secs();
+        if out.put(&head)? {
+            let header = second.header.clone();
+            for r in second.by_ref() {
+                let r = r.map_err(CliError::runtime)?;
+                let row = if a.csv { csv_row(&header, &gpus, &r) } else { text_row(&header, &r, offset) };
+                if !out.put(&row)? {
+                    break;
+                }
+            }
+        }
+        skipped = second.skipped_lines;
+    }
+    out.finish()?;
+    if skipped > 0 {
+        eprintln!("gpu-doctor: skipped {skipped} unreadable line(s) (a recording cut off by a crash ends with one)");
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// Buffered stdout for long outputs: `put` says whether to go on (false once the reader went
+/// away, e.g. `| head`); other write errors are one line and exit 1.
+struct Out {
+    w: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    closed: bool,
+}
+
+impl Out {
+    fn new() -> Self {
+        Out { w: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock()), closed: false }
+    }
+
+    fn check(&mut self, r: std::io::Result<()>) -> Result<bool, CliError> {
+        match r {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(false)
+            }
+            Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
+        }
+    }
+
+    fn put(&mut self, s: &str) -> Result<bool, CliError> {
+        if self.closed {
+            return Ok(false);
+        }
+        let r = self.w.write_all(s.as_bytes());
+        self.check(r)
+    }
+
+    fn finish(&mut self) -> Result<(), CliError> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.w.flush();
+        self.check(r).map(|_| ())
     }
 }
 
-fn text(rec: &Recording) -> String {
-    let h = &rec.header;
+/// The first lines of `replay`'s text: who recorded, when, what.
+fn text_head(h: &Header, samples: usize, span: f64, inv: &crate::telemetry::sample::Inventory) -> String {
     let start = chrono::DateTime::from_timestamp_millis((h.started_unix * 1000.0) as i64)
         .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S %:z").to_string())
         .unwrap_or_default();
     let mut s = format!(
-        "Recording by gpu-doctor {} (format version {}), started {start}, every {} s\nSource: {}\nSamples: {} over {:.0} s\n",
+        "Recording by gpu-doctor {} (format version {}), started {start}, every {} s\nSource: {}\nSamples: {samples} over {span:.0} s\n",
         h.app_version,
         h.version,
         h.interval_secs,
         h.source.label(),
-        rec.records.len(),
-        rec.span_secs()
     );
-    for g in &rec.final_inventory().gpus {
+    for g in &inv.gpus {
         s.push_str(&format!("GPU {}: {}\n", g.index, g.name));
     }
     s.push('\n');
-    let offset = crate::present::local_offset_secs();
-    for r in &rec.records {
-        s.push_str(&crate::present::wall_clock(h.started_unix, r.t, offset));
-        if let Some(host) = &r.host {
-            s.push_str(&format!("  CPU {}", crate::present::pct(&host.cpu_pct)));
-        }
-        for g in &r.gpus {
-            s.push_str(&format!(
-                "  | GPU {} {} {} {}",
-                g.index,
-                crate::present::pct(&g.util_gpu_pct),
-                crate::present::vram(g),
-                crate::present::power(g)
-            ));
-        }
-        s.push('\n');
+    s
+}
+
+/// One sample as a line of `replay`'s text.
+fn text_row(h: &Header, r: &Record, offset: i64) -> String {
+    let mut s = crate::present::wall_clock(h.started_unix, r.t, offset);
+    if let Some(host) = &r.host {
+        s.push_str(&format!("  CPU {}", crate::present::pct(&host.cpu_pct)));
     }
+    for g in &r.gpus {
+        s.push_str(&format!(
+            "  | GPU {} {} {} {}",
+            g.index,
+            crate::present::pct(&g.util_gpu_pct),
+            crate::present::vram(g),
+            crate::present::power(g)
+        ));
+    }
+    s.push('\n');
     s
 }

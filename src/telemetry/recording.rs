@@ -207,8 +207,51 @@ impl Recording {
     /// Reads a recording. A file that is not one, or one from a newer version, is an error; damaged
     /// sample lines are skipped and counted.
     pub fn open(path: &Path) -> Result<Recording, RecordingError> {
+        Self::collect(RecordStream::open(path)?)
+    }
+
+    /// Reads a recording from any reader (`path` is for messages).
+    pub fn read(r: impl BufRead, path: &Path) -> Result<Recording, RecordingError> {
+        Self::collect(RecordStream::new(r, path)?)
+    }
+
+    fn collect<R: BufRead>(mut stream: RecordStream<R>) -> Result<Recording, RecordingError> {
+        let mut records = Vec::new();
+        for rec in stream.by_ref() {
+            records.push(rec?);
+        }
+        Ok(Recording { header: stream.header.clone(), records, skipped_lines: stream.skipped_lines })
+    }
+
+    /// Seconds covered (first to last sample).
+    pub fn span_secs(&self) -> f64 {
+        match (self.records.first(), self.records.last()) {
+            (Some(a), Some(b)) => b.t - a.t,
+            _ => 0.0,
+        }
+    }
+
+    /// The inventory in force at each record (the header's, updated by inventory lines).
+    pub fn final_inventory(&self) -> Inventory {
+        self.records.iter().rev().find_map(|r| r.inventory.clone()).unwrap_or_else(|| self.header.inventory.clone())
+    }
+}
+
+/// A recording read one sample at a time: memory stays flat whatever the file's size (`replay`
+/// of a 1 GB recording; the GUI keeps only its bounded history).
+pub struct RecordStream<R> {
+    /// The header.
+    pub header: Header,
+    /// Lines skipped so far (torn or damaged).
+    pub skipped_lines: usize,
+    reader: R,
+    path: PathBuf,
+}
+
+impl RecordStream<BufReader<File>> {
+    /// Opens a recording file (a FIFO or a device is refused at once).
+    pub fn open(path: &Path) -> Result<Self, RecordingError> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
-        // A FIFO or a device is refused at once (it would block or never end).
         let file = match crate::safe_fs::open_regular(path) {
             Ok(f) => f,
             // The open error again, with its kind (not found, permission denied).
@@ -217,11 +260,13 @@ impl Recording {
                 return Err(RecordingError::NotARecording { path: path.to_path_buf(), why: other.to_string() });
             }
         };
-        Self::read(BufReader::new(file), path)
+        Self::new(BufReader::new(file), path)
     }
+}
 
-    /// Reads a recording from any reader (`path` is for messages).
-    pub fn read(mut r: impl BufRead, path: &Path) -> Result<Recording, RecordingError> {
+impl<R: BufRead> RecordStream<R> {
+    /// Reads and checks the header; the samples follow through the iterator.
+    pub fn new(mut r: R, path: &Path) -> Result<Self, RecordingError> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
         let not = |why: String| RecordingError::NotARecording { path: path.to_path_buf(), why };
         let first = match read_line_capped(&mut r).map_err(io)? {
@@ -239,32 +284,29 @@ impl Recording {
             return Err(RecordingError::TooNew { path: path.to_path_buf(), version: version as u32 });
         }
         let header: Header = serde_json::from_value(probe).map_err(|e| not(format!("bad header: {e}")))?;
-        let mut records = Vec::new();
-        let mut skipped_lines = 0;
-        while let Some(line) = read_line_capped(&mut r).map_err(io)? {
+        Ok(RecordStream { header, skipped_lines: 0, reader: r, path: path.to_path_buf() })
+    }
+}
+
+impl<R: BufRead> Iterator for RecordStream<R> {
+    type Item = Result<Record, RecordingError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let line = match read_line_capped(&mut self.reader) {
+                Ok(Some(l)) => l,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(RecordingError::Io { path: self.path.clone(), source: e })),
+            };
             match line {
                 Line::Text(l) if l.trim().is_empty() => {}
                 Line::Text(l) => match serde_json::from_str::<Record>(&l) {
-                    Ok(rec) if rec.t.is_finite() => records.push(rec),
-                    _ => skipped_lines += 1,
+                    Ok(rec) if rec.t.is_finite() => return Some(Ok(rec)),
+                    _ => self.skipped_lines += 1,
                 },
-                Line::TooLong => skipped_lines += 1,
+                Line::TooLong => self.skipped_lines += 1,
             }
         }
-        Ok(Recording { header, records, skipped_lines })
-    }
-
-    /// Seconds covered (first to last sample).
-    pub fn span_secs(&self) -> f64 {
-        match (self.records.first(), self.records.last()) {
-            (Some(a), Some(b)) => b.t - a.t,
-            _ => 0.0,
-        }
-    }
-
-    /// The inventory in force at each record (the header's, updated by inventory lines).
-    pub fn final_inventory(&self) -> Inventory {
-        self.records.iter().rev().find_map(|r| r.inventory.clone()).unwrap_or_else(|| self.header.inventory.clone())
     }
 }
 
@@ -307,41 +349,67 @@ fn read_line_capped(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
 /// The CSV header and rows for spreadsheets: one row per sample, wall-clock time, host columns,
 /// then each GPU's columns.
 pub fn to_csv(rec: &Recording) -> String {
-    let gpus: Vec<u32> = {
-        let mut v: Vec<u32> = rec.records.iter().flat_map(|r| r.gpus.iter().map(|g| g.index)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let gpu_cols = [
-        "util_pct",
-        "mem_bw_util_pct",
-        "vram_used_bytes",
-        "vram_total_bytes",
-        "temp_c",
-        "power_w",
-        "power_limit_w",
-        "sm_clock_mhz",
-        "mem_clock_mhz",
-        "pcie_gen",
-        "pcie_width",
-        "pcie_rx_bps",
-        "pcie_tx_bps",
-        "fan_pct",
-        "throttle_mask",
-    ];
+    let gpus = csv_gpus(rec.records.iter());
+    let mut out = csv_header(&gpus);
+    for r in &rec.records {
+        out.push_str(&csv_row(&rec.header, &gpus, r));
+    }
+    out
+}
+
+/// The GPU indices of a recording's samples, sorted (the CSV has a column group per GPU).
+pub fn csv_gpus<'a>(records: impl Iterator<Item = &'a Record>) -> Vec<u32> {
+    let mut v: Vec<u32> = Vec::new();
+    for r in records {
+        for g in &r.gpus {
+            if !v.contains(&g.index) {
+                v.push(g.index);
+            }
+        }
+    }
+    v.sort_unstable();
+    v
+}
+
+/// The CSV column names per GPU.
+const CSV_GPU_COLS: [&str; 15] = [
+    "util_pct",
+    "mem_bw_util_pct",
+    "vram_used_bytes",
+    "vram_total_bytes",
+    "temp_c",
+    "power_w",
+    "power_limit_w",
+    "sm_clock_mhz",
+    "mem_clock_mhz",
+    "pcie_gen",
+    "pcie_width",
+    "pcie_rx_bps",
+    "pcie_tx_bps",
+    "fan_pct",
+    "throttle_mask",
+];
+
+/// The CSV header line for these GPUs.
+pub fn csv_header(gpus: &[u32]) -> String {
     let mut out = String::from(
         "time_unix,time_utc,t_s,cpu_pct,iowait_pct,ram_used_bytes,swap_used_bytes,disk_read_bps,disk_write_bps",
     );
-    for g in &gpus {
-        for c in gpu_cols {
+    for g in gpus {
+        for c in CSV_GPU_COLS {
             out.push_str(&format!(",gpu{g}_{c}"));
         }
     }
     out.push('\n');
+    out
+}
+
+/// One sample as a CSV line.
+pub fn csv_row(header: &Header, gpus: &[u32], r: &Record) -> String {
+    let mut out = String::new();
     let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
-    for r in &rec.records {
-        let unix = rec.header.started_unix + r.t;
+    {
+        let unix = header.started_unix + r.t;
         let utc = chrono::DateTime::from_timestamp_millis((unix * 1000.0) as i64)
             .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
             .unwrap_or_default();
@@ -360,7 +428,7 @@ pub fn to_csv(rec: &Recording) -> String {
             num(disks.as_ref().map(|d| d.iter().map(|x| x.write_bps).sum())),
         ];
         out.push_str(&cells.join(","));
-        for gi in &gpus {
+        for gi in gpus {
             let g = r.gpus.iter().find(|g| g.index == *gi);
             let vals: [Option<f64>; 15] = match g {
                 None => [None; 15],
