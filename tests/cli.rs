@@ -407,7 +407,7 @@ fn arguments_that_cannot_be_honoured_are_refused_before_anything_runs() {
     let existing_s = existing.to_string_lossy().into_owned();
     let marker_s = marker.to_string_lossy().into_owned();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["focus", "--pid", "1", "--watch", "1e300"], "out of range: give 1-3600 seconds"),
+        (vec!["focus", "--pid", "1", "--watch", "1e300"], "out of range: give 0.25-3600 seconds"),
         (vec!["focus", "--pid", "1", "--watch", "NaN"], "out of range"),
         (vec!["focus", "--pid", "1", "--watch", "0"], "out of range"),
         (vec!["record", "--out", "/nonexistent/x", "--duration", "inf"], "out of range"),

@@ -178,9 +178,9 @@ pub fn parse_bounded(s: &str, min: f64, max: f64, unit: &str) -> Result<f64, Str
     Ok(v)
 }
 
-/// clap value parser for `--watch`: 1 s to 1 h.
+/// clap value parser for `--watch`: 0.25 s (one reading) to 1 h.
 pub fn parse_watch_secs(s: &str) -> Result<f64, String> {
-    parse_bounded(s, 1.0, 3600.0, "seconds")
+    parse_bounded(s, 0.25, 3600.0, "seconds")
 }
 
 /// clap value parser for `--duration`: 1 s to 30 days.
