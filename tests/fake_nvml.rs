@@ -406,4 +406,15 @@ fn a_hung_utilization_call_reaches_check_report_and_recording() {
         body.lines().skip(1).any(|l| l.contains("\"gpu_stall\":{\"call\":\"nvmlDeviceGetUtilizationRates on GPU 0\"")),
         "{body}"
     );
+    // run and focus: "the driver stopped answering", not "not reported by the driver".
+    let out = run(&["run", "--", "sleep", "3"]);
+    let err = text(&out.stderr);
+    assert!(err.contains("the NVIDIA driver stopped answering"), "{err}");
+    assert!(!err.contains("not reported by the driver"), "{err}");
+    let mut job = std::process::Command::new("sleep").arg("20").spawn().unwrap();
+    let out = run(&["focus", "--watch", "3", "--pid", &job.id().to_string()]);
+    let _ = job.kill();
+    let _ = job.wait();
+    let s = text(&out.stdout);
+    assert!(s.contains("stopped answering"), "{s}");
 }

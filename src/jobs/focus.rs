@@ -155,6 +155,7 @@ impl Figures {
             (Some(u), _) => format!("its GPUs {u:.0} % busy (working from {BUSY_GPU_PCT:.0} %)"),
             (None, GpuAccess::Answered) => "no GPU work".to_string(),
             (None, GpuAccess::NoDriver) => "GPU not read (no NVIDIA driver answered)".to_string(),
+            (None, GpuAccess::Stalled) => "GPU not read (the NVIDIA driver stopped answering)".to_string(),
             (None, _) => "GPU not read".to_string(),
         }
     }
@@ -328,7 +329,7 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
     });
     let memory_note = oom_note(oom_in_log, gpu_free_share);
     let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
-    let gpu_access = sampler.map_or(GpuAccess::NotSampled, |s| GpuAccess::of(&s.snapshot().source));
+    let gpu_access = sampler.map_or(GpuAccess::NotSampled, |s| GpuAccess::during(s, 0.0));
     let figures =
         Figures { pid, cpu_pct, io_bps: read_bps + write_bps, gpu_util, log_grew: log_state.map(|l| l.1), gpu_access };
     let triage = judge(&states, cpu_pct, figures.io_bps, figures.log_grew, gpu_util);

@@ -28,9 +28,22 @@ pub enum GpuAccess {
     Opening,
     /// GPU sampling did not start.
     NotSampled,
+    /// A driver call did not return while the job was watched (a hung driver): the GPU figures
+    /// of that time are missing.
+    Stalled,
 }
 
 impl GpuAccess {
+    /// The access while a job ran from sampler time `from` on: [`GpuAccess::Stalled`] when a
+    /// driver call hung then (now, or marked in the history), else what the source status gives.
+    pub fn during(sampler: &crate::telemetry::sampler::Sampler, from: f64) -> Self {
+        let snap = sampler.snapshot();
+        let stalled = snap.gpu_stall.is_some()
+            || sampler
+                .with_history(|h| h.events().any(|e| e.t >= from && e.text.starts_with(crate::report::STALL_EVENT)));
+        if stalled { GpuAccess::Stalled } else { GpuAccess::of(&snap.source) }
+    }
+
     /// The access a sampler's source status gives.
     pub fn of(status: &SourceStatus) -> Self {
         match status {
@@ -49,6 +62,9 @@ impl GpuAccess {
             GpuAccess::Asleep => "asleep (runtime-suspended), left unread so it stays asleep",
             GpuAccess::Opening => "not read yet (the driver was still being opened)",
             GpuAccess::NotSampled => "not read (GPU sampling did not start)",
+            GpuAccess::Stalled => {
+                "not read: the NVIDIA driver stopped answering (a call did not return); see gpu-doctor-cli check"
+            }
         }
     }
 }

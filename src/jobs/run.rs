@@ -220,7 +220,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         verdicts,
         vram_plan: peak.map(|p| ((p as f64 * 1.2) as u64, (p as f64 * 1.3) as u64)),
         demo,
-        gpu_access: GpuAccess::of(&snap.source),
+        gpu_access: GpuAccess::during(sampler, t0),
     }
 }
 
