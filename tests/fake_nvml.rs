@@ -418,3 +418,37 @@ fn a_hung_utilization_call_reaches_check_report_and_recording() {
     let s = text(&out.stdout);
     assert!(s.contains("stopped answering"), "{s}");
 }
+
+/// Issue 16, item 10: a library whose load blocks (here its constructor never returns; in real
+/// life a dead network mount) never takes the process with it: every command ends on time, the
+/// FIFO case is refused before loading.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_library_load_that_blocks_never_hangs_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("hang.c");
+    std::fs::write(&src, "#include <unistd.h>\n__attribute__((constructor)) static void hang(void) { for (;;) pause(); }\nint nvmlInit_v2(void) { return 0; }\n").unwrap();
+    let lib = dir.path().join("libhang.so");
+    let built = std::process::Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&lib).arg(&src).status().unwrap();
+    assert!(built.success());
+    for (args, limit) in [(&["check"][..], 15), (&["info"][..], 20), (&["monitor", "--count", "2"][..], 20)] {
+        let started = Instant::now();
+        let out = Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .args(args)
+            .arg("--nvml-lib")
+            .arg(&lib)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(limit), "{args:?} took {took:?}");
+        assert!(out.status.code().is_some(), "{args:?} was killed: {}", text(&out.stderr));
+    }
+    let fifo = dir.path().join("fifo");
+    common::mkfifo(&fifo);
+    let started = Instant::now();
+    let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["info", "--nvml-lib"]).arg(&fifo).output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(text(&out.stdout).contains("not a regular file (a FIFO)"), "{}", text(&out.stdout));
+}

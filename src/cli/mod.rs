@@ -238,6 +238,29 @@ pub fn shell_word(path: &std::path::Path) -> String {
     }
 }
 
+/// Ends the process at once with `code` (after flushing stdout and stderr), skipping the exit
+/// handlers: for a process whose library load is stuck inside the dynamic loader.
+pub fn exit_now(code: &ExitCode) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // ExitCode has no public number: the codes this crate returns are all from `exit`.
+    let n = if *code == ExitCode::SUCCESS { 0 } else { i32::from(EXIT_CODE_ON_STUCK_LOAD) };
+    #[cfg(unix)]
+    {
+        unsafe extern "C" {
+            fn _exit(status: i32) -> !;
+        }
+        // SAFETY: _exit ends the process without running exit handlers; nothing after it runs.
+        unsafe { _exit(n) }
+    }
+    #[cfg(not(unix))]
+    std::process::exit(n)
+}
+
+/// The exit code of a command that ended while the NVIDIA library load was stuck.
+const EXIT_CODE_ON_STUCK_LOAD: u8 = exit::NOT_RESPONDING;
+
 /// Writes a command's output to stdout, flushed. A reader that went away (`| head`) ends the
 /// output quietly (`Ok`: the command keeps its own exit code); any other write error (a full disk,
 /// `/dev/full`) is one line and exit 1 — never a panic.
