@@ -12,13 +12,13 @@ struct Cli {
 }
 
 fn main() -> std::process::ExitCode {
-    gpu_doctor::telemetry::nvml::run_library_probe();
+    gpu_doctor::telemetry::libprobe::run_library_probe();
     let args = Cli::parse();
     let code = cli::run(&args.command);
     // A library load that never returned (a blocking file named as the NVIDIA library, a dead
     // mount) holds the dynamic loader's lock: the normal exit would wait for it forever in the
     // exit handlers. Everything is printed; end now.
-    if gpu_doctor::telemetry::nvml::loading_library() {
+    if gpu_doctor::telemetry::libprobe::loading_library() {
         gpu_doctor::cli::exit_now(&code);
     }
     code

@@ -4,7 +4,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    gpu_doctor::telemetry::nvml::run_library_probe();
+    gpu_doctor::telemetry::libprobe::run_library_probe();
     #[cfg(windows)]
     attach_console_for_text();
     gpu_doctor::gui::prefer_lean_software_rendering();

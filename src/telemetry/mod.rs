@@ -8,6 +8,7 @@
 pub mod demo;
 pub mod history;
 pub mod host;
+pub mod libprobe;
 pub mod live;
 pub mod nvml;
 pub mod open;

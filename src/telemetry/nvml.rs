@@ -83,76 +83,6 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
     NoGpu { summary, next_step, attempts: e.attempts }
 }
 
-/// Library loads in progress. A process must not run its exit handlers while one is stuck inside
-/// the dynamic loader (they take the loader's lock too): see [`loading_library`].
-static LOADING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Whether a thread is inside `dlopen` of the NVIDIA library right now (a blocked load, if this
-/// is asked at exit): the process then ends with `_exit`, skipping the exit handlers that would
-/// wait for the loader's lock forever.
-pub fn loading_library() -> bool {
-    LOADING.load(std::sync::atomic::Ordering::SeqCst) > 0
-}
-
-/// The argument with which gpu-doctor's own binaries only load a library and exit
-/// ([`run_library_probe`]): the probe that keeps a load that blocks out of the main process.
-pub const PROBE_ARG: &str = "__gpu-doctor-probe-library";
-
-/// How long a library load may take in the probe before it counts as hung.
-const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-static CHILD_PROBE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Called by gpu-doctor's binaries at start: when the process was started as a probe, loads the
-/// library and exits (code 0 loaded, 1 not); otherwise turns the probe on for this process, so
-/// NVML libraries are first loaded in a child and a load that blocks (a library constructor that
-/// hangs, a dead mount) never takes the dynamic loader's lock in the process with the window and
-/// the samplers.
-pub fn run_library_probe() {
-    let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() == Some(std::ffi::OsStr::new(PROBE_ARG)) {
-        let code = match args.next() {
-            // SAFETY: loading a library runs its initialisers; this process exists only for that.
-            Some(path) => i32::from(unsafe { libloading::Library::new(&path) }.is_err()),
-            None => 2,
-        };
-        std::process::exit(code);
-    }
-    CHILD_PROBE.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// Loads `path` in a child process first (when the probe is on). `Err` with the reason when the
-/// load did not finish within [`PROBE_TIMEOUT`]; `Ok` otherwise (the child's own failure is left
-/// for the real load to describe).
-fn probe_in_child(path: &str) -> Result<(), String> {
-    if !CHILD_PROBE.load(std::sync::atomic::Ordering::SeqCst) {
-        return Ok(());
-    }
-    let Ok(exe) = std::env::current_exe() else { return Ok(()) };
-    let Ok(mut child) = std::process::Command::new(exe)
-        .arg(PROBE_ARG)
-        .arg(path)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    else {
-        return Ok(());
-    };
-    let started = std::time::Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) | Err(_) => return Ok(()),
-            Ok(None) if started.elapsed() >= PROBE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("loading {path} did not finish within {} s", PROBE_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
-        }
-    }
-}
-
 /// Plain-words summary and next step for an NVML init failure.
 pub fn explain_init_error(err: &NvmlError) -> (String, String) {
     let (s, n) = match err {
@@ -336,7 +266,7 @@ impl NvmlSource {
                 last_err = Some(NvmlError::LibloadingError(libloading::Error::DlOpenUnknown));
                 continue;
             }
-            if let Err(why) = probe_in_child(path) {
+            if let Err(why) = super::libprobe::probe_in_child(path) {
                 // A load that hangs is a hung library or mount, not a missing driver.
                 attempts.push(LoadAttempt { path: path.clone(), error: why.clone() });
                 return Err(NoGpu {
@@ -345,9 +275,9 @@ impl NvmlSource {
                     attempts,
                 });
             }
-            LOADING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            super::libprobe::LOADING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let opened = Nvml::builder().lib_path(OsStr::new(path)).init();
-            LOADING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            super::libprobe::LOADING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
             match opened {
                 Ok(nvml) => {
                     let inventory = Arc::new(read_inventory(&nvml));
