@@ -229,7 +229,7 @@ impl DoctorApp {
         }
         let pacer = Arc::new(Pacer::default());
         let p = Arc::clone(&pacer);
-        init.sampler.set_notify(move || p.wake(&ctx));
+        init.sampler.set_notify(move |snap| p.wake(&ctx, snap));
         apply_theme(&cc.egui_ctx, init.settings.theme);
         palette::tune(&cc.egui_ctx);
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
@@ -343,7 +343,7 @@ impl DoctorApp {
                 self.sampler = Sampler::from_recording(&rec, &path.display().to_string());
                 let c = ctx.clone();
                 let p = Arc::clone(&self.pacer);
-                self.sampler.set_notify(move || p.wake(&c));
+                self.sampler.set_notify(move |snap| p.wake(&c, snap));
                 self.monitor = MonitorState::default();
                 if let (Some(a), Some(b)) = span {
                     // Show the whole recording when it is short, else its last window; the slider moves it.
@@ -464,7 +464,7 @@ impl DoctorApp {
             Ok(()) => {
                 let c = ctx.clone();
                 let p = Arc::clone(&self.pacer);
-                sampler.set_notify(move || p.wake(&c));
+                sampler.set_notify(move |snap| p.wake(&c, snap));
                 self.sampler = sampler;
                 self.demo_started_here = demo.is_some();
                 self.monitor = MonitorState { units: self.settings.units, ..MonitorState::default() };
@@ -484,11 +484,11 @@ impl eframe::App for DoctorApp {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        self.pacer.on_frame(ui.ctx().input(|i| i.viewport().focused));
         if self.report_startup {
             self.frame_stats.count(frame.info().cpu_usage);
         }
         let mut snap: Arc<Snapshot> = self.sampler.snapshot();
+        self.pacer.on_frame(ui.ctx().input(|i| i.viewport().focused), &snap);
         if let (Some(rec), Some(at)) = (&self.replay, self.monitor.paused_at) {
             // The cards show the sample at the replay position, like live data at that moment.
             snap = Arc::new(replay_snapshot(&snap, rec, at));

@@ -87,7 +87,7 @@ pub fn check_interval(secs: f64) -> Result<Duration, BadInterval> {
     }
 }
 
-type Notify = Box<dyn Fn() + Send + Sync>;
+type Notify = Box<dyn Fn(&Snapshot) + Send + Sync>;
 
 /// What a publish does besides replacing the snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,20 +173,7 @@ impl Sampler {
         cfg: HistoryConfig,
     ) -> Sampler {
         let started_unix = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
-        let snapshot = Snapshot {
-            seq: 0,
-            started_unix,
-            interval_secs: interval.as_secs_f64(),
-            source: gpu.status(),
-            inventory: gpu.inventory(),
-            host_t: None,
-            host: None,
-            gpu_t: None,
-            gpus: Vec::new(),
-            self_usage: None,
-            gpu_stall: None,
-            busiest: Vec::new(),
-        };
+        let snapshot = Snapshot::before_samples(started_unix, interval.as_secs_f64(), gpu.status(), gpu.inventory());
         let started = Instant::now();
         Sampler {
             shared: Arc::new(Shared {
@@ -288,7 +275,7 @@ impl Sampler {
     }
 
     /// Sets the callback run after each publish.
-    pub fn set_notify(&self, f: impl Fn() + Send + Sync + 'static) {
+    pub fn set_notify(&self, f: impl Fn(&Snapshot) + Send + Sync + 'static) {
         if let Ok(mut n) = self.shared.notify.lock() {
             *n = Some(Box::new(f));
         }
@@ -439,7 +426,7 @@ impl Shared {
             && let Ok(n) = self.notify.lock()
             && let Some(f) = n.as_ref()
         {
-            f();
+            f(&next);
         }
     }
 

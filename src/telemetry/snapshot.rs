@@ -62,6 +62,29 @@ impl Stall {
 }
 
 impl Snapshot {
+    /// The snapshot before any sample: what the source reports about itself, nothing measured.
+    pub fn before_samples(
+        started_unix: f64,
+        interval_secs: f64,
+        source: SourceStatus,
+        inventory: Arc<Inventory>,
+    ) -> Self {
+        Snapshot {
+            seq: 0,
+            started_unix,
+            interval_secs,
+            source,
+            inventory,
+            host_t: None,
+            host: None,
+            gpu_t: None,
+            gpus: Vec::new(),
+            self_usage: None,
+            gpu_stall: None,
+            busiest: Vec::new(),
+        }
+    }
+
     /// Time of the newest data, seconds since start.
     pub fn latest_t(&self) -> f64 {
         self.host_t.unwrap_or(0.0).max(self.gpu_t.unwrap_or(0.0))

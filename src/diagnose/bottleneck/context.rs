@@ -9,9 +9,9 @@ use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 
 /// Utilization below this, %, counts as a wait (the share of such points is `Stats::low_frac`).
-pub(super) const LOW_UTIL_PCT: f64 = 30.0;
+pub(crate) const LOW_UTIL_PCT: f64 = 30.0;
 /// Utilization above this, %, counts as a burst of work (`Stats::high_frac`).
-pub(super) const HIGH_UTIL_PCT: f64 = 70.0;
+pub(crate) const HIGH_UTIL_PCT: f64 = 70.0;
 /// Mean utilization below this, %, is low.
 pub(super) const LOW_MEAN_PCT: f64 = 50.0;
 /// A saw-tooth: at least this share of the points below [`LOW_UTIL_PCT`]...

@@ -95,8 +95,8 @@ fn threads_publish_and_wake_the_reader() {
     )
     .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
-    s.set_notify(move || {
-        let _ = tx.send(());
+    s.set_notify(move |snap| {
+        let _ = tx.send(snap.seq);
     });
     let deadline = Instant::now() + Duration::from_secs(10);
     while s.snapshot().gpu_t.is_none() || s.snapshot().host_t.is_none() {
