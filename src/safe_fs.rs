@@ -111,14 +111,21 @@ fn temp_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{nanos}.tmp", std::process::id()))
 }
 
-/// Writes `bytes` to a temporary file beside `path` (synced), then hands it to `finish`; on any
-/// failure the temporary file is removed, so a full disk never leaves a partial file.
-fn via_temp(path: &Path, bytes: &[u8], finish: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
+/// Writes to a temporary file beside `path` through `fill` (synced), then hands it to `finish`; on
+/// any failure the temporary file is removed, so a full disk never leaves a partial file.
+fn via_temp(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    finish: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write as _;
     let tmp = temp_beside(path);
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
+        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut w = std::io::BufWriter::new(f);
+        fill(&mut w)?;
+        w.flush()?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         drop(f);
         finish(&tmp)
@@ -132,7 +139,16 @@ fn via_temp(path: &Path, bytes: &[u8], finish: impl FnOnce(&Path) -> std::io::Re
 /// Creates `path` with `bytes`, all or nothing: written under a temporary name and then linked to
 /// `path`, which must not exist (an existing file or link is an error, never overwritten).
 pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    via_temp(path, bytes, |tmp| {
+    write_new_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_new_atomic`] for output made piece by piece (a CSV export of a 1 GB recording is never
+/// held in memory whole): `fill` writes it; an error from `fill` leaves nothing behind.
+pub fn write_new_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    via_temp(path, fill, |tmp| {
         let linked = std::fs::hard_link(tmp, path);
         let _ = std::fs::remove_file(tmp);
         linked
@@ -154,7 +170,7 @@ pub fn replace_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    via_temp(&target, bytes, |tmp| std::fs::rename(tmp, &target))
+    via_temp(&target, |w| w.write_all(bytes), |tmp| std::fs::rename(tmp, &target))
 }
 
 #[cfg(test)]

@@ -764,6 +764,14 @@ fn replay_shows_a_recording_with_label_and_slider() {
     }
     let p = path.clone();
     let mut h = app_with(move |i| i.replay = Some(p));
+    // The file is read on a helper thread; the window stays live meanwhile.
+    for _ in 0..200 {
+        if !h.state().replay_opening() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.step();
+    }
     h.step();
     h.get_by_label_contains("REPLAY: r.gdrec (recorded, not live)");
     h.get_by_label_contains("Data: REPLAY of");

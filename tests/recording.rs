@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
 use gpu_doctor::telemetry::recording::{MAX_LINE, Recorder, Recording, RecordingError, to_csv};
-use gpu_doctor::telemetry::sampler::Sampler;
+use gpu_doctor::telemetry::sampler::{ReplayFile, Sampler};
 
 const CLI: &str = env!("CARGO_BIN_EXE_gpu-doctor-cli");
 
@@ -187,14 +187,9 @@ mod fuzz {
     }
 }
 
-/// Issue 16, item 4: `replay` streams: a recording far larger than the memory it may use is
-/// replayed as text, JSON lines and CSV, with every sample, under an address-space limit that
-/// loading the whole file would break.
-#[cfg(target_os = "linux")]
-#[test]
-fn replay_streams_a_recording_larger_than_its_memory_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let small = dir.path().join("small.rec");
+/// A recording of at least `bytes` (8 demo GPUs at 0.25 s), and its number of samples.
+fn big_recording(dir: &Path, bytes: usize) -> (std::path::PathBuf, u64) {
+    let small = dir.join("small.rec");
     let out = Command::new(CLI)
         .args(["record", "--demo", "healthy-training", "--gpus", "8", "--interval", "0.25", "--duration", "1", "--out"])
         .arg(&small)
@@ -205,12 +200,12 @@ fn replay_streams_a_recording_larger_than_its_memory_limit() {
     let mut lines = text.lines();
     let header = lines.next().unwrap().to_string();
     let sample: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
-    let big = dir.path().join("big.rec");
+    let big = dir.join("big.rec");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
     writeln!(f, "{header}").unwrap();
     let mut n = 0u64;
     let mut size = 0usize;
-    while size < 80 << 20 {
+    while size < bytes {
         let mut s = sample.clone();
         s["t"] = serde_json::json!(n as f64 * 0.25);
         s.as_object_mut().unwrap().remove("inventory");
@@ -221,7 +216,87 @@ fn replay_streams_a_recording_larger_than_its_memory_limit() {
         n += 1;
     }
     f.flush().unwrap();
-    drop(f);
+    (big, n)
+}
+
+/// Set to a recording's path, [`replay_file_child`] opens it for the GUI's replay (the parent test
+/// runs it in a child process with an address-space limit).
+const CHILD_ENV: &str = "GPU_DOCTOR_TEST_REPLAY_CHILD";
+
+#[test]
+fn replay_file_child() {
+    // Does nothing unless run by `the_guis_replay_opens_a_recording_larger_than_its_memory_limit`.
+    let Some(path) = std::env::var_os(CHILD_ENV) else { return };
+    let (sampler, file) = ReplayFile::open(Path::new(&path), |_, _| {}).unwrap();
+    println!("samples {} span {:?}", file.len(), file.span());
+    let (_, gpu) = file.at(1000.0);
+    println!("gpus at 1000 s: {} of t {:?}", gpu.as_ref().map_or(0, |r| r.gpus.len()), gpu.map(|r| r.t));
+    println!("last gpus {}", sampler.snapshot().gpus.len());
+}
+
+/// Issue 16, item 4 (GUI): the window's replay reads the file one sample at a time into its
+/// bounded history and an index, under an address-space limit smaller than the file.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_guis_replay_opens_a_recording_larger_than_its_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, n) = big_recording(dir.path(), 160 << 20);
+    let me = std::env::current_exe().unwrap();
+    // 144 MiB of address space for the whole test process: less than the 160 MB of samples.
+    let cmd =
+        format!("ulimit -v 147456; exec '{}' --exact replay_file_child --nocapture --test-threads 1", me.display());
+    let out = Command::new("bash").args(["-c", &cmd]).env(CHILD_ENV, &big).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let last = (n - 1) as f64 * 0.25;
+    assert!(stdout.contains(&format!("samples {n} span Some((0.0, {last:?}))")), "{stdout}");
+    assert!(stdout.contains("gpus at 1000 s: 8 of t Some(1000.0)"), "{stdout}");
+    assert!(stdout.contains("last gpus 8"), "{stdout}");
+}
+
+#[test]
+fn a_replay_file_answers_the_slider_and_exports_the_same_csv_as_a_whole_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.gdrec");
+    demo_recording(&path, 300);
+    // A torn last line, as after a kill.
+    std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"t\": 301, \"gp").unwrap();
+    let whole = Recording::open(&path).unwrap();
+    let mut seen = Vec::new();
+    let (sampler, file) = ReplayFile::open(&path, |n, size| seen.push((n, size))).unwrap();
+    assert_eq!(file.len(), whole.records.len());
+    assert_eq!(file.skipped_lines, 1);
+    assert_eq!(file.span(), Some((whole.records[0].t, whole.records.last().unwrap().t)));
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(seen.last(), Some(&(size, size)));
+    // The slider: the last host and GPU samples at or before the position, read back from the file.
+    for at in [0.0, 0.5, 17.0, 150.3, 299.0, 1e9] {
+        let upto = whole.records.partition_point(|r| r.t <= at);
+        let host = whole.records[..upto].iter().rev().find(|r| r.host.is_some()).cloned();
+        let gpu = whole.records[..upto].iter().rev().find(|r| !r.gpus.is_empty()).cloned();
+        assert_eq!(file.at(at), (host.clone(), gpu.clone()), "at {at}");
+        // Asked again (the cache), the same.
+        assert_eq!(file.at(at), (host, gpu), "at {at}, again");
+    }
+    assert_eq!(file.at(-1.0), (None, None));
+    // The same history as a sampler filled from the whole recording.
+    let from_whole = Sampler::from_recording(&whole, "r.gdrec");
+    assert_eq!(sampler.snapshot().gpus, from_whole.snapshot().gpus);
+    assert_eq!(sampler.snapshot().host, from_whole.snapshot().host);
+    // The CSV export, streamed, is byte for byte the whole-file one.
+    let mut csv = Vec::new();
+    assert_eq!(file.write_csv(&mut csv).unwrap(), whole.records.len());
+    assert_eq!(String::from_utf8(csv).unwrap(), to_csv(&whole));
+}
+
+/// Issue 16, item 4: `replay` streams: a recording far larger than the memory it may use is
+/// replayed as text, JSON lines and CSV, with every sample, under an address-space limit that
+/// loading the whole file would break.
+#[cfg(target_os = "linux")]
+#[test]
+fn replay_streams_a_recording_larger_than_its_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, n) = big_recording(dir.path(), 80 << 20);
     for (flag, expect_lines) in [("--csv", n + 1), ("--json", n + 1)] {
         // 72 MiB of address space: less than the 80 MB of samples would need all at once.
         let cmd = format!("ulimit -v 73728; exec {CLI} replay {} {flag} | wc -l", big.display());

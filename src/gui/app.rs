@@ -28,8 +28,10 @@ use crate::telemetry::source::SourceStatus;
 mod about;
 mod bars;
 mod pacing;
+mod replay;
 
 use pacing::{FrameStats, Pacer};
+use replay::replay_snapshot;
 
 /// A top-level tab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -131,22 +133,6 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
     "unknown renderer".to_string()
 }
 
-/// The replay's snapshot at time `at`: the last host and GPU samples at or before it.
-fn replay_snapshot(base: &Snapshot, rec: &crate::telemetry::recording::Recording, at: f64) -> Snapshot {
-    let upto = rec.records.partition_point(|r| r.t <= at);
-    let before = &rec.records[..upto];
-    let mut s = base.clone();
-    if let Some(r) = before.iter().rev().find(|r| r.host.is_some()) {
-        s.host_t = Some(r.t);
-        s.host.clone_from(&r.host);
-    }
-    if let Some(r) = before.iter().rev().find(|r| !r.gpus.is_empty()) {
-        s.gpu_t = Some(r.t);
-        s.gpus.clone_from(&r.gpus);
-    }
-    s
-}
-
 /// Applies the theme setting.
 fn apply_theme(ctx: &egui::Context, theme: Theme) {
     ctx.set_theme(match theme {
@@ -207,7 +193,9 @@ pub struct DoctorApp {
     /// First and last sample time of the recording being replayed.
     pub replay_span: Option<(f64, f64)>,
     /// The recording being replayed.
-    replay: Option<Arc<crate::telemetry::recording::Recording>>,
+    replay: Option<Arc<crate::telemetry::sampler::ReplayFile>>,
+    /// A recording being read, to replay once read.
+    replay_opening: Option<replay::Opening>,
     /// Open the support card when the first data is there.
     card_pending: bool,
     /// What the verdicts were last evaluated for (snapshot, window, position).
@@ -268,6 +256,7 @@ impl DoctorApp {
             machine: None,
             replay_span: None,
             replay: None,
+            replay_opening: None,
             card_pending: init.support_card,
             verdicts_for: None,
             frame_stats: FrameStats::default(),
@@ -331,41 +320,6 @@ impl DoctorApp {
                 machine,
             })
         })
-    }
-
-    /// Shows a recording in the Monitor, labelled REPLAY, with a time slider.
-    pub fn open_replay(&mut self, ctx: &egui::Context, path: &std::path::Path) {
-        match crate::telemetry::recording::Recording::open(path) {
-            Ok(rec) => {
-                let skipped = rec.skipped_lines;
-                let span = (rec.records.first().map(|r| r.t), rec.records.last().map(|r| r.t));
-                let _ = self.sampler.stop_recording();
-                self.sampler = Sampler::from_recording(&rec, &path.display().to_string());
-                let c = ctx.clone();
-                let p = Arc::clone(&self.pacer);
-                self.sampler.set_notify(move |snap| p.wake(&c, snap));
-                self.monitor = MonitorState::default();
-                if let (Some(a), Some(b)) = span {
-                    // Show the whole recording when it is short, else its last window; the slider moves it.
-                    if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() >= b - a) {
-                        self.monitor.window = w;
-                    }
-                    self.monitor.paused_at = Some(b);
-                }
-                self.replay = Some(Arc::new(rec));
-                self.replay_span = match span {
-                    (Some(a), Some(b)) => Some((a, b)),
-                    _ => None,
-                };
-                self.tab = Tab::Monitor;
-                self.set_info(if skipped > 0 {
-                    format!("Opened {} ({skipped} unreadable line(s) skipped).", path.display())
-                } else {
-                    format!("Opened {}.", path.display())
-                });
-            }
-            Err(e) => self.message = Some(format!("Could not open the recording: {e}")),
-        }
     }
 
     /// Re-evaluates the bottleneck verdicts when new data arrived (or the window or replay position
@@ -487,6 +441,7 @@ impl eframe::App for DoctorApp {
         if self.report_startup {
             self.frame_stats.count(frame.info().cpu_usage);
         }
+        self.poll_replay(ui.ctx());
         let mut snap: Arc<Snapshot> = self.sampler.snapshot();
         self.pacer.on_frame(ui.ctx().input(|i| i.viewport().focused), &snap);
         if let (Some(rec), Some(at)) = (&self.replay, self.monitor.paused_at) {
@@ -615,9 +570,13 @@ impl eframe::App for DoctorApp {
             self.open_replay(&ctx, &path);
         }
         if let (Some(Some(path)), Some(rec)) = (share::poll_dialog(&mut self.csv_dialog), &self.replay) {
-            let csv = crate::telemetry::recording::to_csv(rec);
-            self.set_info(match share::write_new(&path, csv.as_bytes()) {
-                Ok(()) => format!("Exported {} samples to {}", rec.records.len(), path.display()),
+            let mut rows = 0;
+            let written = crate::safe_fs::write_new_atomic_with(&path, |w| {
+                rows = rec.write_csv(w).map_err(std::io::Error::other)?;
+                Ok(())
+            });
+            self.set_info(match written {
+                Ok(()) => format!("Exported {rows} samples to {}", path.display()),
                 Err(e) => format!("Could not export to {}: {e}", path.display()),
             });
         }
@@ -645,9 +604,11 @@ impl eframe::App for DoctorApp {
                 );
             }
         }
-        if self.screenshot.is_some() && (self.smoke.running() || (self.card.open && self.checklist.running())) {
+        if self.screenshot.is_some()
+            && (self.smoke.running() || (self.card.open && self.checklist.running()) || self.replay_opening())
+        {
             // A screenshot of the Smoke test tab shows the finished run; one of the support card
-            // shows the checklist's result.
+            // shows the checklist's result; one of a replay, the recording.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         } else if let Some(plan) = self.screenshot.as_mut() {
             plan.on_frame(

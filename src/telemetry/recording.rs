@@ -246,6 +246,10 @@ pub struct RecordStream<R> {
     pub skipped_lines: usize,
     reader: R,
     path: PathBuf,
+    /// Bytes read so far.
+    pos: u64,
+    /// Where the line of the last sample returned starts.
+    last_start: u64,
 }
 
 impl RecordStream<BufReader<File>> {
@@ -269,10 +273,10 @@ impl<R: BufRead> RecordStream<R> {
     pub fn new(mut r: R, path: &Path) -> Result<Self, RecordingError> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
         let not = |why: String| RecordingError::NotARecording { path: path.to_path_buf(), why };
-        let first = match read_line_capped(&mut r).map_err(io)? {
+        let (first, pos) = match read_line_capped(&mut r).map_err(io)? {
             None => return Err(not("the file is empty".to_string())),
-            Some(Line::TooLong) => return Err(not("its first line is not a recording header".to_string())),
-            Some(Line::Text(l)) => l,
+            Some((Line::TooLong, _)) => return Err(not("its first line is not a recording header".to_string())),
+            Some((Line::Text(l), n)) => (l, n),
         };
         let probe: serde_json::Value =
             serde_json::from_str(&first).map_err(|_| not("its first line is not JSON".to_string()))?;
@@ -284,7 +288,29 @@ impl<R: BufRead> RecordStream<R> {
             return Err(RecordingError::TooNew { path: path.to_path_buf(), version: version as u32 });
         }
         let header: Header = serde_json::from_value(probe).map_err(|e| not(format!("bad header: {e}")))?;
-        Ok(RecordStream { header, skipped_lines: 0, reader: r, path: path.to_path_buf() })
+        Ok(RecordStream { header, skipped_lines: 0, reader: r, path: path.to_path_buf(), pos, last_start: pos })
+    }
+
+    /// The byte offset of the line holding the last sample the iterator returned (an index into
+    /// the file: [`read_record_at`] reads that sample again).
+    pub fn last_offset(&self) -> u64 {
+        self.last_start
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.pos
+    }
+}
+
+/// Reads the sample whose line starts at `offset` (from [`RecordStream::last_offset`]).
+pub fn read_record_at(file: &mut File, offset: u64) -> Result<Record, String> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+    match read_line_capped(&mut BufReader::new(file)).map_err(|e| e.to_string())? {
+        Some((Line::Text(l), _)) => serde_json::from_str(&l).map_err(|e| e.to_string()),
+        Some((Line::TooLong, _)) => Err("the line is too long".to_string()),
+        None => Err("the file ended early".to_string()),
     }
 }
 
@@ -293,15 +319,22 @@ impl<R: BufRead> Iterator for RecordStream<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            let start = self.pos;
             let line = match read_line_capped(&mut self.reader) {
-                Ok(Some(l)) => l,
+                Ok(Some((l, n))) => {
+                    self.pos += n;
+                    l
+                }
                 Ok(None) => return None,
                 Err(e) => return Some(Err(RecordingError::Io { path: self.path.clone(), source: e })),
             };
             match line {
                 Line::Text(l) if l.trim().is_empty() => {}
                 Line::Text(l) => match serde_json::from_str::<Record>(&l) {
-                    Ok(rec) if rec.t.is_finite() => return Some(Ok(rec)),
+                    Ok(rec) if rec.t.is_finite() => {
+                        self.last_start = start;
+                        return Some(Ok(rec));
+                    }
                     _ => self.skipped_lines += 1,
                 },
                 Line::TooLong => self.skipped_lines += 1,
@@ -316,13 +349,14 @@ enum Line {
 }
 
 /// Reads one line of at most [`MAX_LINE`] bytes; a longer one is consumed and reported, so a huge
-/// file without newlines cannot exhaust memory.
-fn read_line_capped(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
+/// file without newlines cannot exhaust memory. Also says how many bytes it consumed.
+fn read_line_capped(r: &mut impl BufRead) -> std::io::Result<Option<(Line, u64)>> {
     let mut buf = Vec::new();
     let n = r.by_ref().take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf)?;
     if n == 0 {
         return Ok(None);
     }
+    let mut consumed = n as u64;
     if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') {
         // Skip to the end of this line.
         loop {
@@ -333,17 +367,19 @@ fn read_line_capped(r: &mut impl BufRead) -> std::io::Result<Option<Line>> {
             match avail.iter().position(|b| *b == b'\n') {
                 Some(p) => {
                     r.consume(p + 1);
+                    consumed += p as u64 + 1;
                     break;
                 }
                 None => {
                     let len = avail.len();
                     r.consume(len);
+                    consumed += len as u64;
                 }
             }
         }
-        return Ok(Some(Line::TooLong));
+        return Ok(Some((Line::TooLong, consumed)));
     }
-    Ok(Some(Line::Text(String::from_utf8_lossy(&buf).into_owned())))
+    Ok(Some((Line::Text(String::from_utf8_lossy(&buf).into_owned()), consumed)))
 }
 
 /// The CSV header and rows for spreadsheets: one row per sample, wall-clock time, host columns,

@@ -32,6 +32,7 @@ use super::source::GpuSource;
 
 mod procs;
 mod replay;
+pub use replay::ReplayFile;
 
 /// Shortest sampling interval, seconds.
 pub const MIN_INTERVAL: f64 = 0.25;
