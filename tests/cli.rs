@@ -512,3 +512,48 @@ fn a_wrong_library_path_is_named_as_what_it_is() {
         assert!(s.contains(cuda), "{path}: {s}");
     }
 }
+
+/// Issue 16, item 7: on a really full disk (a small tmpfs, mounted in a private mount namespace
+/// so no root is needed) `capture` and `report` fail with one clear line, leave no partial
+/// capture, archive or report behind and never touch the user's file already there. Skips, saying
+/// so, where mount namespaces are not allowed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_leaves_nothing_half_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+    // 96 KiB: the user's file fits, a capture (about 300 KiB) does not.
+    let script = format!(
+        "mount -t tmpfs -o size=96k tmpfs '{d}' || exit 99
+         head -c 40000 /dev/urandom > '{d}/mine.bin'; sum=$(md5sum < '{d}/mine.bin')
+         '{exe}' capture --out '{d}/cap'; echo \"capture rc=$?\"
+         '{exe}' capture --archive '{d}/cap.tar.gz'; echo \"archive rc=$?\"
+         cat /dev/zero > '{d}/filler.bin' 2>/dev/null
+         '{exe}' report --demo idle --sample 1 --format html --out '{d}/r.html'; echo \"report rc=$?\"
+         rm '{d}/filler.bin'
+         [ \"$(md5sum < '{d}/mine.bin')\" = \"$sum\" ] && echo 'mine kept'
+         echo left: $(ls -A '{d}')",
+        d = disk.display()
+    );
+    let direct = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
+    let out = if direct.status.code() == Some(99) {
+        std::process::Command::new("unshare").args(["-rm", "sh", "-c", &script]).output().unwrap()
+    } else {
+        direct
+    };
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    if out.status.code() == Some(99) || !stdout.contains("left:") {
+        eprintln!("no tmpfs could be mounted here (no mount namespace): full-disk test skipped. {stderr}");
+        return;
+    }
+    for rc in ["capture rc=1", "archive rc=1", "report rc=1"] {
+        assert!(stdout.contains(rc), "{rc}: {stdout}{stderr}");
+    }
+    assert!(stdout.contains("mine kept"), "{stdout}");
+    assert!(stdout.contains("left: mine.bin\n"), "partial files left: {stdout}");
+    assert!(stderr.matches("No space left on device").count() >= 3, "{stderr}");
+    // The tmpfs was mounted over `disk` only for the script.
+    let _ = std::process::Command::new("umount").arg(&disk).status();
+}

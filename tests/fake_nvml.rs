@@ -426,11 +426,7 @@ fn a_hung_utilization_call_reaches_check_report_and_recording() {
 #[test]
 fn a_library_load_that_blocks_never_hangs_a_command() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("hang.c");
-    std::fs::write(&src, "#include <unistd.h>\n__attribute__((constructor)) static void hang(void) { for (;;) pause(); }\nint nvmlInit_v2(void) { return 0; }\n").unwrap();
-    let lib = dir.path().join("libhang.so");
-    let built = std::process::Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&lib).arg(&src).status().unwrap();
-    assert!(built.success());
+    let lib = common::c_library(dir.path(), "libhang.so", common::HANGING_LIBRARY);
     for (args, limit) in [(&["check"][..], 15), (&["info"][..], 20), (&["monitor", "--count", "2"][..], 20)] {
         let started = Instant::now();
         let out = Command::cargo_bin("gpu-doctor-cli")
@@ -451,4 +447,47 @@ fn a_library_load_that_blocks_never_hangs_a_command() {
     let out = Command::cargo_bin("gpu-doctor-cli").unwrap().args(["info", "--nvml-lib"]).arg(&fifo).output().unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(text(&out.stdout).contains("not a regular file (a FIFO)"), "{}", text(&out.stdout));
+}
+
+/// A libcuda whose constructor never returns (in real life: a dead mount, a wedged driver) and
+/// one whose cuInit crashes.
+#[cfg(target_os = "linux")]
+const BAD_LIBCUDAS: [(&str, &str, &str); 2] = [
+    ("hang", common::HANGING_LIBRARY, "dlopen of libcuda did not return within 5 s"),
+    (
+        "crash",
+        "int cuInit(unsigned f) { *(volatile int *)0 = 1; return 0; }\n",
+        "libcuda.so.1 loaded, then the process that called cuInit crashed (signal: 11",
+    ),
+];
+
+/// Issue 16, item 10 (CUDA): the checklist's cuInit probe runs in a child process, so a libcuda
+/// whose load blocks or whose cuInit crashes costs the check its time limit and gives a clear
+/// verdict; it never holds the dynamic loader's lock in, or crashes, the process that asked.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_libcuda_that_blocks_or_crashes_is_probed_in_a_child_process() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, source, expect) in BAD_LIBCUDAS {
+        let libdir = dir.path().join(kind);
+        std::fs::create_dir(&libdir).unwrap();
+        common::c_library(&libdir, "libcuda.so.1", source);
+        let started = Instant::now();
+        let out = Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .args(["check", "--json"])
+            .env("LD_LIBRARY_PATH", &libdir)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let stdout = text(&out.stdout);
+        assert!(took < Duration::from_secs(20), "{kind}: took {took:?}");
+        assert!(out.status.code().is_some(), "{kind}: killed: {}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let init = report["checks"].as_array().unwrap().iter().find(|c| c["id"] == "CUDA-INIT").unwrap();
+        // Failed, or (in a container without GPUs) blocked with this as its own result.
+        assert!(["fail", "skipped"].contains(&init["verdict"].as_str().unwrap()), "{kind}: {init}");
+        assert!(init.to_string().contains(expect), "{kind}: {init}");
+    }
 }

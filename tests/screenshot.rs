@@ -6,6 +6,8 @@
 #![cfg(feature = "gui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
+mod common;
+
 use std::collections::HashSet;
 use std::process::Command;
 
@@ -93,4 +95,41 @@ fn a_screenshot_never_overwrites_or_follows_a_link() {
     }
     assert_eq!(std::fs::read(&kept).unwrap(), b"the user's file");
     assert_eq!(std::fs::read(&target).unwrap(), b"not to be touched");
+}
+
+/// Issue 16, item 10 (GUI): with an NVIDIA library whose load never returns and a libcuda that
+/// does the same, the window still opens, the checklist finishes (the support card waits for
+/// it) and the screenshot is taken: every such load happens in a child process.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_window_opens_and_the_checklist_ends_with_libraries_whose_load_blocks() {
+    if !display_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let nvml = common::c_library(dir.path(), "libnvidia-ml.so.1", common::HANGING_LIBRARY);
+    common::c_library(dir.path(), "libcuda.so.1", common::HANGING_LIBRARY);
+    let png = dir.path().join("shot.png");
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpu-doctor"))
+        .args(["--tab", "checklist", "--support-card", "--size", "1024x700", "--frames", "3", "--nvml-lib"])
+        .arg(&nvml)
+        .arg("--screenshot")
+        .arg(&png)
+        .env("LD_LIBRARY_PATH", dir.path())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("the window did not finish its screenshot within 90 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(status.success(), "{status}");
+    assert!(image::open(&png).is_ok());
+    eprintln!("screenshot after {:?}", started.elapsed());
 }

@@ -441,37 +441,128 @@ pub fn tdr() -> Option<super::view::Tdr> {
 }
 
 /// Loads the CUDA driver library as a CUDA program would and calls `cuInit(0)`,
-/// `cuDriverGetVersion` and `cuDeviceGetCount`. Runs on a helper thread with a time limit (a hung
-/// driver costs at most `timeout`).
+/// `cuDriverGetVersion` and `cuDeviceGetCount`, with a time limit (a hung driver costs at most
+/// `timeout`). In gpu-doctor's binaries this runs in a child process ([`CUDA_PROBE_ARG`]): a
+/// libcuda whose load blocks never holds the dynamic loader's lock in the process with the window
+/// and the samplers, and one that crashes takes only the child with it. Elsewhere (library users,
+/// tests) it runs on a helper thread.
 pub fn cuda_probe(timeout: std::time::Duration) -> CudaProbe {
+    if crate::telemetry::libprobe::child_probes_on()
+        && let Some(p) = cuda_probe_in_child(timeout)
+    {
+        return p;
+    }
     use std::sync::atomic::{AtomicU8, Ordering};
     let stage = std::sync::Arc::new(AtomicU8::new(0));
     let (tx, rx) = std::sync::mpsc::channel();
     let at = std::sync::Arc::clone(&stage);
     let spawned = std::thread::Builder::new().name("gd-cuda-probe".into()).spawn(move || {
-        let _ = tx.send(cuda_probe_here(&at));
+        let _ = tx.send(cuda_probe_here(&|n, _| at.store(n, Ordering::Relaxed)));
     });
     match spawned.ok().and_then(|_| rx.recv_timeout(timeout).ok()) {
         Some(p) => p,
-        // Not "no library": the calls hang, which is a wedged driver (the hung-driver check says so).
-        None => CudaProbe {
-            did_not_return: Some(timeout.as_secs()),
-            hung_call: Some(
-                CUDA_STAGES[usize::from(stage.load(Ordering::Relaxed)).min(CUDA_STAGES.len() - 1)].to_string(),
-            ),
-            ..CudaProbe::default()
-        },
+        None => cuda_hung(timeout, stage.load(Ordering::Relaxed), None),
+    }
+}
+
+/// Not "no library": the calls hang, which is a wedged driver (the hung-driver check says so).
+fn cuda_hung(timeout: std::time::Duration, stage: u8, library: Option<String>) -> CudaProbe {
+    CudaProbe {
+        library,
+        did_not_return: Some(timeout.as_secs()),
+        hung_call: Some(CUDA_STAGES[usize::from(stage).min(CUDA_STAGES.len() - 1)].to_string()),
+        ..CudaProbe::default()
+    }
+}
+
+/// The argument with which gpu-doctor's binaries only run the CUDA probe, print its progress and
+/// result on standard output, and exit ([`run_cuda_probe_child`]).
+pub const CUDA_PROBE_ARG: &str = "__gpu-doctor-probe-cuda";
+
+/// The CUDA probe's child process: prints `stage N LIBRARY` as it reaches each call, then the
+/// result as one JSON line.
+pub fn run_cuda_probe_child() -> ! {
+    use std::io::Write as _;
+    let say = |line: String| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    };
+    let probe = cuda_probe_here(&|n, lib| say(format!("stage {n} {lib}")));
+    say(serde_json::to_string(&probe).unwrap_or_default());
+    // The CUDA library may have started threads; leave without waiting for them.
+    std::process::exit(0)
+}
+
+/// Runs the probe in a child process; `None` when no child could be started.
+fn cuda_probe_in_child(timeout: std::time::Duration) -> Option<CudaProbe> {
+    use std::io::BufRead as _;
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut child = std::process::Command::new(std::env::current_exe().ok()?)
+        .arg(CUDA_PROBE_ARG)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let out = child.stdout.take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::Builder::new().name("gd-cuda-probe".into()).spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    if reader.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
+    let deadline = std::time::Instant::now() + timeout;
+    let (mut stage, mut library) = (0u8, None);
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+            Ok(line) => {
+                if let Some((n, lib)) = line.strip_prefix("stage ").and_then(|r| r.split_once(' ')) {
+                    stage = n.parse().unwrap_or(stage);
+                    library = Some(lib.to_string()).filter(|l| !l.is_empty());
+                } else if let Ok(p) = serde_json::from_str::<CudaProbe>(&line) {
+                    let _ = child.wait();
+                    return Some(p);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Some(cuda_hung(timeout, stage, library.filter(|_| stage > 0)));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                // The child ended without a result: the CUDA library crashed it.
+                let how = match child.wait() {
+                    Ok(status) => status.to_string(),
+                    Err(e) => e.to_string(),
+                };
+                let call = CUDA_STAGES[usize::from(stage).min(CUDA_STAGES.len() - 1)];
+                return Some(CudaProbe {
+                    library: library.filter(|_| stage > 0),
+                    load_error: Some(format!("the process that called {call} crashed ({how})")),
+                    ..CudaProbe::default()
+                });
+            }
+        }
     }
 }
 
 /// The calls of the CUDA probe, in order (the index is what the probe has reached).
 const CUDA_STAGES: [&str; 4] = ["dlopen of libcuda", "cuInit", "cuDriverGetVersion", "cuDeviceGetCount"];
 
-fn cuda_probe_here(stage: &std::sync::atomic::AtomicU8) -> CudaProbe {
-    use std::sync::atomic::Ordering;
+/// The probe itself, in this process; `stage(n, library)` is told each call before it is made.
+fn cuda_probe_here(stage: &dyn Fn(u8, &str)) -> CudaProbe {
     let names: &[&str] = if cfg!(windows) { &["nvcuda.dll"] } else { &["libcuda.so.1", "libcuda.so"] };
     let mut errors = Vec::new();
     for name in names {
+        stage(0, "");
         // SAFETY: loading the CUDA driver library runs its initialisers, as any CUDA program
         // does; the symbols are declared with the driver API's C signatures.
         let lib = match unsafe { libloading::Library::new(name) } {
@@ -487,18 +578,18 @@ fn cuda_probe_here(stage: &std::sync::atomic::AtomicU8) -> CudaProbe {
         unsafe {
             type Init = unsafe extern "C" fn(u32) -> i32;
             type OutInt = unsafe extern "C" fn(*mut i32) -> i32;
-            stage.store(1, Ordering::Relaxed);
+            stage(1, name);
             if let Ok(f) = lib.get::<Init>(b"cuInit\0") {
                 probe.init_code = Some(f(0));
             }
-            stage.store(2, Ordering::Relaxed);
+            stage(2, name);
             if let Ok(f) = lib.get::<OutInt>(b"cuDriverGetVersion\0") {
                 let mut v = 0;
                 if f(&mut v) == 0 {
                     probe.driver_version = Some(format!("{}.{}", v / 1000, (v % 1000) / 10));
                 }
             }
-            stage.store(3, Ordering::Relaxed);
+            stage(3, name);
             if probe.init_code == Some(0)
                 && let Ok(f) = lib.get::<OutInt>(b"cuDeviceGetCount\0")
             {

@@ -30,7 +30,11 @@ static CHILD_PROBE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// the samplers.
 pub fn run_library_probe() {
     let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() == Some(std::ffi::OsStr::new(PROBE_ARG)) {
+    let first = args.next();
+    if first.as_deref() == Some(std::ffi::OsStr::new(crate::diagnose::collect::CUDA_PROBE_ARG)) {
+        crate::diagnose::collect::run_cuda_probe_child();
+    }
+    if first.as_deref() == Some(std::ffi::OsStr::new(PROBE_ARG)) {
         let code = match args.next() {
             // SAFETY: loading a library runs its initialisers; this process exists only for that.
             Some(path) => i32::from(unsafe { libloading::Library::new(&path) }.is_err()),
@@ -39,6 +43,12 @@ pub fn run_library_probe() {
         std::process::exit(code);
     }
     CHILD_PROBE.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether library loads and the CUDA probe run in child processes first (in gpu-doctor's own
+/// binaries, after [`run_library_probe`]).
+pub fn child_probes_on() -> bool {
+    CHILD_PROBE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Loads `path` in a child process first (when the probe is on). `Err` with the reason when the

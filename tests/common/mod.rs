@@ -129,3 +129,25 @@ pub fn mkfifo(path: &Path) {
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
 }
+
+/// Builds a shared library named `name` in `dir` from the C `source` (for libraries that misbehave
+/// when loaded or called: a constructor that never returns, a call that crashes).
+#[cfg(unix)]
+pub fn c_library(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap_or_else(|e| panic!("{e}"));
+    let lib = dir.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let built = std::process::Command::new(cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler: {e}"));
+    assert!(built.success(), "building {name} failed");
+    lib
+}
+
+/// C source of a library whose constructor never returns (a load that blocks: in real life a dead
+/// network mount or a wedged driver), with the entry points NVML and CUDA users look for.
+pub const HANGING_LIBRARY: &str = "#include <unistd.h>\n__attribute__((constructor)) static void hang(void) { for (;;) pause(); }\nint nvmlInit_v2(void) { return 0; }\nint cuInit(unsigned f) { return 0; }\n";

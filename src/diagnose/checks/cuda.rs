@@ -79,9 +79,10 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
         return c.verdict(Verdict::Skipped, "not probed (a sleeping GPU is left asleep)");
     };
     if let Some(secs) = p.did_not_return {
+        let call = p.hung_call.as_deref().unwrap_or("cuInit");
         return c
-            .verdict(Verdict::Fail, format!("cuInit did not return within {secs} s"))
-            .found("CUDA hangs when it starts (cuInit does not return)")
+            .verdict(Verdict::Fail, format!("{call} did not return within {secs} s"))
+            .found(format!("CUDA hangs when it starts ({call} does not return)"))
             .text("A call that never returns means a hung driver, not a missing one: see the driver check.");
     }
     let Some(lib) = &p.library else {
@@ -91,6 +92,13 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
             .evidence(p.load_error.clone().unwrap_or_default())
             .text("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
     };
+    if let (None, Some(crash)) = (p.init_code, &p.load_error) {
+        return c
+            .verdict(Verdict::Fail, format!("{lib} loaded, then {crash}"))
+            .found("CUDA crashes when it starts")
+            .evidence(crash.clone())
+            .text("A crash inside the CUDA driver library most often means it does not match the loaded kernel module (the driver was updated without a reboot) or the install is damaged: the driver checks say which. Reboot after a driver update; otherwise reinstall the driver.");
+    }
     let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
     match p.init_code {
         Some(0) if p.devices == Some(0) => c
