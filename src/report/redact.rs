@@ -330,19 +330,7 @@ impl Redactor {
     }
 
     fn replace_homes(&mut self, s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        let mut last = 0;
-        let caps: Vec<(usize, usize, String)> = HOME
-            .captures_iter(s)
-            .filter_map(|c| c.get(2).map(|m| (m.start(), m.end(), m.as_str().to_string())))
-            .collect();
-        for (start, end, name) in caps {
-            out.push_str(&s[last..start]);
-            out.push_str(&self.token("user", &name));
-            last = end;
-        }
-        out.push_str(&s[last..]);
-        out
+        self.replace_group(&HOME, s, "user")
     }
 
     /// Replaces every case-insensitive occurrence of `needle`; `word` requires it not to be part
