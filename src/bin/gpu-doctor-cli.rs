@@ -2,14 +2,7 @@
 //! containers.
 
 use clap::Parser;
-use gpu_doctor::cli::{self, Command, exit};
-
-#[derive(Parser)]
-#[command(name = "gpu-doctor-cli", version, about = "Find out why an NVIDIA GPU is idle, slow or not working (headless).", after_help = exit::HELP)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
+use gpu_doctor::cli::{self, Cli};
 
 fn main() -> std::process::ExitCode {
     gpu_doctor::telemetry::libprobe::run_library_probe();

@@ -22,6 +22,16 @@ use crate::telemetry::SourceOptions;
 use crate::telemetry::demo::{MAX_DEMO_GPUS, Scenario};
 use crate::telemetry::sampler::check_interval;
 
+/// `gpu-doctor-cli`'s arguments (here rather than in the binary so the packages' man page and
+/// shell completions are generated from the same definition).
+#[derive(Debug, clap::Parser)]
+#[command(name = "gpu-doctor-cli", version, about = "Find out why an NVIDIA GPU is idle, slow or not working (headless).", after_help = exit::HELP)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
 /// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {

@@ -37,12 +37,12 @@ pub const UNFOCUSED_CALM_EVERY: Duration = Duration::from_secs(5);
 /// Utilization at or below this, %, reads as idle.
 const IDLE_UTIL_PCT: f64 = 5.0;
 
-/// Throttle reasons a user would want to see as soon as they start or end.
-const NOTABLE_THROTTLE: u64 = throttle::SW_POWER_CAP
-    | throttle::HW_SLOWDOWN
-    | throttle::SW_THERMAL
-    | throttle::HW_THERMAL
-    | throttle::HW_POWER_BRAKE;
+/// Throttle reasons a user would want to see as soon as they start or end. Not the software power
+/// cap: a GPU working at its power limit toggles it from one sample to the next (real cards and
+/// the demo alike), so it would make every sample "new"; the power chart and the verdicts, judged
+/// over a window, show it.
+const NOTABLE_THROTTLE: u64 =
+    throttle::HW_SLOWDOWN | throttle::SW_THERMAL | throttle::HW_THERMAL | throttle::HW_POWER_BRAKE;
 
 /// A digest of what a glance at the window would notice: which source is shown, a hung driver
 /// call, and per GPU whether it answers, its utilization band (idle, low, partial, busy: the
@@ -219,6 +219,8 @@ mod tests {
         // Anything a verdict or a card would show differently does not.
         assert_ne!(base, glance(&with(gpu(40.0, 20, throttle::SW_POWER_CAP))), "busy to partly used");
         assert_ne!(base, glance(&with(gpu(95.0, 20, throttle::SW_POWER_CAP | throttle::HW_THERMAL))));
+        // A GPU at its power limit toggles the software power cap from sample to sample.
+        assert_eq!(base, glance(&with(gpu(95.0, 20, 0))), "power cap flickering");
         assert_ne!(base, glance(&with(gpu(95.0, 23, throttle::SW_POWER_CAP))), "VRAM up a tenth of the card");
         let mut lost = gpu(95.0, 20, throttle::SW_POWER_CAP);
         lost.health = GpuHealth::Lost("fell off the bus".into());
