@@ -37,7 +37,7 @@ fn write_man(cmd: &clap::Command, name: &str, dir: &Path, subcommands: bool) -> 
     let mut buf = Vec::new();
     clap_mangen::Man::new(page).render(&mut buf)?;
     std::fs::write(dir.join(format!("{name}.1")), buf)?;
-    for sub in cmd.get_subcommands().filter(|s| subcommands && !s.is_hide_set() && s.get_name() != "help") {
+    for sub in cmd.get_subcommands().filter(|s| subcommands && !s.is_hide_set()) {
         write_man(sub, &format!("{name}-{}", sub.get_name()), dir, false)?;
     }
     Ok(())
