@@ -12,6 +12,7 @@
 //! once, and `rules` holds one function per rule and the order they run in.
 
 mod context;
+#[cfg(feature = "gui")]
 pub(crate) use context::{HIGH_UTIL_PCT, LOW_UTIL_PCT};
 mod rules;
 mod starve;
