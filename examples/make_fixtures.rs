@@ -182,6 +182,7 @@ fn healthy() -> Fx {
                 did_not_return: None,
                 hung_call: None,
             }),
+            windows: None,
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");

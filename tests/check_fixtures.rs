@@ -23,265 +23,265 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "wsl-nvidia-utils-shadows-nvml",
         7,
         Some("WSL-02"),
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "wsl-libnvidia-compute-470-inside",
         7,
         Some("WSL-02"),
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "wsl-lib-folder-off-the-loader-path",
         7,
         Some("WSL-02"),
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped<WSL-02 RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "mig-on-without-instances-a100-sxm",
         7,
         Some("RT-06"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass",
     ),
     (
         "mig-on-without-instances-cuda-no-device",
         7,
         Some("RT-06"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=fail RT-07=pass",
     ),
     (
         "container-lost-gpus-after-daemon-reload",
         7,
         Some("CONT-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02",
     ),
     (
         "container-lost-gpus-a10-t4",
         7,
         Some("CONT-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=pass HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=pass CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=skipped<CONT-02",
     ),
     (
         "lockdown-refuses-unsigned-module",
         7,
         Some("DRV-05"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05",
     ),
     (
         "secure-boot-key-rejected-dkms",
         7,
         Some("DRV-05"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=skipped<DRV-05 CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=skipped<DRV-05",
     ),
     (
         "pcie-aer-fatal-errors-no-xid",
         6,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "torch-cu121-in-project-venv-driver-470",
         7,
         Some("CUDA-04"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "torch-cu121-container-driver-450",
         7,
         Some("CUDA-04"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "torch-cu121-conda-env-elsewhere-driver-470",
         7,
         Some("CUDA-04"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "xid-79-after-pcie-surprise-down",
         7,
         Some("RT-LOST"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "rminitadapter-failed-gsp-no-xid",
         7,
         Some("HW-03"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=warn RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "gsp-error-then-rpc-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "nvidia-smi-stuck-in-d-state",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=skipped RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=skipped RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "run-installer-module-for-old-kernel",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01",
     ),
     (
         "akmod-not-built-for-new-fedora-kernel",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01",
     ),
     (
         "dkms-build-failed-after-arch-kernel-update",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01",
     ),
     (
         "dkms-module-only-for-stock-kernel",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01",
     ),
     (
         "blackwell-gpu-old-pytorch",
         7,
         Some("CUDA-07"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=fail CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=fail CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "container-without-gpus",
         7,
         Some("CONT-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=info HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=skipped<CONT-02 CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=skipped<CONT-02 PERM-02=skipped<CONT-02 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<CONT-02 DRV-06=info HW-03=skipped<CONT-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<CONT-02 CUDA-LIB=skipped<CONT-02 CUDA-INIT=skipped<CONT-02 CUDA-04=skipped<CONT-02 CUDA-07=skipped<CONT-02 CONT-01=info CONT-02=fail PERM-01=skipped<CONT-02 PERM-02=skipped<CONT-02 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<CONT-02 RT-03=skipped<CONT-02 RT-XID=skipped<CONT-02 RT-05=skipped<CONT-02 RT-04=skipped<CONT-02 RT-ECC=skipped<CONT-02 RT-08=skipped<CONT-02 RT-06=skipped<CONT-02 RT-07=pass",
     ),
     (
         "cuda-visible-devices-hides-all",
         7,
         Some("ENV-01"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<ENV-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=fail ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<ENV-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=fail ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "healthy-container",
         0,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "healthy-h200-cloud-vm",
         0,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=pass RT-XID=pass RT-05=pass RT-04=pass RT-ECC=pass RT-08=pass RT-06=pass RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=skipped DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=skipped CUDA-07=skipped CONT-01=info CONT-02=pass PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=pass RT-XID=pass RT-05=pass RT-04=pass RT-ECC=pass RT-08=pass RT-06=pass RT-07=pass",
     ),
     (
         "healthy-workstation",
         0,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "healthy-wsl2",
         0,
         None,
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=pass WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=pass DRV-06=skipped HW-03=skipped DRV-09=skipped DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=pass WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=skipped RT-05=pass RT-04=skipped RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "no-driver",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=skipped<DRV-01 CUDA-INIT=skipped<DRV-01 CUDA-04=info CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=skipped<DRV-01 CUDA-INIT=skipped<DRV-01 CUDA-04=info CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=pass",
     ),
     (
         "nouveau-bound",
         7,
         Some("DRV-04"),
-        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=pass CUDA-INIT=skipped<DRV-04 CUDA-04=info CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=pass CUDA-INIT=skipped<DRV-04 CUDA-04=info CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass",
     ),
     (
         "nvidia-uvm-missing",
         7,
         Some("PERM-01"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "pcie-link-downtrained",
         6,
         None,
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=info RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=info RT-04=warn RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "row-remapping-failed",
         7,
         Some("RT-03"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=fail RT-XID=fail RT-05=pass RT-04=info RT-ECC=warn RT-08=pass RT-06=pass RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=fail RT-XID=fail RT-05=pass RT-04=info RT-ECC=warn RT-08=pass RT-06=pass RT-07=pass",
     ),
     (
         "secure-boot-blocks-module",
         7,
         Some("DRV-05"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=info CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=skipped<DRV-05 DRV-02=skipped DRV-04=pass DRV-05=fail DRV-HUNG=pass DRV-08=skipped<DRV-05 DRV-06=skipped<DRV-05 HW-03=skipped<DRV-05 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-05 CUDA-LIB=pass CUDA-INIT=skipped<DRV-05 CUDA-04=info CUDA-07=skipped<DRV-05 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-05 PERM-02=skipped<DRV-05 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-05 RT-03=skipped<DRV-05 RT-XID=pass RT-05=skipped<DRV-05 RT-04=skipped<DRV-05 RT-ECC=skipped<DRV-05 RT-08=skipped<DRV-05 RT-06=skipped<DRV-05 RT-07=pass",
     ),
     (
         "torch-newer-cuda-than-driver",
         7,
         Some("CUDA-04"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=fail CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=pass RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "user-not-in-video-group",
         7,
         Some("PERM-02"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<PERM-02 DRV-06=pass HW-03=skipped<PERM-02 DRV-09=info DRV-10=skipped CUDA-01=skipped<PERM-02 CUDA-LIB=pass CUDA-INIT=skipped<PERM-02 CUDA-04=info CUDA-07=skipped<PERM-02 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<PERM-02 RT-03=skipped<PERM-02 RT-XID=pass RT-05=skipped<PERM-02 RT-04=skipped<PERM-02 RT-ECC=skipped<PERM-02 RT-08=skipped<PERM-02 RT-06=skipped<PERM-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<PERM-02 DRV-06=pass HW-03=skipped<PERM-02 DRV-09=info DRV-10=skipped CUDA-01=skipped<PERM-02 CUDA-LIB=pass CUDA-INIT=skipped<PERM-02 CUDA-04=info CUDA-07=skipped<PERM-02 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=fail WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<PERM-02 RT-03=skipped<PERM-02 RT-XID=pass RT-05=skipped<PERM-02 RT-04=skipped<PERM-02 RT-ECC=skipped<PERM-02 RT-08=skipped<PERM-02 RT-06=skipped<PERM-02 RT-07=pass",
     ),
     (
         "version-mismatch-after-upgrade",
         7,
         Some("DRV-06"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-06 DRV-06=fail HW-03=skipped<DRV-06 DRV-09=info DRV-10=skipped CUDA-01=skipped<DRV-06 CUDA-LIB=pass CUDA-INIT=skipped<DRV-06 CUDA-04=info CUDA-07=skipped<DRV-06 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-06 RT-03=skipped<DRV-06 RT-XID=pass RT-05=skipped<DRV-06 RT-04=skipped<DRV-06 RT-ECC=skipped<DRV-06 RT-08=skipped<DRV-06 RT-06=skipped<DRV-06 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-06 DRV-06=fail HW-03=skipped<DRV-06 DRV-09=info DRV-10=skipped CUDA-01=skipped<DRV-06 CUDA-LIB=pass CUDA-INIT=skipped<DRV-06 CUDA-04=info CUDA-07=skipped<DRV-06 CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-06 RT-03=skipped<DRV-06 RT-XID=pass RT-05=skipped<DRV-06 RT-04=skipped<DRV-06 RT-ECC=skipped<DRV-06 RT-08=skipped<DRV-06 RT-06=skipped<DRV-06 RT-07=pass",
     ),
     (
         "wsl-linux-driver-inside",
         7,
         Some("WSL-02"),
-        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-INIT=skipped<WSL-02 CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=info HW-02=skipped DRV-01=skipped DRV-02=skipped DRV-04=pass DRV-05=skipped DRV-HUNG=pass DRV-08=skipped<WSL-02 DRV-06=skipped HW-03=skipped<WSL-02 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<WSL-02 CUDA-LIB=pass CUDA-INIT=skipped<WSL-02 CUDA-04=info CUDA-07=skipped<WSL-02 CONT-01=pass CONT-02=skipped PERM-01=skipped PERM-02=skipped WSL-01=pass WSL-02=fail WSL-08=pass ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<WSL-02 RT-03=skipped<WSL-02 RT-XID=skipped<WSL-02 RT-05=skipped<WSL-02 RT-04=skipped<WSL-02 RT-ECC=skipped<WSL-02 RT-08=skipped<WSL-02 RT-06=skipped<WSL-02 RT-07=pass",
     ),
     (
         "nouveau-and-no-nvidia-driver",
         7,
         Some("DRV-04"),
-        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=info DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=skipped<DRV-04 CUDA-INIT=skipped<DRV-04 CUDA-04=skipped<DRV-04 CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-04 DRV-01=skipped<DRV-04 DRV-02=skipped DRV-04=fail DRV-05=info DRV-HUNG=pass DRV-08=skipped<DRV-04 DRV-06=skipped<DRV-04 HW-03=skipped<DRV-04 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-04 CUDA-LIB=skipped<DRV-04 CUDA-INIT=skipped<DRV-04 CUDA-04=skipped<DRV-04 CUDA-07=skipped<DRV-04 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-04 PERM-02=skipped<DRV-04 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-04 RT-03=skipped<DRV-04 RT-XID=pass RT-05=skipped<DRV-04 RT-04=skipped<DRV-04 RT-ECC=skipped<DRV-04 RT-08=skipped<DRV-04 RT-06=skipped<DRV-04 RT-07=pass",
     ),
     (
         "module-missing-after-kernel-update",
         7,
         Some("DRV-01"),
-        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01 WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=skipped<DRV-01 DRV-01=fail DRV-02=skipped DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=skipped<DRV-01 DRV-06=skipped<DRV-01 HW-03=skipped<DRV-01 DRV-09=skipped DRV-10=skipped CUDA-01=skipped<DRV-01 CUDA-LIB=pass CUDA-INIT=skipped<DRV-01 CUDA-04=skipped<DRV-01 CUDA-07=skipped<DRV-01 CONT-01=pass CONT-02=skipped PERM-01=skipped<DRV-01 PERM-02=skipped<DRV-01 WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=skipped<DRV-01 RT-03=skipped<DRV-01 RT-XID=pass RT-05=skipped<DRV-01 RT-04=skipped<DRV-01 RT-ECC=skipped<DRV-01 RT-08=skipped<DRV-01 RT-06=skipped<DRV-01 RT-07=skipped<DRV-01",
     ),
     (
         "gsp-timeout-driver-hung",
         7,
         Some("DRV-HUNG"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=fail DRV-08=skipped DRV-06=pass HW-03=skipped DRV-09=info DRV-10=skipped CUDA-01=skipped CUDA-LIB=pass CUDA-INIT=fail CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "xid-79-one-of-four-gpus-lost",
         7,
         Some("RT-XID"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=warn DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=warn DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "fallen-off-bus-without-xid",
         7,
         Some("RT-XID"),
-        "HW-01=pass HW-02=fail DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=fail DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "xid-79-fallen-off-bus",
         7,
         Some("RT-LOST"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass WIN-02=skipped WIN-01=skipped WIN-04=skipped WIN-03=skipped",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=pass DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=pass CUDA-04=pass CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=fail RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
 ];
 
@@ -424,7 +424,8 @@ fn broken_captures_give_clear_errors_or_skip_checks() {
         std::fs::write(fs.join(p), content).unwrap();
     }
     let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap());
-    assert_eq!(r.checks.len(), gpu_doctor::diagnose::checks::CHECKS.len());
+    let linux = gpu_doctor::diagnose::checks::CHECKS.iter().filter(|d| d.platforms.includes("linux")).count();
+    assert_eq!(r.checks.len(), linux);
 }
 
 #[test]
@@ -949,4 +950,95 @@ fn no_fixture_is_given_a_wheel_index_that_does_not_exist_or_symptom_advice_for_a
             assert!(!all.contains("modprobe") && !all.contains("rmmod"), "{name}: {all}");
         }
     }
+}
+
+/// Issue 18: Windows captures from public threads (each capture's `source` names its thread):
+/// (fixture, root cause, a check and the finding it must give).
+const WINDOWS: &[(&str, Option<&str>, &str, &str)] = &[
+    (
+        "win-code43-laptop-dgpu-after-eco-mode",
+        Some("WIN-ADAPTER"),
+        "WIN-ADAPTER",
+        "Windows stopped the NVIDIA GPU (Code 43)",
+    ),
+    ("win-code43-rtx3060-mini-pc", Some("WIN-ADAPTER"), "WIN-ADAPTER", "Windows stopped the NVIDIA GPU (Code 43)"),
+    (
+        "win-basic-display-adapter-after-silent-install",
+        Some("WIN-ADAPTER"),
+        "WIN-ADAPTER",
+        "The NVIDIA driver is not installed",
+    ),
+    ("win-code28-p106-no-driver", Some("WIN-ADAPTER"), "WIN-ADAPTER", "No driver is installed for the NVIDIA GPU"),
+    ("win-code31-dgpu-after-eco-reboot", Some("WIN-ADAPTER"), "WIN-ADAPTER", "The NVIDIA GPU does not work (Code 31)"),
+    ("win-code10-p106-vt-d", Some("WIN-ADAPTER"), "WIN-ADAPTER", "The NVIDIA GPU does not work (Code 10)"),
+    ("win-stale-nvsmi-nvml-after-update", None, "WIN-04", "An nvml.dll from another driver is left on this machine"),
+    (
+        "win-torch-cpu-wheel-conda-laptop",
+        Some("WIN-TORCH"),
+        "WIN-TORCH",
+        "PyTorch is a CPU-only build: it cannot use the GPU",
+    ),
+    (
+        "win-comfyui-portable-torch-not-compiled-with-cuda",
+        Some("WIN-TORCH"),
+        "WIN-TORCH",
+        "PyTorch is a CPU-only build: it cannot use the GPU",
+    ),
+    (
+        "win-tdr-launch-timeout-tesla-m40-wddm",
+        Some("WIN-TDR"),
+        "WIN-TDR",
+        "Windows reset the NVIDIA driver 4 time(s) this week",
+    ),
+    (
+        "win-hybrid-directml-on-intel-igpu",
+        None,
+        "WIN-GPUPREF",
+        "Python's DirectML and Vulkan work runs on the integrated GPU",
+    ),
+    ("win-healthy-rtx4060-wddm", None, "WIN-ADAPTER", "Windows sees the NVIDIA GPU and its driver works"),
+    ("win-healthy-tesla-p4-tcc-server", None, "WIN-02", "The driver model is set"),
+    ("win-wsl-build-before-21h2", None, "WIN-WSL", "This Windows is too old for CUDA in WSL"),
+];
+
+/// Ids of checks that read Linux-only sources (sysfs, kernel modules, device files, containers,
+/// the loader path, the kernel log).
+const LINUX_ONLY: &[&str] = &[
+    "HW-01", "HW-02", "HW-03", "DRV-01", "DRV-02", "DRV-04", "DRV-05", "DRV-06", "DRV-09", "DRV-10", "CUDA-LIB",
+    "CUDA-04", "CUDA-07", "CONT-01", "CONT-02", "PERM-01", "PERM-02", "WSL-01", "WSL-02", "WSL-08", "ENV-03", "RT-XID",
+];
+
+#[test]
+fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_or_advice() {
+    assert!(WINDOWS.len() >= 10);
+    for (name, root, id, finding) in WINDOWS {
+        let r = report(name);
+        assert_eq!(r.root_cause.as_deref(), *root, "{name}: root cause ({})", summary(&r));
+        let c = r.get(id).unwrap_or_else(|| panic!("{name}: no {id}"));
+        assert_eq!(c.finding, *finding, "{name}: {id}: {}", c.summary);
+        for c in &r.checks {
+            assert!(!LINUX_ONLY.contains(&c.id.as_str()), "{name}: a Linux-only check ran: {}", c.id);
+            for cmd in commands(c) {
+                for linux in ["sudo ", "modprobe", "apt ", "/usr/", "/dev/", "systemctl"] {
+                    assert!(!cmd.contains(linux), "{name}: {}: Linux advice on Windows: {cmd}", c.id);
+                }
+            }
+        }
+    }
+    // The fixes name this machine's things: the ComfyUI folder's own interpreter, the disabled
+    // device's id, a wheel the driver runs.
+    let comfy = report("win-comfyui-portable-torch-not-compiled-with-cuda");
+    let fix = commands(comfy.get("WIN-TORCH").unwrap_or_else(|| panic!("no WIN-TORCH")));
+    assert_eq!(
+        fix,
+        [
+            "\"C:\\Users\\user\\Downloads\\ComfyUI_windows_portable\\python_embeded\\python.exe\" -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126"
+        ]
+    );
+    // Code 43: the driver's consequences (no NVML, no CUDA) are explained by it, not separate failures.
+    let code43 = report("win-code43-rtx3060-mini-pc");
+    assert_eq!(code43.get("DRV-08").and_then(|c| c.explained_by.clone()).as_deref(), Some("WIN-ADAPTER"));
+    // The driver version reads in NVIDIA's numbering.
+    let healthy = report("win-healthy-rtx4060-wddm");
+    assert!(healthy.get("WIN-ADAPTER").is_some_and(|c| c.summary.contains("537.70 (31.0.15.3770)")));
 }

@@ -606,6 +606,18 @@ fn cuda_probe_here(stage: &dyn Fn(u8, &str)) -> CudaProbe {
     CudaProbe { load_error: Some(errors.join("; ")), ..CudaProbe::default() }
 }
 
+/// What the Windows checks read from this machine.
+#[cfg(windows)]
+fn windows_facts() -> Option<super::winfacts::WindowsFacts> {
+    Some(super::collect_win::windows_facts())
+}
+
+/// What the Windows checks read (Windows only).
+#[cfg(not(windows))]
+fn windows_facts() -> Option<super::winfacts::WindowsFacts> {
+    None
+}
+
 /// Collects the live machine's metadata under `root`, with NVML's answers.
 pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String>) -> Meta {
     let env = gpu_env();
@@ -614,12 +626,18 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         matches!(nvml.as_ref().map(|n| &n.status), Some(crate::telemetry::source::SourceStatus::Asleep { .. }));
     let cuda = (!asleep).then(|| cuda_probe(std::time::Duration::from_secs(5)));
     let (kernel_log, kernel_log_source) = kernel_log(root);
+    // Windows reads none of the Linux sources (under Wine they would be the host's files).
+    let windows = cfg!(windows);
     Meta {
-        platform: if cfg!(windows) { "windows" } else { "linux" }.to_string(),
-        libraries: libraries(root, env.get("LD_LIBRARY_PATH").map(String::as_str)),
+        platform: if windows { "windows" } else { "linux" }.to_string(),
+        libraries: if windows { Vec::new() } else { libraries(root, env.get("LD_LIBRARY_PATH").map(String::as_str)) },
         env,
-        user: user(root),
-        device_nodes: device_nodes(root),
+        user: if windows {
+            UserInfo { name: std::env::var("USERNAME").ok(), uid: u32::MAX, groups: Vec::new() }
+        } else {
+            user(root)
+        },
+        device_nodes: if windows { Vec::new() } else { device_nodes(root) },
         links: BTreeMap::new(),
         listings: BTreeMap::new(),
         nvml,
@@ -628,5 +646,6 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         renderer,
         tdr: tdr(),
         cuda,
+        windows: windows_facts(),
     }
 }

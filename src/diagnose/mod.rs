@@ -8,12 +8,15 @@ pub mod archive;
 pub mod bottleneck;
 pub mod checks;
 pub mod collect;
+#[cfg(windows)]
+mod collect_win;
 pub mod headline;
 pub mod journal;
 pub mod ldcache;
 pub mod parse;
 pub mod source;
 pub mod view;
+pub mod winfacts;
 #[cfg(test)]
 mod wording_tests;
 

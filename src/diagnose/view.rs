@@ -150,6 +150,9 @@ pub struct Meta {
     /// Loading libcuda and calling `cuInit`; `None` when not probed (a sleeping GPU, old capture).
     #[serde(default)]
     pub cuda: Option<CudaProbe>,
+    /// What the Windows checks read; `None` elsewhere (and in captures from before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<super::winfacts::WindowsFacts>,
 }
 
 /// What happened when the CUDA driver library was loaded and initialised.

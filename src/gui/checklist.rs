@@ -168,19 +168,28 @@ impl ChecklistState {
     }
 
     fn wizard(&mut self, ui: &mut egui::Ui, report: &Report) {
-        let n = Layer::ALL.len();
-        self.step = self.step.min(n - 1);
+        // The steps are the layers this machine's checklist has (a Windows machine has no
+        // container or device-file step, a Linux one no Windows step).
+        let present: Vec<usize> =
+            (0..Layer::ALL.len()).filter(|i| report.checks.iter().any(|c| c.layer == Layer::ALL[*i])).collect();
+        let Some(&first) = present.first() else { return };
+        if !present.contains(&self.step) {
+            self.step = present.iter().copied().find(|i| *i > self.step).unwrap_or(first);
+        }
+        let pos = present.iter().position(|i| *i == self.step).unwrap_or(0);
+        let n = present.len();
         // Progress: one chip per layer, coloured by its worst verdict; click to jump.
         ui.horizontal_wrapped(|ui| {
-            for (i, layer) in Layer::ALL.iter().enumerate() {
+            for (k, &i) in present.iter().enumerate() {
+                let layer = Layer::ALL[i];
                 let worst = report
                     .checks
                     .iter()
-                    .filter(|c| c.layer == *layer)
+                    .filter(|c| c.layer == layer)
                     .map(|c| c.verdict)
                     .max()
                     .unwrap_or(Verdict::Skipped);
-                let text = RichText::new(format!("{} {}", i + 1, layer.title())).color(palette::verdict(ui, worst));
+                let text = RichText::new(format!("{} {}", k + 1, layer.title())).color(palette::verdict(ui, worst));
                 if ui
                     .selectable_label(self.step == i, text)
                     .on_hover_text(format!("worst result: {}", worst.word()))
@@ -192,13 +201,13 @@ impl ChecklistState {
         });
         let layer = Layer::ALL[self.step];
         ui.add_space(4.0);
-        ui.label(RichText::new(format!("Step {} of {n}: {}", self.step + 1, layer.title())).heading());
+        ui.label(RichText::new(format!("Step {} of {n}: {}", pos + 1, layer.title())).heading());
         ui.horizontal(|ui| {
-            if ui.add_enabled(self.step > 0, egui::Button::new("Back")).clicked() {
-                self.step -= 1;
+            if ui.add_enabled(pos > 0, egui::Button::new("Back")).clicked() {
+                self.step = present[pos - 1];
             }
-            if ui.add_enabled(self.step + 1 < n, egui::Button::new("Next")).clicked() {
-                self.step += 1;
+            if ui.add_enabled(pos + 1 < n, egui::Button::new("Next")).clicked() {
+                self.step = present[pos + 1];
             }
         });
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {

@@ -90,6 +90,10 @@ pub fn explain_init_error(err: &NvmlError) -> (String, String) {
             "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed.",
             "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI.",
         ),
+        NvmlError::DriverNotLoaded if cfg!(windows) => (
+            "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver.",
+            "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it.",
+        ),
         NvmlError::DriverNotLoaded => (
             "The NVIDIA library is installed but the kernel driver is not loaded.",
             "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this.",

@@ -10,6 +10,9 @@
 //! WSL) is decided inside it: one that does not apply returns a skipped verdict saying why. Ids are
 //! stable: users, reports and the test fixtures refer to them. Each layer's module doc names the
 //! public sources of its rules and fix texts.
+//!
+//! Length: the registry is one table of every check (about 400 lines of plain data that read best
+//! in one place, in the method's order); the check functions live in the layer files.
 
 mod access;
 mod container;
@@ -31,11 +34,36 @@ use super::{Check, Layer};
 use crate::telemetry::sample::{GpuFacts, GpuSample};
 use crate::telemetry::source::SourceStatus;
 
+/// Where a check runs: a Linux-only check (sysfs, kernel modules, device files, containers) is
+/// not part of a Windows machine's checklist at all, and the other way round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platforms {
+    /// Linux and Windows alike (NVML, CUDA, the environment, runtime health).
+    Any,
+    /// Linux only.
+    Linux,
+    /// Windows only.
+    Windows,
+}
+
+impl Platforms {
+    /// Whether a check with these platforms runs on `platform` (`linux` or `windows`).
+    pub fn includes(self, platform: &str) -> bool {
+        match self {
+            Platforms::Any => true,
+            Platforms::Linux => platform != "windows",
+            Platforms::Windows => platform == "windows",
+        }
+    }
+}
+
 /// One check's definition: everything about it but its result.
 #[derive(Clone, Copy)]
 pub struct CheckDef {
     /// Stable id, e.g. `DRV-01`: users, reports and the test fixtures refer to it, so never reuse one.
     pub id: &'static str,
+    /// The platforms it runs on.
+    pub platforms: Platforms,
     /// The layer it belongs to.
     pub layer: Layer,
     /// What is checked, e.g. "NVIDIA kernel module loaded": the title of every result it gives.
@@ -64,6 +92,7 @@ impl CheckDef {
 /// WIN-01, named because [`tdr_check`] gives its result outside a run as well.
 const WIN_01: CheckDef = CheckDef {
     id: "WIN-01",
+    platforms: Platforms::Windows,
     layer: Layer::Windows,
     title: "GPU watchdog (TDR) settings",
     depends_on: &[],
@@ -74,7 +103,17 @@ const WIN_01: CheckDef = CheckDef {
 /// Every check, in the order they run (the order of [`super::Report::checks`]).
 pub static CHECKS: &[CheckDef] = &[
     CheckDef {
+        id: "WIN-ADAPTER",
+        platforms: Platforms::Windows,
+        layer: Layer::Hardware,
+        title: "NVIDIA display adapter works (Device Manager)",
+        depends_on: &[],
+        explains: &["DRV-08", "CUDA-INIT", "WIN-04", "RT-LOST"],
+        run: windows::win_adapter,
+    },
+    CheckDef {
         id: "HW-01",
+        platforms: Platforms::Linux,
         layer: Layer::Hardware,
         title: "NVIDIA GPU on the PCI bus",
         depends_on: &[],
@@ -83,6 +122,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "HW-02",
+        platforms: Platforms::Linux,
         layer: Layer::Hardware,
         title: "Kernel driver bound to each GPU",
         depends_on: &["HW-01", "DRV-04", "DRV-01"],
@@ -91,6 +131,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-01",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "NVIDIA kernel module loaded",
         depends_on: &["HW-01", "DRV-04", "DRV-05"],
@@ -99,6 +140,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-02",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "Kernel module version",
         depends_on: &[],
@@ -107,6 +149,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-04",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "nouveau not holding the GPU",
         depends_on: &["HW-01"],
@@ -115,6 +158,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-05",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "Secure Boot and the kernel module",
         depends_on: &[],
@@ -123,6 +167,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-HUNG",
+        platforms: Platforms::Any,
         layer: Layer::Driver,
         title: "The driver answers",
         depends_on: &[],
@@ -132,6 +177,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-08",
+        platforms: Platforms::Any,
         layer: Layer::Driver,
         title: "NVML (the driver's management library) loads",
         depends_on: &["DRV-01", "HW-01", "DRV-06", "CONT-02", "WSL-01", "WSL-02", "PERM-02", "PERM-01"],
@@ -140,6 +186,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-06",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "Kernel module and libraries have the same version",
         depends_on: &["DRV-01", "HW-01"],
@@ -148,6 +195,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "HW-03",
+        platforms: Platforms::Linux,
         layer: Layer::Hardware,
         title: "NVML sees every PCI GPU",
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
@@ -156,6 +204,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-09",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "Persistence daemon",
         depends_on: &[],
@@ -164,6 +213,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "DRV-10",
+        platforms: Platforms::Linux,
         layer: Layer::Driver,
         title: "Kernel module flavour fits the GPU generation",
         depends_on: &[],
@@ -172,6 +222,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CUDA-01",
+        platforms: Platforms::Any,
         layer: Layer::Cuda,
         title: "Newest CUDA the driver supports",
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
@@ -180,6 +231,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CUDA-LIB",
+        platforms: Platforms::Linux,
         layer: Layer::Cuda,
         title: "CUDA driver library (libcuda.so.1) present",
         depends_on: &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
@@ -188,6 +240,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CUDA-INIT",
+        platforms: Platforms::Any,
         layer: Layer::Cuda,
         title: "CUDA driver initialises (cuInit)",
         depends_on: &[
@@ -199,6 +252,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CUDA-04",
+        platforms: Platforms::Linux,
         layer: Layer::Cuda,
         title: "PyTorch builds vs the driver",
         depends_on: &["CUDA-01", "DRV-08"],
@@ -207,6 +261,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CUDA-07",
+        platforms: Platforms::Linux,
         layer: Layer::Cuda,
         title: "GPU architecture supported by the PyTorch builds",
         depends_on: &["DRV-08"],
@@ -214,7 +269,17 @@ pub static CHECKS: &[CheckDef] = &[
         run: cuda::cuda_07,
     },
     CheckDef {
+        id: "WIN-TORCH",
+        platforms: Platforms::Windows,
+        layer: Layer::Cuda,
+        title: "PyTorch in the Python environments can use CUDA",
+        depends_on: &["WIN-ADAPTER"],
+        explains: &[],
+        run: windows::win_torch,
+    },
+    CheckDef {
         id: "CONT-01",
+        platforms: Platforms::Linux,
         layer: Layer::Containers,
         title: "Running in a container",
         depends_on: &[],
@@ -223,6 +288,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "CONT-02",
+        platforms: Platforms::Linux,
         layer: Layer::Containers,
         title: "GPUs passed into the container",
         depends_on: &[],
@@ -231,6 +297,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "PERM-01",
+        platforms: Platforms::Linux,
         layer: Layer::Permissions,
         title: "GPU device files present",
         depends_on: &["DRV-01", "CONT-02"],
@@ -239,6 +306,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "PERM-02",
+        platforms: Platforms::Linux,
         layer: Layer::Permissions,
         title: "This user can open the GPU device files",
         depends_on: &["PERM-01"],
@@ -247,6 +315,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "WSL-01",
+        platforms: Platforms::Linux,
         layer: Layer::Wsl,
         title: "WSL version and GPU paravirtualisation",
         depends_on: &[],
@@ -255,6 +324,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "WSL-02",
+        platforms: Platforms::Linux,
         layer: Layer::Wsl,
         title: "CUDA comes from the Windows driver (/usr/lib/wsl/lib)",
         depends_on: &["WSL-01"],
@@ -263,6 +333,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "WSL-08",
+        platforms: Platforms::Linux,
         layer: Layer::Wsl,
         title: "Graphics rendering in WSL",
         depends_on: &[],
@@ -270,7 +341,17 @@ pub static CHECKS: &[CheckDef] = &[
         run: wsl::wsl_08,
     },
     CheckDef {
+        id: "WIN-GPUPREF",
+        platforms: Platforms::Windows,
+        layer: Layer::Environment,
+        title: "Programs held on the integrated GPU (hybrid laptops)",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_gpupref,
+    },
+    CheckDef {
         id: "ENV-01",
+        platforms: Platforms::Any,
         layer: Layer::Environment,
         title: "CUDA_VISIBLE_DEVICES",
         depends_on: &["DRV-08", "PERM-02"],
@@ -279,6 +360,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "ENV-02",
+        platforms: Platforms::Any,
         layer: Layer::Environment,
         title: "CUDA and nvidia-smi number the GPUs the same way",
         depends_on: &["DRV-08", "PERM-02"],
@@ -287,6 +369,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "ENV-03",
+        platforms: Platforms::Linux,
         layer: Layer::Environment,
         title: "LD_LIBRARY_PATH does not shadow the driver",
         depends_on: &[],
@@ -294,7 +377,17 @@ pub static CHECKS: &[CheckDef] = &[
         run: env::env_03,
     },
     CheckDef {
+        id: "WIN-TDR",
+        platforms: Platforms::Windows,
+        layer: Layer::Runtime,
+        title: "Driver resets (TDR) in the last 7 days",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_tdr,
+    },
+    CheckDef {
         id: "RT-LOST",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Every GPU answers",
         depends_on: &["DRV-08"],
@@ -304,6 +397,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-03",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Memory repair (row remapping, retired pages)",
         depends_on: &["DRV-08"],
@@ -312,6 +406,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-XID",
+        platforms: Platforms::Linux,
         layer: Layer::Runtime,
         title: "GPU errors in the kernel log (Xid)",
         // The kernel log does not need NVML: a GPU that fell off the bus before NVML saw it is
@@ -322,6 +417,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-05",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Clocks held back (throttle reasons)",
         depends_on: &["DRV-08"],
@@ -330,6 +426,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-04",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "PCIe link at its maximum",
         depends_on: &["DRV-08"],
@@ -338,6 +435,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-ECC",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Uncorrectable memory (ECC) errors",
         depends_on: &["DRV-08"],
@@ -346,6 +444,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-08",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Other programs holding the GPU",
         depends_on: &["DRV-08"],
@@ -354,6 +453,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-06",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "MIG (multi-instance GPU) mode",
         depends_on: &["DRV-08"],
@@ -362,6 +462,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "RT-07",
+        platforms: Platforms::Any,
         layer: Layer::Runtime,
         title: "Compute mode",
         depends_on: &["DRV-08"],
@@ -370,15 +471,35 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "WIN-02",
+        platforms: Platforms::Windows,
         layer: Layer::Windows,
         title: "Driver model (WDDM / TCC / MCDM)",
         depends_on: &[],
         explains: &[],
         run: windows::win_02,
     },
+    CheckDef {
+        id: "WIN-VER",
+        platforms: Platforms::Windows,
+        layer: Layer::Windows,
+        title: "Windows version",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_ver,
+    },
+    CheckDef {
+        id: "WIN-WSL",
+        platforms: Platforms::Windows,
+        layer: Layer::Windows,
+        title: "WSL from the Windows side",
+        depends_on: &[],
+        explains: &[],
+        run: windows::win_wsl,
+    },
     WIN_01,
     CheckDef {
         id: "WIN-04",
+        platforms: Platforms::Windows,
         layer: Layer::Windows,
         title: "nvml.dll found",
         depends_on: &[],
@@ -387,6 +508,7 @@ pub static CHECKS: &[CheckDef] = &[
     },
     CheckDef {
         id: "WIN-03",
+        platforms: Platforms::Windows,
         layer: Layer::Windows,
         title: "Driver version",
         depends_on: &[],
@@ -400,10 +522,11 @@ pub fn find(id: &str) -> Option<&'static CheckDef> {
     CHECKS.iter().find(|d| d.id == id)
 }
 
-/// Runs every check over `v`, in registry order.
+/// Runs every check for the view's platform over `v`, in registry order.
 pub fn all(v: &dyn SystemView) -> Vec<Check> {
     let cx = Ctx::new(v);
-    CHECKS.iter().map(|d| (d.run)(d.blank(), &cx)).collect()
+    let platform = v.meta().platform.clone();
+    CHECKS.iter().filter(|d| d.platforms.includes(&platform)).map(|d| (d.run)(d.blank(), &cx)).collect()
 }
 
 /// The verdict summary of a check whose evidence is missing.
@@ -595,6 +718,7 @@ mod tests {
             renderer: None,
             tdr: Some(Tdr::default()),
             cuda: None,
+            windows: None,
         })
     }
 
@@ -673,8 +797,11 @@ mod tests {
     fn every_result_carries_its_definitions_id_layer_and_title() {
         for platform in ["linux", "windows"] {
             let got = all(&bare(platform));
-            assert_eq!(got.len(), CHECKS.len());
-            for (c, d) in got.iter().zip(CHECKS) {
+            let defs: Vec<&CheckDef> = CHECKS.iter().filter(|d| d.platforms.includes(platform)).collect();
+            assert_eq!(got.len(), defs.len());
+            // A Windows checklist has no Linux-only check and the other way round.
+            assert!(got.iter().all(|c| !c.id.starts_with(if platform == "windows" { "CONT-" } else { "WIN-" })));
+            for (c, d) in got.iter().zip(defs) {
                 assert_eq!((c.id.as_str(), c.layer, c.title.as_str()), (d.id, d.layer, d.title), "{platform}");
             }
         }

@@ -1,6 +1,10 @@
-//! Windows-only checks (WIN-*): the driver model (WDDM / TCC / MCDM), the GPU watchdog (TDR)
-//! registry values, nvml.dll and the driver version. They run on every platform, decide by the
-//! view's platform (so a Windows capture is judged the same anywhere) and are skipped elsewhere.
+//! Windows-only checks (WIN-*): the display adapters and their Device Manager status, the driver
+//! version in NVIDIA's numbering, where nvml.dll is (and stray copies), the driver model (WDDM /
+//! TCC / MCDM), the GPU watchdog (TDR) settings and the resets it made, PyTorch builds in the
+//! Python environments, per-app graphics preferences on hybrid laptops, the Windows version and
+//! WSL from the Windows side. They are part of a Windows machine's (or capture's) checklist only
+//! and read the capture's `meta.windows` ([`crate::diagnose::winfacts`], where their sources are
+//! listed), so a Windows capture is judged the same on Linux.
 //!
 //! Sources: Microsoft Learn, "Testing and debugging TDR during driver development" (the
 //! `TdrLevel`, `TdrDelay` and `TdrDdiDelay` registry keys); the NVML API reference
@@ -9,8 +13,283 @@
 use super::{Ctx, MISSING, WIN_01};
 use crate::diagnose::parse;
 use crate::diagnose::view::Tdr;
+use crate::diagnose::winfacts::{self, WindowsFacts};
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
+
+fn facts<'a>(cx: &'a Ctx) -> Option<&'a WindowsFacts> {
+    cx.v.meta().windows.as_ref()
+}
+
+/// "552.22 (31.0.15.5222)", or the file version as it is when it is not NVIDIA's numbering.
+fn nvidia_version(file_version: &str) -> String {
+    match parse::windows_driver_version(file_version) {
+        Some(v) => format!("{v} ({file_version})"),
+        None => file_version.to_string(),
+    }
+}
+
+/// WIN-ADAPTER: Windows sees the NVIDIA GPU, an NVIDIA driver drives it and Device Manager reports
+/// no problem code.
+pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let mut c = c;
+    for a in &f.adapters {
+        let state = match a.problem {
+            Some(0) => "working".to_string(),
+            Some(p) => winfacts::problem_text(p).0.to_string(),
+            None => "status unknown".to_string(),
+        };
+        // NVIDIA's numbering only for NVIDIA's drivers (Intel's and AMD's follow other rules).
+        let version = |v: &String| if a.is_nvidia() && !a.basic_display() { nvidia_version(v) } else { v.clone() };
+        let driver = match (&a.provider, &a.driver_version) {
+            (Some(p), Some(v)) => format!("{p} driver {}", version(v)),
+            (None, Some(v)) => format!("driver {}", version(v)),
+            _ => "no driver".to_string(),
+        };
+        c = c.evidence(format!("{}: {driver}, {state} [{}]", a.name, a.instance_id));
+    }
+    let nvidia: Vec<&winfacts::DisplayAdapter> = f.nvidia().collect();
+    if nvidia.is_empty() {
+        return c
+            .verdict(Verdict::Fail, "Windows lists no NVIDIA display adapter")
+            .found("Windows does not see an NVIDIA GPU")
+            .explain("Device Manager has no NVIDIA device: the GPU is not detected at all. On laptops the NVIDIA GPU can be switched off in the firmware (a 'hybrid/discrete graphics' or 'MUX' setting) or by the maker's power tool; on desktops the card may be unseated, unpowered or faulty.")
+            .text("Desktops: power off, reseat the card and connect every power cable it has; try another PCIe slot. Laptops: check the firmware's graphics setting and the maker's control app (e.g. 'Eco mode').")
+            .text("Then look in Device Manager under 'Display adapters' (and 'Other devices') for the NVIDIA GPU:")
+            .cmd("devmgmt.msc");
+    }
+    if let Some(a) = nvidia.iter().find(|a| a.problem.is_some_and(|p| p != 0)) {
+        let code = a.problem.unwrap_or(0);
+        let (said, why) = winfacts::problem_text(code);
+        let c = c.verdict(Verdict::Fail, format!("{}: {said}", a.name));
+        return match code {
+            22 => c
+                .found("The NVIDIA GPU is disabled in Device Manager")
+                .explain("A disabled device gets no driver: NVML, CUDA and every program see no NVIDIA GPU.")
+                .text("Enable it (Device Manager → Display adapters → right-click → Enable device), or in an administrator terminal:")
+                .cmd(format!("pnputil /enable-device \"{}\"", a.instance_id)),
+            28 => c
+                .found("No driver is installed for the NVIDIA GPU")
+                .explain(format!("Windows sees the GPU but {why}."))
+                .text("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."),
+            43 => c
+                .found("Windows stopped the NVIDIA GPU (Code 43)")
+                .explain(format!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself."))
+                .text("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot.")
+                .text("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS)."),
+            _ => c
+                .found(format!("The NVIDIA GPU does not work (Code {code})"))
+                .explain(format!("Device Manager: {said}; usually {why}."))
+                .text("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot."),
+        };
+    }
+    if let Some(a) =
+        nvidia.iter().find(|a| a.basic_display() || a.provider.as_deref().is_some_and(|p| p.contains("Microsoft")))
+    {
+        return c
+            .verdict(Verdict::Fail, format!("the NVIDIA GPU ({}) runs on Windows' fallback driver: {}", a.instance_id, a.name))
+            .found("The NVIDIA driver is not installed")
+            .explain("Windows drives the GPU with its basic display driver: the screen works, but there is no nvml.dll, no CUDA and no NVIDIA control panel.")
+            .text("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.");
+    }
+    let list = nvidia
+        .iter()
+        .map(|a| match &a.driver_version {
+            Some(v) => format!("{} (driver {})", a.name, nvidia_version(v)),
+            None => a.name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    c.verdict(Verdict::Pass, list).found("Windows sees the NVIDIA GPU and its driver works")
+}
+
+/// WIN-TORCH: the PyTorch builds in the Python environments found can use the GPU.
+pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let with_torch: Vec<&winfacts::PythonEnv> = f.pythons.iter().filter(|p| p.torch.is_some()).collect();
+    if with_torch.is_empty() {
+        return c
+            .verdict(Verdict::Skipped, format!("no PyTorch in the {} Python environment(s) found", f.pythons.len()));
+    }
+    let mut c = c;
+    for p in &with_torch {
+        c = c.evidence(format!(
+            "{}: torch {} ({})",
+            p.prefix,
+            p.torch.as_deref().unwrap_or("?"),
+            p.torch_cuda.as_deref().map_or("a CPU-only build".to_string(), |v| format!("built for CUDA {v}"))
+        ));
+    }
+    let cpu: Vec<&&winfacts::PythonEnv> = with_torch.iter().filter(|p| p.torch_cuda.is_none()).collect();
+    if cpu.is_empty() {
+        return c
+            .verdict(Verdict::Pass, format!("{} environment(s) with a CUDA build of PyTorch", with_torch.len()))
+            .found("PyTorch is built for CUDA");
+    }
+    let wheel = cx
+        .nvml
+        .and_then(|n| n.inventory.cuda_driver_version.as_ref())
+        .and_then(|r| r.value().cloned())
+        .and_then(|v| parse::torch_wheel_for_driver(&v, None))
+        .map(|(tag, _)| tag)
+        .unwrap_or("cu126");
+    let mut c = c
+        .verdict(
+            Verdict::Fail,
+            format!("CPU-only PyTorch ({}) in {}", cpu[0].torch.as_deref().unwrap_or("?"), cpu.iter().map(|p| p.prefix.as_str()).collect::<Vec<_>>().join(", ")),
+        )
+        .found("PyTorch is a CPU-only build: it cannot use the GPU")
+        .explain("A '+cpu' wheel (what a plain `pip install torch` gives on Windows) has no CUDA at all: torch.cuda.is_available() is False and front ends say 'Torch is not able to use GPU', whatever the driver. Reinstall it from PyTorch's CUDA index into the same environment.");
+    for p in cpu.iter().take(3) {
+        c = c.cmd(format!(
+            "\"{}\" -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{wheel}",
+            python_exe(&p.prefix)
+        ));
+    }
+    c
+}
+
+/// WIN-GPUPREF: on a hybrid laptop, programs set to the power-saving GPU.
+pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    if !f.hybrid() {
+        return c.verdict(Verdict::Skipped, "one GPU: nothing to choose between");
+    }
+    let saving: Vec<(&String, &String)> =
+        f.gpu_preferences.iter().filter(|(_, v)| winfacts::gpu_preference(v) == Some(1)).collect();
+    let mut c = c;
+    for (exe, v) in &f.gpu_preferences {
+        c = c.evidence(format!("{exe}: {v}"));
+    }
+    let explain = "CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on.";
+    if saving.is_empty() {
+        // Pythons without a high-performance preference: their DirectML or Vulkan work goes to
+        // the power-saving GPU, Windows' default for programs without one on hybrid laptops.
+        let unset: Vec<String> = f
+            .pythons
+            .iter()
+            .map(|p| python_exe(&p.prefix))
+            .filter(|exe| {
+                !f.gpu_preferences
+                    .iter()
+                    .any(|(k, v)| k.eq_ignore_ascii_case(exe) && winfacts::gpu_preference(v) == Some(2))
+            })
+            .collect();
+        if unset.is_empty() {
+            return c
+                .verdict(
+                    Verdict::Info,
+                    format!(
+                        "hybrid graphics: {} program(s) with a preference, none set to power saving",
+                        f.gpu_preferences.len()
+                    ),
+                )
+                .found("No program is held on the power-saving GPU")
+                .explain(explain);
+        }
+        let mut c = c
+            .verdict(Verdict::Info, format!("hybrid graphics: {} Python interpreter(s) without a GPU preference use the power-saving GPU for DirectX work", unset.len()))
+            .found("Python's DirectML and Vulkan work runs on the integrated GPU")
+            .explain(explain)
+            .text("If a DirectML or Vulkan front end runs on the Intel/AMD GPU: Settings → System → Display → Graphics → add python.exe → High performance, or for this user:");
+        for exe in unset.iter().take(3) {
+            c = c.cmd(format!("reg add \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /v \"{exe}\" /t REG_SZ /d \"GpuPreference=2;\" /f"));
+        }
+        return c;
+    }
+    let names = saving.iter().map(|(e, _)| e.rsplit('\\').next().unwrap_or(e)).collect::<Vec<_>>().join(", ");
+    c.verdict(Verdict::Warn, format!("set to the power-saving (integrated) GPU: {names}"))
+        .found(format!("{names} set to run on the integrated GPU"))
+        .explain(explain)
+        .text("Settings → System → Display → Graphics: choose the program, Options → High performance (the NVIDIA GPU). Then restart it.")
+}
+
+/// The interpreter of a Python environment: `Scripts\python.exe` in a venv, `python.exe` otherwise.
+fn python_exe(prefix: &str) -> String {
+    let p = prefix.trim_end_matches('\\');
+    let lower = p.to_ascii_lowercase();
+    if lower.ends_with("venv") || lower.ends_with(".venv") {
+        format!("{p}\\Scripts\\python.exe")
+    } else {
+        format!("{p}\\python.exe")
+    }
+}
+
+/// WIN-TDR: driver resets Windows made in the last 7 days.
+pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(events) = &f.tdr_events else {
+        return match f.watchdog_dumps.len() {
+            0 => c.verdict(Verdict::Skipped, "the event log was not read"),
+            n => c
+                .verdict(
+                    Verdict::Warn,
+                    format!("{n} watchdog report(s) in LiveKernelReports\\WATCHDOG in the last 7 days"),
+                )
+                .found("Windows reset the graphics driver recently")
+                .evidence(f.watchdog_dumps.join(", ")),
+        };
+    };
+    let n = events.len();
+    let mut c = c;
+    for e in events.iter().rev().take(5) {
+        c = c.evidence(e.clone());
+    }
+    if n == 0 {
+        return c
+            .verdict(Verdict::Pass, "no driver reset (event 4101) in the last 7 days")
+            .found("No driver resets lately");
+    }
+    let tdr = cx.v.meta().tdr.unwrap_or_default();
+    let c = c
+        .verdict(
+            if n >= 3 { Verdict::Fail } else { Verdict::Warn },
+            format!("the display driver stopped responding and was recovered {n} time(s) in 7 days (event 4101)"),
+        )
+        .found(format!("Windows reset the NVIDIA driver {n} time(s) this week"))
+        .explain("Windows resets the driver when the GPU does not answer within the watchdog's limit (TdrDelay, 2 s by default). Two causes: a compute kernel that runs longer than that on a GPU that also drives a display (CUDA error 702, 'the launch timed out'), or an unstable GPU (overclock or undervolt, overheating, power delivery, a driver bug).");
+    if tdr.delay.is_some_and(|d| d > 2) {
+        c.text("The watchdog limit is already raised: look for instability. Remove overclocks and undervolts (MSI Afterburner and similar back to defaults), check temperatures under load, update or clean-reinstall the driver.")
+    } else {
+        c.text("If the resets come during long CUDA work on the GPU that drives your monitor: run the display on another GPU, or raise the limit in an administrator terminal and reboot:")
+            .cmd("reg add \"HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /t REG_DWORD /d 60 /f")
+            .text("If they come during games or light use: remove overclocks and undervolts, check temperatures and power cables, and clean-reinstall the driver.")
+    }
+}
+
+/// WIN-VER: the Windows version, and settings that change how the GPU is shared.
+pub(super) fn win_ver(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let hags = match f.hags {
+        Some(2) => "hardware-accelerated GPU scheduling on",
+        Some(1) => "hardware-accelerated GPU scheduling off",
+        _ => "hardware-accelerated GPU scheduling not set",
+    };
+    c.verdict(Verdict::Info, format!("{}; {hags}", f.edition())).found(format!("{} is installed", f.edition()))
+}
+
+/// WIN-WSL: WSL from the Windows side: installed distributions and whether this Windows runs
+/// CUDA in them.
+pub(super) fn win_wsl(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, "WSL is not installed") };
+    let c = c.evidence(format!(
+        "distributions: {}",
+        if distros.is_empty() { "none".to_string() } else { distros.join(", ") }
+    ));
+    match f.build {
+        Some(b) if b < winfacts::WSL_GPU_MIN_BUILD => c
+            .verdict(Verdict::Warn, format!("Windows build {b} is older than 19044 (Windows 10 21H2): WSL 2 gets no GPU"))
+            .found("This Windows is too old for CUDA in WSL")
+            .text("Update Windows (Settings → Windows Update) to Windows 10 21H2 or Windows 11, then update WSL:")
+            .cmd("wsl --update"),
+        _ => c
+            .verdict(Verdict::Info, format!("{} WSL distribution(s); this Windows passes the GPU to WSL 2", distros.len()))
+            .found("WSL 2 can use the GPU here")
+            .explain("Inside WSL the GPU comes from this Windows driver (/usr/lib/wsl/lib): install no Linux NVIDIA driver in the distribution. Run gpu-doctor-cli check inside it for that side."),
+    }
+}
 
 pub(super) fn win_02(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
@@ -79,6 +358,33 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
         return c.not_here("Windows", "Windows only");
     }
+    // Copies of nvml.dll from another driver than the one installed (an old NVSMI folder left by a
+    // Standard driver, a copy beside a program): whoever loads them gets a version mismatch.
+    let driver = facts(cx)
+        .and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()))
+        .and_then(|v| parse::windows_driver_version(&v));
+    let stray: Vec<(String, String)> = facts(cx)
+        .map(|f| {
+            f.nvidia_files
+                .iter()
+                .filter(|x| x.path.to_ascii_lowercase().ends_with("nvml.dll"))
+                .filter_map(|x| {
+                    let v = x.version.as_deref().and_then(parse::windows_driver_version)?;
+                    (driver.as_ref().is_some_and(|d| *d != v)).then(|| (x.path.clone(), v))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if let (Some(d), Some((path, v))) = (&driver, stray.first()) {
+        let mut c = c
+            .verdict(Verdict::Warn, format!("{path} is from driver {v}, but driver {d} is installed"))
+            .found("An nvml.dll from another driver is left on this machine")
+            .explain("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store.");
+        for (p, v) in &stray {
+            c = c.evidence(format!("{p}: driver {v}"));
+        }
+        return c.text("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':").cmd(format!("del \"{path}\""));
+    }
     match cx.nvml.map(|n| &n.status) {
         Some(SourceStatus::Nvml { library, .. }) => {
             c.verdict(Verdict::Pass, format!("loaded {library}")).found("nvml.dll is installed")
@@ -101,7 +407,8 @@ pub(super) fn win_03(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
         return c.not_here("Windows", "Windows only");
     }
-    match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()) {
+    let from_adapter = facts(cx).and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()));
+    match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()).or(from_adapter) {
         Some(v) => {
             let shown = parse::windows_driver_version(&v).unwrap_or(v.clone());
             c.verdict(Verdict::Info, format!("NVIDIA driver {shown}"))

@@ -1,0 +1,220 @@
+//! What the Windows checks read, in the capture's `meta.windows` (format: docs/capture-format.md):
+//! the display adapters with their driver and Device Manager problem code, where `nvml.dll` and
+//! `nvidia-smi.exe` are, the per-app graphics preferences of hybrid laptops, the Python
+//! environments and their PyTorch builds, the driver resets (TDR) of the last days, the Windows
+//! version and the WSL side. Read live on Windows (`collect::windows_facts`, registry and
+//! Configuration Manager, no subprocess) and judged anywhere, so `check --from` on Linux judges a
+//! Windows capture the same way.
+//!
+//! Sources for the rules the checks apply to these facts:
+//! - Device Manager problem codes: Microsoft Learn, "Device Manager error codes" and the
+//!   CM_PROB_* list (10 cannot start, 22 disabled, 28 no driver, 31 driver failed to load,
+//!   43 stopped after reporting problems).
+//! - Driver version numbering: NVIDIA's Windows file version 31.0.15.5222 is driver 552.22 (the
+//!   last five digits of the last two fields), see `parse::windows_driver_version`.
+//! - Graphics preference: Microsoft's "UserGpuPreferences" registry values
+//!   (`GpuPreference=0;` let Windows decide, `1` power saving, `2` high performance).
+//! - TDR events: the "Display" source's event 4101 ("Display driver nvlddmkm stopped responding
+//!   and has successfully recovered") and `C:\Windows\LiveKernelReports\WATCHDOG` dumps.
+//! - WSL GPU support: Microsoft's "GPU accelerated ML training in WSL" (Windows 11, or Windows 10
+//!   21H2, build 19044, and later).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// PCI vendor id of NVIDIA, as Windows writes it in device instance ids (`PCI\VEN_10DE&...`).
+pub const NVIDIA_VEN: &str = "VEN_10DE";
+
+/// The Windows build from which WSL 2 runs CUDA (Windows 10 21H2).
+pub const WSL_GPU_MIN_BUILD: u32 = 19044;
+
+/// Everything the Windows checks read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowsFacts {
+    /// The edition, e.g. "Windows 11 Pro" (the registry's ProductName; Windows 11 still says
+    /// "Windows 10" there, so [`WindowsFacts::edition`] corrects it by the build).
+    #[serde(default)]
+    pub product: Option<String>,
+    /// The release, e.g. "23H2" (DisplayVersion).
+    #[serde(default)]
+    pub display_version: Option<String>,
+    /// The build number, e.g. 22631.
+    #[serde(default)]
+    pub build: Option<u32>,
+    /// The display adapters Windows knows (the Display device class), NVIDIA and others.
+    #[serde(default)]
+    pub adapters: Vec<DisplayAdapter>,
+    /// `nvml.dll` and `nvidia-smi.exe` files found where drivers put them.
+    #[serde(default)]
+    pub nvidia_files: Vec<FoundFile>,
+    /// Per-app graphics preferences (`HKCU\Software\Microsoft\DirectX\UserGpuPreferences`):
+    /// program path → value, e.g. `GpuPreference=2;`.
+    #[serde(default)]
+    pub gpu_preferences: BTreeMap<String, String>,
+    /// Python environments found and the PyTorch each holds.
+    #[serde(default)]
+    pub pythons: Vec<PythonEnv>,
+    /// Driver resets in the last 7 days: the "Display" source's event 4101, oldest first
+    /// ("2026-11-29 21:14:03 Display driver nvlddmkm stopped responding and has successfully
+    /// recovered."). `None` when the event log could not be read.
+    #[serde(default)]
+    pub tdr_events: Option<Vec<String>>,
+    /// `C:\Windows\LiveKernelReports\WATCHDOG` dumps of the last 7 days (file names).
+    #[serde(default)]
+    pub watchdog_dumps: Vec<String>,
+    /// Hardware-accelerated GPU scheduling (`HwSchMode`: 2 on, 1 off; `None` not set).
+    #[serde(default)]
+    pub hags: Option<u32>,
+    /// WSL distributions registered for this user; `None` when WSL is not installed.
+    #[serde(default)]
+    pub wsl_distros: Option<Vec<String>>,
+}
+
+/// One display adapter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplayAdapter {
+    /// The name Device Manager shows ("NVIDIA GeForce RTX 4070 Laptop GPU", "Microsoft Basic
+    /// Display Adapter" when no vendor driver is installed).
+    pub name: String,
+    /// The device instance id, e.g. `PCI\VEN_10DE&DEV_2786&SUBSYS_...\4&1E1A8B1&0&0008`.
+    pub instance_id: String,
+    /// The driver's provider ("NVIDIA", "Microsoft", "Intel Corporation").
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The driver's file version, e.g. "31.0.15.5222".
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// The driver's date, e.g. "2024-04-11".
+    #[serde(default)]
+    pub driver_date: Option<String>,
+    /// The Configuration Manager problem code: 0 when the device works; `None` when unknown.
+    #[serde(default)]
+    pub problem: Option<u32>,
+}
+
+impl DisplayAdapter {
+    /// An NVIDIA device (by its PCI vendor id, whatever driver it has).
+    pub fn is_nvidia(&self) -> bool {
+        self.instance_id.to_ascii_uppercase().contains(NVIDIA_VEN)
+    }
+
+    /// Driven by Windows' fallback driver instead of a vendor driver.
+    pub fn basic_display(&self) -> bool {
+        self.name.contains("Basic Display") || self.name.contains("Basic Render")
+    }
+}
+
+/// A file found, with its version resource when it has one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundFile {
+    /// The full path.
+    pub path: String,
+    /// The file version, e.g. "31.0.15.5222" (NVIDIA's numbering) or "8.17.15.5222".
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// A Python environment.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonEnv {
+    /// Its folder (the one holding python.exe).
+    pub prefix: String,
+    /// The PyTorch version installed there (torch/version.py's `__version__`, e.g. "2.3.1+cpu").
+    #[serde(default)]
+    pub torch: Option<String>,
+    /// The CUDA version that PyTorch was built for (`cuda = '12.1'`; `None` for a CPU build).
+    #[serde(default)]
+    pub torch_cuda: Option<String>,
+}
+
+impl WindowsFacts {
+    /// "Windows 11 Pro 23H2 (build 22631)": the edition corrected for Windows 11 (builds from
+    /// 22000 on, whose registry still says "Windows 10").
+    pub fn edition(&self) -> String {
+        let mut name = self.product.clone().unwrap_or_else(|| "Windows".to_string());
+        if self.build.is_some_and(|b| b >= 22000) && name.contains("Windows 10") {
+            name = name.replacen("Windows 10", "Windows 11", 1);
+        }
+        let mut s = name;
+        if let Some(v) = &self.display_version {
+            s.push(' ');
+            s.push_str(v);
+        }
+        if let Some(b) = self.build {
+            s.push_str(&format!(" (build {b})"));
+        }
+        s
+    }
+
+    /// The NVIDIA adapters.
+    pub fn nvidia(&self) -> impl Iterator<Item = &DisplayAdapter> {
+        self.adapters.iter().filter(|a| a.is_nvidia())
+    }
+
+    /// Another GPU beside the NVIDIA one (an Intel or AMD integrated GPU: a hybrid laptop).
+    pub fn hybrid(&self) -> bool {
+        self.nvidia().next().is_some() && self.adapters.iter().any(|a| !a.is_nvidia() && !a.basic_display())
+    }
+}
+
+/// The meaning of a Device Manager problem code, as Device Manager words it, and what usually
+/// causes it on an NVIDIA GPU.
+pub fn problem_text(code: u32) -> (&'static str, &'static str) {
+    match code {
+        10 => ("This device cannot start (Code 10)", "the driver failed to start the GPU"),
+        22 => ("This device is disabled (Code 22)", "the GPU was disabled in Device Manager"),
+        28 => ("The drivers for this device are not installed (Code 28)", "no NVIDIA driver is installed for it"),
+        31 => (
+            "This device is not working properly because Windows cannot load the drivers required (Code 31)",
+            "the installed driver does not load (a damaged or mismatched install)",
+        ),
+        43 => (
+            "Windows has stopped this device because it has reported problems (Code 43)",
+            "the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware",
+        ),
+        12 => ("This device cannot find enough free resources (Code 12)", "the PCI resources (BAR space) do not fit"),
+        _ => ("The device has a problem", "Device Manager reports a problem code"),
+    }
+}
+
+/// "GpuPreference=2;" → 2.
+pub fn gpu_preference(value: &str) -> Option<u32> {
+    value.split(';').find_map(|kv| kv.trim().strip_prefix("GpuPreference=")).and_then(|v| v.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_11_is_named_by_its_build_and_hybrids_need_another_real_gpu() {
+        let f = WindowsFacts {
+            product: Some("Windows 10 Pro".into()),
+            display_version: Some("23H2".into()),
+            build: Some(22631),
+            ..WindowsFacts::default()
+        };
+        assert_eq!(f.edition(), "Windows 11 Pro 23H2 (build 22631)");
+        let nv = DisplayAdapter {
+            name: "NVIDIA GeForce RTX 4060 Laptop GPU".into(),
+            instance_id: "PCI\\VEN_10DE&DEV_28A0\\4&1".into(),
+            ..DisplayAdapter::default()
+        };
+        let intel = DisplayAdapter {
+            name: "Intel(R) UHD Graphics".into(),
+            instance_id: "PCI\\VEN_8086&DEV_A788\\3&1".into(),
+            ..DisplayAdapter::default()
+        };
+        let basic = DisplayAdapter {
+            name: "Microsoft Basic Display Adapter".into(),
+            instance_id: "PCI\\VEN_1234&DEV_1111\\3&1".into(),
+            ..DisplayAdapter::default()
+        };
+        assert!(!WindowsFacts { adapters: vec![nv.clone(), basic], ..WindowsFacts::default() }.hybrid());
+        assert!(WindowsFacts { adapters: vec![intel, nv], ..WindowsFacts::default() }.hybrid());
+        assert_eq!(gpu_preference("SwapEffectUpgradeEnable=1;GpuPreference=2;"), Some(2));
+        assert_eq!(gpu_preference("GpuPreference=1;"), Some(1));
+        assert_eq!(gpu_preference("AutoHDREnable=1;"), None);
+    }
+}
