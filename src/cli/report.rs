@@ -85,6 +85,14 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
             &mut |_, _| {},
         )
     });
+    // The GPU part waits for NVML to finish opening (on a loaded machine that can outlast the
+    // checks), up to the limit `info` uses; a driver that never answers is reported as hung.
+    let deadline = std::time::Instant::now() + super::info::OPEN_TIMEOUT;
+    while matches!(sampler.snapshot().source, crate::telemetry::source::SourceStatus::Opening)
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let snap = sampler.snapshot();
     let now = sampler.now();
     let text = sampler.with_history(|h| {

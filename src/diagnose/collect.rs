@@ -399,39 +399,10 @@ pub fn kernel_log(_root: &Path) -> (KernelLog, KernelLogSource) {
     (KernelLog::Unreadable("no Linux kernel log on this platform".into()), KernelLogSource::default())
 }
 
-/// A DWORD under `HKEY_LOCAL_MACHINE\subkey`, or `None` when absent.
-#[cfg(windows)]
-fn reg_dword(subkey: &str, value: &str) -> Option<u32> {
-    use windows_sys::Win32::System::Registry::{HKEY_LOCAL_MACHINE, RRF_RT_REG_DWORD, RegGetValueW};
-    let k: Vec<u16> = subkey.encode_utf16().chain(Some(0)).collect();
-    let v: Vec<u16> = value.encode_utf16().chain(Some(0)).collect();
-    let mut data: u32 = 0;
-    let mut size: u32 = 4;
-    // SAFETY: both names are NUL-terminated UTF-16 buffers that outlive the call; `data` is a
-    // 4-byte buffer and `size` says so; RRF_RT_REG_DWORD makes the API refuse other types.
-    let rc = unsafe {
-        RegGetValueW(
-            HKEY_LOCAL_MACHINE,
-            k.as_ptr(),
-            v.as_ptr(),
-            RRF_RT_REG_DWORD,
-            std::ptr::null_mut(),
-            (&mut data as *mut u32).cast(),
-            &mut size,
-        )
-    };
-    (rc == 0).then_some(data)
-}
-
 /// The GPU watchdog (TDR) settings from the registry.
 #[cfg(windows)]
 pub fn tdr() -> Option<super::view::Tdr> {
-    const KEY: &str = "System\\CurrentControlSet\\Control\\GraphicsDrivers";
-    Some(super::view::Tdr {
-        level: reg_dword(KEY, "TdrLevel"),
-        delay: reg_dword(KEY, "TdrDelay"),
-        ddi_delay: reg_dword(KEY, "TdrDdiDelay"),
-    })
+    Some(super::collect_win::tdr())
 }
 
 /// The GPU watchdog (TDR) settings (Windows only).

@@ -11,6 +11,10 @@ use windows_sys::Win32::Devices::DeviceAndDriverInstallation::{
 use windows_sys::Win32::Storage::FileSystem::{
     GetFileVersionInfoSizeW, GetFileVersionInfoW, VS_FIXEDFILEINFO, VerQueryValueW,
 };
+use windows_sys::Win32::System::EventLog::{
+    EVT_HANDLE, EvtClose, EvtNext, EvtQuery, EvtQueryChannelPath, EvtQueryReverseDirection, EvtRender,
+    EvtRenderEventXml,
+};
 use windows_sys::Win32::System::Registry::{
     HKEY, HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, KEY_READ, RRF_RT_REG_DWORD, RRF_RT_REG_SZ, RegCloseKey, RegEnumKeyExW,
     RegEnumValueW, RegGetValueW, RegOpenKeyExW,
@@ -369,6 +373,84 @@ fn watchdog_dumps() -> Vec<String> {
     out
 }
 
+/// An event-log handle, closed when dropped.
+struct Evt(EVT_HANDLE);
+
+impl Drop for Evt {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from EvtQuery or EvtNext and is closed once.
+        unsafe {
+            EvtClose(self.0);
+        }
+    }
+}
+
+/// The text of `attr='…'` or `<tag>…</tag>` after `key` in an event's XML.
+fn xml_after<'a>(xml: &'a str, key: &str, end: char) -> Option<&'a str> {
+    let rest = &xml[xml.find(key)? + key.len()..];
+    Some(&rest[..rest.find(end)?])
+}
+
+/// The System log's "Display" event 4101 (the driver stopped responding and was recovered) of the
+/// last 7 days, newest 200 at most, oldest first: "2026-11-29 21:14:03 Display driver nvlddmkm
+/// stopped responding and has successfully recovered." `None` when the log cannot be queried.
+fn tdr_events() -> Option<Vec<String>> {
+    let channel = wide("System");
+    let query = wide(
+        "*[System[Provider[@Name='Display'] and (EventID=4101) and TimeCreated[timediff(@SystemTime) <= 604800000]]]",
+    );
+    // SAFETY: both strings are NUL-terminated; session 0 is the local computer.
+    let results =
+        unsafe { EvtQuery(0, channel.as_ptr(), query.as_ptr(), EvtQueryChannelPath | EvtQueryReverseDirection) };
+    if results == 0 {
+        return None;
+    }
+    let results = Evt(results);
+    let mut out = Vec::new();
+    while out.len() < 200 {
+        let mut handles: [EVT_HANDLE; 16] = [0; 16];
+        let mut returned = 0u32;
+        // SAFETY: `handles` holds 16 handles and says so; `returned` receives how many were filled.
+        if unsafe { EvtNext(results.0, 16, handles.as_mut_ptr(), 2000, 0, &mut returned) } == 0 {
+            break;
+        }
+        for h in handles.iter().take(returned as usize).map(|h| Evt(*h)) {
+            let mut buf = vec![0u16; 8192];
+            let (mut used, mut count) = (0u32, 0u32);
+            // SAFETY: `buf` holds the byte size passed; the event handle came from EvtNext.
+            let ok = unsafe {
+                EvtRender(
+                    0,
+                    h.0,
+                    EvtRenderEventXml,
+                    (buf.len() * 2) as u32,
+                    buf.as_mut_ptr().cast(),
+                    &mut used,
+                    &mut count,
+                )
+            };
+            if ok == 0 {
+                continue;
+            }
+            let xml = from_wide(&buf);
+            let time =
+                xml_after(&xml, "SystemTime='", '\'').or_else(|| xml_after(&xml, "SystemTime=\"", '"')).unwrap_or("");
+            let when = time.get(..19).unwrap_or(time).replace('T', " ");
+            let driver = xml_after(&xml, "<Data>", '<').unwrap_or("nvlddmkm");
+            out.push(format!("{when} Display driver {driver} stopped responding and has successfully recovered."));
+        }
+    }
+    out.reverse();
+    Some(out)
+}
+
+/// The GPU watchdog (TDR) settings (`None` fields: not set, the default).
+pub fn tdr() -> super::view::Tdr {
+    let k = Key::open(HKEY_LOCAL_MACHINE, "System\\CurrentControlSet\\Control\\GraphicsDrivers");
+    let get = |v: &str| k.as_ref().and_then(|k| k.dword(v));
+    super::view::Tdr { level: get("TdrLevel"), delay: get("TdrDelay"), ddi_delay: get("TdrDdiDelay") }
+}
+
 /// Everything the Windows checks read from this machine.
 pub fn windows_facts() -> WindowsFacts {
     let nt = Key::open(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
@@ -387,8 +469,7 @@ pub fn windows_facts() -> WindowsFacts {
         nvidia_files: nvidia_files(),
         gpu_preferences: prefs,
         pythons: pythons(),
-        // The event log is not read yet: unknown, not "none".
-        tdr_events: None,
+        tdr_events: tdr_events(),
         watchdog_dumps: watchdog_dumps(),
         hags: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")
             .and_then(|k| k.dword("HwSchMode")),
