@@ -9,6 +9,7 @@
 #   Windows:  subsystems and imported DLLs (objdump), embedded icon/version/manifest (wrestool);
 #             under Wine with Xvfb: the CLI's --version, info, check --json, vram, report; the
 #             installer /S and its uninstaller; the window taking a --screenshot (OpenGL)
+#             the same executables with GPUs: packaging/check-wine-gpu.sh (fake nvml.dll, nvcuda.dll)
 # Run as root (it installs the .deb). Each check prints OK, FAIL or SKIP with the reason; the
 # script fails if any check failed. Wine logs go to target/dist/wine/.
 set -uo pipefail
@@ -216,22 +217,7 @@ if [ -n "${DISPLAY:-}" ]; then
     timeout 180 "$wine" "$gui" --demo data-starved --gpus 2 --renderer gl \
         --size 1280x800 --frames 10 --screenshot 'Z:\'"$(realpath "$logs" | tr / '\\')"'\wine-screenshot.png' >"$logs/gui.log" 2>&1
     rc=$?
-    if [ -s "$shot" ] && python3 - "$shot" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-w, h = struct.unpack(">II", data[16:24])
-assert (w, h) == (1280, 800), (w, h)
-# The image data, decompressed: a blank window has only a handful of distinct byte values.
-pos, idat = 8, b""
-while pos + 8 <= len(data):
-    n = struct.unpack(">I", data[pos:pos + 4])[0]
-    if data[pos + 4:pos + 8] == b"IDAT":
-        idat += data[pos + 8:pos + 8 + n]
-    pos += 12 + n
-raw = zlib.decompress(idat)
-assert len(set(raw)) > 50, "blank image"
-PY
+    if [ -s "$shot" ] && python3 packaging/png-check.py "$shot" 1280 800
     then ok "wine GUI screenshot with OpenGL: $shot"; else bad "wine GUI screenshot (exit $rc): $(tail -5 "$logs/gui.log")"; fi
     # The renderer fallback. wgpu cannot draw under this Wine (its DX12 runs on vkd3d, which
     # fails to compile the shaders): the app must retry with OpenGL and still take the picture.
@@ -253,4 +239,7 @@ PY
         ok "wine without OpenGL 2+: retried with wgpu, then $([ -s "$logs/gl11-fallback.png" ] && echo "drew the window" || echo "exit 4 naming gpu-doctor-cli")"
     else bad "wine without OpenGL 2+ (exit $rc): $(tail -4 "$logs/gui-gl11.log")"; fi
 else skip "Xvfb not installed: no GUI screenshot under Wine"; fi
+
+echo "== under Wine, with the test-only fake NVIDIA driver (nvml.dll, nvcuda.dll)"
+packaging/check-wine-gpu.sh "$wine" "$gui" "$cli" "$logs" target/dist/gpu-doctor-cli || failed=1
 exit $failed

@@ -100,8 +100,10 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
             super::shell_word(file)
         ))?;
     }
-    super::outln(
-        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending.",
-    )?;
+    super::outln(if cfg!(windows) {
+        "It holds GPU-related environment variables, your user name, the display adapters and their drivers, where nvml.dll is, the Python environments in your folders, GPU event-log entries and NVML's answers; look through it before sending."
+    } else {
+        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
+    })?;
     Ok(ExitCode::from(exit::OK))
 }

@@ -243,6 +243,9 @@ pub fn shell_word(path: &std::path::Path) -> String {
     let s = path.to_string_lossy();
     if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_./-:+=,@%".contains(c)) {
         s.into_owned()
+    } else if cfg!(windows) {
+        // cmd and PowerShell both take a double-quoted path (Windows paths hold no '"').
+        format!("\"{s}\"")
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }

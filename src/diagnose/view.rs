@@ -268,11 +268,18 @@ impl LiveSystem {
         LiveSystem { root, meta, touched: Mutex::new(BTreeSet::new()) }
     }
 
-    fn at(&self, path: &str) -> PathBuf {
+    /// Where `path` is on this machine. `None` on Windows: the checks' paths are Linux paths
+    /// (`/sys`, `/proc`, `/dev`), and on Windows `/sys` would be a folder on the current drive (under
+    /// Wine, the Linux host's own `/sys`): what a Windows check needs is read into
+    /// [`Meta::windows`] instead.
+    fn at(&self, path: &str) -> Option<PathBuf> {
+        if cfg!(windows) {
+            return None;
+        }
         if let Ok(mut t) = self.touched.lock() {
             t.insert(path.to_string());
         }
-        self.root.join(path.trim_start_matches('/'))
+        Some(self.root.join(path.trim_start_matches('/')))
     }
 
     /// Every path read, listed or linked so far.
@@ -287,16 +294,16 @@ impl SystemView for LiveSystem {
     }
     fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
         // Regular files only, capped: a FIFO or device where a file was expected never hangs.
-        crate::safe_fs::read_regular(&self.at(path), crate::safe_fs::PROC_TEXT_CAP).ok()
+        crate::safe_fs::read_regular(&self.at(path)?, crate::safe_fs::PROC_TEXT_CAP).ok()
     }
     fn list(&self, dir: &str) -> Option<Vec<String>> {
-        sorted_names(&self.at(dir))
+        sorted_names(&self.at(dir)?)
     }
     fn link(&self, path: &str) -> Option<String> {
-        std::fs::read_link(self.at(path)).ok().map(|p| p.to_string_lossy().into_owned())
+        std::fs::read_link(self.at(path)?).ok().map(|p| p.to_string_lossy().into_owned())
     }
     fn exists(&self, path: &str) -> bool {
-        std::fs::symlink_metadata(self.at(path)).is_ok()
+        self.at(path).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
     }
     fn meta(&self) -> &Meta {
         &self.meta

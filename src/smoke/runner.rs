@@ -353,11 +353,19 @@ fn signal_name(s: i32) -> &'static str {
     }
 }
 
-const CRASH_ADVICE: &str = "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts.";
+const CRASH_ADVICE: &str = if cfg!(windows) {
+    "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver ('Perform a clean installation'), reboot, and look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors. The Checklist (gpu-doctor-cli check) compares the driver's parts."
+} else {
+    "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts."
+};
 
 const OOM_KILL_ADVICE: &str = "Something killed the test process (SIGKILL), often the kernel's out-of-memory killer: check free host memory and the kernel log (sudo dmesg | grep -i -e oom -e killed).";
 
-const HANG_ADVICE: &str = "The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating.";
+const HANG_ADVICE: &str = if cfg!(windows) {
+    "The driver or GPU stopped answering. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for 'Display driver nvlddmkm stopped responding' and other nvlddmkm errors; processes holding the GPU show in nvidia-smi. A reboot usually clears it; if it repeats, check cooling, power and seating."
+} else {
+    "The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating."
+};
 
 #[cfg(test)]
 mod tests {

@@ -46,6 +46,9 @@ pub struct LiveHost {
     prev_net_at: Instant,
     #[cfg(not(target_os = "linux"))]
     disks: Option<sysinfo::Disks>,
+    /// The processor times of the last sample (Windows reads CPU usage itself: see `wincpu`).
+    #[cfg(windows)]
+    prev_win_cpu: Option<Vec<super::wincpu::CoreTimes>>,
 }
 
 impl LiveHost {
@@ -57,10 +60,10 @@ impl LiveHost {
     /// Opens the live host reading `/proc` and `/sys` under `root` (tests use fixture trees).
     /// CPU and memory still come from the running kernel through `sysinfo`.
     pub fn with_root(root: PathBuf) -> Self {
+        // On Windows sysinfo would read CPU usage through PDH queries; `wincpu` reads it instead.
+        let cpu = if cfg!(windows) { CpuRefreshKind::nothing() } else { CpuRefreshKind::nothing().with_usage() };
         let sys = System::new_with_specifics(
-            RefreshKind::nothing()
-                .with_cpu(CpuRefreshKind::nothing().with_usage())
-                .with_memory(MemoryRefreshKind::everything()),
+            RefreshKind::nothing().with_cpu(cpu).with_memory(MemoryRefreshKind::everything()),
         )
         .map_err(|e| format!("cannot read CPU and memory counters: {e}"));
         let mut host = LiveHost {
@@ -72,6 +75,8 @@ impl LiveHost {
             root,
             #[cfg(not(target_os = "linux"))]
             disks: sysinfo::Disks::new_with_refreshed_list().ok(),
+            #[cfg(windows)]
+            prev_win_cpu: super::wincpu::read(),
         };
         host.prev_disks = procfs::read_diskstats(&host.root).ok().map(|d| (Instant::now(), d));
         host
@@ -176,14 +181,31 @@ impl HostSource for LiveHost {
         let (cpu_pct, per_core, memory) = match self.sys.as_mut() {
             Err(e) => (Reading::na(e.clone()), Vec::new(), Reading::na(e.clone())),
             Ok(sys) => {
-                sys.refresh_cpu_usage();
-                sys.refresh_memory();
-                let per_core: Vec<f64> = sys.cpus().iter().map(|c| f64::from(c.usage())).collect();
-                let cpu = if per_core.is_empty() {
-                    Reading::na("no CPU counters")
-                } else {
-                    Reading::Value(f64::from(sys.global_cpu_usage()))
+                #[cfg(windows)]
+                let (cpu, per_core) = {
+                    let now = super::wincpu::read();
+                    let usage = match (&self.prev_win_cpu, &now) {
+                        (Some(before), Some(after)) => super::wincpu::usage_between(before, after),
+                        _ => None,
+                    };
+                    self.prev_win_cpu = now;
+                    match usage {
+                        Some((all, cores)) => (Reading::Value(all), cores),
+                        None => (Reading::na("no CPU counters"), Vec::new()),
+                    }
                 };
+                #[cfg(not(windows))]
+                let (cpu, per_core) = {
+                    sys.refresh_cpu_usage();
+                    let per_core: Vec<f64> = sys.cpus().iter().map(|c| f64::from(c.usage())).collect();
+                    let cpu = if per_core.is_empty() {
+                        Reading::na("no CPU counters")
+                    } else {
+                        Reading::Value(f64::from(sys.global_cpu_usage()))
+                    };
+                    (cpu, per_core)
+                };
+                sys.refresh_memory();
                 let memory = Reading::Value(MemorySample {
                     ram_used_bytes: sys.used_memory(),
                     ram_available_bytes: sys.available_memory(),
@@ -194,10 +216,13 @@ impl HostSource for LiveHost {
                 (cpu, per_core, memory)
             }
         };
-        let load_avg = match System::load_average() {
-            Ok(la) if !cfg!(windows) => Reading::Value([la.one, la.five, la.fifteen]),
-            Ok(_) => Reading::na("Windows has no load average"),
-            Err(e) => Reading::na(format!("load average unavailable: {e}")),
+        let load_avg = if cfg!(windows) {
+            Reading::na("Windows has no load average")
+        } else {
+            match System::load_average() {
+                Ok(la) => Reading::Value([la.one, la.five, la.fifteen]),
+                Err(e) => Reading::na(format!("load average unavailable: {e}")),
+            }
         };
         let iowait_pct = self.iowait();
         let disks = self.disks();

@@ -22,6 +22,7 @@ pub mod sampler;
 pub mod snapshot;
 pub mod source;
 pub mod throttle;
+pub mod wincpu;
 
 pub use open::SourceOptions;
 pub use reading::Reading;

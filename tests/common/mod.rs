@@ -27,6 +27,16 @@ pub fn scenario(name: &str) -> PathBuf {
     repo().join("tests/fake_nvml/scenarios").join(format!("{name}.scenario"))
 }
 
+/// Whether `lib` is newer than its C source and the shared platform header.
+fn built_after_sources(lib: &Path, src: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let header = repo().join("tests/fake_platform.h");
+    match (modified(lib), modified(src), modified(&header)) {
+        (Some(l), Some(s), Some(h)) => l >= s && l >= h,
+        _ => false,
+    }
+}
+
 /// Builds (once) and returns the directory holding the fake `libnvidia-ml.so.1`.
 pub fn fake_lib_dir(kind: Fake) -> PathBuf {
     let _one = BUILD.lock().unwrap_or_else(|p| p.into_inner());
@@ -36,11 +46,7 @@ pub fn fake_lib_dir(kind: Fake) -> PathBuf {
     });
     let lib = dir.join("libnvidia-ml.so.1");
     let src = repo().join("tests/fake_nvml/fake_nvml.c");
-    let fresh = |l: &Path| {
-        let (Ok(a), Ok(b)) = (std::fs::metadata(l), std::fs::metadata(&src)) else { return false };
-        matches!((a.modified(), b.modified()), (Ok(x), Ok(y)) if x >= y)
-    };
-    if fresh(&lib) {
+    if built_after_sources(&lib, &src) {
         return dir;
     }
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
@@ -82,11 +88,7 @@ pub fn fake_cuda_lib(old: bool) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if old { "fake-cuda-old" } else { "fake-cuda" });
     let lib = dir.join("libcuda.so.1");
     let src = repo().join("tests/fake_cuda/fake_cuda.c");
-    let fresh = {
-        let (a, b) = (std::fs::metadata(&lib), std::fs::metadata(&src));
-        matches!((a.and_then(|m| m.modified()), b.and_then(|m| m.modified())), (Ok(x), Ok(y)) if x >= y)
-    };
-    if fresh {
+    if built_after_sources(&lib, &src) {
         return lib;
     }
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));

@@ -23,16 +23,12 @@
  *   hang = cuCtxSynchronize  this function blocks for hang_secs (default 600)
  *
  * Compiled with -DFAKE_OLD_DRIVER it lacks cuMemAllocHost_v2, like a library too old for the test.
+ *
+ * The same file builds the Windows nvcuda.dll with mingw (see fake_platform.h).
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <limits.h>
+#include "../fake_platform.h"
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -48,7 +44,6 @@ enum {
     NOT_FOUND = 500,
 };
 
-#define EXPORT __attribute__((visibility("default")))
 #define MAX_DEVICES 8
 
 struct fake_function { const char *name; };
@@ -96,13 +91,7 @@ static void load_scenario(void) {
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
     } else {
-        Dl_info info;
-        if (dladdr((void *)load_scenario, &info) && info.dli_fname) {
-            snprintf(path, sizeof path, "%s", info.dli_fname);
-            char *slash = strrchr(path, '/');
-            if (slash) snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "fake-cuda.scenario");
-            else path[0] = 0;
-        }
+        fake_sibling_path((void *)load_scenario, "fake-cuda.scenario", path, sizeof path);
     }
     FILE *f = path[0] ? fopen(path, "r") : NULL;
     if (!f) return;
@@ -146,7 +135,7 @@ static void trouble(const char *fn) {
         *nothing = 1;
         raise(SIGSEGV);
     }
-    if (sc.hang[0] && !strcmp(sc.hang, fn)) sleep((unsigned)sc.hang_secs);
+    if (sc.hang[0] && !strcmp(sc.hang, fn)) fake_sleep_secs((unsigned)sc.hang_secs);
 }
 
 static CUresult ready(const char *fn) {

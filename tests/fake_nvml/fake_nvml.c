@@ -22,6 +22,8 @@
  *   mig_devices = 0       ... with this many MIG devices (GPU + compute instances) created
  *   fans = 0              the GPUs have no fan: fan queries return INVALID_ARGUMENT (2), as an
  *                         H200 with driver 580.159.04 answered (scripts/on-gpu.sh, 2026-11-30)
+ *   driver_model = 0      the Windows driver model, current and pending (0 WDDM, 1 TCC, 2 MCDM);
+ *                         "0,1" for a change waiting for a reboot
  *   child_processes = 1   the compute process list is the loading process's children (their
  *                         PIDs, 2 GiB each), so a launched job's GPU memory can be attributed
  *
@@ -29,16 +31,12 @@
  *
  * Compiled with -DFAKE_OLD_DRIVER it lacks the newer symbols (versioned memory, fan and process
  * queries), like a library from an old driver.
+ *
+ * The same file builds the Windows nvml.dll with mingw (packaging/check.sh puts it in the Wine
+ * prefix's System32, where the driver puts the real one): fake_platform.h maps the few POSIX calls
+ * (the library's own path, a lock, sleeping, the child processes) onto Win32.
  */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <dlfcn.h>
-#include <limits.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "../fake_platform.h"
 
 typedef int nvmlReturn_t;
 typedef struct fake_device *nvmlDevice_t;
@@ -49,7 +47,6 @@ enum {
 };
 
 #define MAX_GPUS 16
-#define EXPORT __attribute__((visibility("default")))
 
 struct fake_device { unsigned index; unsigned long util_calls; };
 
@@ -59,11 +56,11 @@ static struct {
     int init_code, unsupported, lost_gpu, processes_code;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
-    int util, child_processes, fans, mig, mig_devices;
+    int util, child_processes, fans, mig, mig_devices, model_now, model_pending;
     char hang[128], driver[64];
 } sc;
 static struct fake_device devices[MAX_GPUS];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static fake_lock_t lock = FAKE_LOCK_INIT;
 
 static void trim(char *s) {
     char *e = s + strlen(s);
@@ -88,13 +85,7 @@ static void load_scenario(void) {
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
     } else {
-        Dl_info info;
-        if (dladdr((void *)load_scenario, &info) && info.dli_fname) {
-            snprintf(path, sizeof path, "%s", info.dli_fname);
-            char *slash = strrchr(path, '/');
-            if (slash) snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "fake-nvml.scenario");
-            else path[0] = 0;
-        }
+        fake_sibling_path((void *)load_scenario, "fake-nvml.scenario", path, sizeof path);
     }
     FILE *f = path[0] ? fopen(path, "r") : NULL;
     if (!f) return;
@@ -125,6 +116,11 @@ static void load_scenario(void) {
         else if (!strcmp(k, "fans")) sc.fans = atoi(v);
         else if (!strcmp(k, "mig")) sc.mig = atoi(v);
         else if (!strcmp(k, "mig_devices")) sc.mig_devices = atoi(v);
+        else if (!strcmp(k, "driver_model")) {
+            sc.model_now = sc.model_pending = atoi(v);
+            const char *comma = strchr(v, ',');
+            if (comma) sc.model_pending = atoi(comma + 1);
+        }
     }
     fclose(f);
 }
@@ -132,10 +128,10 @@ static void load_scenario(void) {
 /* Blocks once, on the configured call of the configured function. */
 static void maybe_hang(const char *fn) {
     if (!sc.hang[0] || strcmp(sc.hang, fn)) return;
-    pthread_mutex_lock(&lock);
+    fake_lock(&lock);
     unsigned long n = sc.hang_calls++;
-    pthread_mutex_unlock(&lock);
-    if (n == sc.hang_after) sleep((unsigned)sc.hang_secs);
+    fake_unlock(&lock);
+    if (n == sc.hang_after) fake_sleep_secs((unsigned)sc.hang_secs);
 }
 
 static nvmlReturn_t check(nvmlDevice_t d, const char *fn) {
@@ -177,18 +173,18 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
     /* Like the real library, initialisation is reference counted: every nvmlInit needs its own
      * nvmlShutdown, so a second user (the checklist's probe) cannot shut NVML down under the
      * sampler. */
-    pthread_mutex_lock(&lock);
+    fake_lock(&lock);
     sc.initialised++;
-    pthread_mutex_unlock(&lock);
+    fake_unlock(&lock);
     return OK;
 }
 EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned flags) { (void)flags; return nvmlInit_v2(); }
 EXPORT nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
 EXPORT nvmlReturn_t nvmlShutdown(void) {
-    pthread_mutex_lock(&lock);
+    fake_lock(&lock);
     nvmlReturn_t r = sc.initialised > 0 ? OK : UNINITIALIZED;
     if (sc.initialised > 0) sc.initialised--;
-    pthread_mutex_unlock(&lock);
+    fake_unlock(&lock);
     return r;
 }
 EXPORT const char *nvmlErrorString(nvmlReturn_t r) { (void)r; return "fake NVML error"; }
@@ -337,6 +333,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *enabled) {
     if (!r) *enabled = 1;
     return r;
 }
+EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t d, int *current, int *pending) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetDriverModel");
+    if (!r) { *current = sc.model_now; *pending = sc.model_pending; }
+    return r;
+}
 EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *mode) {
     nvmlReturn_t r = optional(d, "nvmlDeviceGetComputeMode");
     if (!r) *mode = 0;
@@ -383,9 +384,9 @@ typedef struct { unsigned gpu, memory; } nvmlUtilization_t;
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetUtilizationRates");
     if (r) return r;
-    pthread_mutex_lock(&lock);
+    fake_lock(&lock);
     d->util_calls++;
-    pthread_mutex_unlock(&lock);
+    fake_unlock(&lock);
     if (sc.unsupported) return NOT_SUPPORTED;
     u->gpu = sc.util >= 0 ? (unsigned)sc.util : 50 + wave(d, 50);
     u->memory = 20 + wave(d, 30);
@@ -445,26 +446,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, uns
 
 #ifndef FAKE_OLD_DRIVER
 typedef struct { unsigned pid; unsigned long long usedGpuMemory; unsigned gpuInstanceId, computeInstanceId; } nvmlProcessInfo_t;
-/* The loading process's direct children, from /proc. */
+/* The loading process's direct children. */
 static nvmlReturn_t child_list(unsigned *count, nvmlProcessInfo_t *out) {
-    unsigned pids[64], n = 0;
-    DIR *dir = opendir("/proc");
-    struct dirent *e;
-    while (dir && (e = readdir(dir)) && n < 64) {
-        char path[300], buf[512];
-        unsigned pid = (unsigned)strtoul(e->d_name, NULL, 10);
-        if (!pid) continue;
-        snprintf(path, sizeof path, "/proc/%u/stat", pid);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        size_t len = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[len] = 0;
-        char *close = strrchr(buf, ')');
-        unsigned ppid = 0;
-        if (close && sscanf(close + 2, "%*c %u", &ppid) == 1 && ppid == (unsigned)getpid()) pids[n++] = pid;
-    }
-    if (dir) closedir(dir);
+    unsigned pids[64];
+    unsigned n = fake_children(pids, 64);
     if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
     for (unsigned i = 0; i < n; i++) {
         out[i].pid = pids[i];
@@ -483,7 +468,7 @@ static nvmlReturn_t processes(nvmlDevice_t d, const char *fn, int compute, unsig
     unsigned n = compute ? 2 : 0;
     if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
     for (unsigned i = 0; i < n; i++) {
-        out[i].pid = i == 0 ? (unsigned)getpid() : 4000000 + d->index; /* the second is in no /proc */
+        out[i].pid = i == 0 ? fake_pid() : 4000000 + d->index; /* the second is in no /proc */
         out[i].usedGpuMemory = (unsigned long long)(i + 1) * 3 * GIB;
         out[i].gpuInstanceId = out[i].computeInstanceId = 0xFFFFFFFFu;
     }

@@ -50,6 +50,15 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(format!("{}: {driver}, {state} [{}]", a.name, a.instance_id));
     }
     let nvidia: Vec<&winfacts::DisplayAdapter> = f.nvidia().collect();
+    let nvml_gpus = cx.nvml.map_or(0, |n| n.inventory.gpus.len());
+    if nvidia.is_empty() && nvml_gpus > 0 {
+        // The driver answers for GPUs the display-adapter list lacks: the list is what is short,
+        // not the GPU (a compute-only card, or a machine whose device list could not be read).
+        return c
+            .verdict(Verdict::Info, format!("NVML answers for {nvml_gpus} GPU(s); none is listed as a display adapter"))
+            .found(format!("The NVIDIA driver answers for {nvml_gpus} GPU(s)"))
+            .explain("A compute-only GPU (TCC or MCDM driver model) can be listed outside 'Display adapters', e.g. under 'Compute accelerators'. The GPUs answer, so the driver works; Device Manager shows where they are listed.");
+    }
     if nvidia.is_empty() {
         return c
             .verdict(Verdict::Fail, "Windows lists no NVIDIA display adapter")

@@ -14,13 +14,21 @@ pub(super) const STUB_ADVICE: &str = "The CUDA toolkit's stub libcuda (in a .../
 pub(super) const REPORT_BUG: &str = "This is a gpu-doctor bug: please report it with this output.";
 
 /// The GPU computed a wrong result.
-pub(super) const WRONG_RESULT_ADVICE: &str = "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.";
+pub(super) const WRONG_RESULT_ADVICE: &str = if cfg!(windows) {
+    "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock (MSI Afterburner and similar tools included), look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors and check the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+} else {
+    "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+};
 
 /// The PCIe link runs below what the GPU and slot support.
 pub(super) const LINK_ADVICE: &str = "The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings.";
 
 /// Host copies are far below the link's speed.
-pub(super) const SLOW_COPY_ADVICE: &str = "Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual.";
+pub(super) const SLOW_COPY_ADVICE: &str = if cfg!(windows) {
+    "Host copies are far below the link's speed. Close other programs copying to the GPU; on a laptop, plug in the charger and choose the best-performance power mode (on battery the link and clocks are held low); check the BIOS PCIe settings and compare with the slot's wiring in the mainboard manual."
+} else {
+    "Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual."
+};
 
 /// Copies within GPU memory are far below the memory's peak.
 pub(super) const SLOW_MEMORY_ADVICE: &str = "GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER).";
@@ -36,7 +44,11 @@ pub(super) const OLD_LIBRARY_ADVICE: &str =
 pub(super) const CUDA_LIB_ADVICE: &str = "Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places.";
 
 /// Another libcuda was loaded than the one asked for.
-pub(super) const OTHER_LIBRARY_ADVICE: &str = "Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH.";
+pub(super) const OTHER_LIBRARY_ADVICE: &str = if cfg!(windows) {
+    "Another nvcuda.dll comes first in Windows' DLL search order (the program's own folder comes before System32): remove the copy beside the program, so the driver's own is loaded."
+} else {
+    "Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH."
+};
 
 /// The driver's CUDA version is older than the kernels' PTX needs.
 pub(super) const OLD_DRIVER_ADVICE: &str = "Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer).";
@@ -57,6 +69,7 @@ pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>)
             "The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0){}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.",
             driver_cuda.map(|c| format!("; this driver supports CUDA {c}")).unwrap_or_default()
         ),
+        700 | 716 | 719 if cfg!(windows) => "The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service.".to_string(),
         700 | 716 | 719 => "The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.".to_string(),
         code => {
             let (_, meaning) = crate::diagnose::checks::cu_result(code as i32);

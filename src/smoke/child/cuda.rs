@@ -281,7 +281,33 @@ pub(super) fn device_info(index: i32) -> Result<DeviceInfo, CuErr> {
     })
 }
 
+/// The file a code address belongs to: the module holding it (Windows).
+#[cfg(windows)]
+pub(super) fn library_path_of(addr: usize) -> Option<String> {
+    use windows_sys::Win32::System::LibraryLoader::{
+        GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT, GetModuleFileNameW,
+        GetModuleHandleExW,
+    };
+    let mut module = std::ptr::null_mut();
+    let mut buf = vec![0u16; 32768];
+    // SAFETY: with FROM_ADDRESS the "name" is an address inside a module (not dereferenced as a
+    // string); UNCHANGED_REFCOUNT takes no reference to release. The buffer's length is passed.
+    let n = unsafe {
+        if GetModuleHandleExW(
+            GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+            addr as *const u16,
+            &mut module,
+        ) == 0
+        {
+            return None;
+        }
+        GetModuleFileNameW(module, buf.as_mut_ptr(), buf.len() as u32)
+    };
+    (n > 0 && (n as usize) < buf.len()).then(|| String::from_utf16_lossy(&buf[..n as usize]))
+}
+
 /// The file a code address belongs to, from /proc/self/maps (Linux).
+#[cfg(not(windows))]
 pub(super) fn library_path_of(addr: usize) -> Option<String> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines().find_map(|line| {
