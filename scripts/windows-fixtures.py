@@ -7,8 +7,9 @@ from fixture_lib import make, gpu_info, sample, facts
 DISPLAY = "{4d36e968-e325-11ce-bfc1-08002be10318}"
 GiB = 1 << 30
 
-def adapter(name, dev, provider=None, version=None, date=None, problem=0, ven="10DE"):
+def adapter(name, dev, provider=None, version=None, date=None, problem=0, ven="10DE", power=None):
     a = {"name": name, "instance_id": f"PCI\\VEN_{ven}&DEV_{dev}&SUBSYS_00000000&REV_A1\\4&2B1C3D4E&0&0008", "problem": problem}
+    if power: a["power_state"] = power
     if provider: a["provider"] = provider
     if version: a["driver_version"] = version
     if date: a["driver_date"] = date
@@ -17,13 +18,14 @@ def adapter(name, dev, provider=None, version=None, date=None, problem=0, ven="1
 def intel(version="31.0.101.4338"):
     return adapter("Intel(R) UHD Graphics", "46A6", "Intel Corporation", version, "2023-04-12", 0, ven="8086")
 
-def win(build, product="Windows 10 Pro", display=None, adapters=(), files=(), prefs=None, pythons=(), tdr=None, dumps=(), wsl=None, hags=None):
+def win(build, product="Windows 10 Pro", display=None, adapters=(), files=(), prefs=None, pythons=(), tdr=None, dumps=(), wsl=None, hags=None, dch=None):
     f = {"product": product, "build": build, "adapters": list(adapters), "nvidia_files": list(files),
          "gpu_preferences": prefs or {}, "pythons": list(pythons), "watchdog_dumps": list(dumps)}
     if display: f["display_version"] = display
     if tdr is not None: f["tdr_events"] = tdr
     if wsl is not None: f["wsl_distros"] = wsl
     if hags is not None: f["hags"] = hags
+    if dch is not None: f["dch"] = dch
     return f
 
 def nvml_ok(driver, cuda, gpus, model="WDDM"):
@@ -157,4 +159,36 @@ make("win-wsl-build-before-21h2",
      meta(nvml_ok("471.41", "11.4", [("NVIDIA GeForce RTX 3080", 10 * GiB, "8.6", 320.0)]),
           win(19043, "Windows 10 Pro", "21H1", [adapter("NVIDIA GeForce RTX 3080", "2206", "NVIDIA", "30.0.14.7141", "2021-07-09")], dch_files("30.0.14.7141"), wsl=["Ubuntu-20.04"]),
           dict(CUDA_OK, driver_version="11.4")), {}, version=2)
+# 15: a CUDA toolkit newer than the driver
+make("win-cuda-toolkit-11.3-newer-than-driver",
+     "https://github.com/NVIDIA/gvdb-voxels/issues/120 (Windows, 'nvcc -V': release 11.3, V11.3.109; cuModuleLoad of cuda_gvdb_module.ptx failed with 'the provided PTX was compiled with an unsupported toolchain'; maintainer: CUDA 11.3 requires driver 465.89 or newer); GPU, driver and Windows build not stated: RTX 2070, 461.92 (CUDA 11.2) and 19042 used; CUDA_PATH is the toolkit installer's default folder for 11.3",
+     meta(nvml_ok("461.92", "11.2", [("NVIDIA GeForce RTX 2070", 8 * GiB, "7.5", 175.0)]),
+          win(19042, "Windows 10 Pro", "20H2", [adapter("NVIDIA GeForce RTX 2070", "1F07", "NVIDIA", "27.21.14.6192", "2021-03-13")], dch_files("27.21.14.6192")),
+          dict(CUDA_OK, driver_version="11.2"),
+          env={"CUDA_PATH": "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.3"}), {}, version=2)
+
+# 16: a DCH driver (from Windows Update), on which a Standard installer is refused
+make("win-dch-driver-standard-installer-refused",
+     "https://github.com/AeliusSaionji/chocopkgs/issues/25 (clean install of Windows 10 1903 with an RTX 2080 Ti: the Standard driver package failed, by hand the installer said it was the wrong version of Windows; the DCH package installed; see also https://github.com/lord-carlos/nvidia-update/issues/24: a fresh Windows installs a DCH driver, after which Standard packages do not install); the driver version is not stated: 431.60 used",
+     meta(nvml_ok("431.60", "10.1", [("NVIDIA GeForce RTX 2080 Ti", 11 * GiB, "7.5", 250.0)]),
+          win(18362, "Windows 10 Pro", None, [adapter("NVIDIA GeForce RTX 2080 Ti", "1E07", "NVIDIA", "26.21.14.3160", "2019-07-18")], dch_files("26.21.14.3160"), dch=True),
+          dict(CUDA_OK, driver_version="10.1")), {}, version=2)
+
+# 17: a hybrid laptop whose NVIDIA GPU sleeps (D3): NVML left closed so it stays asleep
+nv_asleep = adapter("NVIDIA GeForce RTX 5080 Laptop GPU", "2C59", "NVIDIA", "32.0.15.7688", "2025-07-10", 0, power="D3")
+make("win-optimus-dgpu-asleep-d3",
+     "https://github.com/theantipopau/omencore/pull/166 (OMEN MAX 16, RTX 5080 Laptop GPU, Optimus/RTD3: the dGPU parks in D3 while nothing renders, read from DEVPKEY_Device_PowerData; NVML and NVAPI polling woke it and kept it awake); Windows build and driver not stated: 26100 (24H2) and 576.88 used",
+     meta({"status": {"kind": "asleep", "functions": [nv_asleep["instance_id"]]},
+           "inventory": {"driver_version": None, "cuda_driver_version": None, "nvml_version": None, "gpus": []}, "samples": [], "facts": []},
+          win(26100, "Windows 10 Home", "24H2", [dict(intel(), power_state="D0"), nv_asleep], dch_files("32.0.15.7688"), dch=True),
+          None), {}, version=2)
+
+# 18: older driver packages kept in the driver store after upgrades
+store_old = f"{SYS32}\\DriverStore\\FileRepository\\nv_dispi.inf_amd64_3c1f0e8a7b2d9c41"
+make("win-old-driver-packages-in-driver-store",
+     "https://github.com/lostindark/DriverStoreExplorer/issues/195 (installing NVIDIA 516.59 with a clean install left the 472.98 package in the driver store as well; removed by hand) and https://github.com/sebhildebrandt/systeminformation/pull/458 (after earlier driver installs the driver store holds several nv folders, not all of the installed driver); GPU and Windows build not stated: RTX 3060 and 19044 used",
+     meta(nvml_ok("516.59", "11.7", [("NVIDIA GeForce RTX 3060", 12 * GiB, "8.6", 170.0)]),
+          win(19044, "Windows 10 Pro", "21H2", [adapter("NVIDIA GeForce RTX 3060", "2504", "NVIDIA", "31.0.15.1659", "2022-06-28")],
+              dch_files("31.0.15.1659") + [{"path": f"{store_old}\\nvml.dll", "version": "30.0.14.7298"}, {"path": f"{store_old}\\nvidia-smi.exe", "version": "30.0.14.7298"}], dch=True),
+          dict(CUDA_OK, driver_version="11.7")), {}, version=2)
 print("written")

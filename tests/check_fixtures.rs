@@ -999,6 +999,20 @@ const WINDOWS: &[(&str, Option<&str>, &str, &str)] = &[
     ("win-healthy-rtx4060-wddm", None, "WIN-ADAPTER", "Windows sees the NVIDIA GPU and its driver works"),
     ("win-healthy-tesla-p4-tcc-server", None, "WIN-02", "The driver model is set"),
     ("win-wsl-build-before-21h2", None, "WIN-WSL", "This Windows is too old for CUDA in WSL"),
+    (
+        "win-cuda-toolkit-11.3-newer-than-driver",
+        None,
+        "WIN-CUDAPATH",
+        "The CUDA toolkit (11.3) is newer than the driver",
+    ),
+    ("win-dch-driver-standard-installer-refused", None, "WIN-03", "NVIDIA driver 431.60 is installed"),
+    ("win-optimus-dgpu-asleep-d3", None, "WIN-ADAPTER", "Windows sees the NVIDIA GPU and its driver works"),
+    (
+        "win-old-driver-packages-in-driver-store",
+        None,
+        "WIN-04",
+        "nvml.dll is installed; older driver packages are kept",
+    ),
 ];
 
 /// Ids of checks that read Linux-only sources (sysfs, kernel modules, device files, containers,
@@ -1041,4 +1055,57 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
     // The driver version reads in NVIDIA's numbering.
     let healthy = report("win-healthy-rtx4060-wddm");
     assert!(healthy.get("WIN-ADAPTER").is_some_and(|c| c.summary.contains("537.70 (31.0.15.3770)")));
+    // The package type, and what a package of the other type does.
+    let dch = report("win-dch-driver-standard-installer-refused");
+    let c = dch.get("WIN-03").unwrap_or_else(|| panic!("no WIN-03"));
+    assert!(
+        c.summary.contains("(DCH package)") && c.explanation.contains("not compatible with this version of Windows")
+    );
+    // A sleeping dGPU is normal and left asleep: no driver call, no failure, and the 0 % explained.
+    let asleep = report("win-optimus-dgpu-asleep-d3");
+    assert!(
+        asleep.checks.iter().all(|c| c.verdict != Verdict::Fail && c.verdict != Verdict::Warn),
+        "{}",
+        summary(&asleep)
+    );
+    let adapter = asleep.get("WIN-ADAPTER").unwrap_or_else(|| panic!("no WIN-ADAPTER"));
+    assert!(
+        adapter.evidence.iter().any(|e| e.contains("power state D3 (asleep)")) && adapter.explanation.contains("0 %")
+    );
+    assert!(asleep.get("DRV-08").is_some_and(|c| c.summary.contains("power state D3")));
+    assert_eq!(asleep.get("DRV-HUNG").map(|c| c.verdict), Some(Verdict::Skipped));
+    // Old packages in the driver store are kept for rollback: listed, never deleted with `del`.
+    let store = report("win-old-driver-packages-in-driver-store");
+    let c = store.get("WIN-04").unwrap_or_else(|| panic!("no WIN-04"));
+    assert_eq!(commands(c), ["pnputil /enum-drivers /class Display"]);
+    assert!(c.summary.contains("472.98"));
+}
+
+/// The power plan, judged on a healthy Windows capture with its plan and power mode changed.
+#[test]
+fn windows_power_saver_plan_and_efficiency_mode_are_named_with_the_command_that_changes_them() {
+    let judge = |scheme: &str, mode: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let src = fixture("win-healthy-rtx4060-wddm").join("capture.json");
+        let text = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{e}"));
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        doc["meta"]["windows"]["power_scheme"] = scheme.into();
+        if let Some(m) = mode {
+            doc["meta"]["windows"]["power_mode_ac"] = m.into();
+        }
+        std::fs::write(dir.path().join("capture.json"), doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+        r.get("WIN-POWER").cloned().unwrap_or_else(|| panic!("no WIN-POWER"))
+    };
+    let saver = judge("a1841308-3541-4fab-bc81-f71556f20b4a", None);
+    assert_eq!(saver.verdict, Verdict::Warn);
+    assert_eq!(commands(&saver), ["powercfg /setactive SCHEME_BALANCED"]);
+    let efficiency = judge("381b4222-f694-41f0-9685-ff5bb260df2e", Some("961cc777-2547-4f9d-8174-7d86181b8a7a"));
+    assert_eq!(efficiency.verdict, Verdict::Warn);
+    assert!(efficiency.summary.contains("Best power efficiency"));
+    let balanced = judge("381b4222-f694-41f0-9685-ff5bb260df2e", Some("00000000-0000-0000-0000-000000000000"));
+    assert_eq!((balanced.verdict, balanced.summary.as_str()), (Verdict::Pass, "Balanced; Balanced (power mode)"));
+    let custom = judge("11111111-2222-3333-4444-555555555555", None);
+    assert_eq!(custom.verdict, Verdict::Pass);
+    assert!(custom.evidence[0].contains("a custom plan"));
 }

@@ -12,7 +12,7 @@ use crate::diagnose::source::CheckSource;
 use crate::present;
 use crate::telemetry::GpuSource as _;
 use crate::telemetry::sample::Inventory;
-use crate::telemetry::source::SourceStatus;
+use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
 use crate::units;
 
 #[derive(Serialize)]
@@ -92,7 +92,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
             );
         }
         SourceStatus::Asleep { functions } => {
-            let _ = writeln!(o, "\nThe NVIDIA GPU is asleep (runtime-suspended): {}.", functions.join(", "));
+            let _ = writeln!(o, "\nThe NVIDIA GPU is asleep ({ASLEEP_STATE}): {}.", functions.join(", "));
             let _ = writeln!(
                 o,
                 "gpu-doctor leaves it asleep: reading it through NVML would wake it and keep it awake. To read it anyway: --wake-sleeping-gpu"

@@ -87,7 +87,7 @@ pub struct SourceArgs {
     /// Load NVML from this file instead of the standard places (for unusual installs).
     #[arg(long, value_name = "PATH", conflicts_with = "demo")]
     pub nvml_lib: Option<std::path::PathBuf>,
-    /// Read the GPU even when it is runtime-suspended (asleep). By default gpu-doctor leaves a
+    /// Read the GPU even when it is asleep (runtime-suspended; D3 on Windows). By default gpu-doctor leaves a
     /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
     #[arg(long, conflicts_with = "demo")]
     pub wake_sleeping_gpu: bool,
@@ -100,7 +100,7 @@ pub struct NvmlArgs {
     /// Load NVML from this file instead of the standard places (for unusual installs).
     #[arg(long, value_name = "PATH")]
     pub nvml_lib: Option<std::path::PathBuf>,
-    /// Read the GPU even when it is runtime-suspended (asleep). By default gpu-doctor leaves a
+    /// Read the GPU even when it is asleep (runtime-suspended; D3 on Windows). By default gpu-doctor leaves a
     /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
     #[arg(long)]
     pub wake_sleeping_gpu: bool,

@@ -14,7 +14,7 @@ use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::{Snapshot, Stall};
-use crate::telemetry::source::SourceStatus;
+use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
 use crate::units;
 
 #[derive(Serialize)]
@@ -92,7 +92,7 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
         );
     }
     if let SourceStatus::Asleep { .. } = &s.source {
-        let _ = writeln!(o, "{time}  GPU   asleep (runtime-suspended): not read, so it stays asleep");
+        let _ = writeln!(o, "{time}  GPU   asleep ({ASLEEP_STATE}): not read, so it stays asleep");
     }
     for g in &s.gpus {
         let _ = writeln!(o, "{tag}{time}  {}", gpu_line(g, &s.inventory));
@@ -108,7 +108,7 @@ fn announce(status: &SourceStatus, json: bool) {
             no.summary, no.next_step
         ),
         SourceStatus::Asleep { functions } => eprintln!(
-            "The NVIDIA GPU is asleep (runtime-suspended: {}); it is left asleep and only sysfs is read. To read it anyway (wakes it): --wake-sleeping-gpu",
+            "The NVIDIA GPU is asleep ({ASLEEP_STATE}: {}); it is left asleep and only its power state is read. To read it anyway (wakes it): --wake-sleeping-gpu",
             functions.join(", ")
         ),
         SourceStatus::Demo { scenario, gpus, seed } if !json => {

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use windows_sys::Win32::Devices::DeviceAndDriverInstallation::{
-    CM_Get_DevNode_Status, CM_LOCATE_DEVNODE_NORMAL, CM_Locate_DevNodeW, DN_HAS_PROBLEM,
+    CM_Get_DevNode_PropertyW, CM_Get_DevNode_Status, CM_LOCATE_DEVNODE_NORMAL, CM_Locate_DevNodeW, DN_HAS_PROBLEM,
 };
+use windows_sys::Win32::Devices::Properties::DEVPKEY_Device_PowerData;
 use windows_sys::Win32::Storage::FileSystem::{
     GetFileVersionInfoSizeW, GetFileVersionInfoW, VS_FIXEDFILEINFO, VerQueryValueW,
 };
@@ -16,8 +17,8 @@ use windows_sys::Win32::System::EventLog::{
     EvtRenderEventXml,
 };
 use windows_sys::Win32::System::Registry::{
-    HKEY, HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, KEY_READ, RRF_RT_REG_DWORD, RRF_RT_REG_SZ, RegCloseKey, RegEnumKeyExW,
-    RegEnumValueW, RegGetValueW, RegOpenKeyExW,
+    HKEY, HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, KEY_READ, RRF_RT_ANY, RRF_RT_REG_DWORD, RRF_RT_REG_SZ, RegCloseKey,
+    RegEnumKeyExW, RegEnumValueW, RegGetValueW, RegOpenKeyExW,
 };
 
 use super::parse;
@@ -165,10 +166,29 @@ impl Key {
         };
         (rc == 0).then_some(data)
     }
+
+    /// Whether the key has a value of this name, of any type.
+    fn has_value(&self, value: &str) -> bool {
+        let v = wide(value);
+        // SAFETY: no data buffer: only the value's existence is asked for.
+        let rc = unsafe {
+            RegGetValueW(
+                self.0,
+                std::ptr::null(),
+                v.as_ptr(),
+                RRF_RT_ANY,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        rc == 0
+    }
 }
 
-/// The device's Configuration Manager problem code (0 = working); `None` when it is not present.
-fn problem_code(instance_id: &str) -> Option<u32> {
+/// The device's Configuration Manager problem code (0 = working) and its most recent power state
+/// ("D0"-"D3"); `None` when it is not present.
+fn device_state(instance_id: &str) -> Option<(u32, Option<String>)> {
     let id = wide(instance_id);
     let mut node = 0u32;
     // SAFETY: `id` is NUL-terminated; `node` receives the handle.
@@ -180,7 +200,24 @@ fn problem_code(instance_id: &str) -> Option<u32> {
     if unsafe { CM_Get_DevNode_Status(&mut status, &mut problem, node, 0) } != 0 {
         return None;
     }
-    Some(if status & DN_HAS_PROBLEM != 0 { problem } else { 0 })
+    // CM_POWER_DATA: PD_Size (u32), then PD_MostRecentPowerState (DEVICE_POWER_STATE: 1 = D0 ...
+    // 4 = D3). Read as bytes, so only the field used is interpreted.
+    let mut buf = [0u8; 64];
+    let (mut kind, mut size) = (0u32, buf.len() as u32);
+    // SAFETY: the buffer's size is passed in `size`; `kind` receives the property type.
+    let rc =
+        unsafe { CM_Get_DevNode_PropertyW(node, &DEVPKEY_Device_PowerData, &mut kind, buf.as_mut_ptr(), &mut size, 0) };
+    let power = (rc == 0 && size >= 8)
+        .then(|| i32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]))
+        .filter(|d| (1..=4).contains(d))
+        .map(|d| format!("D{}", d - 1));
+    Some((if status & DN_HAS_PROBLEM != 0 { problem } else { 0 }, power))
+}
+
+/// The NVIDIA GPUs' instance ids when every working one sleeps (see
+/// [`super::winfacts::sleeping_nvidia`]); read before NVML is opened.
+pub fn sleeping_nvidia() -> Option<Vec<String>> {
+    super::winfacts::sleeping_nvidia(&adapters())
 }
 
 /// The display adapters present: every PCI device of the Display class, its driver from the class
@@ -197,7 +234,7 @@ fn adapters() -> Vec<DisplayAdapter> {
             }
             let instance_id = format!("PCI\\{dev}\\{inst}");
             // Devices not present now (a card removed) are not located: left out.
-            let Some(problem) = problem_code(&instance_id) else { continue };
+            let Some((problem, power_state)) = device_state(&instance_id) else { continue };
             let driver = ik.string("Driver").and_then(|d| {
                 Key::open(HKEY_LOCAL_MACHINE, &format!("SYSTEM\\CurrentControlSet\\Control\\Class\\{d}"))
             });
@@ -209,6 +246,7 @@ fn adapters() -> Vec<DisplayAdapter> {
                 driver_version: driver.as_ref().and_then(|k| k.string("DriverVersion")),
                 driver_date: driver.as_ref().and_then(|k| k.string("DriverDate")),
                 problem: Some(problem),
+                power_state,
             });
             if out.len() >= 16 {
                 return out;
@@ -461,6 +499,7 @@ pub fn windows_facts() -> WindowsFacts {
     let wsl = Key::open(HKEY_CURRENT_USER, "Software\\Microsoft\\Windows\\CurrentVersion\\Lxss").map(|lxss| {
         lxss.subkeys().iter().filter_map(|d| lxss.child(d).and_then(|k| k.string("DistributionName"))).collect()
     });
+    let power = Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\Power\\User\\PowerSchemes");
     WindowsFacts {
         product: nt.as_ref().and_then(|k| k.string("ProductName")),
         display_version: nt.as_ref().and_then(|k| k.string("DisplayVersion")),
@@ -474,5 +513,12 @@ pub fn windows_facts() -> WindowsFacts {
         hags: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")
             .and_then(|k| k.dword("HwSchMode")),
         wsl_distros: wsl,
+        dch: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Services\\nvlddmkm")
+            .map(|k| k.has_value("DCHUVen")),
+        power_scheme: power.as_ref().and_then(|k| k.string("ActivePowerScheme")).map(|g| g.to_ascii_lowercase()),
+        power_mode_ac: power
+            .as_ref()
+            .and_then(|k| k.string("ActiveOverlayAcPowerScheme"))
+            .map(|g| g.to_ascii_lowercase()),
     }
 }

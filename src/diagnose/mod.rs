@@ -9,7 +9,7 @@ pub mod bottleneck;
 pub mod checks;
 pub mod collect;
 #[cfg(windows)]
-mod collect_win;
+pub(crate) mod collect_win;
 pub mod headline;
 pub mod journal;
 pub mod ldcache;

@@ -18,6 +18,13 @@
 //!   and has successfully recovered") and `C:\Windows\LiveKernelReports\WATCHDOG` dumps.
 //! - WSL GPU support: Microsoft's "GPU accelerated ML training in WSL" (Windows 11, or Windows 10
 //!   21H2, build 19044, and later).
+//! - DCH and Standard driver packages: NVIDIA's "DCH/Standard drivers" FAQ (the Standard installer
+//!   refuses a DCH system with "This NVIDIA graphics driver is not compatible with this version of
+//!   Windows"); DCH packages mark the `nvlddmkm` service with a `DCHUVen` value.
+//! - Power plans: the GUIDs of `powercfg /list` and of Windows 11's power modes.
+//! - Device power states: `DEVPKEY_Device_PowerData` (`CM_POWER_DATA.PD_MostRecentPowerState`).
+//! - CUDA toolkit and driver: NVIDIA's "CUDA Compatibility" guide (a toolkit newer than the
+//!   driver's CUDA version runs only within the same major version, without PTX JIT).
 
 use std::collections::BTreeMap;
 
@@ -69,6 +76,36 @@ pub struct WindowsFacts {
     /// WSL distributions registered for this user; `None` when WSL is not installed.
     #[serde(default)]
     pub wsl_distros: Option<Vec<String>>,
+    /// The NVIDIA driver package is a DCH one: the `nvlddmkm` service has the `DCHUVen` value
+    /// that DCH packages set (`Some(false)`: the service is there without it, a Standard package;
+    /// `None`: no NVIDIA service, or not read).
+    #[serde(default)]
+    pub dch: Option<bool>,
+    /// The active power plan's GUID (`powercfg /getactivescheme`), lowercase.
+    #[serde(default)]
+    pub power_scheme: Option<String>,
+    /// Windows 11's power mode on mains power (an overlay on the plan's settings), GUID lowercase.
+    #[serde(default)]
+    pub power_mode_ac: Option<String>,
+}
+
+/// The power plans and power modes Windows ships, by GUID: (name, whether it holds the processor
+/// and PCIe link low to save energy). Microsoft Learn, "Power policy settings" / "Customize the
+/// Windows performance power slider".
+pub const POWER_PLANS: &[(&str, &str, bool)] = &[
+    ("a1841308-3541-4fab-bc81-f71556f20b4a", "Power saver", true),
+    ("381b4222-f694-41f0-9685-ff5bb260df2e", "Balanced", false),
+    ("8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c", "High performance", false),
+    ("e9a42b02-d5df-448d-aa00-03f14749eb61", "Ultimate Performance", false),
+    ("961cc777-2547-4f9d-8174-7d86181b8a7a", "Best power efficiency (power mode)", true),
+    ("00000000-0000-0000-0000-000000000000", "Balanced (power mode)", false),
+    ("ded574b5-45a0-4f42-8737-46345c09c238", "Best performance (power mode)", false),
+];
+
+/// The name of a power plan or mode and whether it saves energy at the cost of speed.
+pub fn power_plan(guid: &str) -> Option<(&'static str, bool)> {
+    let g = guid.trim().trim_matches(|c| c == '{' || c == '}').to_ascii_lowercase();
+    POWER_PLANS.iter().find(|(id, _, _)| *id == g).map(|(_, name, saver)| (*name, *saver))
 }
 
 /// One display adapter.
@@ -91,12 +128,21 @@ pub struct DisplayAdapter {
     /// The Configuration Manager problem code: 0 when the device works; `None` when unknown.
     #[serde(default)]
     pub problem: Option<u32>,
+    /// The device's most recent power state, "D0" (on) to "D3" (off: a hybrid laptop's NVIDIA GPU
+    /// sleeps there while nothing uses it); `None` when unknown.
+    #[serde(default)]
+    pub power_state: Option<String>,
 }
 
 impl DisplayAdapter {
     /// An NVIDIA device (by its PCI vendor id, whatever driver it has).
     pub fn is_nvidia(&self) -> bool {
         self.instance_id.to_ascii_uppercase().contains(NVIDIA_VEN)
+    }
+
+    /// In a low-power state (D1-D3): asleep until a program uses it.
+    pub fn asleep(&self) -> bool {
+        self.power_state.as_deref().is_some_and(|s| matches!(s, "D1" | "D2" | "D3"))
     }
 
     /// Driven by Windows' fallback driver instead of a vendor driver.
@@ -178,6 +224,17 @@ pub fn problem_text(code: u32) -> (&'static str, &'static str) {
     }
 }
 
+/// The instance ids of the NVIDIA adapters when every working one is asleep (a hybrid laptop's
+/// dGPU while nothing uses it): then NVML is left closed, since asking it wakes the GPU and
+/// polling it keeps it awake. `None` when any NVIDIA GPU is awake, has a problem or its state is
+/// unknown, or there is none.
+pub fn sleeping_nvidia(adapters: &[DisplayAdapter]) -> Option<Vec<String>> {
+    let working: Vec<&DisplayAdapter> =
+        adapters.iter().filter(|a| a.is_nvidia() && !a.basic_display() && a.problem == Some(0)).collect();
+    (!working.is_empty() && working.iter().all(|a| a.asleep()))
+        .then(|| working.iter().map(|a| a.instance_id.clone()).collect())
+}
+
 /// "GpuPreference=2;" → 2.
 pub fn gpu_preference(value: &str) -> Option<u32> {
     value.split(';').find_map(|kv| kv.trim().strip_prefix("GpuPreference=")).and_then(|v| v.trim().parse().ok())
@@ -216,5 +273,32 @@ mod tests {
         assert_eq!(gpu_preference("SwapEffectUpgradeEnable=1;GpuPreference=2;"), Some(2));
         assert_eq!(gpu_preference("GpuPreference=1;"), Some(1));
         assert_eq!(gpu_preference("AutoHDREnable=1;"), None);
+    }
+
+    #[test]
+    fn nvml_is_left_closed_only_while_every_working_nvidia_gpu_sleeps() {
+        let gpu = |state: Option<&str>, problem| DisplayAdapter {
+            name: "NVIDIA GeForce RTX 4060 Laptop GPU".into(),
+            instance_id: "PCI\\VEN_10DE&DEV_28A0\\4&1".into(),
+            problem: Some(problem),
+            power_state: state.map(str::to_string),
+            ..DisplayAdapter::default()
+        };
+        let intel = DisplayAdapter {
+            name: "Intel(R) UHD Graphics".into(),
+            instance_id: "PCI\\VEN_8086&DEV_A788\\3&1".into(),
+            problem: Some(0),
+            power_state: Some("D0".into()),
+            ..DisplayAdapter::default()
+        };
+        assert_eq!(
+            sleeping_nvidia(&[intel.clone(), gpu(Some("D3"), 0)]),
+            Some(vec!["PCI\\VEN_10DE&DEV_28A0\\4&1".to_string()])
+        );
+        assert_eq!(sleeping_nvidia(&[intel.clone(), gpu(Some("D0"), 0)]), None);
+        // Unknown state, a GPU with a problem code, or no NVIDIA GPU: NVML is tried (and says why).
+        assert_eq!(sleeping_nvidia(&[intel.clone(), gpu(None, 0)]), None);
+        assert_eq!(sleeping_nvidia(&[gpu(Some("D3"), 43)]), None);
+        assert_eq!(sleeping_nvidia(&[intel]), None);
     }
 }

@@ -22,7 +22,7 @@ pub enum GpuAccess {
     Answered,
     /// No NVIDIA driver answered (NVML could not be opened).
     NoDriver,
-    /// Every NVIDIA GPU was asleep (runtime-suspended) and was left unread.
+    /// Every NVIDIA GPU was asleep and was left unread.
     Asleep,
     /// NVML was still being opened.
     Opening,
@@ -56,10 +56,15 @@ impl GpuAccess {
 
     /// Why there is no GPU figure, as a line's end: "GPU: {this}" reads as a sentence.
     pub fn missing(self) -> &'static str {
+        let asleep = if cfg!(windows) {
+            "asleep (power state D3), left unread so it stays asleep"
+        } else {
+            "asleep (runtime-suspended), left unread so it stays asleep"
+        };
         match self {
             GpuAccess::Answered => "memory not reported by the driver for these processes",
             GpuAccess::NoDriver => "no NVIDIA driver answered (see gpu-doctor-cli check)",
-            GpuAccess::Asleep => "asleep (runtime-suspended), left unread so it stays asleep",
+            GpuAccess::Asleep => asleep,
             GpuAccess::Opening => "not read yet (the driver was still being opened)",
             GpuAccess::NotSampled => "not read (GPU sampling did not start)",
             GpuAccess::Stalled => {

@@ -16,7 +16,7 @@ use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::snapshot::Snapshot;
-use crate::telemetry::source::SourceStatus;
+use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
 use crate::units;
 use redact::Redactor;
 
@@ -314,7 +314,7 @@ fn no_gpu_sentence(source: &SourceStatus) -> String {
     match source {
         SourceStatus::Unavailable(no) => format!("No NVIDIA GPU could be read: {}", no.summary),
         SourceStatus::Asleep { .. } => {
-            "The NVIDIA GPU is asleep (runtime-suspended); it was not read, so it stays asleep.".to_string()
+            format!("The NVIDIA GPU is asleep ({ASLEEP_STATE}); it was not read, so it stays asleep.")
         }
         SourceStatus::Opening => "NVML was still opening; no GPU had been read yet.".to_string(),
         SourceStatus::Nvml { .. } => "The NVIDIA driver answered but lists no GPU.".to_string(),

@@ -1,8 +1,9 @@
 //! The real machine's GPU source. NVML is opened lazily, by the first sample on the sampler's GPU
 //! thread, so a driver that hangs in `nvmlInit` cannot block the window or the CLI's clock; and it
-//! is not opened at all while every NVIDIA GPU is runtime-suspended (opening it would wake a
-//! sleeping laptop GPU and keep it awake). While asleep only sysfs is read, once per tick; NVML is
-//! opened as soon as a GPU is active, or when the user allows waking it.
+//! is not opened at all while every NVIDIA GPU sleeps (opening it would wake a sleeping laptop GPU
+//! and keep it awake). While asleep only the power state is read, once per tick (Linux: sysfs
+//! `runtime_status`; Windows: the device's most recent power state, D3, from the Configuration
+//! Manager); NVML is opened as soon as a GPU is active, or when the user allows waking it.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,7 @@ use std::time::Duration;
 use arc_swap::{ArcSwap, ArcSwapOption};
 
 use super::nvml::NvmlSource;
+#[cfg(not(windows))]
 use super::pci;
 use super::sample::{GpuSample, GpuSlowSample, Inventory};
 use super::source::{GpuSource, SourceStatus};
@@ -82,6 +84,9 @@ impl LiveGpus {
         if self.opts.wake_sleeping || self.wake.load(Ordering::Relaxed) {
             return None;
         }
+        #[cfg(windows)]
+        return crate::diagnose::collect_win::sleeping_nvidia();
+        #[cfg(not(windows))]
         pci::all_asleep(&pci::nvidia_display_functions(&self.opts.root))
     }
 

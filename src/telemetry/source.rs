@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
+/// How the operating system says a GPU sleeps, for the words shown with "asleep".
+pub const ASLEEP_STATE: &str = if cfg!(windows) { "power state D3" } else { "runtime-suspended" };
+
 /// A producer of GPU samples. Implementations are shared between the fast and the slow sampler
 /// threads, so they take `&self` and keep any mutable state behind their own locks.
 pub trait GpuSource: Send + Sync {
@@ -70,7 +73,8 @@ pub enum SourceStatus {
     },
     /// NVML is being opened (on the sampler thread, so a hung driver cannot block the window).
     Opening,
-    /// Every NVIDIA GPU is runtime-suspended; only sysfs is read so it stays asleep.
+    /// Every NVIDIA GPU is asleep (runtime-suspended on Linux, in power state D3 on Windows); only
+    /// its power state is read so it stays asleep.
     Asleep {
         /// PCI addresses of the sleeping functions.
         functions: Vec<String>,
@@ -104,7 +108,7 @@ impl SourceStatus {
                 format!("DEMO data: {scenario}, {gpus} simulated GPU(s)")
             }
             SourceStatus::Opening => "opening NVML".to_string(),
-            SourceStatus::Asleep { .. } => "GPU asleep (runtime-suspended)".to_string(),
+            SourceStatus::Asleep { .. } => format!("GPU asleep ({ASLEEP_STATE})"),
             SourceStatus::Unavailable(_) => "no GPU data".to_string(),
             SourceStatus::Replay { file, recorded } => format!("REPLAY of {file} (recorded from {recorded})"),
         }

@@ -40,7 +40,9 @@ pub fn usage_between(before: &[CoreTimes], after: &[CoreTimes]) -> Option<(f64, 
 /// does not answer.
 #[cfg(windows)]
 pub fn read() -> Option<Vec<CoreTimes>> {
-    use windows_sys::Wdk::System::SystemInformation::{NtQuerySystemInformation, SystemProcessorPerformanceInformation};
+    use windows_sys::Wdk::System::SystemInformation::{
+        NtQuerySystemInformation, SystemProcessorPerformanceInformation,
+    };
     use windows_sys::Win32::System::WindowsProgramming::SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION;
     let mut buf = vec![SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION::default(); 64];
     let size = std::mem::size_of_val(buf.as_slice()) as u32;
@@ -54,7 +56,12 @@ pub fn read() -> Option<Vec<CoreTimes>> {
         return None;
     }
     let n = returned as usize / std::mem::size_of::<SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION>();
-    Some(buf[..n.min(buf.len())].iter().map(|p| CoreTimes { idle: p.IdleTime, total: p.KernelTime + p.UserTime }).collect())
+    Some(
+        buf[..n.min(buf.len())]
+            .iter()
+            .map(|p| CoreTimes { idle: p.IdleTime, total: p.KernelTime + p.UserTime })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

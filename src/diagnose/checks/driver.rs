@@ -249,7 +249,12 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
         SourceStatus::Asleep { functions } => c
             .verdict(
                 Verdict::Info,
-                format!("not opened: the GPU is asleep (runtime-suspended: {})", functions.join(", ")),
+                format!(
+                    "not opened: the GPU is asleep ({}: {})",
+                    // Judged by the machine's platform, so a Windows capture reads the same on Linux.
+                    if cx.v.meta().platform == "windows" { "power state D3" } else { "runtime-suspended" },
+                    functions.join(", ")
+                ),
             )
             .found("The GPU is asleep, so NVML was left closed"),
         SourceStatus::Opening | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {
@@ -366,6 +371,9 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     let nvml = cx.nvml.and_then(|n| n.did_not_return);
     let cuda = cx.v.meta().cuda.as_ref().and_then(|p| p.did_not_return);
     if nvml.is_none() && cuda.is_none() {
+        if cx.nvml.is_some_and(|n| matches!(n.status, SourceStatus::Asleep { .. })) && cx.v.meta().cuda.is_none() {
+            return c.verdict(Verdict::Skipped, "not called: the GPU is asleep, and calling the driver would wake it");
+        }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
         return if probed {
             c.verdict(Verdict::Pass, "NVML and cuInit returned (whatever they answered)")

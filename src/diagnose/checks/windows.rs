@@ -35,11 +35,14 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
     let mut c = c;
     for a in &f.adapters {
-        let state = match a.problem {
+        let mut state = match a.problem {
             Some(0) => "working".to_string(),
             Some(p) => winfacts::problem_text(p).0.to_string(),
             None => "status unknown".to_string(),
         };
+        if let Some(p) = &a.power_state {
+            state.push_str(&format!(", power state {p}{}", if a.asleep() { " (asleep)" } else { "" }));
+        }
         // NVIDIA's numbering only for NVIDIA's drivers (Intel's and AMD's follow other rules).
         let version = |v: &String| if a.is_nvidia() && !a.basic_display() { nvidia_version(v) } else { v.clone() };
         let driver = match (&a.provider, &a.driver_version) {
@@ -110,7 +113,13 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    c.verdict(Verdict::Pass, list).found("Windows sees the NVIDIA GPU and its driver works")
+    let c = c.verdict(Verdict::Pass, list).found("Windows sees the NVIDIA GPU and its driver works");
+    if f.hybrid() && nvidia.iter().any(|a| a.asleep()) {
+        // A sleeping dGPU is how hybrid laptops save power, not a fault: say so before the user
+        // reads 0 % in Task Manager as "the GPU is not used".
+        return c.explain("The NVIDIA GPU is asleep: on a laptop with two GPUs Windows powers it down while no program uses it, and Task Manager then shows it at 0 %. A CUDA program (or nvidia-smi) wakes it within a second; if your program still runs on the integrated GPU or the CPU, the check 'Programs held on the integrated GPU' and the PyTorch check say why.");
+    }
+    c
 }
 
 /// WIN-TORCH: the PyTorch builds in the Python environments found can use the GPU.
@@ -372,7 +381,9 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
     let driver = facts(cx)
         .and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()))
         .and_then(|v| parse::windows_driver_version(&v));
-    let stray: Vec<(String, String)> = facts(cx)
+    // Copies whose version is not the installed driver's: in the driver store they are older
+    // packages Windows keeps for rollback (loaded by nothing); anywhere else a program may load them.
+    let other_versions: Vec<(String, String)> = facts(cx)
         .map(|f| {
             f.nvidia_files
                 .iter()
@@ -384,6 +395,8 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
                 .collect()
         })
         .unwrap_or_default();
+    let in_store = |p: &str| p.to_ascii_lowercase().contains("\\driverstore\\");
+    let (kept, stray): (Vec<_>, Vec<_>) = other_versions.into_iter().partition(|(p, _)| in_store(p));
     if let (Some(d), Some((path, v))) = (&driver, stray.first()) {
         let mut c = c
             .verdict(Verdict::Warn, format!("{path} is from driver {v}, but driver {d} is installed"))
@@ -395,8 +408,36 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
         return c.text("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':").cmd(format!("del \"{path}\""));
     }
     match cx.nvml.map(|n| &n.status) {
+        Some(SourceStatus::Nvml { library, .. }) if !kept.is_empty() => {
+            let mut versions: Vec<&str> = kept.iter().map(|(_, v)| v.as_str()).collect();
+            versions.sort_unstable();
+            versions.dedup();
+            let mut c = c
+                .verdict(
+                    Verdict::Info,
+                    format!("loaded {library}; the driver store also keeps driver {}", versions.join(", ")),
+                )
+                .found("nvml.dll is installed; older driver packages are kept")
+                .explain("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space.");
+            for (p, v) in &kept {
+                c = c.evidence(format!("{p}: driver {v}"));
+            }
+            c.text("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):")
+                .cmd("pnputil /enum-drivers /class Display")
+        }
         Some(SourceStatus::Nvml { library, .. }) => {
             c.verdict(Verdict::Pass, format!("loaded {library}")).found("nvml.dll is installed")
+        }
+        Some(SourceStatus::Asleep { .. }) => {
+            let mut c = c.verdict(Verdict::Info, "not loaded while the GPU sleeps (loading it would wake the GPU)");
+            for x in facts(cx).map(|f| f.nvidia_files.as_slice()).unwrap_or_default() {
+                c = c.evidence(format!(
+                    "{}{}",
+                    x.path,
+                    x.version.as_ref().map(|v| format!(": {v}")).unwrap_or_default()
+                ));
+            }
+            c
         }
         Some(SourceStatus::Unavailable(no)) if no.attempts.iter().all(|a| a.error.contains("load")) => {
             let mut c = c
@@ -420,12 +461,112 @@ pub(super) fn win_03(c: Check, cx: &Ctx) -> Check {
     match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()).or(from_adapter) {
         Some(v) => {
             let shown = parse::windows_driver_version(&v).unwrap_or(v.clone());
-            c.verdict(Verdict::Info, format!("NVIDIA driver {shown}"))
+            let package = match facts(cx).and_then(|f| f.dch) {
+                Some(true) => " (DCH package)",
+                Some(false) => " (Standard package)",
+                None => "",
+            };
+            let c = c
+                .verdict(Verdict::Info, format!("NVIDIA driver {shown}{package}"))
                 .found(format!("NVIDIA driver {shown} is installed"))
-                .evidence(format!("reported: {v}"))
+                .evidence(format!("reported: {v}"));
+            match facts(cx).and_then(|f| f.dch) {
+                Some(dch) => c
+                    .evidence(format!("nvlddmkm service {} the DCHUVen value", if dch { "has" } else { "lacks" }))
+                    .explain(format!(
+                        "Installed drivers are {} packages. The NVIDIA installer refuses a package of the other type with 'This NVIDIA graphics driver is not compatible with this version of Windows': download the {} type, or remove the installed driver first (Display Driver Uninstaller) to change type.",
+                        if dch { "DCH" } else { "Standard" },
+                        if dch { "DCH" } else { "Standard" }
+                    )),
+                None => c,
+            }
         }
         None => c.verdict(Verdict::Skipped, "not reported"),
     }
+}
+
+/// "...\\CUDA\\v12.4" → (12, 4): the toolkit version in a CUDA_PATH.
+fn toolkit_version(path: &str) -> Option<(u32, u32)> {
+    let last = path.trim_end_matches(['\\', '/']).rsplit(['\\', '/']).next()?;
+    let (major, minor) = last.strip_prefix(['v', 'V'])?.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// WIN-CUDAPATH: the CUDA toolkit in CUDA_PATH is not newer than the CUDA version the driver
+/// supports.
+pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
+    let Some(path) = cx.v.meta().env.get("CUDA_PATH") else {
+        return c.verdict(
+            Verdict::Skipped,
+            "no CUDA toolkit (CUDA_PATH is not set): not needed to run PyTorch or other programs that ship their CUDA runtime",
+        );
+    };
+    let c = c.evidence(format!("CUDA_PATH={path}"));
+    let Some((tk_major, tk_minor)) = toolkit_version(path) else {
+        return c.verdict(Verdict::Skipped, "the toolkit version is not in CUDA_PATH's folder name");
+    };
+    let driver = cx
+        .nvml
+        .and_then(|n| n.inventory.cuda_driver_version.as_ref())
+        .and_then(|r| r.value().cloned())
+        .or_else(|| cx.v.meta().cuda.as_ref().and_then(|p| p.driver_version.clone()));
+    let Some((d_major, d_minor)) = driver.as_deref().and_then(|d| {
+        let (a, b) = d.split_once('.')?;
+        Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
+    }) else {
+        return c.verdict(Verdict::Skipped, "the driver's CUDA version is not known (the driver checks above say why)");
+    };
+    let (tk, drv) = (format!("{tk_major}.{tk_minor}"), format!("{d_major}.{d_minor}"));
+    if tk_major > d_major {
+        c.verdict(Verdict::Fail, format!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}"))
+            .found(format!("The CUDA toolkit ({tk}) needs a newer driver"))
+            .explain(format!("Programs you build with CUDA {tk} (and extensions pip compiles with it) fail on this driver with 'CUDA driver version is insufficient for CUDA runtime version': a driver runs toolkits of its own CUDA major version at most."))
+            .text(format!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers), or install a CUDA {d_major}.x toolkit and point CUDA_PATH at it."))
+    } else if tk_major == d_major && tk_minor > d_minor {
+        c.verdict(Verdict::Warn, format!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}"))
+            .found(format!("The CUDA toolkit ({tk}) is newer than the driver"))
+            .explain(format!("Within CUDA {d_major}.x, programs built with a newer toolkit mostly run (minor-version compatibility), but kernels compiled just in time from PTX fail with 'the provided PTX was compiled with an unsupported toolchain', and features newer than CUDA {drv} are missing."))
+            .text(format!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers)."))
+    } else {
+        c.verdict(Verdict::Pass, format!("CUDA toolkit {tk}; the driver supports CUDA {drv}"))
+            .found(format!("The CUDA toolkit ({tk}) suits the driver"))
+    }
+}
+
+/// WIN-POWER: the power plan (and Windows 11's power mode) does not hold the machine back.
+pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, MISSING) };
+    let plan = winfacts::power_plan(scheme);
+    let mode = f.power_mode_ac.as_deref().and_then(winfacts::power_plan);
+    let c = c.evidence(format!("active power plan: {} ({scheme})", plan.map_or("a custom plan", |p| p.0)));
+    let c = match (&f.power_mode_ac, mode) {
+        (Some(g), Some((name, _))) => c.evidence(format!("power mode on mains power: {name} ({g})")),
+        (Some(g), None) => c.evidence(format!("power mode on mains power: {g}")),
+        _ => c,
+    };
+    if plan.is_some_and(|p| p.1) {
+        return c
+            .verdict(Verdict::Warn, "the Power saver plan is active: the CPU and the PCIe link are held at low speed")
+            .found("Windows' Power saver plan slows the machine")
+            .explain("Power saver caps the processor's speed and lets the PCIe link drop to a low-power state: data loading, preprocessing and host-to-GPU copies slow down, so the GPU waits. On laptops the GPU's own power limit is lowered as well.")
+            .text("Switch to the Balanced plan (or High performance on a desktop):")
+            .cmd("powercfg /setactive SCHEME_BALANCED");
+    }
+    if mode.is_some_and(|m| m.1) {
+        return c
+            .verdict(Verdict::Warn, "the power mode is 'Best power efficiency': the CPU and GPU are held back")
+            .found("Windows' power mode favours battery life")
+            .explain("With 'Best power efficiency' Windows limits processor speed and the laptop maker's tools usually lower the GPU's power limit too.")
+            .text("Settings → System → Power & battery → Power mode: Balanced or Best performance:")
+            .cmd("start ms-settings:powersleep");
+    }
+    let name = match (plan, mode) {
+        (Some((p, _)), Some((m, _))) => format!("{p}; {m}"),
+        (Some((p, _)), None) => p.to_string(),
+        (None, _) => "a custom power plan".to_string(),
+    };
+    c.verdict(Verdict::Pass, name).found("The power plan does not hold the machine back")
 }
 
 #[cfg(test)]
@@ -442,5 +583,15 @@ mod tests {
         assert!(off.fixes[0].as_str().contains("TdrLevel"));
         let long = tdr_check(&Tdr { level: Some(3), delay: Some(60), ddi_delay: None });
         assert!(long.summary.contains("60 s"), "{}", long.summary);
+    }
+
+    #[test]
+    fn toolkit_versions_come_from_cuda_path_folder_names() {
+        assert_eq!(toolkit_version("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6"), Some((12, 6)));
+        assert_eq!(toolkit_version("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\"), Some((11, 8)));
+        assert_eq!(toolkit_version("D:\\cuda"), None);
+        assert_eq!(winfacts::power_plan("{A1841308-3541-4FAB-BC81-F71556F20B4A}"), Some(("Power saver", true)));
+        assert_eq!(winfacts::power_plan("381b4222-f694-41f0-9685-ff5bb260df2e"), Some(("Balanced", false)));
+        assert_eq!(winfacts::power_plan("0000"), None);
     }
 }

@@ -10,6 +10,7 @@ use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
+use crate::telemetry::source::ASLEEP_STATE;
 use crate::telemetry::throttle;
 use crate::units::{self, ByteUnits};
 
@@ -94,10 +95,11 @@ pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<M
     let mut action = None;
     let b = palette::BANNER_ASLEEP;
     banner(ui, b, |ui| {
-        ui.label(RichText::new("GPU asleep (runtime-suspended)").heading().color(b.heading));
+        ui.label(RichText::new(format!("GPU asleep ({ASLEEP_STATE})")).heading().color(b.heading));
         ui.label(
             RichText::new(format!(
-                "The kernel has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only sysfs is read; GPU data appears as soon as something wakes the GPU.",
+                "{} has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only its power state is read; GPU data appears as soon as something wakes the GPU.",
+                if cfg!(windows) { "Windows" } else { "The kernel" },
                 functions.join(", ")
             ))
             .color(b.text),
