@@ -429,7 +429,9 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
             c.verdict(Verdict::Pass, format!("loaded {library}")).found("nvml.dll is installed")
         }
         Some(SourceStatus::Asleep { .. }) => {
-            let mut c = c.verdict(Verdict::Info, "not loaded while the GPU sleeps (loading it would wake the GPU)");
+            let mut c = c
+                .verdict(Verdict::Info, "not loaded while the GPU sleeps (loading it would wake the GPU)")
+                .found("nvml.dll is left unloaded while the GPU sleeps");
             for x in facts(cx).map(|f| f.nvidia_files.as_slice()).unwrap_or_default() {
                 c = c.evidence(format!(
                     "{}{}",
