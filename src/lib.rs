@@ -17,6 +17,7 @@
 
 pub mod cli;
 pub mod diagnose;
+pub mod i18n;
 pub mod jobs;
 pub mod present;
 pub mod report;

@@ -66,6 +66,9 @@ pub struct Settings {
     pub units: ByteUnits,
     /// What is redacted in saved reports and screenshots' file names by default.
     pub redaction: RedactOptions,
+    /// The interface language; `None` follows the system (`--lang` and `GPU_DOCTOR_LANG` win
+    /// over both).
+    pub language: Option<crate::i18n::Lang>,
 }
 
 impl Default for Settings {
@@ -78,6 +81,7 @@ impl Default for Settings {
             tab: "monitor".to_string(),
             units: ByteUnits::Binary,
             redaction: RedactOptions::default(),
+            language: None,
         }
     }
 }

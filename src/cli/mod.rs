@@ -30,6 +30,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Language of the output (default: GPU_DOCTOR_LANG, else the system's locale). JSON keys and
+    /// values, exit codes and commands are the same in every language.
+    #[arg(long, value_enum, global = true)]
+    pub lang: Option<crate::i18n::Lang>,
 }
 
 /// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.

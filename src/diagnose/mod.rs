@@ -41,14 +41,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Upper-case word for text output.
+    /// Upper-case word for text output, in the current language.
     pub fn word(self) -> &'static str {
         match self {
-            Verdict::Skipped => "SKIPPED",
-            Verdict::Pass => "PASS",
-            Verdict::Info => "INFO",
-            Verdict::Warn => "WARN",
-            Verdict::Fail => "FAIL",
+            Verdict::Skipped => crate::tr!("SKIPPED"),
+            Verdict::Pass => crate::tr!("PASS"),
+            Verdict::Info => crate::tr!("INFO"),
+            Verdict::Warn => crate::tr!("WARN"),
+            Verdict::Fail => crate::tr!("FAIL"),
         }
     }
 }
@@ -94,14 +94,14 @@ impl Layer {
     /// Title for a wizard step.
     pub fn title(self) -> &'static str {
         match self {
-            Layer::Hardware => "GPU hardware",
-            Layer::Driver => "NVIDIA driver",
-            Layer::Cuda => "CUDA and frameworks",
-            Layer::Permissions => "Permissions",
-            Layer::Containers => "Containers",
+            Layer::Hardware => crate::tr!("GPU hardware"),
+            Layer::Driver => crate::tr!("NVIDIA driver"),
+            Layer::Cuda => crate::tr!("CUDA and frameworks"),
+            Layer::Permissions => crate::tr!("Permissions"),
+            Layer::Containers => crate::tr!("Containers"),
             Layer::Wsl => "WSL",
-            Layer::Environment => "Environment",
-            Layer::Runtime => "Runtime health",
+            Layer::Environment => crate::tr!("Environment"),
+            Layer::Runtime => crate::tr!("Runtime health"),
             Layer::Windows => "Windows",
         }
     }

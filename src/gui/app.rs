@@ -133,6 +133,27 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
     "unknown renderer".to_string()
 }
 
+/// The bundled Chinese font (a subset of Noto Sans CJK SC with the catalogue's characters, 57 KiB;
+/// assets/fonts/, made by scripts/make-cjk-font.py), after egui's own fonts in both families, so
+/// Latin text keeps its face and the app's Chinese text renders on any machine. Chinese user data
+/// beyond it (process names, paths) comes from a system CJK font through eframe's system fonts.
+pub fn add_cjk_font(ctx: &egui::Context) {
+    ctx.add_font(egui::epaint::text::FontInsert::new(
+        "noto-sans-sc-gpu-doctor",
+        egui::FontData::from_static(crate::i18n::CJK_FONT),
+        vec![
+            egui::epaint::text::InsertFontFamily {
+                family: egui::FontFamily::Proportional,
+                priority: egui::epaint::text::FontPriority::Lowest,
+            },
+            egui::epaint::text::InsertFontFamily {
+                family: egui::FontFamily::Monospace,
+                priority: egui::epaint::text::FontPriority::Lowest,
+            },
+        ],
+    ));
+}
+
 /// Applies the theme setting.
 fn apply_theme(ctx: &egui::Context, theme: Theme) {
     ctx.set_theme(match theme {
@@ -220,6 +241,7 @@ impl DoctorApp {
         init.sampler.set_notify(move |snap| p.wake(&ctx, snap));
         apply_theme(&cc.egui_ctx, init.settings.theme);
         palette::tune(&cc.egui_ctx);
+        add_cjk_font(&cc.egui_ctx);
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
             monitor.window = w;

@@ -10,6 +10,7 @@ use super::palette;
 
 use crate::diagnose::source::CheckSource;
 use crate::diagnose::{Check, FixStep, Layer, Report, Verdict};
+use crate::tr;
 
 /// What the checklist reads (this machine or a capture directory).
 pub type ChecklistSource = CheckSource;
@@ -98,26 +99,27 @@ impl ChecklistState {
             self.start(ui.ctx(), renderer);
         }
         ui.horizontal(|ui| {
-            ui.heading("Checklist");
+            ui.heading(tr!("Checklist"));
             if let ChecklistSource::Capture(dir) = &self.source {
                 ui.label(
-                    RichText::new(format!("CAPTURE: {}", dir.display()))
+                    RichText::new(tr!("CAPTURE: {dir}", dir = dir.display()))
                         .strong()
                         .color(palette::BADGE_REPLAY.text)
                         .background_color(palette::BADGE_REPLAY.fill),
                 );
             }
             ui.separator();
-            let recheck =
-                ui.add_enabled(!self.running(), egui::Button::new("Re-check")).on_hover_text("Run every check again");
+            let recheck = ui
+                .add_enabled(!self.running(), egui::Button::new(tr!("Re-check")))
+                .on_hover_text(tr!("Run every check again"));
             if recheck.clicked() {
                 self.start(ui.ctx(), renderer);
             }
-            ui.selectable_value(&mut self.show_all, false, "Step by step");
-            ui.selectable_value(&mut self.show_all, true, "All results");
+            ui.selectable_value(&mut self.show_all, false, tr!("Step by step"));
+            ui.selectable_value(&mut self.show_all, true, tr!("All results"));
             if self.running() {
                 ui.spinner();
-                ui.label("checking…");
+                ui.label(tr!("checking…"));
             }
         });
         if let Some(e) = &self.error {
@@ -125,7 +127,7 @@ impl ChecklistState {
         }
         let Some(report) = self.report.clone() else {
             if self.error.is_none() {
-                ui.label("Running the checks…");
+                ui.label(tr!("Running the checks…"));
             }
             return;
         };
@@ -148,11 +150,11 @@ impl ChecklistState {
                 let (n, places) = report.not_applicable();
                 if n > 0 {
                     ui.add_space(6.0);
-                    egui::CollapsingHeader::new(format!(
-                        "{n} {} here: {}",
-                        if n == 1 { "check does not apply" } else { "checks do not apply" },
-                        places.join(", ")
-                    ))
+                    egui::CollapsingHeader::new(if n == 1 {
+                        tr!("{n} check does not apply here: {places}", n = n, places = places.join(", "))
+                    } else {
+                        tr!("{n} checks do not apply here: {places}", n = n, places = places.join(", "))
+                    })
                     .id_salt("not-applicable")
                     .default_open(false)
                     .show(ui, |ui| {
@@ -192,7 +194,7 @@ impl ChecklistState {
                 let text = RichText::new(format!("{} {}", k + 1, layer.title())).color(palette::verdict(ui, worst));
                 if ui
                     .selectable_label(self.step == i, text)
-                    .on_hover_text(format!("worst result: {}", worst.word()))
+                    .on_hover_text(tr!("worst result: {verdict}", verdict = worst.word()))
                     .clicked()
                 {
                     self.step = i;
@@ -201,12 +203,14 @@ impl ChecklistState {
         });
         let layer = Layer::ALL[self.step];
         ui.add_space(4.0);
-        ui.label(RichText::new(format!("Step {} of {n}: {}", pos + 1, layer.title())).heading());
+        ui.label(
+            RichText::new(tr!("Step {step} of {n}: {layer}", step = pos + 1, n = n, layer = layer.title())).heading(),
+        );
         ui.horizontal(|ui| {
-            if ui.add_enabled(pos > 0, egui::Button::new("Back")).clicked() {
+            if ui.add_enabled(pos > 0, egui::Button::new(tr!("Back"))).clicked() {
                 self.step = present[pos - 1];
             }
-            if ui.add_enabled(pos + 1 < n, egui::Button::new("Next")).clicked() {
+            if ui.add_enabled(pos + 1 < n, egui::Button::new(tr!("Next"))).clicked() {
                 self.step = present[pos + 1];
             }
         });
@@ -224,7 +228,7 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
         ui.set_width(ui.available_width());
         match report.root() {
             Some(c) => {
-                ui.label(RichText::new(format!("Root cause: {}", c.finding)).strong().color(b.heading))
+                ui.label(RichText::new(tr!("Root cause: {finding}", finding = c.finding)).strong().color(b.heading))
                     .on_hover_text(&c.id);
                 ui.label(RichText::new(format!("{}: {}", c.title, c.summary)).color(b.text));
                 if !c.explanation.is_empty() {
@@ -233,9 +237,12 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
                 let blocked = report.checks.iter().filter(|x| x.blocked_by.as_deref() == Some(c.id.as_str())).count();
                 ui.horizontal(|ui| {
                     if blocked > 0 {
-                        ui.label(RichText::new(format!("{blocked} later check(s) wait for this fix.")).color(b.weak));
+                        ui.label(
+                            RichText::new(tr!("{blocked} later check(s) wait for this fix.", blocked = blocked))
+                                .color(b.weak),
+                        );
                     }
-                    if ui.button("Show this step").clicked() {
+                    if ui.button(tr!("Show this step")).clicked() {
                         *step = Layer::ALL.iter().position(|l| *l == c.layer).unwrap_or(0);
                     }
                 });
@@ -244,9 +251,9 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
                 let warns = report.checks.iter().filter(|c| c.verdict == Verdict::Warn).count();
                 ui.label(
                     RichText::new(if warns == 0 {
-                        "No problem found.".to_string()
+                        tr!("No problem found.").to_string()
                     } else {
-                        format!("No failure found; {warns} warning(s) below.")
+                        tr!("No failure found; {warns} warning(s) below.", warns = warns)
                     })
                     .strong()
                     .color(b.text),
@@ -268,7 +275,7 @@ fn check_row(ui: &mut egui::Ui, c: &Check) {
         ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
         let summary = ui.label(&c.summary);
         if let Some(id) = &c.blocked_by {
-            summary.on_hover_text(format!("blocked by {id}"));
+            summary.on_hover_text(tr!("blocked by {id}", id = id));
         }
     });
     if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {
@@ -276,10 +283,10 @@ fn check_row(ui: &mut egui::Ui, c: &Check) {
     }
     fix_steps(ui, &c.fixes, None);
     if !c.evidence.is_empty() {
-        egui::CollapsingHeader::new(format!("Evidence ({})", c.evidence.len())).id_salt(("evidence", &c.id)).show(
+        egui::CollapsingHeader::new(tr!("Evidence ({n})", n = c.evidence.len())).id_salt(("evidence", &c.id)).show(
             ui,
             |ui| {
-                if ui.small_button("Copy evidence").clicked() {
+                if ui.small_button(tr!("Copy evidence")).clicked() {
                     ui.ctx().copy_text(format!("{}: {}\n{}", c.title, c.summary, c.evidence.join("\n")));
                 }
                 for e in &c.evidence {
@@ -305,7 +312,7 @@ pub(crate) fn fix_steps(ui: &mut egui::Ui, steps: &[FixStep], color: Option<Colo
             }
             FixStep::Command(cmd) => {
                 ui.horizontal(|ui| {
-                    if ui.small_button("Copy").on_hover_text("Copy this command to the clipboard").clicked() {
+                    if ui.small_button(tr!("Copy")).on_hover_text(tr!("Copy this command to the clipboard")).clicked() {
                         ui.ctx().copy_text(cmd.clone());
                     }
                     ui.add(egui::Label::new(text(cmd).monospace()).wrap());

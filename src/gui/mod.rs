@@ -143,6 +143,9 @@ pub struct GuiArgs {
     /// --screenshot, the way to capture the light theme headless.
     #[arg(long, value_enum)]
     pub theme: Option<crate::settings::Theme>,
+    /// Interface language (default: the app's setting, else GPU_DOCTOR_LANG's, else the system's).
+    #[arg(long, value_enum, global = true)]
+    pub lang: Option<crate::i18n::Lang>,
     /// Window size in logical pixels, e.g. 1280x800.
     #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
     pub size: [f32; 2],
@@ -166,6 +169,7 @@ pub fn prefer_lean_software_rendering() {
 /// Runs the `gpu-doctor` binary: a subcommand, or the window.
 pub fn main_with(args: GuiArgs) -> ExitCode {
     if let Some(cmd) = &args.command {
+        crate::i18n::set(crate::i18n::choose(args.lang, None));
         return cli::run(cmd);
     }
     let process_start = Instant::now();
@@ -277,6 +281,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     if let Some(theme) = args.theme {
         loaded.settings.theme = theme;
     }
+    crate::i18n::set(crate::i18n::choose(args.lang, loaded.settings.language));
     let frames = args.frames;
     let source = args.source.options();
     let checklist_from = args.checklist_from.clone();

@@ -4,51 +4,69 @@
 use eframe::egui::{self, RichText};
 
 use super::{DoctorApp, apply_theme, interval_text};
+use crate::i18n::{self, Lang};
 use crate::present;
 use crate::settings::{ByteUnits, Theme};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 
 impl DoctorApp {
     pub(super) fn settings_ui(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Settings");
+        ui.heading(tr!("Settings"));
         let before = self.settings.clone();
         egui::Grid::new("settings_grid").num_columns(2).spacing([16.0, 6.0]).show(ui, |ui| {
-            ui.label("Theme");
+            ui.label(tr!("Language"));
             ui.horizontal(|ui| {
-                for (t, name) in [(Theme::System, "System"), (Theme::Dark, "Dark"), (Theme::Light, "Light")] {
+                let mut chosen = self.settings.language;
+                ui.selectable_value(&mut chosen, None, tr!("System"))
+                    .on_hover_text(tr!("The system's language when it has a translation, else English"));
+                for lang in Lang::ALL {
+                    ui.selectable_value(&mut chosen, Some(lang), lang.native_name());
+                }
+                if chosen != self.settings.language {
+                    self.settings.language = chosen;
+                    i18n::set(i18n::choose(None, chosen));
+                }
+            });
+            ui.end_row();
+            ui.label(tr!("Theme"));
+            ui.horizontal(|ui| {
+                for (t, name) in
+                    [(Theme::System, tr!("System")), (Theme::Dark, tr!("Dark")), (Theme::Light, tr!("Light"))]
+                {
                     ui.selectable_value(&mut self.settings.theme, t, name);
                 }
             });
             ui.end_row();
-            ui.label("Sampling interval");
+            ui.label(tr!("Sampling interval"));
             ui.horizontal(|ui| {
                 for secs in [0.5, 1.0, 2.0, 5.0] {
                     ui.selectable_value(&mut self.settings.interval_secs, secs, interval_text(secs));
                 }
-                ui.label(RichText::new("(from the next start)").weak());
+                ui.label(RichText::new(tr!("(from the next start)")).weak());
             });
             ui.end_row();
-            ui.label("Byte units");
+            ui.label(tr!("Byte units"));
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.settings.units, ByteUnits::Binary, "GiB (1024)");
                 ui.selectable_value(&mut self.settings.units, ByteUnits::Decimal, "GB (1000)");
             });
             ui.end_row();
-            ui.label("Redact in shared reports");
+            ui.label(tr!("Redact in shared reports"));
             ui.horizontal_wrapped(|ui| {
                 let r = &mut self.settings.redaction;
-                ui.checkbox(&mut r.hostname, "host name");
-                ui.checkbox(&mut r.users, "user names");
-                ui.checkbox(&mut r.ip, "IP addresses");
-                ui.checkbox(&mut r.mac, "MAC addresses");
-                ui.checkbox(&mut r.gpu_ids, "GPU UUIDs and serials");
+                ui.checkbox(&mut r.hostname, tr!("host name"));
+                ui.checkbox(&mut r.users, tr!("user names"));
+                ui.checkbox(&mut r.ip, tr!("IP addresses"));
+                ui.checkbox(&mut r.mac, tr!("MAC addresses"));
+                ui.checkbox(&mut r.gpu_ids, tr!("GPU UUIDs and serials"));
             });
             ui.end_row();
-            ui.label("Settings file");
+            ui.label(tr!("Settings file"));
             ui.label(match &self.settings_path {
                 Some(p) => p.display().to_string(),
-                None => "not saved in this session".to_string(),
+                None => tr!("not saved in this session").to_string(),
             });
             ui.end_row();
         });

@@ -9,6 +9,7 @@ use crate::gui::palette::{self, Tone};
 use crate::gui::share;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 use crate::units;
 
 /// True when `text` as a strong label fits the width left in `ui`.
@@ -28,73 +29,84 @@ impl DoctorApp {
         ui.horizontal(|ui| {
             ui.heading("gpu-doctor");
             ui.separator();
-            ui.selectable_value(&mut self.tab, Tab::Monitor, "Monitor");
-            ui.selectable_value(&mut self.tab, Tab::Checklist, "Checklist");
-            ui.selectable_value(&mut self.tab, Tab::Vram, "VRAM");
-            ui.selectable_value(&mut self.tab, Tab::Smoke, "Smoke test");
-            ui.selectable_value(&mut self.tab, Tab::About, "About");
+            ui.selectable_value(&mut self.tab, Tab::Monitor, tr!("Monitor"));
+            ui.selectable_value(&mut self.tab, Tab::Checklist, tr!("Checklist"));
+            ui.selectable_value(&mut self.tab, Tab::Vram, tr!("VRAM"));
+            ui.selectable_value(&mut self.tab, Tab::Smoke, tr!("Smoke test"));
+            ui.selectable_value(&mut self.tab, Tab::About, tr!("About"));
             ui.separator();
-            if ui.button("Screenshot").on_hover_text("Save a PNG of the window and copy it (Ctrl+Shift+S)").clicked() {
+            if ui
+                .button(tr!("Screenshot"))
+                .on_hover_text(tr!("Save a PNG of the window and copy it (Ctrl+Shift+S)"))
+                .clicked()
+            {
                 self.take_screenshot(ui.ctx(), None);
             }
-            if ui.button("Report...").on_hover_text("A support report: preview, redaction, save or copy").clicked() {
+            if ui
+                .button(tr!("Report..."))
+                .on_hover_text(tr!("A support report: preview, redaction, save or copy"))
+                .clicked()
+            {
                 let doc = self.build_report(snap);
                 self.report.show_for(doc, self.settings.redaction);
             }
-            if ui.button("Support card").on_hover_text("One screen with what support needs, for a screenshot").clicked()
+            if ui
+                .button(tr!("Support card"))
+                .on_hover_text(tr!("One screen with what support needs, for a screenshot"))
+                .clicked()
             {
                 let doc = self.build_report(snap);
                 self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap);
             }
             if let Some((_, n)) = self.sampler.recording()
                 && ui
-                    .button(RichText::new(format!("Stop recording ({n})")).color(palette::tone(ui, Tone::Fail)))
-                    .on_hover_text("Samples written so far")
+                    .button(RichText::new(tr!("Stop recording ({n})", n = n)).color(palette::tone(ui, Tone::Fail)))
+                    .on_hover_text(tr!("Samples written so far"))
                     .clicked()
             {
                 action = Some(MonitorAction::StopRecording);
             }
-            ui.menu_button("File", |ui| {
+            ui.menu_button(tr!("File"), |ui| {
                 if self.sampler.recording().is_none()
                     && !snap.source.is_replay()
-                    && ui.button("Record metrics to a file").clicked()
+                    && ui.button(tr!("Record metrics to a file")).clicked()
                 {
                     action = Some(MonitorAction::StartRecording);
                 }
-                if ui.button("Measure a run...").clicked() {
+                if ui.button(tr!("Measure a run...")).clicked() {
                     self.run_dialog.open = true;
                 }
-                if ui.button("Focus on a process...").clicked() {
+                if ui.button(tr!("Focus on a process...")).clicked() {
                     self.focus_dialog.open = true;
                 }
-                if ui.button("Open recording...").clicked() && self.open_dialog.is_none() {
+                if ui.button(tr!("Open recording...")).clicked() && self.open_dialog.is_none() {
                     self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
                 }
                 if self.replay.is_some()
-                    && ui.button("Export recording as CSV...").clicked()
+                    && ui.button(tr!("Export recording as CSV...")).clicked()
                     && self.csv_dialog.is_none()
                 {
                     let name = format!("{}.csv", share::file_stem("recording", &self.settings.redaction));
                     self.csv_dialog = Some(share::save_dialog(name, ("CSV", "csv")));
                 }
-                if ui.button("Save screenshot as...").clicked() && self.screenshot_dialog.is_none() {
+                if ui.button(tr!("Save screenshot as...")).clicked() && self.screenshot_dialog.is_none() {
                     let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
                     self.screenshot_dialog = Some(share::save_dialog(name, ("PNG image", "png")));
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if let SourceStatus::Replay { file, .. } = &snap.source {
-                    if ui.button("Back to this machine").clicked() {
+                    if ui.button(tr!("Back to this machine")).clicked() {
                         action = Some(MonitorAction::LeaveDemo);
                     }
                     let name = std::path::Path::new(file)
                         .file_name()
                         .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-                    let full = format!("REPLAY: {name} (recorded, not live)");
-                    let shown = [format!(" {full} "), format!(" REPLAY: {name} ")]
+                    let full = tr!("REPLAY: {name} (recorded, not live)", name = name);
+                    let shown = [format!(" {full} "), format!(" {} ", tr!("REPLAY: {name}", name = name))]
                         .into_iter()
                         .find(|t| fits(ui, t))
-                        .unwrap_or_else(|| " REPLAY ".to_string());
+                        .unwrap_or_else(|| format!(" {} ", tr!("REPLAY")));
                     ui.label(
                         RichText::new(shown)
                             .strong()
@@ -104,15 +116,16 @@ impl DoctorApp {
                     .on_hover_text(full);
                 }
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
-                    if self.demo_started_here && ui.button("Back to this machine").clicked() {
+                    if self.demo_started_here && ui.button(tr!("Back to this machine")).clicked() {
                         action = Some(MonitorAction::LeaveDemo);
                     }
-                    let full = format!("DEMO DATA: {scenario} (simulated, not this machine)");
+                    let full = tr!("DEMO DATA: {scenario} (simulated, not this machine)", scenario = scenario);
                     // On a narrow window the long badge would cover the buttons: keep the word.
-                    let shown = [format!(" {full} "), format!(" DEMO DATA: {scenario} ")]
-                        .into_iter()
-                        .find(|t| fits(ui, t))
-                        .unwrap_or_else(|| " DEMO ".to_string());
+                    let shown =
+                        [format!(" {full} "), format!(" {} ", tr!("DEMO DATA: {scenario}", scenario = scenario))]
+                            .into_iter()
+                            .find(|t| fits(ui, t))
+                            .unwrap_or_else(|| format!(" {} ", tr!("DEMO")));
                     ui.label(
                         RichText::new(shown)
                             .strong()
@@ -131,26 +144,28 @@ impl DoctorApp {
         ui.horizontal(|ui| {
             let (source, why) = match &snap.source {
                 SourceStatus::Unavailable(no) => {
-                    ("Data: this machine's host metrics only (no NVIDIA GPU data)".to_string(), no.summary.clone())
+                    (tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(), no.summary.clone())
                 }
-                other => (format!("Data: {}", other.label()), "Where the GPU data comes from.".to_string()),
+                other => {
+                    (tr!("Data: {source}", source = other.label()), tr!("Where the GPU data comes from.").to_string())
+                }
             };
             ui.label(source).on_hover_text(why);
             ui.separator();
-            ui.label(format!("Interval {}", interval_text(snap.interval_secs)))
-                .on_hover_text("Seconds between samples; change with --interval (0.25-10 s).");
+            ui.label(tr!("Interval {interval}", interval = interval_text(snap.interval_secs)))
+                .on_hover_text(tr!("Seconds between samples; change with --interval (0.25-10 s)."));
             ui.separator();
             match snap.self_usage {
-                Some(u) => ui.label(format!(
-                    "gpu-doctor: CPU {} · {}",
-                    units::percent(u.cpu_pct),
-                    units::bytes_in(u.rss_bytes, self.settings.units)
+                Some(u) => ui.label(tr!(
+                    "gpu-doctor: CPU {cpu} · {memory}",
+                    cpu = units::percent(u.cpu_pct),
+                    memory = units::bytes_in(u.rss_bytes, self.settings.units)
                 )),
-                None => ui.label("gpu-doctor: own usage n/a"),
+                None => ui.label(tr!("gpu-doctor: own usage n/a")),
             }
-            .on_hover_text("CPU (% of one core) and memory used by this app.");
+            .on_hover_text(tr!("CPU (% of one core) and memory used by this app."));
             ui.separator();
-            let renderer = format!("Renderer: {}", self.renderer_name);
+            let renderer = tr!("Renderer: {renderer}", renderer = self.renderer_name);
             ui.add(egui::Label::new(&renderer).truncate()).on_hover_text(renderer);
         });
     }

@@ -10,8 +10,8 @@ use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
 use crate::present;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
-use crate::telemetry::source::ASLEEP_STATE;
 use crate::telemetry::throttle;
+use crate::tr;
 use crate::units::{self, ByteUnits};
 
 /// Narrowest GPU card content, points (the longest value row fits).
@@ -36,29 +36,29 @@ pub(super) fn no_driver_banner(
     let b = palette::BANNER_NO_GPU;
     egui::Frame::group(ui.style()).fill(b.fill).inner_margin(10.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
-        ui.label(RichText::new("No NVIDIA GPU data").heading().color(b.heading));
+        ui.label(RichText::new(tr!("No NVIDIA GPU data")).heading().color(b.heading));
         match (root_cause, checking) {
             (Some(h), _) => {
                 let found = ui.label(RichText::new(present::sentence(&h.finding)).strong().color(b.text));
                 if let Some(id) = &h.check_id {
-                    found.on_hover_text(format!("The checklist's root cause (check {id})"));
+                    found.on_hover_text(tr!("The checklist's root cause (check {id})", id = id));
                 }
                 crate::gui::checklist::fix_steps(ui, &h.steps, Some(b.text));
             }
             (None, true) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(RichText::new("Checking what is wrong…").color(b.text));
+                    ui.label(RichText::new(tr!("Checking what is wrong…")).color(b.text));
                 });
             }
             (None, false) => {
                 ui.label(RichText::new(&no.summary).color(b.text));
-                ui.label(RichText::new(format!("Next step: {}", no.next_step)).color(b.text));
+                ui.label(RichText::new(tr!("Next step: {step}", step = no.next_step)).color(b.text));
             }
         }
-        ui.label(RichText::new("Host charts below keep running.").color(b.weak));
+        ui.label(RichText::new(tr!("Host charts below keep running.")).color(b.weak));
         let nvml_shown_above = root_cause.is_none() && !checking;
-        let details = if nvml_shown_above { "What was tried" } else { "What NVML said" };
+        let details = if nvml_shown_above { tr!("What was tried") } else { tr!("What NVML said") };
         ui.collapsing(RichText::new(details).color(b.weak), |ui| {
             if !nvml_shown_above {
                 ui.label(RichText::new(format!("{} {}", no.summary, no.next_step)).color(b.text));
@@ -69,19 +69,28 @@ pub(super) fn no_driver_banner(
         });
         ui.horizontal(|ui| {
             if ui
-                .button("Open the checklist")
-                .on_hover_text("Walk the stack step by step: what is wrong and how to fix it")
+                .button(tr!("Open the checklist"))
+                .on_hover_text(tr!("Walk the stack step by step: what is wrong and how to fix it"))
                 .clicked()
             {
                 action = Some(MonitorAction::OpenChecklist);
             }
-            if ui.button("Try demo mode").on_hover_text("Show simulated GPUs, clearly labelled DEMO").clicked() {
+            if ui
+                .button(tr!("Try demo mode"))
+                .on_hover_text(tr!("Show simulated GPUs, clearly labelled DEMO"))
+                .clicked()
+            {
                 action = Some(MonitorAction::TryDemo);
             }
-            ui.label(RichText::new("Details without a window: gpu-doctor-cli info").color(b.weak));
+            ui.label(RichText::new(tr!("Details without a window: gpu-doctor-cli info")).color(b.weak));
         });
     });
     action
+}
+
+/// "runtime-suspended" / "power state D3" in the current language.
+fn i18n_asleep_state() -> &'static str {
+    if cfg!(windows) { tr!("power state D3") } else { tr!("runtime-suspended") }
 }
 
 fn banner(ui: &mut egui::Ui, b: palette::Banner, add: impl FnOnce(&mut egui::Ui)) {
@@ -95,24 +104,24 @@ pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<M
     let mut action = None;
     let b = palette::BANNER_ASLEEP;
     banner(ui, b, |ui| {
-        ui.label(RichText::new(format!("GPU asleep ({ASLEEP_STATE})")).heading().color(b.heading));
+        ui.label(RichText::new(tr!("GPU asleep ({state})", state = i18n_asleep_state())).heading().color(b.heading));
         ui.label(
-            RichText::new(format!(
-                "{} has powered down the NVIDIA GPU ({}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only its power state is read; GPU data appears as soon as something wakes the GPU.",
-                if cfg!(windows) { "Windows" } else { "The kernel" },
-                functions.join(", ")
-            ))
+            RichText::new(if cfg!(windows) {
+                tr!("Windows has powered down the NVIDIA GPU ({gpus}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only its power state is read; GPU data appears as soon as something wakes the GPU.", gpus = functions.join(", "))
+            } else {
+                tr!("The kernel has powered down the NVIDIA GPU ({gpus}) because nothing uses it. gpu-doctor leaves it asleep: reading it would wake it and keep it awake, costing battery. Only its power state is read; GPU data appears as soon as something wakes the GPU.", gpus = functions.join(", "))
+            })
             .color(b.text),
         );
         ui.horizontal(|ui| {
             if ui
-                .button("Read it anyway (wakes the GPU)")
-                .on_hover_text("Opens NVML now; the GPU wakes up and stays awake while gpu-doctor runs. Start with --wake-sleeping-gpu to always do this.")
+                .button(tr!("Read it anyway (wakes the GPU)"))
+                .on_hover_text(tr!("Opens NVML now; the GPU wakes up and stays awake while gpu-doctor runs. Start with --wake-sleeping-gpu to always do this."))
                 .clicked()
             {
                 action = Some(MonitorAction::WakeGpu);
             }
-            ui.label(RichText::new("Host charts below keep running.").color(b.weak));
+            ui.label(RichText::new(tr!("Host charts below keep running.")).color(b.weak));
         });
     });
     action
@@ -121,7 +130,7 @@ pub(super) fn asleep_banner(ui: &mut egui::Ui, functions: &[String]) -> Option<M
 pub(super) fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot::Stall) {
     let b = palette::BANNER_STALL;
     banner(ui, b, |ui| {
-        ui.label(RichText::new("GPU data not responding").heading().color(b.heading));
+        ui.label(RichText::new(tr!("GPU data not responding")).heading().color(b.heading));
         ui.label(RichText::new(stall.message()).color(b.text));
     });
 }
@@ -179,10 +188,10 @@ pub(super) fn gpu_card(
                 ui.label(
                     RichText::new(format!("{} {}", v.severity.word(), v.title)).color(palette::verdict(ui, v.severity)),
                 )
-                .on_hover_text("The Diagnosis panel's verdict for this GPU over its window");
+                .on_hover_text(tr!("The Diagnosis panel's verdict for this GPU over its window"));
             }
             let Some(s) = sample else {
-                ui.weak("waiting for the first sample…");
+                ui.weak(tr!("waiting for the first sample…"));
                 return;
             };
             if let GpuHealth::Lost(why) = &s.health {
@@ -200,27 +209,27 @@ pub(super) fn gpu_card(
                     ui.end_row();
                 };
                 row(
-                    "Memory bandwidth",
+                    tr!("Memory bandwidth"),
                     present::pct(&s.util_mem_bw_pct),
-                    "% of time device memory was read or written (not VRAM in use)",
+                    tr!("% of time device memory was read or written (not VRAM in use)"),
                 );
-                row("VRAM", present::vram(s), "device memory in use / total");
-                row("Temperature", present::temperature(s, Some(info)), "GPU core temperature");
-                row("Power", present::power(s), "board power draw / enforced limit");
-                row("SM clock", present::sm_clock(s, Some(info)), "current / maximum");
+                row(tr!("VRAM"), present::vram(s), tr!("device memory in use / total"));
+                row(tr!("Temperature"), present::temperature(s, Some(info)), tr!("GPU core temperature"));
+                row(tr!("Power"), present::power(s), tr!("board power draw / enforced limit"));
+                row(tr!("SM clock"), present::sm_clock(s, Some(info)), tr!("current / maximum"));
                 row(
-                    "PCIe link",
+                    tr!("PCIe link"),
                     present::pcie_link(s, Some(info)),
-                    "current link (the link trains down when idle; judge it under load)",
+                    tr!("current link (the link trains down when idle; judge it under load)"),
                 );
                 row(
-                    "Fan · P-state",
+                    tr!("Fan · P-state"),
                     format!(
                         "{} · {}",
                         s.fan_pct.show_short(|f| format!("{f} %")),
                         s.pstate.show_short(|p| format!("P{p}"))
                     ),
-                    "fan speed; performance state (P0 = maximum)",
+                    tr!("fan speed; performance state (P0 = maximum)"),
                 );
             });
             for line in clock_lines(s, power_limited(verdicts, info.index)) {
@@ -266,8 +275,10 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
     let at_limit = limited_in_window
         || matches!((s.power_w.get(), s.power_limit_w.get()), (Some(p), Some(l)) if l > 0.0 && p >= AT_POWER_LIMIT * l);
     let power_normal = ClockLine {
-        text: "At its power limit (normal under full load)".to_string(),
-        detail: "The driver keeps the board within its power limit; under full load that is expected. If the limit looks low, compare it with the card's default limit.",
+        text: tr!("At its power limit (normal under full load)").to_string(),
+        detail: tr!(
+            "The driver keeps the board within its power limit; under full load that is expected. If the limit looks low, compare it with the card's default limit."
+        ),
         tone: Some(Tone::Info),
     };
     let mut out = Vec::new();
@@ -287,9 +298,9 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
     }
     if out.is_empty() {
         let text = match mask {
-            Some(m) if m & throttle::GPU_IDLE != 0 => "Clocks lowered: GPU idle (normal).".to_string(),
-            Some(_) => "Clocks not held back.".to_string(),
-            None => format!("Throttle reasons: {}", present::throttle_summary(s)),
+            Some(m) if m & throttle::GPU_IDLE != 0 => tr!("Clocks lowered: GPU idle (normal).").to_string(),
+            Some(_) => tr!("Clocks not held back.").to_string(),
+            None => tr!("Throttle reasons: {reasons}", reasons = present::throttle_summary(s)),
         };
         out.push(ClockLine { text, detail: "", tone: None });
     }

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes assets/fonts/NotoSansSC-gpu-doctor.otf: the Simplified Chinese face of Noto Sans CJK
+(SIL Open Font License 1.1, assets/fonts/LICENSE-OFL.txt), cut down to the characters of the
+Chinese catalogue (i18n/zh-CN.ron) plus common Chinese punctuation, so the app shows its own
+Chinese text on any machine without shipping a 16 MiB font. User data in Chinese (process names,
+paths) is drawn with a system CJK font instead (eframe's system_fonts, looked up on demand).
+
+Run after changing the catalogue; tests/i18n.rs fails while a catalogue character has no glyph.
+Needs fontTools (pip install fonttools) and the source font (Debian: fonts-noto-cjk; or
+NotoSansCJK-Regular.ttc / NotoSansCJKsc-Regular.otf from github.com/notofonts/noto-cjk):
+    python3 scripts/make-cjk-font.py [SOURCE_FONT]
+"""
+import ast
+import os
+import re
+import sys
+
+from fontTools import subset
+from fontTools.ttLib import TTCollection, TTFont
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+OUT = os.path.join(ROOT, "assets", "fonts", "NotoSansSC-gpu-doctor.otf")
+# Punctuation and symbols Chinese text uses beside the catalogue's own (full-width forms, quotes,
+# the ideographic space and full stop, brackets, the middle dot, ellipsis and dashes).
+PUNCTUATION = "，。、；：？！“”‘’（）《》〈〉【】「」『』〔〕…—～·　％＋－＝／０１２３４５６７８９"
+
+
+def catalogue_text():
+    text = open(os.path.join(ROOT, "i18n", "zh-CN.ron"), encoding="utf-8").read()
+    chars = set()
+    # One entry per line: "english": "中文", (tests/i18n.rs holds the file to that form).
+    for m in re.finditer(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*,', text, re.M):
+        chars.update(ast.literal_eval(m.group(2)))
+    return chars
+
+
+def open_sc(path):
+    if path.lower().endswith(".ttc"):
+        for font in TTCollection(path).fonts:
+            if font["name"].getDebugName(1) == "Noto Sans CJK SC":
+                return font
+        sys.exit(f"{path} has no 'Noto Sans CJK SC' face")
+    return TTFont(path)
+
+
+def main():
+    chars = {c for c in catalogue_text() if ord(c) > 0x7F} | set(PUNCTUATION)
+    font = open_sc(SOURCE)
+    opts = subset.Options()
+    opts.layout_features = ["kern", "vert", "locl"]
+    opts.name_IDs = ["*"]
+    opts.name_languages = ["*"]
+    opts.hinting = False
+    opts.desubroutinize = True
+    sub = subset.Subsetter(opts)
+    sub.populate(unicodes=sorted(ord(c) for c in chars))
+    sub.subset(font)
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    font.save(OUT)
+    cmap = font.getBestCmap()
+    missing = sorted(c for c in chars if ord(c) not in cmap)
+    print(f"wrote {OUT}: {len(chars)} characters, {os.path.getsize(OUT)} bytes")
+    if missing:
+        print("not in the source font:", "".join(missing))
+        sys.exit(1)
+
+
+main()

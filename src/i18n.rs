@@ -1,0 +1,248 @@
+//! The languages gpu-doctor speaks: English, the source text, and Simplified Chinese from the
+//! catalogue `i18n/zh-CN.ron`, compiled into the binary.
+//!
+//! A translatable text is written in English at its place in the code with [`tr!`]; the English
+//! text is its key. Placeholders are named, `{name}`, and filled by the macro's arguments in either
+//! language, so a translation can move them. Tests (`tests/i18n.rs`) hold the catalogue to the
+//! code: every `tr!` text has a translation, no translation is left without its text, the
+//! placeholders agree, and the bundled font has a glyph for every character of the catalogue.
+//!
+//! Never translated: JSON keys and enum values, check ids, exit codes, file formats, command names
+//! and flags, and shell commands inside fixes (those are never passed through [`tr!`]).
+//!
+//! The language is chosen once per process ([`choose`]: `--lang`, then `GPU_DOCTOR_LANG`, then the
+//! app's setting, then the system's locale) and can be switched live ([`set`]); a piece of output
+//! that must be in one language whatever the UI's (an English report for support upstream) is
+//! made inside [`scoped`].
+
+use std::cell::Cell;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Display;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+/// The bundled Chinese font: Noto Sans CJK SC cut down to the catalogue's characters
+/// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).
+pub const CJK_FONT: &[u8] = include_bytes!("../assets/fonts/NotoSansSC-gpu-doctor.otf");
+
+/// Environment variable choosing the language of both programs (`en` or `zh-CN`).
+pub const LANG_ENV: &str = "GPU_DOCTOR_LANG";
+
+/// A language of the interface.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Lang {
+    /// English (the source text).
+    #[default]
+    #[value(name = "en")]
+    #[serde(rename = "en")]
+    En,
+    /// Simplified Chinese.
+    #[value(name = "zh-CN")]
+    #[serde(rename = "zh-CN")]
+    ZhCn,
+}
+
+impl Lang {
+    /// Every language, in the order a chooser lists them.
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::ZhCn];
+
+    /// The tag used on the command line, in the environment and in settings.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::ZhCn => "zh-CN",
+        }
+    }
+
+    /// The language's own name, as a chooser shows it.
+    pub fn native_name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::ZhCn => "简体中文",
+        }
+    }
+
+    /// The language for a locale tag, BCP 47 (`zh-Hans-CN`) or POSIX (`zh_CN.UTF-8`). Chinese
+    /// written in Traditional characters (`zh-TW`, `zh-HK`, `zh-MO`, `zh-Hant…`) is `None` until a
+    /// Traditional catalogue exists, as is any other language.
+    pub fn from_locale(tag: &str) -> Option<Lang> {
+        let tag = tag.split(['.', '@']).next().unwrap_or("").replace('_', "-").to_ascii_lowercase();
+        let mut parts = tag.split('-');
+        match parts.next()? {
+            "en" => Some(Lang::En),
+            "zh" => {
+                let rest: Vec<&str> = parts.collect();
+                let traditional = rest.iter().any(|p| matches!(*p, "hant" | "tw" | "hk" | "mo"));
+                (!traditional).then_some(Lang::ZhCn)
+            }
+            _ => None,
+        }
+    }
+
+    fn from_u8(v: u8) -> Lang {
+        if v == 1 { Lang::ZhCn } else { Lang::En }
+    }
+}
+
+static CURRENT: AtomicU8 = AtomicU8::new(0);
+
+thread_local! {
+    static SCOPED: Cell<Option<Lang>> = const { Cell::new(None) };
+}
+
+/// Makes `lang` the language of everything said from now on (the window switches live).
+pub fn set(lang: Lang) {
+    CURRENT.store(lang as u8, Ordering::Relaxed);
+}
+
+/// The language in use on this thread.
+pub fn current() -> Lang {
+    SCOPED.with(Cell::get).unwrap_or_else(|| Lang::from_u8(CURRENT.load(Ordering::Relaxed)))
+}
+
+/// Runs `f` with `lang` as this thread's language (an English report from a Chinese window).
+pub fn scoped<T>(lang: Lang, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Lang>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPED.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCOPED.with(|s| s.replace(Some(lang))));
+    f()
+}
+
+/// The first of the system's preferred locales that has a catalogue.
+pub fn system() -> Option<Lang> {
+    sys_locale::get_locales().find_map(|l| Lang::from_locale(&l))
+}
+
+/// The language to use: the `--lang` flag, else `GPU_DOCTOR_LANG` (when it names a language),
+/// else the app's saved setting, else the system's, else English.
+pub fn choose(flag: Option<Lang>, setting: Option<Lang>) -> Lang {
+    flag.or_else(|| std::env::var(LANG_ENV).ok().and_then(|v| Lang::from_locale(&v)))
+        .or(setting)
+        .or_else(system)
+        .unwrap_or_default()
+}
+
+/// The Simplified Chinese catalogue: English text → translation. A catalogue that does not parse
+/// (a test fails first) leaves the English text in place.
+static ZH: LazyLock<HashMap<String, String>> =
+    LazyLock::new(|| ron::from_str(include_str!("../i18n/zh-CN.ron")).unwrap_or_default());
+
+/// The Chinese catalogue's entries (for the tests and the font subsetting script).
+pub fn zh_catalogue() -> &'static HashMap<String, String> {
+    &ZH
+}
+
+/// `en` in the current language (the English text itself when it has no translation).
+pub fn tr(en: &'static str) -> &'static str {
+    match current() {
+        Lang::En => en,
+        Lang::ZhCn => ZH.get(en).map_or(en, String::as_str),
+    }
+}
+
+/// `en`, a text known only at run time (clap's help), in the current language.
+pub fn tr_dyn(en: &str) -> String {
+    match current() {
+        Lang::En => en.to_string(),
+        Lang::ZhCn => ZH.get(en).cloned().unwrap_or_else(|| en.to_string()),
+    }
+}
+
+/// `template` with each `{name}` replaced by its value; other braces are left as they are.
+pub fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value =
+            after.find('}').and_then(|close| args.iter().find(|(k, _)| *k == &after[..close]).map(|(_, v)| (v, close)));
+        match value {
+            Some((v, close)) => {
+                out.push_str(&v.to_string());
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The `{name}` placeholders of a text (a name is letters, digits and `_`).
+pub fn placeholders(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        if let Some(close) = after.find('}') {
+            let name = &after[..close];
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                out.insert(name.to_string());
+            }
+        }
+        rest = after;
+    }
+    out
+}
+
+/// A text in the current language: `tr!("Checklist")`, or with named placeholders
+/// `tr!("{n} checks", n = count)`.
+#[macro_export]
+macro_rules! tr {
+    ($en:literal) => {
+        $crate::i18n::tr($en)
+    };
+    ($en:literal, $($name:ident = $value:expr),+ $(,)?) => {
+        $crate::i18n::fill($crate::i18n::tr($en), &[$((stringify!($name), &$value as &dyn ::std::fmt::Display)),+])
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locales_map_to_simplified_chinese_or_nothing() {
+        for tag in ["zh-CN", "zh_CN.UTF-8", "zh-SG", "zh-Hans", "zh-Hans-CN", "zh", "ZH_cn"] {
+            assert_eq!(Lang::from_locale(tag), Some(Lang::ZhCn), "{tag}");
+        }
+        for tag in ["zh-TW", "zh_HK.UTF-8", "zh-Hant-TW", "zh-MO", "ja-JP", "de_DE.UTF-8", "C", ""] {
+            assert_eq!(Lang::from_locale(tag), None, "{tag}");
+        }
+        assert_eq!(Lang::from_locale("en_US.UTF-8"), Some(Lang::En));
+    }
+
+    #[test]
+    fn placeholders_are_filled_by_name_in_any_order() {
+        let n = 3;
+        assert_eq!(fill("{n} of {total} GPUs", &[("total", &8), ("n", &n)]), "3 of 8 GPUs");
+        assert_eq!(fill("共 {total} 块 GPU，其中 {n} 块", &[("n", &n), ("total", &8)]), "共 8 块 GPU，其中 3 块");
+        // Unknown names and lone braces stay as written.
+        assert_eq!(fill("{x} {", &[("n", &1)]), "{x} {");
+        assert_eq!(placeholders("{n} of {total} {not a name}"), ["n", "total"].map(String::from).into());
+    }
+
+    #[test]
+    fn a_scoped_language_holds_on_this_thread_only_and_ends_with_the_scope() {
+        let outside = current();
+        let inside = scoped(Lang::ZhCn, || {
+            let other = std::thread::spawn(current).join().unwrap_or_default();
+            (current(), other)
+        });
+        assert_eq!(inside.0, Lang::ZhCn);
+        assert_eq!(inside.1, Lang::from_u8(CURRENT.load(Ordering::Relaxed)));
+        assert_eq!(current(), outside);
+        assert_eq!(scoped(Lang::ZhCn, || tr("Checklist")), "检查清单");
+        assert_eq!(scoped(Lang::En, || tr("Checklist")), "Checklist");
+    }
+}

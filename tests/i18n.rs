@@ -1,0 +1,160 @@
+//! The Chinese catalogue (i18n/zh-CN.ron) against the code and the bundled font: every text the
+//! code passes through `tr!` has a translation and nothing else does, each translation keeps its
+//! text's placeholders, and the bundled font has a glyph for every character the catalogue uses.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use gpu_doctor::i18n::{self, Lang};
+use skrifa::MetadataProvider as _;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().collect();
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The value of the Rust string literal starting at `s` (just after its opening quote), and the
+/// rest after its closing quote.
+fn literal(s: &str) -> Option<(String, &str)> {
+    let mut out = String::new();
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, &s[i + 1..])),
+            '\\' => match chars.next()?.1 {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                '\\' => out.push('\\'),
+                '"' => out.push('"'),
+                '\'' => out.push('\''),
+                '0' => out.push('\0'),
+                // A line continuation: the newline and the next line's leading whitespace go.
+                '\n' => {
+                    let rest = &s[i + 2..];
+                    let skip = rest.len() - rest.trim_start().len();
+                    for _ in 0..rest[..skip].chars().count() {
+                        chars.next();
+                    }
+                }
+                other => panic!("unexpected escape \\{other} in a tr! text"),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// Every `tr!("...")` text in the sources, with the first place it occurs.
+fn texts_in_code() -> BTreeMap<String, String> {
+    let mut files = Vec::new();
+    rust_files(&repo().join("src"), &mut files);
+    let mut found = BTreeMap::new();
+    for f in files {
+        let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("tr!(") {
+            let before = &rest[..at];
+            let after = rest[at + 4..].trim_start();
+            rest = &rest[at + 4..];
+            // `include_str!(` is not a use, nor is a mention in a comment or the macro's own
+            // definition (no literal follows).
+            let word_start = before.chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            let line_start = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
+            if !word_start || line_start.trim_start().starts_with("//") {
+                continue;
+            }
+            let Some(open) = after.strip_prefix('"') else { continue };
+            let (text, _) = literal(open).unwrap_or_else(|| panic!("{}: an unterminated tr! text", f.display()));
+            let line = code[..code.len() - rest.len()].lines().count();
+            found.entry(text).or_insert_with(|| format!("{}:{line}", f.strip_prefix(repo()).unwrap_or(&f).display()));
+        }
+    }
+    found
+}
+
+fn catalogue_file() -> String {
+    std::fs::read_to_string(repo().join("i18n/zh-CN.ron")).unwrap_or_else(|e| panic!("i18n/zh-CN.ron: {e}"))
+}
+
+#[test]
+fn the_catalogue_parses_one_entry_per_line() {
+    let text = catalogue_file();
+    let parsed: HashMap<String, String> = ron::from_str(&text).unwrap_or_else(|e| panic!("i18n/zh-CN.ron: {e}"));
+    assert_eq!(&parsed, i18n::zh_catalogue(), "the compiled-in catalogue is the file");
+    // scripts/make-cjk-font.py reads the file line by line: every entry on a line of its own.
+    let entry =
+        regex::Regex::new(r#"^\s*"(?:[^"\\]|\\.)*"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*$"#).unwrap_or_else(|e| panic!("{e}"));
+    let mut lines = 0;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("//") || t == "{" || t == "}" {
+            continue;
+        }
+        assert!(entry.is_match(line), "i18n/zh-CN.ron:{}: not one \"english\": \"中文\", entry: {line}", n + 1);
+        lines += 1;
+    }
+    assert_eq!(lines, parsed.len(), "an entry is repeated");
+}
+
+#[test]
+fn every_text_in_the_code_has_a_translation_and_every_translation_a_text() {
+    let code = texts_in_code();
+    let zh = i18n::zh_catalogue();
+    assert!(code.len() >= 40, "only {} tr! texts found: is the scanner broken?", code.len());
+    let missing: Vec<String> =
+        code.iter().filter(|(t, _)| !zh.contains_key(*t)).map(|(t, at)| format!("{at}: {t:?}")).collect();
+    assert!(missing.is_empty(), "tr! texts without a Chinese translation:\n{}", missing.join("\n"));
+    let mut stale: Vec<&String> = zh.keys().filter(|k| !code.contains_key(*k)).collect();
+    stale.sort();
+    assert!(stale.is_empty(), "translations whose English text is in no tr! (changed or removed?): {stale:?}");
+}
+
+#[test]
+fn translations_keep_their_placeholders_and_say_something() {
+    for (en, zh) in i18n::zh_catalogue() {
+        assert_eq!(i18n::placeholders(en), i18n::placeholders(zh), "placeholders differ: {en:?} → {zh:?}");
+        assert!(!zh.trim().is_empty(), "empty translation for {en:?}");
+        // A translation that is the English text again is a forgotten one (names excepted).
+        if en.chars().filter(|c| c.is_ascii_alphabetic()).count() > 12 {
+            assert_ne!(en, zh, "not translated: {en:?}");
+        }
+    }
+}
+
+#[test]
+fn the_bundled_font_has_every_character_of_the_catalogue() {
+    let font = skrifa::FontRef::new(i18n::CJK_FONT).unwrap_or_else(|e| panic!("the bundled font: {e}"));
+    let charmap = font.charmap();
+    let mut missing: BTreeSet<char> = BTreeSet::new();
+    for zh in i18n::zh_catalogue().values() {
+        missing.extend(zh.chars().filter(|c| !c.is_ascii() && charmap.map(*c).is_none()));
+    }
+    assert!(
+        missing.is_empty(),
+        "characters without a glyph in assets/fonts/NotoSansSC-gpu-doctor.otf (run scripts/make-cjk-font.py): {}",
+        missing.iter().collect::<String>()
+    );
+}
+
+#[test]
+fn the_language_follows_the_flag_then_the_environment_then_the_setting() {
+    // (The environment is read by `choose`; this process's GPU_DOCTOR_LANG is left unset by CI.)
+    if std::env::var_os(i18n::LANG_ENV).is_none() {
+        assert_eq!(i18n::choose(Some(Lang::ZhCn), Some(Lang::En)), Lang::ZhCn);
+        assert_eq!(i18n::choose(None, Some(Lang::ZhCn)), Lang::ZhCn);
+        assert_eq!(i18n::choose(None, Some(Lang::En)), Lang::En);
+    }
+}
