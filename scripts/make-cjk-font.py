@@ -23,6 +23,8 @@ SOURCE = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/fonts/opentype/noto/N
 OUT = os.path.join(ROOT, "assets", "fonts", "NotoSansSC-gpu-doctor.otf")
 # Punctuation and symbols Chinese text uses beside the catalogue's own (full-width forms, quotes,
 # the ideographic space and full stop, brackets, the middle dot, ellipsis and dashes).
+# Also the languages' own names, which the language chooser shows in any language.
+NATIVE_NAMES = "简体中文"
 PUNCTUATION = "，。、；：？！“”‘’（）《》〈〉【】「」『』〔〕…—～·　％＋－＝／０１２３４５６７８９"
 
 
@@ -45,7 +47,7 @@ def open_sc(path):
 
 
 def main():
-    chars = {c for c in catalogue_text() if ord(c) > 0x7F} | set(PUNCTUATION)
+    chars = {c for c in catalogue_text() if ord(c) > 0x7F} | set(PUNCTUATION) | set(NATIVE_NAMES)
     font = open_sc(SOURCE)
     opts = subset.Options()
     opts.layout_features = ["kern", "vert", "locl"]

@@ -139,7 +139,8 @@ fn the_bundled_font_has_every_character_of_the_catalogue() {
     let font = skrifa::FontRef::new(i18n::CJK_FONT).unwrap_or_else(|e| panic!("the bundled font: {e}"));
     let charmap = font.charmap();
     let mut missing: BTreeSet<char> = BTreeSet::new();
-    for zh in i18n::zh_catalogue().values() {
+    let names: Vec<String> = Lang::ALL.iter().map(|l| l.native_name().to_string()).collect();
+    for zh in i18n::zh_catalogue().values().chain(&names) {
         missing.extend(zh.chars().filter(|c| !c.is_ascii() && charmap.map(*c).is_none()));
     }
     assert!(
