@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes assets/fonts/NotoSansSC-gpu-doctor.otf: the Simplified Chinese face of Noto Sans CJK
 (SIL Open Font License 1.1, assets/fonts/LICENSE-OFL.txt), cut down to the characters of the
-Chinese catalogue (i18n/zh-CN.ron) plus common Chinese punctuation, so the app shows its own
+Chinese catalogue (i18n/zh-CN/*.ron) plus common Chinese punctuation, so the app shows its own
 Chinese text on any machine without shipping a 16 MiB font. User data in Chinese (process names,
 paths) is drawn with a system CJK font instead (eframe's system_fonts, looked up on demand).
 
@@ -11,6 +11,7 @@ NotoSansCJK-Regular.ttc / NotoSansCJKsc-Regular.otf from github.com/notofonts/no
     python3 scripts/make-cjk-font.py [SOURCE_FONT]
 """
 import ast
+import glob
 import os
 import re
 import sys
@@ -29,7 +30,7 @@ PUNCTUATION = "，。、；：？！“”‘’（）《》〈〉【】「」�
 
 
 def catalogue_text():
-    text = open(os.path.join(ROOT, "i18n", "zh-CN.ron"), encoding="utf-8").read()
+    text = "".join(open(p, encoding="utf-8").read() for p in sorted(glob.glob(os.path.join(ROOT, "i18n", "zh-CN", "*.ron"))))
     chars = set()
     # One entry per line: "english": "中文", (tests/i18n.rs holds the file to that form).
     for m in re.finditer(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*,', text, re.M):

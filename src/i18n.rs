@@ -1,5 +1,5 @@
 //! The languages gpu-doctor speaks: English, the source text, and Simplified Chinese from the
-//! catalogue `i18n/zh-CN.ron`, compiled into the binary.
+//! catalogue `i18n/zh-CN/*.ron` (one file per part of the app), compiled into the binary.
 //!
 //! A translatable text is written in English at its place in the code with [`tr!`]; the English
 //! text is its key. Placeholders are named, `{name}`, and filled by the macro's arguments in either
@@ -128,10 +128,30 @@ pub fn choose(flag: Option<Lang>, setting: Option<Lang>) -> Lang {
         .unwrap_or_default()
 }
 
-/// The Simplified Chinese catalogue: English text → translation. A catalogue that does not parse
-/// (a test fails first) leaves the English text in place.
-static ZH: LazyLock<HashMap<String, String>> =
-    LazyLock::new(|| ron::from_str(include_str!("../i18n/zh-CN.ron")).unwrap_or_default());
+/// The parts of the Simplified Chinese catalogue, by file name (tests/i18n.rs checks that every
+/// file of `i18n/zh-CN/` is here).
+pub const ZH_PARTS: &[(&str, &str)] = &[
+    ("gui.ron", include_str!("../i18n/zh-CN/gui.ron")),
+    ("checks-linux.ron", include_str!("../i18n/zh-CN/checks-linux.ron")),
+    ("checks-more.ron", include_str!("../i18n/zh-CN/checks-more.ron")),
+    ("checks-windows.ron", include_str!("../i18n/zh-CN/checks-windows.ron")),
+    ("bottleneck.ron", include_str!("../i18n/zh-CN/bottleneck.ron")),
+    ("smoke.ron", include_str!("../i18n/zh-CN/smoke.ron")),
+    ("vram.ron", include_str!("../i18n/zh-CN/vram.ron")),
+    ("report.ron", include_str!("../i18n/zh-CN/report.ron")),
+    ("cli.ron", include_str!("../i18n/zh-CN/cli.ron")),
+    ("cli-help.ron", include_str!("../i18n/zh-CN/cli-help.ron")),
+];
+
+/// The Simplified Chinese catalogue: English text → translation, all parts together. A part that
+/// does not parse (a test fails first) leaves its English texts in place.
+static ZH: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
+    let mut all = HashMap::new();
+    for (_, text) in ZH_PARTS {
+        all.extend(ron::from_str::<HashMap<String, String>>(text).unwrap_or_default());
+    }
+    all
+});
 
 /// The Chinese catalogue's entries (for the tests and the font subsetting script).
 pub fn zh_catalogue() -> &'static HashMap<String, String> {
@@ -193,6 +213,16 @@ pub fn placeholders(text: &str) -> BTreeSet<String> {
         rest = after;
     }
     out
+}
+
+/// Marks an English text for the catalogue where it must stay a `&'static str` (a constant, a
+/// table entry, a check's title): `tr_key!("text")` is the text itself, translated where it is
+/// shown with [`tr`]. The catalogue test finds these as it finds [`tr!`].
+#[macro_export]
+macro_rules! tr_key {
+    ($en:literal) => {
+        $en
+    };
 }
 
 /// A text in the current language: `tr!("Checklist")`, or with named placeholders

@@ -1,5 +1,6 @@
-//! The Chinese catalogue (i18n/zh-CN.ron) against the code and the bundled font: every text the
-//! code passes through `tr!` has a translation and nothing else does, each translation keeps its
+//! The Chinese catalogue (i18n/zh-CN/*.ron) against the code and the bundled font: every text the
+//! code passes through `tr!` or marks with `tr_key!` has a translation and nothing else does (the
+//! command line help, cli-help.ron, is held to the built clap command tree instead), each translation keeps its
 //! text's placeholders, and the bundled font has a glyph for every character the catalogue uses.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -65,10 +66,12 @@ fn texts_in_code() -> BTreeMap<String, String> {
     for f in files {
         let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let mut rest = code.as_str();
-        while let Some(at) = rest.find("tr!(") {
+        while let Some(at) = rest.find("tr!(").or_else(|| rest.find("tr_key!(")) {
+            let at = [rest.find("tr!("), rest.find("tr_key!(")].into_iter().flatten().min().unwrap_or(at);
+            let len = if rest[at..].starts_with("tr!(") { 4 } else { 8 };
             let before = &rest[..at];
-            let after = rest[at + 4..].trim_start();
-            rest = &rest[at + 4..];
+            let after = rest[at + len..].trim_start();
+            rest = &rest[at + len..];
             // `include_str!(` is not a use, nor is a mention in a comment or the macro's own
             // definition (no literal follows).
             let word_start = before.chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
@@ -85,34 +88,73 @@ fn texts_in_code() -> BTreeMap<String, String> {
     found
 }
 
-fn catalogue_file() -> String {
-    std::fs::read_to_string(repo().join("i18n/zh-CN.ron")).unwrap_or_else(|e| panic!("i18n/zh-CN.ron: {e}"))
+/// The catalogue's parts: (file name, text), every `.ron` file of i18n/zh-CN/.
+fn catalogue_files() -> Vec<(String, String)> {
+    let dir = repo().join("i18n/zh-CN");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "ron"))
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_else(|err| panic!("{}: {err}", e.path().display()));
+            (e.file_name().to_string_lossy().into_owned(), text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The translations of the code's texts: every part but the command line help.
+fn code_catalogue() -> HashMap<String, String> {
+    let mut all = HashMap::new();
+    for (name, text) in catalogue_files() {
+        if name != "cli-help.ron" {
+            all.extend(ron::from_str::<HashMap<String, String>>(&text).unwrap_or_default());
+        }
+    }
+    all
 }
 
 #[test]
-fn the_catalogue_parses_one_entry_per_line() {
-    let text = catalogue_file();
-    let parsed: HashMap<String, String> = ron::from_str(&text).unwrap_or_else(|e| panic!("i18n/zh-CN.ron: {e}"));
-    assert_eq!(&parsed, i18n::zh_catalogue(), "the compiled-in catalogue is the file");
-    // scripts/make-cjk-font.py reads the file line by line: every entry on a line of its own.
+fn every_part_parses_one_entry_per_line_and_is_compiled_in() {
+    let files = catalogue_files();
+    let compiled: BTreeSet<&str> = i18n::ZH_PARTS.iter().map(|(n, _)| *n).collect();
+    let on_disk: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(on_disk, compiled, "i18n/zh-CN/ and i18n::ZH_PARTS list different parts");
+    // scripts/make-cjk-font.py reads the files line by line: every entry on a line of its own.
     let entry =
         regex::Regex::new(r#"^\s*"(?:[^"\\]|\\.)*"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*$"#).unwrap_or_else(|e| panic!("{e}"));
-    let mut lines = 0;
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with("//") || t == "{" || t == "}" {
-            continue;
+    let mut seen: HashMap<String, (String, String)> = HashMap::new();
+    for (name, text) in &files {
+        let parsed: HashMap<String, String> =
+            ron::from_str(text).unwrap_or_else(|e| panic!("i18n/zh-CN/{name}: {e}"));
+        let compiled = i18n::ZH_PARTS.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        assert_eq!(compiled, Some(text.as_str()), "i18n/zh-CN/{name}: the compiled-in part is not the file");
+        let mut lines = 0;
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with("//") || t == "{" || t == "}" {
+                continue;
+            }
+            assert!(entry.is_match(line), "i18n/zh-CN/{name}:{}: not one \"english\": \"中文\", entry: {line}", n + 1);
+            lines += 1;
         }
-        assert!(entry.is_match(line), "i18n/zh-CN.ron:{}: not one \"english\": \"中文\", entry: {line}", n + 1);
-        lines += 1;
+        assert_eq!(lines, parsed.len(), "i18n/zh-CN/{name}: an entry is repeated");
+        // The same text in two parts must read the same in both.
+        for (en, zh) in parsed {
+            if let Some((other, zh0)) = seen.get(&en) {
+                assert_eq!(zh0, &zh, "{en:?} is translated differently in {other} and {name}");
+            }
+            seen.insert(en, (name.clone(), zh));
+        }
     }
-    assert_eq!(lines, parsed.len(), "an entry is repeated");
+    assert_eq!(seen.len(), i18n::zh_catalogue().len(), "the compiled catalogue is the files");
 }
 
 #[test]
 fn every_text_in_the_code_has_a_translation_and_every_translation_a_text() {
     let code = texts_in_code();
-    let zh = i18n::zh_catalogue();
+    let zh = &code_catalogue();
     assert!(code.len() >= 40, "only {} tr! texts found: is the scanner broken?", code.len());
     let missing: Vec<String> =
         code.iter().filter(|(t, _)| !zh.contains_key(*t)).map(|(t, at)| format!("{at}: {t:?}")).collect();
