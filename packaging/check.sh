@@ -50,6 +50,8 @@ else
     for f in $expected_files; do
         grep -q " \.$f\$" <<<"$listing" || bad ".deb lacks $f"
     done
+    grep -q 'usr/share/doc/gpu-doctor/LICENSE-OFL-NotoSansSC.txt$' <<<"$listing" \
+        && ok ".deb ships the bundled font's licence (OFL)" || bad ".deb lacks the bundled font's licence (OFL)"
     dpkg-deb -f "$deb" Depends | grep -qi nvidia && bad ".deb depends on an NVIDIA package"
     echo ".deb Depends: $(dpkg-deb -f "$deb" Depends)"
     if have lintian; then
@@ -85,6 +87,8 @@ elif have rpm; then
     missing=0
     for f in $expected_files; do grep -qx "$f" <<<"$rlist" || { bad ".rpm lacks $f"; missing=1; }; done
     [ $missing = 0 ] && ok "rpm -qlp lists every file ($(wc -l <<<"$rlist") files)"
+    grep -q 'LICENSE-OFL-NotoSansSC.txt$' <<<"$rlist" && ok ".rpm ships the bundled font's licence (OFL)" \
+        || bad ".rpm lacks the bundled font's licence (OFL)"
     rpm -qp --requires "$rpm_file" 2>/dev/null | grep -qi nvidia && bad ".rpm requires something NVIDIA"
 else skip "rpm not installed: the .rpm was not inspected"; fi
 
@@ -97,6 +101,8 @@ else
     mkdir -p "$home"
     tar -C "$scratch" -xzf "$tarball"
     dir=$(ls -d "$scratch"/gpu-doctor-*-x86_64-linux)
+    [ -f "$dir/LICENSE-OFL-NotoSansSC.txt" ] && ok "the tarball ships the bundled font's licence (OFL)" \
+        || bad "the tarball lacks the bundled font's licence (OFL)"
     if HOME="$home" XDG_DATA_HOME= "$dir/install.sh" --user >"$scratch/install.log" 2>&1; then
         v=$("$home/.local/bin/gpu-doctor-cli" --version)
         [ "$v" = "gpu-doctor-cli $version" ] && ok "~/.local/bin/gpu-doctor-cli --version: $v" || bad "--version said '$v'"
@@ -124,6 +130,8 @@ mkdir -p "$win"
 python3 -m zipfile -e "$zip" "$win"
 exe_dir=$(ls -d "$win"/gpu-doctor-*-windows-x64)
 gui="$exe_dir/gpu-doctor.exe" cli="$exe_dir/gpu-doctor-cli.exe"
+[ -f "$exe_dir/LICENSE-OFL-NotoSansSC.txt" ] && ok "the .zip ships the bundled font's licence (OFL)" \
+    || bad "the .zip lacks the bundled font's licence (OFL)"
 objdump=x86_64-w64-mingw32-objdump
 if have $objdump; then
     # (Headers read into variables first: grep -q closing a pipe early fails the pipeline.)

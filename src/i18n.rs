@@ -128,6 +128,105 @@ pub fn choose(flag: Option<Lang>, setting: Option<Lang>) -> Lang {
         .unwrap_or_default()
 }
 
+/// The `--lang` given on a command line (`--lang zh-CN` or `--lang=zh-CN`), read before clap
+/// parses it so that `--help` itself is in that language. An unknown value is left for clap to
+/// reject.
+pub fn lang_in_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<Lang> {
+    let args: Vec<String> = args.into_iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let mut found = None;
+    for (i, a) in args.iter().enumerate() {
+        if a == "--" {
+            break;
+        }
+        let value = match a.strip_prefix("--lang") {
+            Some("") => args.get(i + 1).map(String::as_str),
+            Some(v) => v.strip_prefix('='),
+            None => None,
+        };
+        if let Some(v) = value {
+            found = <Lang as clap::ValueEnum>::from_str(v, true).ok().or(found);
+        }
+    }
+    found
+}
+
+/// Every help text of a command tree (abouts, argument helps, after-help), as the catalogue's
+/// cli-help part translates them; clap's own `--help`/`--version` helps included.
+pub fn help_texts(cmd: &clap::Command) -> BTreeSet<String> {
+    let mut cmd = cmd.clone();
+    cmd.build();
+    let mut out = BTreeSet::new();
+    collect_help(&cmd, &mut out);
+    out
+}
+
+fn collect_help(cmd: &clap::Command, out: &mut BTreeSet<String>) {
+    let texts = [cmd.get_about(), cmd.get_long_about(), cmd.get_after_help(), cmd.get_after_long_help()];
+    out.extend(texts.into_iter().flatten().map(|t| t.to_string()));
+    for a in cmd.get_arguments() {
+        out.extend([a.get_help(), a.get_long_help()].into_iter().flatten().map(|t| t.to_string()));
+    }
+    for sub in cmd.get_subcommands() {
+        collect_help(sub, out);
+    }
+}
+
+/// `cmd` with its help in the current language: every help text through the catalogue's
+/// cli-help part, and the section headings of clap's help page (`Usage:`, `Options:`) in a
+/// template of the same layout. English leaves the command as it is. clap's own error messages
+/// stay English.
+pub fn localize_command(mut cmd: clap::Command) -> clap::Command {
+    if current() == Lang::En {
+        return cmd;
+    }
+    cmd.build();
+    localize_one(cmd)
+}
+
+fn localize_one(mut cmd: clap::Command) -> clap::Command {
+    if let Some(t) = cmd.get_about().map(ToString::to_string) {
+        cmd = cmd.about(tr_dyn(&t));
+    }
+    if let Some(t) = cmd.get_long_about().map(ToString::to_string) {
+        cmd = cmd.long_about(tr_dyn(&t));
+    }
+    if let Some(t) = cmd.get_after_help().map(ToString::to_string) {
+        cmd = cmd.after_help(tr_dyn(&t));
+    }
+    if let Some(t) = cmd.get_after_long_help().map(ToString::to_string) {
+        cmd = cmd.after_long_help(tr_dyn(&t));
+    }
+    let ids: Vec<clap::Id> = cmd.get_arguments().map(|a| a.get_id().clone()).collect();
+    for id in ids {
+        cmd = cmd.mut_arg(id, |a| {
+            let help = a.get_help().map(|t| tr_dyn(&t.to_string()));
+            let long = a.get_long_help().map(|t| tr_dyn(&t.to_string()));
+            let a = match help {
+                Some(h) => a.help(h),
+                None => a,
+            };
+            match long {
+                Some(h) => a.long_help(h),
+                None => a,
+            }
+        });
+    }
+    let mut template = format!("{{before-help}}{{about-with-newline}}\n{} {{usage}}\n", crate::tr!("Usage:"));
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        template += &format!("\n{}\n{{subcommands}}\n", crate::tr!("Commands:"));
+    }
+    if cmd.get_positionals().any(|a| !a.is_hide_set()) {
+        template += &format!("\n{}\n{{positionals}}\n", crate::tr!("Arguments:"));
+    }
+    template += &format!("\n{}\n{{options}}{{after-help}}", crate::tr!("Options:"));
+    cmd = cmd.help_template(template);
+    let subs: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
+    for name in subs {
+        cmd = cmd.mut_subcommand(name, localize_one);
+    }
+    cmd
+}
+
 /// The parts of the Simplified Chinese catalogue, by file name (tests/i18n.rs checks that every
 /// file of `i18n/zh-CN/` is here).
 pub const ZH_PARTS: &[(&str, &str)] = &[
@@ -141,6 +240,7 @@ pub const ZH_PARTS: &[(&str, &str)] = &[
     ("report.ron", include_str!("../i18n/zh-CN/report.ron")),
     ("cli.ron", include_str!("../i18n/zh-CN/cli.ron")),
     ("cli-help.ron", include_str!("../i18n/zh-CN/cli-help.ron")),
+    ("clap.ron", include_str!("../i18n/zh-CN/clap.ron")),
 ];
 
 /// The Simplified Chinese catalogue: English text → translation, all parts together. A part that

@@ -5,9 +5,10 @@ use crate::telemetry::Reading;
 use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
 use crate::units;
+use crate::{tr, tr_key};
 
-/// Label of GPU (SM) utilization.
-pub const GPU_UTIL_LABEL: &str = "GPU utilization";
+/// Label of GPU (SM) utilization (shown through `crate::i18n::tr`).
+pub const GPU_UTIL_LABEL: &str = tr_key!("GPU utilization");
 
 /// Local time zone offset from UTC in seconds, read once.
 pub fn local_offset_secs() -> i64 {
@@ -21,7 +22,7 @@ pub fn wall_clock(started_unix: f64, t: f64, offset_secs: i64) -> String {
 
 /// A version string from the inventory: the value, `n/a (reason)`, or `n/a` when the source has none.
 pub fn version(v: &Option<Reading<String>>) -> String {
-    v.as_ref().map_or("n/a".to_string(), |r| r.show(|s| s.clone()))
+    v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| s.clone()))
 }
 
 /// "Gen4 x16 (max Gen4 x16)"; parts that are unknown are left out or shown as n/a.
@@ -29,14 +30,14 @@ pub fn pcie_link(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
     let current = match (sample.pcie_gen.get(), sample.pcie_width.get()) {
         (Some(g), Some(w)) => format!("Gen{g} x{w}"),
         (Some(g), None) => format!("Gen{g}"),
-        _ => "n/a".to_string(),
+        _ => tr!("n/a").to_string(),
     };
     let max = info.and_then(|i| match (i.max_pcie_gen.get(), i.max_pcie_width.get()) {
         (Some(g), Some(w)) => Some(format!("Gen{g} x{w}")),
         _ => None,
     });
     match max {
-        Some(m) => format!("{current} (max {m})"),
+        Some(m) => tr!("{current} (max {max})", current = current, max = m),
         None => current,
     }
 }
@@ -69,7 +70,7 @@ pub fn power(sample: &GpuSample) -> String {
 pub fn temperature(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
     let t = sample.temp_c.show(|t| format!("{t} °C"));
     match info.and_then(|i| i.slowdown_temp_c.get()) {
-        Some(s) if sample.temp_c.get().is_some() => format!("{t} (slowdown at {s} °C)"),
+        Some(s) if sample.temp_c.get().is_some() => tr!("{temp} (slowdown at {slowdown} °C)", temp = t, slowdown = s),
         _ => t,
     }
 }
@@ -92,18 +93,25 @@ pub fn pct(r: &Reading<f64>) -> String {
     r.show_short(|v| units::percent(*v))
 }
 
-/// A finding as a sentence for a headline: capital first letter, one final full stop.
+/// A finding as a sentence for a headline: capital first letter, one final full stop (the
+/// Chinese full stop `。` when the text is written in Chinese).
 ///
 /// ```
 /// assert_eq!(gpu_doctor::present::sentence("no GPU was passed in"), "No GPU was passed in.");
 /// ```
 pub fn sentence(text: &str) -> String {
-    let t = text.trim().trim_end_matches('.');
+    let t = text.trim().trim_end_matches(['.', '。']);
+    let stop = if t.chars().any(is_cjk) { '。' } else { '.' };
     let mut c = t.chars();
     match c.next() {
-        Some(first) => format!("{}{}.", first.to_uppercase(), c.as_str()),
+        Some(first) => format!("{}{}{stop}", first.to_uppercase(), c.as_str()),
         None => String::new(),
     }
+}
+
+/// A Chinese character or full-width punctuation mark.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{303F}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{FF00}'..='\u{FFEF}')
 }
 
 /// "38.0 / 64.0 GiB" for host RAM.

@@ -201,3 +201,25 @@ fn the_language_follows_the_flag_then_the_environment_then_the_setting() {
         assert_eq!(i18n::choose(None, Some(Lang::En)), Lang::En);
     }
 }
+
+#[test]
+fn the_command_line_help_is_translated_whole() {
+    use clap::CommandFactory as _;
+    let mut texts = i18n::help_texts(&gpu_doctor::cli::Cli::command());
+    #[cfg(feature = "gui")]
+    texts.extend(i18n::help_texts(&gpu_doctor::gui::GuiArgs::command()));
+    let (_, part) =
+        catalogue_files().into_iter().find(|(n, _)| n == "cli-help.ron").unwrap_or_else(|| panic!("no cli-help.ron"));
+    let help: HashMap<String, String> = ron::from_str(&part).unwrap_or_else(|e| panic!("cli-help.ron: {e}"));
+    let missing: Vec<&String> = texts.iter().filter(|t| !help.contains_key(*t)).collect();
+    assert!(missing.is_empty(), "help texts without a translation in i18n/zh-CN/cli-help.ron:\n{missing:#?}");
+    let stale: BTreeSet<&String> = help.keys().filter(|k| !texts.contains(*k)).collect();
+    assert!(stale.is_empty(), "cli-help.ron entries that are no help text (changed or removed?): {stale:?}");
+    // The translated tree is what `--help` prints: every text in Chinese.
+    let zh = i18n::scoped(Lang::ZhCn, || i18n::localize_command(gpu_doctor::cli::Cli::command()));
+    let mut check = zh.clone();
+    let page = check.render_help().to_string();
+    assert!(page.contains("用法：") && page.contains("选项："), "{page}");
+    let sub = zh.find_subcommand("check").map(|c| c.clone().render_help().to_string()).unwrap_or_default();
+    assert!(sub.contains("选项："), "{sub}");
+}

@@ -1,14 +1,20 @@
 //! `gpu-doctor`: opens the app; with a subcommand it runs headless like `gpu-doctor-cli`.
 #![cfg_attr(all(windows, not(debug_assertions)), windows_subsystem = "windows")]
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use gpu_doctor::gui::GuiArgs;
+use gpu_doctor::i18n;
 
 fn main() -> std::process::ExitCode {
     gpu_doctor::telemetry::libprobe::run_library_probe();
     #[cfg(windows)]
     attach_console_for_text();
     gpu_doctor::gui::prefer_lean_software_rendering();
-    gpu_doctor::gui::main_with(gpu_doctor::gui::GuiArgs::parse())
+    // The help's language; the window's is settled by main_with (the saved setting counts there).
+    i18n::set(i18n::choose(i18n::lang_in_args(std::env::args_os()), None));
+    let matches = i18n::localize_command(GuiArgs::command()).get_matches();
+    let args = GuiArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    gpu_doctor::gui::main_with(args)
 }
 
 /// A GUI-subsystem program has no console; attach to the parent's so `--help`, `--version` and

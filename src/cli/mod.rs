@@ -30,8 +30,8 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// Language of the output (default: GPU_DOCTOR_LANG, else the system's locale). JSON keys and
-    /// values, exit codes and commands are the same in every language.
+    /// Language of the output and of reports (default: GPU_DOCTOR_LANG, else the system's locale).
+    /// --json output, exit codes and commands are the same in every language.
     #[arg(long, value_enum, global = true)]
     pub lang: Option<crate::i18n::Lang>,
 }

@@ -49,9 +49,9 @@ impl Headline {
     pub fn steps_text(&self) -> String {
         match self.steps.as_slice() {
             [] => String::new(),
-            [FixStep::Text(t)] => format!("Next step: {t}\n"),
+            [FixStep::Text(t)] => format!("{}\n", crate::tr!("Next step: {step}", step = t)),
             steps => {
-                let mut s = String::from("What to do:\n");
+                let mut s = format!("{}\n", crate::tr!("What to do:"));
                 for step in steps {
                     s.push_str(&format!("  {}\n", step.plain()));
                 }

@@ -194,7 +194,8 @@ impl Check {
         self.verdict = v;
         self.summary = summary.into();
         if v == Verdict::Skipped {
-            self.finding = format!("Not checked: {}", self.summary);
+            let finding = crate::tr!("Not checked: {summary}", summary = self.summary);
+            self.finding = finding;
         }
         self
     }
@@ -206,7 +207,7 @@ impl Check {
     /// Skips a check that does not apply to this kind of machine; `place` is where it does.
     pub(crate) fn not_here(self, place: &str, summary: impl Into<String>) -> Self {
         let mut c = self.verdict(Verdict::Skipped, summary);
-        c.finding = format!("Does not apply here (only on {place})");
+        c.finding = crate::tr!("Does not apply here (only on {place})", place = place_name(place));
         c.applies_to = Some(place.to_string());
         c
     }
@@ -232,6 +233,17 @@ impl Check {
     pub(crate) fn steps(mut self, s: impl IntoIterator<Item = FixStep>) -> Self {
         self.fixes.extend(s);
         self
+    }
+}
+
+/// A place a check applies to ([`Check::applies_to`]: "Linux", "native Linux", "containers"...)
+/// as shown to the reader, in the current language; `applies_to` itself stays English (JSON).
+pub fn place_name(place: &str) -> &str {
+    match place {
+        "native Linux" => crate::tr!("native Linux"),
+        "containers" => crate::tr!("containers"),
+        "the host" => crate::tr!("the host"),
+        other => other,
     }
 }
 
@@ -310,10 +322,15 @@ pub fn run(view: &dyn SystemView) -> Report {
             if let Some(b) = blocker {
                 let because = own.iter().find(|(id, _)| *id == b).map_or(String::new(), |x| x.1.clone());
                 let c = &mut list[i];
-                c.evidence.insert(0, format!("own result before blocking: {} — {}", c.verdict.word(), c.summary));
+                let own_result = crate::tr!(
+                    "own result before blocking: {verdict} — {summary}",
+                    verdict = c.verdict.word(),
+                    summary = c.summary
+                );
+                c.evidence.insert(0, own_result);
                 c.verdict = Verdict::Skipped;
-                c.summary = format!("blocked: {because} (fix that first)");
-                c.finding = format!("Not checked until this is fixed: {because}");
+                c.summary = crate::tr!("blocked: {because} (fix that first)", because = because);
+                c.finding = crate::tr!("Not checked until this is fixed: {because}", because = because);
                 c.fixes.clear();
                 c.blocked_by = Some(b);
                 c.applies_to = None;
@@ -367,8 +384,9 @@ fn explain_consequences(list: &mut [Check]) {
         }
         let (root_id, root_finding) = (list[root].id.clone(), list[root].finding.clone());
         let c = &mut list[e];
-        c.summary = format!("{} — a consequence of: {root_finding}", c.summary);
-        c.fixes = vec![FixStep::Text(format!("Fix the cause first: {root_finding}."))];
+        let summary = crate::tr!("{summary} — a consequence of: {cause}", summary = c.summary, cause = root_finding);
+        c.summary = summary;
+        c.fixes = vec![FixStep::Text(crate::tr!("Fix the cause first: {cause}.", cause = root_finding))];
         c.explained_by = Some(root_id);
     }
 }
@@ -380,7 +398,11 @@ pub fn render_text(r: &Report) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
     if !r.refused.is_empty() {
-        let _ = writeln!(o, "Not read from the capture ({} entries; read as missing):", r.refused.len());
+        let _ = writeln!(
+            o,
+            "{}",
+            crate::tr!("Not read from the capture ({n} entries; read as missing):", n = r.refused.len())
+        );
         for x in r.refused.iter().take(10) {
             let _ = writeln!(o, "  {x}");
         }
@@ -388,13 +410,13 @@ pub fn render_text(r: &Report) -> String {
     }
     match r.root() {
         Some(c) => {
-            let _ = writeln!(o, "Root cause: {}", c.finding);
+            let _ = writeln!(o, "{}", crate::tr!("Root cause: {finding}", finding = c.finding));
             let _ = writeln!(o, "  {}: {}", c.title, c.summary);
             if !c.explanation.is_empty() {
                 let _ = writeln!(o, "  {}", c.explanation);
             }
             for f in &c.fixes {
-                let _ = writeln!(o, "  fix: {}", f.plain());
+                let _ = writeln!(o, "  {}", crate::tr!("fix: {step}", step = f.plain()));
             }
             let consequences: Vec<&str> = r
                 .checks
@@ -403,19 +425,20 @@ pub fn render_text(r: &Report) -> String {
                 .map(|x| x.finding.as_str())
                 .collect();
             if !consequences.is_empty() {
-                let _ = writeln!(o, "  It also causes: {}", consequences.join("; "));
+                let _ = writeln!(o, "  {}", crate::tr!("It also causes: {list}", list = consequences.join("; ")));
             }
         }
         None => {
-            let _ = writeln!(o, "No failure found.");
+            let _ = writeln!(o, "{}", crate::tr!("No failure found."));
         }
     }
-    let _ = writeln!(
-        o,
-        "\ngpu-doctor {} checklist{}",
-        env!("CARGO_PKG_VERSION"),
-        if r.from_capture { " (from a capture)" } else { "" }
-    );
+    let version = env!("CARGO_PKG_VERSION");
+    let heading = if r.from_capture {
+        crate::tr!("gpu-doctor {version} checklist (from a capture)", version = version)
+    } else {
+        crate::tr!("gpu-doctor {version} checklist", version = version)
+    };
+    let _ = writeln!(o, "\n{heading}");
     for layer in Layer::ALL {
         let in_layer: Vec<&Check> = r.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
         if in_layer.is_empty() {
@@ -429,33 +452,34 @@ pub fn render_text(r: &Report) -> String {
                     let _ = writeln!(o, "          {}", c.explanation);
                 }
                 for e in &c.evidence {
-                    let _ = writeln!(o, "          evidence: {e}");
+                    let _ = writeln!(o, "          {}", crate::tr!("evidence: {e}", e = e));
                 }
                 for f in &c.fixes {
-                    let _ = writeln!(o, "          fix: {}", f.plain());
+                    let _ = writeln!(o, "          {}", crate::tr!("fix: {step}", step = f.plain()));
                 }
             }
         }
     }
     let (n, places) = r.not_applicable();
     if n > 0 {
-        let _ = writeln!(
-            o,
-            "\n{n} {} here: {}",
-            if n == 1 { "check does not apply" } else { "checks do not apply" },
-            places.join(", ")
-        );
+        let places = places.into_iter().map(place_name).collect::<Vec<_>>().join(", ");
+        let line = if n == 1 {
+            crate::tr!("{n} check does not apply here: {places}", n = n, places = places)
+        } else {
+            crate::tr!("{n} checks do not apply here: {places}", n = n, places = places)
+        };
+        let _ = writeln!(o, "\n{line}");
     }
     let count = |v: Verdict| r.checks.iter().filter(|c| c.verdict == v).count();
-    let _ = writeln!(
-        o,
-        "\n{} checks: {} fail, {} warn, {} pass, {} info, {} skipped. Details and evidence: --json",
-        r.checks.len(),
-        count(Verdict::Fail),
-        count(Verdict::Warn),
-        count(Verdict::Pass),
-        count(Verdict::Info),
-        count(Verdict::Skipped)
+    let totals = crate::tr!(
+        "{total} checks: {fail} fail, {warn} warn, {pass} pass, {info} info, {skipped} skipped. Details and evidence: --json",
+        total = r.checks.len(),
+        fail = count(Verdict::Fail),
+        warn = count(Verdict::Warn),
+        pass = count(Verdict::Pass),
+        info = count(Verdict::Info),
+        skipped = count(Verdict::Skipped)
     );
+    let _ = writeln!(o, "\n{totals}");
     o
 }

@@ -143,7 +143,7 @@ pub struct GuiArgs {
     /// --screenshot, the way to capture the light theme headless.
     #[arg(long, value_enum)]
     pub theme: Option<crate::settings::Theme>,
-    /// Interface language (default: the app's setting, else GPU_DOCTOR_LANG's, else the system's).
+    /// Interface language (default: GPU_DOCTOR_LANG, else the app's setting, else the system's locale).
     #[arg(long, value_enum, global = true)]
     pub lang: Option<crate::i18n::Lang>,
     /// Window size in logical pixels, e.g. 1280x800.

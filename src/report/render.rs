@@ -3,6 +3,7 @@
 
 use super::{Format, Item, ReportDoc};
 use crate::diagnose;
+use crate::tr;
 
 /// Renders the document.
 pub fn render(doc: &ReportDoc, format: Format) -> String {
@@ -34,11 +35,14 @@ fn md_cell(s: &str) -> String {
 
 pub(super) fn markdown(doc: &ReportDoc) -> String {
     let mut s = format!(
-        "# {}\n\nGenerated {} by gpu-doctor {}. Redaction: {}.\n",
+        "# {}\n\n{}\n",
         md(&doc.title),
-        md(&doc.generated),
-        md(&doc.app_version),
-        md(&doc.redaction)
+        tr!(
+            "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
+            generated = md(&doc.generated),
+            version = md(&doc.app_version),
+            redaction = md(&doc.redaction)
+        )
     );
     for sec in &doc.sections {
         s.push_str(&format!("\n## {}\n\n", md(&sec.title)));
@@ -69,12 +73,16 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                         s.push_str(&format!("  - {}\n", md(e)));
                     }
                     if let Some(f) = fix {
-                        s.push_str(&format!("  - Fix: {}\n", md(f)));
+                        s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(f))));
                     }
                     for st in steps {
                         match st {
-                            diagnose::FixStep::Text(t) => s.push_str(&format!("  - Fix: {}\n", md(t))),
-                            diagnose::FixStep::Command(c) => s.push_str(&format!("  - Run: {}\n", md_code(c))),
+                            diagnose::FixStep::Text(t) => {
+                                s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(t))))
+                            }
+                            diagnose::FixStep::Command(c) => {
+                                s.push_str(&format!("  - {}\n", tr!("Run: {command}", command = md_code(c))))
+                            }
                         }
                     }
                 }
@@ -100,21 +108,28 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
+/// The CSS class of a verdict line: its verdict word, in English or in the current language
+/// ("FAIL (ROOT CAUSE)", "失败（根因）").
 fn verdict_class(v: &str) -> &'static str {
-    let w = v.split_whitespace().next().unwrap_or("");
-    match w {
-        "PASS" => "pass",
-        "WARN" => "warn",
-        "FAIL" => "fail",
-        "INFO" => "info",
-        _ => "skip",
+    let is = |word: &'static str| v.starts_with(word) || v.starts_with(crate::i18n::tr(word));
+    if is("PASS") {
+        "pass"
+    } else if is("WARN") {
+        "warn"
+    } else if is("FAIL") {
+        "fail"
+    } else if is("INFO") {
+        "info"
+    } else {
+        "skip"
     }
 }
 
 pub(super) fn html(doc: &ReportDoc) -> String {
     let e = escape_html;
-    let mut s = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+    let mut s = format!(
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+        crate::i18n::current().code()
     );
     s.push_str(&format!("<title>{}</title>\n", e(&doc.title)));
     s.push_str(
@@ -125,11 +140,14 @@ pub(super) fn html(doc: &ReportDoc) -> String {
          li{margin:.2em 0}.meta{color:#666}\n</style>\n</head>\n<body>\n",
     );
     s.push_str(&format!(
-        "<h1>{}</h1>\n<p class=\"meta\">Generated {} by gpu-doctor {}. Redaction: {}.</p>\n",
+        "<h1>{}</h1>\n<p class=\"meta\">{}</p>\n",
         e(&doc.title),
-        e(&doc.generated),
-        e(&doc.app_version),
-        e(&doc.redaction)
+        tr!(
+            "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
+            generated = e(&doc.generated),
+            version = e(&doc.app_version),
+            redaction = e(&doc.redaction)
+        )
     ));
     for sec in &doc.sections {
         s.push_str(&format!("<h2>{}</h2>\n", e(&sec.title)));
@@ -173,14 +191,18 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                             s.push_str(&format!("<li>{}</li>\n", e(x)));
                         }
                         if let Some(f) = fix {
-                            s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(f)));
+                            s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(f)));
                         }
                         for st in steps {
                             match st {
-                                diagnose::FixStep::Text(t) => s.push_str(&format!("<li><b>Fix:</b> {}</li>\n", e(t))),
-                                diagnose::FixStep::Command(c) => {
-                                    s.push_str(&format!("<li><b>Run:</b> <code>{}</code></li>\n", e(c)))
+                                diagnose::FixStep::Text(t) => {
+                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(t)))
                                 }
+                                diagnose::FixStep::Command(c) => s.push_str(&format!(
+                                    "<li><b>{}</b> <code>{}</code></li>\n",
+                                    tr!("Run:"),
+                                    e(c)
+                                )),
                             }
                         }
                         s.push_str("</ul>\n");

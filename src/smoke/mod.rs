@@ -76,21 +76,21 @@ impl Stage {
         v
     }
 
-    /// Short title for lists.
+    /// Short title for lists, in the current language.
     pub fn title(self) -> &'static str {
         match self {
-            Stage::Load => "Load the CUDA driver library",
-            Stage::Init => "Initialise the driver (cuInit)",
-            Stage::Devices => "Find the GPUs",
-            Stage::Context => "Create a context",
-            Stage::Module => "Compile the kernels (PTX JIT)",
-            Stage::Alloc => "Allocate GPU memory",
-            Stage::HostCopy => "Copy host <-> GPU",
-            Stage::Kernel => "Run a kernel (saxpy, verified)",
-            Stage::Gemm => "Matrix multiply (SGEMM, verified)",
-            Stage::DeviceCopy => "Copy within GPU memory",
-            Stage::Burn => "Burn (repeat and compare)",
-            Stage::Release => "Release",
+            Stage::Load => crate::tr!("Load the CUDA driver library"),
+            Stage::Init => crate::tr!("Initialise the driver (cuInit)"),
+            Stage::Devices => crate::tr!("Find the GPUs"),
+            Stage::Context => crate::tr!("Create a context"),
+            Stage::Module => crate::tr!("Compile the kernels (PTX JIT)"),
+            Stage::Alloc => crate::tr!("Allocate GPU memory"),
+            Stage::HostCopy => crate::tr!("Copy host <-> GPU"),
+            Stage::Kernel => crate::tr!("Run a kernel (saxpy, verified)"),
+            Stage::Gemm => crate::tr!("Matrix multiply (SGEMM, verified)"),
+            Stage::DeviceCopy => crate::tr!("Copy within GPU memory"),
+            Stage::Burn => crate::tr!("Burn (repeat and compare)"),
+            Stage::Release => crate::tr!("Release"),
         }
     }
 }
@@ -127,8 +127,14 @@ impl Figure {
     pub fn text(&self) -> String {
         let mut s = format!("{} {}", number(self.value), self.unit);
         if let (Some(p), Some(l)) = (self.percent(), self.limit) {
-            let what = self.limit_label.as_deref().unwrap_or("the limit");
-            s.push_str(&format!(" ({p:.0} % of {what}, {} {})", number(l), self.unit));
+            let what = self.limit_label.as_deref().unwrap_or(crate::tr!("the limit"));
+            s.push_str(&crate::tr!(
+                " ({p} % of {what}, {limit} {unit})",
+                p = format!("{p:.0}"),
+                what = what,
+                limit = number(l),
+                unit = self.unit
+            ));
         }
         s
     }
@@ -218,14 +224,14 @@ impl DeviceInfo {
 
     /// [`DeviceInfo::line`] with the memory in the chosen units ("85.5 GB" in decimal).
     pub fn line_in(&self, units: ByteUnits) -> String {
-        format!(
-            "{} (sm_{}{}, {} SMs, {}, PCI {})",
-            self.name,
-            self.compute_capability[0],
-            self.compute_capability[1],
-            self.sms,
-            memory_text(self.memory_bytes, units),
-            self.pci_bus_id
+        crate::tr!(
+            "{name} (sm_{major}{minor}, {sms} SMs, {memory}, PCI {pci})",
+            name = self.name,
+            major = self.compute_capability[0],
+            minor = self.compute_capability[1],
+            sms = self.sms,
+            memory = memory_text(self.memory_bytes, units),
+            pci = self.pci_bus_id
         )
     }
 }
@@ -414,13 +420,17 @@ impl SmokeReport {
     /// The plain-text report (CLI output, "Copy report").
     pub fn render_text(&self) -> String {
         let mut s = String::new();
-        s.push_str(&format!("gpu-doctor {} CUDA smoke test, device {}", self.version, self.options.device));
+        s.push_str(&crate::tr!(
+            "gpu-doctor {version} CUDA smoke test, device {device}",
+            version = self.version,
+            device = self.options.device
+        ));
         if let Some(d) = self.device() {
             s.push_str(&format!(": {}", d.line_in(self.options.units)));
         }
         s.push('\n');
         if let Some(l) = &self.library {
-            s.push_str(&format!("driver library: {l}"));
+            s.push_str(&crate::tr!("driver library: {library}", library = l));
             if let Some(c) = &self.driver_cuda {
                 s.push_str(&format!(" (CUDA {c})"));
             }
@@ -431,11 +441,14 @@ impl SmokeReport {
             s.push_str(&stage_text(r));
         }
         s.push('\n');
-        s.push_str(&format!("{}: {}\n", self.verdict.word(), self.summary));
+        s.push_str(&crate::tr!("{verdict}: {summary}", verdict = self.verdict.word(), summary = self.summary));
+        s.push('\n');
         if let Some(n) = &self.next_step {
-            s.push_str(&format!("Next step: {n}\n"));
+            s.push_str(&crate::tr!("Next step: {step}", step = n));
+            s.push('\n');
         }
-        s.push_str(&format!("Took {:.1} s.\n", self.total_ms / 1000.0));
+        s.push_str(&crate::tr!("Took {secs} s.", secs = format!("{:.1}", self.total_ms / 1000.0)));
+        s.push('\n');
         s
     }
 }
@@ -450,10 +463,10 @@ pub fn stage_text(r: &StageResult) -> String {
         s.push_str(&format!("          {d}\n"));
     }
     if let Some(e) = &r.error {
-        s.push_str(&format!("          error: {e}\n"));
+        s.push_str(&format!("          {}\n", crate::tr!("error: {error}", error = e)));
     }
     if let Some(n) = &r.next_step {
-        s.push_str(&format!("          next step: {n}\n"));
+        s.push_str(&format!("          {}\n", crate::tr!("next step: {step}", step = n)));
     }
     s
 }

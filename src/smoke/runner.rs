@@ -116,6 +116,8 @@ fn supervise(
     };
     let mut cmd = Command::new(&launcher.program);
     cmd.args(&launcher.args).arg("--spec").arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // The child's texts (stage summaries, next steps) in this program's language.
+    cmd.env(crate::i18n::LANG_ENV, crate::i18n::current().code());
     #[cfg(unix)]
     if let Some(dir) = opts.cuda_lib.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
         // The loader searches LD_LIBRARY_PATH first, so every name cudarc tries finds the chosen
@@ -130,7 +132,9 @@ fn supervise(
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            return ChildEnd::SpawnFailed { error: format!("could not start {}: {e}", launcher.program.display()) };
+            return ChildEnd::SpawnFailed {
+                error: crate::tr!("could not start {program}: {error}", program = launcher.program.display(), error = e),
+            };
         }
     };
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -229,33 +233,36 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
         ChildEnd::Finished => None,
         ChildEnd::Crashed { code, signal, stderr } => {
             let how = match (signal, code) {
-                (Some(s), _) => format!("killed by signal {s} ({})", signal_name(*s)),
+                (Some(s), _) => crate::tr!("killed by signal {signal} ({name})", signal = s, name = signal_name(*s)),
                 (None, Some(c)) => exit_code_text(*c),
-                (None, None) => "ended without an exit status".to_string(),
+                (None, None) => crate::tr!("ended without an exit status").to_string(),
             };
-            let mut r = StageResult::skipped(Stage::Load, format!("the test process crashed: {how}"));
+            let mut r = StageResult::skipped(Stage::Load, crate::tr!("the test process crashed: {how}", how = how));
             r.verdict = Verdict::Fail;
             r.error = Some("CRASHED".to_string());
-            r.next_step = Some(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }.to_string());
+            r.next_step = Some(crate::i18n::tr(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }).to_string());
             r.details = stderr.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("stderr: {l}")).collect();
             Some(r)
         }
         ChildEnd::NotResponding { secs } => {
             let mut r = StageResult::skipped(
                 Stage::Load,
-                format!("no answer for {secs:.0} s: the driver or the GPU hung; the test process was killed"),
+                crate::tr!(
+                    "no answer for {secs} s: the driver or the GPU hung; the test process was killed",
+                    secs = format!("{secs:.0}")
+                ),
             );
             r.verdict = Verdict::Fail;
             r.error = Some("NOT_RESPONDING".to_string());
-            r.next_step = Some(HANG_ADVICE.to_string());
+            r.next_step = Some(crate::i18n::tr(HANG_ADVICE).to_string());
             Some(r)
         }
-        ChildEnd::Cancelled => Some(StageResult::skipped(Stage::Load, "cancelled")),
+        ChildEnd::Cancelled => Some(StageResult::skipped(Stage::Load, crate::tr!("cancelled"))),
         ChildEnd::SpawnFailed { error } => {
             let mut r = StageResult::skipped(Stage::Load, error.clone());
             r.verdict = Verdict::Fail;
             r.error = Some("SPAWN_FAILED".to_string());
-            r.next_step = Some("gpu-doctor could not start its own program to run the test; reinstall gpu-doctor, or run gpu-doctor-cli smoke from a terminal.".to_string());
+            r.next_step = Some(crate::tr!("gpu-doctor could not start its own program to run the test; reinstall gpu-doctor, or run gpu-doctor-cli smoke from a terminal.").to_string());
             Some(r)
         }
     };
@@ -283,9 +290,9 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
     for s in &plan {
         if !stages.iter().any(|r| r.stage == *s) {
             let why = match (&end, stop_reason) {
-                (ChildEnd::Cancelled, _) => "not run: cancelled".to_string(),
-                (_, Some(f)) => format!("not run: '{}' failed", f.title()),
-                _ => "not run".to_string(),
+                (ChildEnd::Cancelled, _) => crate::tr!("not run: cancelled").to_string(),
+                (_, Some(f)) => crate::tr!("not run: '{stage}' failed", stage = f.title()),
+                _ => crate::tr!("not run").to_string(),
             };
             stages.push(StageResult::skipped(*s, why));
         }
@@ -293,19 +300,26 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
     stages.sort_by_key(|r| plan.iter().position(|s| *s == r.stage).unwrap_or(usize::MAX));
     let worst = stages.iter().map(|r| r.verdict).max().unwrap_or(Verdict::Skipped);
     let (verdict, summary, next_step) = if matches!(end, ChildEnd::Cancelled) {
-        let at = stop_reason.map(|s| format!(" during '{}'", s.title())).unwrap_or_default();
-        (Verdict::Skipped, format!("cancelled{at}; nothing was concluded"), None)
+        let text = match stop_reason {
+            Some(s) => crate::tr!("cancelled during '{stage}'; nothing was concluded", stage = s.title()),
+            None => crate::tr!("cancelled; nothing was concluded").to_string(),
+        };
+        (Verdict::Skipped, text, None)
     } else if worst == Verdict::Fail {
         let f = stages.iter().find(|r| r.verdict == Verdict::Fail);
-        let text = f.map(|r| format!("failed at '{}': {}", r.stage.title(), r.summary)).unwrap_or_default();
+        let text = f
+            .map(|r| crate::tr!("failed at '{stage}': {summary}", stage = r.stage.title(), summary = r.summary))
+            .unwrap_or_default();
         (Verdict::Fail, text, f.and_then(|r| r.next_step.clone()))
     } else if worst == Verdict::Warn {
         let w = stages.iter().find(|r| r.verdict == Verdict::Warn);
-        let text =
-            format!("the GPU computes correct results, but {}", w.map(|r| r.summary.clone()).unwrap_or_default());
+        let text = crate::tr!(
+            "the GPU computes correct results, but {summary}",
+            summary = w.map(|r| r.summary.clone()).unwrap_or_default()
+        );
         (Verdict::Warn, text, w.and_then(|r| r.next_step.clone()))
     } else {
-        (Verdict::Pass, "the GPU computes correct results; copies and kernels work".to_string(), None)
+        (Verdict::Pass, crate::tr!("the GPU computes correct results; copies and kernels work").to_string(), None)
     };
     SmokeReport {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -327,16 +341,20 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
 /// "exited with code 3 before finishing"; Windows exception codes by name.
 fn exit_code_text(code: i32) -> String {
     let name = match code as u32 {
-        0xC000_0005 => Some("access violation"),
-        0xC000_001D => Some("illegal instruction"),
-        0xC000_00FD => Some("stack overflow"),
-        0xC000_0409 => Some("stack buffer overrun / fail-fast"),
-        0xC000_0135 => Some("a DLL was not found"),
+        0xC000_0005 => Some(crate::tr!("access violation")),
+        0xC000_001D => Some(crate::tr!("illegal instruction")),
+        0xC000_00FD => Some(crate::tr!("stack overflow")),
+        0xC000_0409 => Some(crate::tr!("stack buffer overrun / fail-fast")),
+        0xC000_0135 => Some(crate::tr!("a DLL was not found")),
         _ => None,
     };
     match name {
-        Some(n) => format!("ended with exception 0x{:08X} ({n})", code as u32),
-        None => format!("exited with code {code} before finishing"),
+        Some(n) => crate::tr!(
+            "ended with exception {code} ({name})",
+            code = format!("0x{:08X}", code as u32),
+            name = n
+        ),
+        None => crate::tr!("exited with code {code} before finishing", code = code),
     }
 }
 
@@ -353,18 +371,19 @@ fn signal_name(s: i32) -> &'static str {
     }
 }
 
+// The next steps below are shown translated: crate::i18n::tr(..) where they are used.
 const CRASH_ADVICE: &str = if cfg!(windows) {
-    "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver ('Perform a clean installation'), reboot, and look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors. The Checklist (gpu-doctor-cli check) compares the driver's parts."
+    crate::tr_key!("The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver ('Perform a clean installation'), reboot, and look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors. The Checklist (gpu-doctor-cli check) compares the driver's parts.")
 } else {
-    "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts."
+    crate::tr_key!("The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts.")
 };
 
-const OOM_KILL_ADVICE: &str = "Something killed the test process (SIGKILL), often the kernel's out-of-memory killer: check free host memory and the kernel log (sudo dmesg | grep -i -e oom -e killed).";
+const OOM_KILL_ADVICE: &str = crate::tr_key!("Something killed the test process (SIGKILL), often the kernel's out-of-memory killer: check free host memory and the kernel log (sudo dmesg | grep -i -e oom -e killed).");
 
 const HANG_ADVICE: &str = if cfg!(windows) {
-    "The driver or GPU stopped answering. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for 'Display driver nvlddmkm stopped responding' and other nvlddmkm errors; processes holding the GPU show in nvidia-smi. A reboot usually clears it; if it repeats, check cooling, power and seating."
+    crate::tr_key!("The driver or GPU stopped answering. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for 'Display driver nvlddmkm stopped responding' and other nvlddmkm errors; processes holding the GPU show in nvidia-smi. A reboot usually clears it; if it repeats, check cooling, power and seating.")
 } else {
-    "The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating."
+    crate::tr_key!("The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating.")
 };
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
-                    out.notes.push("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt".into());
+                    out.notes.push(crate::tr!("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt").into());
                 }
                 Framework::Vllm => {
                     let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
@@ -130,13 +130,13 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     if let Some(total) = s.gpu_total_bytes {
                         let avail = total * s.vllm_utilization - out.weights - activation - non_torch;
                         out.vllm_kv_available = Some(avail);
-                        out.notes.push(format!(
-                            "vLLM reserves {:.0} % of the GPU ({:.1} GiB); what is left after weights and activations becomes KV cache",
-                            s.vllm_utilization * 100.0,
-                            total * s.vllm_utilization / GIB
+                        out.notes.push(crate::tr!(
+                            "vLLM reserves {pct} % of the GPU ({gib} GiB); what is left after weights and activations becomes KV cache",
+                            pct = format!("{:.0}", s.vllm_utilization * 100.0),
+                            gib = format!("{:.1}", total * s.vllm_utilization / GIB)
                         ));
                     }
-                    out.notes.push("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)".into());
+                    out.notes.push(crate::tr!("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)").into());
                 }
                 Framework::LlamaCpp => {
                     let pad = if s.flash_attention { 256.0 } else { 32.0 };
@@ -146,7 +146,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     let scores = if s.flash_attention { 0.0 } else { nq * ubatch * n_ctx * 4.0 };
                     out.framework = scores + 64.0 * 1_048_576.0 + ubatch * v * 4.0 / 8.0;
                     out.cuda_context = 0.3 * GIB;
-                    out.notes.push("llama.cpp allocates the KV cache for the whole context at start; n_ctx is padded to 256 with flash attention, 32 without".into());
+                    out.notes.push(crate::tr!("llama.cpp allocates the KV cache for the whole context at start; n_ctx is padded to 256 with flash attention, 32 without").into());
                 }
             }
         }
@@ -213,12 +213,13 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             out.cuda_context = CUDA_CONTEXT;
             out.framework = LIBRARY_BUFFERS + if n > 1.0 && s.sharding != Sharding::Layers { 0.4 * GIB } else { 0.0 };
             out.allocator_slack = 0.05 * (out.activations + out.gradients + out.weights);
-            out.notes.push(format!(
-                "{} trainable parameters ({:.2} % of {:.2} B)",
-                if s.mode == Mode::Full { "All" } else { "LoRA adapter" },
-                100.0 * trainable / p.total().max(1.0),
-                p.total() / 1e9
-            ));
+            let pct = format!("{:.2}", 100.0 * trainable / p.total().max(1.0));
+            let total = format!("{:.2}", p.total() / 1e9);
+            out.notes.push(if s.mode == Mode::Full {
+                crate::tr!("All trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
+            } else {
+                crate::tr!("LoRA adapter trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
+            });
         }
     }
     out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;

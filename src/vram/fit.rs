@@ -76,7 +76,7 @@ impl Target {
 
 /// The verdict when the card's total would do (with the headroom) but other processes hold too
 /// much of it now.
-pub const FITS_ONCE_FREED: &str = "fits once freed";
+pub const FITS_ONCE_FREED: &str = crate::tr_key!("fits once freed");
 
 /// How an estimate fits a GPU.
 #[derive(Clone, Debug, Serialize)]
@@ -121,7 +121,7 @@ pub(super) fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [rest @ .., last] => crate::tr!("{rest} and {last}", rest = rest.join(", "), last = last),
     }
 }
 
@@ -145,54 +145,76 @@ fn holders_to_stop(t: &Target, free: f64, room: f64) -> Vec<Holder> {
 /// "once `python serve.py` (pid 4242) is stopped", or "once other processes free their memory".
 fn once_stopped(to_stop: &[Holder]) -> String {
     match to_stop {
-        [] => "once other processes free their memory".into(),
-        [one] => format!("once {} is stopped", one.phrase()),
-        many => format!("once {} are stopped", and_list(&many.iter().map(Holder::phrase).collect::<Vec<_>>())),
+        [] => crate::tr!("once other processes free their memory").into(),
+        [one] => crate::tr!("once {process} is stopped", process = one.phrase()),
+        many => crate::tr!(
+            "once {processes} are stopped",
+            processes = and_list(&many.iter().map(Holder::phrase).collect::<Vec<_>>())
+        ),
     }
 }
 
 /// Judges `need` bytes per GPU against `t`.
 pub fn fit(need: f64, t: &Target) -> Fit {
     let room = t.free.unwrap_or(t.total);
-    let free_word = if t.free.is_some() { " free" } else { "" };
+    let free = t.free.is_some();
+    let (need_gib, room_gib) = (format!("{:.1}", need / GIB), format!("{:.1}", room / GIB));
     let mut to_stop = Vec::new();
     let (verdict, detail) = if need <= room * (1.0 - HEADROOM) {
-        ("fits", format!("{:.1} GiB of {:.1} GiB{free_word} with the 20 % headroom kept", need / GIB, room / GIB))
+        let detail = if free {
+            crate::tr!("{need} GiB of {room} GiB free with the 20 % headroom kept", need = need_gib, room = room_gib)
+        } else {
+            crate::tr!("{need} GiB of {room} GiB with the 20 % headroom kept", need = need_gib, room = room_gib)
+        };
+        (crate::tr_key!("fits"), detail)
     } else if need <= room {
-        (
-            "tight",
-            format!(
-                "{:.1} GiB of {:.1} GiB{free_word}: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
-                need / GIB,
-                room / GIB,
-            ),
-        )
+        let detail = if free {
+            crate::tr!(
+                "{need} GiB of {room} GiB free: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
+                need = need_gib,
+                room = room_gib
+            )
+        } else {
+            crate::tr!(
+                "{need} GiB of {room} GiB: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
+                need = need_gib,
+                room = room_gib
+            )
+        };
+        (crate::tr_key!("tight"), detail)
     } else if need <= t.total * (1.0 - HEADROOM) {
         to_stop = holders_to_stop(t, room, need / (1.0 - HEADROOM));
         (
             FITS_ONCE_FREED,
-            format!(
-                "fits this {:.0} GiB card {} (needs {:.1} GiB; only {:.1} GiB is free now, other processes hold the rest)",
-                t.total / GIB,
-                once_stopped(&to_stop),
-                need / GIB,
-                room / GIB
+            crate::tr!(
+                "fits this {total} GiB card {once} (needs {need} GiB; only {free} GiB is free now, other processes hold the rest)",
+                total = format!("{:.0}", t.total / GIB),
+                once = once_stopped(&to_stop),
+                need = need_gib,
+                free = room_gib
             ),
         )
     } else if need <= t.total {
         to_stop = holders_to_stop(t, room, need);
         (
-            "does not fit now",
-            format!(
-                "needs {:.1} GiB but only {:.1} GiB is free of {:.1} GiB; it would fit, without the 20 % headroom, {}",
-                need / GIB,
-                room / GIB,
-                t.total / GIB,
-                once_stopped(&to_stop)
+            crate::tr_key!("does not fit now"),
+            crate::tr!(
+                "needs {need} GiB but only {free} GiB is free of {total} GiB; it would fit, without the 20 % headroom, {once}",
+                need = need_gib,
+                free = room_gib,
+                total = format!("{:.1}", t.total / GIB),
+                once = once_stopped(&to_stop)
             ),
         )
     } else {
-        ("does not fit", format!("needs {:.1} GiB, the GPU has {:.1} GiB", need / GIB, t.total / GIB))
+        (
+            crate::tr_key!("does not fit"),
+            crate::tr!(
+                "needs {need} GiB, the GPU has {total} GiB",
+                need = need_gib,
+                total = format!("{:.1}", t.total / GIB)
+            ),
+        )
     };
     Fit { target: t.clone(), verdict, detail, to_stop }
 }

@@ -59,7 +59,12 @@ impl Suggestion {
     /// The line both the CLI and the app show: "halve the batch (8 to 4) — saves 1.2 GiB",
     /// "stop `python serve.py` (pid 4242) to free GPU 0 … — frees 20.0 GiB".
     pub fn line(&self) -> String {
-        format!("{} — {} {:.1} GiB", self.change, if self.frees_others { "frees" } else { "saves" }, self.saving / GIB)
+        let gib = format!("{:.1}", self.saving / GIB);
+        if self.frees_others {
+            crate::tr!("{change} — frees {gib} GiB", change = self.change, gib = gib)
+        } else {
+            crate::tr!("{change} — saves {gib} GiB", change = self.change, gib = gib)
+        }
     }
 }
 
@@ -72,57 +77,65 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
     let mut tries: Vec<(String, Workload)> = Vec::new();
     if s.batch > 1 {
         tries.push((
-            format!("halve the batch ({} to {})", s.batch, s.batch / 2),
+            crate::tr!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
             Workload { batch: s.batch / 2, ..s.clone() },
         ));
     }
     if s.seq > 256 {
         tries.push((
-            format!("halve the sequence length ({} to {} tokens)", s.seq, s.seq / 2),
+            crate::tr!("halve the sequence length ({from} to {to} tokens)", from = s.seq, to = s.seq / 2),
             Workload { seq: s.seq / 2, ..s.clone() },
         ));
     }
     if training && s.mode == Mode::Full && s.precision != Precision::Bf16True {
         tries.push((
-            "train in bf16 (no fp32 master copy)".into(),
+            crate::tr!("train in bf16 (no fp32 master copy)").into(),
             Workload { precision: Precision::Bf16True, ..s.clone() },
         ));
     }
     if training && s.optimizer == Optimizer::AdamW {
-        tries.push(("8-bit AdamW".into(), Workload { optimizer: Optimizer::AdamW8bit, ..s.clone() }));
+        tries.push((crate::tr!("8-bit AdamW").into(), Workload { optimizer: Optimizer::AdamW8bit, ..s.clone() }));
     }
     if training && s.checkpointing != Checkpointing::Full {
         tries.push((
-            "activation checkpointing on every layer".into(),
+            crate::tr!("activation checkpointing on every layer").into(),
             Workload { checkpointing: Checkpointing::Full, ..s.clone() },
         ));
     }
     if !s.flash_attention {
-        tries.push(("fused (flash / SDPA) attention".into(), Workload { flash_attention: true, ..s.clone() }));
+        tries.push((
+            crate::tr!("fused (flash / SDPA) attention").into(),
+            Workload { flash_attention: true, ..s.clone() },
+        ));
     }
     match s.mode {
-        Mode::Full => {
-            tries.push(("LoRA instead of a full fine-tune".into(), Workload { mode: Mode::Lora, ..s.clone() }))
+        Mode::Full => tries.push((
+            crate::tr!("LoRA instead of a full fine-tune").into(),
+            Workload { mode: Mode::Lora, ..s.clone() },
+        )),
+        Mode::Lora => {
+            tries.push((crate::tr!("QLoRA (4-bit base)").into(), Workload { mode: Mode::Qlora, ..s.clone() }))
         }
-        Mode::Lora => tries.push(("QLoRA (4-bit base)".into(), Workload { mode: Mode::Qlora, ..s.clone() })),
         Mode::Inference => {
             for q in [Quant::Fp8, Quant::Gptq4, Quant::GgufQ4KM] {
                 if q.linear_bits() < s.quant.linear_bits() && (q.is_gguf() == (s.framework == Framework::LlamaCpp)) {
-                    tries.push((format!("{} weights", q.name()), Workload { quant: q, ..s.clone() }));
+                    tries.push((crate::tr!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
                 }
             }
             if s.kv_bytes > 1.0 {
-                tries.push(("8-bit KV cache".into(), Workload { kv_bytes: 1.0, ..s.clone() }));
+                tries.push((crate::tr!("8-bit KV cache").into(), Workload { kv_bytes: 1.0, ..s.clone() }));
             }
         }
         Mode::Qlora => {}
     }
     if s.gpus == 1 {
         let sharding = if training { Sharding::Fsdp } else { Sharding::Tensor };
-        tries.push((
-            format!("shard over 2 GPUs ({})", if training { "FSDP" } else { "tensor parallel" }),
-            Workload { gpus: 2, sharding, ..s.clone() },
-        ));
+        let change = if training {
+            crate::tr!("shard over 2 GPUs (FSDP)")
+        } else {
+            crate::tr!("shard over 2 GPUs (tensor parallel)")
+        };
+        tries.push((change.into(), Workload { gpus: 2, sharding, ..s.clone() }));
     }
     tries
         .into_iter()
@@ -151,13 +164,25 @@ impl Limits {
     /// "Within the headroom: largest batch 12 · longest context at batch 1: 65536 tokens", or,
     /// solved against the total, "With the card free, within the headroom: …".
     pub fn sentence(&self) -> String {
-        format!(
-            "{}: largest batch {} · longest context at batch {}: {}",
-            if self.with_card_free { "With the card free, within the headroom" } else { "Within the headroom" },
-            self.max_batch.map_or("none (not even 1)".to_string(), |b| b.to_string()),
-            self.batch,
-            self.max_seq.map_or("none".to_string(), |s| format!("{s} tokens"))
-        )
+        let largest = self.max_batch.map_or_else(|| crate::tr!("none (not even 1)").to_string(), |b| b.to_string());
+        let longest = self
+            .max_seq
+            .map_or_else(|| crate::tr!("none").to_string(), |s| crate::tr!("{n} tokens", n = s));
+        if self.with_card_free {
+            crate::tr!(
+                "With the card free, within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",
+                largest = largest,
+                batch = self.batch,
+                longest = longest
+            )
+        } else {
+            crate::tr!(
+                "Within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",
+                largest = largest,
+                batch = self.batch,
+                longest = longest
+            )
+        }
     }
 }
 
@@ -177,9 +202,9 @@ pub fn limits(arch: &Arch, s: &Workload, f: &Fit) -> Limits {
 /// stopping other processes, else "To need less memory (in the order to try them)".
 pub fn advice_heading(advice: &[Suggestion]) -> &'static str {
     if advice.iter().any(|a| a.frees_others) {
-        "What to do (in the order to try it)"
+        crate::tr!("What to do (in the order to try it)")
     } else {
-        "To need less memory (in the order to try them)"
+        crate::tr!("To need less memory (in the order to try them)")
     }
 }
 
@@ -193,9 +218,13 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
         let held = (t.total - t.free.unwrap_or(t.total)).max(0.0);
         let known: Option<f64> = f.to_stop.iter().map(|h| h.bytes).sum();
         let change = if f.to_stop.is_empty() {
-            format!("free {}: stop the other processes using it (nvidia-smi lists them)", t.name)
+            crate::tr!("free {gpu}: stop the other processes using it (nvidia-smi lists them)", gpu = t.name)
         } else {
-            format!("stop {} to free {}", and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()), t.name)
+            crate::tr!(
+                "stop {processes} to free {gpu}",
+                processes = and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()),
+                gpu = t.name
+            )
         };
         out.push(Suggestion { change, saving: known.unwrap_or(held), frees_others: true });
     }

@@ -190,7 +190,11 @@ impl Workload {
     /// The weight format in words: "weights BF16", "weights NF4 (QLoRA base)".
     pub fn weights_label(&self) -> String {
         let q = self.weight_quant().name().to_uppercase();
-        if self.mode == Mode::Qlora { format!("weights {q} (QLoRA base)") } else { format!("weights {q}") }
+        if self.mode == Mode::Qlora {
+            crate::tr!("weights {quant} (QLoRA base)", quant = q)
+        } else {
+            crate::tr!("weights {quant}", quant = q)
+        }
     }
 
     /// The GPUs and how they share the work, in plain words: "1 GPU", "2 GPUs, each with a full
@@ -199,21 +203,21 @@ impl Workload {
     pub fn gpus_label(&self) -> String {
         let n = self.gpus;
         if n <= 1 {
-            return "1 GPU".into();
+            return crate::tr!("1 GPU").into();
         }
         match self.sharding {
-            Sharding::Replicated => format!("{n} GPUs, each with a full copy (data parallel)"),
-            Sharding::Tensor => format!("{n} GPUs, model split across them (tensor parallel)"),
-            Sharding::Fsdp => format!("sharded across {n} GPUs (FSDP)"),
-            Sharding::Layers => format!("{n} GPUs, layers split across them (pipeline)"),
+            Sharding::Replicated => crate::tr!("{n} GPUs, each with a full copy (data parallel)", n = n),
+            Sharding::Tensor => crate::tr!("{n} GPUs, model split across them (tensor parallel)", n = n),
+            Sharding::Fsdp => crate::tr!("sharded across {n} GPUs (FSDP)", n = n),
+            Sharding::Layers => crate::tr!("{n} GPUs, layers split across them (pipeline)", n = n),
         }
     }
 
     /// The method in words: "inference", "full fine-tune", "LoRA", "QLoRA".
     pub fn mode_label(&self) -> &'static str {
         match self.mode {
-            Mode::Inference => "inference",
-            Mode::Full => "full fine-tune",
+            Mode::Inference => crate::tr!("inference"),
+            Mode::Full => crate::tr!("full fine-tune"),
             Mode::Lora => "LoRA",
             Mode::Qlora => "QLoRA",
         }
@@ -221,35 +225,35 @@ impl Workload {
 
     /// One line for the CLI and reports: "QLoRA, 1 × 4096 tokens, 1 GPU, weights NF4 (QLoRA base)".
     pub fn summary(&self) -> String {
-        format!(
-            "{}, {} × {} tokens, {}, {}",
-            self.mode_label(),
-            self.batch,
-            self.seq,
-            self.gpus_label(),
-            self.weights_label()
+        crate::tr!(
+            "{mode}, {batch} × {seq} tokens, {gpus}, {weights}",
+            mode = self.mode_label(),
+            batch = self.batch,
+            seq = self.seq,
+            gpus = self.gpus_label(),
+            weights = self.weights_label()
         )
     }
 
     /// Checks the numbers; every problem names its field.
     pub fn validate(&self) -> Result<(), InputError> {
         if self.batch == 0 || self.batch > 1 << 20 {
-            return Err(bad("batch", "must be between 1 and 1,048,576"));
+            return Err(bad("batch", crate::tr!("must be between 1 and 1,048,576")));
         }
         if self.seq == 0 || self.seq > 1 << 24 {
-            return Err(bad("seq", "must be between 1 and 16,777,216 tokens"));
+            return Err(bad("seq", crate::tr!("must be between 1 and 16,777,216 tokens")));
         }
         if self.gpus == 0 || self.gpus > 4096 {
-            return Err(bad("gpus", "must be between 1 and 4096"));
+            return Err(bad("gpus", crate::tr!("must be between 1 and 4096")));
         }
         if !(self.kv_bytes > 0.0 && self.kv_bytes <= 4.0) {
-            return Err(bad("kv_bytes", "must be between 0 and 4 bytes per element"));
+            return Err(bad("kv_bytes", crate::tr!("must be between 0 and 4 bytes per element")));
         }
         if !(self.vllm_utilization > 0.0 && self.vllm_utilization <= 1.0) {
-            return Err(bad("vllm_utilization", "must be in (0, 1]"));
+            return Err(bad("vllm_utilization", crate::tr!("must be in (0, 1]")));
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && (self.lora_rank == 0 || self.lora_rank > 65_536) {
-            return Err(bad("lora_rank", "must be between 1 and 65536"));
+            return Err(bad("lora_rank", crate::tr!("must be between 1 and 65536")));
         }
         Ok(())
     }

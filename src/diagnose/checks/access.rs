@@ -7,6 +7,7 @@
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::view::{DeviceNode, UserInfo};
 use crate::diagnose::{Check, Verdict};
+use crate::tr;
 
 /// Can `user` read and write `node`?
 fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
@@ -25,10 +26,10 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
 
 pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here("native Linux", "WSL uses /dev/dxg instead");
+        return c.not_here(tr!("native Linux"), tr!("WSL uses /dev/dxg instead"));
     }
     if cx.v.meta().platform == "windows" {
-        return c.not_here("Linux", "Linux only");
+        return c.not_here("Linux", tr!("Linux only"));
     }
     let nodes = &cx.v.meta().device_nodes;
     let has = |p: &str| nodes.iter().any(|n| n.path == p);
@@ -50,30 +51,30 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
     }
     if !has("/dev/nvidiactl") || gpus == 0 {
         return c
-            .verdict(Verdict::Fail, "/dev/nvidiactl or /dev/nvidiaN is missing")
-            .found("The GPU device files are missing")
-            .text("Create them (loading the driver creates them too):")
+            .verdict(Verdict::Fail, tr!("/dev/nvidiactl or /dev/nvidiaN is missing"))
+            .found(tr!("The GPU device files are missing"))
+            .text(tr!("Create them (loading the driver creates them too):"))
             .cmd("sudo nvidia-modprobe")
-            .text("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params.");
+            .text(tr!("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params."));
     }
     if !has("/dev/nvidia-uvm") {
         return c
-            .verdict(Verdict::Fail, "/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')")
-            .found("/dev/nvidia-uvm is missing, so CUDA cannot start")
+            .verdict(Verdict::Fail, tr!("/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')"))
+            .found(tr!("/dev/nvidia-uvm is missing, so CUDA cannot start"))
             .cmd("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
     }
     if expected > gpus {
         return c
-            .verdict(Verdict::Warn, format!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)"))
-            .found("Some GPUs have no device file");
+            .verdict(Verdict::Warn, tr!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)", gpus = gpus, expected = expected))
+            .found(tr!("Some GPUs have no device file"));
     }
-    c.verdict(Verdict::Pass, format!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)"))
-        .found("The GPU device files are present")
+    c.verdict(Verdict::Pass, tr!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)", gpus = gpus))
+        .found(tr!("The GPU device files are present"))
 }
 
 pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
-        return c.not_here(if cx.wsl.is_some() { "native Linux" } else { "Linux" }, "Linux device files only");
+        return c.not_here(if cx.wsl.is_some() { tr!("native Linux") } else { "Linux" }, tr!("Linux device files only"));
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m
@@ -82,13 +83,14 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
         .filter(|n| n.path == "/dev/nvidiactl" || n.path == "/dev/nvidia-uvm" || is_gpu_node(&n.path))
         .collect();
     if relevant.is_empty() {
-        return c.verdict(Verdict::Skipped, "no device files to check");
+        return c.verdict(Verdict::Skipped, tr!("no device files to check"));
     }
     let denied: Vec<&&DeviceNode> = relevant.iter().filter(|n| !can_open(&m.user, n)).collect();
     let who = m.user.name.clone().unwrap_or_else(|| format!("uid {}", m.user.uid));
-    let c = c.evidence(format!(
-        "user {who}, groups {}",
-        m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
+    let c = c.evidence(tr!(
+        "user {who}, groups {groups}",
+        who = who,
+        groups = m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
     ));
     // The mode allows it, but opening failed: the kernel refused (device rules, a security module).
     let refused: Vec<String> = relevant
@@ -98,10 +100,10 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
         .collect();
     if denied.is_empty() && !refused.is_empty() {
         return c
-            .verdict(Verdict::Fail, format!("the file modes allow it, but opening fails: {}", refused.join(", ")))
-            .found("The kernel refuses to open the GPU device files")
-            .explain("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor.")
-            .text("Look for the refusal in the audit or kernel log:")
+            .verdict(Verdict::Fail, tr!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")))
+            .found(tr!("The kernel refuses to open the GPU device files"))
+            .explain(tr!("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor."))
+            .text(tr!("Look for the refusal in the audit or kernel log:"))
             .cmd("sudo journalctl -k -b | grep -i -e denied -e avc -e apparmor");
     }
     if denied.is_empty() {
@@ -110,30 +112,35 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
             .verdict(
                 Verdict::Pass,
                 if tried > 0 {
-                    format!("{who} can read and write all {} of them (opened and closed each)", relevant.len())
+                    tr!(
+                        "{who} can read and write all {n} of them (opened and closed each)",
+                        who = who,
+                        n = relevant.len()
+                    )
                 } else {
-                    format!("{who} can read and write all {} of them", relevant.len())
+                    tr!("{who} can read and write all {n} of them", who = who, n = relevant.len())
                 },
             )
-            .found("This user can open the GPU device files");
+            .found(tr!("This user can open the GPU device files"));
     }
     let group = denied.iter().find_map(|n| n.group.clone().or_else(|| (n.gid != 0).then(|| n.gid.to_string())));
     let mut c = c
         .verdict(
             Verdict::Fail,
-            format!(
-                "{who} cannot open {}",
-                denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
+            tr!(
+                "{who} cannot open {files}",
+                who = who,
+                files = denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
             ),
         )
-        .found(format!("{who} may not open the GPU device files"));
+        .found(tr!("{who} may not open the GPU device files", who = who));
     c = match group {
         Some(g) => c
-            .explain(format!("The device files belong to group '{g}' and are not open to others."))
+            .explain(tr!("The device files belong to group '{g}' and are not open to others.", g = g))
             .cmd(format!("sudo usermod -aG {g} {}", m.user.name.as_deref().unwrap_or("$USER")))
-            .text("Then log out and back in."),
+            .text(tr!("Then log out and back in.")),
         None => c.text(
-            "Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*.",
+            tr!("Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*."),
         ),
     };
     c

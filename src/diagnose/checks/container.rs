@@ -6,17 +6,18 @@
 
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::{Check, Verdict};
+use crate::tr;
 
 pub(super) fn cont_01(c: Check, cx: &Ctx) -> Check {
     match &cx.container {
-        Some(k) => c.verdict(Verdict::Info, format!("yes: {k}")).found(format!("This runs in a {k} container")).explain("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host."),
-        None => c.verdict(Verdict::Pass, "no container detected").found("Not in a container"),
+        Some(k) => c.verdict(Verdict::Info, tr!("yes: {kind}", kind = k)).found(tr!("This runs in a {kind} container", kind = k)).explain(tr!("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host.")),
+        None => c.verdict(Verdict::Pass, tr!("no container detected")).found(tr!("Not in a container")),
     }
 }
 
 pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     let Some(kind) = &cx.container else {
-        return c.not_here("containers", "not in a container");
+        return c.not_here(tr!("containers"), tr!("not in a container"));
     };
     let nodes = &cx.v.meta().device_nodes;
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
@@ -34,46 +35,46 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
         .collect();
     if ctl && gpus > 0 && !refused.is_empty() {
         let mut c = c
-            .verdict(Verdict::Fail, format!("the device files are here but the kernel refuses to open them ({} of them)", refused.len()))
-            .found("This container lost access to the GPU")
-            .explain("The GPU was passed in when the container started, but its device permissions no longer include it: opening /dev/nvidia* fails with \"Operation not permitted\" whatever the file mode. A known cause is systemctl daemon-reload (or a package update that runs it) on the host when Docker uses the systemd cgroup driver; nvidia-smi then says \"Failed to initialize NVML: Unknown Error\". Commands inside the container cannot repair it.");
+            .verdict(Verdict::Fail, tr!("the device files are here but the kernel refuses to open them ({n} of them)", n = refused.len()))
+            .found(tr!("This container lost access to the GPU"))
+            .explain(tr!("The GPU was passed in when the container started, but its device permissions no longer include it: opening /dev/nvidia* fails with \"Operation not permitted\" whatever the file mode. A known cause is systemctl daemon-reload (or a package update that runs it) on the host when Docker uses the systemd cgroup driver; nvidia-smi then says \"Failed to initialize NVML: Unknown Error\". Commands inside the container cannot repair it."));
         for r in refused.iter().take(4) {
             c = c.evidence(r.clone());
         }
         return match kind.as_str() {
-            "Kubernetes" => c.text("Delete the pod so that it is created again with the GPU (the node's device plugin passes it in afresh)."),
+            "Kubernetes" => c.text(tr!("Delete the pod so that it is created again with the GPU (the node's device plugin passes it in afresh).")),
             _ => c
-                .text("On the host, restart (or recreate) this container; its GPU access comes back when it starts again. To keep it from happening again, NVIDIA's documented workaround is to create the /dev/char links on the host:")
+                .text(tr!("On the host, restart (or recreate) this container; its GPU access comes back when it starts again. To keep it from happening again, NVIDIA's documented workaround is to create the /dev/char links on the host:"))
                 .cmd("sudo nvidia-ctk system create-dev-char-symlinks --create-all")
-                .text("or to pass the device files explicitly (--device /dev/nvidiactl --device /dev/nvidia0 ...) when starting the container."),
+                .text(tr!("or to pass the device files explicitly (--device /dev/nvidiactl --device /dev/nvidia0 ...) when starting the container.")),
         };
     }
     if ctl && gpus > 0 {
         return c
-            .verdict(Verdict::Pass, format!("{gpus} GPU device node(s) present"))
-            .found("The container received the GPU");
+            .verdict(Verdict::Pass, tr!("{gpus} GPU device node(s) present", gpus = gpus))
+            .found(tr!("The container received the GPU"));
     }
     let why = match visible.map(str::trim) {
-        Some("none") => "NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU.".to_string(),
-        Some("void") | Some("") => "NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.".to_string(),
-        _ => "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries.".to_string(),
+        Some("none") => tr!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU."),
+        Some("void") | Some("") => tr!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing."),
+        _ => tr!("NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries."),
     };
     let c = c
-        .verdict(Verdict::Fail, format!("no GPU was passed into this {kind} container"))
-        .found("No GPU was passed into this container")
+        .verdict(Verdict::Fail, tr!("no GPU was passed into this {kind} container", kind = kind))
+        .found(tr!("No GPU was passed into this container"))
         .explain(why);
     match kind.as_str() {
-        "Kubernetes" => c.text("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator."),
+        "Kubernetes" => c.text(tr!("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator.")),
         "Podman" => c
-            .text("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:")
+            .text(tr!("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:"))
             .cmd("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml")
-            .text("Then start the container with --device nvidia.com/gpu=all; to try it:")
+            .text(tr!("Then start the container with --device nvidia.com/gpu=all; to try it:"))
             .cmd("podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi"),
         _ => c
-            .text("On the host, install the NVIDIA Container Toolkit and register it with Docker:")
+            .text(tr!("On the host, install the NVIDIA Container Toolkit and register it with Docker:"))
             .cmd("sudo nvidia-ctk runtime configure --runtime=docker")
             .cmd("sudo systemctl restart docker")
-            .text("Then start the container with --gpus all; to try it:")
+            .text(tr!("Then start the container with --gpus all; to try it:"))
             .cmd("docker run --gpus all --rm ubuntu nvidia-smi"),
     }
 }

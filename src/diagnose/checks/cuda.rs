@@ -21,21 +21,24 @@ pub(super) fn cuda_01(c: Check, cx: &Ctx) -> Check {
     match driver_cuda(cx) {
         Some(v) => c
             .verdict(Verdict::Info, format!("CUDA {v}"))
-            .found(format!("The driver runs CUDA up to {v}"))
-            .explain("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that)."),
-        None => c.verdict(Verdict::Skipped, "NVML did not report it"),
+            .found(crate::tr!("The driver runs CUDA up to {v}", v = v))
+            .explain(crate::tr!("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that).")),
+        None => c.verdict(Verdict::Skipped, crate::tr!("NVML did not report it")),
     }
 }
 
 pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
-        Some(l) => c.verdict(Verdict::Pass, format!("found {}", l.path)).found("The CUDA driver library is present").evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
-        None if cx.v.meta().platform == "windows" => c.not_here("Linux", "Windows uses nvcuda.dll"),
+        Some(l) => c
+            .verdict(Verdict::Pass, crate::tr!("found {path}", path = l.path))
+            .found(crate::tr!("The CUDA driver library is present"))
+            .evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
+        None if cx.v.meta().platform == "windows" => c.not_here("Linux", crate::tr!("Windows uses nvcuda.dll")),
         None => c
-            .verdict(Verdict::Fail, "libcuda.so.1 was not found in the library path")
-            .found("The CUDA driver library (libcuda.so.1) is missing")
-            .explain("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU.")
-            .text("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it."),
+            .verdict(Verdict::Fail, crate::tr!("libcuda.so.1 was not found in the library path"))
+            .found(crate::tr!("The CUDA driver library (libcuda.so.1) is missing"))
+            .explain(crate::tr!("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU."))
+            .text(crate::tr!("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it.")),
     }
 }
 
@@ -45,85 +48,101 @@ pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
         0 => ("CUDA_SUCCESS", ""),
         2 => (
             "CUDA_ERROR_OUT_OF_MEMORY",
-            "The GPU has no memory left to create the driver's context; close other GPU programs.",
+            crate::tr!("The GPU has no memory left to create the driver's context; close other GPU programs."),
         ),
-        3 => ("CUDA_ERROR_NOT_INITIALIZED", "The driver did not initialise; see the kernel log."),
+        3 => ("CUDA_ERROR_NOT_INITIALIZED", crate::tr!("The driver did not initialise; see the kernel log.")),
         34 => (
             "CUDA_ERROR_STUB_LIBRARY",
-            "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH.",
+            crate::tr!(
+                "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH."
+            ),
         ),
-        46 => ("CUDA_ERROR_DEVICE_UNAVAILABLE", "The GPU is busy or set to an exclusive/prohibited compute mode."),
+        46 => (
+            "CUDA_ERROR_DEVICE_UNAVAILABLE",
+            crate::tr!("The GPU is busy or set to an exclusive/prohibited compute mode."),
+        ),
         100 => (
             "CUDA_ERROR_NO_DEVICE",
-            "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU.",
+            crate::tr!(
+                "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU."
+            ),
         ),
-        304 => ("CUDA_ERROR_OPERATING_SYSTEM", "The operating system or container runtime blocked the GPU."),
+        304 => ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr!("The operating system or container runtime blocked the GPU.")),
         803 => (
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-            "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot.",
+            crate::tr!(
+                "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot."
+            ),
         ),
         804 => (
             "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-            "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path.",
+            crate::tr!(
+                "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path."
+            ),
         ),
         999 => (
             "CUDA_ERROR_UNKNOWN",
-            "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm.",
+            crate::tr!(
+                "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm."
+            ),
         ),
-        _ => ("CUDA error", "See the CUDA driver API error list for this number."),
+        _ => (crate::tr!("CUDA error"), crate::tr!("See the CUDA driver API error list for this number.")),
     }
 }
 
 pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     let Some(p) = &cx.v.meta().cuda else {
-        return c.verdict(Verdict::Skipped, "not probed (a sleeping GPU is left asleep)");
+        return c.verdict(Verdict::Skipped, crate::tr!("not probed (a sleeping GPU is left asleep)"));
     };
     if let Some(secs) = p.did_not_return {
         let call = p.hung_call.as_deref().unwrap_or("cuInit");
         return c
-            .verdict(Verdict::Fail, format!("{call} did not return within {secs} s"))
-            .found(format!("CUDA hangs when it starts ({call} does not return)"))
-            .text("A call that never returns means a hung driver, not a missing one: see the driver check.");
+            .verdict(Verdict::Fail, crate::tr!("{call} did not return within {secs} s", call = call, secs = secs))
+            .found(crate::tr!("CUDA hangs when it starts ({call} does not return)", call = call))
+            .text(crate::tr!("A call that never returns means a hung driver, not a missing one: see the driver check."));
     }
     let Some(lib) = &p.library else {
         return c
-            .verdict(Verdict::Fail, "no CUDA driver library could be loaded")
-            .found("No CUDA driver library could be loaded")
+            .verdict(Verdict::Fail, crate::tr!("no CUDA driver library could be loaded"))
+            .found(crate::tr!("No CUDA driver library could be loaded"))
             .evidence(p.load_error.clone().unwrap_or_default())
-            .text("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path.");
+            .text(crate::tr!("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path."));
     };
     if let (None, Some(crash)) = (p.init_code, &p.load_error) {
         return c
-            .verdict(Verdict::Fail, format!("{lib} loaded, then {crash}"))
-            .found("CUDA crashes when it starts")
+            .verdict(Verdict::Fail, crate::tr!("{lib} loaded, then {crash}", lib = lib, crash = crash))
+            .found(crate::tr!("CUDA crashes when it starts"))
             .evidence(crash.clone())
-            .text("A crash inside the CUDA driver library most often means it does not match the loaded kernel module (the driver was updated without a reboot) or the install is damaged: the driver checks say which. Reboot after a driver update; otherwise reinstall the driver.");
+            .text(crate::tr!("A crash inside the CUDA driver library most often means it does not match the loaded kernel module (the driver was updated without a reboot) or the install is damaged: the driver checks say which. Reboot after a driver update; otherwise reinstall the driver."));
     }
-    let c = c.evidence(format!("{lib}: cuInit = {}", p.init_code.map_or("not called".to_string(), |x| x.to_string())));
+    let c = c.evidence(format!(
+        "{lib}: cuInit = {}",
+        p.init_code.map_or(crate::tr!("not called").to_string(), |x| x.to_string())
+    ));
     match p.init_code {
         Some(0) if p.devices == Some(0) => c
-            .verdict(Verdict::Fail, "cuInit succeeded but CUDA sees no device")
-            .found("CUDA starts but sees no GPU")
-            .text("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which."),
+            .verdict(Verdict::Fail, crate::tr!("cuInit succeeded but CUDA sees no device"))
+            .found(crate::tr!("CUDA starts but sees no GPU"))
+            .text(crate::tr!("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which.")),
         Some(0) => c
             .verdict(
                 Verdict::Pass,
-                format!(
-                    "CUDA driver API {} sees {} device(s)",
-                    p.driver_version.as_deref().unwrap_or("?"),
-                    p.devices.map_or("?".to_string(), |d| d.to_string())
+                crate::tr!(
+                    "CUDA driver API {version} sees {n} device(s)",
+                    version = p.driver_version.as_deref().unwrap_or("?"),
+                    n = p.devices.map_or("?".to_string(), |d| d.to_string())
                 ),
             )
-            .found("CUDA starts"),
+            .found(crate::tr!("CUDA starts")),
         Some(code) => {
             let (name, next) = cu_result(code);
-            c.verdict(Verdict::Fail, format!("cuInit failed with {name} ({code})"))
-                .found(format!("CUDA does not start ({name})"))
+            c.verdict(Verdict::Fail, crate::tr!("cuInit failed with {name} ({code})", name = name, code = code))
+                .found(crate::tr!("CUDA does not start ({name})", name = name))
                 .text(next)
         }
         None => c
-            .verdict(Verdict::Fail, format!("{lib} has no cuInit: not a CUDA driver library"))
-            .found("The CUDA library found is not a CUDA driver"),
+            .verdict(Verdict::Fail, crate::tr!("{lib} has no cuInit: not a CUDA driver library", lib = lib))
+            .found(crate::tr!("The CUDA library found is not a CUDA driver")),
     }
 }
 
@@ -251,71 +270,103 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
     if installs.is_empty() {
         return c.verdict(
             Verdict::Skipped,
-            format!(
-                "no PyTorch install found in the {} Python environments looked at (active, on PATH, conda, pyenv, .venv/venv folders, system)",
-                python_prefixes(cx).len()
+            crate::tr!(
+                "no PyTorch install found in the {n} Python environments looked at (active, on PATH, conda, pyenv, .venv/venv folders, system)",
+                n = python_prefixes(cx).len()
             ),
         );
     }
     let driver = driver_cuda(cx);
     let mut worst = Verdict::Pass;
     let mut notes = Vec::new();
+    // What the notes say, kept as facts (the notes are prose in the reader's language).
+    let mut cpu_only = false;
+    let mut need: Option<String> = None;
     let mut c = c;
     for f in &installs {
         let text = cx.v.read(f).unwrap_or_default();
         let ver = parse::torch_version(&text).unwrap_or_else(|| "?".into());
         let (v, note) = match (parse::torch_cuda(&text), &driver) {
-            (None, _) => (Verdict::Skipped, format!("{f}: torch {ver}, no cuda line")),
-            (Some(None), _) => (Verdict::Warn, format!("torch {ver} is a CPU-only build ({f}): it never uses the GPU")),
+            (None, _) => (Verdict::Skipped, crate::tr!("{f}: torch {ver}, no cuda line", f = f, ver = ver)),
+            (Some(None), _) => {
+                cpu_only = true;
+                (
+                    Verdict::Warn,
+                    crate::tr!("torch {ver} is a CPU-only build ({f}): it never uses the GPU", ver = ver, f = f),
+                )
+            }
             (Some(Some(tc)), Some(dc)) => {
                 let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
                 match parse::cmp_version(dc, &tc) {
-                    std::cmp::Ordering::Less if major(dc) < major(&tc) => (
-                        Verdict::Fail,
-                        format!(
-                            "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (older major version)"
-                        ),
-                    ),
+                    std::cmp::Ordering::Less if major(dc) < major(&tc) => {
+                        if need.is_none() {
+                            need = Some(tc.clone());
+                        }
+                        (
+                            Verdict::Fail,
+                            crate::tr!(
+                                "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (older major version)",
+                                ver = ver,
+                                tc = tc,
+                                dc = dc
+                            ),
+                        )
+                    }
                     std::cmp::Ordering::Less => (
                         Verdict::Warn,
-                        format!(
-                            "torch {ver} is built for CUDA {tc}, newer than the driver's CUDA {dc}: it runs in minor-version compatibility with a limited feature set"
+                        crate::tr!(
+                            "torch {ver} is built for CUDA {tc}, newer than the driver's CUDA {dc}: it runs in minor-version compatibility with a limited feature set",
+                            ver = ver,
+                            tc = tc,
+                            dc = dc
                         ),
                     ),
-                    _ => (Verdict::Pass, format!("torch {ver} (CUDA {tc}) runs on this driver (CUDA {dc})")),
+                    _ => (
+                        Verdict::Pass,
+                        crate::tr!(
+                            "torch {ver} (CUDA {tc}) runs on this driver (CUDA {dc})",
+                            ver = ver,
+                            tc = tc,
+                            dc = dc
+                        ),
+                    ),
                 }
             }
-            (Some(Some(tc)), None) => {
-                (Verdict::Info, format!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown"))
-            }
+            (Some(Some(tc)), None) => (
+                Verdict::Info,
+                crate::tr!(
+                    "torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown",
+                    ver = ver,
+                    tc = tc
+                ),
+            ),
         };
         worst = worst.max(v);
         c = c.evidence(format!("{f}: {}", note));
         notes.push(note);
     }
     let finding = match worst {
-        Verdict::Fail => "PyTorch needs a newer driver than this one",
-        Verdict::Warn if notes.iter().any(|n| n.contains("CPU-only")) => "PyTorch is a CPU-only build",
-        Verdict::Warn => "PyTorch's CUDA is newer than the driver's (limited compatibility)",
-        Verdict::Pass => "PyTorch runs on this driver",
-        Verdict::Info => "PyTorch found; the driver's CUDA version is unknown",
-        Verdict::Skipped => "PyTorch found without CUDA information",
+        Verdict::Fail => crate::tr!("PyTorch needs a newer driver than this one"),
+        Verdict::Warn if cpu_only => crate::tr!("PyTorch is a CPU-only build"),
+        Verdict::Warn => crate::tr!("PyTorch's CUDA is newer than the driver's (limited compatibility)"),
+        Verdict::Pass => crate::tr!("PyTorch runs on this driver"),
+        Verdict::Info => crate::tr!("PyTorch found; the driver's CUDA version is unknown"),
+        Verdict::Skipped => crate::tr!("PyTorch found without CUDA information"),
     };
     let mut c = c.verdict(worst, notes.join("; ")).found(finding);
     if worst == Verdict::Fail {
-        let need = notes
-            .iter()
-            .find_map(|n| n.split("needs CUDA ").nth(1).and_then(|r| r.split(',').next()))
-            .unwrap_or("")
-            .to_string();
+        let need = need.unwrap_or_default();
         let major = need.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
         // Minor-version compatibility: any driver of the same CUDA major version runs the build.
         let min = parse::cuda_family_min_driver(major)
-            .map(|(l, w)| {
-                format!(
-                    "Linux >= {l}{} for any CUDA {major} build",
-                    w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()
-                )
+            .map(|(l, w)| match w {
+                Some(w) => crate::tr!(
+                    "Linux >= {linux}, Windows >= {windows} for any CUDA {major} build",
+                    linux = l,
+                    windows = w,
+                    major = major
+                ),
+                None => crate::tr!("Linux >= {linux} for any CUDA {major} build", linux = l, major = major),
             })
             .or_else(|| {
                 parse::cuda_min_driver(&need)
@@ -323,20 +374,21 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
             })
             .unwrap_or_default();
         c = c
-            .explain(format!(
-                "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min})."
+            .explain(crate::tr!(
+                "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min}).",
+                min = min
             ))
-            .text(format!("Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:"));
+            .text(crate::tr!("Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:", min = min));
         let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
         c = match driver_cuda(cx).as_deref().and_then(|d| parse::torch_wheel_for_driver(d, driver.as_deref())) {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
             Some((tag, last)) => {
                 c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}"))
             }
-            None => c.text("No PyTorch build supports a driver this old: update the driver."),
+            None => c.text(crate::tr!("No PyTorch build supports a driver this old: update the driver.")),
         };
-    } else if worst == Verdict::Warn && notes.iter().any(|n| n.contains("CPU-only")) {
-        c = c.text("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks).");
+    } else if worst == Verdict::Warn && cpu_only {
+        c = c.text(crate::tr!("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks)."));
     }
     c
 }
@@ -358,10 +410,12 @@ pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
         })
         .unwrap_or_default();
     if installs.is_empty() || gpus.is_empty() {
-        return c.verdict(Verdict::Skipped, "needs a PyTorch install and the GPUs' compute capability");
+        return c.verdict(Verdict::Skipped, crate::tr!("needs a PyTorch install and the GPUs' compute capability"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
+    // The first GPU without kernels, said as its evidence line.
+    let mut first_missing: Option<String> = None;
     for f in &installs {
         let text = cx.v.read(f).unwrap_or_default();
         let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
@@ -370,36 +424,57 @@ pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
             let (v, note) = if *cc < min_cc {
                 (
                     Verdict::Fail,
-                    format!(
-                        "torch {ver} has no kernels for GPU {i} ({name}, compute capability {cc:.1}; this build needs {min_cc:.1} or newer)"
+                    crate::tr!(
+                        "torch {ver} has no kernels for GPU {i} ({name}, compute capability {cc}; this build needs {min_cc} or newer)",
+                        ver = ver,
+                        i = i,
+                        name = name,
+                        cc = format!("{cc:.1}"),
+                        min_cc = format!("{min_cc:.1}")
                     ),
                 )
             } else if *cc >= 10.0 && !blackwell {
                 (
                     Verdict::Fail,
-                    format!(
-                        "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc:.1}): 'no kernel image is available'; use a CUDA 12.8+ build"
+                    crate::tr!(
+                        "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc}): 'no kernel image is available'; use a CUDA 12.8+ build",
+                        ver = ver,
+                        cuda = cuda,
+                        i = i,
+                        name = name,
+                        cc = format!("{cc:.1}")
                     ),
                 )
             } else {
-                (Verdict::Pass, format!("torch {ver} runs on GPU {i} (compute capability {cc:.1})"))
+                (
+                    Verdict::Pass,
+                    crate::tr!(
+                        "torch {ver} runs on GPU {i} (compute capability {cc})",
+                        ver = ver,
+                        i = i,
+                        cc = format!("{cc:.1}")
+                    ),
+                )
             };
             worst = worst.max(v);
+            if v == Verdict::Fail && first_missing.is_none() {
+                first_missing = Some(note.clone());
+            }
             c = c.evidence(note);
         }
     }
     let summary = if worst == Verdict::Pass {
-        "every GPU is covered by the PyTorch builds found".to_string()
+        crate::tr!("every GPU is covered by the PyTorch builds found").to_string()
     } else {
-        c.evidence.iter().find(|e| e.contains("no kernel")).cloned().unwrap_or_default()
+        first_missing.unwrap_or_default()
     };
     let c = c.verdict(worst, summary).found(if worst == Verdict::Pass {
-        "PyTorch has kernels for every GPU"
+        crate::tr!("PyTorch has kernels for every GPU")
     } else {
-        "PyTorch has no kernels for this GPU"
+        crate::tr!("PyTorch has no kernels for this GPU")
     });
     if worst == Verdict::Fail {
-        c.text("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version.")
+        c.text(crate::tr!("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version."))
     } else {
         c
     }

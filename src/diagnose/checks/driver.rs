@@ -13,44 +13,48 @@ use crate::diagnose::parse;
 use crate::diagnose::view::KernelLog;
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 
 pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here("native Linux", "not applicable in WSL: the Windows driver serves the GPU");
+        return c.not_here(tr!("native Linux"), tr!("not applicable in WSL: the Windows driver serves the GPU"));
     }
     match cx.module("nvidia") {
         None => {
             if cx.container.is_some() {
-                c.verdict(Verdict::Skipped, "the host's kernel modules are not visible from this container")
+                c.verdict(Verdict::Skipped, tr!("the host's kernel modules are not visible from this container"))
             } else {
-                c.verdict(Verdict::Skipped, MISSING).evidence("/proc/modules: not readable")
+                c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence("/proc/modules: not readable")
             }
         }
         Some(true) => {
             let others: Vec<&str> = ["nvidia_uvm", "nvidia_modeset", "nvidia_drm"].into_iter().filter(|m| cx.module(m) == Some(true)).collect();
-            c.verdict(Verdict::Pass, "nvidia is loaded").found("The NVIDIA kernel module is loaded").evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
+            c.verdict(Verdict::Pass, tr!("nvidia is loaded")).found(tr!("The NVIDIA kernel module is loaded")).evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
         }
-        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, "no nvidia module listed (the host's modules may not be visible here)").found("The host's NVIDIA module is not visible from this container"),
+        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, tr!("no nvidia module listed (the host's modules may not be visible here)")).found(tr!("The host's NVIDIA module is not visible from this container")),
         Some(false) if no_driver_installed(cx) => c
-            .verdict(Verdict::Fail, "no NVIDIA driver is installed: neither the kernel module nor its libraries are present")
-            .found("The NVIDIA driver is not installed")
+            .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
+            .found(tr!("The NVIDIA driver is not installed"))
             .evidence("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found")
             .steps(fixes::install_driver(cx.distro)),
         Some(false) => match module_built_for_running_kernel(cx) {
             Some((release, false, looked)) => c
-                .verdict(Verdict::Fail, format!("no NVIDIA kernel module is installed for the running kernel {release}"))
-                .found(format!("The NVIDIA driver was not built for the running kernel ({release})"))
-                .explain("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS).")
-                .evidence(format!("looked in: {}", looked.join(", ")))
+                .verdict(
+                    Verdict::Fail,
+                    tr!("no NVIDIA kernel module is installed for the running kernel {release}", release = release),
+                )
+                .found(tr!("The NVIDIA driver was not built for the running kernel ({release})", release = release))
+                .explain(tr!("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS)."))
+                .evidence(tr!("looked in: {dirs}", dirs = looked.join(", ")))
                 .steps(fixes::rebuild_module(cx.distro))
-                .text("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:")
+                .text(tr!("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:"))
                 .cmd("sudo reboot"),
             _ => c
-                .verdict(Verdict::Fail, "the NVIDIA kernel module is not loaded")
-                .found("The NVIDIA kernel module is not loaded")
-                .explain("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU.")
+                .verdict(Verdict::Fail, tr!("the NVIDIA kernel module is not loaded"))
+                .found(tr!("The NVIDIA kernel module is not loaded"))
+                .explain(tr!("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU."))
                 .evidence("/proc/modules: no line starting with nvidia")
-                .text("Load it and read the error it prints:")
+                .text(tr!("Load it and read the error it prints:"))
                 .cmd("sudo modprobe nvidia")
                 .steps(fixes::rebuild_module(cx.distro)),
         },
@@ -111,14 +115,21 @@ fn no_driver_installed(cx: &Ctx) -> bool {
 
 pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here("native Linux", "not applicable in WSL");
+        return c.not_here(tr!("native Linux"), tr!("not applicable in WSL"));
     }
     match cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)) {
         Some((ver, open)) => c
-            .verdict(Verdict::Info, format!("{ver} ({} kernel module)", if open { "open" } else { "proprietary" }))
-            .found(format!("The kernel module is version {ver}"))
+            .verdict(
+                Verdict::Info,
+                if open {
+                    tr!("{ver} (open kernel module)", ver = ver)
+                } else {
+                    tr!("{ver} (proprietary kernel module)", ver = ver)
+                },
+            )
+            .found(tr!("The kernel module is version {ver}", ver = ver))
             .evidence(format!("/proc/driver/nvidia/version: {ver}")),
-        None => c.verdict(Verdict::Skipped, "no /proc/driver/nvidia/version (module not loaded, or not visible here)"),
+        None => c.verdict(Verdict::Skipped, tr!("no /proc/driver/nvidia/version (module not loaded, or not visible here)")),
     }
 }
 
@@ -129,29 +140,29 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
         // Blacklisting nouveau then would leave the machine with no driver; the distribution's
         // installer sets up the NVIDIA driver and keeps nouveau away itself.
         (true, _) if no_driver_installed(cx) => c
-            .verdict(Verdict::Fail, "no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU")
-            .found("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)")
-            .evidence("a GPU's driver link points to nouveau")
+            .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
+            .found(tr!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
+            .evidence(tr!("a GPU's driver link points to nouveau"))
             .evidence("/proc/modules: no nvidia; libnvidia-ml.so.1: not found")
-            .text("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed).")
+            .text(tr!("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed)."))
             .steps(fixes::install_driver(cx.distro)),
         (true, _) => c
-            .verdict(Verdict::Fail, "the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot")
-            .found("The open-source nouveau driver holds the GPU")
-            .evidence("a GPU's driver link points to nouveau")
+            .verdict(Verdict::Fail, tr!("the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot"))
+            .found(tr!("The open-source nouveau driver holds the GPU"))
+            .evidence(tr!("a GPU's driver link points to nouveau"))
             .steps(fixes::blacklist_nouveau(cx.distro)),
         (false, Some(true)) => c
-            .verdict(Verdict::Warn, "nouveau is loaded but not bound to an NVIDIA GPU")
-            .found("The nouveau driver is loaded (not on an NVIDIA GPU)")
+            .verdict(Verdict::Warn, tr!("nouveau is loaded but not bound to an NVIDIA GPU"))
+            .found(tr!("The nouveau driver is loaded (not on an NVIDIA GPU)"))
             .evidence("/proc/modules: nouveau"),
-        (false, Some(false)) => c.verdict(Verdict::Pass, "nouveau is not loaded").found("nouveau is not in the way"),
-        (false, None) => c.verdict(Verdict::Skipped, MISSING),
+        (false, Some(false)) => c.verdict(Verdict::Pass, tr!("nouveau is not loaded")).found(tr!("nouveau is not in the way")),
+        (false, None) => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
     }
 }
 
 pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() {
-        return c.not_here("the host", "decided by the host");
+        return c.not_here(tr!("the host"), tr!("decided by the host"));
     }
     let sb =
         cx.v.read_bytes("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c")
@@ -171,28 +182,28 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     match (sb, loaded) {
         // Nothing for Secure Boot to block before a driver is installed.
         (Some(true), Some(false)) if no_driver_installed(cx) => c
-            .verdict(Verdict::Info, "Secure Boot is on; no NVIDIA driver is installed yet")
-            .found("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)")
+            .verdict(Verdict::Info, tr!("Secure Boot is on; no NVIDIA driver is installed yet"))
+            .found(tr!("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)"))
             .evidence("efivars SecureBoot: enabled"),
         (Some(true), Some(false)) => c
             .verdict(
                 Verdict::Fail,
-                "Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules",
+                tr!("Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules"),
             )
-            .found("Secure Boot keeps the unsigned NVIDIA module out")
+            .found(tr!("Secure Boot keeps the unsigned NVIDIA module out"))
             .evidence("efivars SecureBoot: enabled")
             .evidence(match (log_rejected, log_readable) {
-                (true, _) => "kernel log: module key rejected",
-                (false, true) => "kernel log: no explicit rejection line found",
+                (true, _) => tr!("kernel log: module key rejected"),
+                (false, true) => tr!("kernel log: no explicit rejection line found"),
                 (false, false) => {
-                    "kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key"
+                    tr!("kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key")
                 }
             })
             .steps(fixes::secure_boot(cx.distro)),
         // The firmware variable was not readable, but the kernel says it refused the module.
         (None, Some(false)) if log_rejected => c
-            .verdict(Verdict::Fail, "the kernel refused to load an unsigned module (lockdown / Secure Boot)")
-            .found("Secure Boot keeps the unsigned NVIDIA module out")
+            .verdict(Verdict::Fail, tr!("the kernel refused to load an unsigned module (lockdown / Secure Boot)"))
+            .found(tr!("Secure Boot keeps the unsigned NVIDIA module out"))
             .evidence(match &cx.v.meta().kernel_log {
                 KernelLog::Lines(l) => l
                     .iter()
@@ -207,30 +218,30 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
             })
             .steps(fixes::secure_boot(cx.distro)),
         (Some(true), _) => c
-            .verdict(Verdict::Pass, "Secure Boot is on and the module is loaded (it is signed with a trusted key)")
-            .found("Secure Boot accepts the NVIDIA module")
+            .verdict(Verdict::Pass, tr!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"))
+            .found(tr!("Secure Boot accepts the NVIDIA module"))
             .evidence("efivars SecureBoot: enabled"),
         (Some(false), _) => c
-            .verdict(Verdict::Pass, "Secure Boot is off")
-            .found("Secure Boot is off")
+            .verdict(Verdict::Pass, tr!("Secure Boot is off"))
+            .found(tr!("Secure Boot is off"))
             .evidence("efivars SecureBoot: disabled"),
         (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => c
-            .verdict(Verdict::Pass, "legacy BIOS boot: no Secure Boot")
-            .found("No Secure Boot (legacy BIOS boot)")
+            .verdict(Verdict::Pass, tr!("legacy BIOS boot: no Secure Boot"))
+            .found(tr!("No Secure Boot (legacy BIOS boot)"))
             .evidence("/sys/firmware/efi: absent"),
-        (None, _) => c.verdict(Verdict::Skipped, MISSING),
+        (None, _) => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
     }
 }
 
 pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
     let Some(n) = cx.nvml else {
-        return c.verdict(Verdict::Skipped, MISSING);
+        return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING));
     };
     match &n.status {
         SourceStatus::Nvml { library, attempts } => {
             let mut c = c
-                .verdict(Verdict::Pass, format!("loaded {library}; {} GPU(s)", n.inventory.gpus.len()))
-                .found("The driver's management library (NVML) works");
+                .verdict(Verdict::Pass, tr!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()))
+                .found(tr!("The driver's management library (NVML) works"));
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
@@ -239,7 +250,7 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
         SourceStatus::Unavailable(no) => {
             let mut c = c
                 .verdict(Verdict::Fail, no.summary.clone())
-                .found("The driver's management library (NVML) does not start")
+                .found(tr!("The driver's management library (NVML) does not start"))
                 .text(no.next_step.clone());
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
@@ -249,16 +260,16 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
         SourceStatus::Asleep { functions } => c
             .verdict(
                 Verdict::Info,
-                format!(
-                    "not opened: the GPU is asleep ({}: {})",
+                tr!(
+                    "not opened: the GPU is asleep ({state}: {functions})",
                     // Judged by the machine's platform, so a Windows capture reads the same on Linux.
-                    if cx.v.meta().platform == "windows" { "power state D3" } else { "runtime-suspended" },
-                    functions.join(", ")
+                    state = if cx.v.meta().platform == "windows" { tr!("power state D3") } else { tr!("runtime-suspended") },
+                    functions = functions.join(", ")
                 ),
             )
-            .found("The GPU is asleep, so NVML was left closed"),
+            .found(tr!("The GPU is asleep, so NVML was left closed")),
         SourceStatus::Opening | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {
-            c.verdict(Verdict::Skipped, "not probed")
+            c.verdict(Verdict::Skipped, tr!("not probed"))
         }
     }
 }
@@ -268,38 +279,38 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
     let lib = cx.v.meta().libraries.iter().find(|l| l.name == "libnvidia-ml.so.1");
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
     let nvml_says = matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions"));
-    let mismatch_fix = "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version.";
-    let mismatch = "The driver was updated but the old kernel module still runs";
+    let mismatch_fix = tr!("Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version.");
+    let mismatch = tr!("The driver was updated but the old kernel module still runs");
     match (&kernel, &lib_ver) {
         (Some(k), Some(l)) if k != l => c
-            .verdict(Verdict::Fail, format!("the driver was updated: kernel module {k}, libraries {l}"))
+            .verdict(Verdict::Fail, tr!("the driver was updated: kernel module {k}, libraries {l}", k = k, l = l))
             .found(mismatch)
-            .explain("The libraries on disk were updated but the old kernel module is still running.")
+            .explain(tr!("The libraries on disk were updated but the old kernel module is still running."))
             .evidence(format!("/proc/driver/nvidia/version: {k}"))
             .evidence(format!("{}: {l}", lib.map(|x| x.real_path.as_str()).unwrap_or("")))
             .text(mismatch_fix)
             .cmd("sudo reboot"),
         _ if nvml_says => c
-            .verdict(Verdict::Fail, "NVML reports a driver/library version mismatch: the driver was updated")
+            .verdict(Verdict::Fail, tr!("NVML reports a driver/library version mismatch: the driver was updated"))
             .found(mismatch)
             .evidence("nvmlInit: LIB_RM_VERSION_MISMATCH")
             .text(mismatch_fix)
             .cmd("sudo reboot"),
         (Some(k), Some(_)) => {
-            c.verdict(Verdict::Pass, format!("both {k}")).found("The kernel module and the libraries match")
+            c.verdict(Verdict::Pass, tr!("both {k}", k = k)).found(tr!("The kernel module and the libraries match"))
         }
         (Some(k), None) => c
-            .verdict(Verdict::Info, format!("kernel module {k}; the library's version is not in its file name"))
-            .found("The library's version is unknown; nothing to compare"),
+            .verdict(Verdict::Info, tr!("kernel module {k}; the library's version is not in its file name", k = k))
+            .found(tr!("The library's version is unknown; nothing to compare")),
         (None, _) => {
-            c.verdict(Verdict::Skipped, "no kernel module version to compare (module not loaded, WSL or container)")
+            c.verdict(Verdict::Skipped, tr!("no kernel module version to compare (module not loaded, WSL or container)"))
         }
     }
 }
 
 pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() || cx.module("nvidia") != Some(true) {
-        return c.verdict(Verdict::Skipped, "for a Linux host with the driver loaded only");
+        return c.verdict(Verdict::Skipped, tr!("for a Linux host with the driver loaded only"));
     }
     let modes: Vec<(u32, bool)> = cx
         .nvml
@@ -308,20 +319,20 @@ pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
     if !modes.is_empty() {
         let on = modes.iter().filter(|m| m.1).count();
         return if on == modes.len() {
-            c.verdict(Verdict::Info, "persistence mode is on: the driver stays initialised between jobs")
-                .found("Persistence mode is on")
+            c.verdict(Verdict::Info, tr!("persistence mode is on: the driver stays initialised between jobs"))
+                .found(tr!("Persistence mode is on"))
         } else {
-            c.verdict(Verdict::Info, format!("persistence mode is off on {} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", modes.len() - on))
-                .found("Persistence mode is off")
+            c.verdict(Verdict::Info, tr!("persistence mode is off on {n} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", n = modes.len() - on))
+                .found(tr!("Persistence mode is off"))
                 .cmd("sudo systemctl enable --now nvidia-persistenced")
         };
     }
     if cx.v.exists("/run/nvidia-persistenced/socket") || cx.v.exists("/var/run/nvidia-persistenced/socket") {
-        c.verdict(Verdict::Info, "nvidia-persistenced is running (the driver stays initialised between jobs)")
-            .found("The persistence daemon is running")
+        c.verdict(Verdict::Info, tr!("nvidia-persistenced is running (the driver stays initialised between jobs)"))
+            .found(tr!("The persistence daemon is running"))
     } else {
-        c.verdict(Verdict::Info, "nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)")
-            .found("The persistence daemon is not running")
+        c.verdict(Verdict::Info, tr!("nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)"))
+            .found(tr!("The persistence daemon is not running"))
             .cmd("sudo systemctl enable --now nvidia-persistenced")
     }
 }
@@ -339,22 +350,22 @@ pub(super) fn drv_10(c: Check, cx: &Ctx) -> Check {
         })
         .unwrap_or_default();
     let (Some(open), false) = (flavour, ccs.is_empty()) else {
-        return c.verdict(Verdict::Skipped, "needs the module flavour and the GPUs' compute capability");
+        return c.verdict(Verdict::Skipped, tr!("needs the module flavour and the GPUs' compute capability"));
     };
     let old: Vec<String> = ccs.iter().filter(|(_, cc)| *cc < 7.5).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
     let new: Vec<String> =
         ccs.iter().filter(|(_, cc)| *cc >= 10.0).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
     if open && !old.is_empty() {
-        c.verdict(Verdict::Fail, format!("the open kernel modules do not support GPUs older than Turing: {}", old.join(", ")))
-            .found("The open kernel module cannot drive this older GPU")
-            .text("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates).")
+        c.verdict(Verdict::Fail, tr!("the open kernel modules do not support GPUs older than Turing: {gpus}", gpus = old.join(", ")))
+            .found(tr!("The open kernel module cannot drive this older GPU"))
+            .text(tr!("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates)."))
     } else if !open && !new.is_empty() {
-        c.verdict(Verdict::Fail, format!("Blackwell GPUs need the open kernel modules: {}", new.join(", ")))
-            .found("This Blackwell GPU needs the open kernel module")
-            .text("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option).")
+        c.verdict(Verdict::Fail, tr!("Blackwell GPUs need the open kernel modules: {gpus}", gpus = new.join(", ")))
+            .found(tr!("This Blackwell GPU needs the open kernel module"))
+            .text(tr!("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option)."))
     } else {
-        c.verdict(Verdict::Pass, format!("{} kernel module suits every GPU", if open { "open" } else { "proprietary" }))
-            .found("The kernel module flavour suits every GPU")
+        c.verdict(Verdict::Pass, if open { tr!("open kernel module suits every GPU") } else { tr!("proprietary kernel module suits every GPU") })
+            .found(tr!("The kernel module flavour suits every GPU"))
     }
 }
 
@@ -372,33 +383,33 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     let cuda = cx.v.meta().cuda.as_ref().and_then(|p| p.did_not_return);
     if nvml.is_none() && cuda.is_none() {
         if cx.nvml.is_some_and(|n| matches!(n.status, SourceStatus::Asleep { .. })) && cx.v.meta().cuda.is_none() {
-            return c.verdict(Verdict::Skipped, "not called: the GPU is asleep, and calling the driver would wake it");
+            return c.verdict(Verdict::Skipped, tr!("not called: the GPU is asleep, and calling the driver would wake it"));
         }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
         return if probed {
-            c.verdict(Verdict::Pass, "NVML and cuInit returned (whatever they answered)")
-                .found("No call into the driver hangs")
+            c.verdict(Verdict::Pass, tr!("NVML and cuInit returned (whatever they answered)"))
+                .found(tr!("No call into the driver hangs"))
         } else {
-            c.verdict(Verdict::Skipped, "the driver was not called")
+            c.verdict(Verdict::Skipped, tr!("the driver was not called"))
         };
     }
     let mut hung = Vec::new();
     if let Some(s) = nvml {
         let call = cx.nvml.and_then(|n| n.hung_call.clone());
         hung.push(match call {
-            Some(call) => format!("NVML did not answer within {s} s ({call} had not returned)"),
-            None => format!("NVML did not answer within {s} s"),
+            Some(call) => tr!("NVML did not answer within {s} s ({call} had not returned)", s = s, call = call),
+            None => tr!("NVML did not answer within {s} s", s = s),
         });
     }
     if let Some(s) = cuda {
         let call = cx.v.meta().cuda.as_ref().and_then(|p| p.hung_call.clone()).unwrap_or_else(|| "cuInit".into());
-        hung.push(format!("{call} did not return within {s} s"));
+        hung.push(tr!("{call} did not return within {s} s", call = call, s = s));
     }
     let mut c = c
         .verdict(Verdict::Fail, hung.join("; "))
-        .found("The NVIDIA driver is not responding (calls into it do not return)")
+        .found(tr!("The NVIDIA driver is not responding (calls into it do not return)"))
         .explain(
-            "A call into the driver that never returns means the driver or the GPU's firmware is wedged, not that it is missing: reinstalling does not help, and every program that touches the GPU (nvidia-smi too) will hang the same way.",
+            tr!("A call into the driver that never returns means the driver or the GPU's firmware is wedged, not that it is missing: reinstalling does not help, and every program that touches the GPU (nvidia-smi too) will hang the same way."),
         );
     for h in &hung {
         c = c.evidence(h.clone());
@@ -407,20 +418,21 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
         KernelLog::Lines(l) => {
             let signs = hang_lines(l);
             if signs.is_empty() {
-                c.evidence("kernel log: no timeout or Xid line among the NVIDIA lines read")
+                c.evidence(tr!("kernel log: no timeout or Xid line among the NVIDIA lines read"))
             } else {
-                signs.into_iter().fold(c, |c, l| c.evidence(format!("kernel log: {l}")))
+                signs.into_iter().fold(c, |c, l| c.evidence(tr!("kernel log: {line}", line = l)))
             }
         }
-        KernelLog::Unreadable(why) => c.evidence(format!(
-            "kernel log unknown (not readable: {why}); read it with: sudo dmesg | grep -i -e nvrm -e xid"
+        KernelLog::Unreadable(why) => c.evidence(tr!(
+            "kernel log unknown (not readable: {why}); read it with: sudo dmesg | grep -i -e nvrm -e xid",
+            why = why
         )),
     };
-    c.text("Save the kernel log for the bug report before anything else:")
+    c.text(tr!("Save the kernel log for the bug report before anything else:"))
         .cmd("sudo dmesg --ctime > nvidia-hang-dmesg.txt")
-        .text("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):")
+        .text(tr!("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):"))
         .cmd("sudo nvidia-smi --gpu-reset")
-        .text("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it.")
+        .text(tr!("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it."))
 }
 
 #[cfg(test)]

@@ -8,97 +8,104 @@
 use super::{Ctx, MISSING};
 use crate::diagnose::parse;
 use crate::diagnose::{Check, Verdict};
+use crate::tr;
 
 pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
     let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
-        return c.verdict(Verdict::Pass, "not set: CUDA programs see every GPU").found("CUDA programs see every GPU");
+        return c.verdict(Verdict::Pass, tr!("not set: CUDA programs see every GPU")).found(tr!("CUDA programs see every GPU"));
     };
     let gpus = cx.nvml_gpus();
     let c = c.evidence(format!("CUDA_VISIBLE_DEVICES={val:?}"));
     if gpus.is_empty() {
         return c
-            .verdict(Verdict::Info, format!("set to {val:?}; no GPU list to compare it with"))
-            .found("CUDA_VISIBLE_DEVICES is set (no GPU list to compare it with)");
+            .verdict(Verdict::Info, tr!("set to {val}; no GPU list to compare it with", val = format!("{val:?}")))
+            .found(tr!("CUDA_VISIBLE_DEVICES is set (no GPU list to compare it with)"));
     }
     let vis = parse::cuda_visible(val, &gpus);
     let shown = vis.gpus.iter().map(|g| format!("GPU {g}")).collect::<Vec<_>>().join(", ");
     if vis.gpus.is_empty() && vis.mig.is_empty() {
         let why = match &vis.cut_at {
-            None => "an empty value hides every GPU".to_string(),
-            Some(e) => {
-                format!("its first entry {e:?} matches no GPU, and CUDA ignores everything after an invalid entry")
-            }
+            None => tr!("an empty value hides every GPU").to_string(),
+            Some(e) => tr!(
+                "its first entry {entry} matches no GPU, and CUDA ignores everything after an invalid entry",
+                entry = format!("{e:?}")
+            ),
         };
         return c
-            .verdict(Verdict::Fail, format!("CUDA_VISIBLE_DEVICES={val:?} hides every GPU: {why}"))
-            .found("CUDA_VISIBLE_DEVICES hides every GPU")
+            .verdict(Verdict::Fail, tr!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why))
+            .found(tr!("CUDA_VISIBLE_DEVICES hides every GPU"))
             .cmd("unset CUDA_VISIBLE_DEVICES")
-            .text(format!(
-                "Or set it to GPU indices or UUIDs that exist here: {}",
-                gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
+            .text(tr!(
+                "Or set it to GPU indices or UUIDs that exist here: {gpus}",
+                gpus = gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
             ));
     }
     match vis.cut_at {
         Some(e) => c
             .verdict(
                 Verdict::Warn,
-                format!("only {shown} visible: {e:?} matches no GPU and hides every entry after it"),
+                tr!(
+                    "only {shown} visible: {entry} matches no GPU and hides every entry after it",
+                    shown = shown,
+                    entry = format!("{e:?}")
+                ),
             )
-            .found("CUDA_VISIBLE_DEVICES hides some GPUs by mistake"),
+            .found(tr!("CUDA_VISIBLE_DEVICES hides some GPUs by mistake")),
         None => c
             .verdict(
                 Verdict::Info,
-                format!(
-                    "CUDA sees {shown}{}",
-                    if vis.mig.is_empty() { String::new() } else { format!(" and MIG {}", vis.mig.join(", ")) }
-                ),
+                if vis.mig.is_empty() {
+                    tr!("CUDA sees {shown}", shown = shown)
+                } else {
+                    tr!("CUDA sees {shown} and MIG {mig}", shown = shown, mig = vis.mig.join(", "))
+                },
             )
-            .found("CUDA_VISIBLE_DEVICES selects some GPUs"),
+            .found(tr!("CUDA_VISIBLE_DEVICES selects some GPUs")),
     }
 }
 
 pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
-    let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let mut names: Vec<&str> = n.inventory.gpus.iter().map(|g| g.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();
     let order = cx.env("CUDA_DEVICE_ORDER");
     if n.inventory.gpus.len() < 2 || names.len() < 2 || order == Some("PCI_BUS_ID") {
         return c
-            .verdict(Verdict::Pass, "same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)")
-            .found("CUDA and nvidia-smi number the GPUs alike");
+            .verdict(Verdict::Pass, tr!("same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)"))
+            .found(tr!("CUDA and nvidia-smi number the GPUs alike"));
     }
     c.verdict(
         Verdict::Warn,
-        "different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0",
+        tr!("different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0"),
     )
-    .found("CUDA may number the GPUs differently from nvidia-smi")
-    .text("Set this before starting the program (or select GPUs by UUID):")
+    .found(tr!("CUDA may number the GPUs differently from nvidia-smi"))
+    .text(tr!("Set this before starting the program (or select GPUs by UUID):"))
     .cmd("export CUDA_DEVICE_ORDER=PCI_BUS_ID")
 }
 
 pub(super) fn env_03(c: Check, cx: &Ctx) -> Check {
     let Some(ld) = cx.env("LD_LIBRARY_PATH") else {
-        return c.verdict(Verdict::Pass, "LD_LIBRARY_PATH not set").found("Nothing shadows the driver's CUDA library");
+        return c.verdict(Verdict::Pass, tr!("LD_LIBRARY_PATH not set")).found(tr!("Nothing shadows the driver's CUDA library"));
     };
     let c = c.evidence(format!("LD_LIBRARY_PATH={ld}"));
     let libcuda = cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1");
     if let Some(l) = libcuda.filter(|l| l.path.contains("/stubs/")) {
         return c
-            .verdict(Verdict::Fail, format!("libcuda.so.1 resolves to the toolkit's stub library {}", l.path))
-            .found("A stub CUDA library shadows the driver's")
-            .explain("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'.")
-            .text(format!("Remove {} from LD_LIBRARY_PATH.", l.path.rsplit_once('/').map_or("", |x| x.0)));
+            .verdict(Verdict::Fail, tr!("libcuda.so.1 resolves to the toolkit's stub library {path}", path = l.path))
+            .found(tr!("A stub CUDA library shadows the driver's"))
+            .explain(tr!("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'."))
+            .text(tr!("Remove {dir} from LD_LIBRARY_PATH.", dir = l.path.rsplit_once('/').map_or("", |x| x.0)));
     }
     if let Some(l) = libcuda.filter(|l| l.path.contains("/compat/")) {
-        return c.verdict(Verdict::Warn, format!("libcuda.so.1 comes from a CUDA forward-compatibility package ({})", l.path)).found("A forward-compatibility CUDA library comes before the driver's").text("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility.");
+        return c.verdict(Verdict::Warn, tr!("libcuda.so.1 comes from a CUDA forward-compatibility package ({path})", path = l.path)).found(tr!("A forward-compatibility CUDA library comes before the driver's")).text(tr!("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility."));
     }
     if ld.split(':').any(|d| d.contains("/stubs")) {
         return c
-            .verdict(Verdict::Warn, "a stubs directory is on LD_LIBRARY_PATH")
-            .found("A CUDA stubs directory is on LD_LIBRARY_PATH")
-            .text("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking.");
+            .verdict(Verdict::Warn, tr!("a stubs directory is on LD_LIBRARY_PATH"))
+            .found(tr!("A CUDA stubs directory is on LD_LIBRARY_PATH"))
+            .text(tr!("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking."));
     }
-    c.verdict(Verdict::Pass, "no stub or compat driver library first in line")
-        .found("Nothing shadows the driver's CUDA library")
+    c.verdict(Verdict::Pass, tr!("no stub or compat driver library first in line"))
+        .found(tr!("Nothing shadows the driver's CUDA library"))
 }

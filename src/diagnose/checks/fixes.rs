@@ -12,6 +12,7 @@
 
 use crate::diagnose::FixStep;
 use crate::diagnose::parse::Distro;
+use crate::tr;
 
 fn text(t: &str) -> FixStep {
     FixStep::Text(t.to_string())
@@ -23,36 +24,36 @@ fn cmd(c: &str) -> FixStep {
 
 /// Installing the NVIDIA driver from the distribution's packages.
 pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
-    let reboot = text("Reboot once the installation has finished.");
+    let reboot = text(tr!("Reboot once the installation has finished."));
     match d {
         Distro::Ubuntu => {
-            vec![text("Install the recommended NVIDIA driver:"), cmd("sudo ubuntu-drivers install"), reboot]
+            vec![text(tr!("Install the recommended NVIDIA driver:")), cmd("sudo ubuntu-drivers install"), reboot]
         }
         Distro::Debian => vec![
             text(
-                "Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs).",
+                tr!("Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs)."),
             ),
             cmd("sudo apt update"),
             cmd("sudo apt install nvidia-driver firmware-misc-nonfree"),
             reboot,
         ],
         Distro::Fedora => vec![
-            text("Enable the RPM Fusion free and nonfree repositories (https://rpmfusion.org/Configuration)."),
+            text(tr!("Enable the RPM Fusion free and nonfree repositories (https://rpmfusion.org/Configuration).")),
             cmd("sudo dnf install akmod-nvidia"),
-            text("For CUDA and nvidia-smi, also:"),
+            text(tr!("For CUDA and nvidia-smi, also:")),
             cmd("sudo dnf install xorg-x11-drv-nvidia-cuda"),
-            text("Wait a few minutes for the kernel module to be built, then reboot."),
+            text(tr!("Wait a few minutes for the kernel module to be built, then reboot.")),
         ],
         Distro::Arch => vec![
             cmd("sudo pacman -S nvidia-open"),
             text(
-                "GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead.",
+                tr!("GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead."),
             ),
             reboot,
         ],
         Distro::RedHat | Distro::Suse | Distro::Unknown => vec![
             text(
-                "Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx.",
+                tr!("Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx."),
             ),
             reboot,
         ],
@@ -66,7 +67,7 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
         Distro::Fedora | Distro::RedHat | Distro::Suse => cmd("sudo dracut --force"),
         Distro::Arch => cmd("sudo mkinitcpio -P"),
         Distro::Unknown => text(
-            "Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P).",
+            tr!("Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P)."),
         ),
     }
 }
@@ -74,7 +75,7 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
 /// Keeping nouveau off the GPU: blacklist it, rebuild the initramfs, reboot.
 pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
     vec![
-        text("Stop the nouveau driver from loading at boot:"),
+        text(tr!("Stop the nouveau driver from loading at boot:")),
         cmd(
             "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
         ),
@@ -87,48 +88,48 @@ pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
 pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
     match d {
         Distro::Ubuntu | Distro::Debian => vec![
-            text("After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."),
+            text(tr!("After a kernel update: install the headers for the running kernel, rebuild the module, then reboot.")),
             cmd("sudo apt install linux-headers-$(uname -r)"),
             cmd("sudo dkms autoinstall"),
         ],
         Distro::Fedora => vec![
-            text("After a kernel update: rebuild the module for the running kernel, then reboot."),
+            text(tr!("After a kernel update: rebuild the module for the running kernel, then reboot.")),
             cmd("sudo akmods --force"),
         ],
         _ => vec![text(
-            "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot.",
+            tr!("After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot."),
         )],
     }
 }
 
 /// Making Secure Boot accept the module: signed packages, or enrolling the signing key.
 pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
-    let disable = text("Or turn Secure Boot off in the firmware (UEFI) settings.");
-    let enroll = text("Reboot and finish the blue 'MOK management' screen with the password you chose.");
+    let disable = text(tr!("Or turn Secure Boot off in the firmware (UEFI) settings."));
+    let enroll = text(tr!("Reboot and finish the blue 'MOK management' screen with the password you chose."));
     match d {
         Distro::Ubuntu => vec![
-            text("Install the driver from Ubuntu's signed packages:"),
+            text(tr!("Install the driver from Ubuntu's signed packages:")),
             cmd("sudo ubuntu-drivers install"),
-            text("Or enroll the key DKMS signs the module with:"),
+            text(tr!("Or enroll the key DKMS signs the module with:")),
             cmd("sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"),
             enroll,
             disable,
         ],
         Distro::Debian => vec![
-            text("Enroll the key DKMS signs the module with:"),
+            text(tr!("Enroll the key DKMS signs the module with:")),
             cmd("sudo mokutil --import /var/lib/dkms/mok.pub"),
             enroll,
             disable,
         ],
         Distro::Fedora => vec![
-            text("Enroll the key akmods signs the module with:"),
+            text(tr!("Enroll the key akmods signs the module with:")),
             cmd("sudo mokutil --import /etc/pki/akmods/certs/public_key.der"),
             enroll,
             disable,
         ],
         _ => vec![
             text(
-                "Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot.",
+                tr!("Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot."),
             ),
             disable,
         ],
@@ -140,29 +141,29 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
 /// Linux display driver in WSL"; use the WSL-Ubuntu toolkit package, which has no driver).
 pub(super) fn remove_linux_driver_in_wsl(d: Distro) -> Vec<FixStep> {
     let run_file =
-        text("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall");
+        text(tr!("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall"));
     match d {
         Distro::Ubuntu | Distro::Debian => vec![
-            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
+            text(tr!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
             cmd("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         Distro::Fedora | Distro::RedHat => vec![
-            text("Remove the Linux driver packages (the CUDA toolkit can stay):"),
+            text(tr!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
             cmd("sudo dnf remove 'nvidia-driver*' 'xorg-x11-drv-nvidia*' 'akmod-nvidia*'"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         Distro::Arch => vec![
-            text("Remove the Linux driver packages:"),
+            text(tr!("Remove the Linux driver packages:")),
             cmd("sudo pacman -Rns nvidia-utils"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         _ => vec![
             text(
-                "Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig",
+                tr!("Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig"),
             ),
             run_file,
         ],

@@ -8,41 +8,42 @@
 
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::{Check, FixStep, Verdict};
+use crate::tr;
 
 pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = &cx.pci else {
         if cx.wsl.is_some() {
             return c
-                .verdict(Verdict::Info, "WSL has no PCI view of the GPU; the Windows driver provides it")
-                .found("Windows provides the GPU to WSL (no PCI view here)")
+                .verdict(Verdict::Info, tr!("WSL has no PCI view of the GPU; the Windows driver provides it"))
+                .found(tr!("Windows provides the GPU to WSL (no PCI view here)"))
                 .evidence("/sys/bus/pci/devices: not present");
         }
-        return c.verdict(Verdict::Skipped, MISSING).evidence("/sys/bus/pci/devices: not readable");
+        return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence("/sys/bus/pci/devices: not readable");
     };
     if pci.is_empty() {
         if cx.container.is_some() || cx.wsl.is_some() {
             return c
-                .verdict(Verdict::Info, "no NVIDIA PCI function visible here (normal in containers and WSL)")
-                .found("No NVIDIA PCI device is visible here (normal in a container)")
+                .verdict(Verdict::Info, tr!("no NVIDIA PCI function visible here (normal in containers and WSL)"))
+                .found(tr!("No NVIDIA PCI device is visible here (normal in a container)"))
                 .evidence("/sys/bus/pci/devices: no vendor 0x10de display functions");
         }
         return c
-            .verdict(Verdict::Fail, "no NVIDIA GPU is visible on the PCI bus")
-            .found("No NVIDIA GPU is visible on the PCI bus")
-            .explain("Nothing else can work until the system sees the card.")
+            .verdict(Verdict::Fail, tr!("no NVIDIA GPU is visible on the PCI bus"))
+            .found(tr!("No NVIDIA GPU is visible on the PCI bus"))
+            .explain(tr!("Nothing else can work until the system sees the card."))
             .evidence("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function")
-            .text("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM.");
+            .text(tr!("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM."));
     }
     let mut c = c
         .verdict(
             Verdict::Pass,
-            format!(
-                "{} NVIDIA GPU(s): {}",
-                pci.len(),
-                pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
+            tr!(
+                "{n} NVIDIA GPU(s): {list}",
+                n = pci.len(),
+                list = pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
             ),
         )
-        .found(format!("{} NVIDIA GPU(s) found on the PCI bus", pci.len()));
+        .found(tr!("{n} NVIDIA GPU(s) found on the PCI bus", n = pci.len()));
     for g in pci {
         c = c.evidence(format!("/sys/bus/pci/devices/{}: vendor 0x10de, display class", g.address));
     }
@@ -51,7 +52,7 @@ pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = cx.pci.as_ref().filter(|p| !p.is_empty()) else {
-        return c.verdict(Verdict::Skipped, "no NVIDIA PCI function to look at");
+        return c.verdict(Verdict::Skipped, tr!("no NVIDIA PCI function to look at"));
     };
     let mut worst = Verdict::Pass;
     let mut c = c;
@@ -62,7 +63,7 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
         let v = match d {
             "nvidia" => Verdict::Pass,
             "vfio-pci" | "pci-stub" => {
-                fixes.push(FixStep::Text(format!("GPU {} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", g.address)));
+                fixes.push(FixStep::Text(tr!("GPU {address} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", address = g.address, d = d)));
                 Verdict::Warn
             }
             "nouveau" => {
@@ -70,9 +71,9 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
                 Verdict::Fail
             }
             _ => {
-                fixes.push(FixStep::Text(format!(
-                    "GPU {} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:",
-                    g.address
+                fixes.push(FixStep::Text(tr!(
+                    "GPU {address} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:",
+                    address = g.address
                 )));
                 fixes.push(FixStep::Command("sudo modprobe nvidia".into()));
                 Verdict::Fail
@@ -81,20 +82,21 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
         worst = worst.max(v);
     }
     let summary = match worst {
-        Verdict::Pass => "every GPU is bound to the nvidia driver".to_string(),
-        _ => format!(
-            "not every GPU is bound to the nvidia driver ({})",
-            pci.iter()
+        Verdict::Pass => tr!("every GPU is bound to the nvidia driver").to_string(),
+        _ => tr!(
+            "not every GPU is bound to the nvidia driver ({list})",
+            list = pci
+                .iter()
                 .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or("none")))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
     };
     let finding = match pci.iter().find(|g| g.driver.as_deref() != Some("nvidia")) {
-        None => "Every GPU is bound to the NVIDIA driver".to_string(),
+        None => tr!("Every GPU is bound to the NVIDIA driver").to_string(),
         Some(g) => match g.driver.as_deref() {
-            Some(d) => format!("GPU {} is bound to {d}, not to the NVIDIA driver", g.address),
-            None => format!("GPU {} has no kernel driver bound", g.address),
+            Some(d) => tr!("GPU {address} is bound to {d}, not to the NVIDIA driver", address = g.address, d = d),
+            None => tr!("GPU {address} has no kernel driver bound", address = g.address),
         },
     };
     let mut c = c.verdict(worst, summary).found(finding);
@@ -111,7 +113,7 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
     let (Some(pci), true) = (cx.pci.as_ref().filter(|p| !p.is_empty()), cx.nvml_open()) else {
-        return c.verdict(Verdict::Skipped, "needs both the PCI list and NVML");
+        return c.verdict(Verdict::Skipped, tr!("needs both the PCI list and NVML"));
     };
     let nvml_ids: Vec<String> = cx
         .nvml
@@ -123,17 +125,17 @@ pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
         .evidence(format!("PCI: {}", pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")))
         .evidence(format!("NVML: {}", nvml_ids.join(", ")));
     if missing.is_empty() {
-        c.verdict(Verdict::Pass, format!("all {} GPU(s) managed by the driver", pci.len()))
-            .found("The driver manages every GPU on the PCI bus")
+        c.verdict(Verdict::Pass, tr!("all {n} GPU(s) managed by the driver", n = pci.len()))
+            .found(tr!("The driver manages every GPU on the PCI bus"))
     } else if nvml_ids.is_empty() {
-        c.verdict(Verdict::Fail, "the driver manages none of the PCI GPUs")
-            .found("The driver manages none of the GPUs on the PCI bus")
-            .text("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':")
+        c.verdict(Verdict::Fail, tr!("the driver manages none of the PCI GPUs"))
+            .found(tr!("The driver manages none of the GPUs on the PCI bus"))
+            .text(tr!("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else {
-        c.verdict(Verdict::Warn, format!("NVML does not see {}", missing.join(", ")))
-            .found(format!("The driver does not manage {}", missing.join(", ")))
-            .text("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:")
+        c.verdict(Verdict::Warn, tr!("NVML does not see {gpus}", gpus = missing.join(", ")))
+            .found(tr!("The driver does not manage {gpus}", gpus = missing.join(", ")))
+            .text(tr!("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     }
 }

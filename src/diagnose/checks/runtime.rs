@@ -17,13 +17,13 @@ use crate::telemetry::throttle;
 pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
     if let Some(secs) = cx.nvml.and_then(|n| n.did_not_return) {
         // Not "all GPUs answer": one did not, within the time the checks waited.
-        let call = cx.nvml.and_then(|n| n.hung_call.clone()).unwrap_or_else(|| "an NVML call".into());
+        let call = cx.nvml.and_then(|n| n.hung_call.clone()).unwrap_or_else(|| crate::tr!("an NVML call").into());
         return c
-            .verdict(Verdict::Fail, format!("{call} did not return within {secs} s"))
-            .found("A GPU stopped answering the driver's queries");
+            .verdict(Verdict::Fail, crate::tr!("{call} did not return within {secs} s", call = call, secs = secs))
+            .found(crate::tr!("A GPU stopped answering the driver's queries"));
     }
     if !cx.nvml_open() {
-        return c.verdict(Verdict::Skipped, "NVML not open");
+        return c.verdict(Verdict::Skipped, crate::tr!("NVML not open"));
     }
     let lost: Vec<String> = cx
         .nvml_samples()
@@ -34,19 +34,20 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
         })
         .collect();
     if lost.is_empty() {
-        c.verdict(Verdict::Pass, "all GPUs answer").found("Every GPU answers")
+        c.verdict(Verdict::Pass, crate::tr!("all GPUs answer")).found(crate::tr!("Every GPU answers"))
     } else {
-        c.verdict(Verdict::Fail, format!("{} fell off the bus", lost.join(", ")))
-            .found(format!("{} fell off the bus", lost.join(", ")))
-            .explain("The GPU stopped responding on the PCIe bus (Xid 79).")
-            .text("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA.")
+        let gone = crate::tr!("{gpus} fell off the bus", gpus = lost.join(", "));
+        c.verdict(Verdict::Fail, gone.clone())
+            .found(gone)
+            .explain(crate::tr!("The GPU stopped responding on the PCIe bus (Xid 79)."))
+            .text(crate::tr!("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA."))
     }
 }
 
 /// The summary of a hardware-counter check when there is no GPU to read it from: nothing said
 /// about the counter, which a machine without a GPU (or NVML) cannot have or lack.
 fn no_gpu(cx: &Ctx) -> &'static str {
-    if cx.nvml_open() { "no GPU to read" } else { "no GPU data (NVML not open)" }
+    if cx.nvml_open() { crate::tr!("no GPU to read") } else { crate::tr!("no GPU data (NVML not open)") }
 }
 
 pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
@@ -57,9 +58,13 @@ pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
     let mut worst = Verdict::Skipped;
     for f in cx.facts() {
         if let Some(r) = f.remapped_rows.value() {
-            c = c.evidence(format!(
-                "GPU {}: remapped rows {} correctable, {} uncorrectable, pending {}, failure {}",
-                f.index, r.correctable, r.uncorrectable, r.pending, r.failed
+            c = c.evidence(crate::tr!(
+                "GPU {index}: remapped rows {correctable} correctable, {uncorrectable} uncorrectable, pending {pending}, failure {failed}",
+                index = f.index,
+                correctable = r.correctable,
+                uncorrectable = r.uncorrectable,
+                pending = r.pending,
+                failed = r.failed
             ));
             let v = if r.failed {
                 Verdict::Fail
@@ -71,39 +76,41 @@ pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
             worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
         }
         if let Some(p) = f.pages_pending_retirement.value() {
-            c = c.evidence(format!("GPU {}: retired pages pending: {p}", f.index));
+            c = c.evidence(crate::tr!("GPU {index}: retired pages pending: {p}", index = f.index, p = p));
             let v = if *p { Verdict::Warn } else { Verdict::Pass };
             worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
         }
     }
     match worst {
-        Verdict::Skipped => c.verdict(Verdict::Skipped, "not reported (GeForce boards do not have it)"),
-        Verdict::Pass => c.verdict(Verdict::Pass, "nothing pending, no failure").found("GPU memory repair is healthy"),
+        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::tr!("not reported (GeForce boards do not have it)")),
+        Verdict::Pass => c
+            .verdict(Verdict::Pass, crate::tr!("nothing pending, no failure"))
+            .found(crate::tr!("GPU memory repair is healthy")),
         Verdict::Warn => c
-            .verdict(Verdict::Warn, "a memory repair waits for a GPU reset")
-            .found("A GPU memory repair waits for a reset")
-            .text("Reset the GPU (nvidia-smi -r -i with its index, as root, with no process on it) or reboot when convenient."),
+            .verdict(Verdict::Warn, crate::tr!("a memory repair waits for a GPU reset"))
+            .found(crate::tr!("A GPU memory repair waits for a reset"))
+            .text(crate::tr!("Reset the GPU (nvidia-smi -r -i with its index, as root, with no process on it) or reboot when convenient.")),
         _ => c
-            .verdict(Verdict::Fail, "row remapping failed: the GPU has no spare memory rows left")
-            .found("The GPU has run out of spare memory rows")
-            .text("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU."),
+            .verdict(Verdict::Fail, crate::tr!("row remapping failed: the GPU has no spare memory rows left"))
+            .found(crate::tr!("The GPU has run out of spare memory rows"))
+            .text(crate::tr!("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU.")),
     }
 }
 
 pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here("native Linux", "WSL has no NVRM kernel log");
+        return c.not_here("native Linux", crate::tr!("WSL has no NVRM kernel log"));
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
-        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, format!("unknown: {why}")),
+        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, crate::tr!("unknown: {why}", why = why)),
     };
     let from =
         cx.v.meta()
             .kernel_log_source
             .as_ref()
             .and_then(|s| s.read.clone())
-            .map_or(String::new(), |s| format!(" (read from {s})"));
+            .map_or(String::new(), |s| crate::tr!(" (read from {source})", source = s));
     let xs = parse::xids(lines);
     if xs.is_empty() {
         // No Xid number, but the driver may still have said it failed: quote what was read.
@@ -121,20 +128,27 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             let mut c = c
                 .verdict(
                     Verdict::Warn,
-                    format!("no Xid number, but {} driver or PCIe error line(s){from}", errors.len()),
+                    crate::tr!(
+                        "no Xid number, but {n} driver or PCIe error line(s){from}",
+                        n = errors.len(),
+                        from = from
+                    ),
                 )
-                .found("The kernel log shows NVIDIA driver errors");
+                .found(crate::tr!("The kernel log shows NVIDIA driver errors"));
             for l in errors.iter().rev().take(6).rev() {
                 c = c.evidence((*l).clone());
             }
             return c
-                .text("Save the full kernel log for a report:")
+                .text(crate::tr!("Save the full kernel log for a report:"))
                 .cmd("sudo dmesg > dmesg.txt")
-                .text("Errors when the driver starts (RmInitAdapter, GSP) usually need a driver update or a reboot; PCIe errors (AER) point at the slot, riser or cable: reseat the card.");
+                .text(crate::tr!("Errors when the driver starts (RmInitAdapter, GSP) usually need a driver update or a reboot; PCIe errors (AER) point at the slot, riser or cable: reseat the card."));
         }
         return c
-            .verdict(Verdict::Pass, format!("no Xid errors in the {} NVIDIA kernel-log line(s){from}", lines.len()))
-            .found("No GPU errors in the kernel log");
+            .verdict(
+                Verdict::Pass,
+                crate::tr!("no Xid errors in the {n} NVIDIA kernel-log line(s){from}", n = lines.len(), from = from),
+            )
+            .found(crate::tr!("No GPU errors in the kernel log"));
     }
     let mut c = c;
     let mut worst = Verdict::Info;
@@ -147,7 +161,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
         if !codes.contains(&x.code) {
             codes.push(x.code);
-            c = c.text(format!("Xid {} ({}): {text}", x.code, x.pci));
+            c = c.text(crate::tr!("Xid {code} ({pci}): {text}", code = x.code, pci = x.pci, text = text));
         }
         match groups.iter_mut().find(|g| g.0 == x.code && g.1 == x.pci) {
             Some(g) => {
@@ -161,7 +175,14 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(if *n == 1 {
             (*first).to_string()
         } else {
-            format!("Xid {code} on {pci} logged {n} times; first: {first}; last: {last}")
+            crate::tr!(
+                "Xid {code} on {pci} logged {n} times; first: {first}; last: {last}",
+                code = code,
+                pci = pci,
+                n = n,
+                first = first,
+                last = last
+            )
         });
     }
     let list = codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
@@ -169,12 +190,14 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     let finding = match xs.iter().find(|x| parse::xid_meaning(x.code).0) {
         Some(x) => {
             let meaning = parse::xid_meaning(x.code).1;
-            let first = meaning.split(". ").next().unwrap_or(meaning).trim_end_matches('.');
-            format!("{first} (Xid {} on {})", x.code, x.pci)
+            // Its first sentence (the catalogue's Chinese ends a sentence with "。").
+            let first = meaning.split(". ").next().unwrap_or(meaning);
+            let first = first.split('。').next().unwrap_or(first).trim_end_matches('.');
+            crate::tr!("{first} (Xid {code} on {pci})", first = first, code = x.code, pci = x.pci)
         }
-        None => format!("The kernel log shows GPU errors (Xid {list})"),
+        None => crate::tr!("The kernel log shows GPU errors (Xid {list})", list = list),
     };
-    c.verdict(worst, format!("Xid {list} logged")).found(finding)
+    c.verdict(worst, crate::tr!("Xid {list} logged", list = list)).found(finding)
 }
 
 pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {

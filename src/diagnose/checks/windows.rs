@@ -16,6 +16,7 @@ use crate::diagnose::view::Tdr;
 use crate::diagnose::winfacts::{self, WindowsFacts};
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 
 fn facts<'a>(cx: &'a Ctx) -> Option<&'a WindowsFacts> {
     cx.v.meta().windows.as_ref()
@@ -36,21 +37,31 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
     let mut c = c;
     for a in &f.adapters {
         let mut state = match a.problem {
-            Some(0) => "working".to_string(),
+            Some(0) => tr!("working").to_string(),
             Some(p) => winfacts::problem_text(p).0.to_string(),
-            None => "status unknown".to_string(),
+            None => tr!("status unknown").to_string(),
         };
         if let Some(p) = &a.power_state {
-            state.push_str(&format!(", power state {p}{}", if a.asleep() { " (asleep)" } else { "" }));
+            state.push_str(&if a.asleep() {
+                tr!(", power state {p} (asleep)", p = p)
+            } else {
+                tr!(", power state {p}", p = p)
+            });
         }
         // NVIDIA's numbering only for NVIDIA's drivers (Intel's and AMD's follow other rules).
         let version = |v: &String| if a.is_nvidia() && !a.basic_display() { nvidia_version(v) } else { v.clone() };
         let driver = match (&a.provider, &a.driver_version) {
-            (Some(p), Some(v)) => format!("{p} driver {}", version(v)),
-            (None, Some(v)) => format!("driver {}", version(v)),
-            _ => "no driver".to_string(),
+            (Some(p), Some(v)) => tr!("{provider} driver {version}", provider = p, version = version(v)),
+            (None, Some(v)) => tr!("driver {version}", version = version(v)),
+            _ => tr!("no driver").to_string(),
         };
-        c = c.evidence(format!("{}: {driver}, {state} [{}]", a.name, a.instance_id));
+        c = c.evidence(tr!(
+            "{adapter}: {driver}, {state} [{id}]",
+            adapter = a.name,
+            driver = driver,
+            state = state,
+            id = a.instance_id
+        ));
     }
     let nvidia: Vec<&winfacts::DisplayAdapter> = f.nvidia().collect();
     let nvml_gpus = cx.nvml.map_or(0, |n| n.inventory.gpus.len());
@@ -58,66 +69,74 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
         // The driver answers for GPUs the display-adapter list lacks: the list is what is short,
         // not the GPU (a compute-only card, or a machine whose device list could not be read).
         return c
-            .verdict(Verdict::Info, format!("NVML answers for {nvml_gpus} GPU(s); none is listed as a display adapter"))
-            .found(format!("The NVIDIA driver answers for {nvml_gpus} GPU(s)"))
-            .explain("A compute-only GPU (TCC or MCDM driver model) can be listed outside 'Display adapters', e.g. under 'Compute accelerators'. The GPUs answer, so the driver works; Device Manager shows where they are listed.");
+            .verdict(
+                Verdict::Info,
+                tr!("NVML answers for {n} GPU(s); none is listed as a display adapter", n = nvml_gpus),
+            )
+            .found(tr!("The NVIDIA driver answers for {n} GPU(s)", n = nvml_gpus))
+            .explain(tr!("A compute-only GPU (TCC or MCDM driver model) can be listed outside 'Display adapters', e.g. under 'Compute accelerators'. The GPUs answer, so the driver works; Device Manager shows where they are listed."));
     }
     if nvidia.is_empty() {
         return c
-            .verdict(Verdict::Fail, "Windows lists no NVIDIA display adapter")
-            .found("Windows does not see an NVIDIA GPU")
-            .explain("Device Manager has no NVIDIA device: the GPU is not detected at all. On laptops the NVIDIA GPU can be switched off in the firmware (a 'hybrid/discrete graphics' or 'MUX' setting) or by the maker's power tool; on desktops the card may be unseated, unpowered or faulty.")
-            .text("Desktops: power off, reseat the card and connect every power cable it has; try another PCIe slot. Laptops: check the firmware's graphics setting and the maker's control app (e.g. 'Eco mode').")
-            .text("Then look in Device Manager under 'Display adapters' (and 'Other devices') for the NVIDIA GPU:")
+            .verdict(Verdict::Fail, tr!("Windows lists no NVIDIA display adapter"))
+            .found(tr!("Windows does not see an NVIDIA GPU"))
+            .explain(tr!("Device Manager has no NVIDIA device: the GPU is not detected at all. On laptops the NVIDIA GPU can be switched off in the firmware (a 'hybrid/discrete graphics' or 'MUX' setting) or by the maker's power tool; on desktops the card may be unseated, unpowered or faulty."))
+            .text(tr!("Desktops: power off, reseat the card and connect every power cable it has; try another PCIe slot. Laptops: check the firmware's graphics setting and the maker's control app (e.g. 'Eco mode')."))
+            .text(tr!("Then look in Device Manager under 'Display adapters' (and 'Other devices') for the NVIDIA GPU:"))
             .cmd("devmgmt.msc");
     }
     if let Some(a) = nvidia.iter().find(|a| a.problem.is_some_and(|p| p != 0)) {
         let code = a.problem.unwrap_or(0);
         let (said, why) = winfacts::problem_text(code);
-        let c = c.verdict(Verdict::Fail, format!("{}: {said}", a.name));
+        let c = c.verdict(Verdict::Fail, tr!("{adapter}: {problem}", adapter = a.name, problem = said));
         return match code {
             22 => c
-                .found("The NVIDIA GPU is disabled in Device Manager")
-                .explain("A disabled device gets no driver: NVML, CUDA and every program see no NVIDIA GPU.")
-                .text("Enable it (Device Manager → Display adapters → right-click → Enable device), or in an administrator terminal:")
+                .found(tr!("The NVIDIA GPU is disabled in Device Manager"))
+                .explain(tr!("A disabled device gets no driver: NVML, CUDA and every program see no NVIDIA GPU."))
+                .text(tr!(
+                    "Enable it (Device Manager → Display adapters → right-click → Enable device), or in an administrator terminal:"
+                ))
                 .cmd(format!("pnputil /enable-device \"{}\"", a.instance_id)),
             28 => c
-                .found("No driver is installed for the NVIDIA GPU")
-                .explain(format!("Windows sees the GPU but {why}."))
-                .text("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."),
+                .found(tr!("No driver is installed for the NVIDIA GPU"))
+                .explain(tr!("Windows sees the GPU but {why}.", why = why))
+                .text(tr!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.")),
             43 => c
-                .found("Windows stopped the NVIDIA GPU (Code 43)")
-                .explain(format!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself."))
-                .text("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot.")
-                .text("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS)."),
+                .found(tr!("Windows stopped the NVIDIA GPU (Code 43)"))
+                .explain(tr!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself.", why = why))
+                .text(tr!("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot."))
+                .text(tr!("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS).")),
             _ => c
-                .found(format!("The NVIDIA GPU does not work (Code {code})"))
-                .explain(format!("Device Manager: {said}; usually {why}."))
-                .text("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot."),
+                .found(tr!("The NVIDIA GPU does not work (Code {code})", code = code))
+                .explain(tr!("Device Manager: {problem}; usually {why}.", problem = said, why = why))
+                .text(tr!("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot.")),
         };
     }
     if let Some(a) =
         nvidia.iter().find(|a| a.basic_display() || a.provider.as_deref().is_some_and(|p| p.contains("Microsoft")))
     {
         return c
-            .verdict(Verdict::Fail, format!("the NVIDIA GPU ({}) runs on Windows' fallback driver: {}", a.instance_id, a.name))
-            .found("The NVIDIA driver is not installed")
-            .explain("Windows drives the GPU with its basic display driver: the screen works, but there is no nvml.dll, no CUDA and no NVIDIA control panel.")
-            .text("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.");
+            .verdict(
+                Verdict::Fail,
+                tr!("the NVIDIA GPU ({id}) runs on Windows' fallback driver: {adapter}", id = a.instance_id, adapter = a.name),
+            )
+            .found(tr!("The NVIDIA driver is not installed"))
+            .explain(tr!("Windows drives the GPU with its basic display driver: the screen works, but there is no nvml.dll, no CUDA and no NVIDIA control panel."))
+            .text(tr!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."));
     }
     let list = nvidia
         .iter()
         .map(|a| match &a.driver_version {
-            Some(v) => format!("{} (driver {})", a.name, nvidia_version(v)),
+            Some(v) => tr!("{adapter} (driver {version})", adapter = a.name, version = nvidia_version(v)),
             None => a.name.clone(),
         })
         .collect::<Vec<_>>()
         .join(", ");
-    let c = c.verdict(Verdict::Pass, list).found("Windows sees the NVIDIA GPU and its driver works");
+    let c = c.verdict(Verdict::Pass, list).found(tr!("Windows sees the NVIDIA GPU and its driver works"));
     if f.hybrid() && nvidia.iter().any(|a| a.asleep()) {
         // A sleeping dGPU is how hybrid laptops save power, not a fault: say so before the user
         // reads 0 % in Task Manager as "the GPU is not used".
-        return c.explain("The NVIDIA GPU is asleep: on a laptop with two GPUs Windows powers it down while no program uses it, and Task Manager then shows it at 0 %. A CUDA program (or nvidia-smi) wakes it within a second; if your program still runs on the integrated GPU or the CPU, the check 'Programs held on the integrated GPU' and the PyTorch check say why.");
+        return c.explain(tr!("The NVIDIA GPU is asleep: on a laptop with two GPUs Windows powers it down while no program uses it, and Task Manager then shows it at 0 %. A CUDA program (or nvidia-smi) wakes it within a second; if your program still runs on the integrated GPU or the CPU, the check 'Programs held on the integrated GPU' and the PyTorch check say why."));
     }
     c
 }
@@ -128,22 +147,22 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
     let with_torch: Vec<&winfacts::PythonEnv> = f.pythons.iter().filter(|p| p.torch.is_some()).collect();
     if with_torch.is_empty() {
         return c
-            .verdict(Verdict::Skipped, format!("no PyTorch in the {} Python environment(s) found", f.pythons.len()));
+            .verdict(Verdict::Skipped, tr!("no PyTorch in the {n} Python environment(s) found", n = f.pythons.len()));
     }
     let mut c = c;
     for p in &with_torch {
-        c = c.evidence(format!(
-            "{}: torch {} ({})",
-            p.prefix,
-            p.torch.as_deref().unwrap_or("?"),
-            p.torch_cuda.as_deref().map_or("a CPU-only build".to_string(), |v| format!("built for CUDA {v}"))
+        c = c.evidence(tr!(
+            "{prefix}: torch {version} ({build})",
+            prefix = p.prefix,
+            version = p.torch.as_deref().unwrap_or("?"),
+            build = p.torch_cuda.as_deref().map_or(tr!("a CPU-only build").to_string(), |v| tr!("built for CUDA {v}", v = v))
         ));
     }
     let cpu: Vec<&&winfacts::PythonEnv> = with_torch.iter().filter(|p| p.torch_cuda.is_none()).collect();
     if cpu.is_empty() {
         return c
-            .verdict(Verdict::Pass, format!("{} environment(s) with a CUDA build of PyTorch", with_torch.len()))
-            .found("PyTorch is built for CUDA");
+            .verdict(Verdict::Pass, tr!("{n} environment(s) with a CUDA build of PyTorch", n = with_torch.len()))
+            .found(tr!("PyTorch is built for CUDA"));
     }
     let wheel = cx
         .nvml
@@ -155,10 +174,14 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
     let mut c = c
         .verdict(
             Verdict::Fail,
-            format!("CPU-only PyTorch ({}) in {}", cpu[0].torch.as_deref().unwrap_or("?"), cpu.iter().map(|p| p.prefix.as_str()).collect::<Vec<_>>().join(", ")),
+            tr!(
+                "CPU-only PyTorch ({version}) in {envs}",
+                version = cpu[0].torch.as_deref().unwrap_or("?"),
+                envs = cpu.iter().map(|p| p.prefix.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         )
-        .found("PyTorch is a CPU-only build: it cannot use the GPU")
-        .explain("A '+cpu' wheel (what a plain `pip install torch` gives on Windows) has no CUDA at all: torch.cuda.is_available() is False and front ends say 'Torch is not able to use GPU', whatever the driver. Reinstall it from PyTorch's CUDA index into the same environment.");
+        .found(tr!("PyTorch is a CPU-only build: it cannot use the GPU"))
+        .explain(tr!("A '+cpu' wheel (what a plain `pip install torch` gives on Windows) has no CUDA at all: torch.cuda.is_available() is False and front ends say 'Torch is not able to use GPU', whatever the driver. Reinstall it from PyTorch's CUDA index into the same environment."));
     for p in cpu.iter().take(3) {
         c = c.cmd(format!(
             "\"{}\" -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{wheel}",
@@ -172,7 +195,7 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
 pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
     if !f.hybrid() {
-        return c.verdict(Verdict::Skipped, "one GPU: nothing to choose between");
+        return c.verdict(Verdict::Skipped, tr!("one GPU: nothing to choose between"));
     }
     let saving: Vec<(&String, &String)> =
         f.gpu_preferences.iter().filter(|(_, v)| winfacts::gpu_preference(v) == Some(1)).collect();
@@ -180,7 +203,7 @@ pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
     for (exe, v) in &f.gpu_preferences {
         c = c.evidence(format!("{exe}: {v}"));
     }
-    let explain = "CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on.";
+    let explain = tr!("CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on.");
     if saving.is_empty() {
         // Pythons without a high-performance preference: their DirectML or Vulkan work goes to
         // the power-saving GPU, Windows' default for programs without one on hybrid laptops.
@@ -198,29 +221,29 @@ pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
             return c
                 .verdict(
                     Verdict::Info,
-                    format!(
-                        "hybrid graphics: {} program(s) with a preference, none set to power saving",
-                        f.gpu_preferences.len()
+                    tr!(
+                        "hybrid graphics: {n} program(s) with a preference, none set to power saving",
+                        n = f.gpu_preferences.len()
                     ),
                 )
-                .found("No program is held on the power-saving GPU")
+                .found(tr!("No program is held on the power-saving GPU"))
                 .explain(explain);
         }
         let mut c = c
-            .verdict(Verdict::Info, format!("hybrid graphics: {} Python interpreter(s) without a GPU preference use the power-saving GPU for DirectX work", unset.len()))
-            .found("Python's DirectML and Vulkan work runs on the integrated GPU")
+            .verdict(Verdict::Info, tr!("hybrid graphics: {n} Python interpreter(s) without a GPU preference use the power-saving GPU for DirectX work", n = unset.len()))
+            .found(tr!("Python's DirectML and Vulkan work runs on the integrated GPU"))
             .explain(explain)
-            .text("If a DirectML or Vulkan front end runs on the Intel/AMD GPU: Settings → System → Display → Graphics → add python.exe → High performance, or for this user:");
+            .text(tr!("If a DirectML or Vulkan front end runs on the Intel/AMD GPU: Settings → System → Display → Graphics → add python.exe → High performance, or for this user:"));
         for exe in unset.iter().take(3) {
             c = c.cmd(format!("reg add \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /v \"{exe}\" /t REG_SZ /d \"GpuPreference=2;\" /f"));
         }
         return c;
     }
     let names = saving.iter().map(|(e, _)| e.rsplit('\\').next().unwrap_or(e)).collect::<Vec<_>>().join(", ");
-    c.verdict(Verdict::Warn, format!("set to the power-saving (integrated) GPU: {names}"))
-        .found(format!("{names} set to run on the integrated GPU"))
+    c.verdict(Verdict::Warn, tr!("set to the power-saving (integrated) GPU: {names}", names = names))
+        .found(tr!("{names} set to run on the integrated GPU", names = names))
         .explain(explain)
-        .text("Settings → System → Display → Graphics: choose the program, Options → High performance (the NVIDIA GPU). Then restart it.")
+        .text(tr!("Settings → System → Display → Graphics: choose the program, Options → High performance (the NVIDIA GPU). Then restart it."))
 }
 
 /// The interpreter of a Python environment: `Scripts\python.exe` in a venv, `python.exe` otherwise.
@@ -239,13 +262,13 @@ pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
     let Some(events) = &f.tdr_events else {
         return match f.watchdog_dumps.len() {
-            0 => c.verdict(Verdict::Skipped, "the event log was not read"),
+            0 => c.verdict(Verdict::Skipped, tr!("the event log was not read")),
             n => c
                 .verdict(
                     Verdict::Warn,
-                    format!("{n} watchdog report(s) in LiveKernelReports\\WATCHDOG in the last 7 days"),
+                    tr!("{n} watchdog report(s) in LiveKernelReports\\WATCHDOG in the last 7 days", n = n),
                 )
-                .found("Windows reset the graphics driver recently")
+                .found(tr!("Windows reset the graphics driver recently"))
                 .evidence(f.watchdog_dumps.join(", ")),
         };
     };
@@ -256,23 +279,23 @@ pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
     }
     if n == 0 {
         return c
-            .verdict(Verdict::Pass, "no driver reset (event 4101) in the last 7 days")
-            .found("No driver resets lately");
+            .verdict(Verdict::Pass, tr!("no driver reset (event 4101) in the last 7 days"))
+            .found(tr!("No driver resets lately"));
     }
     let tdr = cx.v.meta().tdr.unwrap_or_default();
     let c = c
         .verdict(
             if n >= 3 { Verdict::Fail } else { Verdict::Warn },
-            format!("the display driver stopped responding and was recovered {n} time(s) in 7 days (event 4101)"),
+            tr!("the display driver stopped responding and was recovered {n} time(s) in 7 days (event 4101)", n = n),
         )
-        .found(format!("Windows reset the NVIDIA driver {n} time(s) this week"))
-        .explain("Windows resets the driver when the GPU does not answer within the watchdog's limit (TdrDelay, 2 s by default). Two causes: a compute kernel that runs longer than that on a GPU that also drives a display (CUDA error 702, 'the launch timed out'), or an unstable GPU (overclock or undervolt, overheating, power delivery, a driver bug).");
+        .found(tr!("Windows reset the NVIDIA driver {n} time(s) this week", n = n))
+        .explain(tr!("Windows resets the driver when the GPU does not answer within the watchdog's limit (TdrDelay, 2 s by default). Two causes: a compute kernel that runs longer than that on a GPU that also drives a display (CUDA error 702, 'the launch timed out'), or an unstable GPU (overclock or undervolt, overheating, power delivery, a driver bug)."));
     if tdr.delay.is_some_and(|d| d > 2) {
-        c.text("The watchdog limit is already raised: look for instability. Remove overclocks and undervolts (MSI Afterburner and similar back to defaults), check temperatures under load, update or clean-reinstall the driver.")
+        c.text(tr!("The watchdog limit is already raised: look for instability. Remove overclocks and undervolts (MSI Afterburner and similar back to defaults), check temperatures under load, update or clean-reinstall the driver."))
     } else {
-        c.text("If the resets come during long CUDA work on the GPU that drives your monitor: run the display on another GPU, or raise the limit in an administrator terminal and reboot:")
+        c.text(tr!("If the resets come during long CUDA work on the GPU that drives your monitor: run the display on another GPU, or raise the limit in an administrator terminal and reboot:"))
             .cmd("reg add \"HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /t REG_DWORD /d 60 /f")
-            .text("If they come during games or light use: remove overclocks and undervolts, check temperatures and power cables, and clean-reinstall the driver.")
+            .text(tr!("If they come during games or light use: remove overclocks and undervolts, check temperatures and power cables, and clean-reinstall the driver."))
     }
 }
 
@@ -280,54 +303,55 @@ pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
 pub(super) fn win_ver(c: Check, cx: &Ctx) -> Check {
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
     let hags = match f.hags {
-        Some(2) => "hardware-accelerated GPU scheduling on",
-        Some(1) => "hardware-accelerated GPU scheduling off",
-        _ => "hardware-accelerated GPU scheduling not set",
+        Some(2) => tr!("hardware-accelerated GPU scheduling on"),
+        Some(1) => tr!("hardware-accelerated GPU scheduling off"),
+        _ => tr!("hardware-accelerated GPU scheduling not set"),
     };
-    c.verdict(Verdict::Info, format!("{}; {hags}", f.edition())).found(format!("{} is installed", f.edition()))
+    c.verdict(Verdict::Info, tr!("{edition}; {hags}", edition = f.edition(), hags = hags))
+        .found(tr!("{edition} is installed", edition = f.edition()))
 }
 
 /// WIN-WSL: WSL from the Windows side: installed distributions and whether this Windows runs
 /// CUDA in them.
 pub(super) fn win_wsl(c: Check, cx: &Ctx) -> Check {
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
-    let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, "WSL is not installed") };
-    let c = c.evidence(format!(
-        "distributions: {}",
-        if distros.is_empty() { "none".to_string() } else { distros.join(", ") }
+    let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, tr!("WSL is not installed")) };
+    let c = c.evidence(tr!(
+        "distributions: {list}",
+        list = if distros.is_empty() { tr!("none").to_string() } else { distros.join(", ") }
     ));
     match f.build {
         Some(b) if b < winfacts::WSL_GPU_MIN_BUILD => c
-            .verdict(Verdict::Warn, format!("Windows build {b} is older than 19044 (Windows 10 21H2): WSL 2 gets no GPU"))
-            .found("This Windows is too old for CUDA in WSL")
-            .text("Update Windows (Settings → Windows Update) to Windows 10 21H2 or Windows 11, then update WSL:")
+            .verdict(Verdict::Warn, tr!("Windows build {b} is older than 19044 (Windows 10 21H2): WSL 2 gets no GPU", b = b))
+            .found(tr!("This Windows is too old for CUDA in WSL"))
+            .text(tr!("Update Windows (Settings → Windows Update) to Windows 10 21H2 or Windows 11, then update WSL:"))
             .cmd("wsl --update"),
         _ => c
-            .verdict(Verdict::Info, format!("{} WSL distribution(s); this Windows passes the GPU to WSL 2", distros.len()))
-            .found("WSL 2 can use the GPU here")
-            .explain("Inside WSL the GPU comes from this Windows driver (/usr/lib/wsl/lib): install no Linux NVIDIA driver in the distribution. Run gpu-doctor-cli check inside it for that side."),
+            .verdict(Verdict::Info, tr!("{n} WSL distribution(s); this Windows passes the GPU to WSL 2", n = distros.len()))
+            .found(tr!("WSL 2 can use the GPU here"))
+            .explain(tr!("Inside WSL the GPU comes from this Windows driver (/usr/lib/wsl/lib): install no Linux NVIDIA driver in the distribution. Run gpu-doctor-cli check inside it for that side.")),
     }
 }
 
 pub(super) fn win_02(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
-        return c.not_here("Windows", "Windows only");
+        return c.not_here("Windows", tr!("Windows only"));
     }
     let models: Vec<(u32, (String, String))> =
         cx.facts().iter().filter_map(|f| f.driver_model.value().map(|m| (f.index, m.clone()))).collect();
     if models.is_empty() {
-        return c.verdict(Verdict::Skipped, "not reported");
+        return c.verdict(Verdict::Skipped, tr!("not reported"));
     }
     if let Some((i, (cur, pend))) = models.iter().find(|(_, (c, p))| c != p) {
         return c
-            .verdict(Verdict::Warn, format!("GPU {i}: {cur} now, {pend} after a reboot"))
-            .found("A driver model change waits for a reboot")
-            .text("Reboot to apply the pending driver model.");
+            .verdict(Verdict::Warn, tr!("GPU {i}: {cur} now, {pend} after a reboot", i = i, cur = cur, pend = pend))
+            .found(tr!("A driver model change waits for a reboot"))
+            .text(tr!("Reboot to apply the pending driver model."));
     }
     let list = models.iter().map(|(i, (cur, _))| format!("GPU {i}: {cur}")).collect::<Vec<_>>().join(", ");
-    c.verdict(Verdict::Info, list).found("The driver model is set").explain(
-        "WDDM is needed for displays, DirectX and WSL; TCC/MCDM are for compute-only cards (no display, no WSL).",
-    )
+    c.verdict(Verdict::Info, list).found(tr!("The driver model is set")).explain(tr!(
+        "WDDM is needed for displays, DirectX and WSL; TCC/MCDM are for compute-only cards (no display, no WSL)."
+    ))
 }
 
 /// The TDR verdict for these registry values (pure, so it is tested on every platform).
@@ -346,25 +370,28 @@ fn tdr_verdict(c: Check, t: &Tdr) -> Check {
     ));
     match t.level {
         Some(0) => c
-            .verdict(Verdict::Warn, "the GPU watchdog is off (TdrLevel 0): a hung GPU freezes the desktop instead of being reset")
-            .found("The GPU watchdog (TDR) is off")
-            .text("Delete the TdrLevel value (or set it to 3) under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot."),
+            .verdict(
+                Verdict::Warn,
+                tr!("the GPU watchdog is off (TdrLevel 0): a hung GPU freezes the desktop instead of being reset"),
+            )
+            .found(tr!("The GPU watchdog (TDR) is off"))
+            .text(tr!("Delete the TdrLevel value (or set it to 3) under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot.")),
         _ if t.delay.is_some_and(|d| d > 2) => c
             .verdict(
                 Verdict::Info,
-                format!("TdrDelay raised to {} s: long GPU kernels on a display GPU are allowed longer before Windows resets the driver", t.delay.unwrap_or(2)),
+                tr!("TdrDelay raised to {delay} s: long GPU kernels on a display GPU are allowed longer before Windows resets the driver", delay = t.delay.unwrap_or(2)),
             )
-            .found("The GPU watchdog allows long kernels"),
+            .found(tr!("The GPU watchdog allows long kernels")),
         _ => c
-            .verdict(Verdict::Info, "defaults: Windows resets the driver when the GPU does not respond for 2 s")
-            .found("The GPU watchdog has its default 2 s limit")
-            .explain("A compute kernel running longer than that on a GPU that drives a display fails with 'the launch timed out' (CUDA error 702); split long kernels or use a GPU without a monitor."),
+            .verdict(Verdict::Info, tr!("defaults: Windows resets the driver when the GPU does not respond for 2 s"))
+            .found(tr!("The GPU watchdog has its default 2 s limit"))
+            .explain(tr!("A compute kernel running longer than that on a GPU that drives a display fails with 'the launch timed out' (CUDA error 702); split long kernels or use a GPU without a monitor.")),
     }
 }
 
 pub(super) fn win_01(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
-        return c.not_here("Windows", "Windows only");
+        return c.not_here("Windows", tr!("Windows only"));
     }
     match &cx.v.meta().tdr {
         Some(t) => tdr_verdict(c, t),
@@ -374,7 +401,7 @@ pub(super) fn win_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
-        return c.not_here("Windows", "Windows only");
+        return c.not_here("Windows", tr!("Windows only"));
     }
     // Copies of nvml.dll from another driver than the one installed (an old NVSMI folder left by a
     // Standard driver, a copy beside a program): whoever loads them gets a version mismatch.
@@ -399,13 +426,15 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
     let (kept, stray): (Vec<_>, Vec<_>) = other_versions.into_iter().partition(|(p, _)| in_store(p));
     if let (Some(d), Some((path, v))) = (&driver, stray.first()) {
         let mut c = c
-            .verdict(Verdict::Warn, format!("{path} is from driver {v}, but driver {d} is installed"))
-            .found("An nvml.dll from another driver is left on this machine")
-            .explain("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store.");
+            .verdict(Verdict::Warn, tr!("{path} is from driver {v}, but driver {d} is installed", path = path, v = v, d = d))
+            .found(tr!("An nvml.dll from another driver is left on this machine"))
+            .explain(tr!("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store."));
         for (p, v) in &stray {
             c = c.evidence(format!("{p}: driver {v}"));
         }
-        return c.text("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':").cmd(format!("del \"{path}\""));
+        return c
+            .text(tr!("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':"))
+            .cmd(format!("del \"{path}\""));
     }
     match cx.nvml.map(|n| &n.status) {
         Some(SourceStatus::Nvml { library, .. }) if !kept.is_empty() => {
@@ -415,23 +444,27 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
             let mut c = c
                 .verdict(
                     Verdict::Info,
-                    format!("loaded {library}; the driver store also keeps driver {}", versions.join(", ")),
+                    tr!(
+                        "loaded {library}; the driver store also keeps driver {versions}",
+                        library = library,
+                        versions = versions.join(", ")
+                    ),
                 )
-                .found("nvml.dll is installed; older driver packages are kept")
-                .explain("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space.");
+                .found(tr!("nvml.dll is installed; older driver packages are kept"))
+                .explain(tr!("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space."));
             for (p, v) in &kept {
                 c = c.evidence(format!("{p}: driver {v}"));
             }
-            c.text("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):")
+            c.text(tr!("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):"))
                 .cmd("pnputil /enum-drivers /class Display")
         }
         Some(SourceStatus::Nvml { library, .. }) => {
-            c.verdict(Verdict::Pass, format!("loaded {library}")).found("nvml.dll is installed")
+            c.verdict(Verdict::Pass, tr!("loaded {library}", library = library)).found(tr!("nvml.dll is installed"))
         }
         Some(SourceStatus::Asleep { .. }) => {
             let mut c = c
-                .verdict(Verdict::Info, "not loaded while the GPU sleeps (loading it would wake the GPU)")
-                .found("nvml.dll is left unloaded while the GPU sleeps");
+                .verdict(Verdict::Info, tr!("not loaded while the GPU sleeps (loading it would wake the GPU)"))
+                .found(tr!("nvml.dll is left unloaded while the GPU sleeps"));
             for x in facts(cx).map(|f| f.nvidia_files.as_slice()).unwrap_or_default() {
                 c = c.evidence(format!(
                     "{}{}",
@@ -443,47 +476,50 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
         }
         Some(SourceStatus::Unavailable(no)) if no.attempts.iter().all(|a| a.error.contains("load")) => {
             let mut c = c
-                .verdict(Verdict::Fail, "nvml.dll was not found in System32 or NVSMI")
-                .found("nvml.dll is missing")
-                .text("Reinstall the NVIDIA display driver (nvidia.com/drivers; a clean install).");
+                .verdict(Verdict::Fail, tr!("nvml.dll was not found in System32 or NVSMI"))
+                .found(tr!("nvml.dll is missing"))
+                .text(tr!("Reinstall the NVIDIA display driver (nvidia.com/drivers; a clean install)."));
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
             c
         }
-        _ => c.verdict(Verdict::Skipped, "the management library check above tells why NVML did not load"),
+        _ => c.verdict(Verdict::Skipped, tr!("the management library check above tells why NVML did not load")),
     }
 }
 
 pub(super) fn win_03(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != "windows" {
-        return c.not_here("Windows", "Windows only");
+        return c.not_here("Windows", tr!("Windows only"));
     }
     let from_adapter = facts(cx).and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()));
     match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()).or(from_adapter) {
         Some(v) => {
             let shown = parse::windows_driver_version(&v).unwrap_or(v.clone());
             let package = match facts(cx).and_then(|f| f.dch) {
-                Some(true) => " (DCH package)",
-                Some(false) => " (Standard package)",
+                Some(true) => tr!(" (DCH package)"),
+                Some(false) => tr!(" (Standard package)"),
                 None => "",
             };
             let c = c
-                .verdict(Verdict::Info, format!("NVIDIA driver {shown}{package}"))
-                .found(format!("NVIDIA driver {shown} is installed"))
+                .verdict(Verdict::Info, tr!("NVIDIA driver {version}{package}", version = shown, package = package))
+                .found(tr!("NVIDIA driver {version} is installed", version = shown))
                 .evidence(format!("reported: {v}"));
             match facts(cx).and_then(|f| f.dch) {
                 Some(dch) => c
-                    .evidence(format!("nvlddmkm service {} the DCHUVen value", if dch { "has" } else { "lacks" }))
-                    .explain(format!(
-                        "Installed drivers are {} packages. The NVIDIA installer refuses a package of the other type with 'This NVIDIA graphics driver is not compatible with this version of Windows': download the {} type, or remove the installed driver first (Display Driver Uninstaller) to change type.",
-                        if dch { "DCH" } else { "Standard" },
-                        if dch { "DCH" } else { "Standard" }
+                    .evidence(if dch {
+                        tr!("nvlddmkm service has the DCHUVen value")
+                    } else {
+                        tr!("nvlddmkm service lacks the DCHUVen value")
+                    })
+                    .explain(tr!(
+                        "Installed drivers are {kind} packages. The NVIDIA installer refuses a package of the other type with 'This NVIDIA graphics driver is not compatible with this version of Windows': download the {kind} type, or remove the installed driver first (Display Driver Uninstaller) to change type.",
+                        kind = if dch { "DCH" } else { "Standard" }
                     )),
                 None => c,
             }
         }
-        None => c.verdict(Verdict::Skipped, "not reported"),
+        None => c.verdict(Verdict::Skipped, tr!("not reported")),
     }
 }
 
@@ -500,12 +536,14 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
     let Some(path) = cx.v.meta().env.get("CUDA_PATH") else {
         return c.verdict(
             Verdict::Skipped,
-            "no CUDA toolkit (CUDA_PATH is not set): not needed to run PyTorch or other programs that ship their CUDA runtime",
+            tr!(
+                "no CUDA toolkit (CUDA_PATH is not set): not needed to run PyTorch or other programs that ship their CUDA runtime"
+            ),
         );
     };
     let c = c.evidence(format!("CUDA_PATH={path}"));
     let Some((tk_major, tk_minor)) = toolkit_version(path) else {
-        return c.verdict(Verdict::Skipped, "the toolkit version is not in CUDA_PATH's folder name");
+        return c.verdict(Verdict::Skipped, tr!("the toolkit version is not in CUDA_PATH's folder name"));
     };
     let driver = cx
         .nvml
@@ -516,22 +554,22 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
         let (a, b) = d.split_once('.')?;
         Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
     }) else {
-        return c.verdict(Verdict::Skipped, "the driver's CUDA version is not known (the driver checks above say why)");
+        return c.verdict(Verdict::Skipped, tr!("the driver's CUDA version is not known (the driver checks above say why)"));
     };
     let (tk, drv) = (format!("{tk_major}.{tk_minor}"), format!("{d_major}.{d_minor}"));
     if tk_major > d_major {
-        c.verdict(Verdict::Fail, format!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}"))
-            .found(format!("The CUDA toolkit ({tk}) needs a newer driver"))
-            .explain(format!("Programs you build with CUDA {tk} (and extensions pip compiles with it) fail on this driver with 'CUDA driver version is insufficient for CUDA runtime version': a driver runs toolkits of its own CUDA major version at most."))
-            .text(format!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers), or install a CUDA {d_major}.x toolkit and point CUDA_PATH at it."))
+        c.verdict(Verdict::Fail, tr!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
+            .found(tr!("The CUDA toolkit ({tk}) needs a newer driver", tk = tk))
+            .explain(tr!("Programs you build with CUDA {tk} (and extensions pip compiles with it) fail on this driver with 'CUDA driver version is insufficient for CUDA runtime version': a driver runs toolkits of its own CUDA major version at most.", tk = tk))
+            .text(tr!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers), or install a CUDA {major}.x toolkit and point CUDA_PATH at it.", tk = tk, major = d_major))
     } else if tk_major == d_major && tk_minor > d_minor {
-        c.verdict(Verdict::Warn, format!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}"))
-            .found(format!("The CUDA toolkit ({tk}) is newer than the driver"))
-            .explain(format!("Within CUDA {d_major}.x, programs built with a newer toolkit mostly run (minor-version compatibility), but kernels compiled just in time from PTX fail with 'the provided PTX was compiled with an unsupported toolchain', and features newer than CUDA {drv} are missing."))
-            .text(format!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers)."))
+        c.verdict(Verdict::Warn, tr!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
+            .found(tr!("The CUDA toolkit ({tk}) is newer than the driver", tk = tk))
+            .explain(tr!("Within CUDA {major}.x, programs built with a newer toolkit mostly run (minor-version compatibility), but kernels compiled just in time from PTX fail with 'the provided PTX was compiled with an unsupported toolchain', and features newer than CUDA {drv} are missing.", major = d_major, drv = drv))
+            .text(tr!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers).", tk = tk))
     } else {
-        c.verdict(Verdict::Pass, format!("CUDA toolkit {tk}; the driver supports CUDA {drv}"))
-            .found(format!("The CUDA toolkit ({tk}) suits the driver"))
+        c.verdict(Verdict::Pass, tr!("CUDA toolkit {tk}; the driver supports CUDA {drv}", tk = tk, drv = drv))
+            .found(tr!("The CUDA toolkit ({tk}) suits the driver", tk = tk))
     }
 }
 
@@ -541,34 +579,42 @@ pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
     let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, MISSING) };
     let plan = winfacts::power_plan(scheme);
     let mode = f.power_mode_ac.as_deref().and_then(winfacts::power_plan);
-    let c = c.evidence(format!("active power plan: {} ({scheme})", plan.map_or("a custom plan", |p| p.0)));
+    let c = c.evidence(tr!(
+        "active power plan: {plan} ({scheme})",
+        plan = plan.map_or(tr!("a custom plan"), |p| crate::i18n::tr(p.0)),
+        scheme = scheme
+    ));
     let c = match (&f.power_mode_ac, mode) {
-        (Some(g), Some((name, _))) => c.evidence(format!("power mode on mains power: {name} ({g})")),
-        (Some(g), None) => c.evidence(format!("power mode on mains power: {g}")),
+        (Some(g), Some((name, _))) => {
+            c.evidence(tr!("power mode on mains power: {mode} ({guid})", mode = crate::i18n::tr(name), guid = g))
+        }
+        (Some(g), None) => c.evidence(tr!("power mode on mains power: {guid}", guid = g)),
         _ => c,
     };
     if plan.is_some_and(|p| p.1) {
         return c
-            .verdict(Verdict::Warn, "the Power saver plan is active: the CPU and the PCIe link are held at low speed")
-            .found("Windows' Power saver plan slows the machine")
-            .explain("Power saver caps the processor's speed and lets the PCIe link drop to a low-power state: data loading, preprocessing and host-to-GPU copies slow down, so the GPU waits. On laptops the GPU's own power limit is lowered as well.")
-            .text("Switch to the Balanced plan (or High performance on a desktop):")
+            .verdict(Verdict::Warn, tr!("the Power saver plan is active: the CPU and the PCIe link are held at low speed"))
+            .found(tr!("Windows' Power saver plan slows the machine"))
+            .explain(tr!("Power saver caps the processor's speed and lets the PCIe link drop to a low-power state: data loading, preprocessing and host-to-GPU copies slow down, so the GPU waits. On laptops the GPU's own power limit is lowered as well."))
+            .text(tr!("Switch to the Balanced plan (or High performance on a desktop):"))
             .cmd("powercfg /setactive SCHEME_BALANCED");
     }
     if mode.is_some_and(|m| m.1) {
         return c
-            .verdict(Verdict::Warn, "the power mode is 'Best power efficiency': the CPU and GPU are held back")
-            .found("Windows' power mode favours battery life")
-            .explain("With 'Best power efficiency' Windows limits processor speed and the laptop maker's tools usually lower the GPU's power limit too.")
-            .text("Settings → System → Power & battery → Power mode: Balanced or Best performance:")
+            .verdict(Verdict::Warn, tr!("the power mode is 'Best power efficiency': the CPU and GPU are held back"))
+            .found(tr!("Windows' power mode favours battery life"))
+            .explain(tr!("With 'Best power efficiency' Windows limits processor speed and the laptop maker's tools usually lower the GPU's power limit too."))
+            .text(tr!("Settings → System → Power & battery → Power mode: Balanced or Best performance:"))
             .cmd("start ms-settings:powersleep");
     }
     let name = match (plan, mode) {
-        (Some((p, _)), Some((m, _))) => format!("{p}; {m}"),
-        (Some((p, _)), None) => p.to_string(),
-        (None, _) => "a custom power plan".to_string(),
+        (Some((p, _)), Some((m, _))) => {
+            tr!("{plan}; {mode}", plan = crate::i18n::tr(p), mode = crate::i18n::tr(m))
+        }
+        (Some((p, _)), None) => crate::i18n::tr(p).to_string(),
+        (None, _) => tr!("a custom power plan").to_string(),
     };
-    c.verdict(Verdict::Pass, name).found("The power plan does not hold the machine back")
+    c.verdict(Verdict::Pass, name).found(tr!("The power plan does not hold the machine back"))
 }
 
 #[cfg(test)]

@@ -7,31 +7,32 @@ use super::Ctx;
 use crate::diagnose::ldcache::WSL_LIB_DIR;
 use crate::diagnose::view::LibraryFound;
 use crate::diagnose::{Check, Verdict};
+use crate::tr;
 
 pub(super) fn wsl_01(c: Check, cx: &Ctx) -> Check {
     match cx.wsl {
-        None => c.not_here("WSL", "not WSL"),
+        None => c.not_here("WSL", tr!("not WSL")),
         Some(1) => c
-            .verdict(Verdict::Fail, "WSL1 has no GPU support")
-            .found("WSL1 cannot use the GPU")
-            .text("Convert the distribution to WSL2: in PowerShell on Windows, run wsl --set-version with its name and 2 (wsl -l -v lists the names)."),
+            .verdict(Verdict::Fail, tr!("WSL1 has no GPU support"))
+            .found(tr!("WSL1 cannot use the GPU"))
+            .text(tr!("Convert the distribution to WSL2: in PowerShell on Windows, run wsl --set-version with its name and 2 (wsl -l -v lists the names).")),
         Some(_) if cx.v.meta().device_nodes.iter().any(|n| n.path == "/dev/dxg") || cx.v.exists("/dev/dxg") => {
-            c.verdict(Verdict::Pass, "WSL2 with /dev/dxg (the GPU is paravirtualised from Windows)")
-                .found("WSL2 shares the GPU from Windows")
+            c.verdict(Verdict::Pass, tr!("WSL2 with /dev/dxg (the GPU is paravirtualised from Windows)"))
+                .found(tr!("WSL2 shares the GPU from Windows"))
         }
         Some(_) => c
-            .verdict(Verdict::Fail, "WSL2 without /dev/dxg: no GPU is shared into WSL")
-            .found("Windows shares no GPU into WSL")
-            .text("Update Windows and WSL (wsl --update in PowerShell) and install the current NVIDIA Windows driver; then run wsl --shutdown in PowerShell and start WSL again."),
+            .verdict(Verdict::Fail, tr!("WSL2 without /dev/dxg: no GPU is shared into WSL"))
+            .found(tr!("Windows shares no GPU into WSL"))
+            .text(tr!("Update Windows and WSL (wsl --update in PowerShell) and install the current NVIDIA Windows driver; then run wsl --shutdown in PowerShell and start WSL again.")),
     }
 }
 
 pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl != Some(2) {
         return if cx.wsl.is_none() {
-            c.not_here("WSL", "WSL2 only")
+            c.not_here("WSL", tr!("WSL2 only"))
         } else {
-            c.verdict(Verdict::Skipped, "WSL2 only")
+            c.verdict(Verdict::Skipped, tr!("WSL2 only"))
         };
     }
     let libs = &cx.v.meta().libraries;
@@ -58,28 +59,28 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
     if let Some(l) = linux.first() {
         let names = linux.iter().map(|l| format!("{} ({})", l.path, l.real_path)).collect::<Vec<_>>().join(", ");
         return c
-            .verdict(Verdict::Fail, format!("programs load {names} before the Windows driver's {WSL_LIB_DIR}: a Linux NVIDIA driver is installed inside WSL"))
-            .found("A Linux NVIDIA driver inside WSL shadows the Windows one")
-            .explain(format!("Inside WSL the driver must come from Windows ({WSL_LIB_DIR}); a Linux driver package puts its own {} in front, and nvidia-smi, PyTorch and pynvml then fail.", l.name))
+            .verdict(Verdict::Fail, tr!("programs load {names} before the Windows driver's {dir}: a Linux NVIDIA driver is installed inside WSL", names = names, dir = WSL_LIB_DIR))
+            .found(tr!("A Linux NVIDIA driver inside WSL shadows the Windows one"))
+            .explain(tr!("Inside WSL the driver must come from Windows ({dir}); a Linux driver package puts its own {lib} in front, and nvidia-smi, PyTorch and pynvml then fail.", dir = WSL_LIB_DIR, lib = l.name))
             .steps(super::fixes::remove_linux_driver_in_wsl(cx.distro))
-            .text("Then run wsl --shutdown in PowerShell on Windows and start WSL again.");
+            .text(tr!("Then run wsl --shutdown in PowerShell on Windows and start WSL again."));
     }
     if !off_path.is_empty() {
         return c
-            .verdict(Verdict::Fail, format!("{} exists only in {WSL_LIB_DIR}, which is not on the loader's path", off_path.join(" and ")))
-            .found(format!("{WSL_LIB_DIR} is missing from the library path"))
-            .explain("WSL normally registers the Windows driver's folder in /etc/ld.so.conf.d/ld.wsl.conf; without it programs do not find CUDA.")
+            .verdict(Verdict::Fail, tr!("{libs} exists only in {dir}, which is not on the loader's path", libs = off_path.join(tr!(" and ")), dir = WSL_LIB_DIR))
+            .found(tr!("{dir} is missing from the library path", dir = WSL_LIB_DIR))
+            .explain(tr!("WSL normally registers the Windows driver's folder in /etc/ld.so.conf.d/ld.wsl.conf; without it programs do not find CUDA."))
             .cmd(format!("echo {WSL_LIB_DIR} | sudo tee /etc/ld.so.conf.d/ld.wsl.conf"))
             .cmd("sudo ldconfig");
     }
     if !missing.is_empty() {
         return c
-            .verdict(Verdict::Fail, format!("{} is missing", missing.join(" and ")))
-            .found("The CUDA library from the Windows driver is missing")
-            .text("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then run wsl --shutdown in PowerShell and start WSL again.");
+            .verdict(Verdict::Fail, tr!("{libs} is missing", libs = missing.join(tr!(" and "))))
+            .found(tr!("The CUDA library from the Windows driver is missing"))
+            .text(tr!("Install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib); then run wsl --shutdown in PowerShell and start WSL again."));
     }
-    c.verdict(Verdict::Pass, format!("libcuda.so.1 and libnvidia-ml.so.1 come from {WSL_LIB_DIR}"))
-        .found("CUDA comes from the Windows driver")
+    c.verdict(Verdict::Pass, tr!("libcuda.so.1 and libnvidia-ml.so.1 come from {dir}", dir = WSL_LIB_DIR))
+        .found(tr!("CUDA comes from the Windows driver"))
 }
 
 /// `via` of a candidate the loader does not search.
@@ -87,16 +88,16 @@ const NOT_ON_PATH: &str = "not on the loader's path";
 
 pub(super) fn wsl_08(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_none() {
-        return c.not_here("WSL", "not WSL");
+        return c.not_here("WSL", tr!("not WSL"));
     }
     match &cx.v.meta().renderer {
-        None => c.verdict(Verdict::Skipped, "renderer unknown (run the check from the app to include it)"),
+        None => c.verdict(Verdict::Skipped, tr!("renderer unknown (run the check from the app to include it)")),
         Some(r) if r.to_ascii_lowercase().contains("llvmpipe") => c
-            .verdict(Verdict::Warn, format!("this app renders on the CPU ({r})"))
-            .found("Graphics fall back to software rendering on the CPU")
-            .explain("CUDA and graphics are separate questions: CUDA can work while OpenGL falls back to software rendering.")
-            .text("Try the Direct3D 12 Mesa driver for this shell, and update WSL (wsl --update) and the Windows driver:")
+            .verdict(Verdict::Warn, tr!("this app renders on the CPU ({renderer})", renderer = r))
+            .found(tr!("Graphics fall back to software rendering on the CPU"))
+            .explain(tr!("CUDA and graphics are separate questions: CUDA can work while OpenGL falls back to software rendering."))
+            .text(tr!("Try the Direct3D 12 Mesa driver for this shell, and update WSL (wsl --update) and the Windows driver:"))
             .cmd("export GALLIUM_DRIVER=d3d12"),
-        Some(r) => c.verdict(Verdict::Pass, format!("hardware rendering: {r}")).found("Graphics render on the GPU"),
+        Some(r) => c.verdict(Verdict::Pass, tr!("hardware rendering: {renderer}", renderer = r)).found(tr!("Graphics render on the GPU")),
     }
 }

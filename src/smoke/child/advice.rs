@@ -4,83 +4,90 @@
 
 use crate::smoke::Stage;
 
+// The next steps below are marked for the catalogue and shown with crate::i18n::tr(..) where used.
+
 /// The error name when no driver library could be loaded.
 pub(super) const NOT_FOUND: &str = "LIBRARY_NOT_FOUND";
 
 /// The toolkit's stub libcuda was loaded.
-pub(super) const STUB_ADVICE: &str = "The CUDA toolkit's stub libcuda (in a .../stubs directory, only for linking) was loaded instead of the driver's. Remove the stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if there is none.";
+pub(super) const STUB_ADVICE: &str = crate::tr_key!("The CUDA toolkit's stub libcuda (in a .../stubs directory, only for linking) was loaded instead of the driver's. Remove the stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if there is none.");
 
 /// Something that cannot happen did: a gpu-doctor bug.
-pub(super) const REPORT_BUG: &str = "This is a gpu-doctor bug: please report it with this output.";
+pub(super) const REPORT_BUG: &str = crate::tr_key!("This is a gpu-doctor bug: please report it with this output.");
 
 /// The GPU computed a wrong result.
 pub(super) const WRONG_RESULT_ADVICE: &str = if cfg!(windows) {
-    "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock (MSI Afterburner and similar tools included), look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors and check the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+    crate::tr_key!("The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock (MSI Afterburner and similar tools included), look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors and check the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.")
 } else {
-    "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+    crate::tr_key!("The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.")
 };
 
 /// The PCIe link runs below what the GPU and slot support.
-pub(super) const LINK_ADVICE: &str = "The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings.";
+pub(super) const LINK_ADVICE: &str = crate::tr_key!("The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings.");
 
 /// Host copies are far below the link's speed.
 pub(super) const SLOW_COPY_ADVICE: &str = if cfg!(windows) {
-    "Host copies are far below the link's speed. Close other programs copying to the GPU; on a laptop, plug in the charger and choose the best-performance power mode (on battery the link and clocks are held low); check the BIOS PCIe settings and compare with the slot's wiring in the mainboard manual."
+    crate::tr_key!("Host copies are far below the link's speed. Close other programs copying to the GPU; on a laptop, plug in the charger and choose the best-performance power mode (on battery the link and clocks are held low); check the BIOS PCIe settings and compare with the slot's wiring in the mainboard manual.")
 } else {
-    "Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual."
+    crate::tr_key!("Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual.")
 };
 
 /// Copies within GPU memory are far below the memory's peak.
-pub(super) const SLOW_MEMORY_ADVICE: &str = "GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER).";
+pub(super) const SLOW_MEMORY_ADVICE: &str = crate::tr_key!("GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER).");
 
 /// The clocks were held back during the burn.
-pub(super) const THROTTLE_ADVICE: &str = "Look at the reasons above: thermal limits need airflow and clean fans, power limits a power limit at the board's default (nvidia-smi -q -d POWER) and sound power cabling.";
+pub(super) const THROTTLE_ADVICE: &str = crate::tr_key!("Look at the reasons above: thermal limits need airflow and clean fans, power limits a power limit at the board's default (nvidia-smi -q -d POWER) and sound power cabling.");
 
 /// The driver library lacks a function the test calls.
 pub(super) const OLD_LIBRARY_ADVICE: &str =
-    "Update the NVIDIA driver; the installed libcuda is too old (or is not NVIDIA's).";
+    crate::tr_key!("Update the NVIDIA driver; the installed libcuda is too old (or is not NVIDIA's).");
 
 /// The library given with `--cuda-lib` did not load.
-pub(super) const CUDA_LIB_ADVICE: &str = "Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places.";
+pub(super) const CUDA_LIB_ADVICE: &str = crate::tr_key!("Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places.");
 
 /// Another libcuda was loaded than the one asked for.
 pub(super) const OTHER_LIBRARY_ADVICE: &str = if cfg!(windows) {
-    "Another nvcuda.dll comes first in Windows' DLL search order (the program's own folder comes before System32): remove the copy beside the program, so the driver's own is loaded."
+    crate::tr_key!("Another nvcuda.dll comes first in Windows' DLL search order (the program's own folder comes before System32): remove the copy beside the program, so the driver's own is loaded.")
 } else {
-    "Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH."
+    crate::tr_key!("Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH.")
 };
 
 /// The driver's CUDA version is older than the kernels' PTX needs.
-pub(super) const OLD_DRIVER_ADVICE: &str = "Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer).";
+pub(super) const OLD_DRIVER_ADVICE: &str = crate::tr_key!("Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer).");
 
 /// The next step for a failed driver call with this `CUresult` code, in this stage; the driver's
 /// CUDA version ("12.4"), when known, makes the PTX-version advice concrete.
 pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>) -> String {
     match code {
-        2 => format!(
-            "The GPU has too little free memory{}. Close other programs using it (the Monitor lists them), then run the test again.",
-            if stage == Stage::Context { " even for a context" } else { "" }
-        ),
-        34 => STUB_ADVICE.to_string(),
+        2 if stage == Stage::Context => crate::tr!("The GPU has too little free memory even for a context. Close other programs using it (the Monitor lists them), then run the test again.").to_string(),
+        2 => crate::tr!("The GPU has too little free memory. Close other programs using it (the Monitor lists them), then run the test again.").to_string(),
+        34 => crate::i18n::tr(STUB_ADVICE).to_string(),
         100 => no_device_advice(),
-        209 => "The driver has no code for this GPU; it is likely too old for this GPU model. Update the NVIDIA driver.".to_string(),
-        218 | 300 => format!("The driver's JIT compiler rejected the test's PTX. {REPORT_BUG}"),
-        222 => format!(
-            "The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0){}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.",
-            driver_cuda.map(|c| format!("; this driver supports CUDA {c}")).unwrap_or_default()
-        ),
-        700 | 716 | 719 if cfg!(windows) => "The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service.".to_string(),
-        700 | 716 | 719 => "The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.".to_string(),
+        209 => crate::tr!("The driver has no code for this GPU; it is likely too old for this GPU model. Update the NVIDIA driver.").to_string(),
+        218 | 300 => crate::tr!("The driver's JIT compiler rejected the test's PTX. {report_bug}", report_bug = crate::i18n::tr(REPORT_BUG)),
+        222 => match driver_cuda {
+            Some(c) => crate::tr!("The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0); this driver supports CUDA {cuda}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.", cuda = c),
+            None => crate::tr!("The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0). Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.").to_string(),
+        },
+        700 | 716 | 719 if cfg!(windows) => crate::tr!("The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service.").to_string(),
+        700 | 716 | 719 => crate::tr!("The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.").to_string(),
         code => {
             let (_, meaning) = crate::diagnose::checks::cu_result(code as i32);
-            format!("{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.")
+            // tr is a no-op when the meaning is already translated (or has no translation).
+            crate::tr!(
+                "{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.",
+                meaning = crate::i18n::tr(meaning)
+            )
         }
     }
 }
 
 /// The next step when the asked-for device does not exist; CUDA sees `count` (at least one).
 pub(super) fn invalid_device_advice(count: i32) -> String {
-    format!("Choose a device from 0 to {} (CUDA numbers the GPUs it can see, after CUDA_VISIBLE_DEVICES).", count - 1)
+    crate::tr!(
+        "Choose a device from 0 to {max} (CUDA numbers the GPUs it can see, after CUDA_VISIBLE_DEVICES).",
+        max = count - 1
+    )
 }
 
 /// Summary and next step when no CUDA driver library can be loaded, for this kind of machine.
@@ -97,31 +104,27 @@ pub(super) fn missing_library_advice() -> (String, String) {
 fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (String, String) {
     if windows {
         return (
-            "nvcuda.dll, the NVIDIA driver's CUDA library, was not found".to_string(),
-            "Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough.".to_string(),
+            crate::tr!("nvcuda.dll, the NVIDIA driver's CUDA library, was not found").to_string(),
+            crate::tr!("Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough.").to_string(),
         );
     }
-    let summary = "no CUDA driver library (libcuda.so.1) could be loaded".to_string();
+    let summary = crate::tr!("no CUDA driver library (libcuda.so.1) could be loaded").to_string();
     let next = if wsl {
-        "In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL."
+        crate::tr!("In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL.")
     } else if container {
-        "This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes."
+        crate::tr!("This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes.")
     } else {
-        "Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it."
+        crate::tr!("Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it.")
     };
     (summary, next.to_string())
 }
 
 /// The next step when CUDA sees no GPU, naming CUDA_VISIBLE_DEVICES when it is set.
 pub(super) fn no_device_advice() -> String {
-    let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
-    let mut s = String::from("CUDA sees no GPU. ");
-    match visible.as_deref() {
-        Some(v) => s.push_str(&format!("CUDA_VISIBLE_DEVICES is set to '{v}': unset it or list a GPU that exists. ")),
-        None => s.push_str("Check that the driver is loaded (nvidia-smi), that /dev/nvidia* exist and are accessible, and in a container that it was started with --gpus all. "),
+    match std::env::var("CUDA_VISIBLE_DEVICES").ok() {
+        Some(v) => crate::tr!("CUDA sees no GPU. CUDA_VISIBLE_DEVICES is set to '{value}': unset it or list a GPU that exists. The Checklist (gpu-doctor-cli check) finds which.", value = v),
+        None => crate::tr!("CUDA sees no GPU. Check that the driver is loaded (nvidia-smi), that /dev/nvidia* exist and are accessible, and in a container that it was started with --gpus all. The Checklist (gpu-doctor-cli check) finds which.").to_string(),
     }
-    s.push_str("The Checklist (gpu-doctor-cli check) finds which.");
-    s
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ impl Test {
             Stage::Release => {
                 let errs = self.gpu.release();
                 match errs.into_iter().next() {
-                    None => Ok(Good::pass("memory, kernels and context released")),
+                    None => Ok(Good::pass(crate::tr!("memory, kernels and context released"))),
                     Some(e) => Err(cuda_failure(Stage::Release, &e, self)),
                 }
             }
@@ -100,21 +100,28 @@ impl Test {
                 Ok(lib) if unsafe { lib.get::<*const c_void>(b"cuInit\0") }.is_err() => {
                     return Err(Failure::new(
                         Some(NOT_FOUND.to_string()),
-                        format!("{} is a shared library but not the CUDA driver: it has no cuInit", path.display()),
-                        advice::CUDA_LIB_ADVICE,
+                        crate::tr!(
+                            "{path} is a shared library but not the CUDA driver: it has no cuInit",
+                            path = path.display()
+                        ),
+                        crate::i18n::tr(advice::CUDA_LIB_ADVICE),
                     ));
                 }
                 // Keep it loaded for the whole process: cudarc finds it by its soname.
                 Ok(lib) => std::mem::forget(lib),
                 Err(e) => {
                     let what = if std::fs::symlink_metadata(path).is_err() {
-                        format!("{} does not exist", path.display())
+                        crate::tr!("{path} does not exist", path = path.display())
                     } else if e.to_string().contains("invalid ELF header") || e.to_string().contains("file too short") {
-                        format!("{} is not a shared library", path.display())
+                        crate::tr!("{path} is not a shared library", path = path.display())
                     } else {
-                        format!("could not load {}: {e}", path.display())
+                        crate::tr!("could not load {path}: {error}", path = path.display(), error = e)
                     };
-                    return Err(Failure::new(Some(NOT_FOUND.to_string()), what, advice::CUDA_LIB_ADVICE));
+                    return Err(Failure::new(
+                        Some(NOT_FOUND.to_string()),
+                        what,
+                        crate::i18n::tr(advice::CUDA_LIB_ADVICE),
+                    ));
                 }
             }
         }
@@ -129,12 +136,12 @@ impl Test {
         let addr = unsafe { lib.get::<*const c_void>(b"cuInit\0") }.ok().map(|s| *s as usize);
         let path = addr.and_then(library_path_of);
         em.send(&Msg::Driver { library: path.clone(), cuda: None });
-        let shown = path.clone().unwrap_or_else(|| "the CUDA driver library".to_string());
+        let shown = path.clone().unwrap_or_else(|| crate::tr!("the CUDA driver library").to_string());
         if path.as_deref().is_some_and(|p| p.contains("/stubs/")) {
             return Err(Failure::new(
                 Some("CUDA_ERROR_STUB_LIBRARY".to_string()),
-                format!("{shown} is the CUDA toolkit's stub, not the driver's library"),
-                STUB_ADVICE,
+                crate::tr!("{library} is the CUDA toolkit's stub, not the driver's library", library = shown),
+                crate::i18n::tr(STUB_ADVICE),
             ));
         }
         if let (Some(wanted), Some(p)) = (&self.opts.cuda_lib, &path) {
@@ -143,14 +150,18 @@ impl Test {
             if wanted != got {
                 return Ok(Good {
                     verdict: Verdict::Warn,
-                    summary: format!("loaded {} instead of {}", got.display(), wanted.display()),
+                    summary: crate::tr!(
+                        "loaded {got} instead of {wanted}",
+                        got = got.display(),
+                        wanted = wanted.display()
+                    ),
                     figures: Vec::new(),
                     details: Vec::new(),
-                    next_step: Some(advice::OTHER_LIBRARY_ADVICE.to_string()),
+                    next_step: Some(crate::i18n::tr(advice::OTHER_LIBRARY_ADVICE).to_string()),
                 });
             }
         }
-        Ok(Good::pass(format!("loaded {shown}")))
+        Ok(Good::pass(crate::tr!("loaded {library}", library = shown)))
     }
 
     fn init(&mut self, em: &mut Emitter) -> Result<Good, Failure> {
@@ -168,14 +179,15 @@ impl Test {
         if version < MIN_DRIVER_CUDA {
             return Err(Failure::new(
                 Some("INSUFFICIENT_DRIVER".to_string()),
-                format!(
-                    "the driver supports CUDA {cuda}; the test's kernels need CUDA {} or newer",
-                    cuda_version_text(MIN_DRIVER_CUDA)
+                crate::tr!(
+                    "the driver supports CUDA {cuda}; the test's kernels need CUDA {min} or newer",
+                    cuda = cuda,
+                    min = cuda_version_text(MIN_DRIVER_CUDA)
                 ),
-                advice::OLD_DRIVER_ADVICE,
+                crate::i18n::tr(advice::OLD_DRIVER_ADVICE),
             ));
         }
-        Ok(Good::pass(format!("cuInit succeeded; the driver supports CUDA {cuda}")))
+        Ok(Good::pass(crate::tr!("cuInit succeeded; the driver supports CUDA {cuda}", cuda = cuda)))
     }
 
     fn devices(&mut self, em: &mut Emitter) -> Result<Good, Failure> {
@@ -186,7 +198,7 @@ impl Test {
         if count <= 0 {
             return Err(Failure::new(
                 Some("CUDA_ERROR_NO_DEVICE".to_string()),
-                "CUDA sees no GPU",
+                crate::tr!("CUDA sees no GPU"),
                 advice::no_device_advice(),
             ));
         }
@@ -200,7 +212,7 @@ impl Test {
         let Some(dev) = list.iter().find(|d| d.index == self.opts.device).cloned() else {
             return Err(Failure::new(
                 Some("CUDA_ERROR_INVALID_DEVICE".to_string()),
-                format!("there is no CUDA device {}; CUDA sees {count}", self.opts.device),
+                crate::tr!("there is no CUDA device {device}; CUDA sees {count}", device = self.opts.device, count = count),
                 advice::invalid_device_advice(count),
             ));
         };
@@ -212,19 +224,31 @@ impl Test {
             Ok(nvml) => {
                 self.nvml_index = nvml_index_for(&nvml, &dev.pci_bus_id);
                 match self.nvml_index {
-                    Some(i) => {
-                        details.push(format!("NVML: GPU {i} is CUDA device {} (PCI {})", dev.index, dev.pci_bus_id))
-                    }
-                    None => details
-                        .push(format!("NVML: no GPU at PCI {}; link and clock readings unavailable", dev.pci_bus_id)),
+                    Some(i) => details.push(crate::tr!(
+                        "NVML: GPU {nvml} is CUDA device {cuda} (PCI {pci})",
+                        nvml = i,
+                        cuda = dev.index,
+                        pci = dev.pci_bus_id
+                    )),
+                    None => details.push(crate::tr!(
+                        "NVML: no GPU at PCI {pci}; link and clock readings unavailable",
+                        pci = dev.pci_bus_id
+                    )),
                 }
                 self.nvml = Some(nvml);
             }
             Err(why) => {
-                details.push(format!("NVML not available ({why}): the PCIe link limit and clocks are not read"))
+                details.push(crate::tr!(
+                    "NVML not available ({why}): the PCIe link limit and clocks are not read",
+                    why = why
+                ))
             }
         }
-        let summary = format!("{count} GPU{}; testing {}: {}", if count == 1 { "" } else { "s" }, dev.index, dev.name);
+        let summary = if count == 1 {
+            crate::tr!("{count} GPU; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
+        } else {
+            crate::tr!("{count} GPUs; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
+        };
         self.device = Some(dev);
         Ok(Good { details, ..Good::pass(summary) })
     }
@@ -243,16 +267,18 @@ impl Test {
                 .map_err(|e| cuda_failure(Stage::Context, &e, self))?;
         }
         let u = self.opts.units;
-        Ok(Good::pass(format!(
-            "context ready; {} free of {}",
-            memory_text(free as u64, u),
-            memory_text(total as u64, u)
+        Ok(Good::pass(crate::tr!(
+            "context ready; {free} free of {total}",
+            free = memory_text(free as u64, u),
+            total = memory_text(total as u64, u)
         )))
     }
 
     fn module(&mut self) -> Result<Good, Failure> {
         let image =
-            CString::new(PTX).map_err(|_| Failure::new(None, "the embedded PTX holds a NUL byte", REPORT_BUG))?;
+            CString::new(PTX).map_err(|_| {
+                Failure::new(None, crate::tr!("the embedded PTX holds a NUL byte"), crate::i18n::tr(REPORT_BUG))
+            })?;
         let mut log = vec![0u8; 8192];
         let mut opts =
             [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
@@ -267,14 +293,15 @@ impl Test {
             let text = String::from_utf8_lossy(&log);
             let text = text.trim_end_matches('\0').trim();
             if !text.is_empty() {
-                f.details.push(format!("JIT log: {text}"));
+                f.details.push(crate::tr!("JIT log: {log}", log = text));
             }
             return Err(f);
         }
         self.gpu.module = Some(module);
         for (name, slot) in [("saxpy", 0), ("sgemm", 1), ("count_mismatches", 2)] {
             let mut f: sys::CUfunction = std::ptr::null_mut();
-            let cname = CString::new(name).map_err(|_| Failure::new(None, "bad kernel name", REPORT_BUG))?;
+            let cname = CString::new(name)
+                .map_err(|_| Failure::new(None, crate::tr!("bad kernel name"), crate::i18n::tr(REPORT_BUG)))?;
             // SAFETY: the module was loaded above; valid out-pointer and name.
             ck(unsafe { sys::cuModuleGetFunction(&mut f, module, cname.as_ptr()) }, "cuModuleGetFunction")
                 .map_err(|e| cuda_failure(Stage::Module, &e, self))?;
@@ -284,7 +311,7 @@ impl Test {
                 _ => self.gpu.compare = Some(f),
             }
         }
-        Ok(Good::pass("PTX (ISA 6.0, sm_50) JIT-compiled for this GPU; 3 kernels found"))
+        Ok(Good::pass(crate::tr!("PTX (ISA 6.0, sm_50) JIT-compiled for this GPU; 3 kernels found")))
     }
 
     fn alloc(&mut self) -> Result<Good, Failure> {
@@ -315,7 +342,13 @@ impl Test {
             // SAFETY: valid out-pointer; freed in Gpu::release.
             if let Err(e) = ck(unsafe { sys::cuMemAlloc_v2(&mut p, bytes) }, "cuMemAlloc") {
                 let mut f = cuda_failure(Stage::Alloc, &e, self);
-                f.summary = format!("{} while allocating {need_t} ({free_t} free of {total_t})", f.summary);
+                f.summary = crate::tr!(
+                    "{error} while allocating {need} ({free} free of {total})",
+                    error = f.summary,
+                    need = need_t,
+                    free = free_t,
+                    total = total_t
+                );
                 return Err(f);
             }
             self.gpu.device_buffers.push((name, p, bytes));
@@ -325,9 +358,12 @@ impl Test {
         ck(unsafe { sys::cuMemAllocHost_v2(&mut host, COPY_BYTES) }, "cuMemAllocHost")
             .map_err(|e| cuda_failure(Stage::Alloc, &e, self))?;
         self.gpu.pinned = Some((host, COPY_BYTES));
-        let mut g =
-            Good::pass(format!("{need_t} on the GPU and {} of pinned host memory", buffer_text(COPY_BYTES as u64, u)));
-        g.details.push(format!("{free_t} free of {total_t} before allocating"));
+        let mut g = Good::pass(crate::tr!(
+            "{need} on the GPU and {pinned} of pinned host memory",
+            need = need_t,
+            pinned = buffer_text(COPY_BYTES as u64, u)
+        ));
+        g.details.push(crate::tr!("{free} free of {total} before allocating", free = free_t, total = total_t));
         Ok(g)
     }
 }
@@ -349,7 +385,7 @@ fn open_nvml(library: Option<&std::path::Path>) -> Result<Nvml, String> {
             Err(e) => return Err(format!("{p}: {e}")),
         }
     }
-    Err(first.unwrap_or_else(|| "no library to try".to_string()))
+    Err(first.unwrap_or_else(|| crate::tr!("no library to try").to_string()))
 }
 
 /// NVML's index of the GPU at a PCI address ("0000:17:00.0"); NVML and CUDA number GPUs

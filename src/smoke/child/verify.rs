@@ -9,15 +9,16 @@ use crate::units::{self, ByteUnits};
 
 /// The failure for a wrong result, described by `summary`.
 pub(super) fn wrong_result(summary: String) -> Failure {
-    Failure::new(Some("WRONG_RESULT".to_string()), summary, WRONG_RESULT_ADVICE)
+    Failure::new(Some("WRONG_RESULT".to_string()), summary, crate::i18n::tr(WRONG_RESULT_ADVICE))
 }
 
 /// Checks that a buffer came back from the GPU as it was sent; describes the first changed byte.
 pub(super) fn check_round_trip(sent: &[u8], back: &[u8], units: ByteUnits) -> Option<String> {
     let i = first_difference(sent, back)?;
-    Some(format!(
-        "a {} buffer came back from the GPU changed (first difference at byte {i})",
-        buffer_text(sent.len() as u64, units)
+    Some(crate::tr!(
+        "a {size} buffer came back from the GPU changed (first difference at byte {offset})",
+        size = buffer_text(sent.len() as u64, units),
+        offset = i
     ))
 }
 
@@ -40,14 +41,25 @@ pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<String> {
         .map(|(i, _)| i)
         .collect();
     let &i = wrong.first()?;
-    Some(format!(
-        "saxpy gave {} wrong value{} of {}; first at element {i}: {} instead of {}",
-        wrong.len(),
-        if wrong.len() == 1 { "" } else { "s" },
-        y.len(),
-        y[i],
-        expected[i]
-    ))
+    Some(if wrong.len() == 1 {
+        crate::tr!(
+            "saxpy gave {count} wrong value of {total}; first at element {index}: {got} instead of {want}",
+            count = wrong.len(),
+            total = y.len(),
+            index = i,
+            got = y[i],
+            want = expected[i]
+        )
+    } else {
+        crate::tr!(
+            "saxpy gave {count} wrong values of {total}; first at element {index}: {got} instead of {want}",
+            count = wrong.len(),
+            total = y.len(),
+            index = i,
+            got = y[i],
+            want = expected[i]
+        )
+    })
 }
 
 /// Checks C = A B with Freivalds' method (C r against A (B r) for a random ±1 vector r, in f64),
@@ -71,9 +83,12 @@ pub fn check_gemm(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> Option<String> {
                     (worst, col, want) = (d, j, exact);
                 }
             }
-            return Some(format!(
-                "the matrix product is wrong at row {i}, column {col}: {} instead of {want:.4}",
-                row[col]
+            return Some(crate::tr!(
+                "the matrix product is wrong at row {row}, column {col}: {got} instead of {want}",
+                row = i,
+                col = col,
+                got = row[col],
+                want = format!("{want:.4}")
             ));
         }
     }
@@ -87,11 +102,22 @@ pub(super) fn check_burn(errors: u32, iterations: u64, ticks: &[BurnTick]) -> Op
         return None;
     }
     let first = ticks.iter().find(|t| t.errors > 0).map_or(0.0, |t| t.t_s);
-    Some(format!(
-        "{errors} wrong value{} in {iterations} repeated GEMMs (first seen by {}); the same inputs must give the same bits",
-        if errors == 1 { "" } else { "s" },
-        units::duration_secs(first)
-    ))
+    let first = units::duration_secs(first);
+    Some(if errors == 1 {
+        crate::tr!(
+            "{errors} wrong value in {iterations} repeated GEMMs (first seen by {first}); the same inputs must give the same bits",
+            errors = errors,
+            iterations = iterations,
+            first = first
+        )
+    } else {
+        crate::tr!(
+            "{errors} wrong values in {iterations} repeated GEMMs (first seen by {first}); the same inputs must give the same bits",
+            errors = errors,
+            iterations = iterations,
+            first = first
+        )
+    })
 }
 
 /// 16777216 -> "16,777,216".

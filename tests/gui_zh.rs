@@ -1,0 +1,200 @@
+//! Every tab in English and in Simplified Chinese, at 1024×640 and at 1920×1080, through
+//! egui_kittest: no text is cut off at the window's edge or drawn over another, and in Chinese no
+//! English sentence is left on screen (a text of the catalogue shown in English, or a run of
+//! English words that is no command, path or name). Also the live switch from the settings.
+//!
+//! The interface language is one per process, so these tests live in their own binary and take
+//! turns (`LANG_LOCK`).
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::{By, NodeT as _, Queryable};
+use gpu_doctor::gui::{AppInit, DoctorApp, Tab};
+use gpu_doctor::i18n::{self, Lang};
+use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+use gpu_doctor::telemetry::sampler::Sampler;
+
+static LANG_LOCK: Mutex<()> = Mutex::new(());
+
+fn sampler(scenario: Scenario, gpus: u32, ticks: u32) -> Sampler {
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(scenario, gpus, 3)),
+        Box::new(DemoHost::new(scenario, 3)),
+        Duration::from_secs(1),
+    );
+    s.step_slow(0.0);
+    for t in 1..=ticks {
+        s.step_host(f64::from(t));
+        s.step_gpu(f64::from(t));
+    }
+    s
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// The app on `tab` at `size`, its checklist on a broken machine's capture, drawn until the
+/// checks are done.
+fn app(tab: Tab, size: (f32, f32)) -> Harness<'static, DoctorApp> {
+    let s = sampler(Scenario::DataStarved, 2, 90);
+    let cuda = common::private_fake_cuda(false, "lib", "ok");
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(size.0, size.1)).build_eframe(move |cc| {
+        let mut init = AppInit::new(s);
+        init.tab = tab;
+        init.checklist_from = Some(fixture("version-mismatch-after-upgrade"));
+        init.smoke = gpu_doctor::gui::SmokeSetup {
+            launcher: gpu_doctor::smoke::runner::Launcher::new(env!("CARGO_BIN_EXE_gpu-doctor-cli")),
+            cuda_lib: Some(cuda.1.clone()),
+            nvml_lib: Some("/nonexistent/libnvidia-ml.so.1".into()),
+            stall: Duration::from_secs(60),
+            autostart: tab == Tab::Smoke,
+        };
+        // (The fake library's directory lives as long as the app.)
+        std::mem::forget(cuda.0);
+        DoctorApp::new(cc, init)
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while h.state().checklist.report.is_none() || h.state().smoke.running() {
+        assert!(Instant::now() < deadline, "checks or smoke test did not finish");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+    h
+}
+
+/// Every text node on screen: (text, rect).
+fn texts(h: &Harness<'static, DoctorApp>) -> Vec<(String, eframe::egui::Rect)> {
+    h.query_all(By::new().predicate(|n| n.label().is_some_and(|l| !l.trim().is_empty())))
+        .map(|n| (n.accesskit_node().label().unwrap_or_default(), n.rect()))
+        .collect()
+}
+
+/// A run of three English words that is no command line, path or name: an untranslated text.
+fn english_run(text: &str) -> Option<String> {
+    const COMMANDS: &[&str] = &[
+        "sudo ", "nvidia-smi", "python", "pip ", "export ", "modprobe", "docker ", "lspci", "dmesg", "journalctl",
+        "echo ", "apt", "dnf ", "ls ", "cat ", "gpu-doctor", "nvcc", "reg ", "powercfg", "pnputil", "wsl ", "ldconfig",
+        "torchrun", "accelerate ", "systemctl", "mokutil", "dkms", "update-", "grep ",
+    ];
+    if COMMANDS.iter().any(|c| text.trim_start().starts_with(c)) {
+        return None;
+    }
+    let mut run: Vec<&str> = Vec::new();
+    for w in text.split_whitespace() {
+        let word = w.trim_matches(|c: char| ",.;:()[]'\"!?".contains(c));
+        let plain = word.len() >= 2 && word.chars().all(|c| c.is_ascii_alphabetic()) && word.chars().any(|c| c.is_ascii_lowercase());
+        if plain && !w.contains(['/', '=', '_']) {
+            run.push(word);
+            if run.len() >= 3 {
+                return Some(run.join(" "));
+            }
+        } else {
+            run.clear();
+        }
+    }
+    None
+}
+
+/// What is wrong with the layout: text past the window's edge, or two texts drawn over each
+/// other (a text inside another's rect, as a label in its button, is fine).
+fn layout_problems(items: &[(String, eframe::egui::Rect)], size: (f32, f32)) -> Vec<String> {
+    let on_screen: Vec<&(String, eframe::egui::Rect)> =
+        items.iter().filter(|(_, r)| r.min.y >= 0.0 && r.max.y <= size.1 && r.width() > 0.5).collect();
+    let mut out = Vec::new();
+    for (t, r) in &on_screen {
+        if r.min.x < -1.0 || r.max.x > size.0 + 1.0 {
+            out.push(format!("cut off at the window's edge: {t:?} {r:?}"));
+        }
+    }
+    for (i, (a, ra)) in on_screen.iter().enumerate() {
+        for (b, rb) in &on_screen[i + 1..] {
+            let overlap = ra.intersect(*rb);
+            let nested = ra.expand(1.0).contains_rect(*rb) || rb.expand(1.0).contains_rect(*ra);
+            if overlap.is_positive() && overlap.area() > 6.0 && !nested {
+                out.push(format!("drawn over each other: {a:?} {ra:?} and {b:?} {rb:?}"));
+            }
+        }
+    }
+    out
+}
+
+fn open(h: &mut Harness<'static, DoctorApp>, tab: Tab) {
+    h.state_mut().tab = tab;
+    h.run();
+}
+
+const TABS: [Tab; 5] = [Tab::Monitor, Tab::Checklist, Tab::Vram, Tab::Smoke, Tab::About];
+
+#[test]
+fn every_tab_in_both_languages_fits_1024_by_640_and_1920_by_1080() {
+    let _lock = LANG_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let zh = i18n::zh_catalogue();
+    let mut problems = Vec::new();
+    for lang in Lang::ALL {
+        i18n::set(lang);
+        for size in [(1024.0, 640.0), (1920.0, 1080.0)] {
+            for tab in TABS {
+                let mut h = app(tab, size);
+                open(&mut h, tab);
+                let items = texts(&h);
+                assert!(items.len() > 5, "{lang:?} {tab:?}: almost nothing on screen");
+                for p in layout_problems(&items, size) {
+                    problems.push(format!("{lang:?} {size:?} {tab:?}: {p}"));
+                }
+                if lang == Lang::ZhCn {
+                    for (t, _) in &items {
+                        let shown_in_english = zh.get(t.as_str()).is_some_and(|z| z != t);
+                        if shown_in_english {
+                            problems.push(format!("{size:?} {tab:?}: shown in English: {t:?}"));
+                        } else if let Some(run) = english_run(t) {
+                            problems.push(format!("{size:?} {tab:?}: English words {run:?} in {t:?}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    i18n::set(Lang::En);
+    problems.dedup();
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn switching_to_chinese_in_the_settings_changes_the_window_and_the_checklist_live() {
+    let _lock = LANG_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    i18n::set(Lang::En);
+    let mut h = app(Tab::About, (1280.0, 800.0));
+    h.get_by_label("Checklist");
+    let before = h.state().checklist.report.as_ref().map(|r| r.checks[0].title.clone()).unwrap_or_default();
+    h.get_by_label("简体中文").click();
+    h.run();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        h.step();
+        let done = h.state().checklist.report.as_ref().is_some_and(|r| r.checks[0].title != before);
+        if done {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the checklist was not made again in Chinese");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run();
+    h.get_by_label("检查清单");
+    h.get_by_label("设置");
+    assert!(h.query_by_label("Checklist").is_none(), "the tab bar still says Checklist");
+    let title = h.state().checklist.report.as_ref().map(|r| r.checks[0].title.clone()).unwrap_or_default();
+    assert!(title.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)), "checklist title {title:?}");
+    // And back.
+    h.get_by_label("English").click();
+    h.run();
+    h.get_by_label("Checklist");
+    i18n::set(Lang::En);
+}
