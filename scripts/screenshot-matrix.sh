@@ -2,7 +2,8 @@
 # Takes the screenshot matrix a release is looked at with: every tab in both themes at 1024x640
 # and 1920x1080 with 1, 2 and 8 demo GPUs; the support card; this machine as it is (in a
 # container without GPUs: the no-GPU path); and the fake NVML scenarios when the test-only
-# library was built (cargo test --test fake_nvml). Prints one line per PNG written.
+# library was built (cargo test --test fake_nvml); then every tab in Simplified Chinese at both
+# sizes, a broken machine's checklist included. Prints one line per PNG written.
 #
 # Usage: scripts/screenshot-matrix.sh [BINARY] [OUTDIR]
 set -euo pipefail
@@ -33,6 +34,14 @@ for theme in light dark; do
             shot "machine-$tab-$theme-$size" --tab "$tab" --theme "$theme" --size "$size"
         done
     done
+done
+for size in 1024x640 1920x1080; do
+    for tab in $tabs; do
+        shot "zh-demo-$tab-$size-2gpu" --lang zh-CN --demo data-starved --gpus 2 --tab "$tab" --size "$size"
+    done
+    shot "zh-demo-card-$size-2gpu" --lang zh-CN --demo data-starved --gpus 2 --support-card --size "$size"
+    shot "zh-checklist-mismatch-$size" --lang zh-CN --tab checklist --size "$size" \
+        --checklist-from tests/fixtures/version-mismatch-after-upgrade
 done
 lib=target/tmp/fake-nvml
 if [ -d "$lib" ]; then

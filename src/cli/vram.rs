@@ -128,7 +128,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string())?;
         if !arch.name.eq_ignore_ascii_case(name.trim()) {
             let note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) };
-            eprintln!("gpu-doctor: --preset '{name}' read as {}{note}", arch.name);
+            eprintln!("{}", crate::tr!("gpu-doctor: --preset '{name}' read as {model}{note}", name = name, model = arch.name, note = note));
         }
         return Ok(arch);
     }
@@ -137,10 +137,10 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     }
     let (Some(layers), Some(hidden), Some(heads), Some(vocab)) = (args.layers, args.hidden, args.heads, args.vocab)
     else {
-        return Err(
+        return Err(crate::tr!(
             "give --preset NAME, --config config.json, or --layers, --hidden, --heads and --vocab (see --list-presets)"
-                .into(),
-        );
+        )
+        .into());
     };
     let arch = Arch {
         head_dim: args.head_dim,
@@ -193,7 +193,7 @@ fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
 fn targets(args: &VramArgs) -> Vec<Target> {
     if let Some(g) = args.vram_gib {
         return vec![Target {
-            name: format!("hypothetical {g} GiB GPU"),
+            name: crate::tr!("hypothetical {gib} GiB GPU", gib = g),
             total: g * GIB,
             free: None,
             holders: Vec::new(),
@@ -244,58 +244,81 @@ pub fn render(
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{}: {:.2} B parameters{}",
-        arch.name,
-        b.params_b,
-        if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) }
+        "{}",
+        crate::tr!(
+            "{model}: {params} B parameters{note}",
+            model = arch.name,
+            params = format!("{:.2}", b.params_b),
+            note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) }
+        )
     );
     let _ = writeln!(o, "{}", s.summary());
     let rows = [
-        ("weights", b.weights),
-        ("KV cache", b.kv_cache),
-        ("activations", b.activations),
-        ("gradients", b.gradients),
-        ("optimizer states", b.optimizer),
-        ("CUDA context", b.cuda_context),
-        ("framework buffers", b.framework),
-        ("allocator slack", b.allocator_slack),
+        (crate::tr!("weights"), b.weights),
+        (crate::tr!("KV cache"), b.kv_cache),
+        (crate::tr!("activations"), b.activations),
+        (crate::tr!("gradients"), b.gradients),
+        (crate::tr!("optimizer states"), b.optimizer),
+        (crate::tr!("CUDA context"), b.cuda_context),
+        (crate::tr!("framework buffers"), b.framework),
+        (crate::tr!("allocator slack"), b.allocator_slack),
     ];
     for (name, v) in rows {
         if v > 0.0 {
-            let _ = writeln!(o, "  {name:<18} {:>9.2} GiB", v / GIB);
+            let _ = writeln!(o, "  {} {:>9.2} GiB", pad(name, 18), v / GIB);
         }
     }
-    let _ = writeln!(o, "  {:<18} {:>9.2} GiB per GPU (as nvidia-smi would show it)", "total", b.total / GIB);
+    let _ = writeln!(
+        o,
+        "  {}",
+        crate::tr!(
+            "{label} {value} GiB per GPU (as nvidia-smi would show it)",
+            label = pad(crate::tr!("total"), 18),
+            value = format!("{:>9.2}", b.total / GIB)
+        )
+    );
     if let Some(kv) = b.vllm_kv_available {
         let _ = writeln!(
             o,
-            "  vLLM KV cache available: {:.2} GiB (needed for this batch and context: {:.2} GiB)",
-            kv / GIB,
-            b.kv_cache / GIB
+            "  {}",
+            crate::tr!(
+                "vLLM KV cache available: {available} GiB (needed for this batch and context: {needed} GiB)",
+                available = format!("{:.2}", kv / GIB),
+                needed = format!("{:.2}", b.kv_cache / GIB)
+            )
         );
     }
     for n in &b.notes {
-        let _ = writeln!(o, "  note: {n}");
+        let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n));
     }
     if fits.is_empty() {
         let _ = writeln!(
             o,
-            "\nNo GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card."
+            "\n{}",
+            crate::tr!("No GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card.")
         );
     }
     for (i, f) in fits.iter().enumerate() {
-        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, f.verdict.to_uppercase(), f.detail);
+        let verdict = crate::i18n::tr(f.verdict).to_uppercase();
+        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, verdict, f.detail);
         if let Some(l) = limits.get(i) {
             let _ = writeln!(o, "  {}", l.sentence());
         }
     }
     if !advice.is_empty() {
-        let _ = writeln!(o, "\n{}:", vram::advice_heading(advice));
+        let _ = writeln!(o, "\n{}", crate::tr!("{heading}:", heading = vram::advice_heading(advice)));
         for a in advice {
             let _ = writeln!(o, "  • {}", a.line());
         }
     }
     o
+}
+
+/// `text` padded with spaces to `width` columns, a CJK character taking two (as `{:<width}` does
+/// for ASCII text).
+fn pad(text: &str, width: usize) -> String {
+    let columns: usize = text.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum();
+    format!("{text}{}", " ".repeat(width.saturating_sub(columns)))
 }
 
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
@@ -312,9 +335,15 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(exit::OK));
     }
     let arch = arch_from(args).map_err(|e| bad(&e))?;
-    let targets = targets(args);
-    let workload = workload_from(args, targets.first().map(|t| t.total));
-    let out = outcome(&arch, workload, &targets).map_err(|e| bad(&e))?;
+    let judge = || {
+        let targets = targets(args);
+        let workload = workload_from(args, targets.first().map(|t| t.total));
+        outcome(&arch, workload, &targets)
+    };
+    // --json is the same in every language: its texts (GPU names, notes, verdicts' details,
+    // advice) are made in English.
+    let out = if args.json { crate::i18n::scoped(crate::i18n::Lang::En, judge) } else { judge() };
+    let out = out.map_err(|e| bad(&e))?;
     if args.json {
         super::outln(&super::to_json(&out)?)?;
     } else {

@@ -346,47 +346,71 @@ pub fn xid_meaning(code: u32) -> (bool, &'static str) {
     match code {
         79 => (
             true,
-            "The GPU fell off the PCIe bus. Reboot; if it repeats, reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures, update BIOS and driver; persisting across slots and drivers means RMA.",
+            crate::tr!(
+                "The GPU fell off the PCIe bus. Reboot; if it repeats, reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures, update BIOS and driver; persisting across slots and drivers means RMA."
+            ),
         ),
         48 => (
             true,
-            "Uncorrectable GPU memory (ECC) error. Reset the GPU or reboot; repeated errors mean the card should be replaced.",
+            crate::tr!(
+                "Uncorrectable GPU memory (ECC) error. Reset the GPU or reboot; repeated errors mean the card should be replaced."
+            ),
         ),
-        62 => (true, "The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."),
-        64 => (true, "Recording a memory repair failed. Reboot now; if it repeats, RMA."),
+        62 => {
+            (true, crate::tr!("The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."))
+        }
+        64 => (true, crate::tr!("Recording a memory repair failed. Reboot now; if it repeats, RMA.")),
         74 => (
             true,
-            "NVLink error. Check `nvidia-smi nvlink -e`, reset the GPUs or reboot; persistent errors need the vendor.",
+            crate::tr!(
+                "NVLink error. Check `nvidia-smi nvlink -e`, reset the GPUs or reboot; persistent errors need the vendor."
+            ),
         ),
         95 => (
             true,
-            "Uncontained memory error: every application on the GPU is affected. Reset the GPU before using it again.",
+            crate::tr!(
+                "Uncontained memory error: every application on the GPU is affected. Reset the GPU before using it again."
+            ),
         ),
-        119 | 120 => {
-            (true, "The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver.")
-        }
-        140 | 143 => {
-            (true, "The GPU hit an unrecoverable error. Reset the GPU or reboot; contact the vendor if it repeats.")
-        }
+        119 | 120 => (
+            true,
+            crate::tr!("The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver."),
+        ),
+        140 | 143 => (
+            true,
+            crate::tr!(
+                "The GPU hit an unrecoverable error. Reset the GPU or reboot; contact the vendor if it repeats."
+            ),
+        ),
         13 => (
             false,
-            "A program crashed on the GPU (often an out-of-bounds access in the program). Re-run; if it happens with many programs, suspect the driver or hardware.",
+            crate::tr!(
+                "A program crashed on the GPU (often an out-of-bounds access in the program). Re-run; if it happens with many programs, suspect the driver or hardware."
+            ),
         ),
         31 => (
             false,
-            "A program accessed invalid GPU memory (usually a bug in the program). Debug the program unless this started after a driver change.",
+            crate::tr!(
+                "A program accessed invalid GPU memory (usually a bug in the program). Debug the program unless this started after a driver change."
+            ),
         ),
         63 => (
             false,
-            "A bad memory row was recorded for remapping; reset the GPU or reboot when convenient to activate it.",
+            crate::tr!(
+                "A bad memory row was recorded for remapping; reset the GPU or reboot when convenient to activate it."
+            ),
         ),
-        92 => (false, "Many corrected memory errors; watch for uncorrectable errors or remapping failures."),
+        92 => {
+            (false, crate::tr!("Many corrected memory errors; watch for uncorrectable errors or remapping failures."))
+        }
         94 => (
             false,
-            "One application hit a contained memory error and must restart; others are unaffected. Reset the GPU when convenient.",
+            crate::tr!(
+                "One application hit a contained memory error and must restart; others are unaffected. Reset the GPU when convenient."
+            ),
         ),
-        45 => (false, "The driver cleaned up after an earlier error (follow the Xid before it)."),
-        _ => (false, "A GPU error was logged; see NVIDIA's Xid catalog for this number."),
+        45 => (false, crate::tr!("The driver cleaned up after an earlier error (follow the Xid before it).")),
+        _ => (false, crate::tr!("A GPU error was logged; see NVIDIA's Xid catalog for this number.")),
     }
 }
 

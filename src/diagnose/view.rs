@@ -314,18 +314,13 @@ impl SystemView for LiveSystem {
 // A capture directory
 
 /// Why a capture cannot be opened.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum CaptureError {
     /// No `capture.json`, or it cannot be read.
-    #[error("{0}: not a gpu-doctor capture (cannot read capture.json: {1})")]
     Missing(PathBuf, String),
     /// `capture.json` is not valid JSON of the expected shape.
-    #[error("{0}: capture.json is damaged ({1})")]
     Malformed(PathBuf, String),
     /// Written by a newer gpu-doctor.
-    #[error(
-        "{path}: capture format version {found} is newer than this gpu-doctor understands (version {CAPTURE_VERSION}); update gpu-doctor to read it"
-    )]
     FutureVersion {
         /// The capture directory.
         path: PathBuf,
@@ -333,12 +328,42 @@ pub enum CaptureError {
         found: u32,
     },
     /// Writing failed.
-    #[error("cannot write the capture to {0}: {1}")]
     Write(PathBuf, String),
     /// A capture archive (`.tar.gz`) cannot be read or holds something unsafe.
-    #[error("{0}: cannot use this capture archive: {1}")]
     Archive(PathBuf, String),
 }
+
+/// The message, in the current language (written by hand rather than derived: derived messages
+/// cannot be translated).
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            CaptureError::Missing(dir, why) => crate::tr!(
+                "{dir}: not a gpu-doctor capture (cannot read capture.json: {why})",
+                dir = dir.display(),
+                why = why
+            ),
+            CaptureError::Malformed(dir, why) => {
+                crate::tr!("{dir}: capture.json is damaged ({why})", dir = dir.display(), why = why)
+            }
+            CaptureError::FutureVersion { path, found } => crate::tr!(
+                "{path}: capture format version {found} is newer than this gpu-doctor understands (version {version}); update gpu-doctor to read it",
+                path = path.display(),
+                found = found,
+                version = CAPTURE_VERSION
+            ),
+            CaptureError::Write(dir, why) => {
+                crate::tr!("cannot write the capture to {dir}: {why}", dir = dir.display(), why = why)
+            }
+            CaptureError::Archive(file, why) => {
+                crate::tr!("{file}: cannot use this capture archive: {why}", file = file.display(), why = why)
+            }
+        };
+        f.write_str(&text)
+    }
+}
+
+impl std::error::Error for CaptureError {}
 
 impl CaptureError {
     /// The same error about `path` (a capture archive, rather than the temporary directory it was
@@ -384,14 +409,17 @@ impl CapturedSystem {
         let head: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
         if head.get("format").and_then(|f| f.as_str()) != Some(CAPTURE_FORMAT) {
-            return Err(CaptureError::Malformed(dir.into(), format!("the format field is not \"{CAPTURE_FORMAT}\"")));
+            return Err(CaptureError::Malformed(
+                dir.into(),
+                crate::tr!("the format field is not \"{format}\"", format = CAPTURE_FORMAT),
+            ));
         }
         match head.get("version").and_then(serde_json::Value::as_u64) {
             Some(v) if v > u64::from(CAPTURE_VERSION) => {
                 return Err(CaptureError::FutureVersion { path: dir.into(), found: v as u32 });
             }
             Some(_) => {}
-            None => return Err(CaptureError::Malformed(dir.into(), "no version field".into())),
+            None => return Err(CaptureError::Malformed(dir.into(), crate::tr!("no version field").into())),
         }
         let cap: CaptureFile =
             serde_json::from_value(head).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
@@ -473,7 +501,7 @@ impl SystemView for CapturedSystem {
 pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureError> {
     let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
     if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
-        return Err(CaptureError::Write(dir.into(), "the directory is not empty; choose a new one".into()));
+        return Err(CaptureError::Write(dir.into(), crate::tr!("the directory is not empty; choose a new one").into()));
     }
     let existed = dir.exists();
     let written = write_capture_into(live, dir);

@@ -91,18 +91,18 @@ pub struct WindowsFacts {
 
 /// The power plans and power modes Windows ships, by GUID: (name, whether it holds the processor
 /// and PCIe link low to save energy). Microsoft Learn, "Power policy settings" / "Customize the
-/// Windows performance power slider".
+/// Windows performance power slider". The names are English; shown through `crate::i18n::tr`.
 pub const POWER_PLANS: &[(&str, &str, bool)] = &[
-    ("a1841308-3541-4fab-bc81-f71556f20b4a", "Power saver", true),
-    ("381b4222-f694-41f0-9685-ff5bb260df2e", "Balanced", false),
-    ("8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c", "High performance", false),
-    ("e9a42b02-d5df-448d-aa00-03f14749eb61", "Ultimate Performance", false),
-    ("961cc777-2547-4f9d-8174-7d86181b8a7a", "Best power efficiency (power mode)", true),
-    ("00000000-0000-0000-0000-000000000000", "Balanced (power mode)", false),
-    ("ded574b5-45a0-4f42-8737-46345c09c238", "Best performance (power mode)", false),
+    ("a1841308-3541-4fab-bc81-f71556f20b4a", crate::tr_key!("Power saver"), true),
+    ("381b4222-f694-41f0-9685-ff5bb260df2e", crate::tr_key!("Balanced"), false),
+    ("8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c", crate::tr_key!("High performance"), false),
+    ("e9a42b02-d5df-448d-aa00-03f14749eb61", crate::tr_key!("Ultimate Performance"), false),
+    ("961cc777-2547-4f9d-8174-7d86181b8a7a", crate::tr_key!("Best power efficiency (power mode)"), true),
+    ("00000000-0000-0000-0000-000000000000", crate::tr_key!("Balanced (power mode)"), false),
+    ("ded574b5-45a0-4f42-8737-46345c09c238", crate::tr_key!("Best performance (power mode)"), false),
 ];
 
-/// The name of a power plan or mode and whether it saves energy at the cost of speed.
+/// The (English) name of a power plan or mode and whether it saves energy at the cost of speed.
 pub fn power_plan(guid: &str) -> Option<(&'static str, bool)> {
     let g = guid.trim().trim_matches(|c| c == '{' || c == '}').to_ascii_lowercase();
     POWER_PLANS.iter().find(|(id, _, _)| *id == g).map(|(_, name, saver)| (*name, *saver))
@@ -188,7 +188,7 @@ impl WindowsFacts {
             s.push_str(v);
         }
         if let Some(b) = self.build {
-            s.push_str(&format!(" (build {b})"));
+            s.push_str(&crate::tr!(" (build {b})", b = b));
         }
         s
     }
@@ -205,22 +205,23 @@ impl WindowsFacts {
 }
 
 /// The meaning of a Device Manager problem code, as Device Manager words it, and what usually
-/// causes it on an NVIDIA GPU.
+/// causes it on an NVIDIA GPU, in the current language.
 pub fn problem_text(code: u32) -> (&'static str, &'static str) {
+    use crate::tr;
     match code {
-        10 => ("This device cannot start (Code 10)", "the driver failed to start the GPU"),
-        22 => ("This device is disabled (Code 22)", "the GPU was disabled in Device Manager"),
-        28 => ("The drivers for this device are not installed (Code 28)", "no NVIDIA driver is installed for it"),
+        10 => (tr!("This device cannot start (Code 10)"), tr!("the driver failed to start the GPU")),
+        22 => (tr!("This device is disabled (Code 22)"), tr!("the GPU was disabled in Device Manager")),
+        28 => (tr!("The drivers for this device are not installed (Code 28)"), tr!("no NVIDIA driver is installed for it")),
         31 => (
-            "This device is not working properly because Windows cannot load the drivers required (Code 31)",
-            "the installed driver does not load (a damaged or mismatched install)",
+            tr!("This device is not working properly because Windows cannot load the drivers required (Code 31)"),
+            tr!("the installed driver does not load (a damaged or mismatched install)"),
         ),
         43 => (
-            "Windows has stopped this device because it has reported problems (Code 43)",
-            "the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware",
+            tr!("Windows has stopped this device because it has reported problems (Code 43)"),
+            tr!("the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware"),
         ),
-        12 => ("This device cannot find enough free resources (Code 12)", "the PCI resources (BAR space) do not fit"),
-        _ => ("The device has a problem", "Device Manager reports a problem code"),
+        12 => (tr!("This device cannot find enough free resources (Code 12)"), tr!("the PCI resources (BAR space) do not fit")),
+        _ => (tr!("The device has a problem"), tr!("Device Manager reports a problem code")),
     }
 }
 

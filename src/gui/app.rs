@@ -24,6 +24,7 @@ use crate::telemetry::demo::Scenario;
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 
 mod about;
 mod bars;
@@ -389,7 +390,7 @@ impl DoctorApp {
                         t: at,
                         gpu: o.gpu,
                         level: EventLevel::Info,
-                        text: format!("no longer: {}", o.title),
+                        text: tr!("no longer: {title}", title = o.title),
                     });
                 }
             }
@@ -416,7 +417,7 @@ impl DoctorApp {
         if let Some(p) = &self.settings_path
             && let Err(e) = self.saved_settings.save(p)
         {
-            self.message = Some(format!("Could not save the settings to {}: {e}", p.display()));
+            self.message = Some(tr!("Could not save the settings to {path}: {error}", path = p.display(), error = e));
             self.settings_path = None;
         }
     }
@@ -447,7 +448,7 @@ impl DoctorApp {
                 self.replay_span = None;
                 self.replay = None;
             }
-            Err(e) => self.message = Some(format!("Could not start sampling: {e}")),
+            Err(e) => self.message = Some(tr!("Could not start sampling: {error}", error = e)),
         }
     }
 }
@@ -486,7 +487,7 @@ impl eframe::App for DoctorApp {
                 if let Some(text) = info {
                     ui.horizontal_wrapped(|ui| {
                         ui.label(text);
-                        if ui.small_button("Dismiss").clicked()
+                        if ui.small_button(tr!("Dismiss")).clicked()
                             && let Ok(mut i) = self.info.lock()
                         {
                             *i = None;
@@ -495,7 +496,7 @@ impl eframe::App for DoctorApp {
                 }
                 if let (true, Some((a, b))) = (self.tab == Tab::Monitor && snap.source.is_replay(), self.replay_span) {
                     ui.horizontal(|ui| {
-                        let l = ui.label("Replay position");
+                        let l = ui.label(tr!("Replay position"));
                         let mut at = self.monitor.paused_at.unwrap_or(b).clamp(a, b);
                         let (start, offset) = (snap.started_unix, self.offset_secs);
                         let slider = egui::Slider::new(&mut at, a..=b.max(a + 1.0))
@@ -509,7 +510,7 @@ impl eframe::App for DoctorApp {
                 if let Some(notice) = self.settings_notice.clone() {
                     ui.horizontal_wrapped(|ui| {
                         ui.colored_label(palette::tone(ui, Tone::Warn), notice);
-                        if ui.button("OK").clicked() {
+                        if ui.button(tr!("OK")).clicked() {
                             self.settings_notice = None;
                         }
                     });
@@ -548,13 +549,17 @@ impl eframe::App for DoctorApp {
                     .map_err(|e| e.to_string())
                     .and_then(|()| self.sampler.start_recording(&path).map_err(|e| e.to_string()));
                 self.set_info(match started {
-                    Ok(()) => format!("Recording to {}", path.display()),
-                    Err(e) => format!("Could not start recording: {e}"),
+                    Ok(()) => tr!("Recording to {path}", path = path.display()),
+                    Err(e) => tr!("Could not start recording: {error}", error = e),
                 });
             }
             Some(MonitorAction::StopRecording) => {
                 if let Some((path, n)) = self.sampler.stop_recording() {
-                    self.set_info(format!("Recorded {n} samples to {} (Open recording... replays it)", path.display()));
+                    self.set_info(tr!(
+                        "Recorded {n} samples to {path} (Open recording... replays it)",
+                        n = n,
+                        path = path.display()
+                    ));
                 }
             }
             None => {}
@@ -598,8 +603,8 @@ impl eframe::App for DoctorApp {
                 Ok(())
             });
             self.set_info(match written {
-                Ok(()) => format!("Exported {rows} samples to {}", path.display()),
-                Err(e) => format!("Could not export to {}: {e}", path.display()),
+                Ok(()) => tr!("Exported {rows} samples to {path}", rows = rows, path = path.display()),
+                Err(e) => tr!("Could not export to {path}: {error}", path = path.display(), error = e),
             });
         }
         if self.screenshot_dialog.is_some() || self.open_dialog.is_some() || self.csv_dialog.is_some() {

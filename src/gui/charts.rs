@@ -5,6 +5,7 @@ use eframe::egui::{self, Color32, RichText};
 use egui_plot::{HLine, Line, Plot, PlotPoints, VLine};
 
 use crate::present;
+use crate::tr;
 use crate::units;
 
 /// The unit of a chart's values; decides axis labels and hover text.
@@ -242,7 +243,7 @@ pub fn legend(series: &[Series], references: &[Reference]) -> Vec<(Color32, Stri
     series
         .iter()
         .map(|s| (s.color, s.name.clone()))
-        .chain(references.iter().map(|r| (r.color.gamma_multiply(0.6), format!("thin: {}", r.name))))
+        .chain(references.iter().map(|r| (r.color.gamma_multiply(0.6), tr!("thin: {name}", name = r.name))))
         .collect()
 }
 
@@ -294,7 +295,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 ui.painter().text(
                     rect.center(),
                     egui::Align2::CENTER_CENTER,
-                    "no data in this window",
+                    tr!("no data in this window"),
                     egui::FontId::proportional(12.0),
                     ui.visuals().weak_text_color(),
                 );

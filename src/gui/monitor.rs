@@ -13,6 +13,7 @@ use crate::telemetry::history::{Event, EventLevel, History};
 use crate::telemetry::sample::{GpuInfo, HostSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
+use crate::tr;
 use crate::units::ByteUnits;
 
 mod diagnosis;
@@ -238,7 +239,7 @@ impl MonitorState {
                 }
                 SourceStatus::Asleep { functions } => action = asleep_banner(ui, functions),
                 SourceStatus::Opening => {
-                    ui.weak("Opening NVML (the NVIDIA Management Library)…");
+                    ui.weak(tr!("Opening NVML (the NVIDIA Management Library)…"));
                 }
                 _ => {}
             }
@@ -266,7 +267,7 @@ impl MonitorState {
                 self.gpu_charts(ui, snap, data, axis);
             }
             ui.add_space(8.0);
-            ui.heading("Host");
+            ui.heading(tr!("Host"));
             host_summary(ui, snap.host.as_ref(), self.units);
             host_charts(ui, snap.host.as_ref(), data, axis);
             if !snap.inventory.gpus.is_empty() {
@@ -305,34 +306,34 @@ impl MonitorState {
 
     fn toolbar(&mut self, ui: &mut egui::Ui, snap: &Snapshot, now: f64) {
         ui.horizontal_wrapped(|ui| {
-            ui.label("Window:");
+            ui.label(tr!("Window:"));
             for w in TimeWindow::ALL {
                 ui.selectable_value(&mut self.window, w, w.label());
             }
             ui.separator();
             let paused = self.paused_at.is_some();
             if ui
-                .button(if paused { "Resume" } else { "Pause" })
-                .on_hover_text("Freeze the charts; sampling goes on in the background.")
+                .button(if paused { tr!("Resume") } else { tr!("Pause") })
+                .on_hover_text(tr!("Freeze the charts; sampling goes on in the background."))
                 .clicked()
             {
                 self.paused_at = if paused { None } else { Some(now) };
             }
             if paused {
-                ui.label(RichText::new("PAUSED").strong().color(palette::tone(ui, Tone::Warn)));
+                ui.label(RichText::new(tr!("PAUSED")).strong().color(palette::tone(ui, Tone::Warn)));
             }
             if snap.inventory.gpus.len() > 1 {
                 ui.separator();
-                ui.label("GPUs:");
-                ui.selectable_value(&mut self.gpu_filter, None, "All");
+                ui.label(tr!("GPUs:"));
+                ui.selectable_value(&mut self.gpu_filter, None, tr!("All"));
                 for g in &snap.inventory.gpus {
                     ui.selectable_value(&mut self.gpu_filter, Some(g.index), format!("GPU {}", g.index));
                 }
                 if self.gpu_filter.is_none() {
                     ui.separator();
-                    ui.toggle_value(&mut self.split_util, "Utilization per GPU").on_hover_text(
-                        "One small utilization chart per GPU instead of one chart where their lines overlap",
-                    );
+                    ui.toggle_value(&mut self.split_util, tr!("Utilization per GPU")).on_hover_text(tr!(
+                        "One small utilization chart per GPU instead of one chart where their lines overlap"
+                    ));
                 }
             }
         });
@@ -384,33 +385,37 @@ impl MonitorState {
         for g in &gpus {
             let i = g.index;
             let c = gpu_color(i);
-            util.push(line(i, GpuMetric::Util, format!("GPU {i} GPU utilization"), c));
-            util.push(line(i, GpuMetric::MemBw, format!("GPU {i} memory bandwidth"), c.gamma_multiply(0.55)));
-            vram.push(line(i, GpuMetric::VramUsed, format!("GPU {i} VRAM used"), c));
+            util.push(line(i, GpuMetric::Util, tr!("GPU {i} GPU utilization", i = i), c));
+            util.push(line(i, GpuMetric::MemBw, tr!("GPU {i} memory bandwidth", i = i), c.gamma_multiply(0.55)));
+            vram.push(line(i, GpuMetric::VramUsed, tr!("GPU {i} VRAM used", i = i), c));
             if let Some(total) = g.vram_total_bytes.get() {
-                vram_ref.push(Reference { name: format!("GPU {i} VRAM total"), value: total as f64, color: c });
+                vram_ref.push(Reference { name: tr!("GPU {i} VRAM total", i = i), value: total as f64, color: c });
             }
-            power.push(line(i, GpuMetric::Power, format!("GPU {i} power"), c));
+            power.push(line(i, GpuMetric::Power, tr!("GPU {i} power", i = i), c));
             if let Some(limit) = latest(i).and_then(|s| s.power_limit_w.get()) {
-                power_ref.push(Reference { name: format!("GPU {i} power limit"), value: limit, color: c });
+                power_ref.push(Reference { name: tr!("GPU {i} power limit", i = i), value: limit, color: c });
             }
-            temp.push(line(i, GpuMetric::Temp, format!("GPU {i} temperature"), c));
+            temp.push(line(i, GpuMetric::Temp, tr!("GPU {i} temperature", i = i), c));
             if let Some(s) = g.slowdown_temp_c.get() {
-                temp_ref.push(Reference { name: format!("GPU {i} slowdown"), value: f64::from(s), color: c });
+                temp_ref.push(Reference { name: tr!("GPU {i} slowdown", i = i), value: f64::from(s), color: c });
             }
-            clock.push(line(i, GpuMetric::SmClock, format!("GPU {i} SM clock"), c));
+            clock.push(line(i, GpuMetric::SmClock, tr!("GPU {i} SM clock", i = i), c));
             if let Some(m) = g.max_sm_clock_mhz.get() {
-                clock_ref.push(Reference { name: format!("GPU {i} max SM clock"), value: f64::from(m), color: c });
+                clock_ref.push(Reference { name: tr!("GPU {i} max SM clock", i = i), value: f64::from(m), color: c });
             }
-            pcie.push(line(i, GpuMetric::PcieRx, format!("GPU {i} PCIe RX (to GPU)"), c));
-            pcie.push(line(i, GpuMetric::PcieTx, format!("GPU {i} PCIe TX (from GPU)"), c.gamma_multiply(0.55)));
+            pcie.push(line(i, GpuMetric::PcieRx, tr!("GPU {i} PCIe RX (to GPU)", i = i), c));
+            pcie.push(line(i, GpuMetric::PcieTx, tr!("GPU {i} PCIe TX (from GPU)", i = i), c.gamma_multiply(0.55)));
         }
-        const UTIL_HELP: &str = "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use.";
+        let util_help: &str = tr!(
+            "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use."
+        );
         // Small multiples: each GPU's two utilization lines in a chart of its own.
         let split = self.split_util && gpus.len() > 1;
         let names: Vec<(String, String)> = if split {
             gpus.iter()
-                .map(|g| (format!("gpu_util_{}", g.index), format!("GPU {} utilization and memory bandwidth", g.index)))
+                .map(|g| {
+                    (format!("gpu_util_{}", g.index), tr!("GPU {gpu} utilization and memory bandwidth", gpu = g.index))
+                })
                 .collect()
         } else {
             Vec::new()
@@ -422,7 +427,7 @@ impl MonitorState {
                 charts.push(Chart {
                     id,
                     title,
-                    help: UTIL_HELP,
+                    help: util_help,
                     caption: "",
                     unit: Unit::Percent,
                     series: lines.by_ref().take(2).collect(),
@@ -434,8 +439,8 @@ impl MonitorState {
         } else {
             charts.push(Chart {
                 id: "gpu_util",
-                title: "GPU utilization and memory bandwidth utilization",
-                help: UTIL_HELP,
+                title: tr!("GPU utilization and memory bandwidth utilization"),
+                help: util_help,
                 caption: "",
                 unit: Unit::Percent,
                 series: util,
@@ -447,8 +452,8 @@ impl MonitorState {
         charts.extend([
             Chart {
                 id: "gpu_vram",
-                title: "VRAM used vs total",
-                help: "Device memory in use; the thin line is each GPU's total.",
+                title: tr!("VRAM used vs total"),
+                help: tr!("Device memory in use; the thin line is each GPU's total."),
                 caption: "",
                 unit: Unit::Gib,
                 series: vram,
@@ -458,8 +463,8 @@ impl MonitorState {
             },
             Chart {
                 id: "gpu_power",
-                title: "Power draw vs enforced limit",
-                help: "Board power draw; the thin line is the power limit the driver enforces.",
+                title: tr!("Power draw vs enforced limit"),
+                help: tr!("Board power draw; the thin line is the power limit the driver enforces."),
                 caption: "",
                 unit: Unit::Watts,
                 series: power,
@@ -469,8 +474,8 @@ impl MonitorState {
             },
             Chart {
                 id: "gpu_temp",
-                title: "Temperature vs slowdown threshold",
-                help: "GPU core temperature; the thin line is where the hardware starts to slow down.",
+                title: tr!("Temperature vs slowdown threshold"),
+                help: tr!("GPU core temperature; the thin line is where the hardware starts to slow down."),
                 caption: "",
                 unit: Unit::Celsius,
                 series: temp,
@@ -480,8 +485,10 @@ impl MonitorState {
             },
             Chart {
                 id: "gpu_clock",
-                title: "SM clock vs maximum (MHz)",
-                help: "Streaming-multiprocessor clock; the thin line is the maximum. Far below the maximum under load means throttling.",
+                title: tr!("SM clock vs maximum (MHz)"),
+                help: tr!(
+                    "Streaming-multiprocessor clock; the thin line is the maximum. Far below the maximum under load means throttling."
+                ),
                 caption: "",
                 unit: Unit::Mhz,
                 series: clock,
@@ -491,8 +498,10 @@ impl MonitorState {
             },
             Chart {
                 id: "gpu_pcie",
-                title: "PCIe throughput",
-                help: "Host-to-GPU (RX) and GPU-to-host (TX) traffic, sampled every 2 s or slower (the NVML call is slow).",
+                title: tr!("PCIe throughput"),
+                help: tr!(
+                    "Host-to-GPU (RX) and GPU-to-host (TX) traffic, sampled every 2 s or slower (the NVML call is slow)."
+                ),
                 caption: "",
                 unit: Unit::Rate,
                 series: pcie,
@@ -502,10 +511,10 @@ impl MonitorState {
             },
         ]);
         ui.label(
-            RichText::new(
+            RichText::new(tr!(
                 "Line colour = GPU, as on the cards. Faded lines: memory bandwidth (utilization chart) and TX (PCIe \
-                 chart). Thin lines: totals, limits, thresholds and maxima. Hover a title for details.",
-            )
+                 chart). Thin lines: totals, limits, thresholds and maxima. Hover a title for details."
+            ))
             .small()
             .weak(),
         );
@@ -561,9 +570,9 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
     let charts = vec![
         Chart {
             id: "host_cpu",
-            title: "CPU utilization (all cores)",
-            help: "Average over all logical CPUs; see the per-core strip for single saturated cores.",
-            caption: "average over all logical CPUs",
+            title: tr!("CPU utilization (all cores)"),
+            help: tr!("Average over all logical CPUs; see the per-core strip for single saturated cores."),
+            caption: tr!("average over all logical CPUs"),
             unit: Unit::Percent,
             series: vec![Series { name: "CPU".into(), points: pts(keys::CPU), color: Color32::from_rgb(66, 165, 245) }],
             references: Vec::new(),
@@ -572,33 +581,33 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
         },
         Chart {
             id: "host_ram",
-            title: "RAM used",
-            help: "Host memory in use; the thin line is the total.",
-            caption: "purple: RAM used · red: swap used · thin grey: total",
+            title: tr!("RAM used"),
+            help: tr!("Host memory in use; the thin line is the total."),
+            caption: tr!("purple: RAM used · red: swap used · thin grey: total"),
             unit: Unit::Gib,
             series: vec![
-                Series { name: "RAM used".into(), points: pts(keys::RAM_USED), color: Color32::from_rgb(171, 71, 188) },
+                Series { name: tr!("RAM used").into(), points: pts(keys::RAM_USED), color: Color32::from_rgb(171, 71, 188) },
                 Series {
-                    name: "swap used".into(),
+                    name: tr!("swap used").into(),
                     points: pts(keys::SWAP_USED),
                     color: Color32::from_rgb(239, 83, 80),
                 },
             ],
             references: ram_total
-                .map(|t| vec![Reference { name: "RAM total".into(), value: t, color: Color32::GRAY }])
+                .map(|t| vec![Reference { name: tr!("RAM total").into(), value: t, color: Color32::GRAY }])
                 .unwrap_or_default(),
             fixed_percent: false,
             marks: Vec::new(),
         },
         Chart {
             id: "host_disk",
-            title: "Disk read / write",
-            help: "Sum over physical disks.",
-            caption: "cyan: read · orange: write (physical disks)",
+            title: tr!("Disk read / write"),
+            help: tr!("Sum over physical disks."),
+            caption: tr!("cyan: read · orange: write (physical disks)"),
             unit: Unit::Rate,
             series: vec![
-                Series { name: "read".into(), points: pts(keys::DISK_READ), color: Color32::from_rgb(38, 198, 218) },
-                Series { name: "write".into(), points: pts(keys::DISK_WRITE), color: Color32::from_rgb(255, 167, 38) },
+                Series { name: tr!("read").into(), points: pts(keys::DISK_READ), color: Color32::from_rgb(38, 198, 218) },
+                Series { name: tr!("write").into(), points: pts(keys::DISK_WRITE), color: Color32::from_rgb(255, 167, 38) },
             ],
             references: Vec::new(),
             fixed_percent: false,
@@ -606,14 +615,16 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
         },
         Chart {
             id: "host_iowait",
-            title: "CPU iowait and I/O pressure",
-            help: "iowait: share of CPU time idle while waiting for I/O. I/O pressure: share of time some task stalled on I/O (Linux PSI).",
-            caption: "orange: iowait · yellow: I/O pressure (PSI some, 10 s)",
+            title: tr!("CPU iowait and I/O pressure"),
+            help: tr!(
+                "iowait: share of CPU time idle while waiting for I/O. I/O pressure: share of time some task stalled on I/O (Linux PSI)."
+            ),
+            caption: tr!("orange: iowait · yellow: I/O pressure (PSI some, 10 s)"),
             unit: Unit::Percent,
             series: vec![
                 Series { name: "iowait".into(), points: pts(keys::IOWAIT), color: Color32::from_rgb(255, 112, 67) },
                 Series {
-                    name: "I/O pressure".into(),
+                    name: tr!("I/O pressure").into(),
                     points: pts(keys::PSI_IO),
                     color: Color32::from_rgb(255, 202, 40),
                 },
@@ -624,9 +635,9 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
         },
         Chart {
             id: "host_net",
-            title: "Network receive / transmit",
-            help: "Sum over all interfaces except loopback.",
-            caption: "green: receive · brown: transmit",
+            title: tr!("Network receive / transmit"),
+            help: tr!("Sum over all interfaces except loopback."),
+            caption: tr!("green: receive · brown: transmit"),
             unit: Unit::Rate,
             series: vec![
                 Series { name: "rx".into(), points: pts(keys::NET_RX), color: Color32::from_rgb(102, 187, 106) },

@@ -125,7 +125,7 @@ impl SmokeState {
         });
         match spawned {
             Ok(_) => self.live = Some(live),
-            Err(e) => self.message = Some(format!("Could not start the test: {e}")),
+            Err(e) => self.message = Some(crate::tr!("Could not start the test: {error}", error = e)),
         }
     }
 
@@ -154,12 +154,12 @@ impl SmokeState {
             self.start(ui.ctx());
         }
         let progress = self.poll();
-        ui.heading("CUDA smoke test");
-        ui.label(
+        ui.heading(crate::tr!("CUDA smoke test"));
+        ui.label(crate::tr!(
             "Proves in seconds that the GPU computes correctly: loads the driver, finds the GPUs, copies data, runs \
              verified kernels and measures bandwidth against the hardware's limits. It runs in a separate process, so \
-             a crash or hang cannot take this window down. No CUDA toolkit needed.",
-        );
+             a crash or hang cannot take this window down. No CUDA toolkit needed."
+        ));
         ui.add_space(6.0);
         self.controls(ui, progress.is_some());
         ui.add_space(8.0);
@@ -173,7 +173,7 @@ impl SmokeState {
             } else if let Some(r) = self.report.clone() {
                 self.report_view(ui, &r);
             } else {
-                ui.label(RichText::new("Not run yet.").weak());
+                ui.label(RichText::new(crate::tr!("Not run yet.")).weak());
             }
         });
     }
@@ -182,22 +182,22 @@ impl SmokeState {
         ui.horizontal(|ui| {
             let big = |text: &str| egui::Button::new(RichText::new(text).size(18.0).strong());
             if running {
-                if ui.add_sized([220.0, 40.0], big("Cancel")).clicked() {
+                if ui.add_sized([220.0, 40.0], big(crate::tr!("Cancel"))).clicked() {
                     self.cancel();
                 }
-            } else if ui.add_sized([220.0, 40.0], big("Run smoke test")).clicked() {
+            } else if ui.add_sized([220.0, 40.0], big(crate::tr!("Run smoke test"))).clicked() {
                 self.start(ui.ctx());
             }
             ui.add_space(16.0);
             ui.add_enabled_ui(!running, |ui| {
-                let l = ui.label("CUDA device");
+                let l = ui.label(crate::tr!("CUDA device"));
                 ui.add(egui::DragValue::new(&mut self.device).range(0..=63)).labelled_by(l.id);
                 if let Some(d) = self.known_device() {
                     ui.label(RichText::new(d).weak());
                 }
                 ui.add_space(12.0);
-                ui.checkbox(&mut self.burn, "Burn");
-                let l = ui.label("seconds");
+                ui.checkbox(&mut self.burn, crate::tr!("Burn"));
+                let l = ui.label(crate::tr!("seconds"));
                 ui.add_enabled(self.burn, egui::DragValue::new(&mut self.burn_secs).range(5..=3600)).labelled_by(l.id);
             });
         });
@@ -213,7 +213,7 @@ impl SmokeState {
         let done = p.stages.len();
         ui.add(
             egui::ProgressBar::new(done as f32 / plan.len() as f32)
-                .text(format!("{done} of {} stages", plan.len()))
+                .text(crate::tr!("{done} of {total} stages", done = done, total = plan.len()))
                 .desired_width(400.0),
         );
         ui.add_space(4.0);
@@ -227,7 +227,7 @@ impl SmokeState {
                 });
                 ui.label(RichText::new(s.title()).strong());
                 ui.label(format!("{:.1} s", since.elapsed().as_secs_f64()));
-                ui.label("running...");
+                ui.label(crate::tr!("running..."));
                 ui.end_row();
             }
         });
@@ -239,39 +239,45 @@ impl SmokeState {
 
     fn report_view(&mut self, ui: &mut egui::Ui, r: &SmokeReport) {
         let color = palette::verdict(ui, r.verdict);
-        let word = if r.verdict == Verdict::Skipped { "CANCELLED" } else { r.verdict.word() };
+        let word = if r.verdict == Verdict::Skipped { crate::tr!("CANCELLED") } else { r.verdict.word() };
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, color)).show(ui, |ui| {
             ui.set_width(ui.available_width() - 12.0);
-            ui.label(RichText::new(format!("{word}: {}", r.summary)).size(17.0).strong().color(color));
+            let headline = crate::tr!("{verdict}: {summary}", verdict = word, summary = r.summary);
+            ui.label(RichText::new(headline).size(17.0).strong().color(color));
             if let Some(n) = &r.next_step {
                 ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new("Next step:").strong());
+                    ui.label(RichText::new(crate::tr!("Next step:")).strong());
                     ui.label(n);
                 });
-                if ui.button("Copy next step").clicked() {
+                if ui.button(crate::tr!("Copy next step")).clicked() {
                     ui.ctx().copy_text(n.clone());
                 }
             }
             let mut facts = Vec::new();
             if let Some(d) = r.device() {
-                facts.push(format!("Device {}: {}", d.index, d.line_in(r.options.units)));
-            }
-            if let Some(l) = &r.library {
-                facts.push(format!(
-                    "Driver library {l}{}",
-                    r.driver_cuda.as_ref().map(|c| format!(" (CUDA {c})")).unwrap_or_default()
+                facts.push(crate::tr!(
+                    "Device {index}: {device}",
+                    index = d.index,
+                    device = d.line_in(r.options.units)
                 ));
             }
-            facts.push(format!("Took {:.1} s", r.total_ms / 1000.0));
+            if let Some(l) = &r.library {
+                facts.push(crate::tr!(
+                    "Driver library {library}{cuda}",
+                    library = l,
+                    cuda = r.driver_cuda.as_ref().map(|c| format!(" (CUDA {c})")).unwrap_or_default()
+                ));
+            }
+            facts.push(crate::tr!("Took {secs} s", secs = format!("{:.1}", r.total_ms / 1000.0)));
             ui.label(RichText::new(facts.join("  |  ")).weak());
         });
         ui.add_space(6.0);
         ui.horizontal(|ui| {
-            if ui.button("Copy report").clicked() {
+            if ui.button(crate::tr!("Copy report")).clicked() {
                 ui.ctx().copy_text(r.render_text());
-                self.message = Some("Report copied to the clipboard.".to_string());
+                self.message = Some(crate::tr!("Report copied to the clipboard.").to_string());
             }
-            if ui.button("Export...").clicked() {
+            if ui.button(crate::tr!("Export...")).clicked() {
                 self.message = export(r);
             }
         });
@@ -283,7 +289,7 @@ impl SmokeState {
         });
         if !r.burn.is_empty() {
             ui.add_space(6.0);
-            ui.label(RichText::new("Burn").strong());
+            ui.label(RichText::new(crate::tr!("Burn")).strong());
             for t in &r.burn {
                 ui.label(burn_line(t));
             }
@@ -312,10 +318,10 @@ fn stage_row(ui: &mut egui::Ui, r: &StageResult) {
     }
     let mut extra: Vec<String> = r.details.clone();
     if let Some(e) = &r.error {
-        extra.push(format!("error: {e}"));
+        extra.push(crate::tr!("error: {error}", error = e));
     }
     if let Some(n) = &r.next_step {
-        extra.push(format!("next step: {n}"));
+        extra.push(crate::tr!("next step: {step}", step = n));
     }
     for d in extra {
         ui.label("");
@@ -330,30 +336,38 @@ fn figure(ui: &mut egui::Ui, f: &Figure) {
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("{} {}", crate::smoke::number(f.value), f.unit)).strong());
         if let (Some(p), Some(l)) = (f.percent(), f.limit) {
-            let what = f.limit_label.as_deref().unwrap_or("limit");
+            let what = f.limit_label.as_deref().unwrap_or(crate::tr!("limit"));
             ui.add(
                 egui::ProgressBar::new((p / 100.0).clamp(0.0, 1.0) as f32)
                     .desired_width(120.0)
                     .text(format!("{p:.0} %")),
             );
-            ui.label(RichText::new(format!("of {what} ({} {})", crate::smoke::number(l), f.unit)).weak());
+            let of =
+                crate::tr!("of {what} ({limit} {unit})", what = what, limit = crate::smoke::number(l), unit = f.unit);
+            ui.label(RichText::new(of).weak());
         }
     });
 }
 
 fn burn_line(t: &crate::smoke::BurnTick) -> String {
-    let mut s = format!("burn {:.0} s: {} GEMMs, {} wrong, {:.0} GFLOP/s", t.t_s, t.iterations, t.errors, t.gflops);
+    let mut s = crate::tr!(
+        "burn {secs} s: {iterations} GEMMs, {errors} wrong, {gflops} GFLOP/s",
+        secs = format!("{:.0}", t.t_s),
+        iterations = t.iterations,
+        errors = t.errors,
+        gflops = format!("{:.0}", t.gflops)
+    );
     if let Some(c) = t.sm_clock_mhz {
-        s.push_str(&format!(", SM {c} MHz"));
+        s.push_str(&crate::tr!(", SM {mhz} MHz", mhz = c));
     }
     if let Some(c) = t.temperature_c {
-        s.push_str(&format!(", {c} C"));
+        s.push_str(&crate::tr!(", {celsius} C", celsius = c));
     }
     if let Some(w) = t.power_w {
-        s.push_str(&format!(", {w:.0} W"));
+        s.push_str(&crate::tr!(", {watts} W", watts = format!("{w:.0}")));
     }
     if let Some(m) = t.throttle_mask.filter(|m| crate::telemetry::throttle::is_limiting(*m)) {
-        s.push_str(&format!(", held back: {}", crate::telemetry::throttle::summary(m)));
+        s.push_str(&crate::tr!(", held back: {reasons}", reasons = crate::telemetry::throttle::summary(m)));
     }
     s
 }
@@ -363,12 +377,12 @@ fn export(r: &SmokeReport) -> Option<String> {
     let name = format!("gpu-doctor-smoke-{}.txt", chrono::Local::now().format("%Y%m%d-%H%M%S"));
     let path = rfd::FileDialog::new()
         .set_file_name(name)
-        .add_filter("Text", &["txt"])
+        .add_filter(crate::tr!("Text"), &["txt"])
         .add_filter("JSON", &["json"])
         .save_file()?;
     Some(match write_report(r, &path) {
-        Ok(()) => format!("Saved {}", path.display()),
-        Err(e) => format!("Could not save {}: {e}", path.display()),
+        Ok(()) => crate::tr!("Saved {path}", path = path.display()),
+        Err(e) => crate::tr!("Could not save {path}: {error}", path = path.display(), error = e),
     })
 }
 

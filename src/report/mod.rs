@@ -17,6 +17,7 @@ use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
+use crate::tr;
 use crate::units;
 use redact::Redactor;
 
@@ -139,22 +140,25 @@ pub struct Inputs<'a> {
 pub fn machine_facts() -> Vec<(String, String)> {
     let mut v = Vec::new();
     if let Ok(h) = sysinfo::System::host_name() {
-        v.push(("Host name".to_string(), h));
+        v.push((tr!("Host name").to_string(), h));
     }
     if let Ok(os) = sysinfo::System::long_os_version() {
-        v.push(("Operating system".to_string(), os));
+        v.push((tr!("Operating system").to_string(), os));
     }
     if let Ok(k) = sysinfo::System::kernel_version() {
-        v.push(("Kernel".to_string(), k));
+        v.push((tr!("Kernel").to_string(), k));
     }
     let Ok(mut sys) = sysinfo::System::new() else { return v };
     sys.refresh_memory();
     sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
     if let Some(c) = sys.cpus().first() {
-        v.push(("CPU".to_string(), format!("{} ({} logical cores)", c.brand().trim(), sys.cpus().len())));
+        v.push((
+            "CPU".to_string(),
+            tr!("{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len()),
+        ));
     }
     if sys.total_memory() > 0 {
-        v.push(("RAM".to_string(), units::bytes(sys.total_memory())));
+        v.push((tr!("RAM").to_string(), units::bytes(sys.total_memory())));
     }
     v
 }
@@ -176,17 +180,17 @@ pub fn build(inp: &Inputs<'_>) -> ReportDoc {
     }
     if let Some(lines) = &inp.vram {
         sections.push(Section {
-            title: "VRAM estimate".to_string(),
+            title: tr!("VRAM estimate").to_string(),
             items: lines.iter().map(|l| Item::Text { text: l.clone() }).collect(),
         });
     }
     ReportDoc {
         format: REPORT_FORMAT.to_string(),
         version: REPORT_VERSION,
-        title: "gpu-doctor report".to_string(),
+        title: tr!("gpu-doctor report").to_string(),
         generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
-        redaction: "off".to_string(),
+        redaction: tr!("off").to_string(),
         sections,
     }
 }
@@ -209,23 +213,23 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
     // data and without a checklist failure, NVML's own explanation.
     if let Some(h) = &headline(&inp.snapshot.source, inp.checklist) {
-        rows.push(("Diagnosis".to_string(), crate::present::sentence(&h.finding)));
+        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding)));
         if !h.steps.is_empty() {
-            rows.push(("First fix".to_string(), h.steps.iter().map(|s| s.plain()).collect::<Vec<_>>().join("; ")));
+            rows.push((tr!("First fix").to_string(), h.steps.iter().map(|s| s.plain()).collect::<Vec<_>>().join("; ")));
         }
     }
     if let Some(c) = inp.checklist {
         let root = c.root_cause.as_ref().and_then(|id| c.get(id));
         rows.push((
-            "Checklist".to_string(),
+            tr!("Checklist").to_string(),
             match root {
-                Some(r) => format!("{} — root cause: {}", c.worst().word(), r.finding),
+                Some(r) => tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding),
                 None => c.worst().word().to_string(),
             },
         ));
     }
     if let Some(s) = inp.smoke {
-        rows.push(("Smoke test".to_string(), format!("{}: {}", s.verdict.word(), s.summary)));
+        rows.push((tr!("Smoke test").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary)));
     }
     // A driver call that hung while the metrics were sampled is said here, not only in the
     // metrics' event list: the GPU figures of that time are missing.
@@ -239,30 +243,34 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         })
         .unwrap_or_default();
     if let Some(st) = &inp.snapshot.gpu_stall {
-        rows.push(("GPU not responding".to_string(), st.message()));
+        rows.push((tr!("GPU not responding").to_string(), st.message()));
     } else if let Some(first) = stalls.first() {
         rows.push((
-            "GPU not responding".to_string(),
-            format!("the driver stopped answering {} time(s) while sampling ({first}); check the kernel log (sudo dmesg | grep -i -e xid -e nvrm)", stalls.len()),
+            tr!("GPU not responding").to_string(),
+            tr!(
+                "the driver stopped answering {n} time(s) while sampling ({first}); check the kernel log (sudo dmesg | grep -i -e xid -e nvrm)",
+                n = stalls.len(),
+                first = first
+            ),
         ));
     }
-    rows.push(("GPU data".to_string(), inp.snapshot.source.label()));
+    rows.push((tr!("GPU data").to_string(), inp.snapshot.source.label()));
     rows.extend(inp.machine.iter().cloned());
     rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
     if let Some(r) = &inp.renderer {
-        rows.push(("Renderer".to_string(), r.clone()));
+        rows.push((tr!("Renderer").to_string(), r.clone()));
     }
     let mut items = vec![Item::Facts { rows }];
     if inp.snapshot.is_demo() {
-        items.push(Item::Text { text: "DEMO DATA: the GPU figures are simulated, not this machine.".to_string() });
+        items.push(Item::Text { text: tr!("DEMO DATA: the GPU figures are simulated, not this machine.").to_string() });
     }
-    Section { title: "Summary".to_string(), items }
+    Section { title: tr!("Summary").to_string(), items }
 }
 
 fn reading<T: std::fmt::Display>(r: &crate::telemetry::reading::Reading<T>) -> String {
     match r.value() {
         Some(v) => v.to_string(),
-        None => "n/a".to_string(),
+        None => tr!("n/a").to_string(),
     }
 }
 
@@ -270,15 +278,15 @@ fn gpu_section(snap: &Snapshot) -> Section {
     let inv = &snap.inventory;
     let mut facts = Vec::new();
     if let Some(d) = &inv.driver_version {
-        facts.push(("Driver".to_string(), reading(d)));
+        facts.push((tr!("Driver").to_string(), reading(d)));
     }
     if let Some(c) = &inv.cuda_driver_version {
-        facts.push(("CUDA (driver)".to_string(), reading(c)));
+        facts.push((tr!("CUDA (driver)").to_string(), reading(c)));
     }
     if let Some(n) = &inv.nvml_version {
         facts.push(("NVML".to_string(), reading(n)));
     }
-    let headers = ["GPU", "Name", "UUID", "PCI", "VRAM", "Compute capability", "Max PCIe"];
+    let headers = ["GPU", tr!("Name"), "UUID", "PCI", tr!("VRAM"), tr!("Compute capability"), tr!("Max PCIe")];
     let rows = inv
         .gpus
         .iter()
@@ -288,11 +296,11 @@ fn gpu_section(snap: &Snapshot) -> Section {
                 g.name.clone(),
                 reading(&g.uuid),
                 reading(&g.pci_bus_id),
-                g.vram_total_bytes.value().map_or("n/a".to_string(), |b| units::bytes(*b)),
+                g.vram_total_bytes.value().map_or(tr!("n/a").to_string(), |b| units::bytes(*b)),
                 reading(&g.compute_capability),
                 match (g.max_pcie_gen.value(), g.max_pcie_width.value()) {
                     (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
-                    _ => "n/a".to_string(),
+                    _ => tr!("n/a").to_string(),
                 },
             ]
         })
@@ -306,19 +314,20 @@ fn gpu_section(snap: &Snapshot) -> Section {
     } else {
         items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
     }
-    Section { title: "GPUs".to_string(), items }
+    Section { title: tr!("GPUs").to_string(), items }
 }
 
 /// What the GPU section says instead of an empty table.
 fn no_gpu_sentence(source: &SourceStatus) -> String {
     match source {
-        SourceStatus::Unavailable(no) => format!("No NVIDIA GPU could be read: {}", no.summary),
-        SourceStatus::Asleep { .. } => {
-            format!("The NVIDIA GPU is asleep ({ASLEEP_STATE}); it was not read, so it stays asleep.")
-        }
-        SourceStatus::Opening => "NVML was still opening; no GPU had been read yet.".to_string(),
-        SourceStatus::Nvml { .. } => "The NVIDIA driver answered but lists no GPU.".to_string(),
-        other => format!("No GPU in this data ({}).", other.label()),
+        SourceStatus::Unavailable(no) => tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary),
+        SourceStatus::Asleep { .. } => tr!(
+            "The NVIDIA GPU is asleep ({state}); it was not read, so it stays asleep.",
+            state = crate::i18n::tr(ASLEEP_STATE)
+        ),
+        SourceStatus::Opening => tr!("NVML was still opening; no GPU had been read yet.").to_string(),
+        SourceStatus::Nvml { .. } => tr!("The NVIDIA driver answered but lists no GPU.").to_string(),
+        other => tr!("No GPU in this data ({source}).", source = other.label()),
     }
 }
 
@@ -332,7 +341,7 @@ fn checklist_section(c: &diagnose::Report) -> Section {
             let evidence = k.evidence.clone();
             Item::Verdict {
                 verdict: if Some(&k.id) == c.root_cause.as_ref() {
-                    format!("{} (ROOT CAUSE)", k.verdict.word())
+                    tr!("{verdict} (ROOT CAUSE)", verdict = k.verdict.word())
                 } else {
                     k.verdict.word().to_string()
                 },
@@ -348,7 +357,8 @@ fn checklist_section(c: &diagnose::Report) -> Section {
             }
         })
         .collect();
-    Section { title: format!("Checklist{}", if c.from_capture { " (from a capture)" } else { "" }), items }
+    let title = if c.from_capture { tr!("Checklist (from a capture)") } else { tr!("Checklist") };
+    Section { title: title.to_string(), items }
 }
 
 fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
@@ -358,9 +368,13 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
             let mut evidence = vec![v.explanation.clone()];
             evidence.extend(v.evidence.iter().cloned());
             Item::Verdict {
-                verdict: format!("{} ({:.0} % sure)", v.severity.word(), 100.0 * v.confidence),
+                verdict: tr!(
+                    "{verdict} ({confidence} % sure)",
+                    verdict = v.severity.word(),
+                    confidence = format!("{:.0}", 100.0 * v.confidence)
+                ),
                 title: v.title.clone(),
-                summary: format!("over {}", units::duration_secs(v.to - v.from)),
+                summary: tr!("over {duration}", duration = units::duration_secs(v.to - v.from)),
                 evidence,
                 fix: (!v.next_steps.is_empty()).then(|| {
                     v.next_steps
@@ -376,10 +390,10 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
         .collect();
     if items.is_empty() {
         items.push(Item::Text {
-            text: "No verdict: too little history (half of the window must be covered).".to_string(),
+            text: tr!("No verdict: too little history (half of the window must be covered).").to_string(),
         });
     }
-    Section { title: "Bottleneck verdicts".to_string(), items }
+    Section { title: tr!("Bottleneck verdicts").to_string(), items }
 }
 
 fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Section {
@@ -395,28 +409,31 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
     let rate = |v: f64| units::rate(v);
     for g in &snap.inventory.gpus {
         let i = g.index;
-        row(format!("GPU {i} utilization"), &keys::gpu(i, GpuMetric::Util), &pct);
-        row(format!("GPU {i} memory-bandwidth utilization"), &keys::gpu(i, GpuMetric::MemBw), &pct);
-        row(format!("GPU {i} VRAM used"), &keys::gpu(i, GpuMetric::VramUsed), &bytes);
-        row(format!("GPU {i} temperature"), &keys::gpu(i, GpuMetric::Temp), &|v| format!("{v:.0} °C"));
-        row(format!("GPU {i} power"), &keys::gpu(i, GpuMetric::Power), &|v| format!("{v:.0} W"));
-        row(format!("GPU {i} SM clock"), &keys::gpu(i, GpuMetric::SmClock), &|v| format!("{v:.0} MHz"));
-        row(format!("GPU {i} PCIe receive"), &keys::gpu(i, GpuMetric::PcieRx), &rate);
+        row(tr!("GPU {i} utilization", i = i), &keys::gpu(i, GpuMetric::Util), &pct);
+        row(tr!("GPU {i} memory-bandwidth utilization", i = i), &keys::gpu(i, GpuMetric::MemBw), &pct);
+        row(tr!("GPU {i} VRAM used", i = i), &keys::gpu(i, GpuMetric::VramUsed), &bytes);
+        row(tr!("GPU {i} temperature", i = i), &keys::gpu(i, GpuMetric::Temp), &|v| format!("{v:.0} °C"));
+        row(tr!("GPU {i} power", i = i), &keys::gpu(i, GpuMetric::Power), &|v| format!("{v:.0} W"));
+        row(tr!("GPU {i} SM clock", i = i), &keys::gpu(i, GpuMetric::SmClock), &|v| format!("{v:.0} MHz"));
+        row(tr!("GPU {i} PCIe receive", i = i), &keys::gpu(i, GpuMetric::PcieRx), &rate);
     }
-    row("Host CPU".to_string(), keys::CPU, &pct);
-    row("Host iowait".to_string(), keys::IOWAIT, &pct);
-    row("Host RAM used".to_string(), keys::RAM_USED, &bytes);
-    row("Host swap used".to_string(), keys::SWAP_USED, &bytes);
-    row("Disk read".to_string(), keys::DISK_READ, &rate);
-    row("Disk write".to_string(), keys::DISK_WRITE, &rate);
+    row(tr!("Host CPU").to_string(), keys::CPU, &pct);
+    row(tr!("Host iowait").to_string(), keys::IOWAIT, &pct);
+    row(tr!("Host RAM used").to_string(), keys::RAM_USED, &bytes);
+    row(tr!("Host swap used").to_string(), keys::SWAP_USED, &bytes);
+    row(tr!("Disk read").to_string(), keys::DISK_READ, &rate);
+    row(tr!("Disk write").to_string(), keys::DISK_WRITE, &rate);
     let mut items = vec![Item::Text {
-        text: format!("Over the last {} (min / mean / max).", units::duration_secs(window.min(now.max(0.0)).max(0.0))),
+        text: tr!(
+            "Over the last {duration} (min / mean / max).",
+            duration = units::duration_secs(window.min(now.max(0.0)).max(0.0))
+        ),
     }];
     if rows.is_empty() {
-        items.push(Item::Text { text: "No samples in this window.".to_string() });
+        items.push(Item::Text { text: tr!("No samples in this window.").to_string() });
     } else {
         items.push(Item::Table {
-            headers: ["Metric", "Min", "Mean", "Max"].iter().map(|s| (*s).to_string()).collect(),
+            headers: [tr!("Metric"), tr!("Min"), tr!("Mean"), tr!("Max")].iter().map(|s| (*s).to_string()).collect(),
             rows,
         });
     }
@@ -427,11 +444,11 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
             g.throttle_mask
                 .get()
                 .filter(|m| crate::telemetry::throttle::is_limiting(*m))
-                .map(|m| format!("GPU {}: {}", g.index, crate::telemetry::throttle::summary(m)))
+                .map(|m| tr!("GPU {index}: {reasons}", index = g.index, reasons = crate::telemetry::throttle::summary(m)))
         })
         .collect();
     if !throttled.is_empty() {
-        items.push(Item::Text { text: format!("Clocks held back now: {}", throttled.join("; ")) });
+        items.push(Item::Text { text: tr!("Clocks held back now: {reasons}", reasons = throttled.join("; ")) });
     }
     let events: Vec<Vec<String>> = h
         .events()
@@ -445,27 +462,28 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
         })
         .collect();
     if !events.is_empty() {
-        items.push(Item::Table { headers: vec!["Time".into(), "GPU".into(), "Event".into()], rows: events });
+        items.push(Item::Table { headers: vec![tr!("Time").into(), "GPU".into(), tr!("Event").into()], rows: events });
     }
-    Section { title: "Recent metrics".to_string(), items }
+    Section { title: tr!("Recent metrics").to_string(), items }
 }
 
 fn smoke_section(s: &SmokeReport) -> Section {
     let mut items = vec![Item::Facts {
         rows: [
-            ("Verdict".to_string(), format!("{}: {}", s.verdict.word(), s.summary)),
-            ("Device".to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line())),
-            ("Driver library".to_string(), s.library.clone().unwrap_or_else(|| "not loaded".to_string())),
-            ("Took".to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
+            (tr!("Verdict").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary)),
+            (tr!("Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line())),
+            (tr!("Driver library").to_string(), s.library.clone().unwrap_or_else(|| tr!("not loaded").to_string())),
+            (tr!("Took").to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
         ]
         .into_iter()
         .collect(),
     }];
     for r in &s.stages {
-        let mut evidence: Vec<String> = r.figures.iter().map(|f| format!("{}: {}", f.label, f.text())).collect();
+        let mut evidence: Vec<String> =
+            r.figures.iter().map(|f| tr!("{label}: {value}", label = f.label, value = f.text())).collect();
         evidence.extend(r.details.iter().cloned());
         if let Some(e) = &r.error {
-            evidence.push(format!("error: {e}"));
+            evidence.push(tr!("error: {error}", error = e));
         }
         items.push(Item::Verdict {
             verdict: r.verdict.word().to_string(),
@@ -476,7 +494,7 @@ fn smoke_section(s: &SmokeReport) -> Section {
             steps: Vec::new(),
         });
     }
-    Section { title: "CUDA smoke test".to_string(), items }
+    Section { title: tr!("CUDA smoke test").to_string(), items }
 }
 
 /// Redacts every string of the document and records what was redacted.
@@ -485,23 +503,23 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
     doc.redaction = if o.enabled {
         let mut what = Vec::new();
         if o.hostname {
-            what.push("host names");
+            what.push(tr!("host names"));
         }
         if o.users {
-            what.push("user names and home paths");
+            what.push(tr!("user names and home paths"));
         }
         if o.ip {
-            what.push("IP addresses");
+            what.push(tr!("IP addresses"));
         }
         if o.mac {
-            what.push("MAC addresses");
+            what.push(tr!("MAC addresses"));
         }
         if o.gpu_ids {
-            what.push("GPU UUIDs and serial numbers");
+            what.push(tr!("GPU UUIDs and serial numbers"));
         }
-        format!("on: {}", what.join(", "))
+        tr!("on: {what}", what = what.join(tr!(", ")))
     } else {
-        "off".to_string()
+        tr!("off").to_string()
     };
     let redaction = doc.redaction.clone();
     if let Ok(mut v) = serde_json::to_value(&*doc) {

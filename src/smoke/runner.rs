@@ -133,7 +133,11 @@ fn supervise(
         Ok(c) => c,
         Err(e) => {
             return ChildEnd::SpawnFailed {
-                error: crate::tr!("could not start {program}: {error}", program = launcher.program.display(), error = e),
+                error: crate::tr!(
+                    "could not start {program}: {error}",
+                    program = launcher.program.display(),
+                    error = e
+                ),
             };
         }
     };
@@ -240,7 +244,8 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
             let mut r = StageResult::skipped(Stage::Load, crate::tr!("the test process crashed: {how}", how = how));
             r.verdict = Verdict::Fail;
             r.error = Some("CRASHED".to_string());
-            r.next_step = Some(crate::i18n::tr(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }).to_string());
+            r.next_step =
+                Some(crate::i18n::tr(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }).to_string());
             r.details = stderr.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("stderr: {l}")).collect();
             Some(r)
         }
@@ -349,11 +354,9 @@ fn exit_code_text(code: i32) -> String {
         _ => None,
     };
     match name {
-        Some(n) => crate::tr!(
-            "ended with exception {code} ({name})",
-            code = format!("0x{:08X}", code as u32),
-            name = n
-        ),
+        Some(n) => {
+            crate::tr!("ended with exception {code} ({name})", code = format!("0x{:08X}", code as u32), name = n)
+        }
         None => crate::tr!("exited with code {code} before finishing", code = code),
     }
 }
@@ -373,17 +376,27 @@ fn signal_name(s: i32) -> &'static str {
 
 // The next steps below are shown translated: crate::i18n::tr(..) where they are used.
 const CRASH_ADVICE: &str = if cfg!(windows) {
-    crate::tr_key!("The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver ('Perform a clean installation'), reboot, and look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors. The Checklist (gpu-doctor-cli check) compares the driver's parts.")
+    crate::tr_key!(
+        "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver ('Perform a clean installation'), reboot, and look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors. The Checklist (gpu-doctor-cli check) compares the driver's parts."
+    )
 } else {
-    crate::tr_key!("The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts.")
+    crate::tr_key!(
+        "The driver library crashed the test process. This points at a broken or mismatched driver installation: reinstall the NVIDIA driver, reboot, and look at the kernel log (sudo dmesg | grep -i -e nvrm -e xid). The Checklist (gpu-doctor-cli check) compares the driver's parts."
+    )
 };
 
-const OOM_KILL_ADVICE: &str = crate::tr_key!("Something killed the test process (SIGKILL), often the kernel's out-of-memory killer: check free host memory and the kernel log (sudo dmesg | grep -i -e oom -e killed).");
+const OOM_KILL_ADVICE: &str = crate::tr_key!(
+    "Something killed the test process (SIGKILL), often the kernel's out-of-memory killer: check free host memory and the kernel log (sudo dmesg | grep -i -e oom -e killed)."
+);
 
 const HANG_ADVICE: &str = if cfg!(windows) {
-    crate::tr_key!("The driver or GPU stopped answering. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for 'Display driver nvlddmkm stopped responding' and other nvlddmkm errors; processes holding the GPU show in nvidia-smi. A reboot usually clears it; if it repeats, check cooling, power and seating.")
+    crate::tr_key!(
+        "The driver or GPU stopped answering. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for 'Display driver nvlddmkm stopped responding' and other nvlddmkm errors; processes holding the GPU show in nvidia-smi. A reboot usually clears it; if it repeats, check cooling, power and seating."
+    )
 } else {
-    crate::tr_key!("The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating.")
+    crate::tr_key!(
+        "The driver or GPU stopped answering. Look for Xid errors in the kernel log (sudo dmesg | grep -i xid); processes stuck on the GPU show in nvidia-smi. A GPU reset (sudo nvidia-smi -r, with nothing running on it) or a reboot usually clears it; if it repeats, check cooling, power and seating."
+    )
 };
 
 #[cfg(test)]

@@ -35,21 +35,21 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
             }
             (list, None)
         }
-        Err(e) => (list, Some(format!("{}: {e} (using the built-in presets)", path.display()))),
+        Err(e) => (
+            list,
+            Some(crate::tr!("{path}: {error} (using the built-in presets)", path = path.display(), error = e)),
+        ),
     }
 }
 
 /// Why a presets file or a preset name cannot be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PresetError {
     /// The file could not be read.
-    #[error("{0}")]
     Read(String),
     /// The file is not a RON list of models.
-    #[error("presets file: {0}")]
     Syntax(String),
     /// One model's shape is impossible.
-    #[error("preset '{name}': {problem}")]
     Invalid {
         /// The preset.
         name: String,
@@ -57,7 +57,6 @@ pub enum PresetError {
         problem: InputError,
     },
     /// Several presets match a loose name.
-    #[error("'{name}' could be {}: give one of these names. All presets: gpu-doctor-cli vram --list-presets", candidates.join(", "))]
     Ambiguous {
         /// The name asked for.
         name: String,
@@ -65,7 +64,6 @@ pub enum PresetError {
         candidates: Vec<String>,
     },
     /// No preset has that name.
-    #[error("no preset named '{name}'. Closest: {}. All presets: gpu-doctor-cli vram --list-presets", closest.join(", "))]
     Unknown {
         /// The name asked for.
         name: String,
@@ -73,6 +71,31 @@ pub enum PresetError {
         closest: Vec<String>,
     },
 }
+
+impl std::fmt::Display for PresetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            PresetError::Read(e) => e.clone(),
+            PresetError::Syntax(e) => crate::tr!("presets file: {error}", error = e),
+            PresetError::Invalid { name, problem } => {
+                crate::tr!("preset '{name}': {problem}", name = name, problem = problem)
+            }
+            PresetError::Ambiguous { name, candidates } => crate::tr!(
+                "'{name}' could be {candidates}: give one of these names. All presets: gpu-doctor-cli vram --list-presets",
+                name = name,
+                candidates = candidates.join(", ")
+            ),
+            PresetError::Unknown { name, closest } => crate::tr!(
+                "no preset named '{name}'. Closest: {closest}. All presets: gpu-doctor-cli vram --list-presets",
+                name = name,
+                closest = closest.join(", ")
+            ),
+        };
+        f.write_str(&text)
+    }
+}
+
+impl std::error::Error for PresetError {}
 
 /// Reads and parses a presets file.
 pub fn read(path: &Path) -> Result<Vec<Arch>, PresetError> {
@@ -165,10 +188,11 @@ fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
 pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let bad = |field: &'static str, problem: &str| InputError { field, problem: problem.to_string() };
     let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| InputError { field: "config.json", problem: format!("not valid JSON: {e}") })?;
+        .map_err(|e| InputError { field: "config.json", problem: crate::tr!("not valid JSON: {error}", error = e) })?;
     let v = v.get("text_config").cloned().unwrap_or(v);
     let need = |keys: &[&str], field: &'static str| {
-        field_u32(&v, keys).ok_or_else(|| bad(field, &format!("missing (looked for {})", keys.join(", "))))
+        field_u32(&v, keys)
+            .ok_or_else(|| bad(field, &crate::tr!("missing (looked for {keys})", keys = keys.join(", "))))
     };
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"], "num_hidden_layers")?;
     let hidden = need(&["hidden_size", "n_embd", "d_model"], "hidden_size")?;
@@ -188,7 +212,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         Some(e) if e > 1 => Some(Moe {
             experts: e,
             active: field_u32(&v, &["num_experts_per_tok", "moe_topk"])
-                .ok_or_else(|| bad("num_experts_per_tok", "missing for a mixture-of-experts model"))?,
+                .ok_or_else(|| bad("num_experts_per_tok", crate::tr!("missing for a mixture-of-experts model")))?,
             expert_intermediate: field_u32(&v, &["moe_intermediate_size"]).unwrap_or(intermediate),
             shared_experts: field_u32(&v, &["n_shared_experts"]).unwrap_or(0),
             dense_layers: field_u32(&v, &["first_k_dense_replace"]).unwrap_or(0),
@@ -227,7 +251,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
 /// Imports a `config.json` from disk.
 pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
     let text = crate::safe_fs::read_text(path, crate::safe_fs::CONFIG_JSON_CAP)
-        .map_err(|e| InputError { field: "config.json", problem: format!("cannot read {e}") })?;
+        .map_err(|e| InputError { field: "config.json", problem: crate::tr!("cannot read {error}", error = e) })?;
     let name = path
         .parent()
         .and_then(|p| p.file_name())

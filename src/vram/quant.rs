@@ -92,9 +92,10 @@ impl Quant {
             other => match Quant::ALL.iter().find(|q| q.name().replace('-', "_") == other) {
                 Some(q) => *q,
                 None => {
-                    return Err(format!(
-                        "unknown weight format '{s}'; choose one of: {}",
-                        Quant::ALL.iter().map(|q| q.name()).collect::<Vec<_>>().join(", ")
+                    return Err(crate::tr!(
+                        "unknown weight format '{format}'; choose one of: {formats}",
+                        format = s,
+                        formats = Quant::ALL.iter().map(|q| q.name()).collect::<Vec<_>>().join(", ")
                     ));
                 }
             },

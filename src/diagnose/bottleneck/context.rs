@@ -6,7 +6,7 @@ use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::sample::{GpuInfo, GpuProcess, GpuSample};
 use crate::telemetry::snapshot::Snapshot;
-use crate::units;
+use crate::{tr, units};
 
 /// Utilization below this, %, counts as a wait (the share of such points is `Stats::low_frac`).
 pub(crate) const LOW_UTIL_PCT: f64 = 30.0;
@@ -142,22 +142,25 @@ impl Host {
     pub(super) fn evidence(&self) -> Vec<String> {
         let mut v = Vec::new();
         if let Some(c) = self.cpu {
-            v.push(format!("host CPU {c:.0} % on average"));
+            v.push(tr!("host CPU {cpu} % on average", cpu = format!("{c:.0}")));
         }
         if let Some((i, m)) = self.hottest_core {
-            v.push(format!(
-                "busiest core: core {i} at {m:.0} %; {} core(s) at {HOT_CORE_PCT:.0} % or more",
-                self.hot_cores
+            v.push(tr!(
+                "busiest core: core {core} at {pct} %; {n} core(s) at {hot} % or more",
+                core = i,
+                pct = format!("{m:.0}"),
+                n = self.hot_cores,
+                hot = format!("{HOT_CORE_PCT:.0}")
             ));
         }
         if let Some(w) = self.iowait {
             v.push(format!("iowait {w:.1} %"));
         }
         if let Some(p) = self.psi_io {
-            v.push(format!("I/O pressure (some, avg10) {p:.0} %"));
+            v.push(tr!("I/O pressure (some, avg10) {pct} %", pct = format!("{p:.0}")));
         }
         if let Some(r) = self.disk_read {
-            v.push(format!("disk reads {}", units::rate(r)));
+            v.push(tr!("disk reads {rate}", rate = units::rate(r)));
         }
         v
     }
@@ -221,9 +224,11 @@ impl GpuWindow<'_> {
     /// The job's CPU as an evidence line.
     pub(super) fn job_cpu_ev(&self) -> Option<String> {
         self.job_cpu.map(|j| {
-            format!(
-                "GPU {}'s processes and their children use {:.0} % of one core on average (up to {:.0} %)",
-                self.index, j.mean, j.max
+            tr!(
+                "GPU {gpu}'s processes and their children use {mean} % of one core on average (up to {max} %)",
+                gpu = self.index,
+                mean = format!("{:.0}", j.mean),
+                max = format!("{:.0}", j.max)
             )
         })
     }
@@ -325,12 +330,14 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
         info,
         sample,
         procs: sample.and_then(|s| s.processes.value()).map(Vec::as_slice),
-        util_ev: format!(
-            "GPU {i} utilization {:.0} % on average (min {:.0}, max {:.0}); below {LOW_UTIL_PCT:.0} % {:.0} % of the time",
-            util.mean,
-            util.min,
-            util.max,
-            100.0 * util.low_frac
+        util_ev: tr!(
+            "GPU {i} utilization {mean} % on average (min {min}, max {max}); below {low} % {share} % of the time",
+            i = i,
+            mean = format!("{:.0}", util.mean),
+            min = format!("{:.0}", util.min),
+            max = format!("{:.0}", util.max),
+            low = format!("{LOW_UTIL_PCT:.0}"),
+            share = format!("{:.0}", 100.0 * util.low_frac)
         ),
         vram,
         thermal: frac(GpuMetric::ThrottleThermal),

@@ -10,6 +10,7 @@ use super::{Bottleneck, Finding};
 use crate::diagnose::Verdict;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::units;
+use crate::{tr, tr_key};
 
 /// A rule about the machine as a whole.
 type MachineRule = fn(&Ctx) -> Option<Bottleneck>;
@@ -81,11 +82,12 @@ pub(super) fn verdict(
 }
 
 impl Bottleneck {
-    /// The numbers it rests on, why it matters and what to try.
-    pub(super) fn with(mut self, evidence: Vec<String>, explanation: &str, steps: &[&str]) -> Self {
+    /// The numbers it rests on, why it matters and what to try. `explanation` and `steps` are
+    /// catalogue texts (`tr_key!`), put in the current language here.
+    pub(super) fn with(mut self, evidence: Vec<String>, explanation: &'static str, steps: &[&'static str]) -> Self {
         self.evidence = evidence;
-        self.explanation = explanation.to_string();
-        self.next_steps = steps.iter().map(|s| (*s).to_string()).collect();
+        self.explanation = crate::i18n::tr(explanation).to_string();
+        self.next_steps = steps.iter().map(|&s| crate::i18n::tr(s).to_string()).collect();
         self
     }
 }
@@ -142,17 +144,25 @@ fn imbalance(cx: &Ctx) -> Option<Bottleneck> {
             None,
             Verdict::Warn,
             0.9 * cov,
-            format!(
-                "Only GPU {} work{}; GPU {} sit{} idle",
-                names(busy),
-                if busy.len() == 1 { "s" } else { "" },
-                names(idle),
-                if idle.len() == 1 { "s" } else { "" }
-            ),
+            {
+                let one = (busy.len() == 1, idle.len() == 1);
+                let (busy, idle) = (names(busy), names(idle));
+                match one {
+                    (true, true) => tr!("Only GPU {busy} works; GPU {idle} sits idle", busy = busy, idle = idle),
+                    (true, false) => tr!("Only GPU {busy} works; GPU {idle} sit idle", busy = busy, idle = idle),
+                    (false, true) => tr!("Only GPU {busy} work; GPU {idle} sits idle", busy = busy, idle = idle),
+                    (false, false) => tr!("Only GPU {busy} work; GPU {idle} sit idle", busy = busy, idle = idle),
+                }
+            },
         )
         .with(
-            cx.gpus.iter().map(|g| format!("GPU {}: utilization {:.0} % on average", g.index, g.util.mean)).collect(),
-            "The work lands on some cards while the others wait: the job or the launcher uses fewer GPUs than the machine has.",
+            cx.gpus
+                .iter()
+                .map(|g| {
+                    tr!("GPU {gpu}: utilization {util} % on average", gpu = g.index, util = format!("{:.0}", g.util.mean))
+                })
+                .collect(),
+            tr_key!("The work lands on some cards while the others wait: the job or the launcher uses fewer GPUs than the machine has."),
             &IMBALANCE_STEPS,
         ),
     )
@@ -174,22 +184,22 @@ fn nothing_on_gpu(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Info,
             if nothing_running { 0.9 } else { 0.6 } * g.coverage,
-            format!("Nothing uses GPU {i}"),
+            tr!("Nothing uses GPU {i}", i = i),
         )
         .with(
             vec![
                 g.util_ev.clone(),
                 if nothing_running {
-                    "no process on the GPU".to_string()
+                    tr!("no process on the GPU").to_string()
                 } else {
-                    "process list not available".to_string()
+                    tr!("process list not available").to_string()
                 },
             ],
-            "The GPU does no work and no program holds it. If a job should be running, it never reached the GPU.",
+            tr_key!("The GPU does no work and no program holds it. If a job should be running, it never reached the GPU."),
             &[
-                "Check that the job runs on the GPU at all: a CPU fallback (torch.cuda.is_available() is False), the wrong device (cuda:1 on a one-GPU machine), or CUDA_VISIBLE_DEVICES hiding this card.",
-                "Run the Checklist (driver, CUDA, container, environment) and the smoke test to prove the GPU computes.",
-                "If nothing should run: nothing to fix.",
+                tr_key!("Check that the job runs on the GPU at all: a CPU fallback (torch.cuda.is_available() is False), the wrong device (cuda:1 on a one-GPU machine), or CUDA_VISIBLE_DEVICES hiding this card."),
+                tr_key!("Run the Checklist (driver, CUDA, container, environment) and the smoke test to prove the GPU computes."),
+                tr_key!("If nothing should run: nothing to fix."),
             ],
         ),
     )
@@ -210,11 +220,11 @@ fn waiting_process(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlene
             Some(i),
             Verdict::Warn,
             0.7 * g.coverage,
-            format!("GPU {i} holds {} (PID {}) but does no work", p.name, p.pid),
+            tr!("GPU {i} holds {name} (PID {pid}) but does no work", i = i, name = p.name, pid = p.pid),
         )
         .with(
-            vec![g.util_ev.clone(), "neither the CPU nor the disk is saturated".to_string()],
-            "A process is on the GPU but stuck before the computation: waiting for data, a lock, the network or another process, or hung.",
+            vec![g.util_ev.clone(), tr!("neither the CPU nor the disk is saturated").to_string()],
+            tr_key!("A process is on the GPU but stuck before the computation: waiting for data, a lock, the network or another process, or hung."),
             &STUCK_STEPS,
         ),
     )
@@ -236,7 +246,7 @@ fn underused(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
         return None;
     }
     let p = g.procs.and_then(|p| p.first()).map(|p| format!("{} (PID {})", p.name, p.pid)).unwrap_or_default();
-    let mut ev = vec![g.util_ev.clone(), format!("on the GPU: {p}")];
+    let mut ev = vec![g.util_ev.clone(), tr!("on the GPU: {p}", p = p)];
     ev.extend(host.evidence());
     Some(
         verdict(
@@ -245,16 +255,16 @@ fn underused(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            format!("GPU {i} is underused by {p}; CPU and disk have room"),
+            tr!("GPU {i} is underused by {p}; CPU and disk have room", i = i, p = p),
         )
         .with(
             ev,
-            "The job gives the GPU too little work at a time, or waits between steps for something other than CPU or disk: small batches, host-device synchronisation in the loop, a single-threaded step, or the network.",
+            tr_key!("The job gives the GPU too little work at a time, or waits between steps for something other than CPU or disk: small batches, host-device synchronisation in the loop, a single-threaded step, or the network."),
             &[
-                "Raise the batch size, one step at a time, while VRAM keeps 20-30 % headroom.",
-                "Remove synchronisation from the loop (.item(), .cpu(), printing GPU values every step).",
-                "Profile one iteration (torch.profiler, Nsight Systems) to see where the time goes.",
-                "If it should be computing but is not, treat it as a stuck job: its state, log and output (gpu-doctor-cli focus).",
+                tr_key!("Raise the batch size, one step at a time, while VRAM keeps 20-30 % headroom."),
+                tr_key!("Remove synchronisation from the loop (.item(), .cpu(), printing GPU values every step)."),
+                tr_key!("Profile one iteration (torch.profiler, Nsight Systems) to see where the time goes."),
+                tr_key!("If it should be computing but is not, treat it as a stuck job: its state, log and output (gpu-doctor-cli focus)."),
             ],
         ),
     )
@@ -278,11 +288,11 @@ fn io_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Warn,
             if strong { 0.85 } else { 0.65 } * g.coverage,
-            format!("GPU {i} waits for the disk (I/O-bound)"),
+            tr!("GPU {i} waits for the disk (I/O-bound)", i = i),
         )
         .with(
             ev,
-            "Reading the data takes longer than computing on it: processes wait for the disk (iowait, I/O pressure) while neither the CPU nor the GPU is busy.",
+            tr_key!("Reading the data takes longer than computing on it: processes wait for the disk (iowait, I/O pressure) while neither the CPU nor the GPU is busy."),
             &IO_STEPS,
         ),
     )
@@ -304,11 +314,15 @@ fn vram_near_full(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Warn,
             0.9 * g.coverage,
-            format!("GPU {i} memory is nearly full ({:.0} %)", 100.0 * frac),
+            tr!("GPU {i} memory is nearly full ({pct} %)", i = i, pct = format!("{:.0}", 100.0 * frac)),
         )
         .with(
-            vec![format!("VRAM used up to {} of {}", units::bytes(used.max as u64), units::bytes(total as u64))],
-            "With almost no free memory the next larger batch or longer input fails with out-of-memory; frameworks then retry with smaller batches or restart, which looks like an idle GPU.",
+            vec![tr!(
+                "VRAM used up to {used} of {total}",
+                used = units::bytes(used.max as u64),
+                total = units::bytes(total as u64)
+            )],
+            tr_key!("With almost no free memory the next larger batch or longer input fails with out-of-memory; frameworks then retry with smaller batches or restart, which looks like an idle GPU."),
             &VRAM_STEPS,
         ),
     )
@@ -336,23 +350,23 @@ fn vram_growing(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
             Some(i),
             Verdict::Warn,
             (0.5 + 0.4 * rising) * g.coverage,
-            format!("GPU {i} memory keeps growing: full in about {}", units::duration_secs(left)),
+            tr!("GPU {i} memory keeps growing: full in about {left}", i = i, left = units::duration_secs(left)),
         )
         .with(
             vec![
-                format!(
-                    "VRAM grows {}/s ({} over the window)",
-                    units::bytes(slope as u64),
-                    units::bytes((slope * cx.window) as u64)
+                tr!(
+                    "VRAM grows {rate}/s ({growth} over the window)",
+                    rate = units::bytes(slope as u64),
+                    growth = units::bytes((slope * cx.window) as u64)
                 ),
-                format!("{:.0} % of the steps went up or stayed", 100.0 * rising),
-                format!("now {} of {}", units::bytes(used.max as u64), units::bytes(total as u64)),
+                tr!("{pct} % of the steps went up or stayed", pct = format!("{:.0}", 100.0 * rising)),
+                tr!("now {used} of {total}", used = units::bytes(used.max as u64), total = units::bytes(total as u64)),
             ],
-            "Memory that only grows is usually held by mistake: results kept on the GPU across iterations (a list of loss tensors, caches), or a leak in a library.",
+            tr_key!("Memory that only grows is usually held by mistake: results kept on the GPU across iterations (a list of loss tensors, caches), or a leak in a library."),
             &[
-                "Log losses with .item() and drop references to GPU tensors you do not need; run inference under torch.no_grad().",
-                "Watch torch.cuda.memory_allocated() per iteration to find the step that grows.",
-                "As a stop-gap, restart the worker periodically or split the work into smaller runs.",
+                tr_key!("Log losses with .item() and drop references to GPU tensors you do not need; run inference under torch.no_grad()."),
+                tr_key!("Watch torch.cuda.memory_allocated() per iteration to find the step that grows."),
+                tr_key!("As a stop-gap, restart the worker periodically or split the work into smaller runs."),
             ],
         ),
     )
@@ -376,15 +390,19 @@ fn hardware_slowdown(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottle
             Some(i),
             Verdict::Warn,
             0.9 * g.coverage,
-            format!("GPU {i} is slowed down by hardware protection {:.0} % of the time", 100.0 * g.hw),
+            tr!(
+                "GPU {i} is slowed down by hardware protection {pct} % of the time",
+                i = i,
+                pct = format!("{:.0}", 100.0 * g.hw)
+            ),
         )
         .with(
-            vec![format!("hardware slowdown reported in {:.0} % of the samples", 100.0 * g.hw)],
-            "The board halves its clocks to protect itself: overheating or the power supply pulling the emergency brake.",
+            vec![tr!("hardware slowdown reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.hw))],
+            tr_key!("The board halves its clocks to protect itself: overheating or the power supply pulling the emergency brake."),
             &[
-                "Check the power cabling (every connector seated, no daisy-chained cables on high-power cards) and that the power supply is sized for all GPUs.",
-                "Check temperatures and cooling as for thermal throttling.",
-                "Look for Xid errors in the kernel log (Checklist, runtime step).",
+                tr_key!("Check the power cabling (every connector seated, no daisy-chained cables on high-power cards) and that the power supply is sized for all GPUs."),
+                tr_key!("Check temperatures and cooling as for thermal throttling."),
+                tr_key!("Look for Xid errors in the kernel log (Checklist, runtime step)."),
             ],
         ),
     )
@@ -397,15 +415,16 @@ fn thermal_throttle(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlen
     }
     let i = g.index;
     let temp = super::context::series(cx.h, &keys::gpu(i, GpuMetric::Temp), cx.from, cx.to, 0.0, 0.0);
-    let mut ev = vec![format!("thermal limit reported in {:.0} % of the samples", 100.0 * g.thermal)];
+    let mut ev =
+        vec![tr!("thermal limit reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.thermal))];
     if let Some(t) = temp {
-        ev.push(format!("temperature up to {:.0} °C", t.max));
+        ev.push(tr!("temperature up to {t} °C", t = format!("{:.0}", t.max)));
     }
     if let Some(sd) = g.info.and_then(|x| x.slowdown_temp_c.get()) {
-        ev.push(format!("slowdown temperature {sd} °C"));
+        ev.push(tr!("slowdown temperature {sd} °C", sd = sd));
     }
     if let Some((c, m)) = g.clocks {
-        ev.push(format!("SM clock {c:.0} MHz on average of {m} MHz"));
+        ev.push(tr!("SM clock {c} MHz on average of {m} MHz", c = format!("{c:.0}"), m = m));
     }
     Some(
         verdict(
@@ -414,11 +433,11 @@ fn thermal_throttle(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlen
             Some(i),
             Verdict::Warn,
             (0.6 + 0.4 * g.thermal) * g.coverage,
-            format!("GPU {i} is thermally throttled: clocks are cut to stay cool"),
+            tr!("GPU {i} is thermally throttled: clocks are cut to stay cool", i = i),
         )
         .with(
             ev,
-            "The GPU is at its temperature limit, so the driver lowers its clocks: the same work takes longer.",
+            tr_key!("The GPU is at its temperature limit, so the driver lowers its clocks: the same work takes longer."),
             &THERMAL_STEPS,
         ),
     )
@@ -431,13 +450,20 @@ fn power_limited(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck
     }
     let i = g.index;
     Some(
-        verdict(cx, Finding::PowerLimited, Some(i), Verdict::Info, 0.8 * g.coverage, format!("GPU {i} runs at its power limit"))
+        verdict(
+            cx,
+            Finding::PowerLimited,
+            Some(i),
+            Verdict::Info,
+            0.8 * g.coverage,
+            tr!("GPU {i} runs at its power limit", i = i),
+        )
         .with(
-            vec![format!("power cap reported in {:.0} % of the samples", 100.0 * g.power)],
-            "At full load a GPU often runs at its power limit and the clocks adapt to it; this is normal. A limit set below the default costs speed.",
+            vec![tr!("power cap reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.power))],
+            tr_key!("At full load a GPU often runs at its power limit and the clocks adapt to it; this is normal. A limit set below the default costs speed."),
             &[
-                "Compare the enforced power limit with the default (Monitor card, nvidia-smi -q -d POWER); restore the default if someone lowered it.",
-                "If the limit is the default, nothing to fix: judge by throughput.",
+                tr_key!("Compare the enforced power limit with the default (Monitor card, nvidia-smi -q -d POWER); restore the default if someone lowered it."),
+                tr_key!("If the limit is the default, nothing to fix: judge by throughput."),
             ],
         ),
     )
@@ -459,12 +485,16 @@ fn clocks_low(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            format!("GPU {i} runs well below its maximum clock under load"),
+            tr!("GPU {i} runs well below its maximum clock under load", i = i),
         )
         .with(
-            vec![format!("SM clock {c:.0} MHz on average of {m} MHz, with no throttle reason reported")],
-            "Without a throttle reason, low clocks under load usually come from clock settings (application clocks, locked clocks) or a power-saving profile.",
-            &["Check locked or application clocks (nvidia-smi -q -d CLOCK) and the power profile; reset with nvidia-smi -rgc / -rac."],
+            vec![tr!(
+                "SM clock {c} MHz on average of {m} MHz, with no throttle reason reported",
+                c = format!("{c:.0}"),
+                m = m
+            )],
+            tr_key!("Without a throttle reason, low clocks under load usually come from clock settings (application clocks, locked clocks) or a power-saving profile."),
+            &[tr_key!("Check locked or application clocks (nvidia-smi -q -d CLOCK) and the power profile; reset with nvidia-smi -rgc / -rac.")],
         ),
     )
 }
@@ -488,12 +518,26 @@ fn pcie_below_max(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Warn,
             0.7 * g.coverage,
-            format!("GPU {i}'s PCIe link runs at Gen{gn} x{w} under load; it supports Gen{mg} x{mw}"),
+            tr!(
+                "GPU {i}'s PCIe link runs at Gen{gn} x{w} under load; it supports Gen{mg} x{mw}",
+                i = i,
+                gn = gn,
+                w = w,
+                mg = mg,
+                mw = mw
+            ),
         )
         .with(
-            vec![format!("link Gen{gn} x{w}, maximum Gen{mg} x{mw}, utilization {:.0} %", g.util.mean)],
-            "A narrower or slower link limits host-to-GPU copies; it matters for data-heavy jobs and multi-GPU communication without NVLink.",
-            &["Use a full x16 slot wired to the CPU, avoid risers, reseat the card and check the BIOS PCIe settings; the smoke test measures the copy bandwidth."],
+            vec![tr!(
+                "link Gen{gn} x{w}, maximum Gen{mg} x{mw}, utilization {util} %",
+                gn = gn,
+                w = w,
+                mg = mg,
+                mw = mw,
+                util = format!("{:.0}", g.util.mean)
+            )],
+            tr_key!("A narrower or slower link limits host-to-GPU copies; it matters for data-heavy jobs and multi-GPU communication without NVLink."),
+            &[tr_key!("Use a full x16 slot wired to the CPU, avoid risers, reseat the card and check the BIOS PCIe settings; the smoke test measures the copy bandwidth.")],
         ),
     )
 }
@@ -513,15 +557,19 @@ fn memory_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
             Some(i),
             Verdict::Info,
             0.7 * g.coverage,
-            format!("GPU {i}'s work is memory-bandwidth-bound"),
+            tr!("GPU {i}'s work is memory-bandwidth-bound", i = i),
         )
         .with(
-            vec![format!("memory-bandwidth utilization {bw:.0} % with GPU utilization {:.0} %", g.util.mean)],
-            "The kernels wait on GPU memory more than on arithmetic: more threads or a faster clock barely help.",
+            vec![tr!(
+                "memory-bandwidth utilization {bw} % with GPU utilization {util} %",
+                bw = format!("{bw:.0}"),
+                util = format!("{:.0}", g.util.mean)
+            )],
+            tr_key!("The kernels wait on GPU memory more than on arithmetic: more threads or a faster clock barely help."),
             &[
-                "Move fewer bytes: lower precision (bf16/fp16, fp8 or int8 for inference) halves the traffic.",
-                "Fuse operations (torch.compile, fused optimizers, FlashAttention) so data is read once.",
-                "A larger batch improves reuse for matrix-heavy work.",
+                tr_key!("Move fewer bytes: lower precision (bf16/fp16, fp8 or int8 for inference) halves the traffic."),
+                tr_key!("Fuse operations (torch.compile, fused optimizers, FlashAttention) so data is read once."),
+                tr_key!("A larger batch improves reuse for matrix-heavy work."),
             ],
         ),
     )
@@ -542,12 +590,16 @@ fn compute_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            format!("GPU {i}'s work is compute-bound"),
+            tr!("GPU {i}'s work is compute-bound", i = i),
         )
         .with(
-            vec![format!("GPU utilization {:.0} % with memory-bandwidth utilization {bw:.0} %", g.util.mean)],
-            "The arithmetic units are the limit, which is where a GPU should be.",
-            &["Mixed precision (bf16/fp16) uses the tensor cores and often doubles throughput."],
+            vec![tr!(
+                "GPU utilization {util} % with memory-bandwidth utilization {bw} %",
+                util = format!("{:.0}", g.util.mean),
+                bw = format!("{bw:.0}")
+            )],
+            tr_key!("The arithmetic units are the limit, which is where a GPU should be."),
+            &[tr_key!("Mixed precision (bf16/fp16) uses the tensor cores and often doubles throughput.")],
         ),
     )
 }
@@ -560,11 +612,18 @@ fn healthy(cx: &Ctx, g: &GpuWindow, found: &[Bottleneck]) -> Option<Bottleneck> 
     }
     let i = g.index;
     Some(
-        verdict(cx, Finding::Healthy, Some(i), Verdict::Pass, 0.8 * g.coverage, format!("GPU {i} is busy and not held back"))
+        verdict(
+            cx,
+            Finding::Healthy,
+            Some(i),
+            Verdict::Pass,
+            0.8 * g.coverage,
+            tr!("GPU {i} is busy and not held back", i = i),
+        )
         .with(
             vec![g.util_ev.clone()],
-            "Busy, no throttling, fed in time. Utilization is a means: what counts is useful throughput (samples/s, tokens/s) and a run that finishes.",
-            &["To go faster, change one thing at a time in the method's order (batch size within the VRAM headroom, then concurrency, then workers) and measure throughput before and after."],
+            tr_key!("Busy, no throttling, fed in time. Utilization is a means: what counts is useful throughput (samples/s, tokens/s) and a run that finishes."),
+            &[tr_key!("To go faster, change one thing at a time in the method's order (batch size within the VRAM headroom, then concurrency, then workers) and measure throughput before and after.")],
         ),
     )
 }
@@ -580,13 +639,13 @@ fn host_swapping(cx: &Ctx) -> Option<Bottleneck> {
     if !fires {
         return None;
     }
-    let mut ev = vec![format!(
-        "swap used {} (grew {} in the window)",
-        units::bytes(swap.max as u64),
-        units::bytes(growth as u64)
+    let mut ev = vec![tr!(
+        "swap used {used} (grew {growth} in the window)",
+        used = units::bytes(swap.max as u64),
+        growth = units::bytes(growth as u64)
     )];
     if let Some((a, t)) = avail {
-        ev.push(format!("RAM available {} of {}", units::bytes(a), units::bytes(t)));
+        ev.push(tr!("RAM available {available} of {total}", available = units::bytes(a), total = units::bytes(t)));
     }
     Some(
         verdict(
@@ -595,14 +654,14 @@ fn host_swapping(cx: &Ctx) -> Option<Bottleneck> {
             None,
             Verdict::Warn,
             if growth >= 64.0 * 1_048_576.0 { 0.85 } else { 0.6 },
-            "The host is swapping: RAM is short".to_string(),
+            tr!("The host is swapping: RAM is short").to_string(),
         )
         .with(
             ev,
-            "When host memory runs out, pages go to disk and every process slows down, the data loader included.",
+            tr_key!("When host memory runs out, pages go to disk and every process slows down, the data loader included."),
             &[
-                "Use fewer or lighter loader workers (each copies the dataset's Python objects), smaller prefetch buffers, or memory-mapped datasets.",
-                "Close other memory-hungry programs, or add RAM.",
+                tr_key!("Use fewer or lighter loader workers (each copies the dataset's Python objects), smaller prefetch buffers, or memory-mapped datasets."),
+                tr_key!("Close other memory-hungry programs, or add RAM."),
             ],
         ),
     )

@@ -12,27 +12,28 @@ use super::context::{Ctx, GpuWindow};
 use super::rules::verdict;
 use super::{Bottleneck, Finding};
 use crate::diagnose::Verdict;
+use crate::{tr, tr_key};
 
 /// Next steps for a GPU the CPU cannot feed.
 const DATA_STARVED_STEPS: [&str; 4] = [
-    "Raise the data loader's worker processes (PyTorch: DataLoader(num_workers=N) with N up to the number of cores, persistent_workers=True, pin_memory=True).",
-    "Preprocess in parallel or ahead of time: decode and augment once and cache the result, or move augmentation into the workers instead of the main process.",
-    "Decode on the GPU where it is the bottleneck: NVIDIA DALI, torchvision.io.decode_jpeg(device='cuda'), NVDEC for video.",
-    "Then, one change at a time, raise the batch size while VRAM keeps 20-30 % headroom, and measure samples/s before and after.",
+    tr_key!("Raise the data loader's worker processes (PyTorch: DataLoader(num_workers=N) with N up to the number of cores, persistent_workers=True, pin_memory=True)."),
+    tr_key!("Preprocess in parallel or ahead of time: decode and augment once and cache the result, or move augmentation into the workers instead of the main process."),
+    tr_key!("Decode on the GPU where it is the bottleneck: NVIDIA DALI, torchvision.io.decode_jpeg(device='cuda'), NVDEC for video."),
+    tr_key!("Then, one change at a time, raise the batch size while VRAM keeps 20-30 % headroom, and measure samples/s before and after."),
 ];
 
 /// Next steps for a GPU next to a CPU busy with other programs.
 const BUSY_ELSEWHERE_STEPS: [&str; 3] = [
-    "Find the programs that keep the CPU busy (top or htop sorted by CPU) and pause them, move them to another machine or lower their priority (nice -n 19).",
-    "Then judge the GPU again: if it stays partly used with the CPU free, the job gives it too little work at a time (batch size, synchronisation in the loop).",
-    "If the job must share the machine, give it cores of its own (taskset, cgroups cpusets) so the other programs cannot take them.",
+    tr_key!("Find the programs that keep the CPU busy (top or htop sorted by CPU) and pause them, move them to another machine or lower their priority (nice -n 19)."),
+    tr_key!("Then judge the GPU again: if it stays partly used with the CPU free, the job gives it too little work at a time (batch size, synchronisation in the loop)."),
+    tr_key!("If the job must share the machine, give it cores of its own (taskset, cgroups cpusets) so the other programs cannot take them."),
 ];
 
 /// The explanation when the saw-tooth was detected.
-const SAWTOOTH_EXPLANATION: &str = "The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit.";
+const SAWTOOTH_EXPLANATION: &str = tr_key!("The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit.");
 
 /// The explanation for low utilization without a saw-tooth.
-const LOW_STEADY_EXPLANATION: &str = "The GPU's utilization stays low while the CPU is saturated: the CPU side of the feed chain (decoding, augmenting, collating batches) cannot prepare work as fast as the GPU could do it.";
+const LOW_STEADY_EXPLANATION: &str = tr_key!("The GPU's utilization stays low while the CPU is saturated: the CPU side of the feed chain (decoding, augmenting, collating batches) cannot prepare work as fast as the GPU could do it.");
 
 /// The low-or-saw-tooth pattern with the CPU saturated and the disk not: what both rules need.
 fn starved_pattern(cx: &Ctx, g: &GpuWindow) -> bool {
@@ -52,7 +53,7 @@ pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<
     let mut ev = vec![g.util_ev.clone()];
     match g.job_cpu_ev() {
         Some(line) => ev.push(line),
-        None => ev.push("could not tell which processes use the CPU (no per-process CPU readings)".to_string()),
+        None => ev.push(tr!("could not tell which processes use the CPU (no per-process CPU readings)").to_string()),
     }
     ev.extend(host.evidence());
     let conf = (0.6
@@ -70,7 +71,7 @@ pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<
             Some(i),
             Verdict::Warn,
             conf * g.coverage,
-            format!("GPU {i} is data-starved: the CPU cannot feed it fast enough"),
+            tr!("GPU {i} is data-starved: the CPU cannot feed it fast enough", i = i),
         )
         .with(
             ev,
@@ -95,16 +96,28 @@ pub(super) fn cpu_busy_elsewhere(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> O
     let gpu_pids: Vec<u32> =
         cx.snap.gpus.iter().flat_map(|s| s.processes.value().into_iter().flatten()).map(|p| p.pid).collect();
     let top = cx.snap.busiest.iter().find(|p| !gpu_pids.contains(&p.pid));
-    let mut title = format!("GPU {i} is partly used; the CPU is busy with other programs");
+    let title = match top {
+        Some(p) => tr!(
+            "GPU {i} is partly used; the CPU is busy with other programs (top: {name}, {pct} %)",
+            i = i,
+            name = p.name,
+            pct = format!("{:.0}", p.cpu_pct)
+        ),
+        None => tr!("GPU {i} is partly used; the CPU is busy with other programs", i = i),
+    };
     if let Some(p) = top {
-        title.push_str(&format!(" (top: {}, {:.0} %)", p.name, p.cpu_pct));
-        ev.push(format!("busiest other program: {} (pid {}) at {:.0} % of one core", p.name, p.pid, p.cpu_pct));
+        ev.push(tr!(
+            "busiest other program: {name} (pid {pid}) at {pct} % of one core",
+            name = p.name,
+            pid = p.pid,
+            pct = format!("{:.0}", p.cpu_pct)
+        ));
     }
     Some(
         verdict(cx, Finding::CpuBusyElsewhere, Some(i), Verdict::Info, 0.7 * g.coverage, title)
         .with(
             ev,
-            "The CPU is saturated, but not by the job on this GPU: its processes use little CPU, so they are not starved by their own data preparation. Other programs take the CPU; they may slow the job down, and the GPU's partial use also comes from the job itself.",
+            tr_key!("The CPU is saturated, but not by the job on this GPU: its processes use little CPU, so they are not starved by their own data preparation. Other programs take the CPU; they may slow the job down, and the GPU's partial use also comes from the job itself."),
             &BUSY_ELSEWHERE_STEPS,
         ),
     )

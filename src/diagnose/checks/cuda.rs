@@ -67,7 +67,9 @@ pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
                 "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU."
             ),
         ),
-        304 => ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr!("The operating system or container runtime blocked the GPU.")),
+        304 => {
+            ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr!("The operating system or container runtime blocked the GPU."))
+        }
         803 => (
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
             crate::tr!(
@@ -99,7 +101,9 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
         return c
             .verdict(Verdict::Fail, crate::tr!("{call} did not return within {secs} s", call = call, secs = secs))
             .found(crate::tr!("CUDA hangs when it starts ({call} does not return)", call = call))
-            .text(crate::tr!("A call that never returns means a hung driver, not a missing one: see the driver check."));
+            .text(crate::tr!(
+                "A call that never returns means a hung driver, not a missing one: see the driver check."
+            ));
     }
     let Some(lib) = &p.library else {
         return c
@@ -334,11 +338,7 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
             }
             (Some(Some(tc)), None) => (
                 Verdict::Info,
-                crate::tr!(
-                    "torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown",
-                    ver = ver,
-                    tc = tc
-                ),
+                crate::tr!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown", ver = ver, tc = tc),
             ),
         };
         worst = worst.max(v);
@@ -378,7 +378,10 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
                 "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min}).",
                 min = min
             ))
-            .text(crate::tr!("Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:", min = min));
+            .text(crate::tr!(
+                "Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:",
+                min = min
+            ));
         let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
         c = match driver_cuda(cx).as_deref().and_then(|d| parse::torch_wheel_for_driver(d, driver.as_deref())) {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),

@@ -205,7 +205,7 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
     let masks: Vec<(u32, u64)> =
         samples.iter().filter_map(|s| s.throttle_mask.value().map(|m| (s.index, *m))).collect();
     if masks.is_empty() {
-        return c.verdict(Verdict::Skipped, "not reported");
+        return c.verdict(Verdict::Skipped, crate::tr!("not reported"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
@@ -224,11 +224,16 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
                     (Some(l), Some(d)) if l < 0.9 * d => {
                         worst = Verdict::Warn;
                         lowered.push((*i, d));
-                        c = c.evidence(format!("GPU {i}: power cap at a lowered limit of {l:.0} W (default {d:.0} W)"));
+                        c = c.evidence(crate::tr!(
+                            "GPU {i}: power cap at a lowered limit of {limit} W (default {default} W)",
+                            i = i,
+                            limit = format!("{l:.0}"),
+                            default = format!("{d:.0}")
+                        ));
                     }
                     _ => {
                         worst = worst.max(Verdict::Info);
-                        c = c.evidence(format!("GPU {i}: at its power limit — normal under full load"));
+                        c = c.evidence(crate::tr!("GPU {i}: at its power limit — normal under full load", i = i));
                     }
                 }
                 continue;
@@ -239,22 +244,22 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
     }
     if worst == Verdict::Info {
         return c
-            .verdict(Verdict::Info, "a GPU runs at its power limit (normal under full load)")
-            .found("A GPU runs at its power limit, as a busy GPU does");
+            .verdict(Verdict::Info, crate::tr!("a GPU runs at its power limit (normal under full load)"))
+            .found(crate::tr!("A GPU runs at its power limit, as a busy GPU does"));
     }
     if worst == Verdict::Warn && !lowered.is_empty() {
-        c = c.text(
-            "A power limit was set below the default; restore it (it resets at reboot unless a service sets it):",
-        );
+        c = c.text(crate::tr!(
+            "A power limit was set below the default; restore it (it resets at reboot unless a service sets it):"
+        ));
         for (i, d) in &lowered {
             c = c.cmd(format!("sudo nvidia-smi -i {i} -pl {d:.0}"));
         }
     }
     if worst == Verdict::Pass {
-        c.verdict(Verdict::Pass, "no GPU is held back").found("No GPU's clocks are held back")
+        c.verdict(Verdict::Pass, crate::tr!("no GPU is held back")).found(crate::tr!("No GPU's clocks are held back"))
     } else {
-        c.verdict(worst, "clocks are being lowered (see evidence); power cap under full load is normal")
-            .found("GPU clocks are being held back")
+        c.verdict(worst, crate::tr!("clocks are being lowered (see evidence); power cap under full load is normal"))
+            .found(crate::tr!("GPU clocks are being held back"))
     }
 }
 
@@ -270,10 +275,14 @@ pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
             continue;
         };
         let busy = s.util_gpu_pct.get().is_some_and(|u| u >= 50.0);
-        c = c.evidence(format!(
-            "GPU {}: Gen{g} x{w} (max Gen{mg} x{mw}), utilization {}",
-            s.index,
-            s.util_gpu_pct.show_short(|u| format!("{u:.0} %"))
+        c = c.evidence(crate::tr!(
+            "GPU {index}: Gen{g} x{w} (max Gen{mg} x{mw}), utilization {util}",
+            index = s.index,
+            g = g,
+            w = w,
+            mg = mg,
+            mw = mw,
+            util = s.util_gpu_pct.show_short(|u| format!("{u:.0} %"))
         ));
         let v = if g >= mg && w >= mw {
             Verdict::Pass
@@ -285,22 +294,24 @@ pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
         worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
     }
     match worst {
-        Verdict::Skipped => c.verdict(Verdict::Skipped, "link data not reported"),
-        Verdict::Pass => {
-            c.verdict(Verdict::Pass, "every link at its maximum").found("Every PCIe link runs at its maximum")
-        }
+        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::tr!("link data not reported")),
+        Verdict::Pass => c
+            .verdict(Verdict::Pass, crate::tr!("every link at its maximum"))
+            .found(crate::tr!("Every PCIe link runs at its maximum")),
         Verdict::Info => c
             .verdict(
                 Verdict::Info,
-                "a link is below its maximum while the GPU is idle: normal power saving; judge it under load",
+                crate::tr!(
+                    "a link is below its maximum while the GPU is idle: normal power saving; judge it under load"
+                ),
             )
-            .found("An idle GPU's PCIe link saves power"),
+            .found(crate::tr!("An idle GPU's PCIe link saves power")),
         v => c
-            .verdict(v, "a link is below its maximum under load")
-            .found("A busy GPU's PCIe link runs below its maximum")
-            .text(
-                "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings.",
-            ),
+            .verdict(v, crate::tr!("a link is below its maximum under load"))
+            .found(crate::tr!("A busy GPU's PCIe link runs below its maximum"))
+            .text(crate::tr!(
+                "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings."
+            )),
     }
 }
 
@@ -311,22 +322,26 @@ pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
         return c.verdict(Verdict::Skipped, no_gpu(cx));
     }
     if counts.is_empty() {
-        return c.verdict(Verdict::Skipped, "ECC not reported (GeForce boards have none)");
+        return c.verdict(Verdict::Skipped, crate::tr!("ECC not reported (GeForce boards have none)"));
     }
     let bad: Vec<String> = counts.iter().filter(|(_, n)| *n > 0).map(|(i, n)| format!("GPU {i}: {n}")).collect();
     if bad.is_empty() {
-        c.verdict(Verdict::Pass, "none since the driver loaded").found("No uncorrectable memory errors")
+        c.verdict(Verdict::Pass, crate::tr!("none since the driver loaded"))
+            .found(crate::tr!("No uncorrectable memory errors"))
     } else {
-        c.verdict(Verdict::Warn, format!("uncorrectable errors since the driver loaded ({})", bad.join(", ")))
-            .found("GPU memory had uncorrectable errors")
-            .text("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA).")
+        c.verdict(
+            Verdict::Warn,
+            crate::tr!("uncorrectable errors since the driver loaded ({counts})", counts = bad.join(", ")),
+        )
+        .found(crate::tr!("GPU memory had uncorrectable errors"))
+        .text(crate::tr!("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA)."))
     }
 }
 
 pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
     let samples = cx.nvml_samples();
     if samples.is_empty() {
-        return c.verdict(Verdict::Skipped, "NVML not open");
+        return c.verdict(Verdict::Skipped, crate::tr!("NVML not open"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
@@ -348,29 +363,30 @@ pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
         }
         if full {
             worst = Verdict::Warn;
-            notes.push(format!(
-                "GPU {} VRAM is over 90 % used{}",
-                s.index,
-                procs.map(|n| format!(" by {n} process(es)")).unwrap_or_default()
-            ));
+            notes.push(match procs {
+                Some(n) => crate::tr!("GPU {index} VRAM is over 90 % used by {n} process(es)", index = s.index, n = n),
+                None => crate::tr!("GPU {index} VRAM is over 90 % used", index = s.index),
+            });
         }
     }
     if worst == Verdict::Warn {
-        c.verdict(Verdict::Warn, notes.join("; ")).found("Other programs fill the GPU's memory").text("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job.")
+        c.verdict(Verdict::Warn, notes.join("; "))
+            .found(crate::tr!("Other programs fill the GPU's memory"))
+            .text(crate::tr!("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job."))
     } else {
         let n: usize = samples.iter().filter_map(|s| s.processes.value().map(Vec::len)).sum();
         c.verdict(
             if n == 0 { Verdict::Pass } else { Verdict::Info },
             if n == 0 {
-                "no process is using the GPU".to_string()
+                crate::tr!("no process is using the GPU").to_string()
             } else {
-                format!("{n} process(es) use the GPU; memory is not full")
+                crate::tr!("{n} process(es) use the GPU; memory is not full", n = n)
             },
         )
         .found(if n == 0 {
-            "No other program holds the GPU"
+            crate::tr!("No other program holds the GPU")
         } else {
-            "Other programs use the GPU, with memory to spare"
+            crate::tr!("Other programs use the GPU, with memory to spare")
         })
     }
 }
@@ -379,13 +395,13 @@ pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, (bool, bool))> =
         cx.facts().iter().filter_map(|f| f.mig.value().map(|m| (f.index, *m))).collect();
     if modes.is_empty() {
-        return c.verdict(Verdict::Skipped, "not a MIG-capable GPU");
+        return c.verdict(Verdict::Skipped, crate::tr!("not a MIG-capable GPU"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, (cur, pend))| cur != pend) {
         return c
-            .verdict(Verdict::Warn, format!("GPU {i}: MIG mode changes at the next GPU reset"))
-            .found("A MIG mode change waits for a GPU reset")
-            .text("Reset the GPU or reboot to apply the pending MIG mode.");
+            .verdict(Verdict::Warn, crate::tr!("GPU {i}: MIG mode changes at the next GPU reset", i = i))
+            .found(crate::tr!("A MIG mode change waits for a GPU reset"))
+            .text(crate::tr!("Reset the GPU or reboot to apply the pending MIG mode."));
     }
     let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
     // MIG on without instances: CUDA sees no device on that GPU at all.
@@ -398,21 +414,31 @@ pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
     if let Some(first) = empty.first() {
         let list = empty.iter().map(|i| format!("GPU {i}")).collect::<Vec<_>>().join(", ");
         return c
-            .verdict(Verdict::Fail, format!("MIG is on for {list} but no MIG instance exists: CUDA sees no device there"))
-            .found(format!("MIG is on with no instances, so CUDA cannot use {list}"))
-            .explain("With MIG mode on, CUDA programs run only in MIG instances (a GPU instance with a compute instance); with none created the GPU is invisible to CUDA (\"no CUDA-capable device is detected\").")
-            .text("List the instance profiles this GPU offers:")
+            .verdict(
+                Verdict::Fail,
+                crate::tr!("MIG is on for {list} but no MIG instance exists: CUDA sees no device there", list = list),
+            )
+            .found(crate::tr!("MIG is on with no instances, so CUDA cannot use {list}", list = list))
+            .explain(crate::tr!("With MIG mode on, CUDA programs run only in MIG instances (a GPU instance with a compute instance); with none created the GPU is invisible to CUDA (\"no CUDA-capable device is detected\")."))
+            .text(crate::tr!("List the instance profiles this GPU offers:"))
             .cmd(format!("sudo nvidia-smi mig -i {first} -lgip"))
-            .text("Create instances with the profiles you need, with their compute instances (-C); for example one instance using the whole GPU (profile 0):")
+            .text(crate::tr!("Create instances with the profiles you need, with their compute instances (-C); for example one instance using the whole GPU (profile 0):"))
             .cmd(format!("sudo nvidia-smi mig -i {first} -cgi 0 -C"))
-            .text("Or turn MIG off and reset the GPU (no process may be using it):")
+            .text(crate::tr!("Or turn MIG off and reset the GPU (no process may be using it):"))
             .cmd(format!("sudo nvidia-smi -i {first} -mig 0"))
             .cmd(format!("sudo nvidia-smi --gpu-reset -i {first}"));
     }
     if on.is_empty() {
-        c.verdict(Verdict::Pass, "MIG is off").found("MIG is off")
+        c.verdict(Verdict::Pass, crate::tr!("MIG is off")).found(crate::tr!("MIG is off"))
     } else {
-        c.verdict(Verdict::Info, format!("MIG is on for {}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)", on.join(", "))).found("MIG is on")
+        c.verdict(
+            Verdict::Info,
+            crate::tr!(
+                "MIG is on for {gpus}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)",
+                gpus = on.join(", ")
+            ),
+        )
+        .found(crate::tr!("MIG is on"))
     }
 }
 
@@ -420,23 +446,27 @@ pub(super) fn rt_07(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, String)> =
         cx.facts().iter().filter_map(|f| f.compute_mode.value().map(|m| (f.index, m.clone()))).collect();
     if modes.is_empty() {
-        return c.verdict(Verdict::Skipped, "not reported");
+        return c.verdict(Verdict::Skipped, crate::tr!("not reported"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "Prohibited") {
         return c
-            .verdict(Verdict::Fail, format!("GPU {i} is set to Prohibited: no program can create a CUDA context on it"))
-            .found(format!("GPU {i} refuses all CUDA programs (compute mode Prohibited)"))
+            .verdict(
+                Verdict::Fail,
+                crate::tr!("GPU {i} is set to Prohibited: no program can create a CUDA context on it", i = i),
+            )
+            .found(crate::tr!("GPU {i} refuses all CUDA programs (compute mode Prohibited)", i = i))
             .cmd(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "ExclusiveProcess") {
         return c
             .verdict(
                 Verdict::Info,
-                format!(
-                    "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)"
+                crate::tr!(
+                    "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)",
+                    i = i
                 ),
             )
-            .found(format!("GPU {i} serves one program at a time"));
+            .found(crate::tr!("GPU {i} serves one program at a time", i = i));
     }
-    c.verdict(Verdict::Pass, "Default (shared)").found("Every GPU can be shared")
+    c.verdict(Verdict::Pass, crate::tr!("Default (shared)")).found(crate::tr!("Every GPU can be shared"))
 }

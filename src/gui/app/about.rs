@@ -83,20 +83,20 @@ impl DoctorApp {
     pub(super) fn about(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
-            ui.label("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root.");
+            ui.label(tr!("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root."));
             ui.add_space(8.0);
             egui::Grid::new("about_grid").num_columns(2).striped(true).show(ui, |ui| {
-                ui.label("Renderer");
+                ui.label(tr!("Renderer"));
                 ui.label(&self.renderer_name);
                 ui.end_row();
-                ui.label("Data source");
+                ui.label(tr!("Data source"));
                 ui.label(snap.source.label());
                 ui.end_row();
                 let inv = &snap.inventory;
-                ui.label("Driver");
+                ui.label(tr!("Driver"));
                 ui.label(present::version(&inv.driver_version));
                 ui.end_row();
-                ui.label("CUDA (driver supports up to)");
+                ui.label(tr!("CUDA (driver supports up to)"));
                 ui.label(present::version(&inv.cuda_driver_version));
                 ui.end_row();
                 ui.label("NVML");
@@ -108,7 +108,7 @@ impl DoctorApp {
                 SourceStatus::Nvml { attempts, library } => {
                     let mut v: Vec<(String, String)> =
                         attempts.iter().map(|a| (a.path.clone(), a.error.clone())).collect();
-                    v.push((library.clone(), "loaded".to_string()));
+                    v.push((library.clone(), tr!("loaded").to_string()));
                     v
                 }
                 SourceStatus::Unavailable(no) => {
@@ -120,13 +120,13 @@ impl DoctorApp {
                 | SourceStatus::Replay { .. } => Vec::new(),
             };
             if !attempts.is_empty() {
-                ui.strong("NVML load attempts");
+                ui.strong(tr!("NVML load attempts"));
                 for (path, result) in attempts {
                     ui.label(RichText::new(format!("{path}: {result}")).monospace());
                 }
             }
             ui.add_space(8.0);
-            ui.label("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor");
+            ui.label(tr!("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor"));
             ui.add_space(12.0);
             self.settings_ui(ui);
         });

@@ -91,7 +91,7 @@ impl DoctorApp {
                 }
                 if ui.button(tr!("Save screenshot as...")).clicked() && self.screenshot_dialog.is_none() {
                     let name = format!("{}.png", share::file_stem(&self.tab_name(), &self.settings.redaction));
-                    self.screenshot_dialog = Some(share::save_dialog(name, ("PNG image", "png")));
+                    self.screenshot_dialog = Some(share::save_dialog(name, (tr!("PNG image"), "png")));
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {

@@ -15,6 +15,7 @@ use crate::gui::monitor::{MonitorState, TimeWindow};
 use crate::telemetry::recording::RecordingError;
 use crate::telemetry::sampler::{ReplayFile, Sampler};
 use crate::telemetry::snapshot::Snapshot;
+use crate::tr;
 
 type Opened = Result<(Sampler, ReplayFile), RecordingError>;
 
@@ -83,11 +84,11 @@ impl DoctorApp {
             Err(TryRecvError::Empty) => {
                 let (n, size) = (opening.read.0.load(Ordering::Relaxed), opening.read.1.load(Ordering::Relaxed));
                 let pct = if size > 0 { format!(" {:.0} %", 100.0 * n as f64 / size as f64) } else { String::new() };
-                self.set_info(format!("Opening {}…{pct}", opening.path.display()));
+                self.set_info(tr!("Opening {path}…{pct}", path = opening.path.display(), pct = pct));
             }
             Err(TryRecvError::Disconnected) => {
                 self.replay_opening = None;
-                self.message = Some("Could not open the recording: the reading thread stopped.".to_string());
+                self.message = Some(tr!("Could not open the recording: the reading thread stopped.").to_string());
             }
         }
     }
@@ -99,7 +100,7 @@ impl DoctorApp {
                 if let Ok(mut i) = self.info.lock() {
                     *i = None;
                 }
-                self.message = Some(format!("Could not open the recording: {e}"));
+                self.message = Some(tr!("Could not open the recording: {error}", error = e));
                 return;
             }
         };
@@ -122,9 +123,9 @@ impl DoctorApp {
         self.replay_span = span;
         self.tab = Tab::Monitor;
         self.set_info(if skipped > 0 {
-            format!("Opened {} ({skipped} unreadable line(s) skipped).", path.display())
+            tr!("Opened {path} ({skipped} unreadable line(s) skipped).", path = path.display(), skipped = skipped)
         } else {
-            format!("Opened {}.", path.display())
+            tr!("Opened {path}.", path = path.display())
         });
         ctx.request_repaint();
     }

@@ -8,6 +8,7 @@ use super::panels::card_verdict;
 use crate::diagnose::Verdict;
 use crate::diagnose::bottleneck::Bottleneck;
 use crate::gui::palette;
+use crate::tr;
 use crate::units;
 
 /// What the panel says when there is no verdict: the countdown to the first one while the
@@ -15,7 +16,7 @@ use crate::units;
 pub fn empty_text(first_verdict_in: Option<f64>) -> String {
     match first_verdict_in {
         Some(secs) => crate::diagnose::bottleneck::countdown_text(secs),
-        None => "No verdict: too little GPU data in this window.".to_string(),
+        None => tr!("No verdict: too little GPU data in this window.").to_string(),
     }
 }
 
@@ -47,9 +48,10 @@ impl MonitorState {
     /// The Diagnosis panel: what limits each GPU now, with evidence and next steps.
     pub(super) fn diagnosis(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            ui.label(RichText::new("Diagnosis").strong())
-                .on_hover_text("Bottleneck verdicts over the recent history: what limits the GPU and what to try, in the method's order.");
-            let l = ui.label("over the last");
+            ui.label(RichText::new(tr!("Diagnosis")).strong()).on_hover_text(tr!(
+                "Bottleneck verdicts over the recent history: what limits the GPU and what to try, in the method's order."
+            ));
+            let l = ui.label(tr!("over the last"));
             egui::ComboBox::from_id_salt("diag_window")
                 .selected_text(units::duration_secs(self.diag_window))
                 .show_ui(ui, |ui| {
@@ -60,8 +62,8 @@ impl MonitorState {
                 .response
                 .labelled_by(l.id);
             if let Some(span) = self.judged_span {
-                ui.label(format!("(over the {} recorded)", units::duration_secs(span)))
-                    .on_hover_text("The recording is shorter than the window: it is judged over all it holds.");
+                ui.label(tr!("(over the {span} recorded)", span = units::duration_secs(span)))
+                    .on_hover_text(tr!("The recording is shorter than the window: it is judged over all it holds."));
             }
         });
         if self.verdicts.is_empty() {
@@ -77,7 +79,7 @@ impl MonitorState {
             verdict_line(ui, n, v, also, n == 0 && !many);
         }
         if !rest.is_empty() {
-            egui::CollapsingHeader::new(format!("{} more verdicts", rest.len())).id_salt("more_verdicts").show(
+            egui::CollapsingHeader::new(tr!("{n} more verdicts", n = rest.len())).id_salt("more_verdicts").show(
                 ui,
                 |ui| {
                     for (n, (v, also)) in rest.iter().enumerate() {
@@ -96,8 +98,13 @@ const SHOWN_LINES: usize = 3;
 /// next steps and the GPU's other information folded under it.
 fn verdict_line(ui: &mut egui::Ui, n: usize, v: &Bottleneck, also: &[&Bottleneck], open: bool) {
     let color = palette::verdict(ui, v.severity);
-    let header =
-        RichText::new(format!("{}  {}  ({:.0} % sure)", v.severity.word(), v.title, 100.0 * v.confidence)).color(color);
+    let header = RichText::new(tr!(
+        "{verdict}  {title}  ({sure} % sure)",
+        verdict = v.severity.word(),
+        title = v.title,
+        sure = format!("{:.0}", 100.0 * v.confidence)
+    ))
+    .color(color);
     egui::CollapsingHeader::new(header)
         .id_salt(("verdict", n, v.title.as_str()))
         .default_open(open && v.severity >= Verdict::Warn)
@@ -106,20 +113,20 @@ fn verdict_line(ui: &mut egui::Ui, n: usize, v: &Bottleneck, also: &[&Bottleneck
             for e in &v.evidence {
                 ui.label(RichText::new(format!("- {e}")).weak());
             }
-            ui.label(RichText::new("Next steps").strong());
+            ui.label(RichText::new(tr!("Next steps")).strong());
             for (k, s) in v.next_steps.iter().enumerate() {
                 ui.label(format!("{}. {s}", k + 1));
             }
             for a in also {
-                ui.label(RichText::new(format!("Also: {}", a.title)).color(palette::verdict(ui, a.severity)))
+                ui.label(RichText::new(tr!("Also: {title}", title = a.title)).color(palette::verdict(ui, a.severity)))
                     .on_hover_text(&a.explanation);
             }
         });
     if !also.is_empty() {
         ui.label(
-            RichText::new(format!(
-                "      also: {}",
-                also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
+            RichText::new(tr!(
+                "      also: {titles}",
+                titles = also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
             ))
             .small()
             .weak(),

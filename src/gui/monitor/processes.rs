@@ -5,6 +5,7 @@ use eframe::egui::{self, RichText};
 
 use super::{MonitorState, ProcessSort};
 use crate::telemetry::sample::{GpuProcess, GpuSample};
+use crate::tr;
 use crate::units;
 
 /// One row of the process table.
@@ -39,12 +40,16 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
 
 impl MonitorState {
     pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample]) {
-        ui.heading("GPU processes");
+        ui.heading(tr!("GPU processes"));
         let unavailable: Vec<String> =
             gpus.iter().filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {r}", g.index))).collect();
         let rows = process_rows(gpus, self.sort, self.sort_desc);
         if rows.is_empty() {
-            ui.label(if unavailable.is_empty() { "No process is using a GPU." } else { "Process list unavailable." });
+            ui.label(if unavailable.is_empty() {
+                tr!("No process is using a GPU.")
+            } else {
+                tr!("Process list unavailable.")
+            });
         }
         for u in &unavailable {
             ui.weak(u);
@@ -56,18 +61,18 @@ impl MonitorState {
             for (col, label) in [
                 (ProcessSort::Gpu, "GPU"),
                 (ProcessSort::Pid, "PID"),
-                (ProcessSort::Name, "Name"),
-                (ProcessSort::Vram, "VRAM"),
-                (ProcessSort::Kind, "Type"),
+                (ProcessSort::Name, tr!("Name")),
+                (ProcessSort::Vram, tr!("VRAM")),
+                (ProcessSort::Kind, tr!("Type")),
             ] {
                 let arrow = match (self.sort == col, self.sort_desc) {
-                    (true, true) => " (desc)",
-                    (true, false) => " (asc)",
+                    (true, true) => tr!(" (desc)"),
+                    (true, false) => tr!(" (asc)"),
                     _ => "",
                 };
                 if ui
                     .button(RichText::new(format!("{label}{arrow}")).strong())
-                    .on_hover_text(format!("Sort by {label}"))
+                    .on_hover_text(tr!("Sort by {label}", label = label))
                     .clicked()
                 {
                     if self.sort == col {
@@ -83,7 +88,7 @@ impl MonitorState {
                 ui.label(r.gpu.to_string());
                 if ui
                     .link(r.process.pid.to_string())
-                    .on_hover_text("Focus on this process: state, CPU, I/O, is it stuck?")
+                    .on_hover_text(tr!("Focus on this process: state, CPU, I/O, is it stuck?"))
                     .clicked()
                 {
                     self.focus_request = Some(r.process.pid);
@@ -94,7 +99,7 @@ impl MonitorState {
                 ui.end_row();
             }
         });
-        ui.weak("In a container the PIDs are those of the host's PID namespace unless it runs with --pid=host.");
+        ui.weak(tr!("In a container the PIDs are those of the host's PID namespace unless it runs with --pid=host."));
     }
 }
 

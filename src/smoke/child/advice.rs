@@ -10,50 +10,74 @@ use crate::smoke::Stage;
 pub(super) const NOT_FOUND: &str = "LIBRARY_NOT_FOUND";
 
 /// The toolkit's stub libcuda was loaded.
-pub(super) const STUB_ADVICE: &str = crate::tr_key!("The CUDA toolkit's stub libcuda (in a .../stubs directory, only for linking) was loaded instead of the driver's. Remove the stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if there is none.");
+pub(super) const STUB_ADVICE: &str = crate::tr_key!(
+    "The CUDA toolkit's stub libcuda (in a .../stubs directory, only for linking) was loaded instead of the driver's. Remove the stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if there is none."
+);
 
 /// Something that cannot happen did: a gpu-doctor bug.
 pub(super) const REPORT_BUG: &str = crate::tr_key!("This is a gpu-doctor bug: please report it with this output.");
 
 /// The GPU computed a wrong result.
 pub(super) const WRONG_RESULT_ADVICE: &str = if cfg!(windows) {
-    crate::tr_key!("The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock (MSI Afterburner and similar tools included), look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors and check the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.")
+    crate::tr_key!(
+        "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock (MSI Afterburner and similar tools included), look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors and check the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+    )
 } else {
-    crate::tr_key!("The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced.")
+    crate::tr_key!(
+        "The GPU computed a wrong answer: a sign of failing hardware or unstable clocks. Remove any overclock, check the kernel log for Xid errors (48, 63, 64, 94, 95: memory) and the ECC and row-remapping counters (gpu-doctor-cli check), then run a longer burn (--burn 120). If wrong results repeat, have the card serviced."
+    )
 };
 
 /// The PCIe link runs below what the GPU and slot support.
-pub(super) const LINK_ADVICE: &str = crate::tr_key!("The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings.");
+pub(super) const LINK_ADVICE: &str = crate::tr_key!(
+    "The GPU runs on fewer PCIe lanes or a slower generation than it supports. Use a full x16 slot wired to the CPU (not the chipset), avoid risers and x4/x8 adapters, reseat the card, and check the BIOS PCIe settings."
+);
 
 /// Host copies are far below the link's speed.
 pub(super) const SLOW_COPY_ADVICE: &str = if cfg!(windows) {
-    crate::tr_key!("Host copies are far below the link's speed. Close other programs copying to the GPU; on a laptop, plug in the charger and choose the best-performance power mode (on battery the link and clocks are held low); check the BIOS PCIe settings and compare with the slot's wiring in the mainboard manual.")
+    crate::tr_key!(
+        "Host copies are far below the link's speed. Close other programs copying to the GPU; on a laptop, plug in the charger and choose the best-performance power mode (on battery the link and clocks are held low); check the BIOS PCIe settings and compare with the slot's wiring in the mainboard manual."
+    )
 } else {
-    crate::tr_key!("Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual.")
+    crate::tr_key!(
+        "Host copies are far below the link's speed. Close other programs copying to the GPU, keep the process on the CPU socket next to the GPU (numactl --cpunodebind), check the BIOS PCIe and IOMMU settings, and compare with the slot's wiring in the mainboard manual."
+    )
 };
 
 /// Copies within GPU memory are far below the memory's peak.
-pub(super) const SLOW_MEMORY_ADVICE: &str = crate::tr_key!("GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER).");
+pub(super) const SLOW_MEMORY_ADVICE: &str = crate::tr_key!(
+    "GPU memory is far slower than its specification. Look at the memory clock and throttle reasons in the Monitor while the test runs, check that no other program uses the GPU, and that no power or clock limit is set (nvidia-smi -q -d CLOCK,POWER)."
+);
 
 /// The clocks were held back during the burn.
-pub(super) const THROTTLE_ADVICE: &str = crate::tr_key!("Look at the reasons above: thermal limits need airflow and clean fans, power limits a power limit at the board's default (nvidia-smi -q -d POWER) and sound power cabling.");
+pub(super) const THROTTLE_ADVICE: &str = crate::tr_key!(
+    "Look at the reasons above: thermal limits need airflow and clean fans, power limits a power limit at the board's default (nvidia-smi -q -d POWER) and sound power cabling."
+);
 
 /// The driver library lacks a function the test calls.
 pub(super) const OLD_LIBRARY_ADVICE: &str =
     crate::tr_key!("Update the NVIDIA driver; the installed libcuda is too old (or is not NVIDIA's).");
 
 /// The library given with `--cuda-lib` did not load.
-pub(super) const CUDA_LIB_ADVICE: &str = crate::tr_key!("Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places.");
+pub(super) const CUDA_LIB_ADVICE: &str = crate::tr_key!(
+    "Check the path given with --cuda-lib, or leave the option out to load the driver's library from the standard places."
+);
 
 /// Another libcuda was loaded than the one asked for.
 pub(super) const OTHER_LIBRARY_ADVICE: &str = if cfg!(windows) {
-    crate::tr_key!("Another nvcuda.dll comes first in Windows' DLL search order (the program's own folder comes before System32): remove the copy beside the program, so the driver's own is loaded.")
+    crate::tr_key!(
+        "Another nvcuda.dll comes first in Windows' DLL search order (the program's own folder comes before System32): remove the copy beside the program, so the driver's own is loaded."
+    )
 } else {
-    crate::tr_key!("Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH.")
+    crate::tr_key!(
+        "Another libcuda comes first in the loader's search order; put the directory of the library you want first in LD_LIBRARY_PATH."
+    )
 };
 
 /// The driver's CUDA version is older than the kernels' PTX needs.
-pub(super) const OLD_DRIVER_ADVICE: &str = crate::tr_key!("Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer).");
+pub(super) const OLD_DRIVER_ADVICE: &str = crate::tr_key!(
+    "Update the NVIDIA driver (any driver from 2017 on, R384 or newer, is enough for this test; current frameworks need R525 or newer)."
+);
 
 /// The next step for a failed driver call with this `CUresult` code, in this stage; the driver's
 /// CUDA version ("12.4"), when known, makes the PTX-version advice concrete.
@@ -110,11 +134,17 @@ fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (String, S
     }
     let summary = crate::tr!("no CUDA driver library (libcuda.so.1) could be loaded").to_string();
     let next = if wsl {
-        crate::tr!("In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL.")
+        crate::tr!(
+            "In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL."
+        )
     } else if container {
-        crate::tr!("This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes.")
+        crate::tr!(
+            "This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes."
+        )
     } else {
-        crate::tr!("Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it.")
+        crate::tr!(
+            "Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it."
+        )
     };
     (summary, next.to_string())
 }

@@ -212,7 +212,11 @@ impl Test {
         let Some(dev) = list.iter().find(|d| d.index == self.opts.device).cloned() else {
             return Err(Failure::new(
                 Some("CUDA_ERROR_INVALID_DEVICE".to_string()),
-                crate::tr!("there is no CUDA device {device}; CUDA sees {count}", device = self.opts.device, count = count),
+                crate::tr!(
+                    "there is no CUDA device {device}; CUDA sees {count}",
+                    device = self.opts.device,
+                    count = count
+                ),
                 advice::invalid_device_advice(count),
             ));
         };
@@ -237,12 +241,8 @@ impl Test {
                 }
                 self.nvml = Some(nvml);
             }
-            Err(why) => {
-                details.push(crate::tr!(
-                    "NVML not available ({why}): the PCIe link limit and clocks are not read",
-                    why = why
-                ))
-            }
+            Err(why) => details
+                .push(crate::tr!("NVML not available ({why}): the PCIe link limit and clocks are not read", why = why)),
         }
         let summary = if count == 1 {
             crate::tr!("{count} GPU; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
@@ -275,10 +275,9 @@ impl Test {
     }
 
     fn module(&mut self) -> Result<Good, Failure> {
-        let image =
-            CString::new(PTX).map_err(|_| {
-                Failure::new(None, crate::tr!("the embedded PTX holds a NUL byte"), crate::i18n::tr(REPORT_BUG))
-            })?;
+        let image = CString::new(PTX).map_err(|_| {
+            Failure::new(None, crate::tr!("the embedded PTX holds a NUL byte"), crate::i18n::tr(REPORT_BUG))
+        })?;
         let mut log = vec![0u8; 8192];
         let mut opts =
             [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
