@@ -185,22 +185,22 @@ pub fn localize_command(mut cmd: clap::Command) -> clap::Command {
 
 fn localize_one(mut cmd: clap::Command) -> clap::Command {
     if let Some(t) = cmd.get_about().map(ToString::to_string) {
-        cmd = cmd.about(tr_dyn(&t));
+        cmd = cmd.about(help_tr(&t));
     }
     if let Some(t) = cmd.get_long_about().map(ToString::to_string) {
-        cmd = cmd.long_about(tr_dyn(&t));
+        cmd = cmd.long_about(help_tr(&t));
     }
     if let Some(t) = cmd.get_after_help().map(ToString::to_string) {
-        cmd = cmd.after_help(tr_dyn(&t));
+        cmd = cmd.after_help(help_tr(&t));
     }
     if let Some(t) = cmd.get_after_long_help().map(ToString::to_string) {
-        cmd = cmd.after_long_help(tr_dyn(&t));
+        cmd = cmd.after_long_help(help_tr(&t));
     }
     let ids: Vec<clap::Id> = cmd.get_arguments().map(|a| a.get_id().clone()).collect();
     for id in ids {
         cmd = cmd.mut_arg(id, |a| {
-            let help = a.get_help().map(|t| tr_dyn(&t.to_string()));
-            let long = a.get_long_help().map(|t| tr_dyn(&t.to_string()));
+            let help = a.get_help().map(|t| help_tr(&t.to_string()));
+            let long = a.get_long_help().map(|t| help_tr(&t.to_string()));
             let a = match help {
                 Some(h) => a.help(h),
                 None => a,
@@ -227,8 +227,8 @@ fn localize_one(mut cmd: clap::Command) -> clap::Command {
     cmd
 }
 
-/// The parts of the Simplified Chinese catalogue, by file name (tests/i18n.rs checks that every
-/// file of `i18n/zh-CN/` is here).
+/// The parts of the Simplified Chinese catalogue of the code's texts, by file name (tests/i18n.rs
+/// checks that every file of `i18n/zh-CN/` but the command line help, cli-help.ron, is here).
 pub const ZH_PARTS: &[(&str, &str)] = &[
     ("gui.ron", include_str!("../i18n/zh-CN/gui.ron")),
     ("checks-linux.ron", include_str!("../i18n/zh-CN/checks-linux.ron")),
@@ -239,9 +239,28 @@ pub const ZH_PARTS: &[(&str, &str)] = &[
     ("vram.ron", include_str!("../i18n/zh-CN/vram.ron")),
     ("report.ron", include_str!("../i18n/zh-CN/report.ron")),
     ("cli.ron", include_str!("../i18n/zh-CN/cli.ron")),
-    ("cli-help.ron", include_str!("../i18n/zh-CN/cli-help.ron")),
     ("clap.ron", include_str!("../i18n/zh-CN/clap.ron")),
 ];
+
+/// The Chinese command line help (clap's about/help texts → translation), apart from the code's
+/// texts: a help text and a label may share their English ("GPUs") but not their translation.
+const ZH_HELP_PART: &str = include_str!("../i18n/zh-CN/cli-help.ron");
+
+static ZH_HELP: LazyLock<HashMap<String, String>> =
+    LazyLock::new(|| ron::from_str(ZH_HELP_PART).unwrap_or_default());
+
+/// The Chinese command line help's entries (for the tests).
+pub fn zh_help_catalogue() -> &'static HashMap<String, String> {
+    &ZH_HELP
+}
+
+/// A help text of the command line in the current language.
+fn help_tr(en: &str) -> String {
+    match current() {
+        Lang::En => en.to_string(),
+        Lang::ZhCn => ZH_HELP.get(en).cloned().unwrap_or_else(|| en.to_string()),
+    }
+}
 
 /// The Simplified Chinese catalogue: English text → translation, all parts together. A part that
 /// does not parse (a test fails first) leaves its English texts in place.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::report::redact::RedactOptions;
+use crate::tr;
 
 /// Version written into the file; a newer one is not read.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -46,6 +47,21 @@ pub enum SettingsError {
     /// Written by a newer version.
     #[error("it was written by a newer gpu-doctor (settings version {0}; this one reads {SETTINGS_VERSION})")]
     Newer(u32),
+}
+
+impl SettingsError {
+    /// The reason in the current language (the `Display` text is English, for logs and tests).
+    pub fn localized(&self) -> String {
+        match self {
+            SettingsError::NotText => tr!("it is not text").to_string(),
+            SettingsError::Invalid(why) => tr!("it is not valid: {why}", why = why),
+            SettingsError::Newer(v) => tr!(
+                "it was written by a newer gpu-doctor (settings version {found}; this one reads {current})",
+                found = v,
+                current = SETTINGS_VERSION
+            ),
+        }
+    }
 }
 
 /// Everything the user can set.
@@ -118,26 +134,29 @@ impl Settings {
                 return Loaded { settings: Settings::default(), notice: None };
             }
             Err(e) => Some(e.to_string()),
-            Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(format!("it is {} bytes, far too large", m.len())),
+            Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(tr!("it is {n} bytes, far too large", n = m.len())),
             Ok(_) => match crate::safe_fs::read_regular(path, MAX_SETTINGS_BYTES) {
                 Err(e) => Some(e.to_string()),
                 Ok(bytes) => match Self::parse(&bytes) {
                     Ok(s) => return Loaded { settings: s, notice: None },
-                    Err(why) => Some(why.to_string()),
+                    Err(why) => Some(why.localized()),
                 },
             },
         };
         let why = problem.unwrap_or_default();
         let kept = keep_as_backup(path);
         let notice = match kept {
-            Ok(bak) => format!(
-                "Your settings file {} could not be used ({why}). gpu-doctor started with default settings and kept the old file as {}.",
-                path.display(),
-                bak.display()
+            Ok(bak) => tr!(
+                "Your settings file {path} could not be used ({why}). gpu-doctor started with default settings and kept the old file as {backup}.",
+                path = path.display(),
+                why = why,
+                backup = bak.display()
             ),
-            Err(e) => format!(
-                "Your settings file {} could not be used ({why}) and could not be moved aside ({e}). gpu-doctor uses default settings this time.",
-                path.display()
+            Err(e) => tr!(
+                "Your settings file {path} could not be used ({why}) and could not be moved aside ({error}). gpu-doctor uses default settings this time.",
+                path = path.display(),
+                why = why,
+                error = e
             ),
         };
         Loaded { settings: Settings::default(), notice: Some(notice) }
@@ -205,24 +224,24 @@ fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
         .and_then(|l| l.split_once(':').map(|(k, _)| k.trim().trim_start_matches('(').trim().to_string()))
         .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     let what = match &e.code {
-        E::NoSuchStructField { found, .. } => format!("there is no setting called \"{found}\""),
+        E::NoSuchStructField { found, .. } => tr!("there is no setting called \"{found}\"", found = found),
         E::NoSuchEnumVariant { found, expected, .. } => {
-            format!("\"{found}\" is not one of the choices ({})", expected.join(", "))
+            tr!("\"{found}\" is not one of the choices ({choices})", found = found, choices = expected.join(", "))
         }
-        E::DuplicateStructField { field, .. } => format!("the setting \"{field}\" is given twice"),
+        E::DuplicateStructField { field, .. } => tr!("the setting \"{field}\" is given twice", field = field),
         E::ExpectedFloat | E::ExpectedInteger | E::IntegerOutOfBounds | E::InvalidIntegerDigit { .. } => {
-            "a number was expected".to_string()
+            tr!("a number was expected").to_string()
         }
-        E::ExpectedBoolean => "true or false was expected".to_string(),
-        E::ExpectedString | E::ExpectedStringEnd => "a text in double quotes was expected".to_string(),
-        E::Eof => "the file ends too early (a closing bracket is missing?)".to_string(),
-        E::TrailingCharacters => "there is text after the end of the settings".to_string(),
-        E::InvalidValueForType { found, .. } => format!("{found} is not a valid value here"),
-        _ => "the text does not have the shape of a settings file".to_string(),
+        E::ExpectedBoolean => tr!("true or false was expected").to_string(),
+        E::ExpectedString | E::ExpectedStringEnd => tr!("a text in double quotes was expected").to_string(),
+        E::Eof => tr!("the file ends too early (a closing bracket is missing?)").to_string(),
+        E::TrailingCharacters => tr!("there is text after the end of the settings").to_string(),
+        E::InvalidValueForType { found, .. } => tr!("{found} is not a valid value here", found = found),
+        _ => tr!("the text does not have the shape of a settings file").to_string(),
     };
     match setting {
-        Some(s) => format!("line {line}, setting \"{s}\": {what}"),
-        None => format!("line {line}: {what}"),
+        Some(s) => tr!("line {line}, setting \"{setting}\": {what}", line = line, setting = s, what = what),
+        None => tr!("line {line}: {what}", line = line, what = what),
     }
 }
 
@@ -236,7 +255,7 @@ fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
             return Ok(bak);
         }
     }
-    Err(std::io::Error::other("too many backups"))
+    Err(std::io::Error::other(tr!("too many backups")))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::diagnose::archive::{self, ScratchDir};
 use crate::diagnose::source::{CheckSource, live_system};
 use crate::diagnose::view::write_capture;
 use crate::diagnose::{self, Verdict};
+use crate::tr;
 
 /// Arguments of `check`.
 #[derive(Debug, Clone, Args)]
@@ -66,44 +67,51 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     if let Some(file) = args.archive.as_ref().filter(|f| f.exists()) {
         // Said before the checks run; writing uses create_new, so a file appearing meanwhile is
         // not overwritten either.
-        return Err(CliError::runtime(format!("{} already exists; choose a new file name", file.display())));
+        return Err(CliError::runtime(tr!("{path} already exists; choose a new file name", path = file.display())));
     }
     let scratch = match &args.out {
         Some(_) => None,
-        None => {
-            Some(ScratchDir::new().map_err(|e| CliError::runtime(format!("cannot make a temporary directory: {e}")))?)
-        }
+        None => Some(
+            ScratchDir::new()
+                .map_err(|e| CliError::runtime(tr!("cannot make a temporary directory: {error}", error = e)))?,
+        ),
     };
     let dir = match (&args.out, &scratch) {
         (Some(d), _) => d.clone(),
         (None, Some(s)) => s.path().join(archive::TOP_DIR),
-        (None, None) => return Err(CliError::new(exit::BAD_ARGS, "give --out DIR or --archive FILE.tar.gz")),
+        (None, None) => return Err(CliError::new(exit::BAD_ARGS, tr!("give --out DIR or --archive FILE.tar.gz"))),
     };
     let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
     let n = write_capture(&live, &dir).map_err(CliError::runtime)?;
     if let Some(out) = &args.out {
-        super::outln(&format!(
-            "Wrote a capture to {} ({n} files, {} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {}",
-            out.display(),
-            report.checks.len(),
-            super::shell_word(out)
+        super::outln(&tr!(
+            "Wrote a capture to {dir} ({n} files, {checks} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {arg}",
+            dir = out.display(),
+            n = n,
+            checks = report.checks.len(),
+            arg = super::shell_word(out)
         ))?;
     }
     if let Some(file) = &args.archive {
         archive::write_archive(&dir, file).map_err(CliError::runtime)?;
-        super::outln(&format!(
-            "Wrote the capture as one file: {} ({n} files, {} checks). Send this file; support staff run: gpu-doctor-cli check --from {}",
-            file.display(),
-            report.checks.len(),
-            super::shell_word(file)
+        super::outln(&tr!(
+            "Wrote the capture as one file: {file} ({n} files, {checks} checks). Send this file; support staff run: gpu-doctor-cli check --from {arg}",
+            file = file.display(),
+            n = n,
+            checks = report.checks.len(),
+            arg = super::shell_word(file)
         ))?;
     }
     super::outln(if cfg!(windows) {
-        "It holds GPU-related environment variables, your user name, the display adapters and their drivers, where nvml.dll is, the Python environments in your folders, GPU event-log entries and NVML's answers; look through it before sending."
+        tr!(
+            "It holds GPU-related environment variables, your user name, the display adapters and their drivers, where nvml.dll is, the Python environments in your folders, GPU event-log entries and NVML's answers; look through it before sending."
+        )
     } else {
-        "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
+        tr!(
+            "It holds GPU-related environment variables, your user and group names, device-node modes, driver files from /proc and /sys, NVIDIA kernel-log lines and NVML's answers; look through it before sending."
+        )
     })?;
     Ok(ExitCode::from(exit::OK))
 }

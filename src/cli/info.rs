@@ -13,6 +13,7 @@ use crate::present;
 use crate::telemetry::GpuSource as _;
 use crate::telemetry::sample::Inventory;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
+use crate::tr;
 use crate::units;
 
 #[derive(Serialize)]
@@ -29,77 +30,107 @@ struct InfoJson<'a> {
 /// Renders the inventory as text.
 pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&Headline>) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "gpu-doctor {}: GPU inventory", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(o, "{}", tr!("gpu-doctor {version}: GPU inventory", version = env!("CARGO_PKG_VERSION")));
     if status.is_demo() {
-        let _ = writeln!(o, "DEMO: simulated data, not this machine.");
+        let _ = writeln!(o, "{}", tr!("DEMO: simulated data, not this machine."));
     }
-    let _ = writeln!(o, "Source: {}", status.label());
+    let _ = writeln!(o, "{}", tr!("Source: {source}", source = status.label()));
     if !inv.gpus.is_empty() || inv.driver_version.is_some() {
         let _ = writeln!(
             o,
-            "Driver {} | CUDA (driver supports up to) {} | NVML {}",
-            present::version(&inv.driver_version),
-            present::version(&inv.cuda_driver_version),
-            present::version(&inv.nvml_version)
+            "{}",
+            tr!(
+                "Driver {driver} | CUDA (driver supports up to) {cuda} | NVML {nvml}",
+                driver = present::version(&inv.driver_version),
+                cuda = present::version(&inv.cuda_driver_version),
+                nvml = present::version(&inv.nvml_version)
+            )
         );
     }
     for g in &inv.gpus {
         let _ = writeln!(o, "\nGPU {}  {}", g.index, g.name);
-        let _ = writeln!(o, "  UUID           {}", g.uuid.show(|s| s.clone()));
-        let _ = writeln!(o, "  PCI bus id     {}", g.pci_bus_id.show(|s| s.clone()));
-        let _ = writeln!(o, "  VRAM           {}", g.vram_total_bytes.show(|b| units::bytes(*b)));
-        let _ = writeln!(o, "  Power limit    {}", g.power_limit_default_w.show(|w| format!("{w:.0} W (default)")));
+        // Whole lines are translated, so that each language aligns its own labels.
+        let _ = writeln!(o, "{}", tr!("  UUID           {uuid}", uuid = g.uuid.show(|s| s.clone())));
+        let _ = writeln!(o, "{}", tr!("  PCI bus id     {bus}", bus = g.pci_bus_id.show(|s| s.clone())));
+        let _ = writeln!(o, "{}", tr!("  VRAM           {vram}", vram = g.vram_total_bytes.show(|b| units::bytes(*b))));
+        let limit = g.power_limit_default_w.show(|w| tr!("{watts} W (default)", watts = format!("{w:.0}")));
+        let _ = writeln!(o, "{}", tr!("  Power limit    {limit}", limit = limit));
         let _ = writeln!(
             o,
-            "  Max clocks     SM {} | memory {}",
-            g.max_sm_clock_mhz.show(|m| format!("{m} MHz")),
-            g.max_mem_clock_mhz.show(|m| format!("{m} MHz"))
+            "{}",
+            tr!(
+                "  Max clocks     SM {sm} | memory {memory}",
+                sm = g.max_sm_clock_mhz.show(|m| format!("{m} MHz")),
+                memory = g.max_mem_clock_mhz.show(|m| format!("{m} MHz"))
+            )
         );
         let link = match (g.max_pcie_gen.get(), g.max_pcie_width.get()) {
             (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
             _ => g.max_pcie_gen.show(|x| format!("Gen{x}")),
         };
-        let _ = writeln!(o, "  Max PCIe link  {link}");
-        let _ = writeln!(o, "  Slowdown temp  {}", g.slowdown_temp_c.show(|t| format!("{t} °C")));
-        let _ = writeln!(o, "  Compute cap.   {}", g.compute_capability.show(|c| c.clone()));
+        let _ = writeln!(o, "{}", tr!("  Max PCIe link  {link}", link = link));
+        let _ = writeln!(o, "{}", tr!("  Slowdown temp  {temp}", temp = g.slowdown_temp_c.show(|t| format!("{t} °C"))));
+        let _ = writeln!(o, "{}", tr!("  Compute cap.   {cc}", cc = g.compute_capability.show(|c| c.clone())));
     }
     match status {
         SourceStatus::Nvml { library, attempts } => {
-            let _ = writeln!(o, "\nNVML load attempts:");
+            let _ = writeln!(o, "\n{}", tr!("NVML load attempts:"));
             for a in attempts {
                 let _ = writeln!(o, "  {}: {}", a.path, a.error);
             }
-            let _ = writeln!(o, "  {library}: loaded");
+            let _ = writeln!(o, "  {library}: {}", tr!("loaded"));
             if inv.gpus.is_empty() {
-                let _ = writeln!(o, "\nNVML loaded but reports no GPUs.");
+                let _ = writeln!(o, "\n{}", tr!("NVML loaded but reports no GPUs."));
             }
         }
         SourceStatus::Unavailable(no) => {
             let h = diagnosis.cloned().unwrap_or_else(|| Headline::of_nvml(no));
-            let _ = writeln!(o, "\nNo NVIDIA GPU data. {}", present::sentence(&h.finding));
+            let _ = writeln!(o, "\n{}", tr!("No NVIDIA GPU data. {finding}", finding = present::sentence(&h.finding)));
             o.push_str(&h.steps_text());
             if h.from_checklist() {
-                let _ = writeln!(o, "(The checklist's root cause; all checks: gpu-doctor-cli check)");
-                let _ = writeln!(o, "\nWhat NVML said: {} {}", present::sentence(&no.summary), no.next_step);
+                let _ = writeln!(o, "{}", tr!("(The checklist's root cause; all checks: gpu-doctor-cli check)"));
+                let _ = writeln!(
+                    o,
+                    "\n{}",
+                    tr!(
+                        "What NVML said: {summary} {next_step}",
+                        summary = present::sentence(&no.summary),
+                        next_step = no.next_step
+                    )
+                );
             }
-            let _ = writeln!(o, "\nNVML load attempts:");
+            let _ = writeln!(o, "\n{}", tr!("NVML load attempts:"));
             for a in &no.attempts {
                 let _ = writeln!(o, "  {}: {}", a.path, a.error);
             }
             let _ = writeln!(
                 o,
-                "\nTo see what gpu-doctor shows on a working machine: gpu-doctor-cli monitor --demo healthy-training"
+                "\n{}",
+                tr!(
+                    "To see what gpu-doctor shows on a working machine: gpu-doctor-cli monitor --demo healthy-training"
+                )
             );
         }
         SourceStatus::Asleep { functions } => {
-            let _ = writeln!(o, "\nThe NVIDIA GPU is asleep ({ASLEEP_STATE}): {}.", functions.join(", "));
             let _ = writeln!(
                 o,
-                "gpu-doctor leaves it asleep: reading it through NVML would wake it and keep it awake. To read it anyway: --wake-sleeping-gpu"
+                "\n{}",
+                tr!(
+                    "The NVIDIA GPU is asleep ({state}): {gpus}.",
+                    state = crate::i18n::tr(ASLEEP_STATE),
+                    gpus = functions.join(", ")
+                )
+            );
+            let _ = writeln!(
+                o,
+                "{}",
+                tr!(
+                    "gpu-doctor leaves it asleep: reading it through NVML would wake it and keep it awake. To read it anyway: --wake-sleeping-gpu"
+                )
             );
         }
         SourceStatus::Opening => {
-            let _ = writeln!(o, "\nNVML is still opening.");
+            let _ = writeln!(o, "\n{}", tr!("NVML is still opening."));
         }
         SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {}
     }
@@ -119,10 +150,10 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
         if !live.advance_within(OPEN_TIMEOUT) {
             return Err(CliError::new(
                 exit::NOT_RESPONDING,
-                format!(
-                    "NVML did not finish opening within {} s ({}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
-                    OPEN_TIMEOUT.as_secs(),
-                    live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
+                tr!(
+                    "NVML did not finish opening within {secs} s ({call}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
+                    secs = OPEN_TIMEOUT.as_secs(),
+                    call = live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
                 ),
             ));
         }

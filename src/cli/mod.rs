@@ -75,6 +75,24 @@ pub enum Command {
     SmokeChild(smoke::SmokeChildArgs),
 }
 
+impl Command {
+    /// Whether the output is for programs (`--json`, `--csv`), which is always English.
+    pub fn machine_readable(&self) -> bool {
+        match self {
+            Command::Info(a) => a.json,
+            Command::Monitor(a) => a.json,
+            Command::Check(a) => a.json,
+            Command::Vram(a) => a.json,
+            Command::Smoke(a) => a.json,
+            Command::Replay(a) => a.json || a.csv,
+            Command::Run(a) => a.json,
+            Command::Focus(a) => a.json,
+            Command::Scale(a) => a.json,
+            Command::Capture(_) | Command::Report(_) | Command::Record(_) | Command::SmokeChild(_) => false,
+        }
+    }
+}
+
 /// Where data comes from: the real machine, or a named demo scenario.
 #[derive(Debug, Clone, Default, Args)]
 pub struct SourceArgs {
@@ -238,7 +256,8 @@ impl CliError {
 
 /// Pretty JSON of a result, or the error to report.
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(value).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))
+    serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::runtime(crate::tr!("cannot encode JSON: {error}", error = e)))
 }
 
 /// `path` as one shell word, for the commands gpu-doctor prints for the user to run: as it is when
@@ -287,7 +306,7 @@ pub fn out(text: &str) -> Result<(), CliError> {
     match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
+        Err(e) => Err(CliError::runtime(crate::tr!("could not write the output: {error}", error = e))),
     }
 }
 
@@ -298,6 +317,11 @@ pub fn outln(text: &str) -> Result<(), CliError> {
 
 /// Runs a subcommand and returns the process exit code; a failure is printed here, once.
 pub fn run(command: &Command) -> ExitCode {
+    // Machine-readable output is the same bytes in every language: scripts and support tools
+    // parse its text fields too.
+    if command.machine_readable() {
+        crate::i18n::set(crate::i18n::Lang::En);
+    }
     let result = match command {
         Command::Info(a) => info::run(a),
         Command::Monitor(a) => monitor::run(a),

@@ -15,6 +15,7 @@ use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::{Snapshot, Stall};
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
+use crate::tr;
 use crate::units;
 
 #[derive(Serialize)]
@@ -32,7 +33,7 @@ struct Line<'a> {
 
 /// A rate reading's text, or "n/a".
 fn rate_or_na(r: Option<f64>) -> String {
-    r.map_or_else(|| "n/a".to_string(), units::rate)
+    r.map_or_else(|| tr!("n/a").to_string(), units::rate)
 }
 
 /// The host's values, each after its label; a missing one reads "n/a", so columns keep their
@@ -40,34 +41,38 @@ fn rate_or_na(r: Option<f64>) -> String {
 fn host_line(h: &HostSample) -> String {
     let mut o = format!("CPU {}", present::pct(&h.cpu_pct));
     if let Some(busiest) = h.per_core_pct.iter().copied().reduce(f64::max) {
-        let _ = write!(o, " (busiest core {})", units::percent(busiest));
+        o.push_str(&tr!(" (busiest core {pct})", pct = units::percent(busiest)));
     }
     let _ = write!(o, "  iowait {}", present::pct(&h.iowait_pct));
-    let _ = write!(o, "  load {}", h.load_avg.show_short(|l| format!("{:.2}", l[0])));
-    let _ = write!(o, "  RAM {}", present::ram(h));
-    let _ = write!(o, "  disk read {} write {}", rate_or_na(h.disk_read_total()), rate_or_na(h.disk_write_total()));
-    let _ = write!(o, "  net rx {} tx {}", rate_or_na(h.net_rx_bps.get()), rate_or_na(h.net_tx_bps.get()));
+    o.push_str(&tr!("  load {load}", load = h.load_avg.show_short(|l| format!("{:.2}", l[0]))));
+    o.push_str(&tr!("  RAM {ram}", ram = present::ram(h)));
+    o.push_str(&tr!(
+        "  disk read {read} write {write}",
+        read = rate_or_na(h.disk_read_total()),
+        write = rate_or_na(h.disk_write_total())
+    ));
+    o.push_str(&tr!("  net rx {rx} tx {tx}", rx = rate_or_na(h.net_rx_bps.get()), tx = rate_or_na(h.net_tx_bps.get())));
     o
 }
 
 /// One GPU's values, each after its label ("n/a" when missing).
 fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
     if let GpuHealth::Lost(why) = &g.health {
-        return format!("GPU{} LOST: {why}", g.index);
+        return tr!("GPU{gpu} LOST: {why}", gpu = g.index, why = why);
     }
     let info = inv.gpus.iter().find(|i| i.index == g.index);
-    format!(
-        "GPU{}  util {}  mem-bw {}  VRAM {}  temp {}  power {}  SM {}  PCIe {}  rx {}  throttle: {}",
-        g.index,
-        present::pct(&g.util_gpu_pct),
-        present::pct(&g.util_mem_bw_pct),
-        present::vram(g),
-        g.temp_c.show_short(|t| format!("{t} °C")),
-        present::power(g),
-        present::sm_clock(g, info),
-        present::pcie_link(g, info),
-        g.pcie_rx_bps.show_short(|r| units::rate(*r)),
-        present::throttle_summary(g),
+    tr!(
+        "GPU{gpu}  util {util}  mem-bw {mem_bw}  VRAM {vram}  temp {temp}  power {power}  SM {sm}  PCIe {pcie}  rx {rx}  throttle: {throttle}",
+        gpu = g.index,
+        util = present::pct(&g.util_gpu_pct),
+        mem_bw = present::pct(&g.util_mem_bw_pct),
+        vram = present::vram(g),
+        temp = g.temp_c.show_short(|t| format!("{t} °C")),
+        power = present::power(g),
+        sm = present::sm_clock(g, info),
+        pcie = present::pcie_link(g, info),
+        rx = g.pcie_rx_bps.show_short(|r| units::rate(*r)),
+        throttle = present::throttle_summary(g),
     )
 }
 
@@ -78,21 +83,29 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
     let tag = if s.is_demo() { "[DEMO] " } else { "" };
     match &s.host {
         Some(h) => {
-            let _ = writeln!(o, "{tag}{time}  host  {}", host_line(h));
+            let _ = writeln!(o, "{tag}{time}  {}  {}", tr!("host"), host_line(h));
         }
         None => {
-            let _ = writeln!(o, "{tag}{time}  host  (no data yet)");
+            let _ = writeln!(o, "{tag}{time}  {}  {}", tr!("host"), tr!("(no data yet)"));
         }
     }
     if let Some(st) = &s.gpu_stall {
         let _ = writeln!(
             o,
-            "{tag}{time}  GPU   NOT RESPONDING: {} (for {:.0} s); values below are the last ones read",
-            st.call, st.secs
+            "{tag}{time}  GPU   {}",
+            tr!(
+                "NOT RESPONDING: {call} (for {secs} s); values below are the last ones read",
+                call = st.call,
+                secs = format!("{:.0}", st.secs)
+            )
         );
     }
     if let SourceStatus::Asleep { .. } = &s.source {
-        let _ = writeln!(o, "{time}  GPU   asleep ({ASLEEP_STATE}): not read, so it stays asleep");
+        let _ = writeln!(
+            o,
+            "{time}  GPU   {}",
+            tr!("asleep ({state}): not read, so it stays asleep", state = crate::i18n::tr(ASLEEP_STATE))
+        );
     }
     for g in &s.gpus {
         let _ = writeln!(o, "{tag}{time}  {}", gpu_line(g, &s.inventory));
@@ -104,15 +117,31 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
 fn announce(status: &SourceStatus, json: bool) {
     match status {
         SourceStatus::Unavailable(no) => eprintln!(
-            "No NVIDIA GPU data: {}\nNext step: {}\nShowing host metrics only. Details: gpu-doctor-cli info",
-            no.summary, no.next_step
+            "{}",
+            tr!(
+                "No NVIDIA GPU data: {summary}\nNext step: {step}\nShowing host metrics only. Details: gpu-doctor-cli info",
+                summary = no.summary,
+                step = no.next_step
+            )
         ),
         SourceStatus::Asleep { functions } => eprintln!(
-            "The NVIDIA GPU is asleep ({ASLEEP_STATE}: {}); it is left asleep and only its power state is read. To read it anyway (wakes it): --wake-sleeping-gpu",
-            functions.join(", ")
+            "{}",
+            tr!(
+                "The NVIDIA GPU is asleep ({state}: {gpus}); it is left asleep and only its power state is read. To read it anyway (wakes it): --wake-sleeping-gpu",
+                state = crate::i18n::tr(ASLEEP_STATE),
+                gpus = functions.join(", ")
+            )
         ),
         SourceStatus::Demo { scenario, gpus, seed } if !json => {
-            eprintln!("DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.");
+            eprintln!(
+                "{}",
+                tr!(
+                    "DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.",
+                    scenario = scenario,
+                    gpus = gpus,
+                    seed = seed
+                )
+            );
         }
         _ => {}
     }
@@ -125,7 +154,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     announce(&announced, args.json);
     let interval = Duration::from_secs_f64(args.interval);
     let sampler = Sampler::start(gpu, host, interval)
-        .map_err(|e| CliError::runtime(format!("cannot start the sampler threads: {e}")))?;
+        .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     let offset = present::local_offset_secs();
     let started = Instant::now();
     let mut stdout = std::io::stdout().lock();
@@ -155,7 +184,9 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
                 gpu_stall: snap.gpu_stall.as_ref(),
                 verdicts,
             };
-            serde_json::to_string(&line).map_err(|e| CliError::runtime(format!("cannot encode JSON: {e}")))? + "\n"
+            serde_json::to_string(&line)
+                .map_err(|e| CliError::runtime(tr!("cannot encode JSON: {error}", error = e)))?
+                + "\n"
         } else {
             let mut t = render_tick(&snap, offset);
             // Verdicts are printed when they change, not every tick.
@@ -164,13 +195,16 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
                 for v in &verdicts {
                     let _ = writeln!(
                         t,
-                        "  Diagnosis: {} {} (confidence {:.0} %)",
-                        v.severity.word(),
-                        v.title,
-                        100.0 * v.confidence
+                        "{}",
+                        tr!(
+                            "  Diagnosis: {verdict} {title} (confidence {pct} %)",
+                            verdict = v.severity.word(),
+                            title = v.title,
+                            pct = format!("{:.0}", 100.0 * v.confidence)
+                        )
                     );
                     if let Some(step) = v.next_steps.first().filter(|_| v.severity >= crate::diagnose::Verdict::Warn) {
-                        let _ = writeln!(t, "    next: {step}");
+                        let _ = writeln!(t, "{}", tr!("    next: {step}", step = step));
                     }
                 }
                 shown = keys;
@@ -181,7 +215,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
             Ok(()) => {}
             // The reader went away (e.g. `| head`): stop quietly.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
-            Err(e) => return Err(CliError::runtime(format!("could not write the output: {e}"))),
+            Err(e) => return Err(CliError::runtime(tr!("could not write the output: {error}", error = e))),
         }
     }
     let last = sampler.snapshot();

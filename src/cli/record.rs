@@ -11,6 +11,7 @@ use clap::Args;
 use super::{CliError, SourceArgs, exit, parse_interval};
 use crate::telemetry::recording::{Header, Record, RecordStream, Recorder, csv_header, csv_row};
 use crate::telemetry::sampler::Sampler;
+use crate::tr;
 
 /// Arguments of `record`.
 #[derive(Debug, Clone, Args)]
@@ -46,15 +47,15 @@ pub struct ReplayArgs {
 /// Runs `record`; returns the exit code.
 pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
     if a.out.exists() {
-        return Err(CliError::runtime(format!(
-            "{} already exists; choose a new file name (recordings never overwrite files)",
-            a.out.display()
+        return Err(CliError::runtime(tr!(
+            "{path} already exists; choose a new file name (recordings never overwrite files)",
+            path = a.out.display()
         )));
     }
     let (gpu, host) = a.source.options().open();
     let interval = Duration::from_secs_f64(a.interval);
-    let sampler =
-        Sampler::start(gpu, host, interval).map_err(|e| CliError::runtime(format!("could not start sampling: {e}")))?;
+    let sampler = Sampler::start(gpu, host, interval)
+        .map_err(|e| CliError::runtime(tr!("could not start sampling: {error}", error = e)))?;
     // Let the first GPU sample arrive (NVML opens lazily), so the header names the GPUs.
     let t0 = Instant::now();
     while sampler.snapshot().gpu_t.is_none() && t0.elapsed() < Duration::from_secs(5) {
@@ -62,11 +63,17 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
     }
     let mut rec = Recorder::create(&a.out, &sampler.snapshot()).map_err(CliError::runtime)?;
     eprintln!(
-        "gpu-doctor: recording to {} every {} s{}; the file is readable at any time (gpu-doctor-cli replay {})",
-        a.out.display(),
-        a.interval,
-        a.duration.map(|d| format!(" for {d} s")).unwrap_or_else(|| ", stop with Ctrl-C".to_string()),
-        super::shell_word(&a.out)
+        "gpu-doctor: {}",
+        tr!(
+            "recording to {path} every {secs} s{until}; the file is readable at any time (gpu-doctor-cli replay {arg})",
+            path = a.out.display(),
+            secs = a.interval,
+            until = a
+                .duration
+                .map(|d| tr!(" for {secs} s", secs = d))
+                .unwrap_or_else(|| tr!(", stop with Ctrl-C").to_string()),
+            arg = super::shell_word(&a.out)
+        )
     );
     let start = Instant::now();
     let mut seq = 0;
@@ -82,7 +89,10 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         std::thread::sleep((interval / 4).min(Duration::from_millis(100)));
     }
     let _ = rec.sync();
-    eprintln!("gpu-doctor: wrote {} samples to {}", rec.lines.saturating_sub(1), a.out.display());
+    eprintln!(
+        "gpu-doctor: {}",
+        tr!("wrote {n} samples to {path}", n = rec.lines.saturating_sub(1), path = a.out.display())
+    );
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -146,7 +156,13 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
     }
     out.finish()?;
     if skipped > 0 {
-        eprintln!("gpu-doctor: skipped {skipped} unreadable line(s) (a recording cut off by a crash ends with one)");
+        eprintln!(
+            "gpu-doctor: {}",
+            tr!(
+                "skipped {skipped} unreadable line(s) (a recording cut off by a crash ends with one)",
+                skipped = skipped
+            )
+        );
     }
     Ok(ExitCode::from(exit::OK))
 }
@@ -170,7 +186,7 @@ impl Out {
                 self.closed = true;
                 Ok(false)
             }
-            Err(e) => Err(CliError::runtime(format!("could not write the output: {e}"))),
+            Err(e) => Err(CliError::runtime(tr!("could not write the output: {error}", error = e))),
         }
     }
 
@@ -196,12 +212,15 @@ fn text_head(h: &Header, samples: usize, span: f64, inv: &crate::telemetry::samp
     let start = chrono::DateTime::from_timestamp_millis((h.started_unix * 1000.0) as i64)
         .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S %:z").to_string())
         .unwrap_or_default();
-    let mut s = format!(
-        "Recording by gpu-doctor {} (format version {}), started {start}, every {} s\nSource: {}\nSamples: {samples} over {span:.0} s\n",
-        h.app_version,
-        h.version,
-        h.interval_secs,
-        h.source.label(),
+    let mut s = tr!(
+        "Recording by gpu-doctor {app} (format version {format}), started {start}, every {secs} s\nSource: {source}\nSamples: {samples} over {span} s\n",
+        app = h.app_version,
+        format = h.version,
+        start = start,
+        secs = h.interval_secs,
+        source = h.source.label(),
+        samples = samples,
+        span = format!("{span:.0}"),
     );
     for g in &inv.gpus {
         s.push_str(&format!("GPU {}: {}\n", g.index, g.name));

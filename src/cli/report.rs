@@ -60,22 +60,22 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     if let Some(out) = &a.out
         && out.exists()
     {
-        return Err(CliError::runtime(format!(
-            "{} already exists; choose a new file name (reports never overwrite files)",
-            out.display()
+        return Err(CliError::runtime(crate::tr!(
+            "{path} already exists; choose a new file name (reports never overwrite files)",
+            path = out.display()
         )));
     }
     let source = a.source.options();
     let (gpu, host) = source.open();
     let sampler = Sampler::start(gpu, host, Duration::from_secs(1))
-        .map_err(|e| CliError::runtime(format!("could not start sampling: {e}")))?;
+        .map_err(|e| CliError::runtime(crate::tr!("could not start sampling: {error}", error = e)))?;
     if a.sample > 0 {
-        eprintln!("gpu-doctor: sampling for {} s...", a.sample);
+        eprintln!("gpu-doctor: {}", crate::tr!("sampling for {secs} s...", secs = a.sample));
         std::thread::sleep(Duration::from_secs(a.sample) + Duration::from_millis(200));
     }
     let checklist = diagnose::run(&live_system(&source, None));
     let smoke = a.smoke.then(|| {
-        eprintln!("gpu-doctor: running the CUDA smoke test...");
+        eprintln!("gpu-doctor: {}", crate::tr!("running the CUDA smoke test..."));
         let opts = crate::smoke::Options { nvml_lib: a.source.nvml_lib.clone(), ..crate::smoke::Options::default() };
         crate::smoke::runner::run(
             &crate::smoke::runner::Launcher::this_program(),
@@ -114,9 +114,10 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     });
     match &a.out {
         Some(path) => {
-            write_new(path, &text)
-                .map_err(|e| CliError::runtime(format!("could not write {}: {e}", path.display())))?;
-            eprintln!("gpu-doctor: wrote {}", path.display());
+            write_new(path, &text).map_err(|e| {
+                CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
+            })?;
+            eprintln!("gpu-doctor: {}", crate::tr!("wrote {path}", path = path.display()));
             Ok(ExitCode::from(exit::OK))
         }
         None => {

@@ -43,7 +43,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     }
     let (gpu, host) = a.source.options().open();
     let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval))
-        .map_err(|e| CliError::new(exit::ERROR, format!("could not start sampling: {e}")))?;
+        .map_err(|e| CliError::new(exit::ERROR, crate::tr!("could not start sampling: {error}", error = e)))?;
     let summary = measure(&sampler, &a.command, Duration::from_secs_f64(a.interval));
     if a.quiet {
     } else if a.json {
@@ -57,7 +57,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
             .and_then(|s| super::report::write_new(path, &s));
         if let Err(e) = written {
             // The command ran: its exit code stays the result; the lost summary is a warning.
-            eprintln!("gpu-doctor: could not write {}: {e}", path.display());
+            eprintln!(
+                "gpu-doctor: {}",
+                crate::tr!("could not write {path}: {error}", path = path.display(), error = e)
+            );
         }
     }
     Ok(ExitCode::from(match &summary.ended {
@@ -73,14 +76,17 @@ pub fn check_new_file(path: &std::path::Path) -> Result<(), CliError> {
     if std::fs::symlink_metadata(path).is_ok() {
         return Err(CliError::new(
             exit::BAD_ARGS,
-            format!("{} already exists; gpu-doctor never overwrites a file: choose a new name", path.display()),
+            crate::tr!(
+                "{path} already exists; gpu-doctor never overwrites a file: choose a new name",
+                path = path.display()
+            ),
         ));
     }
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !parent.is_dir() {
         return Err(CliError::new(
             exit::BAD_ARGS,
-            format!("{}: the folder {} does not exist", path.display(), parent.display()),
+            crate::tr!("{path}: the folder {folder} does not exist", path = path.display(), folder = parent.display()),
         ));
     }
     Ok(())

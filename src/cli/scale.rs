@@ -27,7 +27,9 @@ pub struct ScaleArgs {
 /// Runs `scale`: exit code 0 when every run succeeded, else the failed run's code (127 not found,
 /// 126 not executable).
 pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
-    let fit = measure_sizes(&a.command, &a.sizes, |size, line| eprintln!("gpu-doctor: size {size}: {line}"));
+    let fit = measure_sizes(&a.command, &a.sizes, |size, line| {
+        eprintln!("gpu-doctor: {}", crate::tr!("size {size}: {line}", size = size, line = line));
+    });
     let s = match fit {
         Ok(s) => s,
         Err(e) => {
@@ -44,7 +46,7 @@ pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
         super::outln(&super::to_json(&s)?)?;
     } else {
         for (size, secs) in &s.runs {
-            super::outln(&format!("size {size}: {secs:.2} s"))?;
+            super::outln(&crate::tr!("size {size}: {secs} s", size = size, secs = format!("{secs:.2}")))?;
         }
         super::outln(&s.summary)?;
     }

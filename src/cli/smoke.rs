@@ -66,7 +66,11 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     let opts = a.options();
     let mut out = std::io::stdout().lock();
     if !a.json {
-        let _ = writeln!(out, "CUDA smoke test on device {} (in a separate process)...\n", opts.device);
+        let _ = writeln!(
+            out,
+            "{}\n",
+            crate::tr!("CUDA smoke test on device {device} (in a separate process)...", device = opts.device)
+        );
         let _ = out.flush();
     }
     let mut printed = 0usize;
@@ -89,9 +93,12 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
                     printed = p.stages.len();
                 }
                 Msg::Burn { tick } => {
-                    let mut line = format!(
-                        "        burn {:>4.0} s: {} GEMMs, {} wrong, {:.0} GFLOP/s",
-                        tick.t_s, tick.iterations, tick.errors, tick.gflops
+                    let mut line = crate::tr!(
+                        "        burn {secs} s: {n} GEMMs, {wrong} wrong, {gflops} GFLOP/s",
+                        secs = format!("{:>4.0}", tick.t_s),
+                        n = tick.iterations,
+                        wrong = tick.errors,
+                        gflops = format!("{:.0}", tick.gflops)
                     );
                     if let Some(c) = tick.sm_clock_mhz {
                         line.push_str(&format!(", SM {c} MHz"));
@@ -114,9 +121,9 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
         }
         let _ = writeln!(out, "\n{}: {}", report.verdict.word(), report.summary);
         if let Some(n) = &report.next_step {
-            let _ = writeln!(out, "Next step: {n}");
+            let _ = writeln!(out, "{}", crate::tr!("Next step: {step}", step = n));
         }
-        let _ = writeln!(out, "Took {:.1} s.", report.total_ms / 1000.0);
+        let _ = writeln!(out, "{}", crate::tr!("Took {secs} s.", secs = format!("{:.1}", report.total_ms / 1000.0)));
     }
     Ok(ExitCode::from(match (&report.end, report.verdict) {
         (ChildEnd::NotResponding { .. }, _) => exit::NOT_RESPONDING,

@@ -128,7 +128,15 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string())?;
         if !arch.name.eq_ignore_ascii_case(name.trim()) {
             let note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) };
-            eprintln!("{}", crate::tr!("gpu-doctor: --preset '{name}' read as {model}{note}", name = name, model = arch.name, note = note));
+            eprintln!(
+                "{}",
+                crate::tr!(
+                    "gpu-doctor: --preset '{name}' read as {model}{note}",
+                    name = name,
+                    model = arch.name,
+                    note = note
+                )
+            );
         }
         return Ok(arch);
     }

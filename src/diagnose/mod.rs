@@ -207,7 +207,7 @@ impl Check {
     /// Skips a check that does not apply to this kind of machine; `place` is where it does.
     pub(crate) fn not_here(self, place: &str, summary: impl Into<String>) -> Self {
         let mut c = self.verdict(Verdict::Skipped, summary);
-        c.finding = crate::tr!("Does not apply here (only on {place})", place = place_name(place));
+        c.finding = crate::tr!("Does not apply here (only on {place})", place = place);
         c.applies_to = Some(place.to_string());
         c
     }
@@ -233,17 +233,6 @@ impl Check {
     pub(crate) fn steps(mut self, s: impl IntoIterator<Item = FixStep>) -> Self {
         self.fixes.extend(s);
         self
-    }
-}
-
-/// A place a check applies to ([`Check::applies_to`]: "Linux", "native Linux", "containers"...)
-/// as shown to the reader, in the current language; `applies_to` itself stays English (JSON).
-pub fn place_name(place: &str) -> &str {
-    match place {
-        "native Linux" => crate::tr!("native Linux"),
-        "containers" => crate::tr!("containers"),
-        "the host" => crate::tr!("the host"),
-        other => other,
     }
 }
 
@@ -462,7 +451,7 @@ pub fn render_text(r: &Report) -> String {
     }
     let (n, places) = r.not_applicable();
     if n > 0 {
-        let places = places.into_iter().map(place_name).collect::<Vec<_>>().join(", ");
+        let places = places.join(", ");
         let line = if n == 1 {
             crate::tr!("{n} check does not apply here: {places}", n = n, places = places)
         } else {

@@ -211,16 +211,24 @@ pub fn problem_text(code: u32) -> (&'static str, &'static str) {
     match code {
         10 => (tr!("This device cannot start (Code 10)"), tr!("the driver failed to start the GPU")),
         22 => (tr!("This device is disabled (Code 22)"), tr!("the GPU was disabled in Device Manager")),
-        28 => (tr!("The drivers for this device are not installed (Code 28)"), tr!("no NVIDIA driver is installed for it")),
+        28 => (
+            tr!("The drivers for this device are not installed (Code 28)"),
+            tr!("no NVIDIA driver is installed for it"),
+        ),
         31 => (
             tr!("This device is not working properly because Windows cannot load the drivers required (Code 31)"),
             tr!("the installed driver does not load (a damaged or mismatched install)"),
         ),
         43 => (
             tr!("Windows has stopped this device because it has reported problems (Code 43)"),
-            tr!("the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware"),
+            tr!(
+                "the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware"
+            ),
         ),
-        12 => (tr!("This device cannot find enough free resources (Code 12)"), tr!("the PCI resources (BAR space) do not fit")),
+        12 => (
+            tr!("This device cannot find enough free resources (Code 12)"),
+            tr!("the PCI resources (BAR space) do not fit"),
+        ),
         _ => (tr!("The device has a problem"), tr!("Device Manager reports a problem code")),
     }
 }

@@ -226,6 +226,10 @@ pub struct DoctorApp {
     frame_stats: FrameStats,
     /// When new data is drawn.
     pacer: Arc<Pacer>,
+    /// The language the window's made texts (checklist, verdicts, card) are in.
+    lang: crate::i18n::Lang,
+    /// The checklist is to be made again in the new language once the run in flight is done.
+    relang_checklist: bool,
 }
 
 impl DoctorApp {
@@ -281,6 +285,8 @@ impl DoctorApp {
             replay: None,
             replay_opening: None,
             card_pending: init.support_card,
+            lang: crate::i18n::current(),
+            relang_checklist: false,
             verdicts_for: None,
             frame_stats: FrameStats::default(),
             pacer,
@@ -319,6 +325,27 @@ impl DoctorApp {
             share::file_stem(&self.tab_name(), &self.settings.redaction),
             Arc::clone(&self.info),
         );
+    }
+
+    /// After a switch of language: what the window holds as text (the checklist's results, the
+    /// verdicts, the support card, the machine facts) is made again in the new one. Labels are
+    /// looked up every frame and need nothing.
+    fn follow_language(&mut self, ctx: &egui::Context) {
+        let lang = crate::i18n::current();
+        if lang != self.lang {
+            self.lang = lang;
+            self.relang_checklist = self.checklist.report.is_some() || self.checklist.running();
+            self.verdicts_for = None;
+            self.machine = None;
+            self.card_pending |= self.card.open;
+        }
+        if self.relang_checklist {
+            self.checklist.poll();
+            if !self.checklist.running() {
+                self.relang_checklist = false;
+                self.checklist.start(ctx, &self.renderer_name);
+            }
+        }
     }
 
     /// The support report of what the app knows now (not yet redacted).
@@ -472,6 +499,7 @@ impl eframe::App for DoctorApp {
             snap = Arc::new(replay_snapshot(&snap, rec, at));
         }
         let ctx = ui.ctx().clone();
+        self.follow_language(&ctx);
         let mut action = None;
         egui::Panel::top("top_bar").show(ui, |ui| {
             action = self.top_bar(ui, &snap);

@@ -59,7 +59,7 @@ impl ChecklistState {
         });
         match spawned {
             Ok(_) => self.pending = Some(rx),
-            Err(e) => self.error = Some(format!("cannot start the checks: {e}")),
+            Err(e) => self.error = Some(tr!("cannot start the checks: {error}", error = e)),
         }
     }
 
@@ -87,7 +87,7 @@ impl ChecklistState {
             Err(TryRecvError::Empty) => {}
             Err(TryRecvError::Disconnected) => {
                 self.pending = None;
-                self.error = Some("the checks stopped unexpectedly".into());
+                self.error = Some(tr!("the checks stopped unexpectedly").into());
             }
         }
     }

@@ -11,6 +11,7 @@ use eframe::egui::{self, RichText};
 
 use crate::jobs::focus::{self, Focus};
 use crate::jobs::run::{self as runcmd, RunSummary};
+use crate::tr;
 
 /// Lines of output kept.
 const KEEP_LINES: usize = 400;
@@ -147,7 +148,7 @@ impl RunDialog {
                 self.job = Some(j);
                 self.summary_file = Some(file);
             }
-            Err(e) => self.error = Some(format!("could not start: {e}")),
+            Err(e) => self.error = Some(tr!("could not start: {error}", error = e)),
         }
     }
 
@@ -167,7 +168,7 @@ impl RunDialog {
                 .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
             {
                 Ok(s) => self.summary = Some(s),
-                Err(e) => self.error = Some(format!("no summary: {e}")),
+                Err(e) => self.error = Some(tr!("no summary: {error}", error = e)),
             }
             let _ = std::fs::remove_file(&f);
         }
@@ -183,27 +184,30 @@ impl RunDialog {
             ctx.request_repaint_after(std::time::Duration::from_millis(200));
         }
         let mut open = self.open;
-        egui::Window::new("Measure a run").open(&mut open).default_size([760.0, 520.0]).show(ctx, |ui| {
-            ui.label("Runs a command, samples it and the GPUs until it exits, and says what limited it and how much VRAM to plan for.");
+        let window = egui::Window::new(tr!("Measure a run")).id(egui::Id::unique("measure_a_run"));
+        window.open(&mut open).default_size([760.0, 520.0]).show(ctx, |ui| {
+            ui.label(tr!(
+                "Runs a command, samples it and the GPUs until it exits, and says what limited it and how much VRAM to plan for."
+            ));
             ui.horizontal(|ui| {
-                let l = ui.label("Command");
+                let l = ui.label(tr!("Command"));
                 ui.add_enabled(!self.running(), egui::TextEdit::singleline(&mut self.command).desired_width(480.0).hint_text("python train.py --epochs 1"))
                     .labelled_by(l.id);
                 if self.running() {
-                    if ui.button("Stop").clicked()
+                    if ui.button(tr!("Stop")).clicked()
                         && let Some(j) = self.job.as_mut()
                     {
                         let _ = j.child.kill();
                     }
-                } else if ui.add_enabled(!self.command.trim().is_empty(), egui::Button::new("Run")).clicked() {
+                } else if ui.add_enabled(!self.command.trim().is_empty(), egui::Button::new(tr!("Run"))).clicked() {
                     self.start();
                 }
             });
-            status(ui, self.running(), "running...", self.error.as_deref());
+            status(ui, self.running(), tr!("running..."), self.error.as_deref());
             if let Some(s) = &self.summary {
                 ui.label(RichText::new(runcmd::render(s).trim()).monospace());
             }
-            ui.label(RichText::new("Output").strong());
+            ui.label(RichText::new(tr!("Output")).strong());
             egui::ScrollArea::vertical().max_height(220.0).stick_to_bottom(true).show(ui, |ui| {
                 ui.label(RichText::new(&self.output).monospace().small());
             });
@@ -269,7 +273,7 @@ impl FocusDialog {
         }
         match Job::start(&self.program, &args) {
             Ok(j) => self.job = Some(j),
-            Err(e) => self.error = Some(format!("could not start: {e}")),
+            Err(e) => self.error = Some(tr!("could not start: {error}", error = e)),
         }
     }
 
@@ -284,7 +288,7 @@ impl FocusDialog {
         self.job = None;
         match text.find('{').map(|i| serde_json::from_str::<Focus>(&text[i..])) {
             Some(Ok(f)) => self.result = Some(f),
-            _ => self.error = Some(format!("no result: {}", text.lines().last().unwrap_or(""))),
+            _ => self.error = Some(tr!("no result: {line}", line = text.lines().last().unwrap_or(""))),
         }
         true
     }
@@ -298,17 +302,18 @@ impl FocusDialog {
             ctx.request_repaint_after(std::time::Duration::from_millis(200));
         }
         let mut open = self.open;
-        egui::Window::new("Focus on a process").open(&mut open).default_width(640.0).show(ctx, |ui| {
+        let window = egui::Window::new(tr!("Focus on a process")).id(egui::Id::unique("focus_on_a_process"));
+        window.open(&mut open).default_width(640.0).show(ctx, |ui| {
             ui.horizontal(|ui| {
                 let l = ui.label("PID");
                 ui.add(egui::DragValue::new(&mut self.pid).range(1..=u32::MAX)).labelled_by(l.id);
-                let l = ui.label("log file (optional)");
+                let l = ui.label(tr!("log file (optional)"));
                 ui.add(egui::TextEdit::singleline(&mut self.log).desired_width(220.0)).labelled_by(l.id);
-                if ui.add_enabled(!self.running(), egui::Button::new("Watch 5 s")).clicked() {
+                if ui.add_enabled(!self.running(), egui::Button::new(tr!("Watch 5 s"))).clicked() {
                     self.start();
                 }
             });
-            status(ui, self.running(), "watching...", self.error.as_deref());
+            status(ui, self.running(), tr!("watching..."), self.error.as_deref());
             if let Some(f) = &self.result {
                 ui.label(RichText::new(focus::render(f).trim()).monospace());
             }

@@ -179,8 +179,11 @@ pub fn main_with(args: GuiArgs) -> ExitCode {
         && std::env::var_os("WAYLAND_SOCKET").is_none()
     {
         eprintln!(
-            "gpu-doctor: no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n\
-             Over SSH or on a server, run the same diagnosis headless: gpu-doctor-cli info, gpu-doctor-cli monitor"
+            "gpu-doctor: {}",
+            crate::tr!(
+                "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n\
+                 Over SSH or on a server, run the same diagnosis headless: gpu-doctor-cli info, gpu-doctor-cli monitor"
+            )
         );
         return ExitCode::from(exit::NO_DISPLAY);
     }
@@ -189,15 +192,26 @@ pub fn main_with(args: GuiArgs) -> ExitCode {
     match launch(&args, renderer, process_start) {
         Ok(()) => ExitCode::from(exit::OK),
         Err(e) if fallback.is_some() => {
-            eprintln!("gpu-doctor: the {} renderer could not open a window either: {e}", renderer.name());
+            eprintln!(
+                "gpu-doctor: {}",
+                crate::tr!(
+                    "the {renderer} renderer could not open a window either: {error}",
+                    renderer = renderer.name(),
+                    error = e
+                )
+            );
             ExitCode::from(exit::NO_DISPLAY)
         }
         Err(e) => {
             let other = renderer.other();
             eprintln!(
-                "gpu-doctor: the {} renderer could not open a window ({e}); retrying once with {}.",
-                renderer.name(),
-                other.name()
+                "gpu-doctor: {}",
+                crate::tr!(
+                    "the {renderer} renderer could not open a window ({error}); retrying once with {other}.",
+                    renderer = renderer.name(),
+                    error = e,
+                    other = other.name()
+                )
             );
             relaunch(other)
         }
@@ -212,14 +226,21 @@ fn relaunch(renderer: RendererChoice) -> ExitCode {
         Ok(s) if s.success() => ExitCode::from(exit::OK),
         Ok(s) => {
             eprintln!(
-                "gpu-doctor: no renderer could open a window. The same diagnosis works without one:\n  gpu-doctor-cli info\n  gpu-doctor-cli monitor"
+                "gpu-doctor: {}",
+                crate::tr!(
+                    "no renderer could open a window. The same diagnosis works without one:\n  gpu-doctor-cli info\n  gpu-doctor-cli monitor"
+                )
             );
             ExitCode::from(u8::try_from(s.code().unwrap_or(i32::from(exit::NO_DISPLAY))).unwrap_or(exit::NO_DISPLAY))
         }
         Err(e) => {
             eprintln!(
-                "gpu-doctor: could not relaunch with the {} renderer: {e}. Use gpu-doctor-cli instead.",
-                renderer.name()
+                "gpu-doctor: {}",
+                crate::tr!(
+                    "could not relaunch with the {renderer} renderer: {error}. Use gpu-doctor-cli instead.",
+                    renderer = renderer.name(),
+                    error = e
+                )
             );
             ExitCode::from(exit::NO_DISPLAY)
         }

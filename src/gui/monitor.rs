@@ -586,7 +586,11 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("purple: RAM used · red: swap used · thin grey: total"),
             unit: Unit::Gib,
             series: vec![
-                Series { name: tr!("RAM used").into(), points: pts(keys::RAM_USED), color: Color32::from_rgb(171, 71, 188) },
+                Series {
+                    name: tr!("RAM used").into(),
+                    points: pts(keys::RAM_USED),
+                    color: Color32::from_rgb(171, 71, 188),
+                },
                 Series {
                     name: tr!("swap used").into(),
                     points: pts(keys::SWAP_USED),
@@ -606,8 +610,16 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("cyan: read · orange: write (physical disks)"),
             unit: Unit::Rate,
             series: vec![
-                Series { name: tr!("read").into(), points: pts(keys::DISK_READ), color: Color32::from_rgb(38, 198, 218) },
-                Series { name: tr!("write").into(), points: pts(keys::DISK_WRITE), color: Color32::from_rgb(255, 167, 38) },
+                Series {
+                    name: tr!("read").into(),
+                    points: pts(keys::DISK_READ),
+                    color: Color32::from_rgb(38, 198, 218),
+                },
+                Series {
+                    name: tr!("write").into(),
+                    points: pts(keys::DISK_WRITE),
+                    color: Color32::from_rgb(255, 167, 38),
+                },
             ],
             references: Vec::new(),
             fixed_percent: false,

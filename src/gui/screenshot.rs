@@ -60,10 +60,17 @@ impl ScreenshotPlan {
             let saved = super::share::png_bytes(&image)
                 .and_then(|png| super::share::write_new(&path, &png).map_err(|e| e.to_string()));
             match saved {
-                Ok(()) => eprintln!("gpu-doctor: saved screenshot {w}x{h} to {}", path.display()),
+                Ok(()) => eprintln!(
+                    "gpu-doctor: {}",
+                    crate::tr!("saved screenshot {size} to {path}", size = format!("{w}x{h}"), path = path.display())
+                ),
                 Err(e) => {
                     if let Ok(mut f) = failure.lock() {
-                        *f = Some(format!("could not save the screenshot to {}: {e}", path.display()));
+                        *f = Some(crate::tr!(
+                            "could not save the screenshot to {path}: {error}",
+                            path = path.display(),
+                            error = e
+                        ));
                     }
                 }
             }

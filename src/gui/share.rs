@@ -10,6 +10,7 @@ use eframe::egui::{self, RichText};
 
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Format, ReportDoc};
+use crate::tr;
 
 /// Where screenshots and reports go by default: the Pictures folder when there is one, else the
 /// home folder, else the current directory.
@@ -64,7 +65,7 @@ pub fn png_bytes(image: &egui::ColorImage) -> Result<Vec<u8>, String> {
     let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
     let mut png = Vec::new();
     image::ImageBuffer::<image::Rgba<u8>, _>::from_raw(w as u32, h as u32, rgba)
-        .ok_or_else(|| "bad image size".to_string())?
+        .ok_or_else(|| tr!("bad image size").to_string())?
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(|e| e.to_string())?;
     Ok(png)
@@ -99,10 +100,12 @@ pub fn screenshot(ctx: &egui::Context, path: Option<PathBuf>, stem: String, mess
         let saved = png_bytes(&image).and_then(|png| write_new(&path, &png).map_err(|e| e.to_string()));
         ctx2.copy_image(egui::ColorImage::clone(&image));
         let text = match saved {
-            Ok(()) => format!("Screenshot saved to {} and copied to the clipboard.", path.display()),
-            Err(e) => {
-                format!("Could not save the screenshot to {}: {e} (it was copied to the clipboard).", path.display())
-            }
+            Ok(()) => tr!("Screenshot saved to {path} and copied to the clipboard.", path = path.display()),
+            Err(e) => tr!(
+                "Could not save the screenshot to {path}: {error} (it was copied to the clipboard).",
+                path = path.display(),
+                error = e
+            ),
         };
         if let Ok(mut m) = message.lock() {
             *m = Some(text);
@@ -216,52 +219,52 @@ impl ReportDialog {
         self.refresh();
         if let Some(answer) = poll_dialog(&mut self.save) {
             self.message = answer.map(|p| match write_new(&p, self.preview.as_bytes()) {
-                Ok(()) => format!("Saved {}", p.display()),
+                Ok(()) => tr!("Saved {path}", path = p.display()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    format!("{} exists; reports never overwrite files. Choose another name.", p.display())
+                    tr!("{path} exists; reports never overwrite files. Choose another name.", path = p.display())
                 }
-                Err(e) => format!("Could not save {}: {e}", p.display()),
+                Err(e) => tr!("Could not save {path}: {error}", path = p.display(), error = e),
             });
         }
         let mut open = self.open;
-        egui::Window::new("Support report").open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
+        egui::Window::new(tr!("Support report")).open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
             ui.horizontal(|ui| {
-                ui.label("Format");
+                ui.label(tr!("Format"));
                 ui.selectable_value(&mut self.format, Format::Md, "Markdown");
-                ui.selectable_value(&mut self.format, Format::Html, "HTML page");
+                ui.selectable_value(&mut self.format, Format::Html, tr!("HTML page"));
                 ui.selectable_value(&mut self.format, Format::Json, "JSON");
             });
             ui.horizontal_wrapped(|ui| {
-                ui.checkbox(&mut self.redact.enabled, "Redact");
+                ui.checkbox(&mut self.redact.enabled, tr!("Redact"));
                 ui.add_enabled_ui(self.redact.enabled, |ui| {
-                    ui.checkbox(&mut self.redact.hostname, "host name");
-                    ui.checkbox(&mut self.redact.users, "user names and home paths");
-                    ui.checkbox(&mut self.redact.ip, "IP addresses");
-                    ui.checkbox(&mut self.redact.mac, "MAC addresses");
-                    ui.checkbox(&mut self.redact.gpu_ids, "GPU UUIDs and serials");
+                    ui.checkbox(&mut self.redact.hostname, tr!("host name"));
+                    ui.checkbox(&mut self.redact.users, tr!("user names and home paths"));
+                    ui.checkbox(&mut self.redact.ip, tr!("IP addresses"));
+                    ui.checkbox(&mut self.redact.mac, tr!("MAC addresses"));
+                    ui.checkbox(&mut self.redact.gpu_ids, tr!("GPU UUIDs and serials"));
                 });
             });
             if !self.redact.enabled {
                 ui.colored_label(
                     super::palette::tone(ui, super::palette::Tone::Warn),
-                    "Not redacted: the report shows host and user names and addresses.",
+                    tr!("Not redacted: the report shows host and user names and addresses."),
                 );
             }
             ui.horizontal(|ui| {
-                if ui.button("Save...").clicked() && self.save.is_none() {
+                if ui.button(tr!("Save...")).clicked() && self.save.is_none() {
                     let ext = self.format.extension();
                     let name = format!("{}.{ext}", file_stem("report", &self.redact));
-                    self.save = Some(save_dialog(name, ("Report", ext)));
+                    self.save = Some(save_dialog(name, (tr!("Report"), ext)));
                 }
-                if ui.button("Copy").clicked() {
+                if ui.button(tr!("Copy")).clicked() {
                     ui.ctx().copy_text(self.preview.clone());
-                    self.message = Some("Report copied to the clipboard.".to_string());
+                    self.message = Some(tr!("Report copied to the clipboard.").to_string());
                 }
                 if let Some(m) = &self.message {
                     ui.label(m);
                 }
             });
-            ui.label(RichText::new("Preview: exactly what will be saved or copied").weak());
+            ui.label(RichText::new(tr!("Preview: exactly what will be saved or copied")).weak());
             egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
                 ui.add(egui::Label::new(RichText::new(&self.preview).monospace()).extend());
             });

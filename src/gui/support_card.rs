@@ -9,16 +9,31 @@ use crate::diagnose::FixStep;
 use crate::diagnose::headline::Headline;
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Item, ReportDoc};
+use crate::{tr, tr_key};
 
 /// Most checklist problems the card lists (the full report has all of them).
 const MAX_PROBLEMS: usize = 5;
 
-/// The card's GPU table headings.
-pub const GPU_HEADERS: [&str; 8] =
-    ["GPU", "Name", "Utilization", "VRAM", "Temperature", "Power", "PCIe link", "Clocks held back by"];
+/// The card's GPU table headings (in English; shown through `crate::i18n::tr`).
+pub const GPU_HEADERS: [&str; 8] = [
+    "GPU",
+    tr_key!("Name"),
+    tr_key!("Utilization"),
+    tr_key!("VRAM"),
+    tr_key!("Temperature"),
+    tr_key!("Power"),
+    tr_key!("PCIe link"),
+    tr_key!("Clocks held back by"),
+];
 
 /// Summary rows the card shows elsewhere (the diagnosis block) or not at all.
 const SUMMARY_SHOWN_ELSEWHERE: [&str; 3] = ["Diagnosis", "First fix", "Checklist"];
+
+/// True when a title or key of the document is `en`, in English or in the current language (the
+/// document is written in the language of the moment it was made).
+fn is(text: &str, en: &'static str) -> bool {
+    text == en || text == crate::i18n::tr(en)
+}
 
 /// The support card's content, redacted when it was opened.
 #[derive(Default)]
@@ -31,6 +46,8 @@ pub struct SupportCard {
     pub headline: Option<Headline>,
     /// One row per GPU, cells as [`GPU_HEADERS`].
     pub gpus: Vec<Vec<String>>,
+    /// The GPU data is simulated (demo mode).
+    pub demo: bool,
 }
 
 impl SupportCard {
@@ -72,11 +89,12 @@ impl SupportCard {
                         crate::present::pcie_link(s, info(g.index)),
                         crate::present::throttle_summary(s),
                     ]),
-                    None => row.push("no sample yet".to_string()),
+                    None => row.push(tr!("no sample yet").to_string()),
                 }
                 row
             })
             .collect();
+        self.demo = snap.is_demo();
         self.doc = Some(doc);
         self.open = true;
     }
@@ -92,13 +110,16 @@ impl SupportCard {
         let Some(doc) = &self.doc else { return };
         let mut open = self.open;
         let area = ctx.content_rect().shrink(6.0);
-        egui::Window::new("Support card").open(&mut open).collapsible(false).resizable(false).fixed_rect(area).show(
-            ctx,
-            |ui| {
+        egui::Window::new(tr!("Support card"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .fixed_rect(area)
+            .show(ctx, |ui| {
                 egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
                     ui.spacing_mut().item_spacing.y = 3.0;
-                    title(ui, doc);
-                    diagnosis(ui, self.headline.as_ref(), doc);
+                    title(ui, doc, self.demo);
+                    diagnosis(ui, self.headline.as_ref(), doc, self.demo);
                     gpu_table(ui, &self.gpus);
                     ui.separator();
                     ui.columns(2, |cols| {
@@ -107,33 +128,45 @@ impl SupportCard {
                         smoke(&mut cols[1], doc);
                     });
                 });
-            },
-        );
+            });
         self.open = open;
     }
 }
 
-/// The section called `title`, if the document has it.
-fn section<'a>(doc: &'a ReportDoc, title: &str) -> Option<&'a report::Section> {
-    doc.sections.iter().find(|s| s.title == title || (title == "Checklist" && s.title.starts_with("Checklist")))
+/// The section called `title` (in English or in the current language), if the document has it.
+fn section<'a>(doc: &'a ReportDoc, title: &'static str) -> Option<&'a report::Section> {
+    let names = [title, crate::i18n::tr(title)];
+    doc.sections
+        .iter()
+        .find(|s| names.iter().any(|n| s.title == *n || (title == "Checklist" && s.title.starts_with(*n))))
 }
 
 /// The key-value rows of a section's fact lists.
-fn facts<'a>(doc: &'a ReportDoc, title: &str) -> impl Iterator<Item = &'a (String, String)> {
+fn facts<'a>(doc: &'a ReportDoc, title: &'static str) -> impl Iterator<Item = &'a (String, String)> {
     section(doc, title).into_iter().flat_map(|s| &s.items).flat_map(|i| match i {
         Item::Facts { rows } => rows.as_slice(),
         _ => &[],
     })
 }
 
-fn title(ui: &mut egui::Ui, doc: &ReportDoc) {
+fn title(ui: &mut egui::Ui, doc: &ReportDoc, demo: bool) {
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(format!("gpu-doctor {} support card", doc.app_version)).strong().size(16.0));
-        ui.label(RichText::new(format!("{} · redaction {}", doc.generated, doc.redaction)).weak());
-    });
-    if let Some((_, data)) = facts(doc, "Summary").find(|(k, v)| k == "GPU data" && v.starts_with("DEMO")) {
         ui.label(
-            RichText::new(format!("{data}: the GPU figures are simulated"))
+            RichText::new(tr!("gpu-doctor {version} support card", version = doc.app_version)).strong().size(16.0),
+        );
+        ui.label(
+            RichText::new(tr!(
+                "{generated} · redaction {redaction}",
+                generated = doc.generated,
+                redaction = doc.redaction
+            ))
+            .weak(),
+        );
+    });
+    let demo_data = facts(doc, "Summary").find(|(k, v)| is(k, "GPU data") && (demo || v.starts_with("DEMO")));
+    if let Some((_, data)) = demo_data {
+        ui.label(
+            RichText::new(tr!("{data}: the GPU figures are simulated", data = data))
                 .strong()
                 .color(palette::tone(ui, Tone::Warn)),
         );
@@ -142,29 +175,29 @@ fn title(ui: &mut egui::Ui, doc: &ReportDoc) {
 
 /// The diagnosis block: the root cause and its first fix (prose wrapped, each command on its own
 /// line with a Copy button), or the report's diagnosis line when there is no failure.
-fn diagnosis(ui: &mut egui::Ui, headline: Option<&Headline>, doc: &ReportDoc) {
+fn diagnosis(ui: &mut egui::Ui, headline: Option<&Headline>, doc: &ReportDoc, demo: bool) {
     ui.separator();
     match headline {
         Some(h) => {
             let tone = if h.from_checklist() { Tone::Fail } else { Tone::Warn };
             // With demo GPU data the checklist still judged this machine: say so.
-            let demo = facts(doc, "Summary").any(|(k, v)| k == "GPU data" && v.starts_with("DEMO"));
-            let prefix = if demo { "Root cause on this machine (not the demo data)" } else { "Root cause" };
-            ui.label(
-                RichText::new(format!("{prefix}: {}", crate::present::sentence(&h.finding)))
-                    .strong()
-                    .size(15.0)
-                    .color(palette::tone(ui, tone)),
-            );
+            let demo = demo || facts(doc, "Summary").any(|(k, v)| is(k, "GPU data") && v.starts_with("DEMO"));
+            let finding = crate::present::sentence(&h.finding);
+            let line = if demo {
+                tr!("Root cause on this machine (not the demo data): {finding}", finding = finding)
+            } else {
+                tr!("Root cause: {finding}", finding = finding)
+            };
+            ui.label(RichText::new(line).strong().size(15.0).color(palette::tone(ui, tone)));
             if !h.steps.is_empty() {
-                ui.label(RichText::new("First fix").strong());
+                ui.label(RichText::new(tr!("First fix")).strong());
                 super::checklist::fix_steps(ui, &h.steps, None);
             }
         }
         None => {
             let line = facts(doc, "Summary")
-                .find(|(k, _)| k == "Checklist")
-                .map_or("The checklist has not run.".to_string(), |(_, v)| format!("Checklist: {v}"));
+                .find(|(k, _)| is(k, "Checklist"))
+                .map_or(tr!("The checklist has not run.").to_string(), |(_, v)| tr!("Checklist: {result}", result = v));
             ui.label(RichText::new(line).strong());
         }
     }
@@ -177,7 +210,7 @@ fn gpu_table(ui: &mut egui::Ui, rows: &[Vec<String>]) {
     ui.separator();
     egui::Grid::new("card_gpus").striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
         for h in GPU_HEADERS {
-            ui.label(RichText::new(h).strong());
+            ui.label(RichText::new(crate::i18n::tr(h)).strong());
         }
         ui.end_row();
         for r in rows {
@@ -192,9 +225,10 @@ fn gpu_table(ui: &mut egui::Ui, rows: &[Vec<String>]) {
 /// The machine: the summary's facts (OS, kernel, CPU, RAM, renderer...) and the driver, CUDA and
 /// NVML versions.
 fn machine(ui: &mut egui::Ui, doc: &ReportDoc) {
-    ui.label(RichText::new("Machine").strong());
-    let rows =
-        facts(doc, "Summary").filter(|(k, _)| !SUMMARY_SHOWN_ELSEWHERE.contains(&k.as_str())).chain(facts(doc, "GPUs"));
+    ui.label(RichText::new(tr!("Machine")).strong());
+    let rows = facts(doc, "Summary")
+        .filter(|(k, _)| !SUMMARY_SHOWN_ELSEWHERE.into_iter().any(|en| is(k, en)))
+        .chain(facts(doc, "GPUs"));
     egui::Grid::new("card_machine").num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
         for (k, v) in rows {
             ui.label(RichText::new(k).weak());
@@ -204,11 +238,12 @@ fn machine(ui: &mut egui::Ui, doc: &ReportDoc) {
     });
 }
 
-/// What a verdict word's colour is.
+/// What a verdict word's colour is (the word in English or in the current language).
 fn tone_of(verdict: &str) -> Option<Tone> {
-    if verdict.starts_with("FAIL") {
+    let says = |word: &'static str| verdict.starts_with(word) || verdict.starts_with(crate::i18n::tr(word));
+    if says("FAIL") {
         Some(Tone::Fail)
-    } else if verdict.starts_with("WARN") {
+    } else if says("WARN") {
         Some(Tone::Warn)
     } else {
         None
@@ -216,7 +251,7 @@ fn tone_of(verdict: &str) -> Option<Tone> {
 }
 
 /// The verdict lines of a section that are failures or warnings.
-fn bad_lines<'a>(doc: &'a ReportDoc, title: &str) -> Vec<(&'a str, &'a str, &'a str)> {
+fn bad_lines<'a>(doc: &'a ReportDoc, title: &'static str) -> Vec<(&'a str, &'a str, &'a str)> {
     section(doc, title)
         .into_iter()
         .flat_map(|s| &s.items)
@@ -233,7 +268,7 @@ fn verdict_line(ui: &mut egui::Ui, (verdict, title, summary): (&str, &str, &str)
     let color = palette::tone(ui, tone_of(verdict).unwrap_or(Tone::Info));
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(verdict).strong().color(color));
-        ui.label(format!("{title}: {summary}"));
+        ui.label(tr!("{label}: {value}", label = title, value = summary));
     });
 }
 
@@ -243,25 +278,25 @@ fn problems(ui: &mut egui::Ui, doc: &ReportDoc) {
     ui.label(RichText::new(&sec.title).strong());
     let bad = bad_lines(doc, "Checklist");
     if bad.is_empty() {
-        ui.label("No failures or warnings.");
+        ui.label(tr!("No failures or warnings."));
     }
     let more = bad.len().saturating_sub(MAX_PROBLEMS);
     for line in bad.into_iter().take(MAX_PROBLEMS) {
         verdict_line(ui, line);
     }
     if more > 0 {
-        ui.weak(format!("…and {more} more in the full report."));
+        ui.weak(tr!("…and {more} more in the full report.", more = more));
     }
 }
 
 /// The smoke test's result: its facts and the stages that failed.
 fn smoke(ui: &mut egui::Ui, doc: &ReportDoc) {
-    const TITLE: &str = "CUDA smoke test";
+    const TITLE: &str = tr_key!("CUDA smoke test");
     if section(doc, TITLE).is_none() {
         return;
     }
     ui.add_space(4.0);
-    ui.label(RichText::new(TITLE).strong());
+    ui.label(RichText::new(crate::i18n::tr(TITLE)).strong());
     egui::Grid::new("card_smoke").num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
         for (k, v) in facts(doc, TITLE) {
             ui.label(RichText::new(k).weak());

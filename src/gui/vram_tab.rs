@@ -56,15 +56,16 @@ impl Default for VramState {
     }
 }
 
+/// The parts of the breakdown, in English (shown through `crate::i18n::tr`) with their colours.
 const SEGMENTS: [(&str, Color32); 8] = [
-    ("weights", Color32::from_rgb(66, 165, 245)),
-    ("KV cache", Color32::from_rgb(171, 71, 188)),
-    ("activations", Color32::from_rgb(255, 167, 38)),
-    ("gradients", Color32::from_rgb(239, 83, 80)),
-    ("optimizer states", Color32::from_rgb(255, 202, 40)),
-    ("CUDA context", Color32::from_rgb(120, 144, 156)),
-    ("framework buffers", Color32::from_rgb(141, 110, 99)),
-    ("allocator slack", Color32::from_rgb(97, 97, 97)),
+    (crate::tr_key!("weights"), Color32::from_rgb(66, 165, 245)),
+    (crate::tr_key!("KV cache"), Color32::from_rgb(171, 71, 188)),
+    (crate::tr_key!("activations"), Color32::from_rgb(255, 167, 38)),
+    (crate::tr_key!("gradients"), Color32::from_rgb(239, 83, 80)),
+    (crate::tr_key!("optimizer states"), Color32::from_rgb(255, 202, 40)),
+    (crate::tr_key!("CUDA context"), Color32::from_rgb(120, 144, 156)),
+    (crate::tr_key!("framework buffers"), Color32::from_rgb(141, 110, 99)),
+    (crate::tr_key!("allocator slack"), Color32::from_rgb(97, 97, 97)),
 ];
 
 fn parts(b: &Breakdown) -> [f64; 8] {
@@ -79,7 +80,9 @@ impl VramState {
                 self.arch = a;
                 self.message = None;
             }
-            Err(e) => self.message = Some(format!("Could not import {}: {e}", path.display())),
+            Err(e) => {
+                self.message = Some(crate::tr!("Could not import {path}: {error}", path = path.display(), error = e))
+            }
         }
     }
 
@@ -89,8 +92,8 @@ impl VramState {
         // The dialog blocks, so it runs on its own thread (crates.md: never inside ui()).
         let spawned = std::thread::Builder::new().name("gd-file-dialog".into()).spawn(move || {
             let picked = rfd::FileDialog::new()
-                .add_filter("Hugging Face config", &["json"])
-                .set_title("Import config.json")
+                .add_filter(crate::tr!("Hugging Face config"), &["json"])
+                .set_title(crate::tr!("Import config.json"))
                 .pick_file();
             let _ = tx.send(picked);
             ctx.request_repaint();
@@ -105,12 +108,12 @@ impl VramState {
     fn targets(&self, snap: &Snapshot) -> Vec<Target> {
         let mut out = Vec::new();
         for g in &snap.inventory.gpus {
-            let demo = if snap.is_demo() && !g.name.contains("DEMO") { " (DEMO)" } else { "" };
+            let demo = if snap.is_demo() && !g.name.contains("DEMO") { crate::tr!(" (DEMO)") } else { "" };
             out.extend(Target::of_gpu(g, snap.gpus.iter().find(|s| s.index == g.index), demo));
         }
         if out.is_empty() {
             out.push(Target {
-                name: format!("hypothetical {} GiB GPU", self.hypothetical_gib),
+                name: crate::tr!("hypothetical {gib} GiB GPU", gib = self.hypothetical_gib),
                 total: self.hypothetical_gib * GIB,
                 free: None,
                 holders: Vec::new(),
@@ -130,21 +133,21 @@ impl VramState {
         match crate::vram::estimate(&self.arch, s) {
             Ok(b) => {
                 let gib = |x: f64| format!("{:.2} GiB", x / crate::units::GIB);
-                v.push(format!(
-                    "Per GPU: {} in all (weights {}, KV cache {}, activations {}, gradients {}, optimizer {}, CUDA context {}, framework {}, allocator slack {}); {:.2} B parameters",
-                    gib(b.total),
-                    gib(b.weights),
-                    gib(b.kv_cache),
-                    gib(b.activations),
-                    gib(b.gradients),
-                    gib(b.optimizer),
-                    gib(b.cuda_context),
-                    gib(b.framework),
-                    gib(b.allocator_slack),
-                    b.params_b
+                v.push(crate::tr!(
+                    "Per GPU: {total} in all (weights {weights}, KV cache {kv_cache}, activations {activations}, gradients {gradients}, optimizer {optimizer}, CUDA context {cuda_context}, framework {framework}, allocator slack {slack}); {params} B parameters",
+                    total = gib(b.total),
+                    weights = gib(b.weights),
+                    kv_cache = gib(b.kv_cache),
+                    activations = gib(b.activations),
+                    gradients = gib(b.gradients),
+                    optimizer = gib(b.optimizer),
+                    cuda_context = gib(b.cuda_context),
+                    framework = gib(b.framework),
+                    slack = gib(b.allocator_slack),
+                    params = format!("{:.2}", b.params_b)
                 ));
             }
-            Err(e) => v.push(format!("No estimate: {e}")),
+            Err(e) => v.push(crate::tr!("No estimate: {error}", error = e)),
         }
         Some(v)
     }
@@ -167,9 +170,9 @@ impl VramState {
     }
 
     fn inputs(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
-        ui.heading("Model");
+        ui.heading(crate::tr!("Model"));
         ui.horizontal(|ui| {
-            let l = ui.label("Preset");
+            let l = ui.label(crate::tr!("Preset"));
             egui::ComboBox::from_id_salt("preset")
                 .selected_text(&self.arch.name)
                 .width(220.0)
@@ -183,8 +186,8 @@ impl VramState {
                 .response
                 .labelled_by(l.id);
             if ui
-                .button("Import config.json…")
-                .on_hover_text("Read the architecture from a Hugging Face config.json")
+                .button(crate::tr!("Import config.json…"))
+                .on_hover_text(crate::tr!("Read the architecture from a Hugging Face config.json"))
                 .clicked()
             {
                 self.open_dialog(ui.ctx());
@@ -194,48 +197,48 @@ impl VramState {
             ui.colored_label(palette::tone(ui, Tone::Fail), m);
         }
         let p = self.arch.params().total() / 1e9;
-        ui.label(format!(
-            "{:.2} B parameters{}",
-            p,
-            if self.arch.note.is_empty() { String::new() } else { format!(" · {}", self.arch.note) }
+        ui.label(crate::tr!(
+            "{params} B parameters{note}",
+            params = format!("{p:.2}"),
+            note = if self.arch.note.is_empty() { String::new() } else { format!(" · {}", self.arch.note) }
         ));
-        egui::CollapsingHeader::new("Architecture").id_salt("arch").show(ui, |ui| {
+        egui::CollapsingHeader::new(crate::tr!("Architecture")).id_salt("arch").show(ui, |ui| {
             egui::Grid::new("arch_grid").num_columns(2).show(ui, |ui| {
                 let num = |ui: &mut egui::Ui, label: &str, v: &mut u32, max: u32| {
                     let l = ui.label(label);
                     ui.add(egui::DragValue::new(v).range(1..=max)).labelled_by(l.id);
                     ui.end_row();
                 };
-                num(ui, "Layers", &mut self.arch.layers, 1000);
-                num(ui, "Hidden size", &mut self.arch.hidden, 65_536);
-                num(ui, "Attention heads", &mut self.arch.heads, 1024);
-                num(ui, "KV heads", &mut self.arch.kv_heads, 1024);
-                num(ui, "Intermediate size", &mut self.arch.intermediate, 1 << 20);
-                num(ui, "Vocabulary", &mut self.arch.vocab, 1 << 22);
-                ui.label("Tied embeddings");
+                num(ui, crate::tr!("Layers"), &mut self.arch.layers, 1000);
+                num(ui, crate::tr!("Hidden size"), &mut self.arch.hidden, 65_536);
+                num(ui, crate::tr!("Attention heads"), &mut self.arch.heads, 1024);
+                num(ui, crate::tr!("KV heads"), &mut self.arch.kv_heads, 1024);
+                num(ui, crate::tr!("Intermediate size"), &mut self.arch.intermediate, 1 << 20);
+                num(ui, crate::tr!("Vocabulary"), &mut self.arch.vocab, 1 << 22);
+                ui.label(crate::tr!("Tied embeddings"));
                 ui.checkbox(&mut self.arch.tied_embeddings, "");
                 ui.end_row();
             });
         });
         ui.add_space(6.0);
-        ui.heading("Workload");
+        ui.heading(crate::tr!("Workload"));
         let s = &mut self.settings;
         ui.horizontal(|ui| {
-            ui.selectable_value(&mut s.mode, Mode::Inference, "Inference");
-            ui.selectable_value(&mut s.mode, Mode::Full, "Full fine-tune");
+            ui.selectable_value(&mut s.mode, Mode::Inference, crate::tr!("Inference"));
+            ui.selectable_value(&mut s.mode, Mode::Full, crate::tr!("Full fine-tune"));
             ui.selectable_value(&mut s.mode, Mode::Lora, "LoRA");
             ui.selectable_value(&mut s.mode, Mode::Qlora, "QLoRA");
         });
         egui::Grid::new("workload").num_columns(2).show(ui, |ui| {
             if s.mode == Mode::Inference {
-                ui.label("Engine");
+                ui.label(crate::tr!("Engine"));
                 ui.horizontal(|ui| {
                     ui.selectable_value(&mut s.framework, Framework::Hf, "Transformers");
                     ui.selectable_value(&mut s.framework, Framework::Vllm, "vLLM");
                     ui.selectable_value(&mut s.framework, Framework::LlamaCpp, "llama.cpp");
                 });
                 ui.end_row();
-                let l = ui.label("Weights");
+                let l = ui.label(crate::tr!("Weights"));
                 egui::ComboBox::from_id_salt("quant")
                     .selected_text(s.quant.name())
                     .show_ui(ui, |ui| {
@@ -247,33 +250,37 @@ impl VramState {
                     .labelled_by(l.id);
                 ui.end_row();
             }
-            let l = ui.label("Batch");
+            let l = ui.label(crate::tr!("Batch"));
             ui.add(egui::DragValue::new(&mut s.batch).range(1..=65_536)).labelled_by(l.id);
             ui.end_row();
-            let l = ui.label(if s.mode == Mode::Inference { "Context (tokens)" } else { "Sequence (tokens)" });
+            let l = ui.label(if s.mode == Mode::Inference {
+                crate::tr!("Context (tokens)")
+            } else {
+                crate::tr!("Sequence (tokens)")
+            });
             ui.add(egui::DragValue::new(&mut s.seq).range(1..=1 << 22).speed(64.0)).labelled_by(l.id);
             ui.end_row();
-            let l = ui.label("GPUs");
+            let l = ui.label(crate::tr!("GPUs"));
             ui.horizontal(|ui| {
                 ui.add(egui::DragValue::new(&mut s.gpus).range(1..=64)).labelled_by(l.id);
                 if s.gpus > 1 {
-                    ui.selectable_value(&mut s.sharding, Sharding::Replicated, "data parallel");
-                    ui.selectable_value(&mut s.sharding, Sharding::Tensor, "tensor parallel");
+                    ui.selectable_value(&mut s.sharding, Sharding::Replicated, crate::tr!("data parallel"));
+                    ui.selectable_value(&mut s.sharding, Sharding::Tensor, crate::tr!("tensor parallel"));
                     ui.selectable_value(&mut s.sharding, Sharding::Fsdp, "FSDP");
                 }
             });
             ui.end_row();
             if snap.inventory.gpus.is_empty() {
-                let l = ui.label("GPU memory (GiB)");
+                let l = ui.label(crate::tr!("GPU memory (GiB)"));
                 ui.add(egui::DragValue::new(&mut self.hypothetical_gib).range(1.0..=1024.0)).labelled_by(l.id);
                 ui.end_row();
             }
         });
-        egui::CollapsingHeader::new("Advanced").id_salt("advanced").show(ui, |ui| {
+        egui::CollapsingHeader::new(crate::tr!("Advanced")).id_salt("advanced").show(ui, |ui| {
             let s = &mut self.settings;
-            ui.checkbox(&mut s.flash_attention, "Fused (flash / SDPA) attention");
+            ui.checkbox(&mut s.flash_attention, crate::tr!("Fused (flash / SDPA) attention"));
             ui.horizontal(|ui| {
-                let l = ui.label("KV cache bytes per element");
+                let l = ui.label(crate::tr!("KV cache bytes per element"));
                 ui.add(egui::DragValue::new(&mut s.kv_bytes).range(0.5..=4.0).speed(0.5)).labelled_by(l.id);
             });
             if s.framework == Framework::Vllm {
@@ -285,30 +292,30 @@ impl VramState {
             }
             if s.mode != Mode::Inference {
                 ui.horizontal(|ui| {
-                    ui.label("Optimizer");
+                    ui.label(crate::tr!("Optimizer"));
                     ui.selectable_value(&mut s.optimizer, Optimizer::AdamW, "AdamW");
-                    ui.selectable_value(&mut s.optimizer, Optimizer::AdamW8bit, "8-bit AdamW");
+                    ui.selectable_value(&mut s.optimizer, Optimizer::AdamW8bit, crate::tr!("8-bit AdamW"));
                     ui.selectable_value(&mut s.optimizer, Optimizer::Sgd, "SGD");
                     ui.selectable_value(&mut s.optimizer, Optimizer::Adafactor, "Adafactor");
                 });
                 ui.horizontal(|ui| {
-                    ui.label("Precision");
+                    ui.label(crate::tr!("Precision"));
                     ui.selectable_value(&mut s.precision, Precision::Bf16True, "bf16");
-                    ui.selectable_value(&mut s.precision, Precision::Mixed, "mixed (fp32 master)");
+                    ui.selectable_value(&mut s.precision, Precision::Mixed, crate::tr!("mixed (fp32 master)"));
                     ui.selectable_value(&mut s.precision, Precision::Fp32, "fp32");
                 });
                 ui.horizontal(|ui| {
-                    ui.label("Activation checkpointing");
-                    ui.selectable_value(&mut s.checkpointing, Checkpointing::None, "none");
-                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Selective, "selective");
-                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Full, "full");
+                    ui.label(crate::tr!("Activation checkpointing"));
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::None, crate::tr!("none"));
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Selective, crate::tr!("selective"));
+                    ui.selectable_value(&mut s.checkpointing, Checkpointing::Full, crate::tr!("full"));
                 });
-                ui.checkbox(&mut s.chunked_loss, "Chunked loss (torchtune, Unsloth, Liger)");
+                ui.checkbox(&mut s.chunked_loss, crate::tr!("Chunked loss (torchtune, Unsloth, Liger)"));
                 if matches!(s.mode, Mode::Lora | Mode::Qlora) {
                     ui.horizontal(|ui| {
-                        let l = ui.label("LoRA rank");
+                        let l = ui.label(crate::tr!("LoRA rank"));
                         ui.add(egui::DragValue::new(&mut s.lora_rank).range(1..=1024)).labelled_by(l.id);
-                        ui.checkbox(&mut s.lora_all_linear, "all linear layers");
+                        ui.checkbox(&mut s.lora_all_linear, crate::tr!("all linear layers"));
                     });
                 }
             }
@@ -322,21 +329,21 @@ impl VramState {
         let b = match vram::estimate(&self.arch, &settings) {
             Ok(b) => b,
             Err(e) => {
-                ui.colored_label(palette::tone(ui, Tone::Fail), format!("Cannot estimate: {e}"));
+                ui.colored_label(palette::tone(ui, Tone::Fail), crate::tr!("Cannot estimate: {error}", error = e));
                 return;
             }
         };
         let need = vram::need(&b, &settings);
-        ui.heading(format!("{:.1} GiB per GPU", need / GIB));
+        ui.heading(crate::tr!("{gib} GiB per GPU", gib = format!("{:.1}", need / GIB)));
         stacked_bar(ui, &b);
         for n in &b.notes {
             ui.weak(n);
         }
         ui.add_space(6.0);
         ui.label(
-            RichText::new(format!(
-                "Fit (keeping {:.0} % headroom for longer inputs and other processes)",
-                HEADROOM * 100.0
+            RichText::new(crate::tr!(
+                "Fit (keeping {pct} % headroom for longer inputs and other processes)",
+                pct = format!("{:.0}", HEADROOM * 100.0)
             ))
             .strong(),
         );
@@ -352,7 +359,7 @@ impl VramState {
                 },
             );
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(f.verdict.to_uppercase()).strong().color(color));
+                ui.label(RichText::new(crate::i18n::tr(f.verdict).to_uppercase()).strong().color(color));
                 ui.label(format!("{}: {}", t.name, f.detail));
             });
             if !t.holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
@@ -361,11 +368,13 @@ impl VramState {
                 let named: Vec<String> = hs
                     .iter()
                     .map(|h| {
-                        let held = h.bytes.map_or("n/a".to_string(), |b| units::bytes_in(b as u64, self.units));
+                        let held = h
+                            .bytes
+                            .map_or_else(|| crate::tr!("n/a").to_string(), |b| units::bytes_in(b as u64, self.units));
                         format!("{} (pid {}, {held})", h.name, h.pid)
                     })
                     .collect();
-                ui.weak(format!("Memory in use by: {}", named.join(", ")));
+                ui.weak(crate::tr!("Memory in use by: {processes}", processes = named.join(", ")));
             }
             ui.label(format!("  {}", vram::limits(&self.arch, &settings, f).sentence()));
         }
@@ -406,7 +415,7 @@ fn stacked_bar(ui: &mut egui::Ui, b: &Breakdown) {
             ui.horizontal(|ui| {
                 let (r, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
                 ui.painter().rect_filled(r, 2.0, *color);
-                ui.label(*name);
+                ui.label(crate::i18n::tr(*name));
             });
             ui.label(format!("{:.2} GiB", v / GIB));
             ui.end_row();

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::telemetry::proctree::{self, ProcStat};
 use crate::telemetry::sampler::Sampler;
-use crate::units;
+use crate::{tr, units};
 
 use super::GpuAccess;
 
@@ -135,30 +135,44 @@ pub struct Figures {
 impl Figures {
     fn cpu(&self) -> String {
         if self.cpu_pct < 0.5 {
-            "no CPU".to_string()
+            tr!("no CPU").to_string()
         } else {
-            format!("CPU {:.0} % of a core (busy from {BUSY_CPU_PCT:.0} %)", self.cpu_pct)
+            tr!(
+                "CPU {pct} % of a core (busy from {busy} %)",
+                pct = format!("{:.0}", self.cpu_pct),
+                busy = format!("{BUSY_CPU_PCT:.0}")
+            )
         }
     }
 
     fn io(&self) -> String {
         if self.io_bps < 0.5 {
-            "no I/O".to_string()
+            tr!("no I/O").to_string()
         } else {
-            format!("I/O {} (busy from {})", units::rate(self.io_bps), units::rate(BUSY_IO_BPS))
+            tr!("I/O {rate} (busy from {busy})", rate = units::rate(self.io_bps), busy = units::rate(BUSY_IO_BPS))
         }
     }
 
     fn gpu(&self) -> String {
         match (self.gpu_util, self.gpu_access) {
-            (Some(u), _) if u < 0.5 => "its GPUs idle".to_string(),
-            (Some(u), _) => format!("its GPUs {u:.0} % busy (working from {BUSY_GPU_PCT:.0} %)"),
-            (None, GpuAccess::Answered) => "no GPU work".to_string(),
-            (None, GpuAccess::NoDriver) => "GPU not read (no NVIDIA driver answered)".to_string(),
-            (None, GpuAccess::Stalled) => "GPU not read (the NVIDIA driver stopped answering)".to_string(),
-            (None, _) => "GPU not read".to_string(),
+            (Some(u), _) if u < 0.5 => tr!("its GPUs idle").to_string(),
+            (Some(u), _) => tr!(
+                "its GPUs {pct} % busy (working from {busy} %)",
+                pct = format!("{u:.0}"),
+                busy = format!("{BUSY_GPU_PCT:.0}")
+            ),
+            (None, GpuAccess::Answered) => tr!("no GPU work").to_string(),
+            (None, GpuAccess::NoDriver) => tr!("GPU not read (no NVIDIA driver answered)").to_string(),
+            (None, GpuAccess::Stalled) => tr!("GPU not read (the NVIDIA driver stopped answering)").to_string(),
+            (None, _) => tr!("GPU not read").to_string(),
         }
     }
+}
+
+/// `parts` as a list in the current language ("a, b"; Chinese "a，b").
+fn joined(parts: &[String]) -> String {
+    let sep = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "，" } else { ", " };
+    parts.join(sep)
 }
 
 /// The verdict in words (summary, next step) for `t`, stated with the measured figures, with the
@@ -166,21 +180,29 @@ impl Figures {
 pub fn verdict_words(t: Triage, f: &Figures) -> (String, String) {
     let (summary, next) = match t {
         Triage::Gone => (
-            "the process is not running".to_string(),
-            "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer).",
+            tr!("the process is not running").to_string(),
+            tr!(
+                "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer)."
+            ),
         ),
         Triage::Zombie => (
-            "it has exited, but its parent has not collected it (zombie)".to_string(),
-            "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie.",
+            tr!("it has exited, but its parent has not collected it (zombie)").to_string(),
+            tr!(
+                "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie."
+            ),
         ),
-        Triage::Stopped => ("it is stopped (Ctrl-Z or a debugger)".to_string(), "Resume it with fg or kill -CONT PID."),
+        Triage::Stopped => {
+            (tr!("it is stopped (Ctrl-Z or a debugger)").to_string(), tr!("Resume it with fg or kill -CONT PID."))
+        }
         Triage::IoWait => (
-            "it is blocked in uninterruptible I/O waits (disk or network file system)".to_string(),
-            "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns.",
+            tr!("it is blocked in uninterruptible I/O waits (disk or network file system)").to_string(),
+            tr!(
+                "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns."
+            ),
         ),
         Triage::Progressing => {
             let why = if f.log_grew == Some(true) {
-                "its log grows".to_string()
+                tr!("its log grows").to_string()
             } else if f.gpu_util.is_some_and(|u| u >= BUSY_GPU_PCT) {
                 f.gpu()
             } else if f.cpu_pct >= BUSY_CPU_PCT {
@@ -188,25 +210,33 @@ pub fn verdict_words(t: Triage, f: &Figures) -> (String, String) {
             } else {
                 f.io()
             };
-            (format!("it is making progress ({why})"), "Let it run; to make it faster, see the Monitor's diagnosis.")
+            (
+                tr!("it is making progress ({why})", why = why),
+                tr!("Let it run; to make it faster, see the Monitor's diagnosis."),
+            )
         }
         Triage::BusyNoOutput => (
-            format!("it uses CPU ({:.0} % of a core) but its output does not grow", f.cpu_pct),
-            "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it.",
+            tr!("it uses CPU ({pct} % of a core) but its output does not grow", pct = format!("{:.0}", f.cpu_pct)),
+            tr!(
+                "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it."
+            ),
         ),
         Triage::Waiting => {
             let mut parts = vec![f.cpu(), f.io(), f.gpu()];
             if f.log_grew == Some(false) {
-                parts.push("no output to its log".to_string());
+                parts.push(tr!("no output to its log").to_string());
             }
             let nothing = f.cpu_pct < 0.5 && f.io_bps < 0.5 && f.gpu_util.is_none_or(|u| u < 0.5);
+            let parts = joined(&parts);
             (
-                format!(
-                    "it does {}: {}",
-                    if nothing { "nothing" } else { "too little to be working" },
-                    parts.join(", ")
+                if nothing {
+                    tr!("it does nothing: {parts}", parts = parts)
+                } else {
+                    tr!("it does too little to be working: {parts}", parts = parts)
+                },
+                tr!(
+                    "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job."
                 ),
-                "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job.",
             )
         }
     };
@@ -229,10 +259,18 @@ pub fn state_counts(states: &str) -> String {
         .iter()
         .map(|(c, n)| {
             let word = proctree::state_words(*c);
-            format!("{} {n}", word.split(" (").next().unwrap_or(word))
+            // The word without its explanation in brackets (English or Chinese ones).
+            let word = word.split(" (").next().unwrap_or(word);
+            let word = word.split('（').next().unwrap_or(word);
+            tr!("{state} {n}", state = word, n = n)
         })
         .collect();
-    format!("{} of {total} reading{}", parts.join(", "), if total == 1 { "" } else { "s" })
+    let states = joined(&parts);
+    if total == 1 {
+        tr!("{states} of {total} reading", states = states, total = total)
+    } else {
+        tr!("{states} of {total} readings", states = states, total = total)
+    }
 }
 
 fn log_age(path: &Path) -> Option<(f64, u64)> {
@@ -389,15 +427,15 @@ pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
         return None;
     }
     Some(match free_share {
-        Some(f) if f >= 0.3 => format!(
-            "The log reports running out of GPU memory while {:.0} % of it is free: that is fragmentation (or a single huge allocation), not capacity. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch; check the input for an oversized item first.",
-            100.0 * f
+        Some(f) if f >= 0.3 => tr!(
+            "The log reports running out of GPU memory while {pct} % of it is free: that is fragmentation (or a single huge allocation), not capacity. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch; check the input for an oversized item first.",
+            pct = format!("{:.0}", 100.0 * f)
         ),
-        Some(f) => format!(
-            "The log reports running out of GPU memory and only {:.0} % is free: capacity. Lower the batch size or sequence length, use mixed precision or checkpointing (the VRAM tab estimates the need).",
-            100.0 * f
+        Some(f) => tr!(
+            "The log reports running out of GPU memory and only {pct} % is free: capacity. Lower the batch size or sequence length, use mixed precision or checkpointing (the VRAM tab estimates the need).",
+            pct = format!("{:.0}", 100.0 * f)
         ),
-        None => "The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch).".to_string(),
+        None => tr!("The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch).").to_string(),
     })
 }
 
@@ -405,33 +443,44 @@ pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
 pub fn render(f: &Focus) -> String {
     let mut s = format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default());
     if f.triage != Triage::Gone {
-        let state = f.states.chars().last().map_or("unknown", proctree::state_words);
-        s.push_str(&format!("  state: {state}; {}\n", state_counts(&f.states)));
-        s.push_str(&format!(
-            "  {} process(es), {} threads; CPU {:.0} % of a core; memory {}; reads {}, writes {}\n",
-            f.processes,
-            f.threads,
-            f.cpu_pct,
-            units::bytes(f.rss_bytes),
-            units::rate(f.read_bps),
-            units::rate(f.write_bps)
-        ));
-        match (f.gpu_memory, f.gpu_util) {
-            (Some(m), Some(u)) => s.push_str(&format!("  GPU memory {}; its GPUs {:.0} % busy\n", units::bytes(m), u)),
-            (Some(m), None) => s.push_str(&format!("  GPU memory {} (not on a GPU right now)\n", units::bytes(m))),
-            (None, _) => s.push_str(&format!("  GPU: {}\n", f.gpu_access.missing())),
-        }
+        let state = f.states.chars().last().map_or(tr!("unknown"), proctree::state_words);
+        let line = tr!("state: {state}; {counts}", state = state, counts = state_counts(&f.states));
+        s.push_str(&format!("  {line}\n"));
+        let line = tr!(
+            "{processes} process(es), {threads} threads; CPU {cpu} % of a core; memory {memory}; reads {reads}, writes {writes}",
+            processes = f.processes,
+            threads = f.threads,
+            cpu = format!("{:.0}", f.cpu_pct),
+            memory = units::bytes(f.rss_bytes),
+            reads = units::rate(f.read_bps),
+            writes = units::rate(f.write_bps)
+        );
+        s.push_str(&format!("  {line}\n"));
+        let line = match (f.gpu_memory, f.gpu_util) {
+            (Some(m), Some(u)) => {
+                tr!("GPU memory {memory}; its GPUs {util} % busy", memory = units::bytes(m), util = format!("{u:.0}"))
+            }
+            (Some(m), None) => tr!("GPU memory {memory} (not on a GPU right now)", memory = units::bytes(m)),
+            (None, _) => tr!("GPU: {why}", why = f.gpu_access.missing()),
+        };
+        s.push_str(&format!("  {line}\n"));
         if let Some((age, grew)) = f.log {
-            s.push_str(&format!(
-                "  log last changed {} ago; {}\n",
-                units::duration_secs(age),
-                if grew { "it grew while watched" } else { "it did not grow while watched" }
-            ));
+            let age = units::duration_secs(age);
+            let line = if grew {
+                tr!("log last changed {age} ago; it grew while watched", age = age)
+            } else {
+                tr!("log last changed {age} ago; it did not grow while watched", age = age)
+            };
+            s.push_str(&format!("  {line}\n"));
         }
     }
-    s.push_str(&format!("Verdict: {}.\nNext step: {}\n", f.summary, f.next_step));
+    s.push_str(&format!(
+        "{}\n{}\n",
+        tr!("Verdict: {summary}.", summary = f.summary),
+        tr!("Next step: {next}", next = f.next_step)
+    ));
     if let Some(n) = &f.memory_note {
-        s.push_str(&format!("Memory: {n}\n"));
+        s.push_str(&format!("{}\n", tr!("Memory: {note}", note = n)));
     }
     s
 }

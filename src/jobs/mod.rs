@@ -57,19 +57,19 @@ impl GpuAccess {
     /// Why there is no GPU figure, as a line's end: "GPU: {this}" reads as a sentence.
     pub fn missing(self) -> &'static str {
         let asleep = if cfg!(windows) {
-            "asleep (power state D3), left unread so it stays asleep"
+            crate::tr!("asleep (power state D3), left unread so it stays asleep")
         } else {
-            "asleep (runtime-suspended), left unread so it stays asleep"
+            crate::tr!("asleep (runtime-suspended), left unread so it stays asleep")
         };
         match self {
-            GpuAccess::Answered => "memory not reported by the driver for these processes",
-            GpuAccess::NoDriver => "no NVIDIA driver answered (see gpu-doctor-cli check)",
+            GpuAccess::Answered => crate::tr!("memory not reported by the driver for these processes"),
+            GpuAccess::NoDriver => crate::tr!("no NVIDIA driver answered (see gpu-doctor-cli check)"),
             GpuAccess::Asleep => asleep,
-            GpuAccess::Opening => "not read yet (the driver was still being opened)",
-            GpuAccess::NotSampled => "not read (GPU sampling did not start)",
-            GpuAccess::Stalled => {
+            GpuAccess::Opening => crate::tr!("not read yet (the driver was still being opened)"),
+            GpuAccess::NotSampled => crate::tr!("not read (GPU sampling did not start)"),
+            GpuAccess::Stalled => crate::tr!(
                 "not read: the NVIDIA driver stopped answering (a call did not return); see gpu-doctor-cli check"
-            }
+            ),
         }
     }
 }

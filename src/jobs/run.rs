@@ -15,7 +15,7 @@ use crate::diagnose::bottleneck::{self, Bottleneck};
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::proctree;
 use crate::telemetry::sampler::Sampler;
-use crate::units;
+use crate::{tr, units};
 
 use super::GpuAccess;
 
@@ -115,7 +115,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         gpu_access,
     };
     let Some((prog, args)) = command.split_first() else {
-        return empty(Ended::NotStarted { error: "no command given".to_string() });
+        return empty(Ended::NotStarted { error: tr!("no command given").to_string() });
     };
     let t0 = sampler.now();
     let wall = Instant::now();
@@ -123,9 +123,11 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         Ok(c) => c,
         Err(e) => {
             let error = match e.kind() {
-                std::io::ErrorKind::NotFound => format!("{}: command not found", prog.to_string_lossy()),
+                std::io::ErrorKind::NotFound => {
+                    tr!("{program}: command not found", program = prog.to_string_lossy())
+                }
                 std::io::ErrorKind::PermissionDenied => {
-                    format!("{}: permission denied (not executable)", prog.to_string_lossy())
+                    tr!("{program}: permission denied (not executable)", program = prog.to_string_lossy())
                 }
                 _ => format!("{}: {e}", prog.to_string_lossy()),
             };
@@ -237,56 +239,92 @@ fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
 /// The text summary.
 pub fn render(s: &RunSummary) -> String {
     let mut o = String::from("\n");
-    let how = match &s.ended {
-        Ended::Exited { code } => format!("exited with code {code}"),
-        Ended::Signal { signal } => format!("was killed by signal {signal}"),
+    let secs = format!("{:.1}", s.secs);
+    let first = match &s.ended {
+        Ended::Exited { code } => tr!(
+            "gpu-doctor: `{command}` exited with code {code} after {secs} s",
+            command = s.command,
+            code = code,
+            secs = secs
+        ),
+        Ended::Signal { signal } => tr!(
+            "gpu-doctor: `{command}` was killed by signal {signal} after {secs} s",
+            command = s.command,
+            signal = signal,
+            secs = secs
+        ),
         Ended::NotStarted { error } => {
-            return format!("gpu-doctor: could not start the command: {error}\n");
+            return format!("{}\n", tr!("gpu-doctor: could not start the command: {error}", error = error));
         }
     };
-    o.push_str(&format!("gpu-doctor: `{}` {how} after {:.1} s\n", s.command, s.secs));
+    o.push_str(&format!("{first}\n"));
     if s.demo {
-        o.push_str("  (GPU figures are DEMO data: simulated, not this machine)\n");
+        o.push_str(&format!("  {}\n", tr!("(GPU figures are DEMO data: simulated, not this machine)")));
     }
     for g in &s.gpus {
-        let total = g.vram_total.map(|t| format!(" of {}", units::bytes(t))).unwrap_or_default();
-        o.push_str(&format!(
-            "  GPU {}: utilization mean {:.0} %, peak {:.0} %; VRAM peak {}{total} (whole device)\n",
-            g.gpu,
-            g.util_mean,
-            g.util_peak,
-            units::bytes(g.vram_peak_device)
-        ));
+        let (mean, peak, vram) =
+            (format!("{:.0}", g.util_mean), format!("{:.0}", g.util_peak), units::bytes(g.vram_peak_device));
+        let line = match g.vram_total {
+            Some(t) => tr!(
+                "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} of {total} (whole device)",
+                gpu = g.gpu,
+                mean = mean,
+                peak = peak,
+                vram = vram,
+                total = units::bytes(t)
+            ),
+            None => tr!(
+                "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} (whole device)",
+                gpu = g.gpu,
+                mean = mean,
+                peak = peak,
+                vram = vram
+            ),
+        };
+        o.push_str(&format!("  {line}\n"));
     }
-    match (s.vram_peak_process, s.gpu_access) {
-        (Some(v), _) => o.push_str(&format!("  the command's own GPU memory peak: {}\n", units::bytes(v))),
-        (None, GpuAccess::Answered) => o.push_str("  the command's own GPU memory: not reported by the driver\n"),
-        (None, access) => o.push_str(&format!("  GPU: {}\n", access.missing())),
-    }
-    o.push_str(&format!(
-        "  CPU mean {:.0} % of a core (peak {:.0} %), up to {} threads; memory peak {}; read {}, wrote {}\n",
-        s.cpu_mean_pct,
-        s.cpu_peak_pct,
-        s.threads_peak,
-        units::bytes(s.rss_peak),
-        units::bytes(s.read_bytes),
-        units::bytes(s.write_bytes)
-    ));
+    let line = match (s.vram_peak_process, s.gpu_access) {
+        (Some(v), _) => tr!("the command's own GPU memory peak: {peak}", peak = units::bytes(v)),
+        (None, GpuAccess::Answered) => tr!("the command's own GPU memory: not reported by the driver").to_string(),
+        (None, access) => tr!("GPU: {why}", why = access.missing()),
+    };
+    o.push_str(&format!("  {line}\n"));
+    let line = tr!(
+        "CPU mean {mean} % of a core (peak {peak} %), up to {threads} threads; memory peak {memory}; read {read}, wrote {written}",
+        mean = format!("{:.0}", s.cpu_mean_pct),
+        peak = format!("{:.0}", s.cpu_peak_pct),
+        threads = s.threads_peak,
+        memory = units::bytes(s.rss_peak),
+        read = units::bytes(s.read_bytes),
+        written = units::bytes(s.write_bytes)
+    );
+    o.push_str(&format!("  {line}\n"));
     for v in &s.verdicts {
-        o.push_str(&format!("  Diagnosis: {} {} ({:.0} % sure)\n", v.severity.word(), v.title, 100.0 * v.confidence));
+        let line = tr!(
+            "Diagnosis: {verdict} {title} ({pct} % sure)",
+            verdict = v.severity.word(),
+            title = v.title,
+            pct = format!("{:.0}", 100.0 * v.confidence)
+        );
+        o.push_str(&format!("  {line}\n"));
         if v.severity >= Verdict::Warn
             && let Some(step) = v.next_steps.first()
         {
-            o.push_str(&format!("    next: {step}\n"));
+            o.push_str(&format!("    {}\n", tr!("next: {step}", step = step)));
         }
     }
     if let Some((lo, hi)) = s.vram_plan {
-        let basis = if s.vram_peak_process.is_some_and(|v| v > 0) { "its own peak" } else { "the device's peak" };
-        o.push_str(&format!(
-            "  Plan VRAM: {} to {} for this workload ({basis} + 20-30 % headroom)\n",
-            units::bytes(lo),
-            units::bytes(hi)
-        ));
+        let (lo, hi) = (units::bytes(lo), units::bytes(hi));
+        let line = if s.vram_peak_process.is_some_and(|v| v > 0) {
+            tr!("Plan VRAM: {low} to {high} for this workload (its own peak + 20-30 % headroom)", low = lo, high = hi)
+        } else {
+            tr!(
+                "Plan VRAM: {low} to {high} for this workload (the device's peak + 20-30 % headroom)",
+                low = lo,
+                high = hi
+            )
+        };
+        o.push_str(&format!("  {line}\n"));
     }
     o
 }

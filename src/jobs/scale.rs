@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::tr;
+
 /// The sizes to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sizes(pub Vec<(String, f64)>);
@@ -17,12 +19,12 @@ pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
     // number is only for the fit.
     let v: Result<Vec<(String, f64)>, _> =
         s.split(',').map(|x| x.trim().parse::<f64>().map(|n| (x.trim().to_string(), n))).collect();
-    let v = v.map_err(|_| format!("'{s}' is not a list of numbers like 1,2,4"))?;
+    let v = v.map_err(|_| tr!("'{text}' is not a list of numbers like 1,2,4", text = s))?;
     let mut distinct: Vec<f64> = v.iter().map(|(_, n)| *n).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 2 || v.iter().any(|(_, x)| !x.is_finite() || *x <= 0.0) {
-        return Err("give at least two different positive sizes, e.g. 1,2,4".to_string());
+        return Err(tr!("give at least two different positive sizes, e.g. 1,2,4").to_string());
     }
     Ok(Sizes(v))
 }
@@ -67,49 +69,52 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
         // A straight line passes through any two points: their fit says nothing about the shape.
         (
             "too-few-sizes",
-            format!(
-                "two sizes cannot show the shape: the line through them is {intercept:.1} s fixed plus {slope:.2} s per unit, but any two points fit a line exactly. Measure at least three sizes to tell (e.g. --sizes 1,2,4)."
+            tr!(
+                "two sizes cannot show the shape: the line through them is {fixed} s fixed plus {per_unit} s per unit, but any two points fit a line exactly. Measure at least three sizes to tell (e.g. --sizes 1,2,4).",
+                fixed = format!("{intercept:.1}"),
+                per_unit = format!("{slope:.2}")
             ),
         )
     } else if small > 0.0 && intercept / small >= 0.5 {
         (
             "fixed-overhead",
-            format!(
-                "fixed overhead dominates ({intercept:.2} s of {small:.2} s at the smallest size): model loading, initialisation or file scanning, not the work itself. Keep the process alive between jobs (a server or a queue worker), cache what it loads, and give it bigger inputs per call."
+            tr!(
+                "fixed overhead dominates ({fixed} s of {smallest} s at the smallest size): model loading, initialisation or file scanning, not the work itself. Keep the process alive between jobs (a server or a queue worker), cache what it loads, and give it bigger inputs per call.",
+                fixed = format!("{intercept:.2}"),
+                smallest = format!("{small:.2}")
             ),
         )
     } else if big > 0.0 && intercept / big <= 0.2 && r2 >= 0.9 {
         (
             "near-linear",
-            format!(
-                "near-linear: balanced ({:.2} s per unit, {intercept:.1} s fixed). Time grows with the input, so compute and data keep pace; tune throughput with the batch size, then concurrency.",
-                slope
+            tr!(
+                "near-linear: balanced ({per_unit} s per unit, {fixed} s fixed). Time grows with the input, so compute and data keep pace; tune throughput with the batch size, then concurrency.",
+                per_unit = format!("{slope:.2}"),
+                fixed = format!("{intercept:.1}")
             ),
         )
     } else {
         (
             "mixed",
-            format!(
-                "mixed: {intercept:.1} s fixed plus {slope:.2} s per unit (fit R² {r2:.2}). Both the start-up and the work matter; measure more sizes to separate them."
+            tr!(
+                "mixed: {fixed} s fixed plus {per_unit} s per unit (fit R² {r2}). Both the start-up and the work matter; measure more sizes to separate them.",
+                fixed = format!("{intercept:.1}"),
+                per_unit = format!("{slope:.2}"),
+                r2 = format!("{r2:.2}")
             ),
         )
     };
     Scaling { runs: runs.to_vec(), fixed_secs: intercept, per_unit_secs: slope, r2, kind: kind.to_string(), summary }
 }
 
-/// Why a scaling test stopped before the fit.
+/// Why a scaling test stopped before the fit (the message in the current language).
 #[derive(Debug, thiserror::Error)]
 pub enum ScaleError {
     /// No command was given.
-    #[error("no command given")]
     NoCommand,
     /// No argument holds `{size}`.
-    #[error(
-        "the command has no {{size}} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {{size}}"
-    )]
     NoPlaceholder,
     /// One run exited unsuccessfully.
-    #[error("size {size} failed ({status}) after {secs:.1} s; the scaling test needs every run to succeed")]
     RunFailed {
         /// The size as substituted.
         size: String,
@@ -119,13 +124,35 @@ pub enum ScaleError {
         secs: f64,
     },
     /// The command could not be started.
-    #[error("could not start {program}: {source}")]
     NotStarted {
         /// The program.
         program: String,
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl std::fmt::Display for ScaleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            ScaleError::NoCommand => tr!("no command given").to_string(),
+            // `{size}` is written as it is: the placeholder the user puts in the command.
+            ScaleError::NoPlaceholder => tr!(
+                "the command has no {size} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {size}",
+                size = "{size}"
+            ),
+            ScaleError::RunFailed { size, status, secs } => tr!(
+                "size {size} failed ({status}) after {secs} s; the scaling test needs every run to succeed",
+                size = size,
+                status = status,
+                secs = format!("{secs:.1}")
+            ),
+            ScaleError::NotStarted { program, source } => {
+                tr!("could not start {program}: {error}", program = program, error = source)
+            }
+        };
+        f.write_str(&text)
+    }
 }
 
 /// Runs `command` once per size with `{size}` replaced in every argument, timing each run;

@@ -152,10 +152,7 @@ pub fn machine_facts() -> Vec<(String, String)> {
     sys.refresh_memory();
     sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
     if let Some(c) = sys.cpus().first() {
-        v.push((
-            "CPU".to_string(),
-            tr!("{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len()),
-        ));
+        v.push(("CPU".to_string(), tr!("{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len())));
     }
     if sys.total_memory() > 0 {
         v.push((tr!("RAM").to_string(), units::bytes(sys.total_memory())));
@@ -229,7 +226,10 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         ));
     }
     if let Some(s) = inp.smoke {
-        rows.push((tr!("Smoke test").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary)));
+        rows.push((
+            tr!("Smoke test").to_string(),
+            tr!("{label}: {value}", label = s.verdict.word(), value = s.summary),
+        ));
     }
     // A driver call that hung while the metrics were sampled is said here, not only in the
     // metrics' event list: the GPU figures of that time are missing.
@@ -314,7 +314,8 @@ fn gpu_section(snap: &Snapshot) -> Section {
     } else {
         items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
     }
-    Section { title: tr!("GPUs").to_string(), items }
+    // (Not translated: "GPUs" already means "number of GPUs" in the command line's catalogue.)
+    Section { title: "GPUs".to_string(), items }
 }
 
 /// What the GPU section says instead of an empty table.
@@ -441,10 +442,9 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
         .gpus
         .iter()
         .filter_map(|g| {
-            g.throttle_mask
-                .get()
-                .filter(|m| crate::telemetry::throttle::is_limiting(*m))
-                .map(|m| tr!("GPU {index}: {reasons}", index = g.index, reasons = crate::telemetry::throttle::summary(m)))
+            g.throttle_mask.get().filter(|m| crate::telemetry::throttle::is_limiting(*m)).map(|m| {
+                tr!("GPU {index}: {reasons}", index = g.index, reasons = crate::telemetry::throttle::summary(m))
+            })
         })
         .collect();
     if !throttled.is_empty() {

@@ -198,11 +198,9 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                                 diagnose::FixStep::Text(t) => {
                                     s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(t)))
                                 }
-                                diagnose::FixStep::Command(c) => s.push_str(&format!(
-                                    "<li><b>{}</b> <code>{}</code></li>\n",
-                                    tr!("Run:"),
-                                    e(c)
-                                )),
+                                diagnose::FixStep::Command(c) => {
+                                    s.push_str(&format!("<li><b>{}</b> <code>{}</code></li>\n", tr!("Run:"), e(c)))
+                                }
                             }
                         }
                         s.push_str("</ul>\n");

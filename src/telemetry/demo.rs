@@ -66,13 +66,13 @@ impl Scenario {
     /// One line saying what the scenario shows.
     pub fn description(self) -> &'static str {
         match self {
-            Scenario::HealthyTraining => "busy GPUs, host keeping up",
-            Scenario::DataStarved => "GPU utilization saw-tooth while CPU cores saturate",
-            Scenario::IoBound => "high disk reads and iowait, GPU mostly waiting",
-            Scenario::ThermalThrottle => "GPU above its slowdown temperature, clocks cut",
-            Scenario::VramFull => "VRAM nearly full",
-            Scenario::Imbalance => "all load on GPU 0 of 4",
-            Scenario::Idle => "nothing running",
+            Scenario::HealthyTraining => crate::tr!("busy GPUs, host keeping up"),
+            Scenario::DataStarved => crate::tr!("GPU utilization saw-tooth while CPU cores saturate"),
+            Scenario::IoBound => crate::tr!("high disk reads and iowait, GPU mostly waiting"),
+            Scenario::ThermalThrottle => crate::tr!("GPU above its slowdown temperature, clocks cut"),
+            Scenario::VramFull => crate::tr!("VRAM nearly full"),
+            Scenario::Imbalance => crate::tr!("all load on GPU 0 of 4"),
+            Scenario::Idle => crate::tr!("nothing running"),
         }
     }
 
@@ -98,10 +98,19 @@ impl fmt::Display for Scenario {
 
 /// Error for an unknown scenario name; lists the valid ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown demo scenario '{given}'; valid scenarios: {valid}")]
 pub struct UnknownScenario {
     given: String,
     valid: String,
+}
+
+impl fmt::Display for UnknownScenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::tr!(
+            "unknown demo scenario '{given}'; valid scenarios: {valid}",
+            given = self.given,
+            valid = self.valid
+        ))
+    }
 }
 
 impl FromStr for Scenario {
@@ -275,8 +284,8 @@ impl DemoGpus {
             mem_clock_mhz: Reading::Value(if busy { MAX_MEM_MHZ } else { 405 }),
             pcie_gen: Reading::Value(if busy { 4 } else { 1 }),
             pcie_width: Reading::Value(16),
-            pcie_rx_bps: Reading::na("sampled at a lower rate"),
-            pcie_tx_bps: Reading::na("sampled at a lower rate"),
+            pcie_rx_bps: Reading::na(crate::tr!("sampled at a lower rate")),
+            pcie_tx_bps: Reading::na(crate::tr!("sampled at a lower rate")),
             fan_pct: Reading::Value(if self.scenario == Scenario::ThermalThrottle {
                 100
             } else {
@@ -286,7 +295,7 @@ impl DemoGpus {
             throttle_mask: Reading::Value(mask),
             encoder_pct: Reading::Value(0),
             decoder_pct: Reading::Value(0),
-            ecc_uncorrected_volatile: Reading::na("not supported on this GPU (GeForce has no ECC)"),
+            ecc_uncorrected_volatile: Reading::na(crate::tr!("not supported on this GPU (GeForce has no ECC)")),
             processes: Reading::Value(Vec::new()),
         }
     }

@@ -65,7 +65,7 @@ impl LiveHost {
         let sys = System::new_with_specifics(
             RefreshKind::nothing().with_cpu(cpu).with_memory(MemoryRefreshKind::everything()),
         )
-        .map_err(|e| format!("cannot read CPU and memory counters: {e}"));
+        .map_err(|e| crate::tr!("cannot read CPU and memory counters: {error}", error = e));
         let mut host = LiveHost {
             sys,
             networks: Networks::new_with_refreshed_list().ok(),
@@ -121,7 +121,7 @@ impl LiveHost {
         {
             let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
             match self.disks.as_mut() {
-                None => Reading::na("disk counters unavailable"),
+                None => Reading::na(crate::tr!("disk counters unavailable")),
                 Some(disks) => {
                     disks.refresh(true);
                     Reading::Value(
@@ -144,7 +144,7 @@ impl LiveHost {
 
     fn iowait(&mut self) -> Reading<f64> {
         if !cfg!(target_os = "linux") {
-            return Reading::na("iowait is reported by Linux only");
+            return Reading::na(crate::tr!("iowait is reported by Linux only"));
         }
         match procfs::read_cpu_times(&self.root) {
             Err(e) => Reading::na(e.to_string()),
@@ -153,7 +153,7 @@ impl LiveHost {
                 self.prev_cpu = Some(now);
                 match value {
                     Some(v) => Reading::Value(v),
-                    None => Reading::na("waiting for a second reading"),
+                    None => Reading::na(crate::tr!("waiting for a second reading")),
                 }
             }
         }
@@ -191,7 +191,7 @@ impl HostSource for LiveHost {
                     self.prev_win_cpu = now;
                     match usage {
                         Some((all, cores)) => (Reading::Value(all), cores),
-                        None => (Reading::na("no CPU counters"), Vec::new()),
+                        None => (Reading::na(crate::tr!("no CPU counters")), Vec::new()),
                     }
                 };
                 #[cfg(not(windows))]
@@ -199,7 +199,7 @@ impl HostSource for LiveHost {
                     sys.refresh_cpu_usage();
                     let per_core: Vec<f64> = sys.cpus().iter().map(|c| f64::from(c.usage())).collect();
                     let cpu = if per_core.is_empty() {
-                        Reading::na("no CPU counters")
+                        Reading::na(crate::tr!("no CPU counters"))
                     } else {
                         Reading::Value(f64::from(sys.global_cpu_usage()))
                     };
@@ -217,11 +217,11 @@ impl HostSource for LiveHost {
             }
         };
         let load_avg = if cfg!(windows) {
-            Reading::na("Windows has no load average")
+            Reading::na(crate::tr!("Windows has no load average"))
         } else {
             match System::load_average() {
                 Ok(la) => Reading::Value([la.one, la.five, la.fifteen]),
-                Err(e) => Reading::na(format!("load average unavailable: {e}")),
+                Err(e) => Reading::na(crate::tr!("load average unavailable: {error}", error = e)),
             }
         };
         let iowait_pct = self.iowait();
@@ -229,7 +229,7 @@ impl HostSource for LiveHost {
         let pressure = if cfg!(target_os = "linux") {
             procfs::read_pressure(&self.root).map_err(|e| e.to_string()).into()
         } else {
-            Reading::na("pressure stall information is a Linux feature")
+            Reading::na(crate::tr!("pressure stall information is a Linux feature"))
         };
         let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
         self.prev_net_at = Instant::now();
@@ -242,7 +242,10 @@ impl HostSource for LiveHost {
                     .fold((0u64, 0u64), |(rx, tx), (_, n)| (rx + n.received(), tx + n.transmitted()));
                 (Reading::Value(rx as f64 / dt), Reading::Value(tx as f64 / dt))
             }
-            None => (Reading::na("network counters unavailable"), Reading::na("network counters unavailable")),
+            None => (
+                Reading::na(crate::tr!("network counters unavailable")),
+                Reading::na(crate::tr!("network counters unavailable")),
+            ),
         };
         HostSample {
             cpu_pct,

@@ -76,7 +76,11 @@ pub(crate) fn probe_in_child(path: &str) -> Result<(), String> {
             Ok(None) if started.elapsed() >= PROBE_TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("loading {path} did not finish within {} s", PROBE_TIMEOUT.as_secs()));
+                return Err(crate::tr!(
+                    "loading {path} did not finish within {secs} s",
+                    path = path,
+                    secs = PROBE_TIMEOUT.as_secs()
+                ));
             }
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
         }

@@ -159,7 +159,7 @@ impl GpuSource for LiveGpus {
     }
     fn in_flight(&self, slow: bool) -> Option<String> {
         if !slow && self.opening.load(Ordering::Relaxed) {
-            return Some("nvmlInit (opening NVML)".to_string());
+            return Some(crate::tr!("nvmlInit (opening NVML)").to_string());
         }
         self.open.load().as_ref().and_then(|n| n.in_flight(slow))
     }

@@ -20,6 +20,7 @@ use super::sample::{
     GpuFacts, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind, RemappedRows,
 };
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
+use crate::{tr, tr_key};
 
 /// Environment variable naming one NVML library to load instead of the standard locations
 /// (used by tests with a fake library, and by users with an unusual install).
@@ -54,19 +55,23 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
     let error = e.attempts.first().map(|a| a.error.clone()).unwrap_or_default();
     let shown = path.display();
     let (summary, next_step) = if std::fs::symlink_metadata(path).is_err() {
-        (format!("{shown} does not exist."), "Check the path given to --nvml-lib (or GPU_DOCTOR_NVML_LIB); without it gpu-doctor looks in the standard places.".to_string())
+        (
+            tr!("{path} does not exist.", path = shown),
+            tr!("Check the path given to --nvml-lib (or GPU_DOCTOR_NVML_LIB); without it gpu-doctor looks in the standard places.")
+                .to_string(),
+        )
     } else if !path.is_file() {
         (
-            format!("{shown} is not a file."),
-            "Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+            tr!("{path} is not a file.", path = shown),
+            tr!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
         )
     } else if error.contains("invalid ELF header")
         || error.contains("file too short")
         || error.contains("not a valid Win32")
     {
         (
-            format!("{shown} is not a shared library ({error})."),
-            "Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+            tr!("{path} is not a shared library ({error}).", path = shown, error = error),
+            tr!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
         )
     } else if error.contains("undefined symbol")
         || error.contains("nvmlInit")
@@ -74,8 +79,8 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
         || error.contains("symbol")
     {
         (
-            format!("{shown} is a shared library but not NVML: it has no nvmlInit_v2."),
-            "Give the path of the NVIDIA driver's libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).".to_string(),
+            tr!("{path} is a shared library but not NVML: it has no nvmlInit_v2.", path = shown),
+            tr!("Give the path of the NVIDIA driver's libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
         )
     } else {
         return e;
@@ -87,43 +92,58 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
 pub fn explain_init_error(err: &NvmlError) -> (String, String) {
     let (s, n) = match err {
         NvmlError::LibloadingError(_) => (
-            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed.",
-            "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI.",
+            tr!(
+                "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
+            ),
+            tr!(
+                "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI."
+            ),
         ),
         NvmlError::DriverNotLoaded if cfg!(windows) => (
-            "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver.",
-            "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it.",
+            tr!(
+                "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver."
+            ),
+            tr!(
+                "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it."
+            ),
         ),
         NvmlError::DriverNotLoaded => (
-            "The NVIDIA library is installed but the kernel driver is not loaded.",
-            "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this.",
+            tr!("The NVIDIA library is installed but the kernel driver is not loaded."),
+            tr!(
+                "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this."
+            ),
         ),
         NvmlError::LibRmVersionMismatch => (
-            "The driver was updated: the loaded kernel module and the user-space library have different versions.",
-            "Reboot (or reload the nvidia kernel modules) so both sides run the same version.",
+            tr!("The driver was updated: the loaded kernel module and the user-space library have different versions."),
+            tr!("Reboot (or reload the nvidia kernel modules) so both sides run the same version."),
         ),
         NvmlError::NoPermission => (
-            "The NVIDIA driver refused access to the GPU for this user.",
-            "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator.",
+            tr!("The NVIDIA driver refused access to the GPU for this user."),
+            tr!(
+                "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator."
+            ),
         ),
         NvmlError::LibraryNotFound => (
-            "NVML loaded but could not find a library it depends on.",
-            "Reinstall the NVIDIA driver so its libraries match.",
+            tr!("NVML loaded but could not find a library it depends on."),
+            tr!("Reinstall the NVIDIA driver so its libraries match."),
         ),
         NvmlError::GpuLost => (
-            "A GPU has fallen off the bus.",
-            "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot.",
+            tr!("A GPU has fallen off the bus."),
+            tr!(
+                "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot."
+            ),
         ),
         NvmlError::OperatingSystem => (
-            "The operating system blocked access to the GPU (often a container's cgroup device rules).",
-            "Start the container with the NVIDIA container runtime (--gpus all or CDI).",
+            tr!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
+            tr!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
         ),
-        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => {
-            ("The NVIDIA library is too old for gpu-doctor (a function is missing).", "Update the NVIDIA driver.")
-        }
+        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => (
+            tr!("The NVIDIA library is too old for gpu-doctor (a function is missing)."),
+            tr!("Update the NVIDIA driver."),
+        ),
         _ => (
-            "NVML could not start.",
-            "Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`).",
+            tr!("NVML could not start."),
+            tr!("Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`)."),
         ),
     };
     (s.to_string(), n.to_string())
@@ -183,7 +203,10 @@ impl Metric {
     }
 }
 
-const LOST_TEXT: &str = "GPU has fallen off the bus and stopped answering. Look for Xid 79 in the kernel log (sudo dmesg | grep -i xid); check the card's seating, power and temperature, then reboot.";
+/// A catalogue text (`tr_key!`), put in the current language where it is used.
+const LOST_TEXT: &str = tr_key!(
+    "GPU has fallen off the bus and stopped answering. Look for Xid 79 in the kernel log (sudo dmesg | grep -i xid); check the card's seating, power and temperature, then reboot."
+);
 
 /// GPU data from NVML.
 pub struct NvmlSource {
@@ -202,12 +225,12 @@ pub struct NvmlSource {
 /// asked again.
 fn reason(err: &NvmlError) -> (String, bool) {
     match err {
-        NvmlError::NotSupported => ("not supported on this GPU".to_string(), true),
+        NvmlError::NotSupported => (tr!("not supported on this GPU").to_string(), true),
         NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
-            ("not available in this driver version".to_string(), true)
+            (tr!("not available in this driver version").to_string(), true)
         }
-        NvmlError::NoPermission => ("needs administrator rights".to_string(), true),
-        NvmlError::NotFound => ("no data yet".to_string(), false),
+        NvmlError::NoPermission => (tr!("needs administrator rights").to_string(), true),
+        NvmlError::NotFound => (tr!("no data yet").to_string(), false),
         other => (other.to_string(), false),
     }
 }
@@ -218,7 +241,7 @@ fn reason(err: &NvmlError) -> (String, bool) {
 fn metric_reason(metric: Metric, err: &NvmlError) -> (String, bool) {
     match err {
         NvmlError::InvalidArg if metric == Metric::Fan => {
-            ("no fan on this GPU (cooled by the chassis)".to_string(), true)
+            (tr!("no fan on this GPU (cooled by the chassis)").to_string(), true)
         }
         other => reason(other),
     }
@@ -274,8 +297,8 @@ impl NvmlSource {
                 // A load that hangs is a hung library or mount, not a missing driver.
                 attempts.push(LoadAttempt { path: path.clone(), error: why.clone() });
                 return Err(NoGpu {
-                    summary: format!("The NVIDIA library did not finish loading: {why}."),
-                    next_step: "A library that hangs while loading means a hung file system (a network mount) or a damaged library; check the path, the mount, and the kernel log (sudo dmesg | grep -i -e xid -e nvrm).".to_string(),
+                    summary: tr!("The NVIDIA library did not finish loading: {why}.", why = why),
+                    next_step: tr!("A library that hangs while loading means a hung file system (a network mount) or a damaged library; check the path, the mount, and the kernel log (sudo dmesg | grep -i -e xid -e nvrm).").to_string(),
                     attempts,
                 });
             }
@@ -308,8 +331,8 @@ impl NvmlSource {
         let (summary, next_step) = match &last_err {
             Some(e) => explain_init_error(e),
             None => (
-                "No NVML library locations to try.".to_string(),
-                "Set GPU_DOCTOR_NVML_LIB to the library path.".to_string(),
+                tr!("No NVML library locations to try.").to_string(),
+                tr!("Set GPU_DOCTOR_NVML_LIB to the library path.").to_string(),
             ),
         };
         Err(NoGpu { summary, next_step, attempts })
@@ -327,7 +350,7 @@ impl NvmlSource {
         let answer = self.calling(idx, metric, f);
         match answer {
             Ok(v) => Ok(Reading::Value(v)),
-            Err(NvmlError::GpuLost) => Err(LOST_TEXT.to_string()),
+            Err(NvmlError::GpuLost) => Err(crate::i18n::tr(LOST_TEXT).to_string()),
             Err(e) => {
                 let (text, quiet) = metric_reason(metric, &e);
                 if quiet && let Ok(mut q) = self.quiet.lock() {
@@ -397,7 +420,7 @@ impl NvmlSource {
         #[cfg(target_os = "linux")]
         let persistence = Reading::from(dev.is_in_persistent_mode().map_err(r));
         #[cfg(not(target_os = "linux"))]
-        let persistence = Reading::na("Linux only");
+        let persistence = Reading::na(tr!("Linux only"));
         #[cfg(target_os = "windows")]
         let driver_model = Reading::from(
             dev.driver_model()
@@ -409,7 +432,7 @@ impl NvmlSource {
                 .map_err(r),
         );
         #[cfg(not(target_os = "windows"))]
-        let driver_model = Reading::na("Windows only");
+        let driver_model = Reading::na(tr!("Windows only"));
         let mig = Reading::from(dev.mig_mode().map(|m| (m.current == 1, m.pending == 1)).map_err(r));
         Some(GpuFacts {
             index: idx,
@@ -417,7 +440,7 @@ impl NvmlSource {
             compute_mode: Reading::from(dev.compute_mode().map(|m| format!("{m:?}")).map_err(r)),
             mig_devices: match mig {
                 Reading::Value((true, _)) => Reading::from(mig_device_count(&dev).map_err(r)),
-                _ => Reading::na("MIG is off"),
+                _ => Reading::na(tr!("MIG is off")),
             },
             mig,
             remapped_rows: Reading::from(self.remapped_rows(&dev).map_err(r)),
@@ -430,16 +453,16 @@ impl NvmlSource {
         if let Ok(mut l) = self.lost.lock() {
             l.insert(idx, why.clone());
         }
-        GpuSample::unavailable(idx, GpuHealth::Lost(why), "GPU lost")
+        GpuSample::unavailable(idx, GpuHealth::Lost(why), tr!("GPU lost"))
     }
 
     fn sample_one(&self, idx: u32) -> GpuSample {
         if let Some(why) = self.lost.lock().ok().and_then(|l| l.get(&idx).cloned()) {
-            return GpuSample::unavailable(idx, GpuHealth::Lost(why), "GPU lost");
+            return GpuSample::unavailable(idx, GpuHealth::Lost(why), tr!("GPU lost"));
         }
         let dev = match self.calling(idx, Metric::Handle, || self.nvml.device_by_index(idx)) {
             Ok(d) => d,
-            Err(NvmlError::GpuLost) => return self.mark_lost(idx, LOST_TEXT.to_string()),
+            Err(NvmlError::GpuLost) => return self.mark_lost(idx, crate::i18n::tr(LOST_TEXT).to_string()),
             Err(e) => return GpuSample::unavailable(idx, GpuHealth::Ok, &reason(&e).0),
         };
         let result = (|| -> Result<GpuSample, String> {
@@ -462,8 +485,8 @@ impl NvmlSource {
                 mem_clock_mhz: self.read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
                 pcie_gen: self.read(idx, Metric::PcieGen, || dev.current_pcie_link_gen())?,
                 pcie_width: self.read(idx, Metric::PcieWidth, || dev.current_pcie_link_width())?,
-                pcie_rx_bps: Reading::na("sampled at a lower rate"),
-                pcie_tx_bps: Reading::na("sampled at a lower rate"),
+                pcie_rx_bps: Reading::na(tr!("sampled at a lower rate")),
+                pcie_tx_bps: Reading::na(tr!("sampled at a lower rate")),
                 fan_pct: self.read(idx, Metric::Fan, || dev.fan_speed(0))?,
                 pstate: self.read(idx, Metric::Pstate, || dev.performance_state())?.map(pstate_number),
                 throttle_mask: self.read(idx, Metric::Throttle, || dev.current_throttle_reasons())?.map(|r| r.bits()),
@@ -471,7 +494,7 @@ impl NvmlSource {
                 decoder_pct: self.read(idx, Metric::Decoder, || dev.decoder_utilization())?.map(|u| u.utilization),
                 ecc_uncorrected_volatile: self
                     .read(idx, Metric::Ecc, || dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))?,
-                processes: Reading::na("sampled at a lower rate"),
+                processes: Reading::na(tr!("sampled at a lower rate")),
             })
         })();
         result.unwrap_or_else(|why| self.mark_lost(idx, why))
@@ -480,9 +503,9 @@ impl NvmlSource {
     fn slow_one(&self, idx: u32) -> GpuSlowSample {
         let lost = || GpuSlowSample {
             index: idx,
-            pcie_rx_bps: Reading::na("GPU lost"),
-            pcie_tx_bps: Reading::na("GPU lost"),
-            processes: Reading::na("GPU lost"),
+            pcie_rx_bps: Reading::na(tr!("GPU lost")),
+            pcie_tx_bps: Reading::na(tr!("GPU lost")),
+            processes: Reading::na(tr!("GPU lost")),
         };
         if self.lost.lock().map(|l| l.contains_key(&idx)).unwrap_or(false) {
             return lost();
@@ -526,7 +549,7 @@ impl NvmlSource {
             for p in list {
                 let vram = match p.used_gpu_memory {
                     UsedGpuMemory::Used(b) => Reading::Value(b),
-                    UsedGpuMemory::Unavailable => Reading::na("not reported by the driver (Windows WDDM or WSL)"),
+                    UsedGpuMemory::Unavailable => Reading::na(tr!("not reported by the driver (Windows WDDM or WSL)")),
                 };
                 if let Some(existing) = out.iter_mut().find(|e| e.pid == p.pid) {
                     if existing.kind != kind {
@@ -545,7 +568,7 @@ impl NvmlSource {
         from_proc
             .filter(|s| !s.is_empty())
             .or_else(|| self.nvml.sys_process_name(pid, 64).ok())
-            .unwrap_or_else(|| "(other namespace)".to_string())
+            .unwrap_or_else(|| tr!("(other namespace)").to_string())
     }
 }
 
@@ -582,7 +605,7 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
         .map(|i| match nvml.device_by_index(i) {
             Ok(d) => GpuInfo {
                 index: i,
-                name: d.name().unwrap_or_else(|e| format!("GPU {i} (name unavailable: {})", reason(&e).0)),
+                name: d.name().unwrap_or_else(|e| tr!("GPU {i} (name unavailable: {why})", i = i, why = reason(&e).0)),
                 uuid: r(d.uuid()),
                 pci_bus_id: r(d.pci_info().map(|p| p.bus_id)),
                 vram_total_bytes: Reading::from(d.memory_info().map(|m| m.total).map_err(|e| reason(&e).0)),
@@ -629,7 +652,7 @@ impl GpuSource for NvmlSource {
     }
     fn in_flight(&self, slow: bool) -> Option<String> {
         let call = self.calls[usize::from(slow)].lock().ok().and_then(|c| *c);
-        call.map(|(idx, m)| format!("{} on GPU {idx}", m.call()))
+        call.map(|(idx, m)| tr!("{call} on GPU {idx}", call = m.call(), idx = idx))
     }
 }
 

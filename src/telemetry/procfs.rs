@@ -34,11 +34,11 @@ fn path_in(root: &Path, rel: &str) -> PathBuf {
     root.join(rel.trim_start_matches('/'))
 }
 
-/// Why a `/proc` file gave no value (the text becomes the metric's "n/a" reason).
+/// Why a `/proc` file gave no value (the text becomes the metric's "n/a" reason, in the current
+/// language).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProcError {
     /// The file could not be read.
-    #[error("cannot read {}: {why}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -46,17 +46,32 @@ pub enum ProcError {
         why: String,
     },
     /// `/proc/stat` has no aggregate `cpu` line.
-    #[error("no aggregate 'cpu' line in /proc/stat")]
     NoCpuLine,
     /// The `cpu` line has too few fields.
-    #[error("unexpected /proc/stat cpu line: '{0}'")]
     BadCpuLine(String),
     /// A pressure file has neither a `some` nor a `full` line.
-    #[error("unexpected pressure file contents: '{0}'")]
     BadPressure(String),
     /// None of the pressure files could be used.
-    #[error("pressure stall information unavailable ({0})")]
     NoPressure(Box<ProcError>),
+}
+
+impl std::fmt::Display for ProcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            ProcError::Read { path, why } => {
+                crate::tr!("cannot read {path}: {why}", path = path.display(), why = why)
+            }
+            ProcError::NoCpuLine => crate::tr!("no aggregate 'cpu' line in /proc/stat").to_string(),
+            ProcError::BadCpuLine(line) => crate::tr!("unexpected /proc/stat cpu line: '{line}'", line = line),
+            ProcError::BadPressure(text) => {
+                crate::tr!("unexpected pressure file contents: '{text}'", text = text)
+            }
+            ProcError::NoPressure(why) => {
+                crate::tr!("pressure stall information unavailable ({why})", why = why)
+            }
+        };
+        f.write_str(&text)
+    }
 }
 
 fn read(root: &Path, rel: &str) -> Result<String, ProcError> {

@@ -226,17 +226,17 @@ pub fn cpu_pct_between(before: &[(u32, f64)], now: &[(u32, f64)], dt: f64) -> Op
     Some(100.0 * grown / dt)
 }
 
-/// The state letter in words.
+/// The state letter in words (in the current language).
 pub fn state_words(c: char) -> &'static str {
     match c {
-        'R' => "running",
-        'S' => "sleeping (waiting for an event)",
-        'D' => "uninterruptible wait (usually disk or network I/O)",
-        'Z' => "zombie (exited; its parent has not collected it)",
-        'T' | 't' => "stopped",
-        'I' => "idle",
-        'X' => "dead",
-        _ => "unknown",
+        'R' => crate::tr!("running"),
+        'S' => crate::tr!("sleeping (waiting for an event)"),
+        'D' => crate::tr!("uninterruptible wait (usually disk or network I/O)"),
+        'Z' => crate::tr!("zombie (exited; its parent has not collected it)"),
+        'T' | 't' => crate::tr!("stopped"),
+        'I' => crate::tr!("idle"),
+        'X' => crate::tr!("dead"),
+        _ => crate::tr!("unknown"),
     }
 }
 

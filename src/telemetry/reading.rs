@@ -60,7 +60,7 @@ impl<T> Reading<T> {
     pub fn show(&self, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { na } => format!("n/a ({na})"),
+            Reading::Na { na } => crate::tr!("n/a ({reason})", reason = na),
         }
     }
 
@@ -68,7 +68,7 @@ impl<T> Reading<T> {
     pub fn show_short(&self, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { .. } => "n/a".to_string(),
+            Reading::Na { .. } => crate::tr!("n/a").to_string(),
         }
     }
 }

@@ -64,11 +64,10 @@ pub struct Record {
     pub gpu_stall: Option<super::snapshot::Stall>,
 }
 
-/// Why a recording could not be written or read.
+/// Why a recording could not be written or read (the message in the current language).
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
     /// Filesystem trouble.
-    #[error("{path}: {source}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -76,10 +75,8 @@ pub enum RecordingError {
         source: std::io::Error,
     },
     /// The output exists (recordings never overwrite).
-    #[error("{0} already exists; choose a new file name (recordings never overwrite files)")]
     Exists(PathBuf),
     /// Not a recording at all.
-    #[error("{path} is not a gpu-doctor recording ({why})")]
     NotARecording {
         /// The file.
         path: PathBuf,
@@ -87,15 +84,34 @@ pub enum RecordingError {
         why: String,
     },
     /// Written by a newer gpu-doctor.
-    #[error(
-        "{path} is a version {version} recording; this gpu-doctor reads up to version {RECORDING_VERSION}. Update gpu-doctor to open it."
-    )]
     TooNew {
         /// The file.
         path: PathBuf,
         /// Its version.
         version: u32,
     },
+}
+
+impl std::fmt::Display for RecordingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            RecordingError::Io { path, source } => format!("{}: {source}", path.display()),
+            RecordingError::Exists(path) => crate::tr!(
+                "{path} already exists; choose a new file name (recordings never overwrite files)",
+                path = path.display()
+            ),
+            RecordingError::NotARecording { path, why } => {
+                crate::tr!("{path} is not a gpu-doctor recording ({why})", path = path.display(), why = why)
+            }
+            RecordingError::TooNew { path, version } => crate::tr!(
+                "{path} is a version {version} recording; this gpu-doctor reads up to version {max}. Update gpu-doctor to open it.",
+                path = path.display(),
+                version = version,
+                max = RECORDING_VERSION
+            ),
+        };
+        f.write_str(&text)
+    }
 }
 
 /// Appends samples to a new recording file.
@@ -274,20 +290,23 @@ impl<R: BufRead> RecordStream<R> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
         let not = |why: String| RecordingError::NotARecording { path: path.to_path_buf(), why };
         let (first, pos) = match read_line_capped(&mut r).map_err(io)? {
-            None => return Err(not("the file is empty".to_string())),
-            Some((Line::TooLong, _)) => return Err(not("its first line is not a recording header".to_string())),
+            None => return Err(not(crate::tr!("the file is empty").to_string())),
+            Some((Line::TooLong, _)) => {
+                return Err(not(crate::tr!("its first line is not a recording header").to_string()));
+            }
             Some((Line::Text(l), n)) => (l, n),
         };
         let probe: serde_json::Value =
-            serde_json::from_str(&first).map_err(|_| not("its first line is not JSON".to_string()))?;
+            serde_json::from_str(&first).map_err(|_| not(crate::tr!("its first line is not JSON").to_string()))?;
         if probe.get("format").and_then(|f| f.as_str()) != Some(RECORDING_FORMAT) {
-            return Err(not(format!("no \"format\": \"{RECORDING_FORMAT}\" in its first line")));
+            return Err(not(crate::tr!("no \"format\": \"{format}\" in its first line", format = RECORDING_FORMAT)));
         }
         let version = probe.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
         if version > u64::from(RECORDING_VERSION) {
             return Err(RecordingError::TooNew { path: path.to_path_buf(), version: version as u32 });
         }
-        let header: Header = serde_json::from_value(probe).map_err(|e| not(format!("bad header: {e}")))?;
+        let header: Header =
+            serde_json::from_value(probe).map_err(|e| not(crate::tr!("bad header: {error}", error = e)))?;
         Ok(RecordStream { header, skipped_lines: 0, reader: r, path: path.to_path_buf(), pos, last_start: pos })
     }
 
@@ -309,8 +328,8 @@ pub fn read_record_at(file: &mut File, offset: u64) -> Result<Record, String> {
     file.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
     match read_line_capped(&mut BufReader::new(file)).map_err(|e| e.to_string())? {
         Some((Line::Text(l), _)) => serde_json::from_str(&l).map_err(|e| e.to_string()),
-        Some((Line::TooLong, _)) => Err("the line is too long".to_string()),
-        None => Err("the file ended early".to_string()),
+        Some((Line::TooLong, _)) => Err(crate::tr!("the line is too long").to_string()),
+        None => Err(crate::tr!("the file ended early").to_string()),
     }
 }
 

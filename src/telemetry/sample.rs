@@ -36,7 +36,7 @@ pub struct GpuInfo {
 }
 
 fn not_recorded<T>() -> Reading<T> {
-    Reading::na("not recorded")
+    Reading::na(crate::tr!("not recorded"))
 }
 
 impl GpuInfo {
@@ -44,7 +44,7 @@ impl GpuInfo {
     pub fn unavailable(index: u32, why: &str) -> Self {
         GpuInfo {
             index,
-            name: format!("GPU {index} (unavailable: {why})"),
+            name: crate::tr!("GPU {index} (unavailable: {why})", index = index, why = why),
             uuid: Reading::na(why),
             pci_bus_id: Reading::na(why),
             vram_total_bytes: Reading::na(why),
@@ -87,9 +87,9 @@ impl ProcessKind {
     /// Short label for tables.
     pub fn label(self) -> &'static str {
         match self {
-            ProcessKind::Compute => "compute",
-            ProcessKind::Graphics => "graphics",
-            ProcessKind::Both => "compute+graphics",
+            ProcessKind::Compute => crate::tr!("compute"),
+            ProcessKind::Graphics => crate::tr!("graphics"),
+            ProcessKind::Both => crate::tr!("compute+graphics"),
         }
     }
 }

@@ -76,8 +76,13 @@ impl Watch {
 
 /// An interval outside the allowed range.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("interval {0} s is out of range: choose between 0.25 and 10 seconds")]
 pub struct BadInterval(pub f64);
+
+impl std::fmt::Display for BadInterval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::tr!("interval {secs} s is out of range: choose between 0.25 and 10 seconds", secs = self.0))
+    }
+}
 
 /// Checks a user-given interval.
 pub fn check_interval(secs: f64) -> Result<Duration, BadInterval> {
@@ -419,7 +424,7 @@ impl Shared {
         {
             // A full disk or a removed drive: stop recording, keep what was written, tell the user.
             if let Ok(mut err) = self.recorder_error.lock() {
-                *err = Some(format!("Recording stopped: {e}"));
+                *err = Some(crate::tr!("Recording stopped: {error}", error = e));
             }
             *guard = None;
         }
@@ -466,7 +471,12 @@ impl Shared {
             let secs = ms as f64 / 1000.0;
             if worst.as_ref().is_none_or(|s| secs > s.secs) {
                 let call = self.gpu.in_flight(i == 1).unwrap_or_else(|| {
-                    if i == 1 { "the slow GPU sample (PCIe, processes)" } else { "the GPU sample" }.to_string()
+                    if i == 1 {
+                        crate::tr!("the slow GPU sample (PCIe, processes)")
+                    } else {
+                        crate::tr!("the GPU sample")
+                    }
+                    .to_string()
                 });
                 worst = Some(Stall { call, secs });
             }
@@ -494,7 +504,7 @@ impl Shared {
                 t,
                 gpu: None,
                 level: EventLevel::Info,
-                text: format!("NVML answering again after {:.1} s", ms as f64 / 1000.0),
+                text: crate::tr!("NVML answering again after {secs} s", secs = format!("{:.1}", ms as f64 / 1000.0)),
             });
         }
     }
@@ -548,7 +558,7 @@ impl Shared {
                         t,
                         gpu: Some(g.index),
                         level: EventLevel::Error,
-                        text: format!("GPU {} lost: {why}", g.index),
+                        text: crate::tr!("GPU {gpu} lost: {why}", gpu = g.index, why = why),
                     });
                 }
                 record_gpu(&mut hist, t, g);

@@ -54,9 +54,10 @@ pub struct Stall {
 impl Stall {
     /// The not-responding message with its next step.
     pub fn message(&self) -> String {
-        format!(
-            "GPU data not responding: {} has not returned for {:.0} s. The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm). Host data keeps updating; GPU data resumes if the call returns.",
-            self.call, self.secs
+        crate::tr!(
+            "GPU data not responding: {call} has not returned for {secs} s. The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm). Host data keeps updating; GPU data resumes if the call returns.",
+            call = self.call,
+            secs = format!("{:.0}", self.secs)
         )
     }
 }

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
 /// How the operating system says a GPU sleeps, for the words shown with "asleep".
-pub const ASLEEP_STATE: &str = if cfg!(windows) { "power state D3" } else { "runtime-suspended" };
+/// A catalogue text (`tr_key!`): show it with `crate::i18n::tr(ASLEEP_STATE)`.
+pub const ASLEEP_STATE: &str =
+    if cfg!(windows) { crate::tr_key!("power state D3") } else { crate::tr_key!("runtime-suspended") };
 
 /// A producer of GPU samples. Implementations are shared between the fast and the slow sampler
 /// threads, so they take `&self` and keep any mutable state behind their own locks.
@@ -105,12 +107,16 @@ impl SourceStatus {
         match self {
             SourceStatus::Nvml { library, .. } => format!("NVML ({library})"),
             SourceStatus::Demo { scenario, gpus, .. } => {
-                format!("DEMO data: {scenario}, {gpus} simulated GPU(s)")
+                crate::tr!("DEMO data: {scenario}, {gpus} simulated GPU(s)", scenario = scenario, gpus = gpus)
             }
-            SourceStatus::Opening => "opening NVML".to_string(),
-            SourceStatus::Asleep { .. } => format!("GPU asleep ({ASLEEP_STATE})"),
-            SourceStatus::Unavailable(_) => "no GPU data".to_string(),
-            SourceStatus::Replay { file, recorded } => format!("REPLAY of {file} (recorded from {recorded})"),
+            SourceStatus::Opening => crate::tr!("opening NVML").to_string(),
+            SourceStatus::Asleep { .. } => {
+                crate::tr!("GPU asleep ({state})", state = crate::i18n::tr(ASLEEP_STATE))
+            }
+            SourceStatus::Unavailable(_) => crate::tr!("no GPU data").to_string(),
+            SourceStatus::Replay { file, recorded } => {
+                crate::tr!("REPLAY of {file} (recorded from {recorded})", file = file, recorded = recorded)
+            }
         }
     }
 

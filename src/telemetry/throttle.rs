@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::{tr, tr_key};
+
 /// How much a reason matters to someone asking "why is my GPU slow?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Severity {
@@ -51,64 +53,86 @@ pub const DISPLAY_CLOCKS: u64 = 0x100;
 const TABLE: [ThrottleReason; 9] = [
     ThrottleReason {
         bit: GPU_IDLE,
-        name: "idle",
-        sentence: "Nothing is running on the GPU, so its clocks are lowered to save power (normal).",
+        name: tr_key!("idle"),
+        sentence: tr_key!("Nothing is running on the GPU, so its clocks are lowered to save power (normal)."),
         severity: Severity::Info,
     },
     ThrottleReason {
         bit: APPLICATIONS_CLOCKS,
-        name: "application clocks",
-        sentence: "Clocks are held by an application-clocks setting (nvidia-smi --applications-clocks); reset it with nvidia-smi -rac if that was not intended.",
+        name: tr_key!("application clocks"),
+        sentence: tr_key!(
+            "Clocks are held by an application-clocks setting (nvidia-smi --applications-clocks); reset it with nvidia-smi -rac if that was not intended."
+        ),
         severity: Severity::Info,
     },
     ThrottleReason {
         bit: SW_POWER_CAP,
-        name: "power cap",
-        sentence: "Clocks are lowered to stay within the power limit. Normal under full load; if the limit looks low, compare it with the card's default limit.",
+        name: tr_key!("power cap"),
+        sentence: tr_key!(
+            "Clocks are lowered to stay within the power limit. Normal under full load; if the limit looks low, compare it with the card's default limit."
+        ),
         severity: Severity::Warn,
     },
     ThrottleReason {
         bit: HW_SLOWDOWN,
-        name: "hardware slowdown",
-        sentence: "The hardware cut the clocks by half or more (too hot, or the power supply signalled a problem). If it persists, check cooling and power cables.",
+        name: tr_key!("hardware slowdown"),
+        sentence: tr_key!(
+            "The hardware cut the clocks by half or more (too hot, or the power supply signalled a problem). If it persists, check cooling and power cables."
+        ),
         severity: Severity::Severe,
     },
     ThrottleReason {
         bit: SYNC_BOOST,
-        name: "sync boost",
-        sentence: "The GPU is held to the clocks of its sync-boost group (informational).",
+        name: tr_key!("sync boost"),
+        sentence: tr_key!("The GPU is held to the clocks of its sync-boost group (informational)."),
         severity: Severity::Info,
     },
     ThrottleReason {
         bit: SW_THERMAL,
-        name: "thermal limit",
-        sentence: "The GPU is above its maximum operating temperature, so the driver lowers clocks. Improve airflow or clean the cooler.",
+        name: tr_key!("thermal limit"),
+        sentence: tr_key!(
+            "The GPU is above its maximum operating temperature, so the driver lowers clocks. Improve airflow or clean the cooler."
+        ),
         severity: Severity::Warn,
     },
     ThrottleReason {
         bit: HW_THERMAL,
-        name: "hardware thermal slowdown",
-        sentence: "The GPU is far too hot and the hardware halved its clocks. Check fans, airflow and the heatsink now.",
+        name: tr_key!("hardware thermal slowdown"),
+        sentence: tr_key!(
+            "The GPU is far too hot and the hardware halved its clocks. Check fans, airflow and the heatsink now."
+        ),
         severity: Severity::Severe,
     },
     ThrottleReason {
         bit: HW_POWER_BRAKE,
-        name: "power brake",
-        sentence: "An external power-brake signal (often the power supply) halved the clocks. Check the PSU and the GPU's power cables.",
+        name: tr_key!("power brake"),
+        sentence: tr_key!(
+            "An external power-brake signal (often the power supply) halved the clocks. Check the PSU and the GPU's power cables."
+        ),
         severity: Severity::Severe,
     },
     ThrottleReason {
         bit: DISPLAY_CLOCKS,
-        name: "display clocks",
-        sentence: "Clocks are limited by the display clock setting (informational).",
+        name: tr_key!("display clocks"),
+        sentence: tr_key!("Clocks are limited by the display clock setting (informational)."),
         severity: Severity::Info,
     },
 ];
 
-/// Decodes a reason mask into its known reasons, most severe first. Unknown bits are reported
-/// once as "other reasons (0x...)" so newer drivers never make the decoder lose information.
+/// Decodes a reason mask into its known reasons, most severe first, their names and sentences in
+/// the current language. Unknown bits are reported once as "other reasons (0x...)" so newer
+/// drivers never make the decoder lose information.
 pub fn decode(mask: u64) -> Vec<ThrottleReason> {
-    let mut out: Vec<ThrottleReason> = TABLE.iter().filter(|r| mask & r.bit != 0).cloned().collect();
+    let mut out: Vec<ThrottleReason> = TABLE
+        .iter()
+        .filter(|r| mask & r.bit != 0)
+        .map(|r| ThrottleReason {
+            bit: r.bit,
+            name: crate::i18n::tr(r.name),
+            sentence: crate::i18n::tr(r.sentence),
+            severity: r.severity,
+        })
+        .collect();
     out.sort_by_key(|r| std::cmp::Reverse(r.severity));
     out
 }
@@ -126,9 +150,9 @@ pub fn summary(mask: u64) -> String {
     let mut names: Vec<String> = reasons.iter().map(|r| r.name.to_string()).collect();
     let unknown = unknown_bits(mask);
     if unknown != 0 {
-        names.push(format!("other (0x{unknown:x})"));
+        names.push(tr!("other ({bits})", bits = format!("0x{unknown:x}")));
     }
-    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    if names.is_empty() { tr!("none").to_string() } else { names.join(", ") }
 }
 
 /// Full sentences for every reason in the mask; empty when the clocks are not held back.
@@ -136,7 +160,10 @@ pub fn sentences(mask: u64) -> Vec<String> {
     let mut out: Vec<String> = decode(mask).iter().map(|r| r.sentence.to_string()).collect();
     let unknown = unknown_bits(mask);
     if unknown != 0 {
-        out.push(format!("The driver reports a reason this version of gpu-doctor does not know (bits 0x{unknown:x})."));
+        out.push(tr!(
+            "The driver reports a reason this version of gpu-doctor does not know (bits {bits}).",
+            bits = format!("0x{unknown:x}")
+        ));
     }
     out
 }

@@ -35,10 +35,9 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
             }
             (list, None)
         }
-        Err(e) => (
-            list,
-            Some(crate::tr!("{path}: {error} (using the built-in presets)", path = path.display(), error = e)),
-        ),
+        Err(e) => {
+            (list, Some(crate::tr!("{path}: {error} (using the built-in presets)", path = path.display(), error = e)))
+        }
     }
 }
 

@@ -109,10 +109,8 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
         ));
     }
     match s.mode {
-        Mode::Full => tries.push((
-            crate::tr!("LoRA instead of a full fine-tune").into(),
-            Workload { mode: Mode::Lora, ..s.clone() },
-        )),
+        Mode::Full => tries
+            .push((crate::tr!("LoRA instead of a full fine-tune").into(), Workload { mode: Mode::Lora, ..s.clone() })),
         Mode::Lora => {
             tries.push((crate::tr!("QLoRA (4-bit base)").into(), Workload { mode: Mode::Qlora, ..s.clone() }))
         }
@@ -165,9 +163,7 @@ impl Limits {
     /// solved against the total, "With the card free, within the headroom: …".
     pub fn sentence(&self) -> String {
         let largest = self.max_batch.map_or_else(|| crate::tr!("none (not even 1)").to_string(), |b| b.to_string());
-        let longest = self
-            .max_seq
-            .map_or_else(|| crate::tr!("none").to_string(), |s| crate::tr!("{n} tokens", n = s));
+        let longest = self.max_seq.map_or_else(|| crate::tr!("none").to_string(), |s| crate::tr!("{n} tokens", n = s));
         if self.with_card_free {
             crate::tr!(
                 "With the card free, within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",

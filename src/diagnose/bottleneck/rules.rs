@@ -95,7 +95,9 @@ impl Bottleneck {
 /// Next steps for a GPU waiting on the disk.
 const IO_STEPS: [&str; 4] = [
     tr_key!("Put the data on faster storage: a local NVMe disk instead of a network file system or a slow HDD."),
-    tr_key!("Cache: keep the dataset in RAM (page cache, /dev/shm) or preprocessed in a few large files (WebDataset/TFRecord shards) instead of many small ones."),
+    tr_key!(
+        "Cache: keep the dataset in RAM (page cache, /dev/shm) or preprocessed in a few large files (WebDataset/TFRecord shards) instead of many small ones."
+    ),
     tr_key!("Prefetch: more loader workers for I/O and a larger prefetch_factor, so reads overlap computation."),
     tr_key!("Then measure again: if the GPU still waits with the disk idle, the CPU is the next link to check."),
 ];
@@ -103,32 +105,48 @@ const IO_STEPS: [&str; 4] = [
 /// Next steps for nearly full VRAM.
 const VRAM_STEPS: [&str; 5] = [
     tr_key!("Keep 20-30 % headroom: lower the batch size or the sequence length / resolution first."),
-    tr_key!("Use mixed precision (bf16/fp16) and activation (gradient) checkpointing to cut memory without changing the model."),
-    tr_key!("If out-of-memory errors come while much memory is free, it is fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch."),
+    tr_key!(
+        "Use mixed precision (bf16/fp16) and activation (gradient) checkpointing to cut memory without changing the model."
+    ),
+    tr_key!(
+        "If out-of-memory errors come while much memory is free, it is fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch."
+    ),
     tr_key!("Do not keep old results on the GPU during inference (torch.no_grad(), .item() for logged losses)."),
     tr_key!("The VRAM tab estimates what a model needs on these GPUs."),
 ];
 
 /// Next steps for thermal throttling.
 const THERMAL_STEPS: [&str; 3] = [
-    tr_key!("Improve cooling: airflow through the case, clean fans and heatsinks, no blocked intakes, enough space between cards."),
+    tr_key!(
+        "Improve cooling: airflow through the case, clean fans and heatsinks, no blocked intakes, enough space between cards."
+    ),
     tr_key!("Check the fan curve and that the fans reach high speed under load."),
     tr_key!("As a stop-gap, a lower power limit (nvidia-smi -pl) keeps clocks steadier at a small cost."),
 ];
 
 /// Next steps for GPUs idle next to busy ones.
 const IMBALANCE_STEPS: [&str; 4] = [
-    tr_key!("Check that the job is meant to use every GPU: one process per GPU (torchrun --nproc_per_node=N, DistributedDataParallel) or a launcher that spreads jobs."),
-    tr_key!("Look for code or config pinning cuda:0, and for CUDA_VISIBLE_DEVICES set the same for every job (a device variable alone is not enough when code overrides it)."),
-    tr_key!("CUDA numbers GPUs fastest-first, nvidia-smi by PCI address: set CUDA_DEVICE_ORDER=PCI_BUS_ID so both agree."),
+    tr_key!(
+        "Check that the job is meant to use every GPU: one process per GPU (torchrun --nproc_per_node=N, DistributedDataParallel) or a launcher that spreads jobs."
+    ),
+    tr_key!(
+        "Look for code or config pinning cuda:0, and for CUDA_VISIBLE_DEVICES set the same for every job (a device variable alone is not enough when code overrides it)."
+    ),
+    tr_key!(
+        "CUDA numbers GPUs fastest-first, nvidia-smi by PCI address: set CUDA_DEVICE_ORDER=PCI_BUS_ID so both agree."
+    ),
     tr_key!("Cards share power and cooling: when all are busy, watch the total power and every card's temperature."),
 ];
 
 /// Next steps for a process that holds the GPU and does nothing.
 const STUCK_STEPS: [&str; 4] = [
     tr_key!("Read the job's last log line and its time: is it still making progress?"),
-    tr_key!("Focus on the process (Monitor process table, or gpu-doctor-cli focus --pid PID): its state (running, sleeping, uninterruptible I/O wait, zombie), CPU, I/O and whether its output file grows."),
-    tr_key!("Keep the evidence (inputs, parameters, log, these readings) and reproduce with a small input before restarting a big job."),
+    tr_key!(
+        "Focus on the process (Monitor process table, or gpu-doctor-cli focus --pid PID): its state (running, sleeping, uninterruptible I/O wait, zombie), CPU, I/O and whether its output file grows."
+    ),
+    tr_key!(
+        "Keep the evidence (inputs, parameters, log, these readings) and reproduce with a small input before restarting a big job."
+    ),
     tr_key!("If it waits on a lock, the network or another process, fix that first: the GPU only waits for it."),
 ];
 
@@ -437,7 +455,9 @@ fn thermal_throttle(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlen
         )
         .with(
             ev,
-            tr_key!("The GPU is at its temperature limit, so the driver lowers its clocks: the same work takes longer."),
+            tr_key!(
+                "The GPU is at its temperature limit, so the driver lowers its clocks: the same work takes longer."
+            ),
             &THERMAL_STEPS,
         ),
     )
@@ -565,7 +585,9 @@ fn memory_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
                 bw = format!("{bw:.0}"),
                 util = format!("{:.0}", g.util.mean)
             )],
-            tr_key!("The kernels wait on GPU memory more than on arithmetic: more threads or a faster clock barely help."),
+            tr_key!(
+                "The kernels wait on GPU memory more than on arithmetic: more threads or a faster clock barely help."
+            ),
             &[
                 tr_key!("Move fewer bytes: lower precision (bf16/fp16, fp8 or int8 for inference) halves the traffic."),
                 tr_key!("Fuse operations (torch.compile, fused optimizers, FlashAttention) so data is read once."),

@@ -16,24 +16,42 @@ use crate::{tr, tr_key};
 
 /// Next steps for a GPU the CPU cannot feed.
 const DATA_STARVED_STEPS: [&str; 4] = [
-    tr_key!("Raise the data loader's worker processes (PyTorch: DataLoader(num_workers=N) with N up to the number of cores, persistent_workers=True, pin_memory=True)."),
-    tr_key!("Preprocess in parallel or ahead of time: decode and augment once and cache the result, or move augmentation into the workers instead of the main process."),
-    tr_key!("Decode on the GPU where it is the bottleneck: NVIDIA DALI, torchvision.io.decode_jpeg(device='cuda'), NVDEC for video."),
-    tr_key!("Then, one change at a time, raise the batch size while VRAM keeps 20-30 % headroom, and measure samples/s before and after."),
+    tr_key!(
+        "Raise the data loader's worker processes (PyTorch: DataLoader(num_workers=N) with N up to the number of cores, persistent_workers=True, pin_memory=True)."
+    ),
+    tr_key!(
+        "Preprocess in parallel or ahead of time: decode and augment once and cache the result, or move augmentation into the workers instead of the main process."
+    ),
+    tr_key!(
+        "Decode on the GPU where it is the bottleneck: NVIDIA DALI, torchvision.io.decode_jpeg(device='cuda'), NVDEC for video."
+    ),
+    tr_key!(
+        "Then, one change at a time, raise the batch size while VRAM keeps 20-30 % headroom, and measure samples/s before and after."
+    ),
 ];
 
 /// Next steps for a GPU next to a CPU busy with other programs.
 const BUSY_ELSEWHERE_STEPS: [&str; 3] = [
-    tr_key!("Find the programs that keep the CPU busy (top or htop sorted by CPU) and pause them, move them to another machine or lower their priority (nice -n 19)."),
-    tr_key!("Then judge the GPU again: if it stays partly used with the CPU free, the job gives it too little work at a time (batch size, synchronisation in the loop)."),
-    tr_key!("If the job must share the machine, give it cores of its own (taskset, cgroups cpusets) so the other programs cannot take them."),
+    tr_key!(
+        "Find the programs that keep the CPU busy (top or htop sorted by CPU) and pause them, move them to another machine or lower their priority (nice -n 19)."
+    ),
+    tr_key!(
+        "Then judge the GPU again: if it stays partly used with the CPU free, the job gives it too little work at a time (batch size, synchronisation in the loop)."
+    ),
+    tr_key!(
+        "If the job must share the machine, give it cores of its own (taskset, cgroups cpusets) so the other programs cannot take them."
+    ),
 ];
 
 /// The explanation when the saw-tooth was detected.
-const SAWTOOTH_EXPLANATION: &str = tr_key!("The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit.");
+const SAWTOOTH_EXPLANATION: &str = tr_key!(
+    "The GPU finishes each batch and then waits while the CPU decodes, augments and collates the next one (the saw-tooth): the CPU side of the feed chain is the limit."
+);
 
 /// The explanation for low utilization without a saw-tooth.
-const LOW_STEADY_EXPLANATION: &str = tr_key!("The GPU's utilization stays low while the CPU is saturated: the CPU side of the feed chain (decoding, augmenting, collating batches) cannot prepare work as fast as the GPU could do it.");
+const LOW_STEADY_EXPLANATION: &str = tr_key!(
+    "The GPU's utilization stays low while the CPU is saturated: the CPU side of the feed chain (decoding, augmenting, collating batches) cannot prepare work as fast as the GPU could do it."
+);
 
 /// The low-or-saw-tooth pattern with the CPU saturated and the disk not: what both rules need.
 fn starved_pattern(cx: &Ctx, g: &GpuWindow) -> bool {

@@ -65,7 +65,10 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
     }
     if expected > gpus {
         return c
-            .verdict(Verdict::Warn, tr!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)", gpus = gpus, expected = expected))
+            .verdict(
+                Verdict::Warn,
+                tr!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)", gpus = gpus, expected = expected),
+            )
             .found(tr!("Some GPUs have no device file"));
     }
     c.verdict(Verdict::Pass, tr!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)", gpus = gpus))
@@ -74,7 +77,8 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
-        return c.not_here(if cx.wsl.is_some() { tr!("native Linux") } else { "Linux" }, tr!("Linux device files only"));
+        return c
+            .not_here(if cx.wsl.is_some() { tr!("native Linux") } else { "Linux" }, tr!("Linux device files only"));
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m
@@ -139,9 +143,9 @@ pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
             .explain(tr!("The device files belong to group '{g}' and are not open to others.", g = g))
             .cmd(format!("sudo usermod -aG {g} {}", m.user.name.as_deref().unwrap_or("$USER")))
             .text(tr!("Then log out and back in.")),
-        None => c.text(
-            tr!("Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*."),
-        ),
+        None => c.text(tr!(
+            "Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*."
+        )),
     };
     c
 }

@@ -56,8 +56,12 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     }
     let why = match visible.map(str::trim) {
         Some("none") => tr!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU."),
-        Some("void") | Some("") => tr!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing."),
-        _ => tr!("NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries."),
+        Some("void") | Some("") => {
+            tr!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.")
+        }
+        _ => tr!(
+            "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries."
+        ),
     };
     let c = c
         .verdict(Verdict::Fail, tr!("no GPU was passed into this {kind} container", kind = kind))

@@ -129,7 +129,9 @@ pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
             )
             .found(tr!("The kernel module is version {ver}", ver = ver))
             .evidence(format!("/proc/driver/nvidia/version: {ver}")),
-        None => c.verdict(Verdict::Skipped, tr!("no /proc/driver/nvidia/version (module not loaded, or not visible here)")),
+        None => {
+            c.verdict(Verdict::Skipped, tr!("no /proc/driver/nvidia/version (module not loaded, or not visible here)"))
+        }
     }
 }
 
@@ -240,7 +242,10 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
     match &n.status {
         SourceStatus::Nvml { library, attempts } => {
             let mut c = c
-                .verdict(Verdict::Pass, tr!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()))
+                .verdict(
+                    Verdict::Pass,
+                    tr!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()),
+                )
                 .found(tr!("The driver's management library (NVML) works"));
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
@@ -263,7 +268,11 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
                 tr!(
                     "not opened: the GPU is asleep ({state}: {functions})",
                     // Judged by the machine's platform, so a Windows capture reads the same on Linux.
-                    state = if cx.v.meta().platform == "windows" { tr!("power state D3") } else { tr!("runtime-suspended") },
+                    state = if cx.v.meta().platform == "windows" {
+                        tr!("power state D3")
+                    } else {
+                        tr!("runtime-suspended")
+                    },
                     functions = functions.join(", ")
                 ),
             )
@@ -279,7 +288,9 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
     let lib = cx.v.meta().libraries.iter().find(|l| l.name == "libnvidia-ml.so.1");
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
     let nvml_says = matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions"));
-    let mismatch_fix = tr!("Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version.");
+    let mismatch_fix = tr!(
+        "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version."
+    );
     let mismatch = tr!("The driver was updated but the old kernel module still runs");
     match (&kernel, &lib_ver) {
         (Some(k), Some(l)) if k != l => c
@@ -302,9 +313,10 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
         (Some(k), None) => c
             .verdict(Verdict::Info, tr!("kernel module {k}; the library's version is not in its file name", k = k))
             .found(tr!("The library's version is unknown; nothing to compare")),
-        (None, _) => {
-            c.verdict(Verdict::Skipped, tr!("no kernel module version to compare (module not loaded, WSL or container)"))
-        }
+        (None, _) => c.verdict(
+            Verdict::Skipped,
+            tr!("no kernel module version to compare (module not loaded, WSL or container)"),
+        ),
     }
 }
 
@@ -364,8 +376,15 @@ pub(super) fn drv_10(c: Check, cx: &Ctx) -> Check {
             .found(tr!("This Blackwell GPU needs the open kernel module"))
             .text(tr!("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option)."))
     } else {
-        c.verdict(Verdict::Pass, if open { tr!("open kernel module suits every GPU") } else { tr!("proprietary kernel module suits every GPU") })
-            .found(tr!("The kernel module flavour suits every GPU"))
+        c.verdict(
+            Verdict::Pass,
+            if open {
+                tr!("open kernel module suits every GPU")
+            } else {
+                tr!("proprietary kernel module suits every GPU")
+            },
+        )
+        .found(tr!("The kernel module flavour suits every GPU"))
     }
 }
 
@@ -383,7 +402,8 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     let cuda = cx.v.meta().cuda.as_ref().and_then(|p| p.did_not_return);
     if nvml.is_none() && cuda.is_none() {
         if cx.nvml.is_some_and(|n| matches!(n.status, SourceStatus::Asleep { .. })) && cx.v.meta().cuda.is_none() {
-            return c.verdict(Verdict::Skipped, tr!("not called: the GPU is asleep, and calling the driver would wake it"));
+            return c
+                .verdict(Verdict::Skipped, tr!("not called: the GPU is asleep, and calling the driver would wake it"));
         }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
         return if probed {

@@ -12,7 +12,9 @@ use crate::tr;
 
 pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
     let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
-        return c.verdict(Verdict::Pass, tr!("not set: CUDA programs see every GPU")).found(tr!("CUDA programs see every GPU"));
+        return c
+            .verdict(Verdict::Pass, tr!("not set: CUDA programs see every GPU"))
+            .found(tr!("CUDA programs see every GPU"));
     };
     let gpus = cx.nvml_gpus();
     let c = c.evidence(format!("CUDA_VISIBLE_DEVICES={val:?}"));
@@ -32,7 +34,10 @@ pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
             ),
         };
         return c
-            .verdict(Verdict::Fail, tr!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why))
+            .verdict(
+                Verdict::Fail,
+                tr!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why),
+            )
             .found(tr!("CUDA_VISIBLE_DEVICES hides every GPU"))
             .cmd("unset CUDA_VISIBLE_DEVICES")
             .text(tr!(
@@ -86,7 +91,9 @@ pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn env_03(c: Check, cx: &Ctx) -> Check {
     let Some(ld) = cx.env("LD_LIBRARY_PATH") else {
-        return c.verdict(Verdict::Pass, tr!("LD_LIBRARY_PATH not set")).found(tr!("Nothing shadows the driver's CUDA library"));
+        return c
+            .verdict(Verdict::Pass, tr!("LD_LIBRARY_PATH not set"))
+            .found(tr!("Nothing shadows the driver's CUDA library"));
     };
     let c = c.evidence(format!("LD_LIBRARY_PATH={ld}"));
     let libcuda = cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1");

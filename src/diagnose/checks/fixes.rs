@@ -30,9 +30,9 @@ pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
             vec![text(tr!("Install the recommended NVIDIA driver:")), cmd("sudo ubuntu-drivers install"), reboot]
         }
         Distro::Debian => vec![
-            text(
-                tr!("Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs)."),
-            ),
+            text(tr!(
+                "Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs)."
+            )),
             cmd("sudo apt update"),
             cmd("sudo apt install nvidia-driver firmware-misc-nonfree"),
             reboot,
@@ -46,15 +46,15 @@ pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
         ],
         Distro::Arch => vec![
             cmd("sudo pacman -S nvidia-open"),
-            text(
-                tr!("GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead."),
-            ),
+            text(tr!(
+                "GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead."
+            )),
             reboot,
         ],
         Distro::RedHat | Distro::Suse | Distro::Unknown => vec![
-            text(
-                tr!("Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx."),
-            ),
+            text(tr!(
+                "Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx."
+            )),
             reboot,
         ],
     }
@@ -66,9 +66,9 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
         Distro::Ubuntu | Distro::Debian => cmd("sudo update-initramfs -u"),
         Distro::Fedora | Distro::RedHat | Distro::Suse => cmd("sudo dracut --force"),
         Distro::Arch => cmd("sudo mkinitcpio -P"),
-        Distro::Unknown => text(
-            tr!("Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P)."),
-        ),
+        Distro::Unknown => text(tr!(
+            "Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P)."
+        )),
     }
 }
 
@@ -88,7 +88,9 @@ pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
 pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
     match d {
         Distro::Ubuntu | Distro::Debian => vec![
-            text(tr!("After a kernel update: install the headers for the running kernel, rebuild the module, then reboot.")),
+            text(tr!(
+                "After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."
+            )),
             cmd("sudo apt install linux-headers-$(uname -r)"),
             cmd("sudo dkms autoinstall"),
         ],
@@ -96,9 +98,9 @@ pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
             text(tr!("After a kernel update: rebuild the module for the running kernel, then reboot.")),
             cmd("sudo akmods --force"),
         ],
-        _ => vec![text(
-            tr!("After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot."),
-        )],
+        _ => vec![text(tr!(
+            "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot."
+        ))],
     }
 }
 
@@ -128,9 +130,9 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
             disable,
         ],
         _ => vec![
-            text(
-                tr!("Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot."),
-            ),
+            text(tr!(
+                "Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot."
+            )),
             disable,
         ],
     }
@@ -162,9 +164,9 @@ pub(super) fn remove_linux_driver_in_wsl(d: Distro) -> Vec<FixStep> {
             run_file,
         ],
         _ => vec![
-            text(
-                tr!("Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig"),
-            ),
+            text(tr!(
+                "Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig"
+            )),
             run_file,
         ],
     }

@@ -66,7 +66,8 @@ pub struct CheckDef {
     pub platforms: Platforms,
     /// The layer it belongs to.
     pub layer: Layer,
-    /// What is checked, e.g. "NVIDIA kernel module loaded": the title of every result it gives.
+    /// What is checked, e.g. "NVIDIA kernel module loaded": the title of every result it gives
+    /// (in English here; [`CheckDef::blank`] puts it in the current language).
     pub title: &'static str,
     /// The checks it depends on, in the order they are consulted: when one of them failed (or is
     /// itself blocked), this check is shown as blocked by it instead of counting as another
@@ -547,7 +548,8 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
     CHECKS.iter().filter(|d| d.platforms.includes(&platform)).map(|d| (d.run)(d.blank(), &cx)).collect()
 }
 
-/// The verdict summary of a check whose evidence is missing.
+/// The verdict summary of a check whose evidence is missing (English; shown through
+/// `crate::i18n::tr(MISSING)`).
 const MISSING: &str = crate::tr_key!("evidence missing");
 
 /// What the checks read: the view, plus the facts several of them derive from it, computed once

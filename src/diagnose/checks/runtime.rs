@@ -99,7 +99,7 @@ pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here("native Linux", crate::tr!("WSL has no NVRM kernel log"));
+        return c.not_here(crate::tr!("native Linux"), crate::tr!("WSL has no NVRM kernel log"));
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,

@@ -33,7 +33,7 @@ fn nvidia_version(file_version: &str) -> String {
 /// WIN-ADAPTER: Windows sees the NVIDIA GPU, an NVIDIA driver drives it and Device Manager reports
 /// no problem code.
 pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let mut c = c;
     for a in &f.adapters {
         let mut state = match a.problem {
@@ -143,7 +143,7 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-TORCH: the PyTorch builds in the Python environments found can use the GPU.
 pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let with_torch: Vec<&winfacts::PythonEnv> = f.pythons.iter().filter(|p| p.torch.is_some()).collect();
     if with_torch.is_empty() {
         return c
@@ -155,7 +155,10 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
             "{prefix}: torch {version} ({build})",
             prefix = p.prefix,
             version = p.torch.as_deref().unwrap_or("?"),
-            build = p.torch_cuda.as_deref().map_or(tr!("a CPU-only build").to_string(), |v| tr!("built for CUDA {v}", v = v))
+            build = p
+                .torch_cuda
+                .as_deref()
+                .map_or(tr!("a CPU-only build").to_string(), |v| tr!("built for CUDA {v}", v = v))
         ));
     }
     let cpu: Vec<&&winfacts::PythonEnv> = with_torch.iter().filter(|p| p.torch_cuda.is_none()).collect();
@@ -193,7 +196,7 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-GPUPREF: on a hybrid laptop, programs set to the power-saving GPU.
 pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     if !f.hybrid() {
         return c.verdict(Verdict::Skipped, tr!("one GPU: nothing to choose between"));
     }
@@ -203,7 +206,9 @@ pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
     for (exe, v) in &f.gpu_preferences {
         c = c.evidence(format!("{exe}: {v}"));
     }
-    let explain = tr!("CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on.");
+    let explain = tr!(
+        "CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on."
+    );
     if saving.is_empty() {
         // Pythons without a high-performance preference: their DirectML or Vulkan work goes to
         // the power-saving GPU, Windows' default for programs without one on hybrid laptops.
@@ -259,7 +264,7 @@ fn python_exe(prefix: &str) -> String {
 
 /// WIN-TDR: driver resets Windows made in the last 7 days.
 pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let Some(events) = &f.tdr_events else {
         return match f.watchdog_dumps.len() {
             0 => c.verdict(Verdict::Skipped, tr!("the event log was not read")),
@@ -301,7 +306,7 @@ pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-VER: the Windows version, and settings that change how the GPU is shared.
 pub(super) fn win_ver(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let hags = match f.hags {
         Some(2) => tr!("hardware-accelerated GPU scheduling on"),
         Some(1) => tr!("hardware-accelerated GPU scheduling off"),
@@ -314,7 +319,7 @@ pub(super) fn win_ver(c: Check, cx: &Ctx) -> Check {
 /// WIN-WSL: WSL from the Windows side: installed distributions and whether this Windows runs
 /// CUDA in them.
 pub(super) fn win_wsl(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, tr!("WSL is not installed")) };
     let c = c.evidence(tr!(
         "distributions: {list}",
@@ -395,7 +400,7 @@ pub(super) fn win_01(c: Check, cx: &Ctx) -> Check {
     }
     match &cx.v.meta().tdr {
         Some(t) => tdr_verdict(c, t),
-        None => c.verdict(Verdict::Skipped, MISSING),
+        None => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
     }
 }
 
@@ -554,7 +559,10 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
         let (a, b) = d.split_once('.')?;
         Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
     }) else {
-        return c.verdict(Verdict::Skipped, tr!("the driver's CUDA version is not known (the driver checks above say why)"));
+        return c.verdict(
+            Verdict::Skipped,
+            tr!("the driver's CUDA version is not known (the driver checks above say why)"),
+        );
     };
     let (tk, drv) = (format!("{tk_major}.{tk_minor}"), format!("{d_major}.{d_minor}"));
     if tk_major > d_major {
@@ -575,8 +583,8 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-POWER: the power plan (and Windows 11's power mode) does not hold the machine back.
 pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, MISSING) };
-    let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, MISSING) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let plan = winfacts::power_plan(scheme);
     let mode = f.power_mode_ac.as_deref().and_then(winfacts::power_plan);
     let c = c.evidence(tr!(

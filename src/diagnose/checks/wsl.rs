@@ -95,9 +95,15 @@ pub(super) fn wsl_08(c: Check, cx: &Ctx) -> Check {
         Some(r) if r.to_ascii_lowercase().contains("llvmpipe") => c
             .verdict(Verdict::Warn, tr!("this app renders on the CPU ({renderer})", renderer = r))
             .found(tr!("Graphics fall back to software rendering on the CPU"))
-            .explain(tr!("CUDA and graphics are separate questions: CUDA can work while OpenGL falls back to software rendering."))
-            .text(tr!("Try the Direct3D 12 Mesa driver for this shell, and update WSL (wsl --update) and the Windows driver:"))
+            .explain(tr!(
+                "CUDA and graphics are separate questions: CUDA can work while OpenGL falls back to software rendering."
+            ))
+            .text(tr!(
+                "Try the Direct3D 12 Mesa driver for this shell, and update WSL (wsl --update) and the Windows driver:"
+            ))
             .cmd("export GALLIUM_DRIVER=d3d12"),
-        Some(r) => c.verdict(Verdict::Pass, tr!("hardware rendering: {renderer}", renderer = r)).found(tr!("Graphics render on the GPU")),
+        Some(r) => c
+            .verdict(Verdict::Pass, tr!("hardware rendering: {renderer}", renderer = r))
+            .found(tr!("Graphics render on the GPU")),
     }
 }

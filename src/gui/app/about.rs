@@ -26,7 +26,8 @@ impl DoctorApp {
                 }
                 if chosen != self.settings.language {
                     self.settings.language = chosen;
-                    i18n::set(i18n::choose(None, chosen));
+                    // The user's choice here wins over GPU_DOCTOR_LANG; "System" goes back to it.
+                    i18n::set(chosen.unwrap_or_else(|| i18n::choose(None, None)));
                 }
             });
             ui.end_row();
@@ -83,7 +84,9 @@ impl DoctorApp {
     pub(super) fn about(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading(format!("gpu-doctor {}", env!("CARGO_PKG_VERSION")));
-            ui.label(tr!("Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root."));
+            ui.label(tr!(
+                "Find out why an NVIDIA GPU is idle, slow or not working. Never uses the network; needs no root."
+            ));
             ui.add_space(8.0);
             egui::Grid::new("about_grid").num_columns(2).striped(true).show(ui, |ui| {
                 ui.label(tr!("Renderer"));

@@ -195,7 +195,7 @@ pub(super) fn gpu_card(
                 return;
             };
             if let GpuHealth::Lost(why) = &s.health {
-                ui.label(RichText::new("LOST").strong().color(palette::tone(ui, Tone::Fail)));
+                ui.label(RichText::new(tr!("LOST")).strong().color(palette::tone(ui, Tone::Fail)));
                 ui.label(why);
                 return;
             }
@@ -290,7 +290,11 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
                 continue;
             }
             let tone = if r.severity == throttle::Severity::Severe { Tone::Fail } else { Tone::Warn };
-            out.push(ClockLine { text: format!("Throttled: {}", r.name), detail: r.sentence, tone: Some(tone) });
+            out.push(ClockLine {
+                text: tr!("Throttled: {reason}", reason = r.name),
+                detail: r.sentence,
+                tone: Some(tone),
+            });
         }
     }
     if busy && at_limit && !out.contains(&power_normal) {
@@ -322,20 +326,20 @@ pub(super) fn gpu_table(
     egui::Grid::new("gpu_table").striped(true).num_columns(columns).spacing([12.0, 3.0]).show(ui, |ui| {
         for h in [
             "GPU",
-            "Verdict",
+            crate::tr_key!("Verdict"),
             present::GPU_UTIL_LABEL,
-            "Mem. bandwidth",
-            "VRAM",
-            "Temp.",
-            "Power",
-            "SM clock",
+            crate::tr_key!("Mem. bandwidth"),
+            crate::tr_key!("VRAM"),
+            crate::tr_key!("Temp."),
+            crate::tr_key!("Power"),
+            crate::tr_key!("SM clock"),
             "PCIe",
-            "Clocks",
+            crate::tr_key!("Clocks"),
         ] {
             if narrow && (h == "Mem. bandwidth" || h == "SM clock") {
                 continue;
             }
-            ui.label(RichText::new(h).strong());
+            ui.label(RichText::new(crate::i18n::tr(h)).strong());
         }
         ui.end_row();
         for info in &snap.inventory.gpus {
@@ -353,12 +357,12 @@ pub(super) fn gpu_table(
                 }
             }
             let Some(s) = snap.gpus.iter().find(|g| g.index == info.index) else {
-                ui.weak("waiting for the first sample…");
+                ui.weak(tr!("waiting for the first sample…"));
                 ui.end_row();
                 continue;
             };
             if let GpuHealth::Lost(why) = &s.health {
-                ui.label(RichText::new("LOST").strong().color(palette::tone(ui, Tone::Fail))).on_hover_text(why);
+                ui.label(RichText::new(tr!("LOST")).strong().color(palette::tone(ui, Tone::Fail))).on_hover_text(why);
                 ui.end_row();
                 continue;
             }
@@ -375,11 +379,13 @@ pub(super) fn gpu_table(
             // The table keeps each cell short (the full text is on hover): the current link, the
             // clock line up to its parenthesis.
             let link = present::pcie_link(s, Some(info));
-            ui.label(link.split(" (").next().unwrap_or(&link)).on_hover_text(&link);
+            let short_link = link.split(" (").next().unwrap_or(&link);
+            ui.label(short_link.split('（').next().unwrap_or(short_link)).on_hover_text(&link);
             let lines = clock_lines(s, power_limited(verdicts, info.index));
             match lines.first() {
                 Some(l) => {
-                    let short = l.text.split(" (").next().unwrap_or(&l.text).trim_end_matches('.');
+                    let short = l.text.split(" (").next().unwrap_or(&l.text);
+                    let short = short.split('（').next().unwrap_or(short).trim_end_matches(['.', '。']);
                     let hover = format!("{}\n{}", l.text, l.detail);
                     match l.tone {
                         Some(t) => ui.label(RichText::new(short).color(palette::tone(ui, t))).on_hover_text(hover),
@@ -400,7 +406,7 @@ fn util_cell(ui: &mut egui::Ui, w: Option<&UtilWindow>, latest: Option<f64>, gpu
     ui.horizontal(|ui| {
         let (mean, min, max) = w.map_or((latest.unwrap_or(0.0), f64::NAN, f64::NAN), |w| (w.mean, w.min, w.max));
         if w.is_none() && latest.is_none() {
-            ui.weak("not reported");
+            ui.weak(tr!("not reported"));
             return;
         }
         ui.vertical(|ui| {
@@ -408,66 +414,77 @@ fn util_cell(ui: &mut egui::Ui, w: Option<&UtilWindow>, latest: Option<f64>, gpu
             super::utilbar::bar(ui, 44.0, mean, min, max, latest, color);
         });
         let text = match w {
-            Some(w) => format!("{:.0} % avg ({:.0}–{:.0})", w.mean, w.min, w.max),
-            None => format!("{mean:.0} % now"),
+            Some(w) => tr!(
+                "{mean} % avg ({min}–{max})",
+                mean = format!("{:.0}", w.mean),
+                min = format!("{:.0}", w.min),
+                max = format!("{:.0}", w.max)
+            ),
+            None => tr!("{now} % now", now = format!("{mean:.0}")),
         };
         ui.label(text).on_hover_text(match w {
             Some(w) => super::utilbar::caption(w, latest),
-            None => "the latest reading; the window's average follows".to_string(),
+            None => tr!("the latest reading; the window's average follows").to_string(),
         });
     });
 }
 
 pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_units: ByteUnits) {
     let Some(h) = host else {
-        ui.weak("waiting for the first host sample…");
+        ui.weak(tr!("waiting for the first host sample…"));
         return;
     };
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
         ui.separator();
         ui.label(format!("iowait {}", present::pct(&h.iowait_pct)))
-            .on_hover_text(h.iowait_pct.reason().unwrap_or("share of CPU time spent waiting for disk I/O"));
+            .on_hover_text(h.iowait_pct.reason().unwrap_or(tr!("share of CPU time spent waiting for disk I/O")));
         ui.separator();
-        ui.label(format!("load {}", h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
+        ui.label(tr!("load {load}", load = h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
         ui.separator();
-        ui.label(format!("RAM {}", present::ram(h)));
+        ui.label(tr!("RAM {ram}", ram = present::ram(h)));
         if let Some(m) = h.memory.value()
             && m.swap_total_bytes > 0
         {
             ui.separator();
-            ui.label(format!("swap {}", units::bytes_in(m.swap_used_bytes, byte_units)));
+            ui.label(tr!("swap {swap}", swap = units::bytes_in(m.swap_used_bytes, byte_units)));
         }
         ui.separator();
-        ui.label(format!(
-            "net rx {} tx {}",
-            h.net_rx_bps.show_short(|r| units::rate(*r)),
-            h.net_tx_bps.show_short(|r| units::rate(*r))
+        ui.label(tr!(
+            "net rx {rx} tx {tx}",
+            rx = h.net_rx_bps.show_short(|r| units::rate(*r)),
+            tx = h.net_tx_bps.show_short(|r| units::rate(*r))
         ));
         if let Some(p) = h.pressure.value() {
             ui.separator();
-            ui.label(format!(
-                "pressure: cpu {} · io {} · memory {}",
-                p.cpu_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
-                p.io_some.map_or("n/a".into(), |v| format!("{v:.0} %")),
-                p.memory_some.map_or("n/a".into(), |v| format!("{v:.0} %"))
+            let na = || tr!("n/a").to_string();
+            ui.label(tr!(
+                "pressure: cpu {cpu} · io {io} · memory {memory}",
+                cpu = p.cpu_some.map_or_else(na, |v| format!("{v:.0} %")),
+                io = p.io_some.map_or_else(na, |v| format!("{v:.0} %")),
+                memory = p.memory_some.map_or_else(na, |v| format!("{v:.0} %"))
             ))
-            .on_hover_text("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI).");
+            .on_hover_text(tr!("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI)."));
         }
     });
     match h.disks.value() {
         Some(disks) if !disks.is_empty() => {
             ui.horizontal_wrapped(|ui| {
-                ui.label("Disks:").on_hover_text("Read and write rates of each physical disk.");
+                ui.label(tr!("Disks:")).on_hover_text(tr!("Read and write rates of each physical disk."));
                 for d in disks {
-                    ui.label(format!("{} read {} write {}", d.name, units::rate(d.read_bps), units::rate(d.write_bps)));
+                    ui.label(tr!(
+                        "{disk} read {read} write {write}",
+                        disk = d.name,
+                        read = units::rate(d.read_bps),
+                        write = units::rate(d.write_bps)
+                    ));
                     ui.separator();
                 }
             });
         }
         Some(_) => {}
         None => {
-            ui.weak(format!("Disks: {}", h.disks.show(|_| String::new())));
+            ui.weak(tr!("Disks: {disks}", disks = h.disks.show(|_| String::new())));
         }
     }
     per_core_strip(ui, &h.per_core_pct);
@@ -478,13 +495,16 @@ fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
         return;
     }
     ui.horizontal(|ui| {
-        ui.label("Per core:").on_hover_text("Each bar is one logical CPU; a single full bar with an idle GPU often means a single-threaded data loader.");
+        ui.label(tr!("Per core:")).on_hover_text(tr!(
+            "Each bar is one logical CPU; a single full bar with an idle GPU often means a single-threaded data loader."
+        ));
         let w = ((ui.available_width() - 8.0) / cores.len() as f32).clamp(3.0, 18.0);
         let (rect, resp) = ui.allocate_exact_size(egui::vec2(w * cores.len() as f32, 26.0), egui::Sense::hover());
         let painter = ui.painter_at(rect);
         for (i, c) in cores.iter().enumerate() {
             let x0 = rect.left() + i as f32 * w;
-            let cell = egui::Rect::from_min_max(egui::pos2(x0 + 1.0, rect.top()), egui::pos2(x0 + w - 1.0, rect.bottom()));
+            let cell =
+                egui::Rect::from_min_max(egui::pos2(x0 + 1.0, rect.top()), egui::pos2(x0 + w - 1.0, rect.bottom()));
             painter.rect_filled(cell, 1.0, ui.visuals().extreme_bg_color);
             let h = cell.height() * (*c as f32 / 100.0).clamp(0.0, 1.0);
             let fill = egui::Rect::from_min_max(egui::pos2(cell.left(), cell.bottom() - h), cell.max);

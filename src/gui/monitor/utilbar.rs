@@ -6,7 +6,12 @@
 use eframe::egui::{self, Color32, RichText, Stroke, pos2, vec2};
 
 use crate::diagnose::bottleneck::UtilWindow;
+use crate::tr;
 use crate::units;
+
+/// [`crate::present::GPU_UTIL_LABEL`]'s text, marked for the catalogue (shown with
+/// [`crate::i18n::tr`]).
+const _: &str = crate::tr_key!("GPU utilization");
 
 /// Height of the bar, points.
 const BAR_HEIGHT: f32 = 10.0;
@@ -15,10 +20,14 @@ const SPARK_HEIGHT: f32 = 26.0;
 
 /// The caption under the big number: what it averages over, the range and the latest reading.
 pub fn caption(w: &UtilWindow, latest: Option<f64>) -> String {
-    let mut s =
-        format!("average over {} · min {:.0} – max {:.0} %", units::duration_secs(w.span.round()), w.min, w.max);
+    let mut s = tr!(
+        "average over {span} · min {min} – max {max} %",
+        span = units::duration_secs(w.span.round()),
+        min = format!("{:.0}", w.min),
+        max = format!("{:.0}", w.max)
+    );
     if let Some(now) = latest {
-        s.push_str(&format!(" · now {now:.0} %"));
+        s.push_str(&tr!(" · now {now} %", now = format!("{now:.0}")));
     }
     s
 }
@@ -35,25 +44,25 @@ pub fn big_number(w: Option<&UtilWindow>, latest: Option<f64>) -> Option<String>
 /// Draws the block `width` points wide in `color` (the GPU's hue).
 pub fn block(ui: &mut egui::Ui, w: Option<&UtilWindow>, latest: Option<f64>, width: f32, color: Color32) {
     let Some(big) = big_number(w, latest) else {
-        ui.weak("GPU utilization: not reported");
+        ui.weak(tr!("GPU utilization: not reported"));
         return;
     };
     ui.horizontal(|ui| {
         ui.label(RichText::new(big).size(24.0).strong().color(ui.visuals().strong_text_color()));
         ui.vertical(|ui| {
-            ui.label(RichText::new(crate::present::GPU_UTIL_LABEL).strong());
+            ui.label(RichText::new(crate::i18n::tr(crate::present::GPU_UTIL_LABEL)).strong());
             let small = match w {
                 Some(w) => caption(w, latest),
-                None => "now (the window's average follows)".to_string(),
+                None => tr!("now (the window's average follows)").to_string(),
             };
             ui.small(small);
         });
     })
     .response
-    .on_hover_text(
+    .on_hover_text(tr!(
         "% of time a kernel was running, averaged over the window the verdicts judge; the band is the \
-         window's min–max, the tick the latest reading",
-    );
+         window's min–max, the tick the latest reading"
+    ));
     let (mean, min, max) = w.map_or((latest.unwrap_or(0.0), f64::NAN, f64::NAN), |w| (w.mean, w.min, w.max));
     bar(ui, width, mean, min, max, latest, color);
     if let Some(w) = w.filter(|w| w.spark.len() >= 2) {
