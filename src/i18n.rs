@@ -293,6 +293,13 @@ pub fn tr_dyn(en: &str) -> String {
     }
 }
 
+/// `text` padded with spaces to `width` terminal columns, a CJK character taking two (what
+/// `{:<width}` does for ASCII text), for the command line's aligned columns.
+pub fn pad(text: &str, width: usize) -> String {
+    let columns: usize = text.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum();
+    format!("{text}{}", " ".repeat(width.saturating_sub(columns)))
+}
+
 /// `template` with each `{name}` replaced by its value; other braces are left as they are.
 pub fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
     let mut out = String::with_capacity(template.len() + 16);

@@ -273,7 +273,7 @@ pub fn render(
     ];
     for (name, v) in rows {
         if v > 0.0 {
-            let _ = writeln!(o, "  {} {:>9.2} GiB", pad(name, 18), v / GIB);
+            let _ = writeln!(o, "  {} {:>9.2} GiB", crate::i18n::pad(name, 18), v / GIB);
         }
     }
     let _ = writeln!(
@@ -281,7 +281,7 @@ pub fn render(
         "  {}",
         crate::tr!(
             "{label} {value} GiB per GPU (as nvidia-smi would show it)",
-            label = pad(crate::tr!("total"), 18),
+            label = crate::i18n::pad(crate::tr!("total"), 18),
             value = format!("{:>9.2}", b.total / GIB)
         )
     );
@@ -322,12 +322,6 @@ pub fn render(
     o
 }
 
-/// `text` padded with spaces to `width` columns, a CJK character taking two (as `{:<width}` does
-/// for ASCII text).
-fn pad(text: &str, width: usize) -> String {
-    let columns: usize = text.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum();
-    format!("{text}{}", " ".repeat(width.saturating_sub(columns)))
-}
 
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
 pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {

@@ -42,6 +42,19 @@ pub enum Verdict {
 
 impl Verdict {
     /// Upper-case word for text output, in the current language.
+    /// The verdict as the command line's text output tags it, `[FAIL   ]`: ASCII in every language,
+    /// so columns stay aligned and `grep FAIL` works on any machine.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Verdict::Skipped => "SKIPPED",
+            Verdict::Pass => "PASS",
+            Verdict::Info => "INFO",
+            Verdict::Warn => "WARN",
+            Verdict::Fail => "FAIL",
+        }
+    }
+
+    /// The verdict in a word of the current language, as the window and reports show it.
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Skipped => crate::tr!("SKIPPED"),
@@ -435,7 +448,7 @@ pub fn render_text(r: &Report) -> String {
         }
         let _ = writeln!(o, "\n== {} ==", layer.title());
         for c in in_layer {
-            let _ = writeln!(o, "[{:<7}] {}: {}", c.verdict.word(), c.title, c.summary);
+            let _ = writeln!(o, "[{:<7}] {}: {}", c.verdict.tag(), c.title, c.summary);
             if matches!(c.verdict, Verdict::Warn | Verdict::Fail) {
                 if !c.explanation.is_empty() {
                     let _ = writeln!(o, "          {}", c.explanation);

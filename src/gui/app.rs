@@ -28,6 +28,7 @@ use crate::tr;
 
 mod about;
 mod bars;
+mod language;
 mod pacing;
 mod replay;
 
@@ -230,6 +231,8 @@ pub struct DoctorApp {
     lang: crate::i18n::Lang,
     /// The checklist is to be made again in the new language once the run in flight is done.
     relang_checklist: bool,
+    /// The checks running again for a report in another language than the window's.
+    report_checks: Option<(crate::i18n::Lang, std::sync::mpsc::Receiver<Result<crate::diagnose::Report, String>>)>,
 }
 
 impl DoctorApp {
@@ -287,6 +290,7 @@ impl DoctorApp {
             card_pending: init.support_card,
             lang: crate::i18n::current(),
             relang_checklist: false,
+            report_checks: None,
             verdicts_for: None,
             frame_stats: FrameStats::default(),
             pacer,
@@ -325,51 +329,6 @@ impl DoctorApp {
             share::file_stem(&self.tab_name(), &self.settings.redaction),
             Arc::clone(&self.info),
         );
-    }
-
-    /// After a switch of language: what the window holds as text (the checklist's results, the
-    /// verdicts, the support card, the machine facts) is made again in the new one. Labels are
-    /// looked up every frame and need nothing.
-    fn follow_language(&mut self, ctx: &egui::Context) {
-        let lang = crate::i18n::current();
-        if lang != self.lang {
-            self.lang = lang;
-            self.relang_checklist = self.checklist.report.is_some() || self.checklist.running();
-            self.verdicts_for = None;
-            self.machine = None;
-            self.card_pending |= self.card.open;
-        }
-        if self.relang_checklist {
-            self.checklist.poll();
-            if !self.checklist.running() {
-                self.relang_checklist = false;
-                self.checklist.start(ctx, &self.renderer_name);
-            }
-        }
-    }
-
-    /// The support report of what the app knows now (not yet redacted).
-    pub fn build_report(&mut self, snap: &Snapshot) -> crate::report::ReportDoc {
-        let machine = self.machine.get_or_insert_with(crate::report::machine_facts).clone();
-        let now = self.sampler.now().max(snap.latest_t());
-        let window = self.monitor.window.secs();
-        let checklist = self.checklist.report.clone();
-        let smoke = self.smoke.report.clone();
-        let vram = self.vram.report_lines();
-        let verdicts = self.monitor.verdicts.clone();
-        let renderer = Some(self.renderer_name.clone());
-        self.sampler.with_history(|h| {
-            crate::report::build(&crate::report::Inputs {
-                snapshot: snap,
-                history: Some((h, window, now)),
-                checklist: checklist.as_ref(),
-                bottlenecks: Some(&verdicts),
-                smoke: smoke.as_ref(),
-                vram,
-                renderer,
-                machine,
-            })
-        })
     }
 
     /// Re-evaluates the bottleneck verdicts when new data arrived (or the window or replay position
@@ -611,6 +570,7 @@ impl eframe::App for DoctorApp {
                 self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
             }
         }
+        self.serve_report_language(&ctx, &snap);
         self.report.ui(&ctx);
         self.card.ui(&ctx);
         if let Some(pid) = self.monitor.focus_request.take() {

@@ -44,6 +44,21 @@ impl ChecklistState {
         self.pending.is_some()
     }
 
+    /// Runs the checks once more in `lang` on a background thread, apart from the tab's results
+    /// (an English report from a Chinese window); the receiver gets the result, or is dropped
+    /// when no thread could start.
+    pub fn run_in(&self, lang: crate::i18n::Lang, ctx: &egui::Context, renderer: &str) -> Receiver<Result<Report, String>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let source = self.source.clone();
+        let renderer = Some(renderer.to_string());
+        let ctx = ctx.clone();
+        let _ = std::thread::Builder::new().name("gd-checklist-report".into()).spawn(move || {
+            let _ = tx.send(crate::i18n::scoped(lang, || run_checks(&source, renderer)));
+            ctx.request_repaint();
+        });
+        rx
+    }
+
     /// Starts a run on a background thread; the UI is woken when it ends.
     pub fn start(&mut self, ctx: &egui::Context, renderer: &str) {
         if self.pending.is_some() {

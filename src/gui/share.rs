@@ -1,6 +1,6 @@
 //! Support material from the window: screenshots (button and Ctrl+Shift+S; saved under a name
 //! that carries the host, tab and time and never overwrites a file; copied to the clipboard), the
-//! report dialog (format, redaction, preview, save, copy) and file names for recordings.
+//! report dialog (format, language, redaction, preview, save, copy) and file names for recordings.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use eframe::egui::{self, RichText};
 
+use crate::i18n::{self, Lang};
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Format, ReportDoc};
 use crate::tr;
@@ -163,12 +164,18 @@ pub struct ReportDialog {
     pub open: bool,
     /// Output format.
     pub format: Format,
+    /// The report's language (the window's by default; English for support upstream).
+    pub lang: Lang,
     /// What to redact.
     pub redact: RedactOptions,
     /// The rendered, redacted report for the preview (and for Save and Copy).
     pub preview: String,
-    preview_for: Option<(Format, RedactOptions)>,
+    preview_for: Option<(Format, RedactOptions, Lang)>,
     doc: Option<ReportDoc>,
+    /// The language `doc` was made in; the app makes it again when [`Self::lang`] differs.
+    doc_lang: Lang,
+    /// A report in another language is being made (its checks run again in that language).
+    pub making: bool,
     save: Option<Receiver<Option<PathBuf>>>,
     /// The last save or copy outcome.
     pub message: Option<String>,
@@ -180,10 +187,13 @@ impl ReportDialog {
         ReportDialog {
             open: false,
             format: Format::Md,
+            lang: Lang::En,
             redact,
             preview: String::new(),
             preview_for: None,
             doc: None,
+            doc_lang: Lang::En,
+            making: false,
             save: None,
             message: None,
         }
@@ -192,21 +202,37 @@ impl ReportDialog {
     /// Opens the dialog on a freshly built (not yet redacted) document.
     pub fn show_for(&mut self, doc: ReportDoc, redact: RedactOptions) {
         self.doc = Some(doc);
+        self.doc_lang = i18n::current();
+        self.lang = self.doc_lang;
+        self.making = false;
         self.redact = redact;
         self.preview_for = None;
         self.message = None;
         self.open = true;
     }
 
+    /// The language a report must be made in, when the one shown is in another.
+    pub fn wants_doc_in(&self) -> Option<Lang> {
+        (self.open && self.doc.is_some() && self.lang != self.doc_lang && !self.making).then_some(self.lang)
+    }
+
+    /// The report made again in `lang`.
+    pub fn set_doc(&mut self, doc: ReportDoc, lang: Lang) {
+        self.doc = Some(doc);
+        self.doc_lang = lang;
+        self.making = false;
+        self.preview_for = None;
+    }
+
     fn refresh(&mut self) {
-        let key = (self.format, self.redact);
+        let key = (self.format, self.redact, self.doc_lang);
         if self.preview_for == Some(key) {
             return;
         }
         if let Some(doc) = &self.doc {
             let mut d = doc.clone();
             report::redact_doc(&mut d, &mut Redactor::new(self.redact, Secrets::this_machine()));
-            self.preview = report::render(&d, self.format);
+            self.preview = i18n::scoped(self.doc_lang, || report::render(&d, self.format));
         }
         self.preview_for = Some(key);
     }
@@ -233,6 +259,15 @@ impl ReportDialog {
                 ui.selectable_value(&mut self.format, Format::Md, "Markdown");
                 ui.selectable_value(&mut self.format, Format::Html, tr!("HTML page"));
                 ui.selectable_value(&mut self.format, Format::Json, "JSON");
+                ui.separator();
+                ui.label(tr!("Language"));
+                for lang in Lang::ALL {
+                    ui.selectable_value(&mut self.lang, lang, lang.native_name())
+                        .on_hover_text(tr!("Support upstream often needs the report in English"));
+                }
+                if self.making || self.lang != self.doc_lang {
+                    ui.spinner();
+                }
             });
             ui.horizontal_wrapped(|ui| {
                 ui.checkbox(&mut self.redact.enabled, tr!("Redact"));

@@ -371,10 +371,11 @@ impl VramState {
                         let held = h
                             .bytes
                             .map_or_else(|| crate::tr!("n/a").to_string(), |b| units::bytes_in(b as u64, self.units));
-                        format!("{} (pid {}, {held})", h.name, h.pid)
+                        crate::tr!("{name} (pid {pid}, {held})", name = h.name, pid = h.pid, held = held)
                     })
                     .collect();
-                ui.weak(crate::tr!("Memory in use by: {processes}", processes = named.join(", ")));
+                let processes = named.join(crate::tr!(", "));
+                ui.weak(crate::tr!("Memory in use by: {processes}", processes = processes));
             }
             ui.label(format!("  {}", vram::limits(&self.arch, &settings, f).sentence()));
         }

@@ -455,9 +455,15 @@ impl SmokeReport {
 
 /// The lines for one stage in the text report.
 pub fn stage_text(r: &StageResult) -> String {
-    let mut s = format!("  {:<7} {:<34} {:>7}  {}\n", r.verdict.word(), r.stage.title(), ms_text(r), r.summary);
+    let mut s = format!(
+        "  {:<7} {} {:>7}  {}\n",
+        r.verdict.tag(),
+        crate::i18n::pad(r.stage.title(), 34),
+        ms_text(r),
+        r.summary
+    );
     for f in &r.figures {
-        s.push_str(&format!("          {:<32} {}\n", f.label, f.text()));
+        s.push_str(&format!("          {} {}\n", crate::i18n::pad(&f.label, 32), f.text()));
     }
     for d in &r.details {
         s.push_str(&format!("          {d}\n"));

@@ -33,7 +33,7 @@ pub struct Holder {
 impl Holder {
     /// "`python serve.py` (pid 4242)".
     pub fn phrase(&self) -> String {
-        format!("`{}` (pid {})", self.name, self.pid)
+        crate::tr!("`{name}` (pid {pid})", name = self.name, pid = self.pid)
     }
 }
 
