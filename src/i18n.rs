@@ -246,8 +246,7 @@ pub const ZH_PARTS: &[(&str, &str)] = &[
 /// texts: a help text and a label may share their English ("GPUs") but not their translation.
 const ZH_HELP_PART: &str = include_str!("../i18n/zh-CN/cli-help.ron");
 
-static ZH_HELP: LazyLock<HashMap<String, String>> =
-    LazyLock::new(|| ron::from_str(ZH_HELP_PART).unwrap_or_default());
+static ZH_HELP: LazyLock<HashMap<String, String>> = LazyLock::new(|| ron::from_str(ZH_HELP_PART).unwrap_or_default());
 
 /// The Chinese command line help's entries (for the tests).
 pub fn zh_help_catalogue() -> &'static HashMap<String, String> {

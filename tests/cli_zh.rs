@@ -53,7 +53,8 @@ fn the_flag_beats_the_environment_and_the_environment_beats_the_locale() {
     assert_eq!(han(&s), 0, "{s}");
     let (_, s) = out(cli("en_US.UTF-8").env("GPU_DOCTOR_LANG", "zh-CN").args(["check", "--from", FIXTURE]));
     assert!(han(&s) > 200, "{s}");
-    let (_, s) = out(cli("en_US.UTF-8").env("GPU_DOCTOR_LANG", "zh-CN").args(["check", "--lang=en", "--from", FIXTURE]));
+    let (_, s) =
+        out(cli("en_US.UTF-8").env("GPU_DOCTOR_LANG", "zh-CN").args(["check", "--lang=en", "--from", FIXTURE]));
     assert_eq!(han(&s), 0, "{s}");
     // Traditional Chinese has no catalogue yet: English.
     let (_, s) = out(cli("zh_TW.UTF-8").args(["check", "--from", FIXTURE]));

@@ -78,21 +78,22 @@ fn app(tab: Tab, size: (f32, f32)) -> Harness<'static, DoctorApp> {
 fn texts(h: &Harness<'static, DoctorApp>) -> Vec<(String, eframe::egui::Rect)> {
     // (The harness draws at one pixel per point: accesskit's boxes are the window's points.)
     // (egui gives a plain label its text as the node's value, a button as its label.)
-    let text = |n: &egui_kittest::kittest::AccessKitNode<'_>| n.label().or_else(|| n.value()).filter(|t| !t.trim().is_empty());
+    let text =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| n.label().or_else(|| n.value()).filter(|t| !t.trim().is_empty());
     // (A label's text runs repeat its text line by line: the label is the text.)
     h.query_all(By::new().predicate(move |n| {
         text(n).is_some() && n.bounding_box().is_some() && n.role() != eframe::egui::accesskit::Role::TextRun
     }))
-        .filter_map(|n| {
-            let node = n.accesskit_node();
-            let b = node.bounding_box()?;
-            let rect = eframe::egui::Rect::from_min_max(
-                eframe::egui::pos2(b.x0 as f32, b.y0 as f32),
-                eframe::egui::pos2(b.x1 as f32, b.y1 as f32),
-            );
-            Some((node.label().or_else(|| node.value()).unwrap_or_default(), rect))
-        })
-        .collect()
+    .filter_map(|n| {
+        let node = n.accesskit_node();
+        let b = node.bounding_box()?;
+        let rect = eframe::egui::Rect::from_min_max(
+            eframe::egui::pos2(b.x0 as f32, b.y0 as f32),
+            eframe::egui::pos2(b.x1 as f32, b.y1 as f32),
+        );
+        Some((node.label().or_else(|| node.value()).unwrap_or_default(), rect))
+    })
+    .collect()
 }
 
 /// A run of three English words that is no command line, path or name: an untranslated text.
@@ -115,9 +116,35 @@ fn english_run(text: &str) -> Option<String> {
     }
     let text = own.as_str();
     const COMMANDS: &[&str] = &[
-        "sudo ", "nvidia-smi", "python", "pip ", "export ", "modprobe", "docker ", "lspci", "dmesg", "journalctl",
-        "echo ", "apt", "dnf ", "ls ", "cat ", "gpu-doctor", "nvcc", "reg ", "powercfg", "pnputil", "wsl ", "ldconfig",
-        "torchrun", "accelerate ", "systemctl", "mokutil", "dkms", "update-", "grep ",
+        "sudo ",
+        "nvidia-smi",
+        "python",
+        "pip ",
+        "export ",
+        "modprobe",
+        "docker ",
+        "lspci",
+        "dmesg",
+        "journalctl",
+        "echo ",
+        "apt",
+        "dnf ",
+        "ls ",
+        "cat ",
+        "gpu-doctor",
+        "nvcc",
+        "reg ",
+        "powercfg",
+        "pnputil",
+        "wsl ",
+        "ldconfig",
+        "torchrun",
+        "accelerate ",
+        "systemctl",
+        "mokutil",
+        "dkms",
+        "update-",
+        "grep ",
     ];
     if COMMANDS.iter().any(|c| text.trim_start().starts_with(c)) {
         return None;
@@ -125,7 +152,9 @@ fn english_run(text: &str) -> Option<String> {
     let mut run: Vec<&str> = Vec::new();
     for w in text.split_whitespace() {
         let word = w.trim_matches(|c: char| ",.;:()[]'\"!?".contains(c));
-        let plain = word.len() >= 2 && word.chars().all(|c| c.is_ascii_alphabetic()) && word.chars().any(|c| c.is_ascii_lowercase());
+        let plain = word.len() >= 2
+            && word.chars().all(|c| c.is_ascii_alphabetic())
+            && word.chars().any(|c| c.is_ascii_lowercase());
         if plain && !w.contains(['/', '=', '_']) {
             run.push(word);
             if run.len() >= 3 {
@@ -151,11 +180,9 @@ fn layout_problems(items: &[(String, eframe::egui::Rect)], size: (f32, f32)) -> 
     }
     // The status bar is a panel of its own (its row: the renderer's line): what scrolls under it
     // is clipped there, not drawn over.
-    let status = items
-        .iter()
-        .find(|(t, _)| t.starts_with("Renderer") || t.starts_with("渲染器"))
-        .map(|(_, r)| *r);
-    let in_status = |r: &eframe::egui::Rect| status.is_some_and(|s| r.min.y >= s.min.y - 0.5 && r.max.y <= s.max.y + 0.5);
+    let status = items.iter().find(|(t, _)| t.starts_with("Renderer") || t.starts_with("渲染器")).map(|(_, r)| *r);
+    let in_status =
+        |r: &eframe::egui::Rect| status.is_some_and(|s| r.min.y >= s.min.y - 0.5 && r.max.y <= s.max.y + 0.5);
     let hidden = |r: &eframe::egui::Rect| status.is_some_and(|s| r.max.y > s.min.y) && !in_status(r);
     for (i, (a, ra)) in on_screen.iter().enumerate() {
         for (b, rb) in &on_screen[i + 1..] {

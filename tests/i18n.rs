@@ -60,9 +60,18 @@ fn literal(s: &str) -> Option<(String, &str)> {
 
 /// Every `tr!("...")` text in the sources, with the first place it occurs.
 fn texts_in_code() -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    // The built-in model presets' notes are shown translated too (i18n::tr_dyn).
+    let presets = std::fs::read_to_string(repo().join("assets/models.ron")).unwrap_or_default();
+    for (n, line) in presets.lines().enumerate() {
+        if let Some(at) = line.find("note: \"") {
+            if let Some((text, _)) = literal(&line[at + 7..]) {
+                found.entry(text).or_insert_with(|| format!("assets/models.ron:{}", n + 1));
+            }
+        }
+    }
     let mut files = Vec::new();
     rust_files(&repo().join("src"), &mut files);
-    let mut found = BTreeMap::new();
     for f in files {
         let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let mut rest = code.as_str();
@@ -126,8 +135,7 @@ fn every_part_parses_one_entry_per_line_and_is_compiled_in() {
         regex::Regex::new(r#"^\s*"(?:[^"\\]|\\.)*"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*$"#).unwrap_or_else(|e| panic!("{e}"));
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for (name, text) in &files {
-        let parsed: HashMap<String, String> =
-            ron::from_str(text).unwrap_or_else(|e| panic!("i18n/zh-CN/{name}: {e}"));
+        let parsed: HashMap<String, String> = ron::from_str(text).unwrap_or_else(|e| panic!("i18n/zh-CN/{name}: {e}"));
         if name == "cli-help.ron" {
             assert_eq!(&parsed, i18n::zh_help_catalogue(), "cli-help.ron: the compiled-in help is not the file");
         } else {

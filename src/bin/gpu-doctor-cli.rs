@@ -2,8 +2,8 @@
 //! containers.
 
 use clap::{CommandFactory, FromArgMatches};
-use gpu_doctor::i18n;
 use gpu_doctor::cli::{self, Cli};
+use gpu_doctor::i18n;
 
 fn main() -> std::process::ExitCode {
     gpu_doctor::telemetry::libprobe::run_library_probe();

@@ -127,7 +127,8 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     if let Some(name) = &args.preset {
         let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string())?;
         if !arch.name.eq_ignore_ascii_case(name.trim()) {
-            let note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) };
+            let note =
+                if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) };
             eprintln!(
                 "{}",
                 crate::tr!(
@@ -257,7 +258,7 @@ pub fn render(
             "{model}: {params} B parameters{note}",
             model = arch.name,
             params = format!("{:.2}", b.params_b),
-            note = if arch.note.is_empty() { String::new() } else { format!(" ({})", arch.note) }
+            note = if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) }
         )
     );
     let _ = writeln!(o, "{}", s.summary());
@@ -322,7 +323,6 @@ pub fn render(
     o
 }
 
-
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
 pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
@@ -332,7 +332,12 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
             None => vram::presets::load_all().0,
         };
         for a in &list {
-            super::outln(&format!("{:<24} {:>8.2} B  {}", a.name, a.params().total() / 1e9, a.note))?;
+            super::outln(&format!(
+                "{:<24} {:>8.2} B  {}",
+                a.name,
+                a.params().total() / 1e9,
+                crate::i18n::tr_dyn(&a.note)
+            ))?;
         }
         return Ok(ExitCode::from(exit::OK));
     }

@@ -413,7 +413,7 @@ pub fn render_text(r: &Report) -> String {
     match r.root() {
         Some(c) => {
             let _ = writeln!(o, "{}", crate::tr!("Root cause: {finding}", finding = c.finding));
-            let _ = writeln!(o, "  {}: {}", c.title, c.summary);
+            let _ = writeln!(o, "  {}", crate::tr!("{label}: {value}", label = c.title, value = c.summary));
             if !c.explanation.is_empty() {
                 let _ = writeln!(o, "  {}", c.explanation);
             }
@@ -427,7 +427,11 @@ pub fn render_text(r: &Report) -> String {
                 .map(|x| x.finding.as_str())
                 .collect();
             if !consequences.is_empty() {
-                let _ = writeln!(o, "  {}", crate::tr!("It also causes: {list}", list = consequences.join("; ")));
+                let _ = writeln!(
+                    o,
+                    "  {}",
+                    crate::tr!("It also causes: {list}", list = consequences.join(crate::tr!("; ")))
+                );
             }
         }
         None => {
@@ -448,7 +452,8 @@ pub fn render_text(r: &Report) -> String {
         }
         let _ = writeln!(o, "\n== {} ==", layer.title());
         for c in in_layer {
-            let _ = writeln!(o, "[{:<7}] {}: {}", c.verdict.tag(), c.title, c.summary);
+            let line = crate::tr!("{label}: {value}", label = c.title, value = c.summary);
+            let _ = writeln!(o, "[{:<7}] {line}", c.verdict.tag());
             if matches!(c.verdict, Verdict::Warn | Verdict::Fail) {
                 if !c.explanation.is_empty() {
                     let _ = writeln!(o, "          {}", c.explanation);
@@ -464,7 +469,7 @@ pub fn render_text(r: &Report) -> String {
     }
     let (n, places) = r.not_applicable();
     if n > 0 {
-        let places = places.join(", ");
+        let places = places.join(crate::tr!(", "));
         let line = if n == 1 {
             crate::tr!("{n} check does not apply here: {places}", n = n, places = places)
         } else {

@@ -47,7 +47,12 @@ impl ChecklistState {
     /// Runs the checks once more in `lang` on a background thread, apart from the tab's results
     /// (an English report from a Chinese window); the receiver gets the result, or is dropped
     /// when no thread could start.
-    pub fn run_in(&self, lang: crate::i18n::Lang, ctx: &egui::Context, renderer: &str) -> Receiver<Result<Report, String>> {
+    pub fn run_in(
+        &self,
+        lang: crate::i18n::Lang,
+        ctx: &egui::Context,
+        renderer: &str,
+    ) -> Receiver<Result<Report, String>> {
         let (tx, rx) = std::sync::mpsc::channel();
         let source = self.source.clone();
         let renderer = Some(renderer.to_string());

@@ -200,7 +200,11 @@ impl VramState {
         ui.label(crate::tr!(
             "{params} B parameters{note}",
             params = format!("{p:.2}"),
-            note = if self.arch.note.is_empty() { String::new() } else { format!(" · {}", self.arch.note) }
+            note = if self.arch.note.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", crate::i18n::tr_dyn(&self.arch.note))
+            }
         ));
         egui::CollapsingHeader::new(crate::tr!("Architecture")).id_salt("arch").show(ui, |ui| {
             egui::Grid::new("arch_grid").num_columns(2).show(ui, |ui| {

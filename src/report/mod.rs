@@ -348,7 +348,7 @@ fn checklist_section(c: &diagnose::Report) -> Section {
                 },
                 title: k.title.clone(),
                 summary: if k.verdict >= diagnose::Verdict::Warn {
-                    format!("{}. {}", k.finding, k.summary)
+                    tr!("{finding}. {summary}", finding = k.finding, summary = k.summary)
                 } else {
                     k.summary.clone()
                 },

@@ -130,6 +130,12 @@ impl DoctorApp {
             }
             ui.add_space(8.0);
             ui.label(tr!("The same data without a window: gpu-doctor-cli info, gpu-doctor-cli monitor"));
+            ui.label(
+                RichText::new(tr!(
+                    "Chinese text: Noto Sans CJK SC (a subset, built in), SIL Open Font License 1.1; the licence is installed with the app"
+                ))
+                .weak(),
+            );
             ui.add_space(12.0);
             self.settings_ui(ui);
         });
