@@ -64,10 +64,8 @@ fn texts_in_code() -> BTreeMap<String, String> {
     // The built-in model presets' notes are shown translated too (i18n::tr_dyn).
     let presets = std::fs::read_to_string(repo().join("assets/models.ron")).unwrap_or_default();
     for (n, line) in presets.lines().enumerate() {
-        if let Some(at) = line.find("note: \"") {
-            if let Some((text, _)) = literal(&line[at + 7..]) {
-                found.entry(text).or_insert_with(|| format!("assets/models.ron:{}", n + 1));
-            }
+        if let Some((text, _)) = line.find("note: \"").and_then(|at| literal(&line[at + 7..])) {
+            found.entry(text).or_insert_with(|| format!("assets/models.ron:{}", n + 1));
         }
     }
     let mut files = Vec::new();

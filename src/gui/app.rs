@@ -135,7 +135,11 @@ pub fn renderer_name(cc: &eframe::CreationContext<'_>) -> String {
     "unknown renderer".to_string()
 }
 
-/// The bundled Chinese font (a subset of Noto Sans CJK SC with the catalogue's characters, 57 KiB;
+/// Leaves the bundled Chinese font out when set: for scripts/measure-fonts.sh, which measures what
+/// the font costs (a Chinese window then shows boxes where the system has no CJK font).
+pub const NO_CJK_FONT_ENV: &str = "GPU_DOCTOR_NO_CJK_FONT";
+
+/// The bundled Chinese font (a subset of Noto Sans CJK SC with the catalogue's characters, ~300 KiB;
 /// assets/fonts/, made by scripts/make-cjk-font.py), after egui's own fonts in both families, so
 /// Latin text keeps its face and the app's Chinese text renders on any machine. Chinese user data
 /// beyond it (process names, paths) comes from a system CJK font through eframe's system fonts.
@@ -249,7 +253,9 @@ impl DoctorApp {
         init.sampler.set_notify(move |snap| p.wake(&ctx, snap));
         apply_theme(&cc.egui_ctx, init.settings.theme);
         palette::tune(&cc.egui_ctx);
-        add_cjk_font(&cc.egui_ctx);
+        if std::env::var_os(NO_CJK_FONT_ENV).is_none() {
+            add_cjk_font(&cc.egui_ctx);
+        }
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {
             monitor.window = w;

@@ -420,7 +420,7 @@ fn stacked_bar(ui: &mut egui::Ui, b: &Breakdown) {
             ui.horizontal(|ui| {
                 let (r, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
                 ui.painter().rect_filled(r, 2.0, *color);
-                ui.label(crate::i18n::tr(*name));
+                ui.label(crate::i18n::tr(name));
             });
             ui.label(format!("{:.2} GiB", v / GIB));
             ui.end_row();
