@@ -12,6 +12,8 @@
 # LINUX_CLI, when given, reads the Windows capture back on Linux (check --from).
 # Prints OK / FAIL / SKIP lines; exits 1 if any check failed.
 set -uo pipefail
+# The checks read English output; the Chinese run below asks for Chinese itself.
+export GPU_DOCTOR_LANG=en
 abs() { [ -n "$1" ] && realpath -m "$1"; }
 wine=$1 gui=$(abs "$2") cli=$(abs "$3") logs=$(abs "$4") linux_cli=$(abs "${5:-}")
 cd "$(dirname "$0")/.."
@@ -127,7 +129,20 @@ if [ -s "$logs/gpu-report.md" ] && grep -q "NVIDIA Fake Test GPU" "$logs/gpu-rep
     ok "wine report: the GPUs and the Windows checklist"
 else bad "wine report: exit $rc: $(tail -3 "$logs/gpu-report.log")"; fi
 
+# Simplified Chinese on Windows: the text output in Chinese, --json the same bytes as in English.
+w "$cli" --lang zh-CN check >"$logs/gpu-check-zh.txt" 2>&1
+w "$cli" --lang zh-CN check --json >"$logs/gpu-check-zh.json" 2>/dev/null
+if grep -q '检查清单' "$logs/gpu-check-zh.txt" && cmp -s "$logs/gpu-check.json" "$logs/gpu-check-zh.json"; then
+    ok "wine check in Chinese (--lang zh-CN), --json unchanged"
+else bad "wine check in Chinese: $(head -3 "$logs/gpu-check-zh.txt")"; fi
+
 if [ -n "${DISPLAY:-}" ]; then
+    timeout 180 "$wine" "$gui" --lang zh-CN --tab monitor --renderer gl --size 1280x800 --frames 20 \
+        --screenshot "$(winpath "$logs")\\gpu-monitor-zh.png" >"$logs/gpu-gui-zh.log" 2>&1
+    rc=$?
+    if [ -s "$logs/gpu-monitor-zh.png" ] && python3 packaging/png-check.py "$logs/gpu-monitor-zh.png" 1280 800; then
+        ok "wine GUI Monitor in Chinese: $logs/gpu-monitor-zh.png"
+    else bad "wine GUI Monitor in Chinese (exit $rc): $(tail -3 "$logs/gpu-gui-zh.log")"; fi
     for tab in monitor smoke; do
         extra=()
         [ $tab = smoke ] && extra=(--run-smoke)

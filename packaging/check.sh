@@ -14,7 +14,7 @@
 # script fails if any check failed. Wine logs go to target/dist/wine/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export LC_ALL=C.UTF-8
+export LC_ALL=C.UTF-8 GPU_DOCTOR_LANG=en
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 id=io.github.gpu_doctor.GpuDoctor
 out=target/dist/packages
