@@ -545,6 +545,31 @@ fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
 }
 
 #[test]
+fn vram_tab_training_takes_the_trainers_defaults_and_toggles_an_assumption() {
+    use gpu_doctor::vram::{Checkpointing, Trainer};
+    let mut h = vram_app(1);
+    h.get_by_label("LoRA").click();
+    h.run();
+    // The Hugging Face Trainer's defaults: no gradient checkpointing.
+    assert_eq!(h.state().vram.settings.trainer, Trainer::HfTrainer);
+    assert_eq!(h.state().vram.settings.checkpointing, Checkpointing::None);
+    h.get_by_label("no gradient checkpointing");
+    let toggle = h.get_by_label_contains("with gradient checkpointing: ");
+    let label = egui_kittest::kittest::NodeT::accesskit_node(&toggle).label().unwrap_or_default();
+    toggle.click();
+    h.run();
+    assert_eq!(h.state().vram.settings.checkpointing, Checkpointing::Full, "{label}");
+    // The heading now shows the figure the toggle promised.
+    let gib = label.rsplit(": ").next().unwrap_or_default().trim_end_matches(" GiB").to_string();
+    h.get_by_label(&format!("{gib} GiB per GPU"));
+    // Another trainer starts from its own defaults.
+    h.get_by_label("Unsloth").click();
+    h.run();
+    let s = &h.state().vram.settings;
+    assert_eq!((s.trainer, s.lora_rank, s.lora_all_linear, s.chunked_loss), (Trainer::Unsloth, 16, true, true));
+}
+
+#[test]
 fn vram_tab_on_a_busy_card_says_what_to_stop_before_shrinking_the_model() {
     // The VramFull demo: `python serve.py` (pid 4242) holds 23 of 24 GiB. An 8B model in bf16 at
     // 2048 tokens fits the card with the headroom once that process is stopped.

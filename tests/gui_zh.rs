@@ -181,8 +181,10 @@ fn layout_problems(items: &[(String, eframe::egui::Rect)], size: (f32, f32)) -> 
     // The status bar is a panel of its own (its row: the renderer's line): what scrolls under it
     // is clipped there, not drawn over.
     let status = items.iter().find(|(t, _)| t.starts_with("Renderer") || t.starts_with("渲染器")).map(|(_, r)| *r);
-    let in_status =
-        |r: &eframe::egui::Rect| status.is_some_and(|s| r.min.y >= s.min.y - 0.5 && r.max.y <= s.max.y + 0.5);
+    // (The status bar's texts share one row exactly; what scrolls under it is off by some fraction.)
+    let in_status = |r: &eframe::egui::Rect| {
+        status.is_some_and(|s| (r.min.y - s.min.y).abs() < 0.25 && (r.max.y - s.max.y).abs() < 0.25)
+    };
     let hidden = |r: &eframe::egui::Rect| status.is_some_and(|s| r.max.y > s.min.y) && !in_status(r);
     for (i, (a, ra)) in on_screen.iter().enumerate() {
         for (b, rb) in &on_screen[i + 1..] {
@@ -214,8 +216,13 @@ fn every_tab_in_both_languages_fits_1024_by_640_and_1920_by_1080() {
     for lang in Lang::ALL {
         i18n::set(lang);
         for size in [(1024.0, 640.0), (1920.0, 1080.0)] {
-            for tab in TABS {
+            // (The VRAM tab twice: inference, then a LoRA run with its assumption toggles.)
+            for (tab, training) in TABS.map(|t| (t, false)).into_iter().chain([(Tab::Vram, true)]) {
                 let mut h = app(tab, size);
+                if training {
+                    let s = gpu_doctor::vram::Workload { mode: gpu_doctor::vram::Mode::Lora, ..Default::default() };
+                    h.state_mut().vram.settings = gpu_doctor::vram::Trainer::HfTrainer.apply(&s);
+                }
                 open(&mut h, tab);
                 let items = texts(&h);
                 assert!(items.len() > 5, "{lang:?} {tab:?}: almost nothing on screen");

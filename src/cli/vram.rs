@@ -13,7 +13,7 @@ use crate::diagnose::source::live_nvml;
 use crate::telemetry::SourceOptions;
 use crate::vram::{
     self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, InputError, Limits, Mode, Optimizer, Precision, Quant,
-    Sharding, Suggestion, Target, Workload, fit,
+    Sharding, Suggestion, Target, Trainer, Workload, fit,
 };
 
 /// Arguments of `vram`.
@@ -61,9 +61,16 @@ pub struct VramArgs {
     /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k.
     #[arg(long, alias = "dtype", default_value = "bf16", value_parser = Quant::parse)]
     pub quant: Quant,
-    /// Training precision: everything bf16, or mixed precision with fp32 master weights and states.
-    #[arg(long)]
+    /// Training precision (default: the trainer's); --mixed-precision is --precision mixed.
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
+    /// Mixed precision: fp32 master weights and states (same as --precision mixed).
+    #[arg(long, conflicts_with = "precision")]
     pub mixed_precision: bool,
+    /// The training framework: its defaults for checkpointing, precision, loss and LoRA apply
+    /// unless given here.
+    #[arg(long, value_enum, default_value_t = Trainer::HfTrainer)]
+    pub trainer: Trainer,
     /// Sequences at once.
     #[arg(long, default_value_t = 1)]
     pub batch: u32,
@@ -88,16 +95,19 @@ pub struct VramArgs {
     /// Optimizer.
     #[arg(long, value_enum, default_value_t = Optimizer::AdamW)]
     pub optimizer: Optimizer,
-    /// Activation checkpointing.
-    #[arg(long, value_enum, default_value_t = Checkpointing::Full)]
-    pub checkpointing: Checkpointing,
+    /// Activation checkpointing (default: the trainer's).
+    #[arg(long, value_enum)]
+    pub checkpointing: Option<Checkpointing>,
+    /// Compute the loss in chunks (no full fp32 logits; default: the trainer's).
+    #[arg(long)]
+    pub chunked_loss: bool,
     /// No fused (flash/SDPA) attention.
     #[arg(long)]
     pub no_flash_attention: bool,
-    /// LoRA rank.
-    #[arg(long, default_value_t = 8)]
-    pub lora_rank: u32,
-    /// LoRA on every linear layer (default: q and v).
+    /// LoRA rank (default: the trainer's).
+    #[arg(long)]
+    pub lora_rank: Option<u32>,
+    /// LoRA on every linear layer (default: the trainer's).
     #[arg(long)]
     pub lora_all_linear: bool,
     /// Judge against a hypothetical GPU of this many GiB instead of this machine's GPUs.
@@ -171,7 +181,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
 /// The workload the arguments describe; `total` is the first GPU's memory (vLLM sizes its KV
 /// cache from it).
 fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
-    Workload {
+    let base = Workload {
         mode: args.mode,
         quant: args.quant,
         framework: args.framework,
@@ -181,21 +191,29 @@ fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
         gpus: args.gpus,
         sharding: args.sharding,
         optimizer: args.optimizer,
-        precision: if args.mixed_precision {
-            Precision::Mixed
-        } else if args.quant == Quant::Fp32 {
-            Precision::Fp32
-        } else {
-            Precision::Bf16True
-        },
-        checkpointing: args.checkpointing,
+        precision: if args.quant == Quant::Fp32 { Precision::Fp32 } else { Precision::Bf16True },
         flash_attention: !args.no_flash_attention,
-        lora_rank: args.lora_rank,
-        lora_all_linear: args.lora_all_linear,
         vllm_utilization: args.gpu_memory_utilization,
         gpu_total_bytes: total,
-        chunked_loss: false,
+        ..Workload::default()
+    };
+    // Training starts from the trainer's defaults; what the flags say wins.
+    let mut w = if args.mode == Mode::Inference { base } else { args.trainer.apply(&base) };
+    w.trainer = args.trainer;
+    if let Some(p) = args.precision {
+        w.precision = p;
+    } else if args.mixed_precision {
+        w.precision = Precision::Mixed;
     }
+    if let Some(c) = args.checkpointing {
+        w.checkpointing = c;
+    }
+    if let Some(r) = args.lora_rank {
+        w.lora_rank = r;
+    }
+    w.lora_all_linear |= args.lora_all_linear;
+    w.chunked_loss |= args.chunked_loss;
+    w
 }
 
 /// This machine's GPUs (NVML with a time limit), or the hypothetical one.
@@ -229,6 +247,8 @@ pub(crate) struct Out<'a> {
     limits: Vec<Limits>,
     /// What to do, in order: [`vram::advice`], the list the app shows.
     pub(crate) suggestions: Vec<Suggestion>,
+    /// The settings that change the figure by more than 5 %, each with the figure without it.
+    assumptions: Vec<vram::Assumption>,
 }
 
 /// Estimates `workload` and judges it on `targets`, with the limits and the advice.
@@ -238,7 +258,17 @@ pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]
     let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
     let limits = fits.iter().map(|f| vram::limits(arch, &workload, f)).collect();
     let suggestions = vram::advice(arch, &workload, &fits);
-    Ok(Out { model: arch, settings: workload, breakdown: b, per_gpu_gib: need / GIB, fits, limits, suggestions })
+    let assumptions = vram::assumptions(arch, &workload);
+    Ok(Out {
+        model: arch,
+        settings: workload,
+        breakdown: b,
+        per_gpu_gib: need / GIB,
+        fits,
+        limits,
+        suggestions,
+        assumptions,
+    })
 }
 
 /// Renders the breakdown, the fits with their limits and the advice as text.
@@ -262,6 +292,9 @@ pub fn render(
         )
     );
     let _ = writeln!(o, "{}", s.summary());
+    if s.mode != Mode::Inference {
+        let _ = writeln!(o, "{}", crate::tr!("trainer: {name} (its defaults, unless given)", name = s.trainer.name()));
+    }
     let rows = [
         (crate::tr!("weights"), b.weights),
         (crate::tr!("KV cache"), b.kv_cache),
@@ -299,6 +332,13 @@ pub fn render(
     }
     for n in &b.notes {
         let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n));
+    }
+    let assumed = vram::assumptions(arch, s);
+    if !assumed.is_empty() {
+        let _ = writeln!(o, "  {}", crate::tr!("Assumed (each changes the figure by more than 5 %):"));
+        for a in &assumed {
+            let _ = writeln!(o, "    {} — {}", a.assumed, a.line());
+        }
     }
     if fits.is_empty() {
         let _ = writeln!(

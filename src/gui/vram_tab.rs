@@ -13,7 +13,7 @@ use crate::telemetry::snapshot::Snapshot;
 use crate::units;
 use crate::vram::{
     self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Mode, Optimizer, Precision, Quant, Sharding,
-    Target, Workload, fit, presets,
+    Target, Trainer, Workload, fit, presets,
 };
 
 /// State of the VRAM tab.
@@ -149,6 +149,9 @@ impl VramState {
             }
             Err(e) => v.push(crate::tr!("No estimate: {error}", error = e)),
         }
+        for a in crate::vram::assumptions(&self.arch, s) {
+            v.push(crate::tr!("Assumed: {assumed} ({other})", assumed = a.assumed, other = a.line()));
+        }
         Some(v)
     }
 
@@ -227,12 +230,27 @@ impl VramState {
         ui.add_space(6.0);
         ui.heading(crate::tr!("Workload"));
         let s = &mut self.settings;
+        let before = (s.mode, s.trainer);
         ui.horizontal(|ui| {
             ui.selectable_value(&mut s.mode, Mode::Inference, crate::tr!("Inference"));
             ui.selectable_value(&mut s.mode, Mode::Full, crate::tr!("Full fine-tune"));
             ui.selectable_value(&mut s.mode, Mode::Lora, "LoRA");
             ui.selectable_value(&mut s.mode, Mode::Qlora, "QLoRA");
         });
+        if s.mode != Mode::Inference {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(crate::tr!("Trainer")).on_hover_text(crate::tr!(
+                    "Its defaults (checkpointing, precision, loss, LoRA) apply; change them below"
+                ));
+                for t in Trainer::ALL {
+                    ui.selectable_value(&mut s.trainer, t, t.name());
+                }
+            });
+        }
+        // A new method or trainer starts from that trainer's defaults.
+        if s.mode != Mode::Inference && (s.mode, s.trainer) != before {
+            *s = s.trainer.apply(s);
+        }
         egui::Grid::new("workload").num_columns(2).show(ui, |ui| {
             if s.mode == Mode::Inference {
                 ui.label(crate::tr!("Engine"));
@@ -326,6 +344,31 @@ impl VramState {
         });
     }
 
+    /// The settings that move the figure by more than 5 %, each as a toggle to the other choice
+    /// showing the figure it gives.
+    fn assumption_toggles(&mut self, ui: &mut egui::Ui, settings: &vram::Workload) {
+        let assumed = vram::assumptions(&self.arch, settings);
+        if assumed.is_empty() {
+            return;
+        }
+        ui.add_space(4.0);
+        ui.label(RichText::new(crate::tr!("Assumed (each changes the figure by more than 5 %):")).strong());
+        let mut chosen = None;
+        egui::Grid::new("vram_assumptions").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+            for a in &assumed {
+                ui.label(&a.assumed);
+                if ui.button(a.line()).on_hover_text(crate::tr!("Use this setting instead")).clicked() {
+                    chosen = Some(a.workload.clone());
+                }
+                ui.end_row();
+            }
+        });
+        if let Some(mut w) = chosen {
+            w.gpu_total_bytes = self.settings.gpu_total_bytes;
+            self.settings = w;
+        }
+    }
+
     fn results(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         let targets = self.targets(snap);
         let mut settings = self.settings.clone();
@@ -343,6 +386,7 @@ impl VramState {
         for n in &b.notes {
             ui.weak(n);
         }
+        self.assumption_toggles(ui, &settings);
         ui.add_space(6.0);
         ui.label(
             RichText::new(crate::tr!(

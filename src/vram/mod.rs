@@ -20,10 +20,13 @@
 //!   processes to stop when the card is big enough but busy ([`FITS_ONCE_FREED`]);
 //! - `solver`: the largest batch / longest sequence that fit ([`limits`]), and the one advice list
 //!   the CLI and the app show ([`advice`]);
+//! - `assume`: the assumptions that move the estimate by more than 5 %, each with the figure
+//!   under the other choice ([`assumptions`]);
 //! - `error`: [`InputError`], naming the field an input is wrong in;
 //! - [`presets`]: built-in and user model presets, Hugging Face `config.json` import.
 
 mod arch;
+mod assume;
 mod error;
 mod estimate;
 mod fit;
@@ -33,9 +36,10 @@ mod solver;
 mod workload;
 
 pub use arch::{Arch, Mla, ModelKind, Moe, Params};
+pub use assume::{Assumption, MATTERS, assumptions};
 pub use error::InputError;
 pub use estimate::{Breakdown, GIB, estimate};
 pub use fit::{FITS_ONCE_FREED, Fit, HEADROOM, Holder, Target, fit, need};
 pub use quant::Quant;
 pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
-pub use workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
+pub use workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Trainer, Workload};

@@ -63,16 +63,116 @@ pub enum Optimizer {
     Adafactor,
 }
 
+/// The training framework: its defaults are what a run gets unless the user changes them
+/// (sources: docs/research/vram-training-defaults.md, summarised in ARCHITECTURE.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Trainer {
+    /// Hugging Face transformers `Trainer` (with PEFT for LoRA/QLoRA).
+    #[default]
+    #[value(name = "hf-trainer", help = "Hugging Face Trainer (+ PEFT)")]
+    HfTrainer,
+    /// TRL `SFTTrainer`.
+    #[value(help = "TRL SFTTrainer")]
+    Trl,
+    /// torchtune recipes.
+    #[value(help = "torchtune")]
+    Torchtune,
+    /// litgpt `finetune`.
+    #[value(help = "litgpt")]
+    Litgpt,
+    /// Axolotl (its example configs).
+    #[value(help = "Axolotl")]
+    Axolotl,
+    /// LLaMA-Factory.
+    #[value(name = "llama-factory", help = "LLaMA-Factory")]
+    LlamaFactory,
+    /// Unsloth.
+    #[value(help = "Unsloth")]
+    Unsloth,
+}
+
+impl Trainer {
+    /// Every trainer, in the order a chooser lists them.
+    pub const ALL: [Trainer; 7] = [
+        Trainer::HfTrainer,
+        Trainer::Trl,
+        Trainer::Torchtune,
+        Trainer::Litgpt,
+        Trainer::Axolotl,
+        Trainer::LlamaFactory,
+        Trainer::Unsloth,
+    ];
+
+    /// The name people know it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Trainer::HfTrainer => "HF Trainer",
+            Trainer::Trl => "TRL",
+            Trainer::Torchtune => "torchtune",
+            Trainer::Litgpt => "litgpt",
+            Trainer::Axolotl => "Axolotl",
+            Trainer::LlamaFactory => "LLaMA-Factory",
+            Trainer::Unsloth => "Unsloth",
+        }
+    }
+
+    /// `s` with this trainer's defaults for its mode: gradient checkpointing, precision, loss,
+    /// LoRA rank and targets. The other settings stay as they are.
+    ///
+    /// - HF Trainer: `gradient_checkpointing=False`, except QLoRA, where PEFT's
+    ///   `prepare_model_for_kbit_training` turns it on; bf16/fp16 autocast over fp32 weights
+    ///   (mixed); the full fp32 logits (`ForCausalLMLoss` upcasts); PEFT's r = 8 on q and v.
+    /// - TRL SFTTrainer: checkpointing on (since 0.22), bf16 autocast over a float32 load
+    ///   (mixed), the `chunked_nll` loss (since 1.7); PEFT's LoRA defaults.
+    /// - torchtune: `dtype: bf16`, activation checkpointing on in the single-device configs,
+    ///   `CEWithChunkedOutputLoss`; LoRA r = 8 on attention and MLP.
+    /// - litgpt: `bf16-mixed` on the command line, no checkpointing on one GPU, logits kept;
+    ///   r = 8 on q and v.
+    /// - Axolotl (example configs): bf16, `gradient_checkpointing: true`, full logits (CCE/Liger
+    ///   only where configured); r = 32 on every linear layer.
+    /// - LLaMA-Factory: checkpointing on, trainable parameters upcast to fp32 (mixed), full
+    ///   logits; `lora_target: all`, r = 8.
+    /// - Unsloth: its gradient checkpointing, bf16, a fused chunked loss; r = 16 on all seven
+    ///   projections.
+    pub fn apply(self, s: &Workload) -> Workload {
+        use Checkpointing::{Full, None};
+        let adapters = matches!(s.mode, Mode::Lora | Mode::Qlora);
+        let (checkpointing, precision, chunked_loss, rank, all_linear) = match self {
+            Trainer::HfTrainer => (if s.mode == Mode::Qlora { Full } else { None }, Precision::Mixed, false, 8, false),
+            Trainer::Trl => (Full, Precision::Mixed, true, 8, false),
+            Trainer::Torchtune => (Full, Precision::Bf16True, true, 8, true),
+            Trainer::Litgpt => (None, Precision::Mixed, false, 8, false),
+            Trainer::Axolotl => (Full, Precision::Bf16True, false, 32, true),
+            Trainer::LlamaFactory => (Full, Precision::Mixed, false, 8, true),
+            Trainer::Unsloth => (Full, Precision::Bf16True, true, 16, true),
+        };
+        Workload {
+            trainer: self,
+            checkpointing,
+            // An fp32 run stays fp32; otherwise the trainer's precision.
+            precision: if s.precision == Precision::Fp32 { Precision::Fp32 } else { precision },
+            chunked_loss,
+            lora_rank: if adapters { rank } else { s.lora_rank },
+            lora_all_linear: if adapters { all_linear } else { s.lora_all_linear },
+            ..s.clone()
+        }
+    }
+}
+
 /// Training precision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     /// Everything in bf16 (torchtune `dtype: bf16`, litgpt `bf16-true`): 2-byte weights, gradients
     /// and optimizer states.
+    #[value(name = "bf16", help = "Everything bf16")]
     Bf16True,
     /// Mixed precision: 16-bit weights and gradients, fp32 master weights and optimizer states.
+    #[value(help = "bf16/fp16 autocast over fp32 master weights")]
     Mixed,
     /// Everything fp32.
+    #[value(help = "Everything fp32")]
     Fp32,
 }
 
@@ -114,6 +214,9 @@ pub enum Sharding {
 pub struct Workload {
     /// Inference or a training method.
     pub mode: Mode,
+    /// The training framework whose defaults the training settings started from.
+    #[serde(default)]
+    pub trainer: Trainer,
     /// Weight format (inference; QLoRA uses NF4 regardless).
     pub quant: Quant,
     /// Engine (inference).
@@ -154,6 +257,7 @@ impl Default for Workload {
     fn default() -> Self {
         Workload {
             mode: Mode::Inference,
+            trainer: Trainer::HfTrainer,
             quant: Quant::Bf16,
             framework: Framework::Hf,
             batch: 1,

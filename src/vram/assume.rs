@@ -1,0 +1,187 @@
+//! The assumptions behind an estimate that move it most: for each setting the user may not know
+//! they chose (gradient checkpointing, the attention kernel, the optimizer's state precision, fp32
+//! master weights, the LoRA targets, a chunked loss), the figure under the other choice. Those
+//! that change the per-GPU figure by more than [`MATTERS`] are listed by the CLI, `--json`, the
+//! app (as toggles next to the bar) and reports, so nobody plans a card on a setting they did not
+//! mean: "with gradient checkpointing: 9.8 GiB".
+
+use serde::Serialize;
+
+use super::arch::Arch;
+use super::estimate::{GIB, estimate};
+use super::fit::need;
+use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Workload};
+
+/// A change of the figure by more than this share is worth stating.
+pub const MATTERS: f64 = 0.05;
+
+/// One assumption and what the estimate would be without it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Assumption {
+    /// Stable id (`checkpointing`, `attention`, `optimizer_states`, `master_weights`,
+    /// `lora_targets`, `chunked_loss`).
+    pub id: &'static str,
+    /// What the estimate assumes, in words ("no gradient checkpointing").
+    pub assumed: String,
+    /// The other choice ("with gradient checkpointing").
+    pub alternative: String,
+    /// The per-GPU figure under the other choice, bytes (what must fit, as the verdict uses it).
+    pub figure_if: f64,
+    /// The workload with the other choice (the app's toggle applies it).
+    #[serde(skip)]
+    pub workload: Workload,
+}
+
+impl Assumption {
+    /// "with gradient checkpointing: 9.8 GiB".
+    pub fn line(&self) -> String {
+        crate::tr!(
+            "{alternative}: {gib} GiB",
+            alternative = self.alternative,
+            gib = format!("{:.1}", self.figure_if / GIB)
+        )
+    }
+}
+
+/// The settings of `s` that could be otherwise, each with its other choice, in the order shown.
+fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, String, String, Workload)> {
+    let mut out = Vec::new();
+    let training = s.mode != Mode::Inference;
+    if training {
+        let (assumed, alternative, other) = if s.checkpointing == Checkpointing::None {
+            (crate::tr!("no gradient checkpointing"), crate::tr!("with gradient checkpointing"), Checkpointing::Full)
+        } else {
+            (crate::tr!("gradient checkpointing"), crate::tr!("without gradient checkpointing"), Checkpointing::None)
+        };
+        out.push((
+            "checkpointing",
+            assumed.to_string(),
+            alternative.to_string(),
+            Workload { checkpointing: other, ..s.clone() },
+        ));
+    }
+    // The attention kernel matters where the whole score matrix would be kept: training, and the
+    // prefill of Hugging Face generate.
+    if training || s.framework == Framework::Hf {
+        let (assumed, alternative) = if s.flash_attention {
+            (crate::tr!("fused attention (SDPA / FlashAttention)"), crate::tr!("with eager attention"))
+        } else {
+            (crate::tr!("eager attention (scores kept)"), crate::tr!("with fused attention (SDPA / FlashAttention)"))
+        };
+        let w = Workload { flash_attention: !s.flash_attention, ..s.clone() };
+        out.push(("attention", assumed.to_string(), alternative.to_string(), w));
+    }
+    if training {
+        let (assumed, alternative, other) = match s.optimizer {
+            Optimizer::AdamW8bit => {
+                (crate::tr!("8-bit AdamW states"), crate::tr!("with 32-bit AdamW states"), Optimizer::AdamW)
+            }
+            _ => (crate::tr!("32-bit optimizer states"), crate::tr!("with 8-bit AdamW states"), Optimizer::AdamW8bit),
+        };
+        if matches!(s.optimizer, Optimizer::AdamW | Optimizer::AdamW8bit) {
+            let w = Workload { optimizer: other, ..s.clone() };
+            out.push(("optimizer_states", assumed.to_string(), alternative.to_string(), w));
+        }
+    }
+    if s.mode == Mode::Full && s.precision != Precision::Fp32 {
+        let (assumed, alternative, other) = if s.precision == Precision::Mixed {
+            (
+                crate::tr!("mixed precision with fp32 master weights"),
+                crate::tr!("with everything in bf16 (no master weights)"),
+                Precision::Bf16True,
+            )
+        } else {
+            (
+                crate::tr!("everything in bf16 (no master weights)"),
+                crate::tr!("with fp32 master weights (mixed precision)"),
+                Precision::Mixed,
+            )
+        };
+        out.push((
+            "master_weights",
+            assumed.to_string(),
+            alternative.to_string(),
+            Workload { precision: other, ..s.clone() },
+        ));
+    }
+    if matches!(s.mode, Mode::Lora | Mode::Qlora) {
+        let (assumed, alternative) = if s.lora_all_linear {
+            (crate::tr!("LoRA on every linear layer"), crate::tr!("with LoRA on q and v only"))
+        } else {
+            (crate::tr!("LoRA on q and v only"), crate::tr!("with LoRA on every linear layer"))
+        };
+        let w = Workload { lora_all_linear: !s.lora_all_linear, ..s.clone() };
+        out.push(("lora_targets", assumed.to_string(), alternative.to_string(), w));
+    }
+    if training && arch.vocab > 0 {
+        let (assumed, alternative) = if s.chunked_loss {
+            (crate::tr!("a chunked loss (no full fp32 logits)"), crate::tr!("with a plain loss (full fp32 logits)"))
+        } else {
+            (
+                crate::tr!("a plain loss (full fp32 logits)"),
+                crate::tr!("with a chunked loss (Liger, torchtune, Unsloth)"),
+            )
+        };
+        let w = Workload { chunked_loss: !s.chunked_loss, ..s.clone() };
+        out.push(("chunked_loss", assumed.to_string(), alternative.to_string(), w));
+    }
+    out
+}
+
+/// The assumptions of the estimate of `arch` under `s` that change its per-GPU figure by more
+/// than [`MATTERS`], biggest change first. Empty when the workload cannot be estimated.
+pub fn assumptions(arch: &Arch, s: &Workload) -> Vec<Assumption> {
+    let Ok(base) = estimate(arch, s).map(|b| need(&b, s)) else { return Vec::new() };
+    let mut out: Vec<Assumption> = alternatives(arch, s)
+        .into_iter()
+        .filter_map(|(id, assumed, alternative, workload)| {
+            let figure_if = need(&estimate(arch, &workload).ok()?, &workload);
+            ((figure_if - base).abs() > MATTERS * base).then_some(Assumption {
+                id,
+                assumed,
+                alternative,
+                figure_if,
+                workload,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (b.figure_if - base).abs().total_cmp(&(a.figure_if - base).abs()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn llama8b() -> Arch {
+        Arch { context: Some(131_072), ..Arch::decoder("Llama-3.1-8B", 32, 4096, 32, 8, 14336, 128_256) }
+    }
+
+    #[test]
+    fn a_plain_trainer_run_names_checkpointing_with_the_figure_it_would_give() {
+        let s = Workload {
+            mode: Mode::Lora,
+            batch: 4,
+            seq: 2048,
+            checkpointing: Checkpointing::None,
+            ..Workload::default()
+        };
+        let list = assumptions(&llama8b(), &s);
+        let ckpt = list.iter().find(|a| a.id == "checkpointing").expect("checkpointing matters here");
+        let base = need(&estimate(&llama8b(), &s).unwrap(), &s);
+        assert!(ckpt.figure_if < base * 0.8, "{} vs {}", ckpt.figure_if, base);
+        assert_eq!(ckpt.workload.checkpointing, Checkpointing::Full);
+        assert!(ckpt.line().starts_with("with gradient checkpointing: "), "{}", ckpt.line());
+        // Biggest change first; every one listed changes the figure by more than 5 %.
+        for w in list.windows(2) {
+            assert!((w[0].figure_if - base).abs() >= (w[1].figure_if - base).abs());
+        }
+        assert!(list.iter().all(|a| (a.figure_if - base).abs() > MATTERS * base));
+    }
+
+    #[test]
+    fn inference_on_vllm_has_no_training_assumptions() {
+        let s = Workload { framework: Framework::Vllm, ..Workload::default() };
+        assert!(assumptions(&llama8b(), &s).iter().all(|a| a.id != "checkpointing" && a.id != "optimizer_states"));
+    }
+}
