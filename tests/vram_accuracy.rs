@@ -55,6 +55,12 @@ fn train(mode: Mode, batch: u32, seq: u32) -> Workload {
     }
 }
 
+/// fms-acceleration's QLoRA runs: NF4 with double quantisation, r16, 4096 tokens, `upcast` when
+/// PEFT's prepare_model_for_kbit_training ran.
+fn qlora_fms(batch: u32, upcast: bool) -> Workload {
+    Workload { quant: Quant::Nf4Dq, lora_rank: 16, kbit_upcast: upcast, ..train(Mode::Qlora, batch, 4096) }
+}
+
 fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Workload {
     Workload { mode: Mode::Inference, framework, quant, batch, seq, ..Workload::default() }
 }
@@ -262,6 +268,16 @@ fn rows() -> Vec<Row> {
             Workload { checkpointing: Checkpointing::None, ..train(Mode::Full, 4, 512) },
             "below the 8 bytes per parameter that bf16 AdamW needs for weights, gradients and states alone; the source does not state the optimizer or offloading used",
         ),
+        // QLoRA through HF Trainer + PEFT, with and without PEFT's fp32 upcast of the parameters
+        // that are not 4-bit: fms-acceleration's A100-80GB benchmark (torch.cuda peak allocated;
+        // Mistral-7B-v0.1, NF4 with double quantisation, LoRA r16 dropout 0.1 on q/k/v/o, gradient
+        // checkpointing, FlashAttention-2, 4096 packed tokens). Source:
+        // github.com/foundation-model-stack/fms-acceleration scripts/benchmarks/refs/a100_80gb.csv
+        // lines 58, 60 (stock PEFT) and 78, 80 (no upcast); docs/research/vram-training-measurements.md.
+        r("Q1", "Mistral-7B-v0.1", Metric::Allocated, 20_669_338_112.0, qlora_fms(4, true)),
+        r("Q2", "Mistral-7B-v0.1", Metric::Allocated, 37_002_646_016.0, qlora_fms(8, true)),
+        r("Q3", "Mistral-7B-v0.1", Metric::Allocated, 16_373_838_336.0, qlora_fms(4, false)),
+        r("Q4", "Mistral-7B-v0.1", Metric::Allocated, 28_412_178_944.0, qlora_fms(8, false)),
         // 4b. Inference.
         r("I4", "Llama-2-13B", Metric::Smi, 27999.54 * MB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
         r("I4b16", "Llama-2-13B", Metric::Smi, 35871.88 * MB, infer(Framework::Hf, Quant::Bf16, 16, 512)),

@@ -19,7 +19,7 @@ pub const MATTERS: f64 = 0.05;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Assumption {
     /// Stable id (`checkpointing`, `attention`, `optimizer_states`, `master_weights`,
-    /// `lora_targets`, `chunked_loss`).
+    /// `lora_targets`, `kbit_upcast`, `chunked_loss`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: String,
@@ -113,6 +113,21 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, String, String,
         let w = Workload { lora_all_linear: !s.lora_all_linear, ..s.clone() };
         out.push(("lora_targets", assumed.to_string(), alternative.to_string(), w));
     }
+    if s.mode == Mode::Qlora {
+        let (assumed, alternative) = if s.kbit_upcast {
+            (
+                crate::tr!("non-4-bit parameters upcast to fp32 (PEFT's k-bit preparation)"),
+                crate::tr!("without the fp32 upcast (TRL, Axolotl, Unsloth)"),
+            )
+        } else {
+            (
+                crate::tr!("non-4-bit parameters kept in bf16"),
+                crate::tr!("with PEFT's fp32 upcast (prepare_model_for_kbit_training)"),
+            )
+        };
+        let w = Workload { kbit_upcast: !s.kbit_upcast, ..s.clone() };
+        out.push(("kbit_upcast", assumed.to_string(), alternative.to_string(), w));
+    }
     if training && arch.vocab > 0 {
         let (assumed, alternative) = if s.chunked_loss {
             (crate::tr!("a chunked loss (no full fp32 logits)"), crate::tr!("with a plain loss (full fp32 logits)"))
@@ -177,6 +192,20 @@ mod tests {
             assert!((w[0].figure_if - base).abs() >= (w[1].figure_if - base).abs());
         }
         assert!(list.iter().all(|a| (a.figure_if - base).abs() > MATTERS * base));
+    }
+
+    #[test]
+    fn peft_adds_no_dropout_inputs_where_litgpt_does() {
+        let lora = Workload { mode: Mode::Lora, batch: 2, seq: 2048, ..Workload::default() };
+        let hf = crate::vram::Trainer::HfTrainer.apply(&lora);
+        let lit = Workload {
+            checkpointing: hf.checkpointing,
+            precision: hf.precision,
+            ..crate::vram::Trainer::Litgpt.apply(&lora)
+        };
+        assert!(!hf.lora_dropout && lit.lora_dropout);
+        let a = |w: &Workload| estimate(&llama8b(), w).unwrap().activations;
+        assert!(a(&hf) < a(&lit), "{} vs {}", a(&hf), a(&lit));
     }
 
     #[test]

@@ -189,23 +189,35 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             if s.mode != Mode::Full {
                 out.weights += trainable * 4.0 / state_split;
             }
+            // PEFT's prepare_model_for_kbit_training casts every parameter that is not 4-bit
+            // (embeddings, head, norms) to fp32: they take twice the memory, and the residual
+            // stream they produce is fp32, so the layer inputs kept for backward are too
+            // (fms-acceleration's A100 benchmark: 19.25 vs 15.25 GiB for Mistral-7B at 4 × 4096).
+            let upcast = s.mode == Mode::Qlora && s.kbit_upcast;
+            if upcast {
+                out.weights += (p.embed + p.head + p.other) * 2.0 / split;
+            }
             // Activations: Korthikanti et al. adapted to SwiGLU/GQA (arXiv 2205.05198).
             let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
-            // LoRA dropout (litgpt and PEFT default 0.05) keeps the dropped input and its mask
-            // for every adapted matrix: 3 bytes per input element.
+            // LoRA dropout (litgpt's 0.05; PEFT's default is 0.0) keeps the dropped input and its
+            // mask for every adapted matrix: 3 bytes per input element. Without dropout the
+            // adapter reads the input the base layer keeps anyway.
             let lora_inputs = match s.mode {
+                Mode::Lora | Mode::Qlora if !s.lora_dropout => 0.0,
                 Mode::Lora | Mode::Qlora if s.lora_all_linear => 6.0 * h + inter,
                 Mode::Lora | Mode::Qlora => 2.0 * h,
                 _ => 0.0,
             };
             let per_layer_full = b * t * (layer_per_token + scores_per_token_layer + 3.0 * lora_inputs) / tp;
             let layers_here = if s.sharding == Sharding::Layers { l / n } else { l };
-            let body = match s.checkpointing {
-                Checkpointing::None => layers_here * per_layer_full,
-                Checkpointing::Selective => layers_here * b * t * (layer_per_token + 3.0 * lora_inputs) / tp,
-                // Layer inputs, plus one layer recomputed and its gradients during backward.
-                Checkpointing::Full => layers_here * 2.0 * b * t * h + 1.5 * per_layer_full,
-            };
+            let fp32_stream = if upcast { layers_here * 2.0 * b * t * h / tp } else { 0.0 };
+            let body = fp32_stream
+                + match s.checkpointing {
+                    Checkpointing::None => layers_here * per_layer_full,
+                    Checkpointing::Selective => layers_here * b * t * (layer_per_token + 3.0 * lora_inputs) / tp,
+                    // Layer inputs, plus one layer recomputed and its gradients during backward.
+                    Checkpointing::Full => layers_here * 2.0 * b * t * h + 1.5 * per_layer_full,
+                };
             // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
             // upcast one eighth at a time.
             let logits = if s.chunked_loss { b * t * v * (2.0 + 4.0 / 8.0) } else { b * t * v * (2.0 + 4.0) } / tp;

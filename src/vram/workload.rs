@@ -120,6 +120,9 @@ impl Trainer {
     /// `s` with this trainer's defaults for its mode: gradient checkpointing, precision, loss,
     /// LoRA rank and targets. The other settings stay as they are.
     ///
+    /// LoRA dropout: PEFT's default is 0.0 (HF Trainer, TRL, LLaMA-Factory, Unsloth; torchtune's
+    /// configs too), litgpt's 0.05, Axolotl's examples 0.05.
+    ///
     /// - HF Trainer: `gradient_checkpointing=False`, except QLoRA, where PEFT's
     ///   `prepare_model_for_kbit_training` turns it on; bf16/fp16 autocast over fp32 weights
     ///   (mixed); the full fp32 logits (`ForCausalLMLoss` upcasts); PEFT's r = 8 on q and v.
@@ -138,14 +141,16 @@ impl Trainer {
     pub fn apply(self, s: &Workload) -> Workload {
         use Checkpointing::{Full, None};
         let adapters = matches!(s.mode, Mode::Lora | Mode::Qlora);
-        let (checkpointing, precision, chunked_loss, rank, all_linear) = match self {
-            Trainer::HfTrainer => (if s.mode == Mode::Qlora { Full } else { None }, Precision::Mixed, false, 8, false),
-            Trainer::Trl => (Full, Precision::Mixed, true, 8, false),
-            Trainer::Torchtune => (Full, Precision::Bf16True, true, 8, true),
-            Trainer::Litgpt => (None, Precision::Mixed, false, 8, false),
-            Trainer::Axolotl => (Full, Precision::Bf16True, false, 32, true),
-            Trainer::LlamaFactory => (Full, Precision::Mixed, false, 8, true),
-            Trainer::Unsloth => (Full, Precision::Bf16True, true, 16, true),
+        let (checkpointing, precision, chunked_loss, rank, all_linear, dropout) = match self {
+            Trainer::HfTrainer => {
+                (if s.mode == Mode::Qlora { Full } else { None }, Precision::Mixed, false, 8, false, false)
+            }
+            Trainer::Trl => (Full, Precision::Mixed, true, 8, false, false),
+            Trainer::Torchtune => (Full, Precision::Bf16True, true, 8, true, false),
+            Trainer::Litgpt => (None, Precision::Mixed, false, 8, false, true),
+            Trainer::Axolotl => (Full, Precision::Bf16True, false, 32, true, true),
+            Trainer::LlamaFactory => (Full, Precision::Mixed, false, 8, true, false),
+            Trainer::Unsloth => (Full, Precision::Bf16True, true, 16, true, false),
         };
         Workload {
             trainer: self,
@@ -155,6 +160,8 @@ impl Trainer {
             chunked_loss,
             lora_rank: if adapters { rank } else { s.lora_rank },
             lora_all_linear: if adapters { all_linear } else { s.lora_all_linear },
+            lora_dropout: dropout,
+            kbit_upcast: self == Trainer::HfTrainer && s.mode == Mode::Qlora,
             ..s.clone()
         }
     }
@@ -251,6 +258,19 @@ pub struct Workload {
     /// Unsloth, Liger): no full fp32 copy of the logits.
     #[serde(default)]
     pub chunked_loss: bool,
+    /// LoRA dropout is on (litgpt's 0.05, Axolotl's examples): each adapted layer keeps its
+    /// dropped input and mask. PEFT's default is 0.0, which keeps nothing extra.
+    #[serde(default = "yes")]
+    pub lora_dropout: bool,
+    /// QLoRA: the parameters that are not 4-bit are upcast to fp32 (PEFT's
+    /// `prepare_model_for_kbit_training`, which a plain HF Trainer run calls; TRL ≥ 0.27, Axolotl,
+    /// LLaMA-Factory and Unsloth do not).
+    #[serde(default)]
+    pub kbit_upcast: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for Workload {
@@ -274,6 +294,8 @@ impl Default for Workload {
             vllm_utilization: 0.9,
             gpu_total_bytes: None,
             chunked_loss: false,
+            lora_dropout: true,
+            kbit_upcast: false,
         }
     }
 }
