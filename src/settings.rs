@@ -246,7 +246,7 @@ fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
 }
 
 /// Moves a bad file to `NAME.bak` (or `NAME.bak.2`, `.bak.3`... if earlier backups exist).
-fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "settings.ron".into());
     for n in 1..1000 {
         let bak = path.with_file_name(if n == 1 { format!("{name}.bak") } else { format!("{name}.bak.{n}") });

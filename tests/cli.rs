@@ -268,7 +268,7 @@ fn vram_prints_the_engines_advice_in_text_and_json() {
     assert!(s.contains("To need less memory (in the order to try them):"), "{s}");
     let lines: Vec<&str> = s.lines().filter_map(|l| l.trim().strip_prefix("• ")).collect();
     assert_eq!(lines, advice.iter().map(vram::Suggestion::line).collect::<Vec<_>>(), "{s}");
-    assert!(s.contains("full fine-tune, 4 × 4096 tokens, 1 GPU, weights BF16"), "{s}");
+    assert!(s.contains("full fine-tune, 4 × 4096 tokens, 1 GPU, weights FP32"), "{s}");
     let s = text(
         &cli()
             .args(["vram", "--preset", "Llama-3.1-8B", "--mode", "qlora", "--vram-gib", "24"])
@@ -590,4 +590,64 @@ fn vram_training_starts_from_the_trainers_defaults_and_states_what_moves_the_fig
     let s = text(&cli().args(base).output().unwrap().stdout);
     assert!(s.contains("trainer: HF Trainer"), "{s}");
     assert!(s.contains(&format!("with gradient checkpointing: {with_ckpt:.1} GiB")), "{s}");
+}
+
+#[test]
+fn vram_gives_a_range_judged_on_its_high_end_and_keeps_a_peak_entered_by_hand() {
+    let config = tempfile::tempdir().unwrap();
+    let with_dir = || {
+        let mut c = cli();
+        c.env("GPU_DOCTOR_CONFIG_DIR", config.path());
+        c
+    };
+    let base = [
+        "vram",
+        "--preset",
+        "BERT-large",
+        "--mode",
+        "full",
+        "--batch",
+        "4",
+        "--seq",
+        "512",
+        "--precision",
+        "fp32",
+        "--vram-gib",
+        "16",
+    ];
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = with_dir().args(base).args(extra).arg("--json").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json(&[]);
+    let b = &v["breakdown"];
+    let (low, total, high) = (b["low"].as_f64().unwrap(), b["total"].as_f64().unwrap(), b["high"].as_f64().unwrap());
+    assert!(low < total && total < high, "{b}");
+    // The verdict's figure is the high end.
+    assert!((v["per_gpu_gib"].as_f64().unwrap() - high / f64::from(1u32 << 30)).abs() < 1e-9, "{v}");
+    assert!(!b["narrow_by"].as_array().unwrap().is_empty());
+    // An encoder gets eager attention unless told otherwise; fused attention needs less.
+    assert_eq!(v["settings"]["flash_attention"], false);
+    let fused = json(&["--attention", "fused"]);
+    assert_eq!(fused["settings"]["flash_attention"], true);
+    assert!(fused["breakdown"]["total"].as_f64().unwrap() < total * 0.8);
+    let s = text(&with_dir().args(base).output().unwrap().stdout);
+    assert!(s.contains("the verdict uses the high end"), "{s}");
+    // No measured run yet: --save-calibration says how to get one; a value given is kept.
+    let out = with_dir().args(base).arg("--save-calibration").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no measured run to save"), "{}", text(&out.stderr));
+    let out = with_dir().args(base).args(["--save-calibration", "15.2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Saved a calibration point for BERT-large: 15.20 GiB per GPU (entered by hand)")
+    );
+    let v = json(&[]);
+    assert_eq!(v["calibration"]["measured_per_gpu"].as_f64(), Some(15.2 * f64::from(1u32 << 30)));
+    // A broken calibration file is kept aside, never overwritten.
+    std::fs::write(config.path().join("vram-calibration.json"), "not json").unwrap();
+    let out = with_dir().args(base).args(["--save-calibration", "15.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(config.path().join("vram-calibration.json.bak")).unwrap(), "not json");
 }

@@ -561,7 +561,8 @@ fn vram_tab_training_takes_the_trainers_defaults_and_toggles_an_assumption() {
     assert_eq!(h.state().vram.settings.checkpointing, Checkpointing::Full, "{label}");
     // The heading now shows the figure the toggle promised.
     let gib = label.rsplit(": ").next().unwrap_or_default().trim_end_matches(" GiB").to_string();
-    h.get_by_label(&format!("{gib} GiB per GPU"));
+    // The heading's range ends at the figure the toggle promised (both are the high end).
+    h.get_by_label_contains(&format!("–{gib} GiB per GPU"));
     // Another trainer starts from its own defaults.
     h.get_by_label("Unsloth").click();
     h.run();
@@ -1057,4 +1058,30 @@ fn eight_starved_gpus_keep_the_charts_above_the_fold_at_1280_by_800() {
     h.get_by_label_contains("more verdicts");
     let charts_top = h.get_by_label("GPU utilization and memory bandwidth utilization").rect().min.y;
     assert!(charts_top < 760.0, "the first chart starts at y={charts_top}, below the fold");
+}
+
+#[test]
+fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
+    use gpu_doctor::vram::{VaeDecode, presets};
+    let mut h = vram_app(1);
+    let sdxl = presets::find(&presets::built_in(), "SDXL-base-1.0").cloned().unwrap();
+    h.state_mut().vram.set_arch(sdxl);
+    h.state_mut().vram.settings.batch = 4;
+    h.run();
+    // Image inputs replace tokens and engines; the peak is the fp32 decode of all four images.
+    h.get_by_label("Images per batch");
+    assert!(h.query_all_by_label("Size (pixels)").next().is_some());
+    assert!(h.query_by_label("Context (tokens)").is_none());
+    h.get_by_label_contains("the peak is in the VAE decode phase");
+    h.get_by_label_contains("decode one image at a time (pipe.enable_vae_slicing())");
+    let need = |h: &Harness<'static, DoctorApp>| {
+        let v = &h.state().vram;
+        let b = gpu_doctor::vram::estimate(&v.arch, &v.settings).unwrap();
+        gpu_doctor::vram::need(&b, &v.settings)
+    };
+    let before = need(&h);
+    h.get_by_label("one image at a time").click();
+    h.run();
+    assert_eq!(h.state().vram.settings.image.vae, VaeDecode::Sliced);
+    assert!(need(&h) < before * 0.7, "{} vs {before}", need(&h));
 }

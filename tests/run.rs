@@ -21,6 +21,8 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 fn run_with(nvml: Option<&std::path::Path>, command: &[&str]) -> (Output, Option<Value>) {
     let mut cmd = Command::new(CLI);
+    // The measured peak goes to last-run.json in the config directory: a private one.
+    cmd.env("GPU_DOCTOR_CONFIG_DIR", std::env::temp_dir().join(format!("gpu-doctor-run-{}", std::process::id())));
     cmd.args(["run", "--json", "--interval", "0.25"]);
     match nvml {
         Some(lib) => {
@@ -114,6 +116,47 @@ fn a_memory_holder_is_measured_and_the_vram_budget_planned() {
     // The GPU at 10 % with the CPU and disk idle: underused, not starved.
     let f = findings(&v);
     assert!(f.contains(&"underused".to_string()) && !f.contains(&"data-starved".to_string()), "{f:?}");
+}
+
+#[test]
+fn a_measured_peak_becomes_a_calibration_point_shown_with_the_estimate() {
+    let _one = serial();
+    let (_d, lib) = fake_gpu();
+    let config = tempfile::tempdir().unwrap();
+    let cli = || {
+        let mut c = Command::new(CLI);
+        c.env("GPU_DOCTOR_CONFIG_DIR", config.path());
+        c
+    };
+    // run: the fake driver lists the command's process with 2 GiB; the text offers to keep it.
+    let out = cli()
+        .args(["run", "--interval", "0.25", "--nvml-lib"])
+        .arg(&lib)
+        .args(["--", "sleep", "1.5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("To keep this peak (2.00 GiB) as a calibration point"), "{err}");
+    let last: Value =
+        serde_json::from_str(&std::fs::read_to_string(config.path().join("last-run.json")).unwrap()).unwrap();
+    assert_eq!(last["command"], "sleep 1.5");
+    assert_eq!(last["peak_bytes"].as_f64(), Some(f64::from(2u32 << 30)));
+    // vram --save-calibration files it under the model and settings given ...
+    let vram =
+        ["vram", "--preset", "Llama-3.1-8B", "--mode", "lora", "--batch", "2", "--seq", "2048", "--vram-gib", "24"];
+    let out = cli().args(vram).arg("--save-calibration").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("Saved a calibration point for Llama-3.1-8B: 2.00 GiB per GPU (sleep 1.5)"), "{err}");
+    // ... and every later estimate with them shows it, in text and JSON; other settings do not.
+    let text = String::from_utf8_lossy(&cli().args(vram).output().unwrap().stdout).to_string();
+    assert!(text.contains("calibration: measured 2.00 GiB per GPU on "), "{text}");
+    let v: Value = serde_json::from_slice(&cli().args(vram).arg("--json").output().unwrap().stdout).unwrap();
+    assert_eq!(v["calibration"]["measured_per_gpu"].as_f64(), Some(f64::from(2u32 << 30)));
+    let other =
+        ["vram", "--preset", "Llama-3.1-8B", "--mode", "lora", "--batch", "4", "--seq", "2048", "--vram-gib", "24"];
+    let v: Value = serde_json::from_slice(&cli().args(other).arg("--json").output().unwrap().stdout).unwrap();
+    assert!(v["calibration"].is_null(), "{}", v["calibration"]);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 
 use gpu_doctor::vram::presets;
 use gpu_doctor::vram::{
-    Breakdown, Checkpointing, Framework, GIB, Mode, Optimizer, Precision, Quant, Sharding, Workload, estimate,
+    Breakdown, Checkpointing, Framework, GIB, ImageSettings, Mode, Offload, Optimizer, Precision, Quant, Sharding,
+    Trainer, VaeDecode, Workload, estimate,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +18,9 @@ enum Metric {
     Reserved,
     /// nvidia-smi used (everything incl. the CUDA context).
     Smi,
+    /// nvidia-smi used, on a stack whose CUDA context the same source measured (bytes): the
+    /// estimate's context is replaced by it.
+    SmiWithContext(f64),
     /// Only the weights (vLLM "model weights take", llama.cpp model size).
     Weights,
     /// Only the KV cache (llama.cpp "KV self size").
@@ -59,6 +63,34 @@ fn train(mode: Mode, batch: u32, seq: u32) -> Workload {
 /// PEFT's prepare_model_for_kbit_training ran.
 fn qlora_fms(batch: u32, upcast: bool) -> Workload {
     Workload { quant: Quant::Nf4Dq, lora_rank: 16, kbit_upcast: upcast, ..train(Mode::Qlora, batch, 4096) }
+}
+
+/// Hugging Face's BERT fine-tuning runs: HF Trainer, AdamW, eager attention, no checkpointing
+/// unless stated, a classification head.
+fn bert(batch: u32, seq: u32, precision: Precision, checkpointing: Checkpointing) -> Workload {
+    Workload { precision, checkpointing, flash_attention: false, ..train(Mode::Full, batch, seq) }
+}
+
+/// The CUDA context plus PyTorch's kernels on CUDA 11.2 without lazy loading, as the same
+/// Hugging Face page measured it (V100, "GPU memory occupied: 1343 MB" after a 1-element tensor).
+const V100_CUDA11_CONTEXT: f64 = 1343.0 * MIB;
+
+/// The same run on two GPUs with DDP (each holds everything).
+fn ddp(w: Workload) -> Workload {
+    Workload { gpus: 2, ..w }
+}
+
+/// fms-acceleration's bf16 runs of Mistral-7B (no k-bit preparation).
+fn fms(mode: Mode, batch: u32) -> Workload {
+    Workload { lora_rank: 16, ..train(mode, batch, 4096) }
+}
+
+/// An image-generation run: weights, images per batch, square size, fused attention, and what
+/// differs from the pipeline's defaults.
+fn img(quant: Quant, batch: u32, size: u32, flash: bool, change: impl FnOnce(&mut ImageSettings)) -> Workload {
+    let mut image = ImageSettings { width: size, height: size, ..ImageSettings::default() };
+    change(&mut image);
+    Workload { mode: Mode::Inference, quant, batch, flash_attention: flash, image, ..Workload::default() }
 }
 
 fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Workload {
@@ -199,35 +231,35 @@ fn rows() -> Vec<Row> {
             "Llama-2-7B",
             Metric::Allocated,
             21.30 * GB,
-            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1304) },
+            Workload { trainer: Trainer::Litgpt, checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1304) },
         ),
         r(
             "T31",
             "Llama-2-7B",
             Metric::Allocated,
             14.14 * GB,
-            Workload { checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 1304) },
+            Workload { trainer: Trainer::Litgpt, checkpointing: Checkpointing::None, ..train(Mode::Qlora, 1, 1304) },
         ),
         r(
             "T32",
             "Llama-2-7B",
             Metric::Allocated,
             29.07 * GB,
-            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 1304) },
+            Workload { trainer: Trainer::Litgpt, checkpointing: Checkpointing::None, ..train(Mode::Lora, 2, 1304) },
         ),
         r(
             "T34",
             "StableLM-base-alpha-3B",
             Metric::Allocated,
             9.69 * GB,
-            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1034) },
+            Workload { trainer: Trainer::Litgpt, checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1034) },
         ),
         r(
             "T35",
             "phi-1.5",
             Metric::Allocated,
             4.82 * GB,
-            Workload { checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1044) },
+            Workload { trainer: Trainer::Litgpt, checkpointing: Checkpointing::None, ..train(Mode::Lora, 1, 1044) },
         ),
         u(
             "T42",
@@ -278,6 +310,113 @@ fn rows() -> Vec<Row> {
         r("Q2", "Mistral-7B-v0.1", Metric::Allocated, 37_002_646_016.0, qlora_fms(8, true)),
         r("Q3", "Mistral-7B-v0.1", Metric::Allocated, 16_373_838_336.0, qlora_fms(4, false)),
         r("Q4", "Mistral-7B-v0.1", Metric::Allocated, 28_412_178_944.0, qlora_fms(8, false)),
+        // Encoder full fine-tunes with eager attention (HF Trainer, AdamW): bert-large-uncased on
+        // a V100 16 GB at 512 tokens, fp32 and fp16 AMP, with and without gradient checkpointing
+        // (nvidia-smi via pynvml, MiB; transformers docs "Efficient training on a single GPU",
+        // Jan 2022: github.com/huggingface/transformers/blob/0016acf7ef421c7fe8eff7945de52c71896c3b01/docs/source/en/perf_train_gpu_one.mdx).
+        r(
+            "E1",
+            "BERT-large",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            14949.0 * MIB,
+            bert(4, 512, Precision::Fp32, Checkpointing::None),
+        ),
+        r(
+            "E2",
+            "BERT-large",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            8681.0 * MIB,
+            bert(1, 512, Precision::Fp32, Checkpointing::None),
+        ),
+        r(
+            "E3",
+            "BERT-large",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            6775.0 * MIB,
+            bert(1, 512, Precision::Fp32, Checkpointing::Full),
+        ),
+        r(
+            "E4",
+            "BERT-large",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            13939.0 * MIB,
+            bert(4, 512, Precision::Mixed, Checkpointing::None),
+        ),
+        r(
+            "E5",
+            "BERT-large",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            7275.0 * MIB,
+            bert(1, 512, Precision::Mixed, Checkpointing::Full),
+        ),
+        // bert-base-cased on MRPC, run_glue.py with 2-process DDP at 128 tokens, fp32 and fp16
+        // AMP (nvidia-smi per GPU, MiB; transformers 4.3 docs/source/performance.md, from issue
+        // #9742: github.com/huggingface/transformers/blob/5d52a0ed88097c8ad7b652368102d362fbe8b0bd/docs/source/performance.md).
+        // The context is taken as the V100 figure of the same era.
+        r(
+            "E7",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            4247.0 * MIB,
+            ddp(bert(8, 128, Precision::Fp32, Checkpointing::None)),
+        ),
+        r(
+            "E8",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            4971.0 * MIB,
+            ddp(bert(16, 128, Precision::Fp32, Checkpointing::None)),
+        ),
+        r(
+            "E9",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            6827.0 * MIB,
+            ddp(bert(32, 128, Precision::Fp32, Checkpointing::None)),
+        ),
+        r(
+            "E10",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            10037.0 * MIB,
+            ddp(bert(64, 128, Precision::Fp32, Checkpointing::None)),
+        ),
+        r(
+            "E11",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            4163.0 * MIB,
+            ddp(bert(8, 128, Precision::Mixed, Checkpointing::None)),
+        ),
+        r(
+            "E12",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            4793.0 * MIB,
+            ddp(bert(16, 128, Precision::Mixed, Checkpointing::None)),
+        ),
+        r(
+            "E13",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            6207.0 * MIB,
+            ddp(bert(32, 128, Precision::Mixed, Checkpointing::None)),
+        ),
+        r(
+            "E14",
+            "BERT-base",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            8061.0 * MIB,
+            ddp(bert(64, 128, Precision::Mixed, Checkpointing::None)),
+        ),
+        // Mistral-7B full fine-tune in pure bf16 and LoRA r16 on q/k/v/o, HF Trainer with torch
+        // AdamW, checkpointing, FlashAttention-2, 4096 packed tokens (fms-acceleration's A100
+        // benchmark, torch.cuda peak allocated; the same CSV as Q1-Q4: line 10 and its batch-8 row, lines 34 and 36).
+        // The full fine-tune peaks in the optimizer step: batch 4 and 8 measure the same.
+        r("D1", "Mistral-7B-v0.1", Metric::Allocated, 72_434_837_504.0, fms(Mode::Full, 4)),
+        r("D1b", "Mistral-7B-v0.1", Metric::Allocated, 72_434_837_504.0, fms(Mode::Full, 8)),
+        r("D2", "Mistral-7B-v0.1", Metric::Allocated, 26_704_571_904.0, fms(Mode::Lora, 4)),
+        r("D2b", "Mistral-7B-v0.1", Metric::Allocated, 38_742_912_512.0, fms(Mode::Lora, 8)),
         // 4b. Inference.
         r("I4", "Llama-2-13B", Metric::Smi, 27999.54 * MB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
         r("I4b16", "Llama-2-13B", Metric::Smi, 35871.88 * MB, infer(Framework::Hf, Quant::Bf16, 16, 512)),
@@ -366,16 +505,276 @@ fn rows() -> Vec<Row> {
         ),
         r("I33", "Llama-3.1-8B", Metric::Allocated, 18.31 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
         r("I34", "Llama-2-7B", Metric::Smi, 14.3 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
-        r("I35", "FLUX.1-dev", Metric::Weights, 22.64 * GB, infer(Framework::Hf, Quant::Bf16, 1, 1)),
         u(
             "I36",
             "SDXL-base-1.0",
             Metric::Smi,
             8.958 * GB,
-            infer(Framework::Hf, Quant::Bf16, 1, 1),
-            "diffusion activations at 1024² are not modelled (weights only)",
+            img(Quant::Bf16, 1, 1024, true, |_| {}),
+            "the run's VAE precision and offload are not stated; SDXL's default fp32 decode alone needs more (IX1: 10.47 GiB allocated)",
+        ),
+        // 4c. Image generation (diffusers; docs/research/vram-image-measurements.md, rows S, X, F, Q
+        // there): SD 1.5 at 512 px, SDXL and FLUX.1 at 1024 px, batch 1-128, fp32 to 4-bit weights,
+        // eager and fused attention, VAE slicing, model CPU offload.
+        r("IS1", "SD-1.5", Metric::Reserved, 3.41 * GB, img(Quant::Bf16, 1, 512, false, |i| i.safety_checker = false)),
+        r("IS2", "SD-1.5", Metric::Reserved, 5.53 * GB, img(Quant::Bf16, 2, 512, false, |i| i.safety_checker = false)),
+        r("IS3", "SD-1.5", Metric::Reserved, 6.74 * GB, img(Quant::Bf16, 4, 512, false, |i| i.safety_checker = false)),
+        r("IS4", "SD-1.5", Metric::Reserved, 12.6 * GB, img(Quant::Bf16, 8, 512, false, |i| i.safety_checker = false)),
+        r(
+            "IS5",
+            "SD-1.5",
+            Metric::Reserved,
+            20.58 * GB,
+            img(Quant::Bf16, 16, 512, false, |i| i.safety_checker = false),
+        ),
+        r(
+            "IS6",
+            "SD-1.5",
+            Metric::Reserved,
+            55.57 * GB,
+            img(Quant::Bf16, 32, 512, false, |i| {
+                i.vae = VaeDecode::Sliced;
+                i.safety_checker = false
+            }),
+        ),
+        r("IS7", "SD-1.5", Metric::Reserved, 7.76 * GB, img(Quant::Fp32, 1, 512, false, |i| i.safety_checker = false)),
+        r("IS8", "SD-1.5", Metric::Reserved, 3.18 * GB, img(Quant::Bf16, 1, 512, true, |i| i.safety_checker = false)),
+        r("IS9", "SD-1.5", Metric::Reserved, 4.32 * GB, img(Quant::Bf16, 2, 512, true, |i| i.safety_checker = false)),
+        r("IS10", "SD-1.5", Metric::Reserved, 6.61 * GB, img(Quant::Bf16, 4, 512, true, |i| i.safety_checker = false)),
+        r("IS11", "SD-1.5", Metric::Reserved, 11.12 * GB, img(Quant::Bf16, 8, 512, true, |i| i.safety_checker = false)),
+        r("IS12", "SD-1.5", Metric::Reserved, 19.8 * GB, img(Quant::Bf16, 16, 512, true, |i| i.safety_checker = false)),
+        r(
+            "IS13",
+            "SD-1.5",
+            Metric::Reserved,
+            7.33 * GB,
+            img(Quant::Bf16, 32, 512, true, |i| {
+                i.vae = VaeDecode::Sliced;
+                i.safety_checker = false
+            }),
+        ),
+        r(
+            "IS14",
+            "SD-1.5",
+            Metric::Reserved,
+            22.68 * GB,
+            img(Quant::Bf16, 128, 512, true, |i| {
+                i.vae = VaeDecode::Sliced;
+                i.safety_checker = false
+            }),
+        ),
+        u(
+            "IS15",
+            "SD-1.5",
+            Metric::Reserved,
+            4.5 * GB,
+            img(Quant::Bf16, 1, 512, false, |i| i.safety_checker = false),
+            "a prose \"about 4.5 GB\" from a 2022 run; the same benchmark later measured 3.41 GB for this setup (S1)",
+        ),
+        r(
+            "IS16",
+            "SD-1.5",
+            Metric::Allocated,
+            2.62 * GIB,
+            img(Quant::Bf16, 1, 512, true, |i| i.safety_checker = false),
+        ),
+        r(
+            "IS20",
+            "SD-1.5",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            6.2 * GB,
+            img(Quant::Bf16, 1, 512, false, |_| {}),
+        ),
+        r(
+            "IS21",
+            "SD-1.5",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            5101.0 * MIB,
+            img(Quant::Bf16, 1, 512, false, |_| {}),
+        ),
+        r(
+            "IS21b",
+            "SD-1.5",
+            Metric::SmiWithContext(V100_CUDA11_CONTEXT),
+            5668.0 * MIB,
+            img(Quant::Bf16, 1, 512, false, |_| {}),
+        ),
+        r("IS23", "SD-1.5", Metric::Smi, 4.54 * GB, img(Quant::Bf16, 1, 512, true, |_| {})),
+        r("IX1", "SDXL-base-1.0", Metric::Allocated, 10.47 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IX2", "SDXL-base-1.0", Metric::Allocated, 10.47 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IX3", "SDXL-base-1.0", Metric::Allocated, 28.09 * GIB, img(Quant::Fp32, 4, 1024, false, |_| {})),
+        r("IX4", "SDXL-base-1.0", Metric::Allocated, 21.72 * GIB, img(Quant::Bf16, 4, 1024, false, |_| {})),
+        r("IX5", "SDXL-base-1.0", Metric::Allocated, 21.72 * GIB, img(Quant::Bf16, 4, 1024, true, |_| {})),
+        r("IX6", "SDXL-base-1.0", Metric::Allocated, 21.73 * GIB, img(Quant::Bf16, 4, 1024, true, |_| {})),
+        r(
+            "IX7",
+            "SDXL-base-1.0",
+            Metric::Allocated,
+            20.21 * GIB,
+            img(Quant::Bf16, 4, 1024, true, |i| i.offload = Offload::Model),
+        ),
+        u(
+            "IX9",
+            "SDXL-base-1.0",
+            Metric::Allocated,
+            15.4 * GIB,
+            img(Quant::Bf16, 4, 1024, true, |i| i.vae = VaeDecode::Sliced),
+            "the same notebook's fp32 eager row and the bare-UNet benchmark rule out denoiser activations this large with fused attention; only materialised attention scores explain it",
+        ),
+        r(
+            "IX11",
+            "SDXL-base-1.0",
+            Metric::Allocated,
+            21.85 * GIB,
+            img(Quant::Bf16, 4, 1024, true, |i| i.text_encoders = false),
+        ),
+        r("IF1", "FLUX.1-dev", Metric::Reserved, 36.166 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IF2", "FLUX.1-dev", Metric::Allocated, 33.851 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IF3", "FLUX.1-dev", Metric::Allocated, 39.49 * GIB, img(Quant::Bf16, 4, 1024, true, |_| {})),
+        r("IF4", "FLUX.1-dev", Metric::Allocated, 47.509 * GIB, img(Quant::Bf16, 8, 1024, true, |_| {})),
+        r("IF5", "FLUX.1-dev", Metric::Allocated, 61.548 * GIB, img(Quant::Bf16, 16, 1024, true, |_| {})),
+        r("IF6a", "FLUX.1-dev", Metric::Allocated, 33.851 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IF6b", "FLUX.1-dev", Metric::Allocated, 39.488 * GIB, img(Quant::Bf16, 4, 1024, true, |_| {})),
+        r("IF6c", "FLUX.1-dev", Metric::Allocated, 47.506 * GIB, img(Quant::Bf16, 8, 1024, true, |_| {})),
+        r("IF7", "FLUX.1-schnell", Metric::Allocated, 33.849 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r("IF8", "FLUX.1-dev", Metric::Allocated, 33.85 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        r(
+            "IF9",
+            "FLUX.1-dev",
+            Metric::Allocated,
+            22.64 * GIB,
+            img(Quant::Bf16, 1, 1024, true, |i| i.offload = Offload::Model),
+        ),
+        r(
+            "IQ1",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            17.281 * GIB,
+            img(Quant::Nf4, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ2",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            24.432 * GIB,
+            img(Quant::Int8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ3",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            14.654 * GIB,
+            img(Quant::Gptq4, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ4",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            21.482 * GIB,
+            img(Quant::Int8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ5",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            21.488 * GIB,
+            img(Quant::Fp8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ6",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            16.139 * GIB,
+            img(Quant::Gptq4, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ7",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            21.814 * GIB,
+            img(Quant::Int8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r(
+            "IQ8",
+            "FLUX.1-dev",
+            Metric::Reserved,
+            20.898 * GIB,
+            img(Quant::Fp8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+        ),
+        r("IQ9", "FLUX.1-dev", Metric::Reserved, 25.973 * GIB, img(Quant::GgufQ8_0, 1, 1024, true, |_| {})),
+        r("IQ12", "FLUX.1-dev", Metric::Reserved, 28.451 * GIB, img(Quant::Fp8, 1, 1024, true, |_| {})),
+        r("IQ16", "FLUX.1-dev", Metric::Allocated, 36.425 * GIB, img(Quant::Fp8, 8, 1024, true, |_| {})),
+        r("IQ17", "FLUX.1-dev", Metric::Allocated, 50.458 * GIB, img(Quant::Fp8, 16, 1024, true, |_| {})),
+        r("IQ21", "FLUX.1-schnell", Metric::Allocated, 22.879 * GIB, img(Quant::Fp8, 1, 1024, true, |_| {})),
+        r(
+            "IQ22",
+            "FLUX.1-schnell",
+            Metric::Allocated,
+            18.466 * GIB,
+            img(Quant::Fp8, 1, 1024, true, |i| i.quantized_text_encoder = true),
         ),
     ]
+}
+
+/// Where a row's measurement was published (details: ../shared/knowledge/vram.md §4 and
+/// docs/research/vram-training-measurements.md).
+fn source(id: &str) -> &'static str {
+    let n: u32 = id
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap_or(0);
+    match (&id[..1], n) {
+        ("T", 1..=18) => "torchtune README, memory and training speed table (commit 30b8519e8)",
+        ("T", 19..=25) => "torchtune README (commit ca0a6de40, 2024-09-03)",
+        ("T", 26..=27) => "torchtune docs/source/tutorials/qlora_finetune.rst",
+        ("T", 28) => "torchtune docs/source/tutorials/lora_finetune.rst",
+        ("T", 29) => "torchtune docs/source/tutorials/llama3.rst",
+        ("T", 30..=49) => "litgpt tutorials/resource-tables.md (2023-10-20)",
+        ("T", _) => "../shared/knowledge/vram.md §4a",
+        ("Q", _) | ("D", _) => "fms-acceleration scripts/benchmarks/refs/a100_80gb.csv (commit 24bdadb)",
+        ("E", 1..=6) => "transformers docs perf_train_gpu_one (commit 0016acf), V100 16 GB",
+        ("E", _) => "transformers 4.3 docs/source/performance.md (issue #9742)",
+        _ if id.starts_with("IS") => match n {
+            1..=15 => "lambda-diffusers benchmarks/benchmark*.csv",
+            16 => "siliconflow/onediff examples/sd1.5/README.md",
+            20 => "diffusers PR #2269",
+            21 => "diffusers issue #1934",
+            _ => "alexeigor/sd-benchmarks README.md",
+        },
+        _ if id.starts_with("IX") => match n {
+            1 | 2 => "diffusers docs using-diffusers/loading.md",
+            _ => "Hugging Face blog simple_sdxl_optimizations (its notebook)",
+        },
+        _ if id.starts_with("IF") => match n {
+            1 => "Hugging Face blog diffusers-quantization",
+            2..=6 => "sayakpaul/diffusers-torchao README.md",
+            7 => "siliconflow/onediff examples/flux/README.md",
+            _ => "gist sayakpaul/9287f475d4d309a66878af6cdbd4911b",
+        },
+        _ if id.starts_with("IQ") => match n {
+            1..=12 => "Hugging Face blog diffusers-quantization",
+            16 | 17 => "sayakpaul/diffusers-torchao README.md",
+            _ => "siliconflow/onediff examples/flux/README.md",
+        },
+        ("I", 2..=5) => "Hugging Face optimum GPTQ benchmark (A100-80GB)",
+        ("I", 6) => "HF blog overview-quantization-transformers.md",
+        ("I", 8..=12) => "litgpt tutorials/resource-tables.md",
+        ("I", 13..=18) => "litgpt tutorials/inference.md",
+        ("I", 19..=25) => "llm-d-benchmark config_explorer/empirical-vllm-memory-results.md",
+        ("I", 26..=28) => "public vLLM start-up log",
+        ("I", 29) => "llama.cpp tools/quantize/README.md",
+        ("I", 30) => "ollama PR #6279",
+        ("I", 31) => "ollama issue #8361",
+        ("I", 32) => "fedora-copr/logdetective PR #106 (llama.cpp log)",
+        ("I", 33) => "torchtune docs/source/tutorials/llama3.rst (commit 20747cd87)",
+        ("I", 34) => "meta-llama/llama issue #480",
+        ("I", 35) => "diffusers/benchmarks dataset",
+        ("I", 36) => "sayakpaul/sample-datasets sdxl_results",
+        _ => "../shared/knowledge/vram.md §4",
+    }
 }
 
 fn pick(b: &Breakdown, m: Metric) -> f64 {
@@ -383,6 +782,7 @@ fn pick(b: &Breakdown, m: Metric) -> f64 {
         Metric::Allocated => b.allocated(),
         Metric::Reserved => b.reserved(),
         Metric::Smi => b.total,
+        Metric::SmiWithContext(ctx) => b.total - b.cuda_context + ctx,
         Metric::Weights => b.weights,
         Metric::KvCache => b.kv_cache,
         Metric::Framework => b.framework,
@@ -391,6 +791,9 @@ fn pick(b: &Breakdown, m: Metric) -> f64 {
 }
 
 fn mode_of(s: &Workload) -> &'static str {
+    if s.image.width > 0 {
+        return "image";
+    }
     match s.mode {
         Mode::Inference => "inference",
         _ => "training",
@@ -412,33 +815,49 @@ fn estimates_match_measured_runs() {
         let est = estimate(arch, &row.settings).unwrap_or_else(|e| panic!("{}: {e}", row.id));
         let got = pick(&est, row.metric);
         let err = 100.0 * (got - row.measured) / row.measured;
+        let metric = match row.metric {
+            Metric::SmiWithContext(_) => "Smi".to_string(),
+            m => format!("{m:?}"),
+        };
         println!(
-            "{:<8} {:<24} {:<10} {:>8.2} G {:>8.2} G {:>7.1}%{}",
+            "{:<8} {:<10} {:<22} {:<10} {:>8.2} G {:>8.2} G {:>7.1}%  {}{}",
             row.id,
+            mode_of(&row.settings),
             row.model,
-            format!("{:?}", row.metric),
+            metric,
             row.measured / GIB,
             got / GIB,
             err,
+            source(row.id),
             row.unmodelled.map(|w| format!("  (not modelled: {w})")).unwrap_or_default()
         );
         if row.unmodelled.is_none() {
-            errors.push((row.id, mode_of(&row.settings), err.abs()));
+            errors.push((row.id, mode_of(&row.settings), err));
         }
     }
-    for mode in ["training", "inference"] {
-        let mut e: Vec<f64> = errors.iter().filter(|x| x.1 == mode).map(|x| x.2).collect();
+    let mut failures = Vec::new();
+    for mode in ["training", "inference", "image"] {
+        let mut e: Vec<f64> = errors.iter().filter(|x| x.1 == mode).map(|x| x.2.abs()).collect();
         let worst = errors
             .iter()
             .filter(|x| x.1 == mode)
-            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .max_by(|a, b| a.2.abs().total_cmp(&b.2.abs()))
             .map(|x| (x.0, x.2))
             .unwrap_or(("", 0.0));
         let med = median(&mut e);
-        println!("{mode}: {} rows, median |error| {med:.1} %, worst {:.1} % ({})", e.len(), worst.1, worst.0);
-        // The target: a median ≤ 10 % and no row worse than 25 %.
-        let worst_bound = 25.0;
-        assert!(med <= 10.0, "{mode}: median {med:.1} %");
-        assert!(worst.1 <= worst_bound, "{mode}: worst {:.1} % ({})", worst.1, worst.0);
+        println!("{mode}: {} rows, median |error| {med:.1} %, worst {:+.1} % ({})", e.len(), worst.1, worst.0);
+        // The goals (issue 20): a median ≤ 8 % and no row worse than 20 %, for each kind of run.
+        if med > 8.0 {
+            failures.push(format!("{mode}: median {med:.1} %"));
+        }
+        if worst.1.abs() > 20.0 {
+            failures.push(format!("{mode}: worst {:+.1} % ({})", worst.1, worst.0));
+        }
     }
+    // An under-estimate sends people to a card that runs out of memory: no training row may be
+    // more than 10 % under its measurement.
+    for (id, _, err) in errors.iter().filter(|x| x.1 == "training" && x.2 < -10.0) {
+        failures.push(format!("{id}: {err:+.1} % (under by more than 10 %)"));
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

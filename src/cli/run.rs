@@ -45,11 +45,21 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval))
         .map_err(|e| CliError::new(exit::ERROR, crate::tr!("could not start sampling: {error}", error = e)))?;
     let summary = measure(&sampler, &a.command, Duration::from_secs_f64(a.interval));
+    let kept = keep_for_calibration(&summary);
     if a.quiet {
     } else if a.json {
         eprintln!("{}", super::to_json(&summary)?);
     } else {
         eprint!("{}", render(&summary));
+        if let Some(peak) = kept {
+            eprintln!(
+                "{}",
+                crate::tr!(
+                    "To keep this peak ({gib} GiB) as a calibration point for the VRAM estimate, add --save-calibration to the vram command that describes this run (its model and settings).",
+                    gib = format!("{:.2}", peak / crate::units::GIB)
+                )
+            );
+        }
     }
     if let Some(path) = &a.json_out {
         let written = serde_json::to_string_pretty(&summary)
@@ -69,6 +79,29 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         Ended::NotStarted { error } if error.contains("not found") => 127,
         Ended::NotStarted { .. } => 126,
     }))
+}
+
+/// Leaves the run's measured peak in the config directory's `last-run.json`, for `vram
+/// --save-calibration`; returns the peak. Demo data and runs without a per-process figure are not
+/// kept.
+fn keep_for_calibration(summary: &crate::jobs::run::RunSummary) -> Option<f64> {
+    let peak = summary.vram_peak_process.filter(|p| *p > 0 && !summary.demo)? as f64;
+    let path = crate::vram::calibration::last_run_path()?;
+    let last = crate::vram::calibration::LastRun {
+        command: summary.command.clone(),
+        peak_bytes: peak,
+        when: chrono::Local::now().format("%Y-%m-%d %H:%M").to_string(),
+    };
+    match crate::vram::calibration::save_last_run(&path, &last) {
+        Ok(()) => Some(peak),
+        Err(e) => {
+            eprintln!(
+                "gpu-doctor: {}",
+                crate::tr!("could not write {path}: {error}", path = path.display(), error = e)
+            );
+            None
+        }
+    }
 }
 
 /// `path` can be created: it does not exist (not even as a dangling link) and its folder does.

@@ -11,9 +11,10 @@ use serde::Serialize;
 use super::{CliError, exit};
 use crate::diagnose::source::live_nvml;
 use crate::telemetry::SourceOptions;
+use crate::vram::calibration::{self, Point};
 use crate::vram::{
-    self, Arch, Breakdown, Checkpointing, Fit, Framework, GIB, InputError, Limits, Mode, Optimizer, Precision, Quant,
-    Sharding, Suggestion, Target, Trainer, Workload, fit,
+    self, Arch, Attention, Breakdown, Checkpointing, Fit, Framework, GIB, InputError, Limits, Mode, Offload, Optimizer,
+    Precision, Quant, Sharding, Suggestion, Target, Trainer, VaeDecode, Workload, fit,
 };
 
 /// Arguments of `vram`.
@@ -101,8 +102,11 @@ pub struct VramArgs {
     /// Compute the loss in chunks (no full fp32 logits; default: the trainer's).
     #[arg(long)]
     pub chunked_loss: bool,
-    /// No fused (flash/SDPA) attention.
-    #[arg(long)]
+    /// Attention implementation (auto: as transformers picks it for the model).
+    #[arg(long, value_enum, default_value_t = Attention::Auto)]
+    pub attention: Attention,
+    /// No fused (flash/SDPA) attention (same as --attention eager).
+    #[arg(long, conflicts_with = "attention")]
     pub no_flash_attention: bool,
     /// LoRA rank (default: the trainer's).
     #[arg(long)]
@@ -110,6 +114,38 @@ pub struct VramArgs {
     /// LoRA on every linear layer (default: the trainer's).
     #[arg(long)]
     pub lora_all_linear: bool,
+    /// Image models: width in pixels (default: the model's native size).
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Image models: height in pixels (default: the model's native size).
+    #[arg(long)]
+    pub height: Option<u32>,
+    /// Image models: classifier-free guidance, which doubles the denoiser's batch (default: the
+    /// pipeline's, on for SD 1.5 and SDXL, off for FLUX).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub cfg: Option<bool>,
+    /// Image models: how the VAE decodes the batch.
+    #[arg(long, value_enum, default_value_t = VaeDecode::Full)]
+    pub vae_decode: VaeDecode,
+    /// Image models: the VAE decodes in fp32 (default: the pipeline's, on for SDXL).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub vae_fp32: Option<bool>,
+    /// Image models: what stays on the GPU.
+    #[arg(long, value_enum, default_value_t = Offload::None)]
+    pub offload: Offload,
+    /// Image models: the text encoders are not on the GPU (prompts encoded elsewhere).
+    #[arg(long)]
+    pub no_text_encoders: bool,
+    /// Image models: FLUX's T5 encoder is quantised like the transformer.
+    #[arg(long)]
+    pub quantize_text_encoder: bool,
+    /// Image models: SD 1.5 without its safety checker.
+    #[arg(long)]
+    pub no_safety_checker: bool,
+    /// Save the peak of the last `run -- COMMAND` (or this many GiB per GPU) as a calibration
+    /// point for this model and these settings; later estimates show it.
+    #[arg(long, value_name = "GIB", num_args = 0..=1, default_missing_value = "last-run")]
+    pub save_calibration: Option<String>,
     /// Judge against a hypothetical GPU of this many GiB instead of this machine's GPUs.
     #[arg(long, value_name = "GIB", value_parser = crate::cli::parse_gib)]
     pub vram_gib: Option<f64>,
@@ -180,7 +216,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
 
 /// The workload the arguments describe; `total` is the first GPU's memory (vLLM sizes its KV
 /// cache from it).
-fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
+fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
     let base = Workload {
         mode: args.mode,
         quant: args.quant,
@@ -192,10 +228,24 @@ fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
         sharding: args.sharding,
         optimizer: args.optimizer,
         precision: if args.quant == Quant::Fp32 { Precision::Fp32 } else { Precision::Bf16True },
-        flash_attention: !args.no_flash_attention,
+        flash_attention: !args.no_flash_attention && args.attention.fused_for(arch),
         vllm_utilization: args.gpu_memory_utilization,
         gpu_total_bytes: total,
         ..Workload::default()
+    };
+    let base = Workload {
+        image: vram::ImageSettings {
+            width: args.width.unwrap_or(0),
+            height: args.height.unwrap_or(0),
+            cfg: args.cfg,
+            vae: args.vae_decode,
+            vae_fp32: args.vae_fp32,
+            offload: args.offload,
+            text_encoders: !args.no_text_encoders,
+            quantized_text_encoder: args.quantize_text_encoder,
+            safety_checker: !args.no_safety_checker,
+        },
+        ..base
     };
     // Training starts from the trainer's defaults; what the flags say wins.
     let mut w = if args.mode == Mode::Inference { base } else { args.trainer.apply(&base) };
@@ -214,6 +264,15 @@ fn workload_from(args: &VramArgs, total: Option<f64>) -> Workload {
     w.lora_all_linear |= args.lora_all_linear;
     w.chunked_loss |= args.chunked_loss;
     w
+}
+
+/// clap value parser for on/off switches.
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "on" | "yes" | "true" | "1" => Ok(true),
+        "off" | "no" | "false" | "0" => Ok(false),
+        _ => Err(format!("'{s}': give on or off")),
+    }
 }
 
 /// This machine's GPUs (NVML with a time limit), or the hypothetical one.
@@ -249,6 +308,8 @@ pub(crate) struct Out<'a> {
     pub(crate) suggestions: Vec<Suggestion>,
     /// The settings that change the figure by more than 5 %, each with the figure without it.
     assumptions: Vec<vram::Assumption>,
+    /// A measured peak saved for this model and these settings.
+    calibration: Option<Point>,
 }
 
 /// Estimates `workload` and judges it on `targets`, with the limits and the advice.
@@ -268,6 +329,7 @@ pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]
         limits,
         suggestions,
         assumptions,
+        calibration: None,
     })
 }
 
@@ -279,6 +341,7 @@ pub fn render(
     fits: &[Fit],
     limits: &[Limits],
     advice: &[Suggestion],
+    calibration: Option<&Point>,
 ) -> String {
     let mut o = String::new();
     let _ = writeln!(
@@ -291,7 +354,7 @@ pub fn render(
             note = if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) }
         )
     );
-    let _ = writeln!(o, "{}", s.summary());
+    let _ = writeln!(o, "{}", s.summary_for(arch));
     if s.mode != Mode::Inference {
         let _ = writeln!(o, "{}", crate::tr!("trainer: {name} (its defaults, unless given)", name = s.trainer.name()));
     }
@@ -319,6 +382,21 @@ pub fn render(
             value = format!("{:>9.2}", b.total / GIB)
         )
     );
+    if b.high > b.low {
+        let _ = writeln!(
+            o,
+            "  {}",
+            crate::tr!(
+                "{label} {low}–{high} GiB; the verdict uses the high end. What would narrow it:",
+                label = crate::i18n::pad(crate::tr!("range"), 18),
+                low = format!("{:.1}", b.low / GIB),
+                high = format!("{:.1}", b.high / GIB)
+            )
+        );
+        for n in &b.narrow_by {
+            let _ = writeln!(o, "    - {n}");
+        }
+    }
     if let Some(kv) = b.vllm_kv_available {
         let _ = writeln!(
             o,
@@ -332,6 +410,9 @@ pub fn render(
     }
     for n in &b.notes {
         let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n));
+    }
+    if let Some(p) = calibration {
+        let _ = writeln!(o, "  {}", crate::tr!("calibration: {line}", line = p.line(b.total)));
     }
     let assumed = vram::assumptions(arch, s);
     if !assumed.is_empty() {
@@ -382,21 +463,88 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(exit::OK));
     }
     let arch = arch_from(args).map_err(|e| bad(&e))?;
+    if let Some(value) = &args.save_calibration {
+        save_calibration(args, &arch, value)?;
+    }
     let judge = || {
         let targets = targets(args);
-        let workload = workload_from(args, targets.first().map(|t| t.total));
+        let workload = workload_from(args, &arch, targets.first().map(|t| t.total));
         outcome(&arch, workload, &targets)
     };
     // --json is the same in every language: its texts (GPU names, notes, verdicts' details,
     // advice) are made in English.
     let out = if args.json { crate::i18n::scoped(crate::i18n::Lang::En, judge) } else { judge() };
-    let out = out.map_err(|e| bad(&e))?;
+    let mut out = out.map_err(|e| bad(&e))?;
+    if let Some(path) = calibration::path() {
+        match calibration::load(&path) {
+            Ok(points) => out.calibration = calibration::find(&points, &arch, &out.settings).cloned(),
+            Err(e) => eprintln!("gpu-doctor: {e}"),
+        }
+    }
     if args.json {
         super::outln(&super::to_json(&out)?)?;
     } else {
-        super::out(&render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions))?;
+        super::out(&render(
+            &arch,
+            &out.settings,
+            &out.breakdown,
+            &out.fits,
+            &out.limits,
+            &out.suggestions,
+            out.calibration.as_ref(),
+        ))?;
     }
     Ok(ExitCode::from(exit::OK))
+}
+
+/// `--save-calibration [GIB]`: files the last run's peak (or the value given) under this model
+/// and these settings.
+fn save_calibration(args: &VramArgs, arch: &Arch, value: &str) -> Result<(), CliError> {
+    let fail = |e: String| CliError::new(exit::ERROR, e);
+    let (Some(path), Some(last_path)) = (calibration::path(), calibration::last_run_path()) else {
+        return Err(fail(crate::tr!("no config directory (set GPU_DOCTOR_CONFIG_DIR)").into()));
+    };
+    let settings = workload_from(args, arch, None);
+    let last = if value == "last-run" {
+        calibration::load_last_run(&last_path).ok_or_else(|| {
+            CliError::new(
+                exit::BAD_ARGS,
+                crate::tr!(
+                    "no measured run to save: measure one first with gpu-doctor-cli run -- COMMAND, or give the peak: --save-calibration GIB"
+                ),
+            )
+        })?
+    } else {
+        let gib = crate::cli::parse_gib(value).map_err(|e| CliError::new(exit::BAD_ARGS, e))?;
+        calibration::LastRun {
+            command: crate::tr!("entered by hand").into(),
+            peak_bytes: gib * GIB * f64::from(settings.gpus.max(1)),
+            when: chrono::Local::now().format("%Y-%m-%d %H:%M").to_string(),
+        }
+    };
+    let point = calibration::point_from(&last, arch, &settings);
+    let moved = calibration::save(&path, point.clone()).map_err(fail)?;
+    if let Some(bak) = moved {
+        eprintln!(
+            "gpu-doctor: {}",
+            crate::tr!(
+                "{path} could not be read; it was kept as {backup}",
+                path = path.display(),
+                backup = bak.display()
+            )
+        );
+    }
+    eprintln!(
+        "{}",
+        crate::tr!(
+            "Saved a calibration point for {model}: {gib} GiB per GPU ({command}) in {path}",
+            model = arch.name,
+            gib = format!("{:.2}", point.measured_per_gpu / GIB),
+            command = point.command,
+            path = path.display()
+        )
+    );
+    Ok(())
 }
 
 #[cfg(test)]
@@ -423,7 +571,7 @@ mod tests {
         let fits = [fit(vram::need(&vram::estimate(&arch, &w).unwrap(), &w), &busy())];
         assert_eq!(out.suggestions, vram::advice(&arch, &w, &fits));
         assert!(out.suggestions.len() > 2 && out.suggestions[0].frees_others, "{:?}", out.suggestions);
-        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions);
+        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions, None);
         assert!(
             text.contains("FITS ONCE FREED — fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
             "{text}"
@@ -440,7 +588,7 @@ mod tests {
         assert_eq!(json["suggestions"][0]["change"], out.suggestions[0].change.as_str());
         let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
         let out = outcome(&arch, q, &[busy()]).unwrap();
-        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions);
+        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions, None);
         assert!(text.contains("weights NF4") && text.contains("sharded across 2 GPUs"), "{text}");
         assert!(!text.contains("GPU(s)") && !text.contains("Fsdp"), "{text}");
     }

@@ -306,6 +306,10 @@ impl DoctorApp {
             settings_notice: init.settings_notice,
         };
         app.vram.units = app.settings.units;
+        if app.settings_path.is_none() {
+            // Tests and screenshots: the user's measured runs stay out of the picture.
+            app.vram.calibration = Some(super::vram_tab::Calibration::default());
+        }
         app.smoke.units = app.settings.units;
         if init.diagnose_at_start && app.source.demo.is_none() {
             let renderer = app.renderer_name.clone();

@@ -12,6 +12,7 @@ mod screenshot;
 mod share;
 mod smoke_tab;
 mod support_card;
+mod vram_image;
 mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};

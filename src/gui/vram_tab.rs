@@ -32,6 +32,35 @@ pub struct VramState {
     pending_import: Option<Receiver<Option<PathBuf>>>,
     /// The tab was shown in this session (its estimate then goes into reports).
     pub visited: bool,
+    /// Measured peaks saved for models and settings, and the last run `run` measured (read when
+    /// the tab is first shown).
+    pub calibration: Option<Calibration>,
+}
+
+/// The calibration file's points and the last measured run.
+#[derive(Clone, Debug, Default)]
+pub struct Calibration {
+    /// Saved points.
+    pub points: Vec<vram::calibration::Point>,
+    /// What `gpu-doctor-cli run -- COMMAND` last measured.
+    pub last_run: Option<vram::calibration::LastRun>,
+    /// What went wrong reading or saving.
+    pub message: Option<String>,
+}
+
+impl Calibration {
+    /// Reads the user's files.
+    pub fn load() -> Calibration {
+        let mut c = Calibration::default();
+        if let Some(path) = vram::calibration::path() {
+            match vram::calibration::load(&path) {
+                Ok(p) => c.points = p,
+                Err(e) => c.message = Some(e),
+            }
+        }
+        c.last_run = vram::calibration::last_run_path().and_then(|p| vram::calibration::load_last_run(&p));
+        c
+    }
 }
 
 impl Default for VramState {
@@ -52,6 +81,7 @@ impl Default for VramState {
             pending_import: None,
             visited: false,
             units: crate::units::ByteUnits::default(),
+            calibration: None,
         }
     }
 }
@@ -73,11 +103,17 @@ fn parts(b: &Breakdown) -> [f64; 8] {
 }
 
 impl VramState {
+    /// Makes `a` the model, with the attention implementation transformers picks for it.
+    pub fn set_arch(&mut self, a: Arch) {
+        self.settings.flash_attention = !a.eager_by_default();
+        self.arch = a;
+    }
+
     /// Loads an architecture from a config.json (also the path tests use instead of the dialog).
     pub fn import_config(&mut self, path: &std::path::Path) {
         match presets::from_hf_config_file(path) {
             Ok(a) => {
-                self.arch = a;
+                self.set_arch(a);
                 self.message = None;
             }
             Err(e) => {
@@ -129,7 +165,7 @@ impl VramState {
         }
         let s = &self.settings;
         let engine = if s.mode == Mode::Inference { format!(", {:?}", s.framework) } else { String::new() };
-        let mut v = vec![format!("{}: {}{engine}", self.arch.name, s.summary())];
+        let mut v = vec![format!("{}: {}{engine}", self.arch.name, s.summary_for(&self.arch))];
         match crate::vram::estimate(&self.arch, s) {
             Ok(b) => {
                 let gib = |x: f64| format!("{:.2} GiB", x / crate::units::GIB);
@@ -146,6 +182,14 @@ impl VramState {
                     slack = gib(b.allocator_slack),
                     params = format!("{:.2}", b.params_b)
                 ));
+                if b.high > b.low {
+                    v.push(crate::tr!(
+                        "Range {low} to {high}; the fit is judged on the high end. What would narrow it: {inputs}",
+                        low = gib(b.low),
+                        high = gib(b.high),
+                        inputs = b.narrow_by.join("; ")
+                    ));
+                }
             }
             Err(e) => v.push(crate::tr!("No estimate: {error}", error = e)),
         }
@@ -174,6 +218,7 @@ impl VramState {
 
     fn inputs(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         ui.heading(crate::tr!("Model"));
+        let mut chosen = None;
         ui.horizontal(|ui| {
             let l = ui.label(crate::tr!("Preset"));
             egui::ComboBox::from_id_salt("preset")
@@ -182,7 +227,7 @@ impl VramState {
                 .show_ui(ui, |ui| {
                     for p in &self.presets {
                         if ui.selectable_label(p.name == self.arch.name, &p.name).clicked() {
-                            self.arch = p.clone();
+                            chosen = Some(p.clone());
                         }
                     }
                 })
@@ -196,6 +241,9 @@ impl VramState {
                 self.open_dialog(ui.ctx());
             }
         });
+        if let Some(a) = chosen {
+            self.set_arch(a);
+        }
         if let Some(m) = &self.message {
             ui.colored_label(palette::tone(ui, Tone::Fail), m);
         }
@@ -229,6 +277,11 @@ impl VramState {
         });
         ui.add_space(6.0);
         ui.heading(crate::tr!("Workload"));
+        if let Some(family) = vram::Family::of(&self.arch) {
+            let hypothetical = snap.inventory.gpus.is_empty().then_some(&mut self.hypothetical_gib);
+            super::vram_image::inputs(ui, family, &mut self.settings, hypothetical);
+            return;
+        }
         let s = &mut self.settings;
         let before = (s.mode, s.trainer);
         ui.horizontal(|ui| {
@@ -346,6 +399,35 @@ impl VramState {
 
     /// The settings that move the figure by more than 5 %, each as a toggle to the other choice
     /// showing the figure it gives.
+    /// The measured peak saved for these settings, or the offer to save the last measured run.
+    fn calibration_row(&mut self, ui: &mut egui::Ui, settings: &vram::Workload, total: f64) {
+        let c = self.calibration.get_or_insert_with(Calibration::load);
+        if let Some(p) = vram::calibration::find(&c.points, &self.arch, settings) {
+            ui.label(RichText::new(crate::tr!("Measured: {line}", line = p.line(total))).strong());
+        } else if let Some(last) = &c.last_run {
+            let label = crate::tr!(
+                "Save the last measured run ({gib} GiB, {command}, {when}) as a calibration point for these settings",
+                gib = format!("{:.2}", last.peak_bytes / GIB),
+                command = last.command,
+                when = last.when
+            );
+            if ui.button(label).clicked() {
+                let point = vram::calibration::point_from(last, &self.arch, settings);
+                match vram::calibration::path().map(|path| vram::calibration::save(&path, point.clone())) {
+                    Some(Ok(_)) => {
+                        c.points.push(point);
+                        c.message = None;
+                    }
+                    Some(Err(e)) => c.message = Some(e),
+                    None => c.message = Some(crate::tr!("no config directory (set GPU_DOCTOR_CONFIG_DIR)").into()),
+                }
+            }
+        }
+        if let Some(m) = &c.message {
+            ui.colored_label(palette::tone(ui, Tone::Warn), m);
+        }
+    }
+
     fn assumption_toggles(&mut self, ui: &mut egui::Ui, settings: &vram::Workload) {
         let assumed = vram::assumptions(&self.arch, settings);
         if assumed.is_empty() {
@@ -381,11 +463,30 @@ impl VramState {
             }
         };
         let need = vram::need(&b, &settings);
-        ui.heading(crate::tr!("{gib} GiB per GPU", gib = format!("{:.1}", need / GIB)));
+        if b.high > b.low && need >= b.high {
+            ui.heading(crate::tr!(
+                "{low}–{high} GiB per GPU",
+                low = format!("{:.1}", b.low / GIB),
+                high = format!("{:.1}", b.high / GIB)
+            ));
+            ui.label(crate::tr!(
+                "Most likely {total} GiB (the bar); the fit is judged on the high end, {high} GiB.",
+                total = format!("{:.1}", b.total / GIB),
+                high = format!("{:.1}", b.high / GIB)
+            ))
+            .on_hover_text(format!(
+                "{}\n{}",
+                crate::tr!("What would narrow the range:"),
+                b.narrow_by.iter().map(|n| format!("• {n}")).collect::<Vec<_>>().join("\n")
+            ));
+        } else {
+            ui.heading(crate::tr!("{gib} GiB per GPU", gib = format!("{:.1}", need / GIB)));
+        }
         stacked_bar(ui, &b);
         for n in &b.notes {
             ui.weak(n);
         }
+        self.calibration_row(ui, &settings, b.total);
         self.assumption_toggles(ui, &settings);
         ui.add_space(6.0);
         ui.label(

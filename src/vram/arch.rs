@@ -97,7 +97,16 @@ pub struct Arch {
     /// A short note shown with the preset.
     #[serde(default)]
     pub note: String,
+    /// The `model_type` of its config.json ("bert", "t5", "gemma2"), when known: it decides the
+    /// attention implementation transformers picks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_type: Option<String>,
 }
+
+/// `model_type`s whose transformers implementation has no fused (SDPA/flash) attention, or had
+/// none for years, so that a run keeps the whole attention-probability matrix (eager): T5 and
+/// DeBERTa have only eager; Gemma-2 asks for eager because of its logit soft-capping.
+const EAGER_MODEL_TYPES: [&str; 6] = ["t5", "mt5", "deberta", "deberta-v2", "gemma2", "longt5"];
 
 fn default_true() -> bool {
     true
@@ -124,6 +133,13 @@ impl Params {
 }
 
 impl Arch {
+    /// Whether a run of this model gets eager attention (the score matrix kept) unless told
+    /// otherwise: encoder models (BERT-style: eager in transformers before 4.41 and in most
+    /// published recipes) and the model types in [`EAGER_MODEL_TYPES`].
+    pub fn eager_by_default(&self) -> bool {
+        self.kind == ModelKind::Encoder || self.model_type.as_deref().is_some_and(|t| EAGER_MODEL_TYPES.contains(&t))
+    }
+
     /// Checks the shape; every problem names its field.
     pub fn validate(&self) -> Result<(), InputError> {
         const MAX: u32 = 1 << 20;
@@ -194,6 +210,7 @@ impl Arch {
         vocab: u32,
     ) -> Arch {
         Arch {
+            model_type: None,
             name: name.to_string(),
             kind: ModelKind::Decoder,
             layers,

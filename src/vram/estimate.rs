@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
+use super::arch::{Arch, ModelKind};
 use super::error::InputError;
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
@@ -23,7 +23,7 @@ pub struct Breakdown {
     pub activations: f64,
     /// Gradients.
     pub gradients: f64,
-    /// Optimizer states (and fp32 master weights under mixed precision).
+    /// Optimizer states, and what the optimizer step's temporaries add beyond the backward peak.
     pub optimizer: f64,
     /// CUDA context (seen by nvidia-smi, not by PyTorch's counters).
     pub cuda_context: f64,
@@ -41,6 +41,16 @@ pub struct Breakdown {
     pub vllm_kv_available: Option<f64>,
     /// What the figures assume.
     pub notes: Vec<String>,
+    /// The low end of the total where inputs are unknown (the CUDA context's size, the caching
+    /// allocator's fragmentation), bytes.
+    #[serde(default)]
+    pub low: f64,
+    /// The high end; the fit verdict is decided on it.
+    #[serde(default)]
+    pub high: f64,
+    /// The inputs that would narrow the range.
+    #[serde(default)]
+    pub narrow_by: Vec<String>,
 }
 
 impl Breakdown {
@@ -56,6 +66,10 @@ impl Breakdown {
 
 /// CUDA context with lazy module loading (PyTorch PR #86509: 287 MB lazy, 667 MB eager).
 const CUDA_CONTEXT: f64 = 0.5 * GIB;
+/// The CUDA context's range: with lazy module loading (CUDA 11.7+ with PyTorch 1.13+, the
+/// default since) about 0.3 GiB, without it up to 1.3 GiB (Hugging Face's V100 measurement on
+/// CUDA 11.2: 1343 MiB for the context and PyTorch's kernels).
+const CUDA_CONTEXT_RANGE: (f64, f64) = (0.3 * GIB, 1.3 * GIB);
 /// cuBLAS(Lt) workspaces and small library buffers.
 const LIBRARY_BUFFERS: f64 = 64.0 * 1_048_576.0;
 
@@ -63,6 +77,17 @@ const LIBRARY_BUFFERS: f64 = 64.0 * 1_048_576.0;
 pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     arch.validate()?;
     s.validate()?;
+    if let Some(family) = super::image::Family::of(arch) {
+        if s.mode != Mode::Inference {
+            return Err(InputError {
+                field: "mode",
+                problem: crate::tr!("training an image model is not modelled; choose inference").into(),
+            });
+        }
+        let mut out = super::image::estimate(family, s);
+        range(&mut out, s);
+        return Ok(out);
+    }
     let p = arch.params();
     let n = f64::from(s.gpus);
     let (b, t) = (f64::from(s.batch), f64::from(s.seq));
@@ -78,6 +103,21 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
         _ => n,
     };
     out.weights = weight_bytes / split;
+    if s.mode == Mode::Inference && s.sharding == Sharding::Tensor && s.framework != Framework::Vllm && n > 1.0 {
+        // Tensor parallelism outside vLLM (litgpt, transformers' tp_plan) splits the attention
+        // and MLP matrices; the embeddings, the head and the norms stay whole on every GPU.
+        let whole = weight_bytes - p.linear * quant.linear_bits() / 8.0;
+        out.weights = (weight_bytes - whole) / n + whole;
+    }
+    // bitsandbytes dequantises each 4-/8-bit matrix to 16 bits for its matmul (prefill,
+    // training): the largest one is a transient buffer.
+    let bnb = matches!(quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8);
+    let tp_split = if s.sharding == Sharding::Tensor { n } else { 1.0 };
+    let dequant_buffer = if bnb {
+        h * f64::from(arch.moe.as_ref().map_or(arch.intermediate, |m| m.expert_intermediate)) * 2.0 / tp_split
+    } else {
+        0.0
+    };
     if s.sharding == Sharding::Fsdp && n > 1.0 {
         // One layer is gathered in full at a time (two with prefetch).
         out.weights += 2.0 * weight_bytes / l.max(1.0);
@@ -112,7 +152,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     // when not fused.
                     let logits = b * t * v * 4.0;
                     let act = b * t * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
-                    out.activations = logits + act;
+                    out.activations = logits + act + dequant_buffer;
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
@@ -171,12 +211,12 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 Sharding::Replicated => 1.0,
                 _ => n,
             };
-            let (grad_bytes, state_bytes, master) = match (s.mode, s.precision) {
-                (Mode::Full, Precision::Bf16True) => (2.0, 2.0, 0.0),
-                (Mode::Full, Precision::Mixed) => (2.0, 4.0, 4.0),
-                (Mode::Full, Precision::Fp32) => (4.0, 4.0, 0.0),
+            let (grad_bytes, state_bytes) = match (s.mode, s.precision) {
+                (Mode::Full, Precision::Bf16True) => (2.0, 2.0),
+                // Mixed (torch.autocast: HF Trainer, accelerate, litgpt's bf16-mixed) keeps fp32
+                // parameters, gradients and states; the 16-bit copies are counted with the weights.
                 // Adapters are small; PEFT keeps them (and their states) in fp32.
-                _ => (4.0, 4.0, 0.0),
+                _ => (4.0, 4.0),
             };
             let states_per_param = match s.optimizer {
                 Optimizer::AdamW => 2.0 * state_bytes,
@@ -185,9 +225,13 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 Optimizer::Adafactor => 4.0,
             };
             out.gradients = trainable * grad_bytes / state_split;
-            out.optimizer = trainable * (states_per_param + master) / state_split;
+            out.optimizer = trainable * states_per_param / state_split;
             if s.mode != Mode::Full {
                 out.weights += trainable * 4.0 / state_split;
+            }
+            if s.mode == Mode::Full && s.precision == Precision::Mixed {
+                // Autocast's 16-bit copies of the linear weights, kept from forward to backward.
+                out.weights += p.linear * 2.0 / split;
             }
             // PEFT's prepare_model_for_kbit_training casts every parameter that is not 4-bit
             // (embeddings, head, norms) to fp32: they take twice the memory, and the residual
@@ -208,23 +252,93 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 Mode::Lora | Mode::Qlora => 2.0 * h,
                 _ => 0.0,
             };
-            let per_layer_full = b * t * (layer_per_token + scores_per_token_layer + 3.0 * lora_inputs) / tp;
             let layers_here = if s.sharding == Sharding::Layers { l / n } else { l };
+            let encoder = arch.kind == ModelKind::Encoder;
+            // What one layer keeps per token (`layer`), the bytes per attention score it keeps
+            // (`scores`) and what the caching allocator holds beyond them at the peak (`slack_of`).
+            let (layer, scores, input_bytes, slack_of) = if encoder {
+                let e = encoder_layer(h, inter, s.precision);
+                let (kept, held) = if s.flash_attention { (0.0, 0.0) } else { e.score_bytes };
+                (e.per_token, kept * nq * t, e.input_bytes, 0.10 * e.per_token + (held - kept) * nq * t)
+            } else {
+                (layer_per_token + 3.0 * lora_inputs, scores_per_token_layer, 2.0 * h, 0.0)
+            };
+            let per_layer_full = b * t * (layer + scores) / tp;
             let fp32_stream = if upcast { layers_here * 2.0 * b * t * h / tp } else { 0.0 };
-            let body = fp32_stream
-                + match s.checkpointing {
-                    Checkpointing::None => layers_here * per_layer_full,
-                    Checkpointing::Selective => layers_here * b * t * (layer_per_token + 3.0 * lora_inputs) / tp,
-                    // Layer inputs, plus one layer recomputed and its gradients during backward.
-                    Checkpointing::Full => layers_here * 2.0 * b * t * h + 1.5 * per_layer_full,
-                };
+            let (body, body_slack) = match s.checkpointing {
+                Checkpointing::None => (layers_here * per_layer_full, layers_here * b * t * slack_of / tp),
+                Checkpointing::Selective => (layers_here * b * t * layer / tp, layers_here * b * t * 0.10 * layer / tp),
+                // Layer inputs, plus one layer recomputed and its gradients during backward.
+                Checkpointing::Full => {
+                    (layers_here * input_bytes * b * t + 1.5 * per_layer_full, 1.5 * b * t * slack_of / tp)
+                }
+            };
             // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
-            // upcast one eighth at a time.
-            let logits = if s.chunked_loss { b * t * v * (2.0 + 4.0 / 8.0) } else { b * t * v * (2.0 + 4.0) } / tp;
-            out.activations = body + logits;
+            // upcast one eighth at a time. Encoders are fine-tuned with a classification head.
+            let logits = if encoder {
+                0.0
+            } else if s.chunked_loss {
+                b * t * v * (2.0 + 4.0 / 8.0) / tp
+            } else {
+                b * t * v * (2.0 + 4.0) / tp
+            };
+            out.activations = fp32_stream + body + logits;
+            // torch's AdamW (foreach, the default on CUDA) makes one state-sized temporary in its
+            // step (`_foreach_sqrt` of the second moments); the activations are gone by then, so
+            // the step sets the peak when that copy is the larger (a full fine-tune's 67.5 GiB
+            // peak for Mistral-7B in bf16, fms-acceleration's A100 benchmark).
+            if s.optimizer == Optimizer::AdamW {
+                let step = trainable * state_bytes / state_split;
+                if step > out.activations {
+                    out.optimizer += step - out.activations;
+                    out.notes.push(crate::tr!(
+                        "The optimizer step sets the peak: torch's AdamW makes a temporary copy of one state ({gib} GiB), more than the activations",
+                        gib = format!("{:.1}", step / GIB)
+                    ));
+                }
+            }
+            if encoder {
+                out.notes.push(if s.flash_attention {
+                    crate::tr!("Encoder fine-tuning with a classification head and fused attention").into()
+                } else {
+                    crate::tr!("Encoder fine-tuning with a classification head; eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul").into()
+                });
+            }
             out.cuda_context = CUDA_CONTEXT;
             out.framework = LIBRARY_BUFFERS + if n > 1.0 && s.sharding != Sharding::Layers { 0.4 * GIB } else { 0.0 };
-            out.allocator_slack = 0.05 * (out.activations + out.gradients + out.weights);
+            if n > 1.0 && s.sharding == Sharding::Replicated {
+                // DDP's gradient buckets: a second copy of the gradients (gradient_as_bucket_view
+                // is off by default).
+                out.framework += out.gradients;
+            }
+            out.allocator_slack = 0.05 * (out.activations + out.gradients + out.weights) + body_slack;
+            if s.sharding == Sharding::Fsdp && n > 1.0 {
+                // FSDP frees its all-gather and reduce-scatter buffers from other CUDA streams; the
+                // caching allocator holds on to them (torchtune's distributed rows: 15 % of the
+                // sharded state).
+                out.allocator_slack += 0.15 * (out.weights + out.gradients + out.optimizer);
+            }
+            if s.mode == Mode::Qlora {
+                // The forward and backward dequantise the 4-bit matrices (two buffers at once),
+                // and quantising the 16-bit checkpoint on the GPU at load leaves freed blocks in
+                // the cache (reserved, not allocated).
+                let linear16 = p.linear * 2.0 / split;
+                out.activations += 2.0 * dequant_buffer;
+                out.allocator_slack += 0.15 * linear16;
+                if s.trainer == super::workload::Trainer::Litgpt {
+                    // litgpt materialises the 16-bit model on the GPU before quantising it, so
+                    // the load can be the peak.
+                    let load = p.total() * 2.0 / split;
+                    let train_peak = out.allocated();
+                    if load > train_peak {
+                        out.weights += load - train_peak;
+                        out.notes.push(crate::tr!(
+                            "The peak is at load: litgpt holds the 16-bit model ({gib} GiB) on the GPU before quantising it",
+                            gib = format!("{:.1}", load / GIB)
+                        ));
+                    }
+                }
+            }
             let pct = format!("{:.2}", 100.0 * trainable / p.total().max(1.0));
             let total = format!("{:.2}", p.total() / 1e9);
             out.notes.push(if s.mode == Mode::Full {
@@ -235,7 +349,72 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
         }
     }
     out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
+    range(&mut out, s);
     Ok(out)
+}
+
+/// Sets the low–high range of `out.total` and what would narrow it. vLLM's reservation is fixed
+/// by its utilisation setting, so its range is the total itself.
+fn range(out: &mut Breakdown, s: &Workload) {
+    if s.mode == Mode::Inference && s.framework == Framework::Vllm {
+        (out.low, out.high) = (out.total, out.total);
+        return;
+    }
+    let rest = out.allocated() + out.framework;
+    let (ctx_low, ctx_high) = if out.cuda_context > 0.0 { CUDA_CONTEXT_RANGE } else { (0.0, 0.0) };
+    // The caching allocator's fragmentation: from half to twice the typical share (steady shapes
+    // vs. varying sequence lengths; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keeps it low).
+    out.low = rest + 0.5 * out.allocator_slack + ctx_low.min(out.cuda_context);
+    out.high = rest + 2.0 * out.allocator_slack + ctx_high.max(out.cuda_context);
+    out.narrow_by = vec![
+        crate::tr!("the PyTorch and CUDA versions: lazy module loading (CUDA 11.7 and PyTorch 1.13 or later) keeps the CUDA context near 0.3 GiB, without it up to 1.3 GiB").into(),
+        crate::tr!("a measured run: gpu-doctor-cli run -- COMMAND, saved as a calibration point for these settings").into(),
+    ];
+    if s.mode != Mode::Inference {
+        out.narrow_by.insert(
+            1,
+            crate::tr!("the allocator's fragmentation: fixed-length (packed) batches and PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keep it at the low end").into(),
+        );
+    }
+}
+
+/// What one encoder layer (BERT-style: post-LayerNorm, GELU MLP, dropout 0.1 on the hidden states
+/// and on the attention probabilities) keeps for backward, bytes per token.
+struct EncoderLayer {
+    /// Hidden-state tensors and dropout masks.
+    per_token: f64,
+    /// Eager attention, per score element: (what the autograd graph keeps, what the allocator
+    /// holds at the peak). fp32: softmax output 4 + dropout mask 1 + dropout output 4; AMP: the
+    /// softmax runs in fp32 (4) + mask 1 + the 16-bit copy the next matmul keeps (2); the held
+    /// figures add the backward's score-sized temporaries and the allocator's fragmentation
+    /// around them, calibrated on Hugging Face's BERT-large fine-tuning measurements (V100, fp32
+    /// and fp16 AMP, batch 1 and 4 at 512 tokens: within 2 %).
+    score_bytes: (f64, f64),
+    /// A layer input kept under full checkpointing.
+    input_bytes: f64,
+}
+
+/// The saved tensors of one encoder layer: the q/k/v input, q, k, v, the attention output's
+/// input, the first LayerNorm's input, the MLP input, the GELU input and output, the second
+/// LayerNorm's input (8 × hidden + 2 × intermediate elements) and two dropout masks (1 byte).
+/// Under AMP the LayerNorm outputs and the residual stream stay fp32 and each linear keeps its
+/// own 16-bit cast of its input (so the q, k and v projections keep three).
+fn encoder_layer(h: f64, inter: f64, precision: Precision) -> EncoderLayer {
+    match precision {
+        Precision::Fp32 => EncoderLayer {
+            per_token: 4.0 * (8.0 * h + 2.0 * inter) + 2.0 * h,
+            score_bytes: (9.0, 13.0),
+            input_bytes: 4.0 * h,
+        },
+        Precision::Mixed => {
+            EncoderLayer { per_token: 26.0 * h + 4.0 * inter, score_bytes: (7.0, 12.0), input_bytes: 4.0 * h }
+        }
+        Precision::Bf16True => EncoderLayer {
+            per_token: 2.0 * (8.0 * h + 2.0 * inter) + 2.0 * h,
+            score_bytes: (5.0, 7.0),
+            input_bytes: 2.0 * h,
+        },
+    }
 }
 
 #[cfg(test)]

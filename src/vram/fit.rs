@@ -9,13 +9,14 @@ use super::estimate::{Breakdown, GIB};
 use super::workload::{Framework, Mode, Workload};
 use crate::telemetry::sample::{GpuInfo, GpuSample};
 
-/// Per-GPU bytes that must fit for `s`: the whole total, except vLLM, which takes its
+/// Per-GPU bytes that must fit for `s`: the high end of the total's range, except vLLM, which takes its
 /// reservation anyway and only needs room for weights, activations and the requested KV cache.
 pub fn need(b: &Breakdown, s: &Workload) -> f64 {
     if s.mode == Mode::Inference && s.framework == Framework::Vllm {
         b.weights + b.activations + b.framework + b.kv_cache
     } else {
-        b.total
+        // Judged on the high end of the range.
+        b.total.max(b.high)
     }
 }
 

@@ -8,14 +8,16 @@
 //! after Korthikanti et al. 2022 (arXiv 2205.05198), framework overheads from PyTorch PRs #86509
 //! (CUDA context with lazy loading) and #120925 (cuBLASLt workspace), and vLLM's
 //! `gpu_memory_utilization` reservation. tests/vram_accuracy.rs compares the estimates with
-//! published measurements, like with like (allocated vs reserved vs nvidia-smi). Pure code: no I/O, no allocation beyond
-//! the notes, a few microseconds per estimate.
+//! published measurements, like with like (allocated vs reserved vs nvidia-smi). Pure code (no I/O,
+//! no allocation beyond the notes, a few microseconds per estimate), except [`calibration`], which
+//! keeps the user's measured peaks in a file.
 //!
 //! The parts, all re-exported here:
 //! - `arch`: the model description ([`Arch`]) and the parameter counts derived from it;
 //! - `quant`: weight formats ([`Quant`]) and their bits per weight;
 //! - `workload`: the settings of a run ([`Workload`] and its choice enums);
 //! - `estimate`: the estimator ([`estimate()`] → [`Breakdown`]);
+//! - `image`: image-generation inference (SD 1.5, SDXL, FLUX.1) by pipeline phase;
 //! - `fit`: what must fit on a GPU ([`need`]) and the verdict for one GPU ([`fit()`]), naming the
 //!   processes to stop when the card is big enough but busy ([`FITS_ONCE_FREED`]);
 //! - `solver`: the largest batch / longest sequence that fit ([`limits`]), and the one advice list
@@ -23,13 +25,16 @@
 //! - `assume`: the assumptions that move the estimate by more than 5 %, each with the figure
 //!   under the other choice ([`assumptions`]);
 //! - `error`: [`InputError`], naming the field an input is wrong in;
+//! - [`calibration`]: measured peaks saved for a model and its settings, shown with the estimate;
 //! - [`presets`]: built-in and user model presets, Hugging Face `config.json` import.
 
 mod arch;
 mod assume;
+pub mod calibration;
 mod error;
 mod estimate;
 mod fit;
+mod image;
 pub mod presets;
 mod quant;
 mod solver;
@@ -40,6 +45,7 @@ pub use assume::{Assumption, MATTERS, assumptions};
 pub use error::InputError;
 pub use estimate::{Breakdown, GIB, estimate};
 pub use fit::{FITS_ONCE_FREED, Fit, HEADROOM, Holder, Target, fit, need};
+pub use image::{Family, ImageSettings, Offload, VaeDecode};
 pub use quant::Quant;
 pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
-pub use workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Trainer, Workload};
+pub use workload::{Attention, Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Trainer, Workload};

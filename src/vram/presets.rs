@@ -203,7 +203,9 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     } else {
         heads
     });
-    let gated = !matches!(model_type, "falcon" | "gpt_bigcode" | "phi" | "gpt_neox" | "bert" | "gpt2");
+    let encoder =
+        matches!(model_type, "bert" | "roberta" | "xlm-roberta" | "electra" | "camembert" | "deberta" | "deberta-v2");
+    let gated = !encoder && !matches!(model_type, "falcon" | "gpt_bigcode" | "phi" | "gpt_neox" | "gpt2");
     let intermediate = field_u32(&v, &["intermediate_size", "n_inner", "ffn_hidden_size"]).unwrap_or(4 * hidden);
     let vocab = need(&["vocab_size"], "vocab_size")?;
     let experts = field_u32(&v, &["num_local_experts", "n_routed_experts", "num_experts"]);
@@ -222,7 +224,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         .map(|r| Mla { kv_lora_rank: r, rope_dim: field_u32(&v, &["qk_rope_head_dim"]).unwrap_or(64) });
     let arch = Arch {
         name: name.to_string(),
-        kind: if model_type == "bert" { ModelKind::Encoder } else { ModelKind::Decoder },
+        kind: if encoder { ModelKind::Encoder } else { ModelKind::Decoder },
         layers,
         hidden,
         heads,
@@ -233,7 +235,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         tied_embeddings: v
             .get("tie_word_embeddings")
             .and_then(serde_json::Value::as_bool)
-            .unwrap_or(matches!(model_type, "gemma" | "gemma2" | "falcon" | "gpt_bigcode")),
+            .unwrap_or(encoder || matches!(model_type, "gemma" | "gemma2" | "falcon" | "gpt_bigcode")),
         gated_mlp: gated,
         qkv_bias: v.get("attention_bias").and_then(serde_json::Value::as_bool).unwrap_or(model_type == "qwen2"),
         moe,
@@ -242,6 +244,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         context: field_u32(&v, &["max_position_embeddings", "n_positions", "seq_length"]),
         params_b: None,
         note: format!("imported from config.json (model_type {model_type})"),
+        model_type: (!model_type.is_empty()).then(|| model_type.to_string()),
     };
     arch.validate()?;
     Ok(arch)

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::arch::Arch;
 use super::estimate::{GIB, estimate};
 use super::fit::{FITS_ONCE_FREED, Fit, Holder, and_list, need};
+use super::image::{Family, ImageSettings, Offload, VaeDecode};
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
 
@@ -75,6 +76,9 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
     let base_need = need(&base, s);
     let training = s.mode != Mode::Inference;
     let mut tries: Vec<(String, Workload)> = Vec::new();
+    if Family::of(arch).is_some() {
+        return keep_savings(arch, base_need, image_tries(s));
+    }
     if s.batch > 1 {
         tries.push((
             crate::tr!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
@@ -135,6 +139,11 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
         };
         tries.push((change.into(), Workload { gpus: 2, sharding, ..s.clone() }));
     }
+    keep_savings(arch, base_need, tries)
+}
+
+/// The changes that save memory, with what each saves.
+fn keep_savings(arch: &Arch, base_need: f64, tries: Vec<(String, Workload)>) -> Vec<Suggestion> {
     tries
         .into_iter()
         .filter_map(|(change, t)| {
@@ -143,6 +152,52 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
             (saving > 0.01 * GIB).then_some(Suggestion { change, saving, frees_others: false })
         })
         .collect()
+}
+
+/// What an image-generation run can change, in diffusers' words.
+fn image_tries(s: &Workload) -> Vec<(String, Workload)> {
+    let mut tries: Vec<(String, Workload)> = Vec::new();
+    let with = |f: &dyn Fn(&mut ImageSettings)| {
+        let mut w = s.clone();
+        f(&mut w.image);
+        w
+    };
+    if s.batch > 1 {
+        tries.push((
+            crate::tr!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
+            Workload { batch: s.batch / 2, ..s.clone() },
+        ));
+    }
+    if s.image.vae != VaeDecode::Sliced && s.batch > 1 {
+        tries.push((
+            crate::tr!("decode one image at a time (pipe.enable_vae_slicing())").into(),
+            with(&|i| i.vae = VaeDecode::Sliced),
+        ));
+    }
+    if s.image.vae == VaeDecode::Full {
+        tries.push((
+            crate::tr!("tiled VAE decode (pipe.enable_vae_tiling())").into(),
+            with(&|i| i.vae = VaeDecode::Tiled),
+        ));
+    }
+    if s.image.offload == Offload::None {
+        tries.push((
+            crate::tr!("model CPU offload (pipe.enable_model_cpu_offload())").into(),
+            with(&|i| i.offload = Offload::Model),
+        ));
+    }
+    for q in [Quant::Fp8, Quant::Nf4] {
+        if q.linear_bits() < s.quant.linear_bits() {
+            tries.push((crate::tr!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
+        }
+    }
+    if !s.flash_attention {
+        tries.push((
+            crate::tr!("fused (flash / SDPA) attention").into(),
+            Workload { flash_attention: true, ..s.clone() },
+        ));
+    }
+    tries
 }
 
 /// The largest batch and the longest context that fit one GPU, and what they were solved against.
@@ -156,6 +211,8 @@ pub struct Limits {
     pub max_seq: Option<u32>,
     /// The workload's batch (the one `max_seq` is for).
     pub batch: u32,
+    /// An image model: only the batch is solved (images per batch).
+    pub image: bool,
 }
 
 impl Limits {
@@ -164,6 +221,13 @@ impl Limits {
     pub fn sentence(&self) -> String {
         let largest = self.max_batch.map_or_else(|| crate::tr!("none (not even 1)").to_string(), |b| b.to_string());
         let longest = self.max_seq.map_or_else(|| crate::tr!("none").to_string(), |s| crate::tr!("{n} tokens", n = s));
+        if self.image {
+            return if self.with_card_free {
+                crate::tr!("With the card free, within the headroom: largest batch {largest} images", largest = largest)
+            } else {
+                crate::tr!("Within the headroom: largest batch {largest} images", largest = largest)
+            };
+        }
         if self.with_card_free {
             crate::tr!(
                 "With the card free, within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",
@@ -186,11 +250,13 @@ impl Limits {
 /// what is free now, or the card's total when others' memory is in the way ([`Fit::capacity`]).
 pub fn limits(arch: &Arch, s: &Workload, f: &Fit) -> Limits {
     let cap = f.capacity();
+    let image = Family::of(arch).is_some();
     Limits {
         with_card_free: f.blocked_by_others(),
         max_batch: max_batch(arch, s, cap),
-        max_seq: max_seq(arch, s, cap),
+        max_seq: if image { None } else { max_seq(arch, s, cap) },
         batch: s.batch,
+        image,
     }
 }
 

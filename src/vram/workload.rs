@@ -175,12 +175,40 @@ pub enum Precision {
     /// and optimizer states.
     #[value(name = "bf16", help = "Everything bf16")]
     Bf16True,
-    /// Mixed precision: 16-bit weights and gradients, fp32 master weights and optimizer states.
+    /// Mixed precision (autocast): fp32 weights, gradients and optimizer states, with 16-bit
+    /// copies of the weights for the matrix multiplications.
     #[value(help = "bf16/fp16 autocast over fp32 master weights")]
     Mixed,
     /// Everything fp32.
     #[value(help = "Everything fp32")]
     Fp32,
+}
+
+/// The attention implementation of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Attention {
+    /// As transformers picks it for the model: eager for encoder models, T5, DeBERTa and
+    /// Gemma-2; fused (SDPA / FlashAttention) otherwise.
+    #[default]
+    #[value(help = "As transformers picks it for the model")]
+    Auto,
+    /// The score matrix is materialised and kept for backward.
+    #[value(help = "Eager: the score matrix is kept")]
+    Eager,
+    /// SDPA / FlashAttention: no score matrix.
+    #[value(help = "SDPA / FlashAttention")]
+    Fused,
+}
+
+impl Attention {
+    /// Whether `arch` runs with fused attention under this choice.
+    pub fn fused_for(self, arch: &super::arch::Arch) -> bool {
+        match self {
+            Attention::Auto => !arch.eager_by_default(),
+            Attention::Eager => false,
+            Attention::Fused => true,
+        }
+    }
 }
 
 /// Activation checkpointing.
@@ -267,6 +295,9 @@ pub struct Workload {
     /// LLaMA-Factory and Unsloth do not).
     #[serde(default)]
     pub kbit_upcast: bool,
+    /// Image-generation settings (diffusion models only).
+    #[serde(default)]
+    pub image: super::image::ImageSettings,
 }
 
 fn yes() -> bool {
@@ -296,6 +327,7 @@ impl Default for Workload {
             chunked_loss: false,
             lora_dropout: true,
             kbit_upcast: false,
+            image: super::image::ImageSettings::default(),
         }
     }
 }
@@ -307,7 +339,7 @@ impl Workload {
         match self.mode {
             Mode::Qlora if self.quant == Quant::Nf4Dq => Quant::Nf4Dq,
             Mode::Qlora => Quant::Nf4,
-            Mode::Full if self.precision == Precision::Fp32 => Quant::Fp32,
+            Mode::Full if self.precision != Precision::Bf16True => Quant::Fp32,
             Mode::Full | Mode::Lora => Quant::Bf16,
             Mode::Inference => self.quant,
         }
@@ -351,6 +383,25 @@ impl Workload {
 
     /// One line for the CLI and reports: "QLoRA, 1 × 4096 tokens, 1 GPU, weights NF4 (QLoRA base)".
     pub fn summary(&self) -> String {
+        self.summary_with(None)
+    }
+
+    /// [`Workload::summary`] for `arch`: an image model's run is described in images and pixels.
+    pub fn summary_for(&self, arch: &super::arch::Arch) -> String {
+        self.summary_with(super::image::Family::of(arch))
+    }
+
+    fn summary_with(&self, family: Option<super::image::Family>) -> String {
+        if let Some(f) = family {
+            let (w, h) = self.image.size(f);
+            return crate::tr!(
+                "image generation, {batch} × {w}×{h} px, weights {weights}",
+                batch = self.batch,
+                w = w,
+                h = h,
+                weights = self.quant.name().to_uppercase()
+            );
+        }
         crate::tr!(
             "{mode}, {batch} × {seq} tokens, {gpus}, {weights}",
             mode = self.mode_label(),
@@ -363,6 +414,11 @@ impl Workload {
 
     /// Checks the numbers; every problem names its field.
     pub fn validate(&self) -> Result<(), InputError> {
+        for (field, v) in [("width", self.image.width), ("height", self.image.height)] {
+            if v > 16_384 || (v != 0 && v < 64) {
+                return Err(bad(field, crate::tr!("must be between 64 and 16384 pixels")));
+            }
+        }
         if self.batch == 0 || self.batch > 1 << 20 {
             return Err(bad("batch", crate::tr!("must be between 1 and 1,048,576")));
         }
