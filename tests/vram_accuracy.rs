@@ -781,8 +781,8 @@ fn pick(b: &Breakdown, m: Metric) -> f64 {
     match m {
         Metric::Allocated => b.allocated(),
         Metric::Reserved => b.reserved(),
-        Metric::Smi => b.total,
-        Metric::SmiWithContext(ctx) => b.total - b.cuda_context + ctx,
+        Metric::Smi => b.total + b.reserved_cache,
+        Metric::SmiWithContext(ctx) => b.total + b.reserved_cache - b.cuda_context + ctx,
         Metric::Weights => b.weights,
         Metric::KvCache => b.kv_cache,
         Metric::Framework => b.framework,

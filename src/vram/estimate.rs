@@ -31,6 +31,10 @@ pub struct Breakdown {
     pub framework: f64,
     /// Caching-allocator slack (reserved but unallocated).
     pub allocator_slack: f64,
+    /// Memory PyTorch keeps cached at the peak on a card with room to spare and gives back before
+    /// it runs out (image pipelines: the VAE decode's blocks); not part of what must fit.
+    #[serde(default)]
+    pub reserved_cache: f64,
     /// Sum: what nvidia-smi would show for this process.
     pub total: f64,
     /// Parameters (all, billions).
@@ -60,7 +64,7 @@ impl Breakdown {
     }
     /// What `max_memory_reserved()` would report.
     pub fn reserved(&self) -> f64 {
-        self.allocated() + self.allocator_slack
+        self.allocated() + self.allocator_slack + self.reserved_cache
     }
 }
 

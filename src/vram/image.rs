@@ -299,10 +299,14 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
     ];
     let peak = phases.iter().max_by(|a, b| a.reserved().total_cmp(&b.reserved())).unwrap_or(&phases[1]);
     let quantized_on_load = matches!(s.quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8 | Quant::Fp8 | Quant::Gptq4);
+    // What must fit keeps a 5 % fragmentation margin; the rest of what a large card shows
+    // reserved is cache PyTorch returns before it runs out of memory.
+    let margin = DENOISE_SLACK * peak.activations;
     let mut out = Breakdown {
         weights: peak.weights,
         activations: peak.activations,
-        allocator_slack: peak.slack + if quantized_on_load { QUANTIZE_ON_LOAD } else { 0.0 },
+        allocator_slack: margin,
+        reserved_cache: (peak.slack - margin).max(0.0) + if quantized_on_load { QUANTIZE_ON_LOAD } else { 0.0 },
         cuda_context: CONTEXT,
         params_b: (f.denoiser() + if img.text_encoders { encoder_params(f) } else { 0.0 } + vae_params) / 1e9,
         ..Breakdown::default()
@@ -335,6 +339,12 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
             )
             .into(),
         );
+    }
+    if out.reserved_cache > 0.0 {
+        out.notes.push(crate::tr!(
+            "On a card with room to spare PyTorch also keeps {gib} GiB cached; it gives it back before running out",
+            gib = gib(out.reserved_cache)
+        ));
     }
     if quantized_on_load {
         out.notes.push(crate::tr!("Quantising while loading leaves about 2.8 GiB in PyTorch's cache").into());
