@@ -6,6 +6,7 @@
 
 pub mod archive;
 pub mod bottleneck;
+pub mod bugreport;
 pub mod checks;
 pub mod collect;
 #[cfg(windows)]
