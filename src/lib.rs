@@ -9,6 +9,7 @@
 //! - [`vram`]: the VRAM estimator, its presets and the fit verdict against real GPUs.
 //! - [`smoke`]: the CUDA smoke test (a parent that runs the stages in a child process).
 //! - [`report`]: support reports (Markdown, JSON, HTML) and redaction.
+//! - [`export`]: Prometheus exposition, the exporter's HTTP server, health-check hook output.
 //! - [`settings`]: the user's settings file.
 //! - [`present`] and [`units`]: how values are worded and formatted, shared by every front end.
 //! - Front ends: [`cli`] (clap arguments, text/JSON output, exit codes) and, with the `gui`
@@ -17,6 +18,7 @@
 
 pub mod cli;
 pub mod diagnose;
+pub mod export;
 pub mod i18n;
 pub mod jobs;
 pub mod present;

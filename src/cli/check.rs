@@ -6,19 +6,51 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{CliError, NvmlArgs, exit};
+use super::{CliError, NvmlArgs, exit, hook};
+use crate::diagnose;
 use crate::diagnose::archive::{self, ScratchDir};
-use crate::diagnose::source::{CheckSource, live_system};
+use crate::diagnose::source::{CheckSource, live_system, live_system_with};
 use crate::diagnose::view::write_capture;
-use crate::diagnose::{self, Verdict};
+use crate::export::prom;
 use crate::tr;
+
+/// What `check` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The checklist as text.
+    #[default]
+    Text,
+    /// The report as JSON (the same as --json).
+    Json,
+    /// Prometheus text format, for node_exporter's textfile collector (with --out FILE.prom).
+    Prom,
+    /// One status line of at most 80 characters, for health-check hooks.
+    Line,
+}
 
 /// Arguments of `check`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
-    /// Print JSON instead of text.
-    #[arg(long)]
+    /// Print JSON instead of text (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output format: text, json, prom (Prometheus text for node_exporter's textfile collector) or
+    /// line (one status line of at most 80 characters, for schedulers' health checks).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Write the output to FILE instead of stdout, atomically (a temporary file, then a rename).
+    /// An existing file is replaced only when an earlier `check --format prom` wrote it.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Only the checks that finish in about 2 s, for schedulers' health checks (prolog, epilog,
+    /// HealthCheckProgram): no cuInit probe and no search of Python environments.
+    #[arg(long, conflicts_with = "from")]
+    pub quick: bool,
+    /// Exit-code convention: default (0 ok, 6 warning, 7 failure), nagios (0/1/2/3), npd
+    /// (node-problem-detector: 0 ok, 1 failure, 2 unknown) or slurm (0 ok, 1 failure: drain, 2 could
+    /// not check).
+    #[arg(long, value_enum, value_name = "STYLE", default_value = "default")]
+    pub exit_codes: super::hook::ExitCodes,
     /// Run the checks on a capture (the directory from `capture --out DIR`, or the file from
     /// `capture --archive FILE.tar.gz`) instead of this machine.
     #[arg(long, value_name = "DIR|FILE.tar.gz")]
@@ -43,23 +75,72 @@ pub struct CaptureArgs {
     pub source: NvmlArgs,
 }
 
-/// Runs `check`; exit code 7 when a check failed, 6 when the worst was a warning.
-pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
-    let source = match &args.from {
-        Some(dir) => CheckSource::Capture(dir.clone()),
-        None => CheckSource::Live(args.source.options()),
-    };
-    let report = source.run(None).map_err(CliError::runtime)?;
-    if args.json {
-        super::outln(&super::to_json(&report)?)?;
-    } else {
-        super::out(&diagnose::render_text(&report))?;
+impl CheckArgs {
+    /// The output format asked for.
+    pub fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format.unwrap_or_default() }
     }
-    Ok(ExitCode::from(match report.worst() {
-        Verdict::Fail => exit::CHECK_FAIL,
-        Verdict::Warn => exit::CHECK_WARN,
-        _ => exit::OK,
-    }))
+}
+
+/// Runs `check`; the exit code follows `--exit-codes` (by default 7 when a check failed, 6 when
+/// the worst was a warning).
+pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
+    let style = args.exit_codes;
+    let format = args.format();
+    let report = match &args.from {
+        Some(dir) => CheckSource::Capture(dir.clone()).run(None).map_err(CliError::runtime),
+        None if args.quick => Ok(diagnose::run(&live_system_with(&args.source.options(), None, true))),
+        None => CheckSource::Live(args.source.options()).run(None).map_err(CliError::runtime),
+    };
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            // A hook reads its status from stdout as well as from the exit code.
+            if format == Format::Line {
+                let _ = super::outln(&hook::unknown_line(style, &e.message));
+            }
+            return Err(CliError::new(style.unknown(), e.message));
+        }
+    };
+    let text = match format {
+        Format::Json => super::to_json(&report)? + "\n",
+        Format::Text => diagnose::render_text(&report),
+        Format::Line => hook::status_line(&report, style) + "\n",
+        Format::Prom => {
+            let host = prom::hostname();
+            let mut e = prom::Exposition::new();
+            e.add_exporter(&host, None);
+            let now =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+            e.add_checks(&report, now, &host);
+            format!("{}\n{}", prom::TEXTFILE_MARK, e.render())
+        }
+    };
+    match &args.out {
+        Some(path) => write_out(path, &text).map_err(|e| CliError::new(style.unknown(), e))?,
+        None => super::out(&text)?,
+    }
+    Ok(ExitCode::from(style.code(report.worst())))
+}
+
+/// Writes `--out FILE` atomically. A file that is there already is replaced only when an earlier
+/// `check --format prom` wrote it (its first line is [`prom::TEXTFILE_MARK`]) or it is empty:
+/// a mistyped path never destroys someone's file.
+fn write_out(path: &std::path::Path, text: &str) -> Result<(), String> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let ours = meta.is_file()
+            && (meta.len() == 0
+                || crate::safe_fs::read_text(path, 1 << 20)
+                    .is_ok_and(|t| t.lines().next() == Some(prom::TEXTFILE_MARK)));
+        if !ours {
+            return Err(tr!(
+                "{path} exists and was not written by gpu-doctor-cli check --format prom; it is left as it is: choose another file",
+                path = path.display()
+            ));
+        }
+    }
+    crate::safe_fs::replace_atomic(path, text.as_bytes())
+        .map_err(|e| tr!("cannot write {path}: {error}", path = path.display(), error = e))
 }
 
 /// Runs `capture`.

@@ -4,12 +4,14 @@
 pub mod check;
 pub mod exit;
 pub mod focus;
+pub mod hook;
 pub mod info;
 pub mod monitor;
 pub mod record;
 pub mod report;
 pub mod run;
 pub mod scale;
+pub mod serve;
 pub mod smoke;
 pub mod vram;
 
@@ -70,6 +72,9 @@ pub enum Command {
     /// Scaling test: run COMMAND (after --) once per --sizes value substituted for {size}, fit
     /// time against size and say whether it scales or a fixed overhead dominates.
     Scale(scale::ScaleArgs),
+    /// Serve Prometheus metrics (GPU, host, bottleneck verdicts, checklist, smoke test) on
+    /// 127.0.0.1:9835/metrics, with dcgm-exporter's names where there is an equivalent.
+    Serve(serve::ServeArgs),
     /// The smoke test's child process (internal).
     #[command(hide = true)]
     SmokeChild(smoke::SmokeChildArgs),
@@ -81,14 +86,18 @@ impl Command {
         match self {
             Command::Info(a) => a.json,
             Command::Monitor(a) => a.json,
-            Command::Check(a) => a.json,
+            Command::Check(a) => matches!(a.format(), check::Format::Json | check::Format::Prom),
             Command::Vram(a) => a.json,
             Command::Smoke(a) => a.json,
             Command::Replay(a) => a.json || a.csv,
             Command::Run(a) => a.json,
             Command::Focus(a) => a.json,
             Command::Scale(a) => a.json,
-            Command::Capture(_) | Command::Report(_) | Command::Record(_) | Command::SmokeChild(_) => false,
+            Command::Capture(_)
+            | Command::Report(_)
+            | Command::Record(_)
+            | Command::Serve(_)
+            | Command::SmokeChild(_) => false,
         }
     }
 }
@@ -335,6 +344,7 @@ pub fn run(command: &Command) -> ExitCode {
         Command::Focus(a) => focus::run(a),
         Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
+        Command::Serve(a) => serve::run(a),
         Command::SmokeChild(a) => smoke::run_child(a),
     };
     result.unwrap_or_else(|e| {

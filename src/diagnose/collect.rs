@@ -579,23 +579,25 @@ fn cuda_probe_here(stage: &dyn Fn(u8, &str)) -> CudaProbe {
 
 /// What the Windows checks read from this machine.
 #[cfg(windows)]
-fn windows_facts() -> Option<super::winfacts::WindowsFacts> {
-    Some(super::collect_win::windows_facts())
+fn windows_facts(quick: bool) -> Option<super::winfacts::WindowsFacts> {
+    Some(super::collect_win::windows_facts(quick))
 }
 
 /// What the Windows checks read (Windows only).
 #[cfg(not(windows))]
-fn windows_facts() -> Option<super::winfacts::WindowsFacts> {
+fn windows_facts(_quick: bool) -> Option<super::winfacts::WindowsFacts> {
     None
 }
 
-/// Collects the live machine's metadata under `root`, with NVML's answers.
-pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String>) -> Meta {
+/// Collects the live machine's metadata under `root`, with NVML's answers. `quick` (for
+/// `check --quick`) leaves out the cuInit probe (a child process that may take seconds) and, on
+/// Windows, the search for Python environments.
+pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String>, quick: bool) -> Meta {
     let env = gpu_env();
     // A sleeping GPU is left asleep: cuInit would wake it.
     let asleep =
         matches!(nvml.as_ref().map(|n| &n.status), Some(crate::telemetry::source::SourceStatus::Asleep { .. }));
-    let cuda = (!asleep).then(|| cuda_probe(std::time::Duration::from_secs(5)));
+    let cuda = (!asleep && !quick).then(|| cuda_probe(std::time::Duration::from_secs(5)));
     let (kernel_log, kernel_log_source) = kernel_log(root);
     // Windows reads none of the Linux sources (under Wine they would be the host's files).
     let windows = cfg!(windows);
@@ -617,6 +619,7 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         renderer,
         tdr: tdr(),
         cuda,
-        windows: windows_facts(),
+        windows: windows_facts(quick),
+        quick,
     }
 }

@@ -489,8 +489,9 @@ pub fn tdr() -> super::view::Tdr {
     super::view::Tdr { level: get("TdrLevel"), delay: get("TdrDelay"), ddi_delay: get("TdrDdiDelay") }
 }
 
-/// Everything the Windows checks read from this machine.
-pub fn windows_facts() -> WindowsFacts {
+/// Everything the Windows checks read from this machine; `quick` (`check --quick`) leaves out the
+/// search for Python environments.
+pub fn windows_facts(quick: bool) -> WindowsFacts {
     let nt = Key::open(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
     let prefs: BTreeMap<String, String> =
         Key::open(HKEY_CURRENT_USER, "Software\\Microsoft\\DirectX\\UserGpuPreferences")
@@ -507,7 +508,7 @@ pub fn windows_facts() -> WindowsFacts {
         adapters: adapters(),
         nvidia_files: nvidia_files(),
         gpu_preferences: prefs,
-        pythons: pythons(),
+        pythons: if quick { Vec::new() } else { pythons() },
         tdr_events: tdr_events(),
         watchdog_dumps: watchdog_dumps(),
         hags: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")

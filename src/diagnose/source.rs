@@ -73,7 +73,13 @@ pub fn live_nvml(source: &SourceOptions) -> NvmlView {
 
 /// The live machine as the checks see it.
 pub fn live_system(source: &SourceOptions, renderer: Option<String>) -> LiveSystem {
+    live_system_with(source, renderer, false)
+}
+
+/// [`live_system`], or with `quick` the checks a scheduler's health check can afford (see
+/// [`collect::collect_meta`]).
+pub fn live_system_with(source: &SourceOptions, renderer: Option<String>, quick: bool) -> LiveSystem {
     let root = system_root();
-    let meta = collect::collect_meta(&root, Some(live_nvml(source)), renderer);
+    let meta = collect::collect_meta(&root, Some(live_nvml(source)), renderer, quick);
     LiveSystem::new(root, meta)
 }

@@ -153,6 +153,10 @@ pub struct Meta {
     /// What the Windows checks read; `None` elsewhere (and in captures from before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub windows: Option<super::winfacts::WindowsFacts>,
+    /// Collected for `check --quick` (a scheduler's health check): the cuInit probe and the
+    /// Python-environment search were left out, and their checks say so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
 }
 
 /// What happened when the CUDA driver library was loaded and initialised.

@@ -93,6 +93,12 @@ pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
 }
 
 pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().quick && cx.v.meta().cuda.is_none() {
+        return c.verdict(
+            Verdict::Skipped,
+            crate::tr!("not run by check --quick (starting CUDA can take seconds); the full check runs it"),
+        );
+    }
     let Some(p) = &cx.v.meta().cuda else {
         return c.verdict(Verdict::Skipped, crate::tr!("not probed (a sleeping GPU is left asleep)"));
     };
@@ -270,6 +276,9 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
 }
 
 pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().quick {
+        return super::left_out_by_quick(c);
+    }
     let installs = torch_installs(cx);
     if installs.is_empty() {
         return c.verdict(
@@ -397,6 +406,9 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
 }
 
 pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().quick {
+        return super::left_out_by_quick(c);
+    }
     let installs = torch_installs(cx);
     let gpus: Vec<(u32, String, f64)> = cx
         .nvml

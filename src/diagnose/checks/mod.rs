@@ -30,7 +30,7 @@ pub use windows::tdr_check;
 
 use super::parse;
 use super::view::{NvmlView, SystemView};
-use super::{Check, Layer};
+use super::{Check, Layer, Verdict};
 use crate::telemetry::sample::{GpuFacts, GpuSample};
 use crate::telemetry::source::SourceStatus;
 
@@ -573,6 +573,16 @@ pub struct Ctx<'a> {
     python: std::sync::OnceLock<Vec<String>>,
 }
 
+/// The result of a check that searches the Python environments, under `check --quick`.
+fn left_out_by_quick(c: Check) -> Check {
+    c.verdict(
+        Verdict::Skipped,
+        crate::tr!(
+            "not run by check --quick (searching the Python environments takes too long); the full check runs it"
+        ),
+    )
+}
+
 impl<'a> Ctx<'a> {
     fn new(v: &'a dyn SystemView) -> Self {
         Ctx {
@@ -738,6 +748,7 @@ mod tests {
             renderer: None,
             tdr: Some(Tdr::default()),
             cuda: None,
+            quick: false,
             windows: None,
         })
     }

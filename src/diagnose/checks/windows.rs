@@ -143,6 +143,9 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-TORCH: the PyTorch builds in the Python environments found can use the GPU.
 pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().quick {
+        return super::left_out_by_quick(c);
+    }
     let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let with_torch: Vec<&winfacts::PythonEnv> = f.pythons.iter().filter(|p| p.torch.is_some()).collect();
     if with_torch.is_empty() {
