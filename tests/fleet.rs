@@ -53,11 +53,11 @@ fn health_check_hooks_get_their_exit_codes_and_one_short_line() {
             assert_eq!(out.status.code(), Some(code), "{capture} {style}: {stdout}{}", text(&out.stderr));
             assert_eq!(stdout.lines().count(), 1, "{capture} {style}: one line: {stdout:?}");
             let line = stdout.trim_end_matches('\n');
-            assert!(line.chars().count() <= 80, "{capture} {style}: {line}");
+            assert!(line.len() <= 80, "{capture} {style}: {line}");
             let expect = match (*style, word) {
-                ("nagios", "WARN") => "GPU-DOCTOR WARNING - ".to_string(),
-                ("nagios", "FAIL") => "GPU-DOCTOR CRITICAL - ".to_string(),
-                ("nagios", w) => format!("GPU-DOCTOR {w} - "),
+                ("nagios", "WARN") => "GPU-DOCTOR WARNING: ".to_string(),
+                ("nagios", "FAIL") => "GPU-DOCTOR CRITICAL: ".to_string(),
+                ("nagios", w) => format!("GPU-DOCTOR {w}: "),
                 (_, w) => format!("{w}: "),
             };
             assert!(line.starts_with(&expect), "{capture} {style}: {line}");

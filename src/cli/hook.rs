@@ -5,9 +5,10 @@
 
 use crate::diagnose::{Report, Verdict};
 
-/// The longest status line: Slurm keeps a drain reason short, and node-problem-detector cuts a
-/// custom plugin's message at 80 characters by default (`max_output_length`).
-pub const MAX_LINE_CHARS: usize = 80;
+/// The longest status line, in bytes: node-problem-detector cuts a custom plugin's message at 80
+/// bytes by default (`max_output_length`), Nagios' guidelines ask for about 80 characters, and
+/// `sinfo -R` shows a drain reason's start.
+pub const MAX_LINE_BYTES: usize = 80;
 
 /// Which exit-code convention `check` follows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -59,14 +60,14 @@ impl ExitCodes {
 
     fn prefix(self, worst: Option<Verdict>) -> String {
         match self {
-            // Nagios' plugin guidelines: "SERVICE STATUS - text".
-            ExitCodes::Nagios => format!("GPU-DOCTOR {} - ", self.word(worst)),
+            // Nagios' plugin guidelines: "SERVICE STATUS: text".
+            ExitCodes::Nagios => format!("GPU-DOCTOR {}: ", self.word(worst)),
             _ => format!("{}: ", self.word(worst)),
         }
     }
 }
 
-/// The one status line for a checklist, at most [`MAX_LINE_CHARS`] characters: the root cause
+/// The one status line for a checklist, at most [`MAX_LINE_BYTES`] bytes: the root cause
 /// (or the first warning) with its check id, or how many checks passed.
 pub fn status_line(report: &Report, style: ExitCodes) -> String {
     let worst = report.worst();
@@ -103,15 +104,18 @@ fn with_more(id: &str, finding: &str, more: usize) -> String {
     }
 }
 
-/// One line (control characters become spaces), cut to [`MAX_LINE_CHARS`] characters with "…".
+/// One line (control characters become spaces), cut to [`MAX_LINE_BYTES`] bytes on a character
+/// boundary, ending in "…" when cut.
 fn fit(s: &str) -> String {
     let clean: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if clean.chars().count() <= MAX_LINE_CHARS {
+    if clean.len() <= MAX_LINE_BYTES {
         return clean;
     }
-    let mut cut: String = clean.chars().take(MAX_LINE_CHARS - 1).collect();
-    cut.push('…');
-    cut
+    let mut end = MAX_LINE_BYTES - '…'.len_utf8();
+    while !clean.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &clean[..end])
 }
 
 #[cfg(test)]
@@ -151,16 +155,16 @@ mod tests {
 
         let line = status_line(&fail, ExitCodes::Slurm);
         assert!(line.starts_with("FAIL: RT-LOST: GPU 0 fell off the bus"), "{line}");
-        assert_eq!(line.chars().count(), MAX_LINE_CHARS, "{line}");
+        assert_eq!(line.len(), MAX_LINE_BYTES, "{line}");
         assert!(line.ends_with('…') && !line.contains('\n'), "{line}");
         assert_eq!(status_line(&warn, ExitCodes::Npd), "WARN: RT-05: GPU 0 is throttled");
-        assert_eq!(status_line(&warn, ExitCodes::Nagios), "GPU-DOCTOR WARNING - RT-05: GPU 0 is throttled");
+        assert_eq!(status_line(&warn, ExitCodes::Nagios), "GPU-DOCTOR WARNING: RT-05: GPU 0 is throttled");
         assert_eq!(status_line(&ok, ExitCodes::Slurm), "OK: 1 checks, no problem found");
-        assert!(status_line(&fail, ExitCodes::Nagios).starts_with("GPU-DOCTOR CRITICAL - RT-LOST"));
-        assert_eq!(unknown_line(ExitCodes::Nagios, "capture unreadable"), "GPU-DOCTOR UNKNOWN - capture unreadable");
-        // Characters, not bytes: a Chinese finding is cut on a character boundary.
+        assert!(status_line(&fail, ExitCodes::Nagios).starts_with("GPU-DOCTOR CRITICAL: RT-LOST"));
+        assert_eq!(unknown_line(ExitCodes::Nagios, "capture unreadable"), "GPU-DOCTOR UNKNOWN: capture unreadable");
+        // Bytes, cut on a character boundary: a Chinese finding stays valid UTF-8.
         let zh = report(vec![check("RT-LOST", Verdict::Fail, &"显存".repeat(60))]);
         let line = status_line(&zh, ExitCodes::Npd);
-        assert_eq!(line.chars().count(), MAX_LINE_CHARS);
+        assert!(line.len() <= MAX_LINE_BYTES && line.len() > MAX_LINE_BYTES - 4 && line.ends_with('…'), "{line}");
     }
 }

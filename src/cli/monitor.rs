@@ -18,8 +18,13 @@ use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
 use crate::tr;
 use crate::units;
 
+/// One line of `monitor --json` (docs/monitor-stream.md).
 #[derive(Serialize)]
 struct Line<'a> {
+    /// The stream's schema ([`crate::telemetry::remote::STREAM_SCHEMA`]).
+    schema: u32,
+    /// gpu-doctor's version.
+    version: &'static str,
     time: String,
     t: f64,
     demo: bool,
@@ -175,6 +180,8 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
         }
         let text = if args.json {
             let line = Line {
+                schema: crate::telemetry::remote::STREAM_SCHEMA,
+                version: env!("CARGO_PKG_VERSION"),
                 time: present::wall_clock(snap.started_unix, snap.latest_t(), offset),
                 t: snap.latest_t(),
                 demo: snap.is_demo(),

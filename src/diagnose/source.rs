@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::view::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
 use super::{Report, archive, collect};
 use crate::telemetry::open::system_root;
+use crate::telemetry::remote::{self, RemoteError, RemoteErrorKind, SshSetup, Target};
 use crate::telemetry::{GpuSource, SourceOptions};
 
 /// How long the checks wait for NVML to open and answer one sample.
@@ -22,6 +23,8 @@ pub enum CheckSource {
     /// A capture directory, or a capture archive (`.tar.gz`), from support staff reading a user's
     /// machine.
     Capture(PathBuf),
+    /// A server over SSH: its own `gpu-doctor-cli check --json`.
+    Remote(Target, SshSetup),
 }
 
 impl CheckSource {
@@ -36,6 +39,35 @@ impl CheckSource {
                 CapturedSystem::open(unpacked.dir()).map(|c| super::run(&c)).map_err(|e| e.about(file))
             }
             CheckSource::Capture(dir) => CapturedSystem::open(dir).map(|c| super::run(&c)),
+            CheckSource::Remote(target, setup) => remote_checklist(setup, target).map_err(CaptureError::Remote),
+        }
+    }
+}
+
+/// How long a server's checklist may take (its NVML and cuInit waits included).
+const REMOTE_CHECKS_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Runs `gpu-doctor-cli check --json` on a server over SSH and reads its report (exit codes 0, 6
+/// and 7 all carry one).
+pub fn remote_checklist(setup: &SshSetup, target: &Target) -> Result<Report, RemoteError> {
+    let out = remote::run_once(setup, target, &["check", "--json"], REMOTE_CHECKS_TIMEOUT)?;
+    match serde_json::from_slice::<Report>(&out.stdout) {
+        Ok(r) => Ok(r),
+        Err(e) => {
+            let mut err = remote::classify(target, out.code, &out.stderr, false);
+            if err.kind == RemoteErrorKind::Other && !out.stdout.is_empty() {
+                err = RemoteError {
+                    kind: RemoteErrorKind::VersionSkew,
+                    message: crate::tr!(
+                        "The checklist from {host} cannot be read by this version ({error}).",
+                        host = target,
+                        error = e
+                    ),
+                    next_step: crate::tr!("Install the same gpu-doctor version on both machines.").to_string(),
+                    detail: String::new(),
+                };
+            }
+            Err(err)
         }
     }
 }

@@ -335,6 +335,8 @@ pub enum CaptureError {
     Write(PathBuf, String),
     /// A capture archive (`.tar.gz`) cannot be read or holds something unsafe.
     Archive(PathBuf, String),
+    /// The checklist of a server over SSH could not be run or read.
+    Remote(crate::telemetry::remote::RemoteError),
 }
 
 /// The message, in the current language (written by hand rather than derived: derived messages
@@ -362,6 +364,7 @@ impl std::fmt::Display for CaptureError {
             CaptureError::Archive(file, why) => {
                 crate::tr!("{file}: cannot use this capture archive: {why}", file = file.display(), why = why)
             }
+            CaptureError::Remote(e) => e.to_string(),
         };
         f.write_str(&text)
     }
@@ -380,6 +383,7 @@ impl CaptureError {
             CaptureError::FutureVersion { found, .. } => CaptureError::FutureVersion { path: p, found },
             CaptureError::Write(_, e) => CaptureError::Write(p, e),
             CaptureError::Archive(_, e) => CaptureError::Archive(p, e),
+            CaptureError::Remote(e) => CaptureError::Remote(e),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod procfs;
 pub mod proctree;
 pub mod reading;
 pub mod recording;
+pub mod remote;
 pub mod sample;
 pub mod sampler;
 pub mod snapshot;

@@ -447,10 +447,12 @@ impl Shared {
         let shown = self.latest.load();
         // The GPU publish completes the tick, unless there are no GPUs or the GPU step hangs.
         let completes_tick = shown.inventory.gpus.is_empty() || shown.gpu_stall.is_some();
+        let remote = self.gpu.remote();
         self.publish(if completes_tick { Publish::TICK } else { Publish::QUIET }, |s| {
             s.host_t = Some(t);
             s.host = Some(sample);
             s.self_usage = usage;
+            s.remote = remote;
         });
     }
 
@@ -575,12 +577,14 @@ impl Shared {
             Publish::QUIET
         };
         let stall = self.stall();
+        let remote = self.gpu.remote();
         self.publish(how, |s| {
             s.gpu_t = Some(t);
             s.gpus = samples;
             s.source = status;
             s.inventory = inventory;
             s.gpu_stall = stall;
+            s.remote = remote;
         });
     }
 

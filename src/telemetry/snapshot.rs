@@ -40,6 +40,9 @@ pub struct Snapshot {
     /// the host's CPU is busy ([`crate::telemetry::sampler::BUSY_HOST_PCT`]), else empty.
     #[serde(default)]
     pub busiest: Vec<super::proctree::BusyProcess>,
+    /// The server the data comes from (shown as REMOTE with its name); `None` for this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<super::remote::RemoteInfo>,
 }
 
 /// A vendor call that is not returning.
@@ -83,6 +86,7 @@ impl Snapshot {
             self_usage: None,
             gpu_stall: None,
             busiest: Vec::new(),
+            remote: None,
         }
     }
 

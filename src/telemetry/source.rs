@@ -36,6 +36,10 @@ pub trait GpuSource: Send + Sync {
     fn facts(&self) -> Vec<GpuFacts> {
         Vec::new()
     }
+    /// The server the data comes from, for a source reading one over SSH (`None`: this machine).
+    fn remote(&self) -> Option<super::remote::RemoteInfo> {
+        None
+    }
     /// Gets ready to sample (opens the library when the source opens lazily). Called on the GPU
     /// sampler thread before [`GpuSource::sample`], so a new inventory is shown before the first
     /// sample (which may block) is taken.

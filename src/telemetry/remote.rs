@@ -1,0 +1,964 @@
+//! A server's GPUs over SSH: the system OpenSSH client runs the server's `gpu-doctor-cli`
+//! (`info --json` once, then `monitor --json` as a stream; `check --json` for the checklist), and
+//! [`RemoteLink`] turns the stream into a [`GpuSource`] and a [`HostSource`], so the sampler,
+//! history, charts, verdicts and recordings work as for this machine.
+//!
+//! - **No protocol or daemon of our own, no secrets:** `ssh -o BatchMode=yes` never prompts;
+//!   keys, agents, `~/.ssh/config` aliases, jump hosts and known hosts are OpenSSH's business.
+//!   A password or passphrase prompt becomes the message that says how to set up a key.
+//! - **A hostile or broken server cannot hurt the app:** lines are capped at [`MAX_LINE`] and the
+//!   stream at [`MAX_LINES_PER_SEC`]; a line that is not JSON, or holds fields of the wrong shape,
+//!   is counted and skipped; the command's output ([`run_once`]) is capped in size and time.
+//! - **Versions:** the stream's lines carry `schema` (docs/monitor-stream.md). An older server's
+//!   lines (no `schema`) and a newer one's are read field by field; what cannot be read is named.
+//! - **States:** connecting, live, "no data from host for N s" after [`STALE_AFTER`], retrying with
+//!   backoff (1, 2, 4 … 30 s) after a dropped stream or an unreachable host, failed (no `ssh`,
+//!   authentication, host key, `gpu-doctor-cli` missing: these wait for the user), closed.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arc_swap::{ArcSwap, ArcSwapOption};
+use serde::{Deserialize, Serialize};
+
+use super::host::HostSource;
+use super::reading::Reading;
+use super::sample::{GpuSample, GpuSlowSample, HostSample, Inventory};
+use super::source::{GpuSource, NoGpu, SourceStatus};
+use crate::tr;
+
+/// The `schema` of `monitor --json` lines this build writes and reads best.
+pub const STREAM_SCHEMA: u32 = 1;
+/// The longest line read from the stream; a longer one is skipped and counted.
+pub const MAX_LINE: usize = 1 << 20;
+/// Lines read per second at most; more are dropped and counted.
+pub const MAX_LINES_PER_SEC: u32 = 20;
+/// After this long without a line, the state says "no data from host".
+pub const STALE_AFTER: Duration = Duration::from_secs(5);
+/// The largest output read from one command (`info --json`, `check --json`).
+pub const MAX_OUTPUT: usize = 16 << 20;
+/// Environment variable naming the ssh program (default `ssh` on the PATH).
+pub const SSH_ENV: &str = "GPU_DOCTOR_SSH";
+
+/// A server as the user typed it: `host`, `user@host`, `host:port`, `user@[::1]:2222`, or a
+/// `~/.ssh/config` alias (resolved by ssh itself).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// Login name, when given.
+    pub user: Option<String>,
+    /// Host name, address or ssh alias.
+    pub host: String,
+    /// Port, when given.
+    pub port: Option<u16>,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(u) = &self.user {
+            write!(f, "{u}@")?;
+        }
+        match (self.port, self.host.contains(':')) {
+            (Some(p), true) => write!(f, "[{}]:{p}", self.host),
+            (Some(p), false) => write!(f, "{}:{p}", self.host),
+            (None, _) => write!(f, "{}", self.host),
+        }
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+
+    /// Parses `[user@]host[:port]`. Names that ssh would read as an option (a leading `-`), spaces
+    /// and shell or control characters are refused, so a typed (or pasted) name cannot become an
+    /// ssh option or a command.
+    fn from_str(s: &str) -> Result<Target, String> {
+        let s = s.trim();
+        let (user, rest) = match s.rsplit_once('@') {
+            Some((u, r)) => (Some(u), r),
+            None => (None, s),
+        };
+        let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
+            let (h, after) = inner.split_once(']').ok_or_else(|| tr!("'{text}': a ']' is missing", text = s))?;
+            let port = match after.strip_prefix(':') {
+                Some(p) => Some(p),
+                None if after.is_empty() => None,
+                None => return Err(tr!("'{text}' is not user@host or user@host:port", text = s)),
+            };
+            (h, port)
+        } else if rest.matches(':').count() == 1 {
+            let (h, p) = rest.split_once(':').unwrap_or((rest, ""));
+            (h, Some(p))
+        } else {
+            (rest, None)
+        };
+        let ok_host = |h: &str| {
+            !h.is_empty()
+                && !h.starts_with('-')
+                && h.len() <= 253
+                && h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_:%".contains(c))
+        };
+        if !ok_host(host) {
+            return Err(tr!("'{text}' is not a host name or address", text = host));
+        }
+        if let Some(u) = user
+            && (u.is_empty()
+                || u.starts_with('-')
+                || u.len() > 64
+                || !u.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))
+        {
+            return Err(tr!("'{text}' is not a user name", text = u));
+        }
+        let port = match port {
+            Some(p) => {
+                Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| tr!("'{text}' is not a port", text = p))?)
+            }
+            None => None,
+        };
+        Ok(Target { user: user.map(String::from), host: host.to_string(), port })
+    }
+}
+
+/// How the server is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SshSetup {
+    /// The ssh program ([`SSH_ENV`], else `ssh`).
+    pub program: PathBuf,
+    /// The CLI on the server: a name on its PATH (with `~/.local/bin`, where the tarball's
+    /// `install.sh --user` puts it, and `/usr/local/bin` added) or an absolute path.
+    pub remote_cli: String,
+    /// Seconds ssh waits for the connection.
+    pub connect_timeout: u32,
+}
+
+impl Default for SshSetup {
+    fn default() -> Self {
+        SshSetup {
+            program: std::env::var_os(SSH_ENV).map_or_else(|| PathBuf::from("ssh"), PathBuf::from),
+            remote_cli: "gpu-doctor-cli".into(),
+            connect_timeout: 10,
+        }
+    }
+}
+
+impl SshSetup {
+    /// The ssh command that runs `gpu-doctor-cli ARGS` on `target`. `args` are fixed words of ours;
+    /// the CLI's name was checked to hold no shell characters.
+    pub fn command(&self, target: &Target, args: &[&str]) -> Result<Command, RemoteError> {
+        let cli = &self.remote_cli;
+        if cli.is_empty()
+            || cli.starts_with('-')
+            || !cli.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+~".contains(c))
+        {
+            return Err(RemoteError::new(
+                RemoteErrorKind::Other,
+                tr!("'{text}' is not a program name or path", text = cli),
+                tr!("Give the name or the absolute path of gpu-doctor-cli on the server."),
+            ));
+        }
+        let cli = cli.strip_prefix("~/").map_or_else(|| cli.clone(), |rest| format!("\"$HOME\"/{rest}"));
+        // Non-interactive ssh sessions get a short PATH: add where install.sh and packages put it.
+        let remote =
+            format!("PATH=\"$PATH:$HOME/.local/bin:/usr/local/bin\" GPU_DOCTOR_LANG=en exec {cli} {}", args.join(" "));
+        let mut c = Command::new(&self.program);
+        c.args(["-o", "BatchMode=yes", "-o"]).arg(format!("ConnectTimeout={}", self.connect_timeout)).args([
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=2",
+            "-T",
+        ]);
+        if let Some(p) = target.port {
+            c.arg("-p").arg(p.to_string());
+        }
+        if let Some(u) = &target.user {
+            c.arg("-l").arg(u);
+        }
+        c.arg("--").arg(&target.host).arg(remote);
+        c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        Ok(c)
+    }
+}
+
+/// What kind of failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RemoteErrorKind {
+    /// No ssh program here.
+    NoSsh,
+    /// The host cannot be reached (name, network, refused, timed out).
+    Unreachable,
+    /// The server wants a password or passphrase (BatchMode refuses to ask).
+    Auth,
+    /// The server's host key is unknown or changed.
+    HostKey,
+    /// `gpu-doctor-cli` is not on the server.
+    NotInstalled,
+    /// The server's gpu-doctor-cli speaks another version that cannot be read.
+    VersionSkew,
+    /// The stream stopped (the command or the connection ended).
+    StreamEnded,
+    /// Anything else.
+    Other,
+}
+
+impl RemoteErrorKind {
+    /// Failures that need the user: no retry until they ask.
+    pub fn needs_user(self) -> bool {
+        matches!(
+            self,
+            RemoteErrorKind::NoSsh
+                | RemoteErrorKind::Auth
+                | RemoteErrorKind::HostKey
+                | RemoteErrorKind::NotInstalled
+                | RemoteErrorKind::VersionSkew
+                | RemoteErrorKind::Other
+        )
+    }
+}
+
+/// A failure to reach or read the server, with the next step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteError {
+    /// What kind.
+    pub kind: RemoteErrorKind,
+    /// One sentence.
+    pub message: String,
+    /// What to do.
+    pub next_step: String,
+    /// The last lines ssh or the server wrote on stderr.
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl RemoteError {
+    fn new(kind: RemoteErrorKind, message: impl Into<String>, next_step: impl Into<String>) -> Self {
+        RemoteError { kind, message: message.into(), next_step: next_step.into(), detail: String::new() }
+    }
+}
+
+impl std::fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.message, self.next_step)
+    }
+}
+
+/// The failure when ssh itself cannot be started.
+pub fn spawn_error(setup: &SshSetup, e: &std::io::Error) -> RemoteError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        RemoteError::new(
+            RemoteErrorKind::NoSsh,
+            tr!("There is no ssh program on this machine ({program}).", program = setup.program.display()),
+            if cfg!(windows) {
+                tr!("Install the OpenSSH client: Settings → System → Optional features → OpenSSH Client.")
+            } else {
+                tr!(
+                    "Install the OpenSSH client (Debian/Ubuntu: sudo apt install openssh-client; Fedora: sudo dnf install openssh-clients)."
+                )
+            },
+        )
+    } else {
+        RemoteError::new(
+            RemoteErrorKind::Other,
+            tr!("Could not start {program}: {error}", program = setup.program.display(), error = e),
+            tr!("Check that the ssh program works in a terminal."),
+        )
+    }
+}
+
+/// Names the failure of an ssh run from its exit code and stderr.
+pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool) -> RemoteError {
+    let has = |k: &str| stderr.contains(k);
+    let t = target.to_string();
+    let mut e = if has("Permission denied") || has("Too many authentication failures") || has("passphrase") {
+        RemoteError::new(
+            RemoteErrorKind::Auth,
+            tr!("{host} wants a password or a key passphrase; gpu-doctor never asks for or stores either.", host = t),
+            tr!(
+                "Set up a key once in a terminal: ssh-keygen -t ed25519, then ssh-copy-id {host}; for a key with a passphrase, load it into your agent with ssh-add. Then connect again.",
+                host = t
+            ),
+        )
+    } else if has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED") {
+        RemoteError::new(
+            RemoteErrorKind::HostKey,
+            tr!("The host key of {host} is not known yet, or it changed.", host = t),
+            tr!(
+                "Connect once in a terminal (ssh {host}) and check the key's fingerprint with the server's admin before accepting it.",
+                host = t
+            ),
+        )
+    } else if has("Could not resolve hostname")
+        || has("Connection refused")
+        || has("Connection timed out")
+        || has("No route to host")
+        || has("Network is unreachable")
+        || has("Connection closed by")
+        || has("Connection reset")
+        || has("kex_exchange_identification")
+    {
+        RemoteError::new(
+            RemoteErrorKind::Unreachable,
+            tr!("{host} cannot be reached.", host = t),
+            tr!(
+                "Check the name and port, the network or VPN, and that sshd runs on the server (ssh {host} in a terminal says more).",
+                host = t
+            ),
+        )
+    } else if code == Some(127) || has("gpu-doctor-cli: not found") || has("command not found") {
+        RemoteError::new(
+            RemoteErrorKind::NotInstalled,
+            tr!("gpu-doctor-cli is not installed on {host} (or not on the PATH of a non-interactive login).", host = t),
+            tr!(
+                "Copy gpu-doctor-<version>-x86_64-linux.tar.gz to the server, unpack it and run ./install.sh --user there (no root needed; it lands in ~/.local/bin); or give its full path under \"gpu-doctor-cli on the server\"."
+            ),
+        )
+    } else if got_data {
+        RemoteError::new(
+            RemoteErrorKind::StreamEnded,
+            tr!("The stream from {host} stopped.", host = t),
+            tr!(
+                "gpu-doctor reconnects by itself; if it keeps stopping, run gpu-doctor-cli monitor --json on the server to see why."
+            ),
+        )
+    } else {
+        RemoteError::new(
+            RemoteErrorKind::Other,
+            match code {
+                Some(c) => tr!("ssh to {host} ended with exit code {code}.", host = t, code = c),
+                None => tr!("ssh to {host} was stopped by a signal.", host = t),
+            },
+            tr!("Run the same in a terminal to see why: ssh {host} gpu-doctor-cli info", host = t),
+        )
+    };
+    e.detail = tail(stderr, 600);
+    e
+}
+
+/// The last `max` bytes of `s`, cut at a character boundary.
+fn tail(s: &str, max: usize) -> String {
+    let s = s.trim();
+    let mut start = s.len().saturating_sub(max);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    s[start..].to_string()
+}
+
+/// Reads a child's pipe to the end into a buffer capped at `cap` bytes (the rest is drained and
+/// dropped, so the child never blocks on a full pipe).
+fn read_capped(mut r: impl Read, cap: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(out.len());
+                out.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    out
+}
+
+/// The output of one command on the server.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// Its exit code.
+    pub code: Option<i32>,
+    /// What it wrote (at most [`MAX_OUTPUT`] bytes).
+    pub stdout: Vec<u8>,
+    /// The end of its stderr.
+    pub stderr: String,
+}
+
+/// Runs `gpu-doctor-cli ARGS` on the server and waits at most `timeout` for it.
+pub fn run_once(setup: &SshSetup, target: &Target, args: &[&str], timeout: Duration) -> Result<Output, RemoteError> {
+    let mut child = setup.command(target, args)?.spawn().map_err(|e| spawn_error(setup, &e))?;
+    let out = child.stdout.take().map(|o| std::thread::spawn(move || read_capped(o, MAX_OUTPUT)));
+    let err = child.stderr.take().map(|e| std::thread::spawn(move || read_capped(e, 64 << 10)));
+    let until = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let stdout = out.and_then(|h| h.join().ok()).unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&err.and_then(|h| h.join().ok()).unwrap_or_default()).into_owned();
+    let Some(status) = status else {
+        return Err(RemoteError::new(
+            RemoteErrorKind::Unreachable,
+            tr!("{host} did not answer within {secs} s.", host = target, secs = timeout.as_secs()),
+            tr!("Check the network; a server under heavy load may answer later: connect again."),
+        ));
+    };
+    Ok(Output { code: status.code(), stdout, stderr })
+}
+
+/// What `info --json` says about the server.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerInfo {
+    /// Its gpu-doctor version.
+    pub version: Option<String>,
+    /// Its GPU source (NVML, or why there is none).
+    pub source: Option<SourceStatus>,
+    /// Its GPUs.
+    pub inventory: Inventory,
+    /// Fields that could not be read (a newer or older server).
+    pub unread: Vec<String>,
+}
+
+/// Reads `info --json`, field by field.
+pub fn parse_info(stdout: &[u8]) -> Option<ServerInfo> {
+    let v: serde_json::Value = serde_json::from_slice(stdout).ok()?;
+    let mut info = ServerInfo { version: v["app_version"].as_str().map(String::from), ..ServerInfo::default() };
+    match serde_json::from_value::<SourceStatus>(v["source"].clone()) {
+        Ok(s) => info.source = Some(s),
+        Err(_) => info.unread.push("source".into()),
+    }
+    match serde_json::from_value::<Inventory>(v["inventory"].clone()) {
+        Ok(i) => info.inventory = i,
+        Err(_) => info.unread.push("inventory".into()),
+    }
+    Some(info)
+}
+
+/// The link's state, as shown with the host name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+pub enum RemoteState {
+    /// Connecting (attempt 1, 2, ...).
+    Connecting {
+        /// Which attempt.
+        attempt: u32,
+    },
+    /// Lines arrive.
+    Live,
+    /// Connected, but nothing arrived for this long.
+    NoData {
+        /// Seconds since the last line.
+        secs: u64,
+    },
+    /// Waiting before the next attempt.
+    Retrying {
+        /// Seconds until it.
+        in_secs: u64,
+        /// Why the last one ended.
+        error: RemoteError,
+    },
+    /// Stopped until the user acts.
+    Failed {
+        /// Why.
+        error: RemoteError,
+    },
+    /// Disconnected by the user.
+    Closed,
+}
+
+/// The server a snapshot's data comes from, shown as REMOTE with its name everywhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteInfo {
+    /// The server as typed (`user@host:port`).
+    pub host: String,
+    /// The link's state.
+    pub state: RemoteState,
+    /// The server's gpu-doctor version, once known.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Lines that were not valid JSON (or too long), skipped.
+    #[serde(default)]
+    pub invalid_lines: u64,
+    /// Lines dropped because the server sent more than [`MAX_LINES_PER_SEC`].
+    #[serde(default)]
+    pub dropped_lines: u64,
+    /// What could not be read from the server's newer or older output.
+    #[serde(default)]
+    pub unread: Vec<String>,
+}
+
+impl RemoteInfo {
+    /// "REMOTE gpu1: live", "REMOTE gpu1: no data from host for 7 s", ...
+    pub fn line(&self) -> String {
+        let state = match &self.state {
+            RemoteState::Connecting { attempt: 1 } => tr!("connecting…").to_string(),
+            RemoteState::Connecting { attempt } => tr!("connecting (attempt {n})…", n = attempt),
+            RemoteState::Live => tr!("live").to_string(),
+            RemoteState::NoData { secs } => tr!("no data from host for {secs} s", secs = secs),
+            RemoteState::Retrying { in_secs, error } => {
+                tr!("{why} Retrying in {secs} s.", why = error.message, secs = in_secs)
+            }
+            RemoteState::Failed { error } => error.message.clone(),
+            RemoteState::Closed => tr!("disconnected").to_string(),
+        };
+        tr!("REMOTE {host}: {state}", host = self.host, state = state)
+    }
+}
+
+/// The latest line's contents.
+#[derive(Clone, Debug)]
+struct Tick {
+    at: Instant,
+    host: Option<HostSample>,
+    gpus: Vec<GpuSample>,
+}
+
+/// One SSH connection to a server's `gpu-doctor-cli`, reconnecting by itself.
+pub struct RemoteLink {
+    target: Target,
+    setup: SshSetup,
+    state: Mutex<RemoteState>,
+    sink: Sink,
+    info: ArcSwap<ServerInfo>,
+    inventory: ArcSwap<Inventory>,
+    stop: AtomicBool,
+    retry_now: AtomicBool,
+    interval: Duration,
+}
+
+impl RemoteLink {
+    /// Starts connecting to `target` on a new thread; the stream's interval is `interval`.
+    pub fn start(target: Target, setup: SshSetup, interval: Duration) -> std::io::Result<Arc<RemoteLink>> {
+        let link = Arc::new(RemoteLink {
+            target,
+            setup,
+            state: Mutex::new(RemoteState::Connecting { attempt: 1 }),
+            sink: Sink::default(),
+            info: ArcSwap::from_pointee(ServerInfo::default()),
+            inventory: ArcSwap::from_pointee(Inventory::default()),
+            stop: AtomicBool::new(false),
+            retry_now: AtomicBool::new(false),
+            interval,
+        });
+        let l = Arc::clone(&link);
+        std::thread::Builder::new().name("gd-remote".into()).spawn(move || l.manage())?;
+        Ok(link)
+    }
+
+    /// The server.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// How it is reached.
+    pub fn setup(&self) -> &SshSetup {
+        &self.setup
+    }
+
+    /// Stops the stream and any retry (the ssh process is killed).
+    pub fn disconnect(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.set_state(RemoteState::Closed);
+    }
+
+    /// Tries again now (after a failure that waited for the user, or during a backoff).
+    pub fn reconnect(&self) {
+        self.retry_now.store(true, Ordering::SeqCst);
+    }
+
+    fn set_state(&self, s: RemoteState) {
+        if let Ok(mut st) = self.state.lock() {
+            if *st == RemoteState::Closed && s != RemoteState::Closed {
+                return;
+            }
+            *st = s;
+        }
+    }
+
+    /// The link as shown.
+    pub fn info(&self) -> RemoteInfo {
+        let mut state = self.state.lock().map(|s| s.clone()).unwrap_or(RemoteState::Closed);
+        if state == RemoteState::Live
+            && let Some(t) = self.sink.latest.load().as_ref()
+            && t.at.elapsed() >= STALE_AFTER
+        {
+            state = RemoteState::NoData { secs: t.at.elapsed().as_secs() };
+        }
+        let mut unread = self.info.load().unread.clone();
+        unread.extend(self.sink.unread.lock().map(|u| u.clone()).unwrap_or_default());
+        RemoteInfo {
+            host: self.target.to_string(),
+            state,
+            version: self.info.load().version.clone(),
+            invalid_lines: self.sink.invalid.load(Ordering::Relaxed),
+            dropped_lines: self.sink.dropped.load(Ordering::Relaxed),
+            unread,
+        }
+    }
+
+    /// The GPU and host sources the sampler reads.
+    pub fn sources(self: &Arc<Self>) -> (Arc<dyn GpuSource>, Box<dyn HostSource>) {
+        (Arc::new(RemoteGpus(Arc::clone(self))), Box::new(RemoteHost(Arc::clone(self))))
+    }
+
+    /// Sleeps `d` in short steps; true when asked to stop or retry meanwhile.
+    fn wait(&self, d: Duration) -> bool {
+        let until = Instant::now() + d;
+        while Instant::now() < until {
+            if self.stop.load(Ordering::SeqCst) || self.retry_now.swap(false, Ordering::SeqCst) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    fn manage(&self) {
+        let mut attempt: u32 = 1;
+        let mut backoff = Duration::from_secs(1);
+        while !self.stop.load(Ordering::SeqCst) {
+            self.set_state(RemoteState::Connecting { attempt });
+            let result = self.connect_once();
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let (error, had_data) = match result {
+                Ok(had_data) => (None, had_data),
+                Err((e, had_data)) => (Some(e), had_data),
+            };
+            if had_data {
+                backoff = Duration::from_secs(1);
+                attempt = 1;
+            }
+            let error = error.unwrap_or_else(|| classify(&self.target, Some(0), "", true));
+            if error.kind.needs_user() {
+                self.set_state(RemoteState::Failed { error });
+                // Waits for "Reconnect" (or disconnect).
+                while !self.wait(Duration::from_secs(3600)) {}
+                attempt = 1;
+                backoff = Duration::from_secs(1);
+                continue;
+            }
+            self.set_state(RemoteState::Retrying { in_secs: backoff.as_secs(), error });
+            self.wait(backoff);
+            attempt += 1;
+            backoff = (backoff * 2).min(Duration::from_secs(30));
+        }
+        self.set_state(RemoteState::Closed);
+    }
+
+    /// One connection: the inventory, then the stream until it ends. `Ok(true)`: data flowed and
+    /// the stream ended; the error says why it ended (and whether data had flowed).
+    fn connect_once(&self) -> Result<bool, (RemoteError, bool)> {
+        let out = run_once(&self.setup, &self.target, &["info", "--json"], Duration::from_secs(30))
+            .map_err(|e| (e, false))?;
+        let Some(info) = parse_info(&out.stdout) else {
+            let mut e = classify(&self.target, out.code, &out.stderr, false);
+            if e.kind == RemoteErrorKind::Other && out.code.is_some_and(|c| c == 0 || c == 3) {
+                e = RemoteError::new(
+                    RemoteErrorKind::VersionSkew,
+                    tr!(
+                        "The gpu-doctor-cli on {host} answered info --json with something this version cannot read.",
+                        host = self.target
+                    ),
+                    tr!("Install the same gpu-doctor version on both machines."),
+                );
+            }
+            return Err((e, false));
+        };
+        self.inventory.store(Arc::new(info.inventory.clone()));
+        self.info.store(Arc::new(info));
+        let interval = format!("{}", self.interval.as_secs_f64().clamp(0.25, 10.0));
+        let mut child: Child = self
+            .setup
+            .command(&self.target, &["monitor", "--json", "--interval", &interval])
+            .map_err(|e| (e, false))?
+            .spawn()
+            .map_err(|e| (spawn_error(&self.setup, &e), false))?;
+        let err = child.stderr.take().map(|e| std::thread::spawn(move || read_capped(e, 64 << 10)));
+        let got = Arc::new(AtomicBool::new(false));
+        let reader = child.stdout.take().map(|o| {
+            let (sink, got) = (self.sink.clone(), Arc::clone(&got));
+            std::thread::spawn(move || read_stream(o, &sink, &got))
+        });
+        let mut live = false;
+        loop {
+            if !live && got.load(Ordering::Relaxed) {
+                live = true;
+                self.set_state(RemoteState::Live);
+            }
+            if self.stop.load(Ordering::SeqCst) || self.retry_now.swap(false, Ordering::SeqCst) {
+                let _ = child.kill();
+            }
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            }
+        }
+        let status = child.wait().ok();
+        if let Some(h) = reader {
+            let _ = h.join();
+        }
+        let stderr = String::from_utf8_lossy(&err.and_then(|h| h.join().ok()).unwrap_or_default()).into_owned();
+        let had = got.load(Ordering::Relaxed);
+        Err((classify(&self.target, status.and_then(|s| s.code()), &stderr, had), had))
+    }
+}
+
+/// Where the stream reader leaves what it read.
+#[derive(Clone, Default)]
+struct Sink {
+    latest: Arc<ArcSwapOption<Tick>>,
+    invalid: Arc<AtomicU64>,
+    dropped: Arc<AtomicU64>,
+    unread: Arc<Mutex<Vec<String>>>,
+}
+
+/// Reads `monitor --json` lines: bounded in length and rate, each parsed field by field.
+fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) {
+    let mut r = BufReader::new(out);
+    let mut line = Vec::new();
+    let mut second = Instant::now();
+    let mut in_second = 0u32;
+    loop {
+        line.clear();
+        let n = match (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if n > MAX_LINE && !line.ends_with(b"\n") {
+            // Too long: count it and skip to the end of the line.
+            sink.invalid.fetch_add(1, Ordering::Relaxed);
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                match (&mut r).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) if rest.ends_with(b"\n") => break,
+                    Ok(_) => {}
+                }
+            }
+            continue;
+        }
+        if second.elapsed() >= Duration::from_secs(1) {
+            second = Instant::now();
+            in_second = 0;
+        }
+        in_second += 1;
+        if in_second > MAX_LINES_PER_SEC {
+            sink.dropped.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        match parse_line(&line) {
+            Some((tick, unread)) => {
+                got.store(true, Ordering::Relaxed);
+                sink.latest.store(Some(Arc::new(tick)));
+                if let Ok(mut u) = sink.unread.lock() {
+                    *u = unread;
+                }
+            }
+            None => {
+                sink.invalid.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One stream line, field by field: `None` when it is not a JSON object; the fields that could
+/// not be read are named.
+fn parse_line(line: &[u8]) -> Option<(Tick, Vec<String>)> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let obj = v.as_object()?;
+    let mut unread = Vec::new();
+    match obj.get("schema").and_then(serde_json::Value::as_u64) {
+        None => unread.push(tr!("an older gpu-doctor-cli (its lines carry no schema)").to_string()),
+        Some(s) if s > u64::from(STREAM_SCHEMA) => unread.push(tr!(
+            "a newer gpu-doctor-cli (stream schema {found}, this app reads {ours})",
+            found = s,
+            ours = STREAM_SCHEMA
+        )),
+        Some(_) => {}
+    }
+    let host = match obj.get("host") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(h) => match serde_json::from_value::<HostSample>(h.clone()) {
+            Ok(h) => Some(h),
+            Err(_) => {
+                unread.push("host".into());
+                None
+            }
+        },
+    };
+    let mut gpus = Vec::new();
+    for (i, g) in
+        obj.get("gpus").and_then(serde_json::Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate()
+    {
+        match serde_json::from_value::<GpuSample>(g.clone()) {
+            Ok(g) => gpus.push(g),
+            Err(_) => unread.push(format!("gpus[{i}]")),
+        }
+    }
+    Some((Tick { at: Instant::now(), host, gpus }, unread))
+}
+
+struct RemoteGpus(Arc<RemoteLink>);
+
+impl RemoteGpus {
+    /// The latest line, while it is fresh.
+    fn fresh(&self) -> Option<Arc<Tick>> {
+        self.0.sink.latest.load_full().filter(|t| t.at.elapsed() < STALE_AFTER)
+    }
+}
+
+impl GpuSource for RemoteGpus {
+    fn status(&self) -> SourceStatus {
+        match (&self.0.info.load().source, self.0.info()) {
+            (Some(s), RemoteInfo { state: RemoteState::Live | RemoteState::NoData { .. }, .. }) => s.clone(),
+            (_, info) => match info.state {
+                RemoteState::Failed { error } | RemoteState::Retrying { error, .. } => {
+                    SourceStatus::Unavailable(NoGpu {
+                        summary: error.message,
+                        next_step: error.next_step,
+                        attempts: Vec::new(),
+                    })
+                }
+                _ => self.0.info.load().source.clone().unwrap_or(SourceStatus::Opening),
+            },
+        }
+    }
+    fn inventory(&self) -> Arc<Inventory> {
+        self.0.inventory.load_full()
+    }
+    fn sample(&self, _t: f64) -> Vec<GpuSample> {
+        match self.fresh() {
+            Some(t) => t.gpus.clone(),
+            None => {
+                let why = tr!("no data from {host}", host = self.0.target);
+                self.0
+                    .inventory
+                    .load()
+                    .gpus
+                    .iter()
+                    .map(|g| GpuSample::unavailable(g.index, super::sample::GpuHealth::Ok, &why))
+                    .collect()
+            }
+        }
+    }
+    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
+        self.fresh()
+            .map(|t| {
+                t.gpus
+                    .iter()
+                    .map(|g| GpuSlowSample {
+                        index: g.index,
+                        pcie_rx_bps: g.pcie_rx_bps.clone(),
+                        pcie_tx_bps: g.pcie_tx_bps.clone(),
+                        processes: g.processes.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    fn remote(&self) -> Option<RemoteInfo> {
+        Some(self.0.info())
+    }
+}
+
+struct RemoteHost(Arc<RemoteLink>);
+
+impl HostSource for RemoteHost {
+    fn sample(&mut self, _t: f64) -> HostSample {
+        let fresh = self.0.sink.latest.load_full().filter(|t| t.at.elapsed() < STALE_AFTER);
+        match fresh.and_then(|t| t.host.clone()) {
+            Some(h) => h,
+            None => {
+                let why = tr!("no data from {host}", host = self.0.target);
+                HostSample {
+                    cpu_pct: Reading::na(why.clone()),
+                    per_core_pct: Vec::new(),
+                    iowait_pct: Reading::na(why.clone()),
+                    load_avg: Reading::na(why.clone()),
+                    memory: Reading::na(why.clone()),
+                    disks: Reading::na(why.clone()),
+                    pressure: Reading::na(why.clone()),
+                    net_rx_bps: Reading::na(why.clone()),
+                    net_tx_bps: Reading::na(why),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_refuse_what_ssh_would_read_as_an_option() {
+        let t: Target = "ann@gpu1.lab:2222".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((t.user.as_deref(), t.host.as_str(), t.port), (Some("ann"), "gpu1.lab", Some(2222)));
+        assert_eq!(t.to_string(), "ann@gpu1.lab:2222");
+        let t: Target = "[::1]:22".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((t.host.as_str(), t.port, t.to_string().as_str()), ("::1", Some(22), "[::1]:22"));
+        let t: Target = "my-alias".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((t.user, t.port), (None, None));
+        for bad in
+            ["-oProxyCommand=touch /tmp/x", "a b", "host;rm", "ann@", "@h", "h:0", "h:99999", "x@-h", "$(id)", "h\n"]
+        {
+            assert!(bad.parse::<Target>().is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn the_command_never_lets_the_name_become_an_option_or_a_command() {
+        let setup = SshSetup { program: "ssh".into(), remote_cli: "gpu-doctor-cli".into(), connect_timeout: 7 };
+        let t: Target = "ann@gpu1:2222".parse().unwrap_or_else(|e| panic!("{e}"));
+        let c = setup.command(&t, &["monitor", "--json"]).unwrap_or_else(|e| panic!("{e}"));
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let dash = args.iter().position(|a| a == "--").unwrap_or(usize::MAX);
+        assert_eq!(args[dash + 1], "gpu1");
+        assert!(
+            args.contains(&"BatchMode=yes".to_string()) && args.contains(&"ConnectTimeout=7".to_string()),
+            "{args:?}"
+        );
+        assert!(args[dash + 2].ends_with("exec gpu-doctor-cli monitor --json"), "{args:?}");
+        let bad = SshSetup { remote_cli: "x; rm -rf ~".into(), ..setup };
+        assert!(bad.command(&t, &["info"]).is_err());
+    }
+
+    #[test]
+    fn failures_are_named_with_the_next_step() {
+        let t: Target = "gpu1".parse().unwrap_or_else(|e| panic!("{e}"));
+        let k = |code, err: &str| classify(&t, code, err, false).kind;
+        assert_eq!(k(Some(255), "ann@gpu1: Permission denied (publickey,password)."), RemoteErrorKind::Auth);
+        assert_eq!(k(Some(255), "Host key verification failed."), RemoteErrorKind::HostKey);
+        assert_eq!(
+            k(Some(255), "ssh: Could not resolve hostname gpu1: Name or service not known"),
+            RemoteErrorKind::Unreachable
+        );
+        assert_eq!(k(Some(255), "ssh: connect to host gpu1 port 22: Connection refused"), RemoteErrorKind::Unreachable);
+        assert_eq!(k(Some(127), "sh: 1: exec: gpu-doctor-cli: not found"), RemoteErrorKind::NotInstalled);
+        assert_eq!(classify(&t, Some(0), "", true).kind, RemoteErrorKind::StreamEnded);
+        let auth = classify(&t, Some(255), "Permission denied (publickey).", false);
+        assert!(auth.next_step.contains("ssh-copy-id gpu1") && auth.next_step.contains("ssh-add"), "{auth:?}");
+    }
+
+    #[test]
+    fn stream_lines_are_read_field_by_field_and_bad_ones_are_counted() {
+        let sink = Sink::default();
+        let long = "x".repeat(MAX_LINE + 10);
+        let text = format!(
+            "not json\n{long}\n[1,2]\n{{\"schema\":99,\"host\":{{\"cpu_pct\":\"wrong\"}},\"gpus\":[{{\"index\":\"zero\"}}]}}\n"
+        );
+        let got = AtomicBool::new(false);
+        read_stream(text.as_bytes(), &sink, &got);
+        assert_eq!(sink.invalid.load(Ordering::Relaxed), 3, "not JSON, too long, not an object");
+        assert!(got.load(Ordering::Relaxed));
+        let unread = sink.unread.lock().map(|u| u.clone()).unwrap_or_default();
+        assert!(unread.iter().any(|u| u.contains("schema 99")) && unread.contains(&"host".to_string()), "{unread:?}");
+        assert!(unread.contains(&"gpus[0]".to_string()), "{unread:?}");
+        // A flood is capped per second.
+        let flood: String = (0..200).map(|_| "{\"schema\":1}\n").collect();
+        read_stream(flood.as_bytes(), &sink, &got);
+        assert!(sink.dropped.load(Ordering::Relaxed) >= 150, "{}", sink.dropped.load(Ordering::Relaxed));
+    }
+}
