@@ -24,9 +24,14 @@ fn display_available() -> bool {
 }
 
 fn shoot(args: &[&str], w: u32, h: u32) {
+    shoot_with(args, w, h, &[]);
+}
+
+fn shoot_with(args: &[&str], w: u32, h: u32, env: &[(&str, &std::path::Path)]) {
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("shot.png");
     let out = Command::new(env!("CARGO_BIN_EXE_gpu-doctor"))
+        .envs(env.iter().copied())
         .args(args)
         .arg("--size")
         .arg(format!("{w}x{h}"))
@@ -58,6 +63,32 @@ fn demo_monitor_screenshot_is_a_real_image() {
     if display_available() {
         shoot(&["--demo", "healthy-training", "--gpus", "2"], 1280, 800);
     }
+}
+
+/// Issue 21: `--connect` shows a server's GPUs (through an ssh stand-in that runs the remote
+/// command here, over the fake NVML) once its data flows.
+#[cfg(unix)]
+#[test]
+fn a_server_over_ssh_screenshot_is_a_real_image() {
+    if !display_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ssh = dir.path().join("ssh");
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_gpu-doctor-cli"));
+    std::fs::write(
+        &ssh,
+        format!(
+            "#!/bin/sh\nexport PATH={}:$PATH LD_LIBRARY_PATH={} FAKE_NVML_SCENARIO={}\nfor last; do :; done\nexec sh -c \"$last\"\n",
+            bin.parent().unwrap().display(),
+            common::fake_lib_dir(common::Fake::Current).display(),
+            common::scenario("healthy").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    shoot_with(&["--connect", "ann@gpu-server", "--frames", "10"], 1280, 800, &[("GPU_DOCTOR_SSH", &ssh)]);
 }
 
 #[test]

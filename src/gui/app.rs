@@ -30,6 +30,7 @@ mod about;
 mod bars;
 mod language;
 mod pacing;
+mod remote;
 mod replay;
 
 use pacing::{FrameStats, Pacer};
@@ -83,6 +84,8 @@ pub struct AppInit {
     /// Run the checklist in the background at start, so the no-GPU banner can lead with its root
     /// cause (the app does; tests that pin the NVML text do not).
     pub diagnose_at_start: bool,
+    /// A server to show instead of this machine (`--connect`).
+    pub connect: Option<(crate::telemetry::remote::Target, crate::telemetry::remote::SshSetup)>,
 }
 
 impl AppInit {
@@ -104,6 +107,7 @@ impl AppInit {
             replay: None,
             support_card: false,
             diagnose_at_start: false,
+            connect: None,
         }
     }
 }
@@ -237,6 +241,10 @@ pub struct DoctorApp {
     relang_checklist: bool,
     /// The checks running again for a report in another language than the window's.
     report_checks: Option<(crate::i18n::Lang, std::sync::mpsc::Receiver<Result<crate::diagnose::Report, String>>)>,
+    /// The server whose data the window shows, over SSH.
+    pub remote: Option<Arc<crate::telemetry::remote::RemoteLink>>,
+    /// "Connect to a server…".
+    pub connect_dialog: remote::ConnectDialog,
 }
 
 impl DoctorApp {
@@ -297,6 +305,8 @@ impl DoctorApp {
             lang: crate::i18n::current(),
             relang_checklist: false,
             report_checks: None,
+            remote: None,
+            connect_dialog: remote::ConnectDialog::default(),
             verdicts_for: None,
             frame_stats: FrameStats::default(),
             pacer,
@@ -317,6 +327,9 @@ impl DoctorApp {
         }
         if let Some(path) = replay {
             app.open_replay(&cc.egui_ctx, &path);
+        }
+        if let Some((target, setup)) = init.connect {
+            app.connect(&cc.egui_ctx, target, setup);
         }
         app
     }
@@ -435,14 +448,12 @@ impl DoctorApp {
         sampler.prefill_demo(5.0 * 60.0);
         match sampler.spawn_threads() {
             Ok(()) => {
-                let c = ctx.clone();
-                let p = Arc::clone(&self.pacer);
-                sampler.set_notify(move |snap| p.wake(&c, snap));
-                self.sampler = sampler;
+                if let Some(link) = self.remote.take() {
+                    link.disconnect();
+                    self.checklist = ChecklistState::new(ChecklistSource::Live(self.source.clone()));
+                }
+                self.install_sampler(ctx, sampler);
                 self.demo_started_here = demo.is_some();
-                self.monitor = MonitorState { units: self.settings.units, ..MonitorState::default() };
-                self.replay_span = None;
-                self.replay = None;
             }
             Err(e) => self.message = Some(tr!("Could not start sampling: {error}", error = e)),
         }
@@ -529,7 +540,10 @@ impl eframe::App for DoctorApp {
                     }
                     Tab::Checklist => self.checklist.ui(ui, &self.renderer_name),
                     Tab::Vram => self.vram.ui(ui, &snap),
-                    Tab::Smoke => self.smoke.ui(ui),
+                    Tab::Smoke => {
+                        self.smoke.remote_host = snap.remote.as_ref().map(|r| r.host.clone());
+                        self.smoke.ui(ui);
+                    }
                     Tab::About => self.about(ui, &snap),
                 }
             },
@@ -539,6 +553,13 @@ impl eframe::App for DoctorApp {
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
             Some(MonitorAction::WakeGpu) => self.sampler.allow_wake(),
             Some(MonitorAction::OpenChecklist) => self.tab = Tab::Checklist,
+            Some(MonitorAction::ConnectServer) => self.connect_dialog.open = true,
+            Some(MonitorAction::Reconnect) => {
+                if let Some(link) = &self.remote {
+                    link.reconnect();
+                }
+            }
+            Some(MonitorAction::Disconnect) => self.disconnect(&ctx),
             Some(MonitorAction::StartRecording) => {
                 let dir = share::recordings_dir();
                 let path = share::unique_path(&dir, &share::file_stem("recording", &self.settings.redaction), "gdrec");
@@ -588,6 +609,9 @@ impl eframe::App for DoctorApp {
         }
         self.run_dialog.ui(&ctx);
         self.focus_dialog.ui(&ctx);
+        if let Some((target, setup)) = self.connect_dialog.ui(&ctx) {
+            self.connect(&ctx, target, setup);
+        }
         if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
             self.take_screenshot(&ctx, Some(path));
         }
@@ -636,9 +660,18 @@ impl eframe::App for DoctorApp {
             // shows the checklist's result; one of a replay, the recording.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         } else if let Some(plan) = self.screenshot.as_mut() {
+            // A server: once its data flows (or the link has failed and says why).
+            let remote_ready = snap.remote.as_ref().is_none_or(|r| match r.state {
+                crate::telemetry::remote::RemoteState::Connecting { .. } => false,
+                crate::telemetry::remote::RemoteState::Live => {
+                    snap.inventory.gpus.is_empty() || snap.gpus.iter().any(|g| g.util_gpu_pct.get().is_some())
+                }
+                _ => true,
+            });
             plan.on_frame(
                 &ctx,
-                snap.host.is_some()
+                remote_ready
+                    && snap.host.is_some()
                     && (snap.gpu_t.is_some()
                         || !snap.inventory.gpus.is_empty()
                         || matches!(snap.source, SourceStatus::Unavailable(_) | SourceStatus::Asleep { .. })),

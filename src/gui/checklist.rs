@@ -128,6 +128,15 @@ impl ChecklistState {
                         .background_color(palette::BADGE_REPLAY.fill),
                 );
             }
+            if let ChecklistSource::Remote(target, _) = &self.source {
+                ui.label(
+                    RichText::new(tr!("REMOTE {host}", host = target))
+                        .strong()
+                        .color(palette::BADGE_REMOTE.text)
+                        .background_color(palette::BADGE_REMOTE.fill),
+                )
+                .on_hover_text(tr!("The checklist ran on the server (gpu-doctor-cli check over ssh)."));
+            }
             ui.separator();
             let recheck = ui
                 .add_enabled(!self.running(), egui::Button::new(tr!("Re-check")))

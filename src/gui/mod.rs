@@ -150,6 +150,13 @@ pub struct GuiArgs {
     /// Window size in logical pixels, e.g. 1280x800.
     #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
     pub size: [f32; 2],
+    /// Show a server's GPUs over SSH (user@host[:port] or an ssh alias): runs gpu-doctor-cli there
+    /// through the system ssh, labelled REMOTE.
+    #[arg(long, value_name = "SERVER", conflicts_with_all = ["demo", "replay", "checklist_from"])]
+    pub connect: Option<crate::telemetry::remote::Target>,
+    /// gpu-doctor-cli on the server (a name on its PATH or a path; with --connect).
+    #[arg(long, value_name = "PATH", default_value = "gpu-doctor-cli", requires = "connect")]
+    pub remote_cli: String,
 }
 
 /// When Mesa's llvmpipe ends up drawing the window (no GPU driver for the display, VMs, Xvfb),
@@ -309,6 +316,13 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let checklist_from = args.checklist_from.clone();
     let replay = args.replay.clone();
     let support_card = args.support_card;
+    let connect = args.connect.clone().map(|target| {
+        let setup = crate::telemetry::remote::SshSetup {
+            remote_cli: args.remote_cli.clone(),
+            ..crate::telemetry::remote::SshSetup::default()
+        };
+        (target, setup)
+    });
     let smoke = SmokeSetup {
         cuda_lib: args.cuda_lib.clone(),
         nvml_lib: args.source.nvml_lib.clone(),
@@ -342,7 +356,8 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 settings_path,
                 replay,
                 support_card,
-                diagnose_at_start: true,
+                diagnose_at_start: connect.is_none(),
+                connect,
             };
             Ok(Box::new(DoctorApp::new(cc, init)))
         }),

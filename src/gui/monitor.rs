@@ -22,7 +22,9 @@ mod processes;
 mod utilbar;
 
 pub use panels::card_layout;
-use panels::{COMPACT_FROM_GPUS, asleep_banner, gpu_card, gpu_table, host_summary, no_driver_banner, stall_banner};
+use panels::{
+    COMPACT_FROM_GPUS, asleep_banner, gpu_card, gpu_table, host_summary, no_driver_banner, remote_banner, stall_banner,
+};
 
 /// Visible span of the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +99,12 @@ pub enum MonitorAction {
     StartRecording,
     /// Stop recording.
     StopRecording,
+    /// Open "Connect to a server".
+    ConnectServer,
+    /// Try the server again now.
+    Reconnect,
+    /// Leave the server for this machine.
+    Disconnect,
 }
 
 /// State of the Monitor tab.
@@ -233,7 +241,13 @@ impl MonitorState {
         let mut action = None;
         let view_before = (self.window, self.paused_at, self.gpu_filter);
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            let remote_down = snap.remote.as_ref().filter(|r| r.state != crate::telemetry::remote::RemoteState::Live);
+            if let Some(r) = remote_down {
+                // The link's state is the news: the GPU source below it only repeats it.
+                action = remote_banner(ui, r);
+            }
             match &snap.source {
+                _ if remote_down.is_some() => {}
                 SourceStatus::Unavailable(no) => {
                     action = no_driver_banner(ui, no, self.root_cause.as_ref(), self.checking);
                 }
@@ -272,7 +286,7 @@ impl MonitorState {
             host_charts(ui, snap.host.as_ref(), data, axis);
             if !snap.inventory.gpus.is_empty() {
                 ui.add_space(8.0);
-                self.process_table(ui, &snap.gpus);
+                self.process_table(ui, &snap.gpus, snap.remote.is_some());
             }
         });
         if (self.window, self.paused_at, self.gpu_filter) != view_before {

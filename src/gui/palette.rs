@@ -143,7 +143,7 @@ pub const BANNER_ALL_CLEAR: Banner = Banner {
 /// Every banner, for tests.
 pub const BANNERS: [Banner; 5] = [BANNER_NO_GPU, BANNER_ASLEEP, BANNER_STALL, BANNER_ROOT_CAUSE, BANNER_ALL_CLEAR];
 
-/// A label on a coloured badge (DEMO, REPLAY, CAPTURE): dark text on a light fill, in both themes.
+/// A label on a coloured badge (DEMO, REPLAY, CAPTURE, REMOTE): dark text on a light fill, in both themes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Badge {
     /// The fill.
@@ -156,8 +156,10 @@ pub struct Badge {
 pub const BADGE_DEMO: Badge = Badge { fill: Color32::from_rgb(255, 183, 77), text: Color32::BLACK };
 /// The REPLAY and CAPTURE badges.
 pub const BADGE_REPLAY: Badge = Badge { fill: Color32::from_rgb(144, 202, 249), text: Color32::BLACK };
+/// The REMOTE badge (a server over SSH).
+pub const BADGE_REMOTE: Badge = Badge { fill: Color32::from_rgb(128, 203, 196), text: Color32::BLACK };
 /// Every badge, for tests.
-pub const BADGES: [Badge; 2] = [BADGE_DEMO, BADGE_REPLAY];
+pub const BADGES: [Badge; 3] = [BADGE_DEMO, BADGE_REPLAY, BADGE_REMOTE];
 
 /// Makes egui's own weak text (captions, hints) readable on both themes: its default is the text
 /// colour at 60 % opacity, about 3:1.

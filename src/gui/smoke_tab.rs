@@ -51,6 +51,8 @@ struct Live {
 /// State of the Smoke test tab.
 pub struct SmokeState {
     setup: SmokeSetup,
+    /// The server the window shows (the test still runs on this machine).
+    pub remote_host: Option<String>,
     /// CUDA device to test.
     pub device: u32,
     /// Run the burn after the default test.
@@ -71,6 +73,7 @@ impl SmokeState {
     /// A tab that has not run yet.
     pub fn new(setup: SmokeSetup) -> Self {
         SmokeState {
+            remote_host: None,
             setup,
             device: 0,
             burn: false,
@@ -160,6 +163,15 @@ impl SmokeState {
              verified kernels and measures bandwidth against the hardware's limits. It runs in a separate process, so \
              a crash or hang cannot take this window down. No CUDA toolkit needed."
         ));
+        if let Some(host) = &self.remote_host {
+            ui.colored_label(
+                super::palette::tone(ui, super::palette::Tone::Warn),
+                crate::tr!(
+                    "The window shows {host}, but this test runs on this machine. To test the server's GPU, run there: gpu-doctor-cli smoke",
+                    host = host
+                ),
+            );
+        }
         ui.add_space(6.0);
         self.controls(ui, progress.is_some());
         ui.add_space(8.0);

@@ -255,7 +255,28 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         ));
     }
     rows.push((tr!("GPU data").to_string(), inp.snapshot.source.label()));
-    rows.extend(inp.machine.iter().cloned());
+    match &inp.snapshot.remote {
+        // The machine facts would describe the desktop the report was made on, not the server.
+        Some(r) => {
+            rows.push((tr!("Server (REMOTE, over SSH)").to_string(), r.host.clone()));
+            rows.push((tr!("Link").to_string(), r.line()));
+            if let Some(v) = &r.version {
+                rows.push((tr!("gpu-doctor on the server").to_string(), v.clone()));
+            }
+            if r.invalid_lines + r.dropped_lines > 0 || !r.unread.is_empty() {
+                rows.push((
+                    tr!("Stream problems").to_string(),
+                    tr!(
+                        "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
+                        invalid = r.invalid_lines,
+                        dropped = r.dropped_lines,
+                        unread = if r.unread.is_empty() { "-".to_string() } else { r.unread.join(", ") }
+                    ),
+                ));
+            }
+        }
+        None => rows.extend(inp.machine.iter().cloned()),
+    }
     rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
     if let Some(r) = &inp.renderer {
         rows.push((tr!("Renderer").to_string(), r.clone()));

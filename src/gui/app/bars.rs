@@ -13,7 +13,7 @@ use crate::tr;
 use crate::units;
 
 /// True when `text` as a strong label fits the width left in `ui`.
-fn fits(ui: &egui::Ui, text: &str) -> bool {
+pub(super) fn fits(ui: &egui::Ui, text: &str) -> bool {
     let galley = egui::WidgetText::from(RichText::new(text).strong()).into_galley(
         ui,
         Some(egui::TextWrapMode::Extend),
@@ -79,6 +79,9 @@ impl DoctorApp {
                 if ui.button(tr!("Focus on a process...")).clicked() {
                     self.focus_dialog.open = true;
                 }
+                if ui.button(tr!("Connect to a server…")).clicked() {
+                    self.connect_dialog.open = true;
+                }
                 if ui.button(tr!("Open recording...")).clicked() && self.open_dialog.is_none() {
                     self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
                 }
@@ -95,6 +98,12 @@ impl DoctorApp {
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if let Some(info) = &snap.remote {
+                    if ui.button(tr!("Disconnect")).on_hover_text(tr!("Back to this machine")).clicked() {
+                        action = Some(MonitorAction::Disconnect);
+                    }
+                    self.remote_badge(ui, info);
+                }
                 if let SourceStatus::Replay { file, .. } = &snap.source {
                     if ui.button(tr!("Back to this machine")).clicked() {
                         action = Some(MonitorAction::LeaveDemo);
@@ -142,11 +151,15 @@ impl DoctorApp {
     pub(super) fn status_bar(&self, ui: &mut egui::Ui, snap: &Snapshot) {
         // One line at any width: the renderer, last, is cut to fit (whole on hover).
         ui.horizontal(|ui| {
-            let (source, why) = match &snap.source {
-                SourceStatus::Unavailable(no) => {
+            let (source, why) = match (&snap.source, &snap.remote) {
+                (other, Some(r)) => (
+                    tr!("Data: {host} over SSH ({source})", host = r.host, source = other.label()),
+                    tr!("Read from gpu-doctor-cli on the server, through your ssh.").to_string(),
+                ),
+                (SourceStatus::Unavailable(no), None) => {
                     (tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(), no.summary.clone())
                 }
-                other => {
+                (other, None) => {
                     (tr!("Data: {source}", source = other.label()), tr!("Where the GPU data comes from.").to_string())
                 }
             };

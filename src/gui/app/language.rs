@@ -75,7 +75,8 @@ impl DoctorApp {
         };
         let now = self.sampler.now().max(snap.latest_t());
         let window = self.monitor.window.secs();
-        let smoke = self.smoke.report.clone();
+        // The smoke test ran on this machine: it says nothing about a server's GPUs.
+        let smoke = if snap.remote.is_some() { None } else { self.smoke.report.clone() };
         let vram = self.vram.report_lines();
         let verdicts = if fresh_text {
             let at = self.monitor.paused_at.filter(|_| snap.source.is_replay()).unwrap_or(now);

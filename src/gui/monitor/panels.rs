@@ -9,6 +9,7 @@ use crate::diagnose::bottleneck::{Bottleneck, Finding, UtilWindow};
 use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
 use crate::present;
+use crate::telemetry::remote::{RemoteInfo, RemoteState};
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
 use crate::tr;
@@ -82,6 +83,13 @@ pub(super) fn no_driver_banner(
             {
                 action = Some(MonitorAction::TryDemo);
             }
+            if ui
+                .button(tr!("Connect to a server…"))
+                .on_hover_text(tr!("Watch a server's GPUs over SSH (your keys, agent and ~/.ssh/config)"))
+                .clicked()
+            {
+                action = Some(MonitorAction::ConnectServer);
+            }
             ui.label(RichText::new(tr!("Details without a window: gpu-doctor-cli info")).color(b.weak));
         });
     });
@@ -91,6 +99,54 @@ pub(super) fn no_driver_banner(
 /// "runtime-suspended" / "power state D3" in the current language.
 fn i18n_asleep_state() -> &'static str {
     if cfg!(windows) { tr!("power state D3") } else { tr!("runtime-suspended") }
+}
+
+/// The banner of a server that is not streaming: connecting, no data for a while, retrying, or
+/// failed with the next step; with Reconnect and Disconnect.
+pub(super) fn remote_banner(ui: &mut egui::Ui, r: &RemoteInfo) -> Option<MonitorAction> {
+    let mut action = None;
+    let (b, error) = match &r.state {
+        RemoteState::Failed { error } => (palette::BANNER_NO_GPU, Some(error)),
+        RemoteState::Retrying { error, .. } => (palette::BANNER_STALL, Some(error)),
+        RemoteState::NoData { .. } => (palette::BANNER_STALL, None),
+        _ => (palette::BANNER_ASLEEP, None),
+    };
+    banner(ui, b, |ui| {
+        ui.label(RichText::new(r.line()).heading().color(b.heading));
+        match (&r.state, error) {
+            (RemoteState::NoData { .. }, _) => {
+                ui.label(
+                    RichText::new(tr!(
+                        "The connection is open but the server sent nothing: it may be overloaded, or the network stalls. The charts pause until data comes back; ssh ends the connection after about 15 s of silence and gpu-doctor reconnects."
+                    ))
+                    .color(b.text),
+                );
+            }
+            (_, Some(e)) => {
+                ui.label(RichText::new(tr!("Next step: {step}", step = e.next_step)).color(b.text));
+                if !e.detail.is_empty() {
+                    ui.collapsing(RichText::new(tr!("What ssh said")).color(b.weak), |ui| {
+                        ui.label(RichText::new(&e.detail).monospace().color(b.text));
+                    });
+                }
+            }
+            _ => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(RichText::new(tr!("Running gpu-doctor-cli on the server over ssh…")).color(b.text));
+                });
+            }
+        }
+        ui.horizontal(|ui| {
+            if !matches!(r.state, RemoteState::Connecting { .. }) && ui.button(tr!("Reconnect")).clicked() {
+                action = Some(MonitorAction::Reconnect);
+            }
+            if ui.button(tr!("Disconnect")).on_hover_text(tr!("Back to this machine")).clicked() {
+                action = Some(MonitorAction::Disconnect);
+            }
+        });
+    });
+    action
 }
 
 fn banner(ui: &mut egui::Ui, b: palette::Banner, add: impl FnOnce(&mut egui::Ui)) {

@@ -39,7 +39,9 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
 }
 
 impl MonitorState {
-    pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample]) {
+    /// The process table; `remote`: the processes run on a server, where "Focus on a process"
+    /// (which reads this machine) cannot follow them.
+    pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample], remote: bool) {
         ui.heading(tr!("GPU processes"));
         let unavailable: Vec<String> =
             gpus.iter().filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {r}", g.index))).collect();
@@ -86,7 +88,11 @@ impl MonitorState {
             ui.end_row();
             for r in rows {
                 ui.label(r.gpu.to_string());
-                if ui
+                if remote {
+                    ui.label(r.process.pid.to_string()).on_hover_text(tr!(
+                        "A process on the server: run gpu-doctor-cli focus --pid PID there for its triage"
+                    ));
+                } else if ui
                     .link(r.process.pid.to_string())
                     .on_hover_text(tr!("Focus on this process: state, CPU, I/O, is it stuck?"))
                     .clicked()
