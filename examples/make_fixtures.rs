@@ -183,6 +183,7 @@ fn healthy() -> Fx {
                 hung_call: None,
             }),
             windows: None,
+            quick: false,
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
