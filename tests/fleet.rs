@@ -175,10 +175,13 @@ impl Drop for Kill {
 
 fn serve(addr: SocketAddr, extra: &[&str]) -> Kill {
     let bin = assert_cmd::cargo::cargo_bin("gpu-doctor-cli");
+    // The fake NVML, and the fake libcuda for the smoke test's child.
+    let cuda = common::fake_cuda_lib(false);
+    let path = std::env::join_paths([fake_lib_dir(Fake::Current), cuda.parent().unwrap().to_path_buf()]).unwrap();
     let child = std::process::Command::new(bin)
         .args(["serve", "--listen", &addr.to_string(), "--window", "10", "--interval", "0.5"])
         .args(extra)
-        .env("LD_LIBRARY_PATH", fake_lib_dir(Fake::Current))
+        .env("LD_LIBRARY_PATH", path)
         .env("FAKE_NVML_SCENARIO", scenario("eight-idle-gpus"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -220,12 +223,17 @@ fn serve_exports_gpus_verdicts_and_checks_and_processes_only_when_asked() {
     assert_eq!(get(addr, "/other").map(|r| r.0), Some(404));
 
     let addr = free_port();
-    let _s = serve(addr, &["--expose-processes"]);
+    let _s = serve(addr, &["--expose-processes", "--smoke-every", "300"]);
     let body = wait_for(30, || {
         get(addr, "/metrics").filter(|(_, b)| b.contains("gpu_doctor_process_vram_bytes{")).map(|r| r.1)
     })
     .expect("per-process series with --expose-processes");
     assert!(body.contains(r#"process="gpu-doctor-cli""#), "{body}");
+    // The smoke test ran once at start (over the fake libcuda) and its result is exported.
+    let body = wait_for(60, || get(addr, "/metrics").filter(|(_, b)| b.contains("gpu_doctor_smoke_ok{")).map(|r| r.1))
+        .expect("the smoke test's result with --smoke-every");
+    assert!(body.contains("gpu_doctor_smoke_stage{"), "{body}");
+    assert!(body.lines().any(|l| l.starts_with("gpu_doctor_smoke_ok{") && l.ends_with(" 1.0")), "passed on the fake libcuda: {body}");
 }
 
 fn prometheus_binary() -> Option<PathBuf> {
