@@ -233,7 +233,10 @@ fn serve_exports_gpus_verdicts_and_checks_and_processes_only_when_asked() {
     let body = wait_for(60, || get(addr, "/metrics").filter(|(_, b)| b.contains("gpu_doctor_smoke_ok{")).map(|r| r.1))
         .expect("the smoke test's result with --smoke-every");
     assert!(body.contains("gpu_doctor_smoke_stage{"), "{body}");
-    assert!(body.lines().any(|l| l.starts_with("gpu_doctor_smoke_ok{") && l.ends_with(" 1.0")), "passed on the fake libcuda: {body}");
+    assert!(
+        body.lines().any(|l| l.starts_with("gpu_doctor_smoke_ok{") && l.ends_with(" 1.0")),
+        "passed on the fake libcuda: {body}"
+    );
 }
 
 fn prometheus_binary() -> Option<PathBuf> {
