@@ -34,5 +34,5 @@ for _ in $(seq "$secs"); do
 done
 b=$(cpu_ticks "$srv")
 awk -v a="$a" -v b="$b" -v hz="$hz" -v s="$secs" 'BEGIN { printf "exporter CPU: %.2f %% of one core over %d s at 1 scrape/s (sampling every 1 s, 8 GPUs)\n", 100 * (b - a) / hz / s, s }'
-awk '/VmRSS/ {printf "exporter memory: RSS %.1f MiB", $2 / 1024} /VmHWM/ {printf " (peak %.1f MiB)\n", $2 / 1024}' "/proc/$srv/status"
+awk '/VmRSS/ { rss = $2 } /VmHWM/ { hwm = $2 } END { printf "exporter memory: RSS %.1f MiB (peak %.1f MiB)\n", rss / 1024, hwm / 1024 }' "/proc/$srv/status"
 sort -n "$work/lat.txt" | awk '{ v[NR] = $1 * 1000 } END { printf "scrape latency: median %.2f ms, p95 %.2f ms, max %.2f ms (%d scrapes)\n", v[int(NR / 2) + 1], v[int(NR * 0.95)], v[NR], NR }'

@@ -110,6 +110,17 @@ fn a_server_shows_live_labelled_remote_with_its_charts_checklist_and_report() {
     // A server's process is not this machine's: no Focus link on its pid.
     assert!(h.query_all_by_label_contains("Focus on this process").next().is_none());
 
+    // A recording of the server says where its data came from.
+    let rec = dir.path().join("server.gdrec");
+    h.state().sampler().start_recording(&rec).unwrap();
+    let t0 = h.state().sampler().snapshot().seq;
+    step_until(&mut h, 20, "a recorded tick", |h| h.state().sampler().snapshot().seq > t0 + 4);
+    let (_, lines) = h.state().sampler().stop_recording().unwrap();
+    assert!(lines >= 1);
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&rec).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(header["remote"], "ann@gpu-server:2222");
+
     // The checklist ran on the server.
     step_until(&mut h, 60, "the server's checklist", |h| h.state().checklist.report.is_some());
     h.state_mut().tab = gpu_doctor::gui::Tab::Checklist;

@@ -152,6 +152,25 @@ fn announce(status: &SourceStatus, json: bool) {
     }
 }
 
+/// Waits for tick number `tick` (counted from `started`) and returns the latest snapshot with the
+/// bottleneck verdicts over the last `window` seconds. Ticks are paced by the clock, not by the
+/// sources, so a source that stops answering cannot hold the caller: it then gets the last data
+/// there was.
+pub(super) fn next_tick(
+    sampler: &Sampler,
+    started: Instant,
+    interval: Duration,
+    tick: u64,
+    window: f64,
+) -> (std::sync::Arc<Snapshot>, Vec<Bottleneck>) {
+    let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
+    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+    let snap = sampler.snapshot();
+    let now = snap.latest_t();
+    let verdicts = sampler.with_history(|h| bottleneck::evaluate(&snap, h, window, now));
+    (snap, verdicts)
+}
+
 /// Runs `monitor`; returns the exit code.
 pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let (gpu, host) = args.source.options().open();
@@ -167,13 +186,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let mut shown = Vec::new();
     while args.count.is_none_or(|n| tick < n) {
         tick += 1;
-        // Ticks are paced by the clock, not by the sources, so a source that stops answering
-        // cannot hold this loop: the row then shows the last data it had.
-        let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
-        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-        let snap = sampler.snapshot();
-        let now = snap.latest_t();
-        let verdicts = sampler.with_history(|h| bottleneck::evaluate(&snap, h, args.window, now));
+        let (snap, verdicts) = next_tick(&sampler, started, interval, tick, args.window);
         if std::mem::discriminant(&snap.source) != std::mem::discriminant(&announced) {
             announced = snap.source.clone();
             announce(&announced, args.json);

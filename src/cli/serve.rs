@@ -15,7 +15,6 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::diagnose::Report;
-use crate::diagnose::bottleneck;
 use crate::diagnose::source::CheckSource;
 use crate::export::http::{self, Limits, Page};
 use crate::export::prom::{self, Exposition};
@@ -160,11 +159,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, CliError> {
     let mut tick: u64 = 0;
     loop {
         tick += 1;
-        let due = started + interval.mul_f64(tick as f64) + Duration::from_millis(30);
-        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-        let snap = sampler.snapshot();
-        let now = snap.latest_t();
-        let verdicts = sampler.with_history(|h| bottleneck::evaluate(&snap, h, args.window, now));
+        let (snap, verdicts) = super::monitor::next_tick(&sampler, started, interval, tick, args.window);
         let mut e = Exposition::new();
         e.add_exporter(&hostname, Some(&snap));
         e.add_snapshot(&snap, &hostname, args.expose_processes);

@@ -44,8 +44,8 @@ pub fn severity(v: Verdict) -> f64 {
     }
 }
 
-/// A verdict's label value (`pass`, `warn`...), the same word as in `--json`.
-fn verdict_label(v: Verdict) -> String {
+/// An enum's label value (`pass`, `data-starved`, `driver`...): its word in `--json`.
+fn label_of<T: serde::Serialize>(v: T) -> String {
     serde_json::to_value(v).ok().and_then(|x| x.as_str().map(String::from)).unwrap_or_default()
 }
 
@@ -335,9 +335,8 @@ impl Exposition {
     pub fn add_verdicts(&mut self, verdicts: &[Bottleneck], hostname: &str) {
         for v in verdicts {
             let gpu = v.gpu.map(|g| g.to_string()).unwrap_or_default();
-            let kind =
-                serde_json::to_value(v.finding).ok().and_then(|x| x.as_str().map(String::from)).unwrap_or_default();
-            let sev = verdict_label(v.severity);
+            let kind = label_of(v.finding);
+            let sev = label_of(v.severity);
             self.set(
                 "gpu_doctor_bottleneck",
                 "A bottleneck verdict over the last window: its confidence (0-1); `kind` says what, `severity` how bad, `gpu` empty for the host",
@@ -351,9 +350,8 @@ impl Exposition {
     /// and when the checks ran (`at_unix`).
     pub fn add_checks(&mut self, report: &Report, at_unix: f64, hostname: &str) {
         for c in &report.checks {
-            let layer =
-                serde_json::to_value(c.layer).ok().and_then(|x| x.as_str().map(String::from)).unwrap_or_default();
-            let verdict = verdict_label(c.verdict);
+            let layer = label_of(c.layer);
+            let verdict = label_of(c.verdict);
             self.set(
                 "gpu_doctor_check",
                 "One check of the checklist: its verdict as a number (pass/skipped 0, info 1, warn 2, fail 3) and as the `verdict` label",
@@ -394,9 +392,8 @@ impl Exposition {
             f64::from(u8::from(smoke.verdict < Verdict::Fail)),
         );
         for s in &smoke.stages {
-            let stage =
-                serde_json::to_value(s.stage).ok().and_then(|x| x.as_str().map(String::from)).unwrap_or_default();
-            let verdict = verdict_label(s.verdict);
+            let stage = label_of(s.stage);
+            let verdict = label_of(s.verdict);
             self.set(
                 "gpu_doctor_smoke_stage",
                 "One stage of the last smoke test: its verdict as a number (pass/skipped 0, warn 2, fail 3) and label",

@@ -440,24 +440,6 @@ impl DoctorApp {
     pub fn sampler(&self) -> &Sampler {
         &self.sampler
     }
-
-    fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
-        let args = SourceOptions { demo, gpus: None, seed: 1, ..self.source.clone() };
-        let (gpu, host) = args.open();
-        let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
-        sampler.prefill_demo(5.0 * 60.0);
-        match sampler.spawn_threads() {
-            Ok(()) => {
-                if let Some(link) = self.remote.take() {
-                    link.disconnect();
-                    self.checklist = ChecklistState::new(ChecklistSource::Live(self.source.clone()));
-                }
-                self.install_sampler(ctx, sampler);
-                self.demo_started_here = demo.is_some();
-            }
-            Err(e) => self.message = Some(tr!("Could not start sampling: {error}", error = e)),
-        }
-    }
 }
 
 impl eframe::App for DoctorApp {

@@ -40,6 +40,9 @@ pub struct Header {
     pub source: SourceStatus,
     /// GPUs and versions when recording started.
     pub inventory: Inventory,
+    /// The server the data came from over SSH (`user@host:port`); absent for this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
 }
 
 /// One sample line.
@@ -151,6 +154,7 @@ impl Recorder {
             interval_secs: snap.interval_secs,
             source: snap.source.clone(),
             inventory: (*snap.inventory).clone(),
+            remote: snap.remote.as_ref().map(|r| r.host.clone()),
         };
         r.write_line(&header)?;
         Ok(r)

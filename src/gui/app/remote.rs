@@ -1,6 +1,7 @@
-//! "Connect to a server…": the dialog that takes `user@host[:port]` (or an ssh alias), and the
-//! switch of the whole window (Monitor, Checklist, support card, reports) to that server's data,
-//! read over the system ssh ([`crate::telemetry::remote`]); and back to this machine.
+//! Where the window's data comes from: "Connect to a server…" (the dialog that takes
+//! `user@host[:port]` or an ssh alias, and the switch of the whole window — Monitor, Checklist,
+//! support card, reports — to that server's data, read over the system ssh, see
+//! [`crate::telemetry::remote`]), demo data, and back to this machine.
 
 use std::sync::Arc;
 
@@ -10,6 +11,8 @@ use super::DoctorApp;
 use crate::gui::checklist::{ChecklistSource, ChecklistState};
 use crate::gui::monitor::MonitorState;
 use crate::gui::palette::{self, Tone};
+use crate::telemetry::SourceOptions;
+use crate::telemetry::demo::Scenario;
 use crate::telemetry::remote::{RemoteLink, SshSetup, Target};
 use crate::telemetry::sampler::Sampler;
 use crate::tr;
@@ -121,6 +124,25 @@ impl DoctorApp {
         }
         self.checklist = ChecklistState::new(ChecklistSource::Live(self.source.clone()));
         self.switch_source(ctx, None);
+    }
+
+    /// This machine (`demo` None) or a demo scenario, in place of whatever the window shows.
+    pub(super) fn switch_source(&mut self, ctx: &egui::Context, demo: Option<Scenario>) {
+        let args = SourceOptions { demo, gpus: None, seed: 1, ..self.source.clone() };
+        let (gpu, host) = args.open();
+        let mut sampler = Sampler::manual(gpu, host, self.sampler.interval());
+        sampler.prefill_demo(5.0 * 60.0);
+        match sampler.spawn_threads() {
+            Ok(()) => {
+                if let Some(link) = self.remote.take() {
+                    link.disconnect();
+                    self.checklist = ChecklistState::new(ChecklistSource::Live(self.source.clone()));
+                }
+                self.install_sampler(ctx, sampler);
+                self.demo_started_here = demo.is_some();
+            }
+            Err(e) => self.message = Some(tr!("Could not start sampling: {error}", error = e)),
+        }
     }
 
     /// Replaces the sampler (its notifications wake this window) and starts the Monitor afresh.

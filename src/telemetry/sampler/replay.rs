@@ -67,7 +67,11 @@ impl Builder {
     }
 
     fn finish(self, file: &str) -> Sampler {
-        let status = SourceStatus::Replay { file: file.to_string(), recorded: self.recorded.label() };
+        let recorded = match &self.header.remote {
+            Some(host) => crate::tr!("{host} over SSH: {source}", host = host, source = self.recorded.label()),
+            None => self.recorded.label(),
+        };
+        let status = SourceStatus::Replay { file: file.to_string(), recorded };
         let inventory = Arc::new(self.inventory);
         let gpu = Arc::new(StaticGpus::new(status.clone(), Arc::clone(&inventory)));
         let interval = Duration::from_secs_f64(self.header.interval_secs.clamp(0.25, 10.0));
