@@ -184,6 +184,7 @@ fn healthy() -> Fx {
             }),
             windows: None,
             quick: false,
+            not_collected: Default::default(),
         },
     };
     fx.file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");

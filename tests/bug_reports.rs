@@ -74,3 +74,105 @@ fn a_truncated_gzip_gives_the_text_it_has() {
     // Not a regular file: refused in words, nothing read.
     assert!(bugreport::read(dir.path()).unwrap_err().contains("not a regular file"));
 }
+
+/// The check ids that may be the root cause of each kind named in SOURCE.md's "Expected root
+/// cause:" line (`None`: no failure at all).
+fn accepted(kind: &str) -> &'static [Option<&'static str>] {
+    match kind {
+        "healthy" | "none" => &[None],
+        "no-driver-loaded" | "module-not-built-for-kernel" => &[Some("DRV-01")],
+        // Only the user-space packages: no module, so nouveau runs the GPU; both say "install".
+        "userspace-only-install" => &[Some("DRV-01"), Some("DRV-04")],
+        "version-mismatch" => &[Some("DRV-06")],
+        "secure-boot-blocks-module" => &[Some("DRV-05")],
+        "nouveau-bound" => &[Some("DRV-04")],
+        "gpu-fell-off-bus" => &[Some("RT-LOST"), Some("RT-XID")],
+        // A storm of Xids that are not fatal in themselves is a warning, not a failure.
+        "xid-storm" => &[Some("RT-XID"), None],
+        "gsp-init-failure" => &[Some("HW-03"), Some("DRV-HUNG")],
+        "dgpu-runtime-suspended" => &[None],
+        other => panic!("unknown root-cause kind {other}"),
+    }
+}
+
+fn expected_kind(dir: &std::path::Path) -> String {
+    let source = std::fs::read_to_string(dir.join("SOURCE.md")).unwrap();
+    let line = source.lines().find_map(|l| l.strip_prefix("Expected root cause:")).expect("SOURCE.md states it");
+    line.split_whitespace().next().unwrap_or_default().to_string()
+}
+
+/// Issue 22: `check --from nvidia-bug-report.log.gz` on every stored log gives the root cause
+/// the thread concluded (the resolution, not the tool's output), says what the log is and what
+/// it did not hold, and marks the checks whose evidence the script never collects.
+#[test]
+fn every_stored_log_gives_the_root_cause_its_thread_concluded() {
+    for dir in fixtures() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let kind = expected_kind(&dir);
+        let out = assert_cmd::Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .env("GPU_DOCTOR_LANG", "en")
+            .args(["check", "--json", "--from"])
+            .arg(dir.join("nvidia-bug-report.log.gz"))
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let root = v["root_cause"].as_str();
+        assert!(accepted(&kind).contains(&root), "{name}: expected {kind}, root cause {root:?}");
+        let checks = v["checks"].as_array().unwrap();
+        let get = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap();
+        if kind == "xid-storm" {
+            let x = get("RT-XID");
+            assert!(["warn", "fail"].contains(&x["verdict"].as_str().unwrap()), "{name}: {x}");
+        }
+        let imported = &v["imported"];
+        assert_eq!(imported["kind"], "nvidia-bug-report", "{name}");
+        assert_eq!(imported["script_version"].as_str(), Some(stated_version(&dir).as_str()).map(|s| s), "{name}");
+        // No log lists the device files: the permission checks say so instead of judging.
+        let perm = get("PERM-01");
+        if perm["blocked_by"].is_null() {
+            assert!(perm["finding"].as_str().unwrap().starts_with("Not in this report"), "{name}: {perm}");
+        }
+        // The driver loaded at the time, in the header, agrees with the module check.
+        if let (Some(loaded), "pass") =
+            (imported["driver_loaded"].as_bool(), get("DRV-01")["verdict"].as_str().unwrap())
+        {
+            assert!(loaded, "{name}: DRV-01 passed but the header says not loaded");
+        }
+    }
+}
+
+/// The text of `nvidia-smi -q` alone (as pasted into a ticket) reads as NVML's view: its GPUs,
+/// and every other check "not in this report".
+#[test]
+fn nvidia_smi_q_alone_is_nvmls_view() {
+    let log = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/bekal-2026-2x3080-healthy/nvidia-bug-report.log.gz");
+    let text = bugreport::read(&log).unwrap();
+    let r = bugreport::split(&text).unwrap();
+    let smi = r.command(&["nvidia-smi", "--query"]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("nvidia-smi-q.txt");
+    std::fs::write(&file, &smi.body).unwrap();
+    let out = assert_cmd::Command::cargo_bin("gpu-doctor-cli")
+        .unwrap()
+        .env("GPU_DOCTOR_LANG", "en")
+        .args(["check", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert!(t.starts_with("Read from the output of nvidia-smi -q"), "{t}");
+    assert!(t.contains("NVIDIA GeForce RTX 3080, NVIDIA GeForce RTX 3080") && t.contains("driver 535.288.01"), "{t}");
+    assert!(t.contains("management library) loads: loaded"), "{t}");
+    // A file that is neither a log nor nvidia-smi output is not taken for one.
+    std::fs::write(&file, "hello\n").unwrap();
+    let out = assert_cmd::Command::cargo_bin("gpu-doctor-cli")
+        .unwrap()
+        .args(["check", "--from"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -244,6 +244,42 @@ impl BugReport {
 /// Reads a log as text: plain or gzip-compressed (by its magic bytes), at most [`MAX_TEXT`]
 /// bytes of text, mixed encodings read lossily. Only regular files are read.
 pub fn read(path: &Path) -> Result<String, String> {
+    read_capped(path, MAX_TEXT)
+}
+
+/// What a file given to `check --from` holds, judged from its first 256 KiB of text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// An nvidia-bug-report log (plain or gzip).
+    BugReport,
+    /// The output of `nvidia-smi -q` (or its failure message) alone.
+    NvidiaSmi,
+    /// Anything else (a capture archive, or an unknown file).
+    Other,
+}
+
+/// Sniffs what `path` holds (reading at most 256 KiB of its text).
+pub fn sniff(path: &Path) -> FileKind {
+    let Ok(text) = read_capped(path, 256 << 10) else { return FileKind::Other };
+    if is_bug_report(&text) {
+        FileKind::BugReport
+    } else if [
+        "NVSMI LOG",
+        "NVIDIA-SMI has failed",
+        "Failed to initialize NVML",
+        "Unable to determine the device handle",
+    ]
+    .iter()
+    .any(|k| text.contains(k))
+    {
+        FileKind::NvidiaSmi
+    } else {
+        FileKind::Other
+    }
+}
+
+/// [`read`] with a cap of `cap` bytes of text.
+fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(crate::tr!("{path} is not a regular file", path = path.display()).to_string());
@@ -258,9 +294,9 @@ pub fn read(path: &Path) -> Result<String, String> {
         head[..buf.len().min(2)].copy_from_slice(&buf[..buf.len().min(2)]);
     }
     let read = if head == [0x1f, 0x8b] {
-        flate2::read::MultiGzDecoder::new(probe).take(MAX_TEXT).read_to_end(&mut bytes)
+        flate2::read::MultiGzDecoder::new(probe).take(cap).read_to_end(&mut bytes)
     } else {
-        probe.take(MAX_TEXT).read_to_end(&mut bytes)
+        probe.take(cap).read_to_end(&mut bytes)
     };
     // A truncated .gz still gives what it decompressed so far.
     if let Err(e) = read

@@ -621,5 +621,6 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
         cuda,
         windows: windows_facts(quick),
         quick,
+        not_collected: Default::default(),
     }
 }

@@ -85,14 +85,20 @@ mod tests {
         let mut c = Check::new("CONT-02", Layer::Containers, "GPU passed into the container");
         c = c.verdict(Verdict::Fail, "no GPU was passed into this container").cmd("docker run --gpus all IMAGE");
         c.finding = "No GPU was passed into this container".into();
-        let report =
-            Report { checks: vec![c], root_cause: Some("CONT-02".into()), from_capture: false, refused: Vec::new() };
+        let report = Report {
+            checks: vec![c],
+            root_cause: Some("CONT-02".into()),
+            from_capture: false,
+            refused: Vec::new(),
+            imported: None,
+        };
         let h = Headline::for_no_gpu(Some(&report), &no_gpu());
         assert_eq!(h.finding, "No GPU was passed into this container");
         assert_eq!(h.steps, vec![FixStep::Command("docker run --gpus all IMAGE".into())]);
         assert_eq!(h.steps_text(), "What to do:\n  $ docker run --gpus all IMAGE\n");
         assert!(h.from_checklist());
-        let none = Report { checks: Vec::new(), root_cause: None, from_capture: false, refused: Vec::new() };
+        let none =
+            Report { checks: Vec::new(), root_cause: None, from_capture: false, refused: Vec::new(), imported: None };
         let h = Headline::for_no_gpu(Some(&none), &no_gpu());
         assert_eq!(h.finding, "No NVIDIA driver seems to be installed");
         assert_eq!(h.steps_text(), "Next step: Install the driver\n");

@@ -7,6 +7,7 @@
 pub mod archive;
 pub mod bottleneck;
 pub mod bugreport;
+pub mod bugview;
 pub mod checks;
 pub mod collect;
 #[cfg(windows)]
@@ -263,6 +264,10 @@ pub struct Report {
     /// oversized files (`path: why`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// Set when the checks ran on an imported file (`nvidia-bug-report.log`, `nvidia-smi -q`):
+    /// what it is and what it held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<bugview::Imported>,
 }
 
 impl Report {
@@ -349,7 +354,7 @@ pub fn run(view: &dyn SystemView) -> Report {
         .iter()
         .find(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none() && c.explained_by.is_none())
         .map(|c| c.id.clone());
-    Report { checks: list, root_cause, from_capture: view.is_capture(), refused: view.refused() }
+    Report { checks: list, root_cause, from_capture: view.is_capture(), refused: view.refused(), imported: None }
 }
 
 /// Causes before symptoms: each failure that another (unblocked) failure explains
@@ -400,6 +405,12 @@ fn explain_consequences(list: &mut [Check]) {
 pub fn render_text(r: &Report) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
+    if let Some(i) = &r.imported {
+        for line in i.lines() {
+            let _ = writeln!(o, "{line}");
+        }
+        let _ = writeln!(o);
+    }
     if !r.refused.is_empty() {
         let _ = writeln!(
             o,

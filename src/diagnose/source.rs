@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::bugview::{self, BugReportSystem};
 use super::view::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
-use super::{Report, archive, collect};
+use super::{Report, archive, bugreport, collect};
 use crate::telemetry::open::system_root;
 use crate::telemetry::remote::{self, RemoteError, RemoteErrorKind, SshSetup, Target};
 use crate::telemetry::{GpuSource, SourceOptions};
@@ -33,6 +34,9 @@ impl CheckSource {
     pub fn run(&self, renderer: Option<String>) -> Result<Report, CaptureError> {
         match self {
             CheckSource::Live(options) => Ok(super::run(&live_system(options, renderer))),
+            CheckSource::Capture(file) if file.is_file() && bugreport::sniff(file) != bugreport::FileKind::Other => {
+                run_imported(file)
+            }
             CheckSource::Capture(file) if archive::is_archive(file) => {
                 // The unpacked copy lives until the checks are done, then is removed.
                 let unpacked = archive::unpack(file)?;
@@ -42,6 +46,26 @@ impl CheckSource {
             CheckSource::Remote(target, setup) => remote_checklist(setup, target).map_err(CaptureError::Remote),
         }
     }
+}
+
+/// Runs the checks on an `nvidia-bug-report.log(.gz)` or the text of `nvidia-smi -q`, and marks
+/// what the file did not hold.
+pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
+    let bad = |why: String| CaptureError::Malformed(file.to_path_buf(), why);
+    let text = bugreport::read(file).map_err(bad)?;
+    let view = if bugreport::is_bug_report(&text) {
+        let split = bugreport::split(&text)
+            .ok_or_else(|| bad(crate::tr!("no nvidia-bug-report sections found").to_string()))?;
+        BugReportSystem::from_report(&split)
+    } else {
+        BugReportSystem::from_smi(&text)
+            .ok_or_else(|| bad(crate::tr!("not the output of nvidia-smi -q").to_string()))?
+    };
+    let mut report = super::run(&view);
+    let imported = view.imported();
+    bugview::mark_not_in_report(&mut report, &imported);
+    report.imported = Some(imported);
+    Ok(report)
 }
 
 /// How long a server's checklist may take (its NVML and cuInit waits included).

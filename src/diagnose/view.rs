@@ -157,6 +157,12 @@ pub struct Meta {
     /// Python-environment search were left out, and their checks say so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quick: bool,
+    /// Facts the source did not collect at all (an imported nvidia-bug-report.log holds no
+    /// library search, device-file listing, environment or process list): `device_nodes`,
+    /// `libraries`, `environment`, `python`, `processes`, `cuda`. The checks that need one say
+    /// "not in this report" instead of judging an empty list.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub not_collected: BTreeSet<String>,
 }
 
 /// What happened when the CUDA driver library was loaded and initialised.

@@ -106,6 +106,14 @@ fn module_built_for_running_kernel(cx: &Ctx) -> Option<(String, bool, Vec<String
     Some((release, false, looked))
 }
 
+/// The running kernel has no NVIDIA module at all (user-space packages alone, or a module built
+/// only for other kernels): nouveau then runs the GPU for lack of anything else.
+fn no_module_for_this_kernel(cx: &Ctx) -> bool {
+    cx.module("nvidia") == Some(false)
+        && !cx.v.exists("/proc/driver/nvidia/version")
+        && matches!(module_built_for_running_kernel(cx), Some((_, false, _)))
+}
+
 /// Neither the module nor the NVML library exists (as opposed to an installed driver that fails).
 fn no_driver_installed(cx: &Ctx) -> bool {
     let lib = cx.v.meta().libraries.iter().any(|l| l.name == "libnvidia-ml.so.1");
@@ -141,7 +149,7 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
         // A fresh desktop: nouveau runs the GPU because no NVIDIA driver is installed at all.
         // Blacklisting nouveau then would leave the machine with no driver; the distribution's
         // installer sets up the NVIDIA driver and keeps nouveau away itself.
-        (true, _) if no_driver_installed(cx) => c
+        (true, _) if no_driver_installed(cx) || no_module_for_this_kernel(cx) => c
             .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
             .found(tr!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
             .evidence(tr!("a GPU's driver link points to nouveau"))

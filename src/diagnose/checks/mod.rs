@@ -545,7 +545,50 @@ pub fn find(id: &str) -> Option<&'static CheckDef> {
 pub fn all(v: &dyn SystemView) -> Vec<Check> {
     let cx = Ctx::new(v);
     let platform = v.meta().platform.clone();
-    CHECKS.iter().filter(|d| d.platforms.includes(&platform)).map(|d| (d.run)(d.blank(), &cx)).collect()
+    CHECKS
+        .iter()
+        .filter(|d| d.platforms.includes(&platform))
+        .map(|d| match not_collected_for(d.id, v) {
+            Some(what) => d
+                .blank()
+                .verdict(Verdict::Skipped, crate::tr!("not in this report: {what}", what = what))
+                .found(crate::tr!("Not in this report: {what}", what = what)),
+            None => (d.run)(d.blank(), &cx),
+        })
+        .collect()
+}
+
+/// The facts each check needs that a source may not have collected at all (see
+/// [`super::view::Meta::not_collected`]), with how the report names them.
+const NEEDS: &[(&str, &str)] = &[
+    ("PERM-01", "device_nodes"),
+    ("PERM-02", "device_nodes"),
+    ("CUDA-LIB", "libraries"),
+    ("WSL-02", "libraries"),
+    ("ENV-01", "environment"),
+    ("ENV-02", "environment"),
+    ("ENV-03", "environment"),
+    ("CUDA-04", "python"),
+    ("CUDA-07", "python"),
+    ("DRV-09", "processes"),
+    ("CUDA-INIT", "cuda"),
+];
+
+/// What `id` needs that the view did not collect, in words.
+fn not_collected_for(id: &str, v: &dyn SystemView) -> Option<String> {
+    let missing = &v.meta().not_collected;
+    let (_, fact) = NEEDS.iter().find(|(c, f)| *c == id && missing.contains(*f))?;
+    Some(
+        match *fact {
+            "device_nodes" => crate::tr!("the device files (ls -l /dev/nvidia*)"),
+            "libraries" => crate::tr!("which driver libraries the loader finds"),
+            "environment" => crate::tr!("the environment variables"),
+            "python" => crate::tr!("the Python environments"),
+            "processes" => crate::tr!("the running processes"),
+            _ => crate::tr!("a cuInit call"),
+        }
+        .to_string(),
+    )
 }
 
 /// The verdict summary of a check whose evidence is missing (English; shown through
@@ -749,6 +792,7 @@ mod tests {
             tdr: Some(Tdr::default()),
             cuda: None,
             quick: false,
+            not_collected: Default::default(),
             windows: None,
         })
     }
