@@ -594,6 +594,7 @@ impl eframe::App for DoctorApp {
         if let Some((target, setup)) = self.connect_dialog.ui(&ctx) {
             self.connect(&ctx, target, setup);
         }
+        self.take_dropped_file(&ctx);
         if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
             self.take_screenshot(&ctx, Some(path));
         }

@@ -27,6 +27,8 @@ pub struct ChecklistState {
     pub step: usize,
     /// Show every result at once instead of the wizard.
     pub show_all: bool,
+    /// "Open…" dialogs in flight.
+    open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
 }
 
 fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Report, String> {
@@ -36,7 +38,20 @@ fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Repo
 impl ChecklistState {
     /// A tab that runs its checks when first shown.
     pub fn new(source: ChecklistSource) -> Self {
-        ChecklistState { source, report: None, error: None, pending: None, step: 0, show_all: false }
+        ChecklistState { source, report: None, error: None, pending: None, step: 0, show_all: false, open_dialog: None }
+    }
+
+    /// Runs the checks on `path` instead: a capture directory or `.tar.gz`, an
+    /// `nvidia-bug-report.log(.gz)`, or the text of `nvidia-smi -q` (from Open… or a file dropped
+    /// on the window).
+    pub fn open(&mut self, ctx: &egui::Context, path: std::path::PathBuf, renderer: &str) {
+        self.source = ChecklistSource::Capture(path);
+        self.report = None;
+        self.error = None;
+        self.step = 0;
+        // A run in flight for the old source is dropped; its result is never shown.
+        self.pending = None;
+        self.start(ctx, renderer);
     }
 
     /// True while checks are running.
@@ -114,6 +129,12 @@ impl ChecklistState {
 
     /// Draws the tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &str) {
+        if let Some(Some(path)) = super::share::poll_dialog(&mut self.open_dialog) {
+            self.open(ui.ctx(), path, renderer);
+        }
+        if self.open_dialog.is_some() {
+            ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
+        }
         self.poll();
         if self.report.is_none() && self.error.is_none() && self.pending.is_none() {
             self.start(ui.ctx(), renderer);
@@ -121,12 +142,17 @@ impl ChecklistState {
         ui.horizontal(|ui| {
             ui.heading(tr!("Checklist"));
             if let ChecklistSource::Capture(dir) = &self.source {
+                let text = match (dir.is_file(), dir.file_name()) {
+                    (true, Some(name)) => tr!("FILE: {name}", name = name.to_string_lossy()),
+                    _ => tr!("CAPTURE: {dir}", dir = dir.display()),
+                };
                 ui.label(
-                    RichText::new(tr!("CAPTURE: {dir}", dir = dir.display()))
+                    RichText::new(text)
                         .strong()
                         .color(palette::BADGE_REPLAY.text)
                         .background_color(palette::BADGE_REPLAY.fill),
-                );
+                )
+                .on_hover_text(dir.display().to_string());
             }
             if let ChecklistSource::Remote(target, _) = &self.source {
                 ui.label(
@@ -144,6 +170,21 @@ impl ChecklistState {
             if recheck.clicked() {
                 self.start(ui.ctx(), renderer);
             }
+            if ui
+                .button(tr!("Open…"))
+                .on_hover_text(tr!(
+                    "Run the checklist on a file instead of this machine: an nvidia-bug-report.log(.gz), the output of nvidia-smi -q, or a capture (.tar.gz). You can also drop the file on the window."
+                ))
+                .clicked()
+                && self.open_dialog.is_none()
+            {
+                self.open_dialog = Some(super::share::open_dialog(super::share::default_dir()));
+            }
+            if ui.button(tr!("Open folder…")).on_hover_text(tr!("A capture directory from gpu-doctor-cli capture --out DIR")).clicked()
+                && self.open_dialog.is_none()
+            {
+                self.open_dialog = Some(super::share::folder_dialog(super::share::default_dir()));
+            }
             ui.selectable_value(&mut self.show_all, false, tr!("Step by step"));
             ui.selectable_value(&mut self.show_all, true, tr!("All results"));
             if self.running() {
@@ -160,6 +201,20 @@ impl ChecklistState {
             }
             return;
         };
+        if let Some(imported) = &report.imported {
+            // What the file is and what it held, before any verdict drawn from it.
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                for (i, line) in imported.lines().iter().enumerate() {
+                    if i == 0 {
+                        ui.strong(line);
+                    } else {
+                        ui.label(line);
+                    }
+                }
+            });
+            ui.add_space(4.0);
+        }
         root_cause_banner(ui, &report, &mut self.step);
         ui.add_space(4.0);
         if self.show_all {

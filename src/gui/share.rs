@@ -142,6 +142,15 @@ pub fn open_dialog(dir: PathBuf) -> Receiver<Option<PathBuf>> {
     rx
 }
 
+/// A folder picker on a helper thread (a capture directory for the Checklist).
+pub fn folder_dialog(dir: PathBuf) -> Receiver<Option<PathBuf>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new().name("gd-folder-dialog".into()).spawn(move || {
+        let _ = tx.send(rfd::FileDialog::new().set_directory(dir).pick_folder());
+    });
+    rx
+}
+
 /// Polls a dialog: Some(Some(path)) chosen, Some(None) cancelled, None still open.
 pub fn poll_dialog(rx: &mut Option<Receiver<Option<PathBuf>>>) -> Option<Option<PathBuf>> {
     let r = rx.as_ref()?;

@@ -157,6 +157,23 @@ impl DoctorApp {
         self.machine = None;
     }
 
+    /// A file dropped on the window: a recording opens in the Monitor; anything else (a bug report,
+    /// nvidia-smi output, a capture) in the Checklist.
+    pub(super) fn take_dropped_file(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| {
+            i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).find(|p| !p.as_os_str().is_empty())
+        });
+        let Some(path) = dropped else { return };
+        if path.extension().is_some_and(|e| e == "gdrec") {
+            self.tab = super::Tab::Monitor;
+            self.open_replay(ctx, &path);
+        } else {
+            self.tab = super::Tab::Checklist;
+            let renderer = self.renderer_name.clone();
+            self.checklist.open(ctx, path, &renderer);
+        }
+    }
+
     /// The REMOTE badge in the top bar: the server and the link's state.
     pub(super) fn remote_badge(&self, ui: &mut egui::Ui, info: &crate::telemetry::remote::RemoteInfo) {
         let full = info.line();
