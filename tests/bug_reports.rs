@@ -128,7 +128,7 @@ fn every_stored_log_gives_the_root_cause_its_thread_concluded() {
         }
         let imported = &v["imported"];
         assert_eq!(imported["kind"], "nvidia-bug-report", "{name}");
-        assert_eq!(imported["script_version"].as_str(), Some(stated_version(&dir).as_str()).map(|s| s), "{name}");
+        assert_eq!(imported["script_version"].as_str(), Some(stated_version(&dir).as_str()), "{name}");
         // No log lists the device files: the permission checks say so instead of judging.
         let perm = get("PERM-01");
         if perm["blocked_by"].is_null() {

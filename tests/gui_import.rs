@@ -27,7 +27,10 @@ impl eframe::egui::DroppedFile for Dropped {
 }
 
 fn log(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bug-reports").join(name).join("nvidia-bug-report.log.gz")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports")
+        .join(name)
+        .join("nvidia-bug-report.log.gz")
 }
 
 fn drop_file(h: &mut Harness<'static, DoctorApp>, path: PathBuf) {

@@ -378,8 +378,19 @@ fn checklist_section(c: &diagnose::Report) -> Section {
                 steps: k.fixes.clone(),
             }
         })
-        .collect();
-    let title = if c.from_capture { tr!("Checklist (from a capture)") } else { tr!("Checklist") };
+        .collect::<Vec<Item>>();
+    let mut items = items;
+    if let Some(i) = &c.imported {
+        // The file the checks read comes first: the machine it describes is not this one.
+        let lines: Vec<Item> = i.lines().into_iter().map(|text| Item::Text { text }).collect();
+        items.splice(0..0, lines);
+    }
+    let title = match &c.imported {
+        Some(i) if i.kind == "nvidia-smi -q" => tr!("Checklist (from nvidia-smi -q output)"),
+        Some(_) => tr!("Checklist (from an nvidia-bug-report log)"),
+        None if c.from_capture => tr!("Checklist (from a capture)"),
+        None => tr!("Checklist"),
+    };
     Section { title: title.to_string(), items }
 }
 

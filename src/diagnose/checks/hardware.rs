@@ -132,12 +132,32 @@ pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
             .found(tr!("The driver manages none of the GPUs on the PCI bus"))
             .text(tr!("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
+    } else if let Some(line) = init_failed_line(cx, &missing) {
+        // The driver tried and failed to bring the GPU up: a failure, not a mere absence.
+        c.evidence(line)
+            .verdict(Verdict::Fail, tr!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")))
+            .found(tr!("The driver could not initialise {gpus}", gpus = missing.join(", ")))
+            .text(tr!("The GPU failed to start (its firmware or board). Reboot once; if it fails again, update the driver (or try the other kernel-module flavour), check the card's power cables and seating, and look at the lines before this one in the kernel log:"))
+            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else {
         c.verdict(Verdict::Warn, tr!("NVML does not see {gpus}", gpus = missing.join(", ")))
             .found(tr!("The driver does not manage {gpus}", gpus = missing.join(", ")))
             .text(tr!("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     }
+}
+
+/// The kernel-log line saying the driver failed to initialise one of `missing`
+/// (`NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x25:2015)`).
+fn init_failed_line(cx: &Ctx, missing: &[&str]) -> Option<String> {
+    let super::super::view::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
+    lines
+        .iter()
+        .rev()
+        .find(|l| {
+            l.contains("RmInitAdapter failed") && missing.iter().any(|m| l.to_ascii_lowercase().contains(&norm_bus(m)))
+        })
+        .cloned()
 }
 
 /// `00000000:01:00.0` and `0000:01:00.0` → `0000:01:00.0`.

@@ -160,9 +160,8 @@ impl DoctorApp {
     /// A file dropped on the window: a recording opens in the Monitor; anything else (a bug report,
     /// nvidia-smi output, a capture) in the Checklist.
     pub(super) fn take_dropped_file(&mut self, ctx: &egui::Context) {
-        let dropped = ctx.input(|i| {
-            i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).find(|p| !p.as_os_str().is_empty())
-        });
+        let dropped = ctx
+            .input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).find(|p| !p.as_os_str().is_empty()));
         let Some(path) = dropped else { return };
         if path.extension().is_some_and(|e| e == "gdrec") {
             self.tab = super::Tab::Monitor;

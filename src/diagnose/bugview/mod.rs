@@ -24,12 +24,12 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::bugreport::{BugReport, SectionKind};
-use super::view::{DeviceNode, KernelLog, KernelLogSource, Meta, NvmlView, SystemView, UserInfo};
+pub use sections::parse_smi;
+use sections::{device_nodes, dmesg_lines, parse_lspci};
+
+mod sections;
+use super::view::{KernelLog, KernelLogSource, Meta, SystemView, UserInfo};
 use super::{Report, Verdict};
-use crate::telemetry::nvml::explain_init_error;
-use crate::telemetry::reading::Reading;
-use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};
-use crate::telemetry::source::{NoGpu, SourceStatus};
 use crate::tr;
 
 /// The SecureBoot efivar the Secure Boot check reads.
@@ -65,6 +65,10 @@ pub struct Imported {
     pub complete: bool,
     /// Sections in the log.
     pub sections: usize,
+    /// The sections the checks read, as the log names them (`/proc/modules`, `lspci -nnDvvvxxx`,
+    /// `dmesg`, `nvidia-smi --query` …).
+    #[serde(default)]
+    pub read: Vec<String>,
     /// What the checks asked for that the log does not hold (paths and kinds).
     #[serde(default)]
     pub not_in_report: Vec<String>,
@@ -95,6 +99,9 @@ impl Imported {
             gpus = if self.gpus.is_empty() { unknown() } else { self.gpus.join(", ") },
             driver = self.driver.clone().unwrap_or_else(unknown)
         ));
+        if !self.read.is_empty() {
+            out.push(tr!("Sections read: {items}", items = self.read.join(", ")));
+        }
         out.push(match self.driver_loaded {
             Some(true) => tr!("The NVIDIA kernel module was loaded when the report was made.").to_string(),
             Some(false) => tr!("The NVIDIA kernel module was NOT loaded when the report was made.").to_string(),
@@ -216,7 +223,13 @@ impl BugReportSystem {
             s.add_file("/proc/modules", modules);
         }
         let lspci = best_lspci(r);
-        if let Some(text) = &lspci {
+        for f in ["/proc/modules", "/proc/driver/nvidia/version", "/etc/os-release", "/etc/issue", "/proc/version"] {
+            if s.files.contains_key(f) {
+                s.imported.read.push(f.to_string());
+            }
+        }
+        if let Some((command, text)) = &lspci {
+            s.imported.read.push(command.clone());
             s.add_pci(text);
         } else {
             s.imported.not_in_report.push("lspci".into());
@@ -230,6 +243,7 @@ impl BugReportSystem {
                 BTreeSet::new()
             };
             s.dirs.insert(base, names);
+            s.imported.read.push("modinfo nvidia".into());
         }
         if lspci.is_none() {
             // Only the power files of some functions: not a listing of the bus.
@@ -238,6 +252,7 @@ impl BugReportSystem {
         s.add_kernel_log(r);
         match r.command(&["ls", "/dev/nvidia"]) {
             Some(sec) => {
+                s.imported.read.push("ls -l /dev/nvidia*".into());
                 s.meta.device_nodes = device_nodes(&sec.body);
                 s.meta.not_collected.remove("device_nodes");
             }
@@ -246,6 +261,7 @@ impl BugReportSystem {
         match r.command(&["nvidia-smi", "--query"]).or_else(|| r.command(&["nvidia-smi", "-q"])) {
             Some(sec) => match parse_smi(&sec.body) {
                 Some(view) => {
+                    s.imported.read.push("nvidia-smi --query".into());
                     // nvidia-smi ran and answered through NVML: the user-space driver is there.
                     s.meta.libraries.push(super::view::LibraryFound {
                         name: "libnvidia-ml.so.1".into(),
@@ -333,6 +349,7 @@ impl BugReportSystem {
             earlier.append(&mut lines);
             lines = earlier;
         }
+        self.imported.read.push(from.to_string());
         self.meta.kernel_log = KernelLog::Lines(lines);
         self.meta.kernel_log_source =
             Some(KernelLogSource { read: Some(format!("nvidia-bug-report: {from}")), tried: Vec::new() });
@@ -340,6 +357,7 @@ impl BugReportSystem {
 
     fn add_secure_boot(&mut self, r: &BugReport) {
         let mok = r.command(&["mokutil", "--sb-state"]).map(|s| s.body.to_ascii_lowercase());
+        let source = if mok.is_some() { "mokutil --sb-state" } else { "Secure Boot (kernel log)" };
         let log: Vec<String> = match &self.meta.kernel_log {
             KernelLog::Lines(l) => l.clone(),
             KernelLog::Unreadable(_) => Vec::new(),
@@ -358,6 +376,7 @@ impl BugReportSystem {
             _ => None,
         };
         if let Some(on) = enabled {
+            self.imported.read.push(source.into());
             self.dirs.entry("/sys/firmware/efi".into()).or_default().insert("efivars".into());
             self.dirs.entry("/sys/firmware".into()).or_default().insert("efi".into());
             // An efivar: 4 bytes of attributes, then the value.
@@ -369,11 +388,10 @@ impl BugReportSystem {
         let release = |text: &str| {
             text.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=")).map(|v| v.trim_matches('"').to_string())
         };
-        self.imported.distribution = self.files.get("/etc/os-release").and_then(|t| release(t)).or_else(|| {
-            self.files.get("/etc/issue").and_then(|t| {
-                t.lines().map(|l| l.replace("\\n", "").replace("\\l", "").trim().to_string()).find(|l| !l.is_empty())
-            })
-        });
+        self.imported.distribution =
+            self.files.get("/etc/os-release").and_then(|t| release(t)).or_else(|| {
+                self.files.get("/etc/issue").and_then(|t| t.lines().map(issue_line).find(|l| !l.is_empty()))
+            });
         let module = self.files.get("/proc/driver/nvidia/version").and_then(|t| super::parse::driver_version(t));
         let nvml = self.meta.nvml.as_ref();
         let smi_driver = nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned());
@@ -386,8 +404,11 @@ impl BugReportSystem {
             (false, None) if self.absent.contains("/proc/driver/nvidia/version") => Some(false),
             _ => None,
         };
+        // nvidia-smi's names, unless it could not read every GPU (then the PCI list says more).
         if let Some(n) = nvml
             && !n.inventory.gpus.is_empty()
+            && n.samples.iter().all(|s| s.util_gpu_pct.reason().is_none_or(|r| !r.contains("Unknown Error")))
+            && (self.imported.gpus.is_empty() || n.inventory.gpus.len() >= self.imported.gpus.len())
         {
             self.imported.gpus = n.inventory.gpus.iter().map(|g| g.name.clone()).collect();
         }
@@ -468,7 +489,7 @@ pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
 
 /// The most detailed `lspci` listing (config-space dump, then verbose, then plain; never the tree
 /// view `-t`, which has no function lines).
-fn best_lspci(r: &BugReport) -> Option<String> {
+fn best_lspci(r: &BugReport) -> Option<(String, String)> {
     let listings: Vec<(&str, &str)> = r
         .sections
         .iter()
@@ -479,341 +500,29 @@ fn best_lspci(r: &BugReport) -> Option<String> {
         .filter(|(c, _)| !c.split_whitespace().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('t')))
         .collect();
     let score = |c: &str| u8::from(c.contains("xxx")) * 2 + u8::from(c.contains('v'));
-    listings.iter().max_by_key(|(c, b)| (score(c), b.len())).map(|(_, b)| (*b).to_string())
+    listings.iter().max_by_key(|(c, b)| (score(c), b.len())).map(|(c, b)| (short_command(c), (*b).to_string()))
 }
 
-/// One PCI function from lspci.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct PciFunction {
-    address: String,
-    vendor: u32,
-    class: u32,
-    name: String,
-    driver: Option<String>,
-}
-
-/// The functions of an `lspci` listing: the address and name from the first line of each block,
-/// vendor and class from the config-space dump (`00: de 10 …`), else from `[10de:2204]` and
-/// `[0300]`, else from the class name; the driver from "Kernel driver in use".
-fn parse_lspci(text: &str) -> Vec<PciFunction> {
-    let mut out: Vec<PciFunction> = Vec::new();
-    for line in text.lines() {
-        let l = line.trim_end();
-        if !l.starts_with([' ', '\t']) && !l.is_empty() {
-            let Some((addr, rest)) = l.split_once(' ') else { continue };
-            let a: Vec<&str> = addr.split([':', '.']).collect();
-            if !(3..=4).contains(&a.len()) || !a.iter().all(|p| p.chars().all(|c| c.is_ascii_hexdigit())) {
-                continue;
-            }
-            let address = if a.len() == 3 { format!("0000:{addr}") } else { addr.to_string() };
-            let (class_name, name) = rest.split_once(": ").unwrap_or((rest, ""));
-            let bracket = |s: &str| -> Vec<String> {
-                s.split('[').skip(1).filter_map(|t| t.split_once(']').map(|x| x.0.to_string())).collect()
-            };
-            let class = bracket(class_name)
-                .last()
-                .and_then(|c| u32::from_str_radix(c, 16).ok())
-                .map(|c| c << 8)
-                .or_else(|| {
-                    let n = class_name.to_ascii_lowercase();
-                    if n.starts_with("vga compatible") {
-                        Some(0x030000)
-                    } else if n.starts_with("3d controller") {
-                        Some(0x030200)
-                    } else if n.starts_with("audio") {
-                        Some(0x040300)
-                    } else {
-                        None
-                    }
-                })
-                .unwrap_or(0);
-            let vendor = bracket(name)
-                .iter()
-                .rev()
-                .find_map(|t| t.split_once(':').and_then(|(v, _)| u32::from_str_radix(v, 16).ok()))
-                .unwrap_or_else(|| if name.starts_with("NVIDIA") || name.starts_with("nVidia") { 0x10de } else { 0 });
-            out.push(PciFunction { address, vendor, class, name: device_name(name), driver: None });
-            continue;
-        }
-        let Some(f) = out.last_mut() else { continue };
-        let t = l.trim();
-        if let Some(d) = t.strip_prefix("Kernel driver in use:") {
-            f.driver = Some(d.trim().to_string());
-        } else if let Some(hex) = t.strip_prefix("00: ") {
-            let b: Vec<u32> = hex.split_whitespace().filter_map(|x| u32::from_str_radix(x, 16).ok()).collect();
-            if b.len() >= 12 {
-                f.vendor = b[0] | (b[1] << 8);
-                f.class = (b[11] << 16) | (b[10] << 8) | b[9];
-            }
-        }
-    }
-    out
-}
-
-/// lspci's device name without its ids and revision: `NVIDIA Corporation GA102GL [RTX A5000]`.
-fn device_name(name: &str) -> String {
-    let mut n = name.trim();
-    for cut in [" (prog-if", " (rev"] {
-        if let Some(i) = n.find(cut) {
-            n = &n[..i];
-        }
-    }
-    let n = n.trim_end();
-    match n.rfind(" [") {
-        Some(i)
-            if n[i + 2..].trim_end_matches(']').split_once(':').is_some_and(|(a, b)| {
-                a.len() == 4 && b.len() == 4 && a.chars().chain(b.chars()).all(|c| c.is_ascii_hexdigit())
-            }) =>
-        {
-            n[..i].to_string()
-        }
-        _ => n.to_string(),
+/// A command line without the directory of its program: `lspci -nnDvvvxxx`.
+fn short_command(c: &str) -> String {
+    let c = c.trim();
+    match c.split_once(' ') {
+        Some((prog, rest)) => format!("{} {rest}", prog.rsplit('/').next().unwrap_or(prog)),
+        None => c.rsplit('/').next().unwrap_or(c).to_string(),
     }
 }
 
-/// `dmesg` lines: the `[  12.345]` stamp taken off, NVIDIA-related lines of the last boot kept.
-fn dmesg_lines(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let msg = match line.trim_start().strip_prefix('[') {
-            Some(rest) => rest.split_once(']').map_or(line, |(_, m)| m).trim_start(),
-            None => line.trim_start(),
-        };
-        if msg.starts_with("Linux version ") {
-            lines.clear();
-        } else if super::collect::is_gpu_line(msg) {
-            lines.push(msg.to_string());
-        }
-    }
-    if lines.len() > 500 {
-        lines.drain(..lines.len() - 500);
-    }
-    lines
-}
-
-/// `crw-rw-rw- 1 root root 195,   0 Mar  1 10:00 /dev/nvidia0` lines.
-fn device_nodes(text: &str) -> Vec<DeviceNode> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if w.len() < 9 || !w[0].starts_with(['c', 'd']) || !w.last().is_some_and(|p| p.starts_with("/dev/")) {
-            continue;
-        }
-        let mode = w[0].chars().skip(1).take(9).fold(0u32, |m, c| (m << 1) | u32::from(c != '-'));
-        let major = w[4].trim_end_matches(',').parse().unwrap_or(0);
-        let minor = w[5].parse().unwrap_or(0);
-        let id = |n: &str| if n == "root" { 0 } else { n.parse().unwrap_or(u32::MAX) };
-        out.push(DeviceNode {
-            path: (*w.last().unwrap_or(&"")).to_string(),
-            char_device: w[0].starts_with('c'),
-            mode,
-            uid: id(w[2]),
-            gid: id(w[3]),
-            group: Some(w[3].to_string()),
-            major,
-            minor,
-            open: None,
-        });
-    }
-    out
-}
-
-/// NVML's view from `nvidia-smi -q` output, or from the failure it printed. `None` when the text
-/// is neither.
-pub fn parse_smi(text: &str) -> Option<NvmlView> {
-    let failed = |err: nvml_wrapper::error::NvmlError, said: &str| {
-        let (summary, next_step) = explain_init_error(&err);
-        NvmlView {
-            status: SourceStatus::Unavailable(NoGpu {
-                summary,
-                next_step,
-                attempts: vec![crate::telemetry::source::LoadAttempt {
-                    path: "nvidia-smi".into(),
-                    error: said.trim().to_string(),
-                }],
-            }),
-            inventory: Inventory::default(),
-            samples: Vec::new(),
-            facts: Vec::new(),
-            did_not_return: None,
-            hung_call: None,
-        }
-    };
-    use nvml_wrapper::error::NvmlError;
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    if text.contains("couldn't communicate with the NVIDIA driver")
-        || text.contains("couldn't communicate with NVIDIA driver")
-    {
-        return Some(failed(NvmlError::DriverNotLoaded, first));
-    }
-    if text.contains("Driver/library version mismatch") {
-        return Some(failed(NvmlError::LibRmVersionMismatch, first));
-    }
-    if text.contains("Insufficient Permissions") && !text.contains("NVSMI LOG") {
-        return Some(failed(NvmlError::NoPermission, first));
-    }
-    let lost: Vec<(String, String)> = text
-        .lines()
-        .filter_map(|l| {
-            let rest = l.trim().strip_prefix("Unable to determine the device handle for GPU")?;
-            let (addr, why) = rest.split_once(": ")?;
-            Some((addr.trim().to_string(), why.trim().to_string()))
-        })
-        .collect();
-    let nvsmi = text.contains("NVSMI LOG");
-    if !nvsmi && lost.is_empty() && !text.contains("No devices were found") {
-        return None;
-    }
-    let kv = |block: &str, key: &str| -> Option<String> {
-        block.lines().find_map(|l| {
-            let (k, v) = l.split_once(" : ").or_else(|| l.split_once(':'))?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
-    let mut inventory = Inventory {
-        driver_version: kv(text, "Driver Version").map(Reading::Value),
-        cuda_driver_version: kv(text, "CUDA Version").map(Reading::Value),
-        nvml_version: None,
-        gpus: Vec::new(),
-    };
-    let mut samples = Vec::new();
-    // The GPU blocks start at "GPU 00000000:01:00.0" at the left margin.
-    let mut blocks: Vec<(String, String)> = Vec::new();
-    for line in text.lines() {
-        if let Some(addr) = line.strip_prefix("GPU ").filter(|a| a.contains(':') && !a.contains(' ')) {
-            blocks.push((addr.trim().to_string(), String::new()));
-        } else if let Some(b) = blocks.last_mut() {
-            b.1.push_str(line);
-            b.1.push('\n');
-        }
-    }
-    let na = tr!("not in this report");
-    let mib = |v: Option<String>| {
-        v.and_then(|s| s.trim_end_matches("MiB").trim().parse::<u64>().ok()).map(|m| m * 1024 * 1024)
-    };
-    let section = |block: &str, title: &str| -> String {
-        let mut out = String::new();
-        let mut inside: Option<usize> = None;
-        for l in block.lines() {
-            let indent = l.len() - l.trim_start().len();
-            match inside {
-                None if l.trim() == title => inside = Some(indent),
-                Some(i) if indent > i => {
-                    out.push_str(l);
-                    out.push('\n');
-                }
-                Some(_) => break,
-                None => {}
-            }
-        }
-        out
-    };
-    for (i, (addr, block)) in blocks.iter().enumerate() {
-        let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let mut info = GpuInfo::unavailable(index, na);
-        info.name = kv(block, "Product Name").unwrap_or_else(|| tr!("GPU {index}", index = index));
-        info.uuid = kv(block, "GPU UUID").map_or_else(|| Reading::na(na), Reading::Value);
-        info.pci_bus_id = Reading::Value(addr.clone());
-        let fb = section(block, "FB Memory Usage");
-        if let Some(total) = mib(kv(&fb, "Total")) {
-            info.vram_total_bytes = Reading::Value(total);
-        }
-        let link = section(block, "GPU Link Info");
-        let generation = section(&link, "PCIe Generation");
-        let width = section(&link, "Link Width");
-        let num = |v: Option<String>| v.and_then(|s| s.trim_end_matches('x').trim().parse::<u32>().ok());
-        if let Some(g) = num(kv(&generation, "Max")) {
-            info.max_pcie_gen = Reading::Value(g);
-        }
-        if let Some(w) = num(kv(&width, "Max")) {
-            info.max_pcie_width = Reading::Value(w);
-        }
-        let mut s = GpuSample::unavailable(index, GpuHealth::Ok, na);
-        if let Some(used) = mib(kv(&fb, "Used")) {
-            s.vram_used_bytes = Reading::Value(used);
-        }
-        if let Some(total) = mib(kv(&fb, "Total")) {
-            s.vram_total_bytes = Reading::Value(total);
-        }
-        if let Some(g) = num(kv(&generation, "Current")) {
-            s.pcie_gen = Reading::Value(g);
-        }
-        if let Some(w) = num(kv(&width, "Current")) {
-            s.pcie_width = Reading::Value(w);
-        }
-        if let Some(t) = kv(block, "GPU Current Temp").and_then(|t| t.trim_end_matches('C').trim().parse().ok()) {
-            s.temp_c = Reading::Value(t);
-        }
-        inventory.gpus.push(info);
-        samples.push(s);
-    }
-    for (addr, why) in &lost {
-        let index = u32::try_from(inventory.gpus.len()).unwrap_or(u32::MAX);
-        let mut info = GpuInfo::unavailable(index, why);
-        info.pci_bus_id = Reading::Value(addr.clone());
-        inventory.gpus.push(info);
-        // "GPU is lost" is NVML's GPU_IS_LOST (fell off the bus); other errors ("Unknown Error")
-        // leave the GPU listed but unreadable.
-        let health = if why.contains("GPU is lost") {
-            GpuHealth::Lost(tr!("nvidia-smi: {why}", why = why))
+/// `/etc/issue`'s first line without its getty escapes (`Ubuntu 22.04.5 LTS \n \l`,
+/// `Arch Linux \r (\l)`).
+fn issue_line(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
         } else {
-            GpuHealth::Ok
-        };
-        samples.push(GpuSample::unavailable(index, health, why));
+            out.push(c);
+        }
     }
-    Some(NvmlView {
-        status: SourceStatus::Nvml {
-            library: "libnvidia-ml.so.1 (as nvidia-smi used it)".into(),
-            attempts: Vec::new(),
-        },
-        inventory,
-        samples,
-        facts: Vec::new(),
-        did_not_return: None,
-        hung_call: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lspci_blocks_give_vendor_class_and_driver_in_every_format() {
-        let old = "01:00.0 VGA compatible controller: NVIDIA Corporation Device 0de9 (rev a1)\n\tKernel driver in use: nvidia\n\tKernel modules: nvidia, nouveau\n00: de 10 e9 0d 07 00 10 00 a1 00 00 03 00 00 80 00\n";
-        let f = parse_lspci(old);
-        assert_eq!(f.len(), 1);
-        assert_eq!((f[0].address.as_str(), f[0].vendor, f[0].class), ("0000:01:00.0", 0x10de, 0x030000));
-        assert_eq!(f[0].driver.as_deref(), Some("nvidia"));
-        let nn = "0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GA102GL [A10] [10de:2236] (rev a1)\n\tKernel driver in use: nouveau\n";
-        let f = parse_lspci(nn);
-        assert_eq!((f[0].vendor, f[0].class, f[0].driver.as_deref()), (0x10de, 0x030200, Some("nouveau")));
-        assert!(parse_lspci("garbage\n\tKernel driver in use: x\n:::: y\n").is_empty());
-    }
-
-    #[test]
-    fn nvidia_smi_failures_become_nvmls_own_explanations() {
-        let v = parse_smi(
-            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
-        );
-        assert!(matches!(v.map(|v| v.status), Some(SourceStatus::Unavailable(_))));
-        let v = parse_smi("Failed to initialize NVML: Driver/library version mismatch\n").map(|v| v.status);
-        assert!(
-            matches!(&v, Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions")),
-            "{v:?}"
-        );
-        let v = parse_smi(
-            "Unable to determine the device handle for GPU 0000:04:00.0: GPU is lost.  Reboot the system to recover this GPU\n",
-        );
-        let v = v.unwrap_or_else(|| panic!("lost GPU"));
-        assert!(matches!(&v.samples[0].health, GpuHealth::Lost(w) if w.contains("GPU is lost")));
-        assert!(parse_smi("hello\n").is_none());
-    }
-
-    #[test]
-    fn device_nodes_from_ls() {
-        let n = device_nodes("crw-rw---- 1 root video 195,   0 Mar  1 10:00 /dev/nvidia0\ntotal 0\n");
-        assert_eq!(n.len(), 1);
-        assert_eq!((n[0].mode, n[0].major, n[0].minor, n[0].group.as_deref()), (0o660, 195, 0, Some("video")));
-    }
+    out.replace("()", "").split_whitespace().collect::<Vec<_>>().join(" ")
 }
