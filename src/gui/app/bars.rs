@@ -13,7 +13,7 @@ use crate::tr;
 use crate::units;
 
 /// True when `text` as a strong label fits the width left in `ui`.
-pub(super) fn fits(ui: &egui::Ui, text: &str) -> bool {
+fn fits(ui: &egui::Ui, text: &str) -> bool {
     let galley = egui::WidgetText::from(RichText::new(text).strong()).into_galley(
         ui,
         Some(egui::TextWrapMode::Extend),
@@ -21,6 +21,16 @@ pub(super) fn fits(ui: &egui::Ui, text: &str) -> bool {
         egui::TextStyle::Body,
     );
     galley.size().x + 8.0 <= ui.available_width()
+}
+
+/// A badge (DEMO, REPLAY, REMOTE) in the top bar: the full text where it fits, else the short
+/// one, else the word alone, so that on a narrow window it never covers the buttons.
+pub(super) fn badge(ui: &mut egui::Ui, style: palette::Badge, full: &str, short: &str, word: &str) -> egui::Response {
+    let shown = [format!(" {full} "), format!(" {short} ")]
+        .into_iter()
+        .find(|t| fits(ui, t))
+        .unwrap_or_else(|| format!(" {word} "));
+    ui.label(RichText::new(shown).strong().color(style.text).background_color(style.fill))
 }
 
 impl DoctorApp {
@@ -112,36 +122,16 @@ impl DoctorApp {
                         .file_name()
                         .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
                     let full = tr!("REPLAY: {name} (recorded, not live)", name = name);
-                    let shown = [format!(" {full} "), format!(" {} ", tr!("REPLAY: {name}", name = name))]
-                        .into_iter()
-                        .find(|t| fits(ui, t))
-                        .unwrap_or_else(|| format!(" {} ", tr!("REPLAY")));
-                    ui.label(
-                        RichText::new(shown)
-                            .strong()
-                            .color(palette::BADGE_REPLAY.text)
-                            .background_color(palette::BADGE_REPLAY.fill),
-                    )
-                    .on_hover_text(full);
+                    badge(ui, palette::BADGE_REPLAY, &full, &tr!("REPLAY: {name}", name = name), tr!("REPLAY"))
+                        .on_hover_text(full);
                 }
                 if let SourceStatus::Demo { scenario, .. } = &snap.source {
                     if self.demo_started_here && ui.button(tr!("Back to this machine")).clicked() {
                         action = Some(MonitorAction::LeaveDemo);
                     }
                     let full = tr!("DEMO DATA: {scenario} (simulated, not this machine)", scenario = scenario);
-                    // On a narrow window the long badge would cover the buttons: keep the word.
-                    let shown =
-                        [format!(" {full} "), format!(" {} ", tr!("DEMO DATA: {scenario}", scenario = scenario))]
-                            .into_iter()
-                            .find(|t| fits(ui, t))
-                            .unwrap_or_else(|| format!(" {} ", tr!("DEMO")));
-                    ui.label(
-                        RichText::new(shown)
-                            .strong()
-                            .color(palette::BADGE_DEMO.text)
-                            .background_color(palette::BADGE_DEMO.fill),
-                    )
-                    .on_hover_text(full);
+                    let short = tr!("DEMO DATA: {scenario}", scenario = scenario);
+                    badge(ui, palette::BADGE_DEMO, &full, &short, tr!("DEMO")).on_hover_text(full);
                 }
             });
         });

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use eframe::egui::{self, RichText};
+use eframe::egui;
 
 use super::DoctorApp;
 use crate::gui::checklist::{ChecklistSource, ChecklistState};
@@ -177,16 +177,19 @@ impl DoctorApp {
     pub(super) fn remote_badge(&self, ui: &mut egui::Ui, info: &crate::telemetry::remote::RemoteInfo) {
         let full = info.line();
         let short = tr!("REMOTE {host}", host = info.host);
-        let shown = [format!(" {full} "), format!(" {short} ")]
-            .into_iter()
-            .find(|t| super::bars::fits(ui, t))
-            .unwrap_or_else(|| format!(" {} ", tr!("REMOTE")));
-        ui.label(
-            RichText::new(shown)
-                .strong()
-                .color(palette::BADGE_REMOTE.text)
-                .background_color(palette::BADGE_REMOTE.fill),
-        )
-        .on_hover_text(full);
+        let mut hover = full.clone();
+        if let Some(v) = &info.version {
+            hover.push_str(&format!("\n{} {v}", tr!("gpu-doctor on the server")));
+        }
+        if info.invalid_lines + info.dropped_lines > 0 || !info.unread.is_empty() {
+            hover.push('\n');
+            hover.push_str(&tr!(
+                "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
+                invalid = info.invalid_lines,
+                dropped = info.dropped_lines,
+                unread = if info.unread.is_empty() { "-".to_string() } else { info.unread.join(", ") }
+            ));
+        }
+        super::bars::badge(ui, palette::BADGE_REMOTE, &full, &short, tr!("REMOTE")).on_hover_text(hover);
     }
 }
