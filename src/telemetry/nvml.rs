@@ -88,8 +88,14 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
     NoGpu { summary, next_step, attempts: e.attempts }
 }
 
-/// Plain-words summary and next step for an NVML init failure.
+/// Plain-words summary and next step for an NVML init failure on this machine.
 pub fn explain_init_error(err: &NvmlError) -> (String, String) {
+    explain_init_error_on(err, cfg!(windows))
+}
+
+/// [`explain_init_error`] for a machine running Windows (`windows`) or Linux, whichever this one
+/// is: an imported Linux bug report read on a Windows desk gets the Linux advice.
+pub fn explain_init_error_on(err: &NvmlError, windows: bool) -> (String, String) {
     let (s, n) = match err {
         NvmlError::LibloadingError(_) => (
             tr!(
@@ -99,7 +105,7 @@ pub fn explain_init_error(err: &NvmlError) -> (String, String) {
                 "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI."
             ),
         ),
-        NvmlError::DriverNotLoaded if cfg!(windows) => (
+        NvmlError::DriverNotLoaded if windows => (
             tr!(
                 "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver."
             ),

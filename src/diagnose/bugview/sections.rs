@@ -2,7 +2,7 @@
 //! listings, `dmesg`, `ls -l /dev/nvidia*` and `nvidia-smi -q` (or the failure it printed).
 
 use super::super::view::{DeviceNode, NvmlView};
-use crate::telemetry::nvml::explain_init_error;
+use crate::telemetry::nvml::explain_init_error_on;
 use crate::telemetry::reading::Reading;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};
 use crate::telemetry::source::{NoGpu, SourceStatus};
@@ -148,7 +148,8 @@ pub(super) fn device_nodes(text: &str) -> Vec<DeviceNode> {
 /// is neither.
 pub fn parse_smi(text: &str) -> Option<NvmlView> {
     let failed = |err: nvml_wrapper::error::NvmlError, said: &str| {
-        let (summary, next_step) = explain_init_error(&err);
+        // A bug report is always from Linux, whatever machine reads it.
+        let (summary, next_step) = explain_init_error_on(&err, false);
         NvmlView {
             status: SourceStatus::Unavailable(NoGpu {
                 summary,
