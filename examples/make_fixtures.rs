@@ -45,6 +45,8 @@ impl Fx {
             summary: summary.into(),
             next_step: next.into(),
             attempts: vec![LoadAttempt { path: "libnvidia-ml.so.1".into(), error: error.into() }],
+            // (As captures made before the field existed: the checks must read those too.)
+            failure: None,
         });
         self.nvml().inventory = Default::default();
         self.nvml().samples.clear();
@@ -250,7 +252,7 @@ fn container(fx: &mut Fx) {
     fx.meta.env.insert("NVIDIA_VISIBLE_DEVICES".into(), "all".into());
     fx.meta.env.insert("NVIDIA_DRIVER_CAPABILITIES".into(), "compute,utility".into());
     fx.meta.user = UserInfo { name: Some("root".into()), uid: 0, groups: vec![(0, "root".into())] };
-    fx.meta.kernel_log = KernelLog::Unreadable("cannot read the kernel log (Operation not permitted)".into());
+    fx.meta.kernel_log = KernelLog::Unreadable("/dev/kmsg: Operation not permitted (os error 1)".into());
 }
 
 fn main() {

@@ -295,8 +295,12 @@ pub fn tr_dyn(en: &str) -> String {
 /// `text` padded with spaces to `width` terminal columns, a CJK character taking two (what
 /// `{:<width}` does for ASCII text), for the command line's aligned columns.
 pub fn pad(text: &str, width: usize) -> String {
-    let columns: usize = text.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum();
-    format!("{text}{}", " ".repeat(width.saturating_sub(columns)))
+    format!("{text}{}", " ".repeat(width.saturating_sub(columns(text))))
+}
+
+/// Terminal columns of `text`, a CJK character (or full-width punctuation) taking two.
+pub fn columns(text: &str) -> usize {
+    text.chars().map(|c| if c >= '\u{2E80}' { 2 } else { 1 }).sum()
 }
 
 /// `template` with each `{name}` replaced by its value; other braces are left as they are.

@@ -903,7 +903,12 @@ fn driver_and_pcie_errors_without_an_xid_are_quoted_not_called_clean() {
     // Unreadable: "unknown", with the command that reads it.
     let r = report("nvidia-smi-stuck-in-d-state");
     let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
-    assert!(xid.summary.starts_with("unknown: ") && xid.summary.contains("sudo dmesg"), "{}", xid.summary);
+    assert!(xid.summary.starts_with("unknown: the kernel log is not readable by this user ("), "{}", xid.summary);
+    assert!(
+        xid.fixes.iter().any(|f| matches!(f, diagnose::FixStep::Command(c) if c.starts_with("sudo dmesg"))),
+        "{:?}",
+        xid.fixes
+    );
     assert_eq!(r.root_cause.as_deref(), Some("DRV-HUNG"));
 }
 

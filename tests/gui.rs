@@ -151,6 +151,7 @@ fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
         summary: "NVML was not found, so no NVIDIA driver seems to be installed.".to_string(),
         next_step: "Install the NVIDIA driver for your GPU.".to_string(),
         attempts: vec![LoadAttempt { path: "libnvidia-ml.so.1".to_string(), error: "not found".to_string() }],
+        failure: None,
     };
     let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 3);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/container-without-gpus");
@@ -189,6 +190,7 @@ fn no_driver_banner_explains_and_offers_demo() {
             path: "libnvidia-ml.so.1".to_string(),
             error: "cannot open shared object file".to_string(),
         }],
+        failure: None,
     };
     let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 5);
     let mut h = Harness::builder()
@@ -493,7 +495,12 @@ fn checklist_healthy_machine_says_no_problem() {
 
 #[test]
 fn no_driver_banner_links_to_the_checklist() {
-    let no = NoGpu { summary: "No NVML.".to_string(), next_step: "Install the driver.".to_string(), attempts: vec![] };
+    let no = NoGpu {
+        summary: "No NVML.".to_string(),
+        next_step: "Install the driver.".to_string(),
+        attempts: vec![],
+        failure: None,
+    };
     let sampler = stepped(Arc::new(StaticGpus::unavailable(no)), Box::new(DemoHost::new(Scenario::Idle, 1)), 2);
     let mut h = app_on(sampler);
     h.get_by_label("Open the checklist").click();

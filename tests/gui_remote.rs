@@ -40,7 +40,12 @@ fn fake_ssh(dir: &Path, before: &str) -> PathBuf {
 }
 
 fn local_app() -> Harness<'static, DoctorApp> {
-    let no = NoGpu { summary: "No NVIDIA driver here.".into(), next_step: "Install one.".into(), attempts: Vec::new() };
+    let no = NoGpu {
+        summary: "No NVIDIA driver here.".into(),
+        next_step: "Install one.".into(),
+        attempts: Vec::new(),
+        failure: None,
+    };
     let sampler = Sampler::manual(
         Arc::new(StaticGpus::unavailable(no)),
         Box::new(DemoHost::new(Scenario::Idle, 1)),

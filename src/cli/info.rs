@@ -94,8 +94,8 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
                     "\n{}",
                     tr!(
                         "What NVML said: {summary} {next_step}",
-                        summary = present::sentence(&no.summary),
-                        next_step = no.next_step
+                        summary = present::sentence(&no.summary_here()),
+                        next_step = no.shown(cfg!(windows)).1
                     )
                 );
             }

@@ -125,8 +125,8 @@ fn announce(status: &SourceStatus, json: bool) {
             "{}",
             tr!(
                 "No NVIDIA GPU data: {summary}\nNext step: {step}\nShowing host metrics only. Details: gpu-doctor-cli info",
-                summary = no.summary,
-                step = no.next_step
+                summary = no.summary_here(),
+                step = no.shown(cfg!(windows)).1
             )
         ),
         SourceStatus::Asleep { functions } => eprintln!(

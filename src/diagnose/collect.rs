@@ -249,13 +249,10 @@ pub fn kernel_log(root: &Path) -> (KernelLog, KernelLogSource) {
             Err(e) => source.tried.push((file.into(), e)),
         }
     }
+    // (What was tried and what the system said: the checks put it in words, in the reader's
+    // language.)
     let tried = source.tried.iter().map(|(s, e)| format!("{s}: {e}")).collect::<Vec<_>>().join("; ");
-    (
-        KernelLog::Unreadable(format!(
-            "the kernel log is not readable by this user ({tried}); run `sudo dmesg | grep -i -e nvrm -e xid` to see it"
-        )),
-        source,
-    )
+    (KernelLog::Unreadable(tried), source)
 }
 
 #[cfg(target_os = "linux")]
@@ -396,7 +393,7 @@ pub fn kernel_lines_of_text_log(text: &str) -> Vec<String> {
 /// The kernel log (not available on this platform).
 #[cfg(not(target_os = "linux"))]
 pub fn kernel_log(_root: &Path) -> (KernelLog, KernelLogSource) {
-    (KernelLog::Unreadable("no Linux kernel log on this platform".into()), KernelLogSource::default())
+    (KernelLog::Unreadable(super::view::NO_LINUX_KERNEL_LOG.into()), KernelLogSource::default())
 }
 
 /// The GPU watchdog (TDR) settings from the registry.

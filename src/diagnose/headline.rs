@@ -31,9 +31,10 @@ impl Headline {
 
     /// NVML's own explanation, for when the checklist found no failure (or has not run).
     pub fn of_nvml(no: &NoGpu) -> Headline {
+        let (finding, next_step) = no.shown(cfg!(windows));
         Headline {
-            finding: no.summary.clone(),
-            steps: if no.next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(no.next_step.clone())] },
+            finding,
+            steps: if next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(next_step)] },
             check_id: None,
         }
     }
@@ -77,6 +78,7 @@ mod tests {
             summary: "No NVIDIA driver seems to be installed".into(),
             next_step: "Install the driver".into(),
             attempts: Vec::new(),
+            failure: None,
         }
     }
 

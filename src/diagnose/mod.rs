@@ -399,6 +399,22 @@ fn explain_consequences(list: &mut [Check]) {
     }
 }
 
+/// A check's fix steps as text lines: the label once, the steps after it lined up under the first
+/// (commands with their `$ `).
+fn fix_lines(fixes: &[FixStep]) -> Vec<String> {
+    let label = crate::tr!("fix: {step}", step = "");
+    let indent = " ".repeat(crate::i18n::columns(&label));
+    fixes
+        .iter()
+        .enumerate()
+        .map(
+            |(i, f)| {
+                if i == 0 { crate::tr!("fix: {step}", step = f.plain()) } else { format!("{indent}{}", f.plain()) }
+            },
+        )
+        .collect()
+}
+
 /// The report as plain text (no colour): the root cause's finding first, then the checks grouped
 /// by layer, those that do not apply here folded into one line. Check ids are left out (they are
 /// in the JSON).
@@ -429,8 +445,8 @@ pub fn render_text(r: &Report) -> String {
             if !c.explanation.is_empty() {
                 let _ = writeln!(o, "  {}", c.explanation);
             }
-            for f in &c.fixes {
-                let _ = writeln!(o, "  {}", crate::tr!("fix: {step}", step = f.plain()));
+            for line in fix_lines(&c.fixes) {
+                let _ = writeln!(o, "  {line}");
             }
             let consequences: Vec<&str> = r
                 .checks
@@ -466,15 +482,17 @@ pub fn render_text(r: &Report) -> String {
         for c in in_layer {
             let line = crate::tr!("{label}: {value}", label = c.title, value = c.summary);
             let _ = writeln!(o, "[{:<7}] {line}", c.verdict.tag());
-            if matches!(c.verdict, Verdict::Warn | Verdict::Fail) {
+            // (A check that could not look, with the way to look: "fix" is how to see it.)
+            let how_to_see = c.verdict == Verdict::Skipped && c.blocked_by.is_none() && !c.fixes.is_empty();
+            if matches!(c.verdict, Verdict::Warn | Verdict::Fail) || how_to_see {
                 if !c.explanation.is_empty() {
                     let _ = writeln!(o, "          {}", c.explanation);
                 }
                 for e in &c.evidence {
                     let _ = writeln!(o, "          {}", crate::tr!("evidence: {e}", e = e));
                 }
-                for f in &c.fixes {
-                    let _ = writeln!(o, "          {}", crate::tr!("fix: {step}", step = f.plain()));
+                for line in fix_lines(&c.fixes) {
+                    let _ = writeln!(o, "          {line}");
                 }
             }
         }

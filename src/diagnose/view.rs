@@ -104,8 +104,29 @@ pub struct NvmlView {
 pub enum KernelLog {
     /// The matching lines, oldest first.
     Lines(Vec<String>),
-    /// Not readable (e.g. `kernel.dmesg_restrict=1` for a non-root user).
+    /// Not readable (e.g. `kernel.dmesg_restrict=1` for a non-root user): what was tried and what
+    /// the system said (`/dev/kmsg: Operation not permitted (os error 1); ...`).
     Unreadable(String),
+}
+
+/// What [`KernelLog::Unreadable`] holds on a machine that has no Linux kernel log.
+pub const NO_LINUX_KERNEL_LOG: &str = crate::tr_key!("no Linux kernel log on this platform");
+
+/// What [`KernelLog::Unreadable`] holds for an imported report that has no kernel log.
+pub const NOT_IN_REPORT: &str = crate::tr_key!("not in this report");
+
+/// Why the kernel log could not be read, in a sentence of the reader's language: `why` as
+/// [`KernelLog::Unreadable`] holds it (captures made before this held the English sentence
+/// around it).
+pub fn kernel_log_unreadable(why: &str) -> String {
+    const OLD_START: &str = "the kernel log is not readable by this user (";
+    const OLD_END: &str = "); run `sudo dmesg | grep -i -e nvrm -e xid` to see it";
+    let tried = why.strip_prefix(OLD_START).and_then(|w| w.strip_suffix(OLD_END)).unwrap_or(why);
+    if tried == NO_LINUX_KERNEL_LOG || tried == NOT_IN_REPORT || tried.chars().any(|c| !c.is_ascii()) {
+        // (A sentence already: this platform's, or one made in the reader's language.)
+        return crate::i18n::tr_dyn(tried);
+    }
+    crate::tr!("the kernel log is not readable by this user ({tried})", tried = tried)
 }
 
 /// Which kernel-log source was read.

@@ -342,7 +342,7 @@ fn gpu_section(snap: &Snapshot) -> Section {
 /// What the GPU section says instead of an empty table.
 fn no_gpu_sentence(source: &SourceStatus) -> String {
     match source {
-        SourceStatus::Unavailable(no) => tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary),
+        SourceStatus::Unavailable(no) => tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary_here()),
         SourceStatus::Asleep { .. } => tr!(
             "The NVIDIA GPU is asleep ({state}); it was not read, so it stays asleep.",
             state = crate::i18n::tr(ASLEEP_STATE)
@@ -577,7 +577,8 @@ mod tests {
 
     #[test]
     fn no_gpu_gives_a_sentence_not_an_empty_table() {
-        let no = NoGpu { summary: "no driver here".into(), next_step: String::new(), attempts: Vec::new() };
+        let no =
+            NoGpu { summary: "no driver here".into(), next_step: String::new(), attempts: Vec::new(), failure: None };
         let sampler = Sampler::manual(
             Arc::new(StaticGpus::unavailable(no)),
             Box::new(DemoHost::new(Scenario::Idle, 1)),

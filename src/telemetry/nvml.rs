@@ -19,6 +19,7 @@ use super::Reading;
 use super::sample::{
     GpuFacts, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind, RemappedRows,
 };
+use super::source::NvmlFailure;
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
 use crate::{tr, tr_key};
 
@@ -85,7 +86,7 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
     } else {
         return e;
     };
-    NoGpu { summary, next_step, attempts: e.attempts }
+    NoGpu { summary, next_step, attempts: e.attempts, failure: None }
 }
 
 /// Plain-words summary and next step for an NVML init failure on this machine.
@@ -96,63 +97,24 @@ pub fn explain_init_error(err: &NvmlError) -> (String, String) {
 /// [`explain_init_error`] for a machine running Windows (`windows`) or Linux, whichever this one
 /// is: an imported Linux bug report read on a Windows desk gets the Linux advice.
 pub fn explain_init_error_on(err: &NvmlError, windows: bool) -> (String, String) {
-    let (s, n) = match err {
-        NvmlError::LibloadingError(_) => (
-            tr!(
-                "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
-            ),
-            tr!(
-                "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI."
-            ),
-        ),
-        NvmlError::DriverNotLoaded if windows => (
-            tr!(
-                "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver."
-            ),
-            tr!(
-                "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it."
-            ),
-        ),
-        NvmlError::DriverNotLoaded => (
-            tr!("The NVIDIA library is installed but the kernel driver is not loaded."),
-            tr!(
-                "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this."
-            ),
-        ),
-        NvmlError::LibRmVersionMismatch => (
-            tr!("The driver was updated: the loaded kernel module and the user-space library have different versions."),
-            tr!("Reboot (or reload the nvidia kernel modules) so both sides run the same version."),
-        ),
-        NvmlError::NoPermission => (
-            tr!("The NVIDIA driver refused access to the GPU for this user."),
-            tr!(
-                "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator."
-            ),
-        ),
-        NvmlError::LibraryNotFound => (
-            tr!("NVML loaded but could not find a library it depends on."),
-            tr!("Reinstall the NVIDIA driver so its libraries match."),
-        ),
-        NvmlError::GpuLost => (
-            tr!("A GPU has fallen off the bus."),
-            tr!(
-                "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot."
-            ),
-        ),
-        NvmlError::OperatingSystem => (
-            tr!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
-            tr!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
-        ),
-        NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => (
-            tr!("The NVIDIA library is too old for gpu-doctor (a function is missing)."),
-            tr!("Update the NVIDIA driver."),
-        ),
-        _ => (
-            tr!("NVML could not start."),
-            tr!("Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`)."),
-        ),
-    };
-    (s.to_string(), n.to_string())
+    NvmlFailure::of(err).explain(windows)
+}
+
+impl NvmlFailure {
+    /// The kind of an NVML error.
+    pub fn of(err: &NvmlError) -> NvmlFailure {
+        match err {
+            NvmlError::LibloadingError(_) => NvmlFailure::NotFound,
+            NvmlError::DriverNotLoaded => NvmlFailure::DriverNotLoaded,
+            NvmlError::LibRmVersionMismatch => NvmlFailure::VersionMismatch,
+            NvmlError::NoPermission => NvmlFailure::NoPermission,
+            NvmlError::LibraryNotFound => NvmlFailure::DependencyMissing,
+            NvmlError::GpuLost => NvmlFailure::GpuLost,
+            NvmlError::OperatingSystem => NvmlFailure::OsBlocked,
+            NvmlError::FailedToLoadSymbol(_) | NvmlError::FunctionNotFound => NvmlFailure::TooOld,
+            _ => NvmlFailure::Other,
+        }
+    }
 }
 
 /// Which per-device metric a cached "unsupported" answer refers to.
@@ -306,6 +268,7 @@ impl NvmlSource {
                     summary: tr!("The NVIDIA library did not finish loading: {why}.", why = why),
                     next_step: tr!("A library that hangs while loading means a hung file system (a network mount) or a damaged library; check the path, the mount, and the kernel log (sudo dmesg | grep -i -e xid -e nvrm).").to_string(),
                     attempts,
+                    failure: None,
                 });
             }
             super::libprobe::LOADING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -334,6 +297,7 @@ impl NvmlSource {
                 }
             }
         }
+        let failure = last_err.as_ref().map(NvmlFailure::of);
         let (summary, next_step) = match &last_err {
             Some(e) => explain_init_error(e),
             None => (
@@ -341,7 +305,7 @@ impl NvmlSource {
                 tr!("Set GPU_DOCTOR_NVML_LIB to the library path.").to_string(),
             ),
         };
-        Err(NoGpu { summary, next_step, attempts })
+        Err(NoGpu { summary, next_step, attempts, failure })
     }
 
     fn read<T>(

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::tr;
+
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
 /// How the operating system says a GPU sleeps, for the words shown with "asleep".
@@ -64,6 +66,125 @@ pub struct NoGpu {
     pub next_step: String,
     /// Every library path tried, with its error.
     pub attempts: Vec<LoadAttempt>,
+    /// What kind of failure NVML's initialisation gave, when it got that far: the stable fact
+    /// behind `summary`, which checks judge by and which a reader in another language gets
+    /// explained in theirs. (Absent in captures from before it existed.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<NvmlFailure>,
+}
+
+impl NoGpu {
+    /// The summary and next step in the current language, for a machine running Windows or not:
+    /// made again from `failure` when it is known, else the stored text (translated when it is
+    /// one of the catalogue's English texts, as captures made before `failure` existed hold).
+    pub fn shown(&self, windows: bool) -> (String, String) {
+        match self.failure {
+            Some(f) if f != NvmlFailure::Other => f.explain(windows),
+            _ => (crate::i18n::tr_dyn(&self.summary), crate::i18n::tr_dyn(&self.next_step)),
+        }
+    }
+
+    /// The summary in the current language (see [`NoGpu::shown`]), for this machine.
+    pub fn summary_here(&self) -> String {
+        self.shown(cfg!(windows)).0
+    }
+
+    /// Whether NVML said the driver's kernel module and its libraries differ in version.
+    pub fn is_version_mismatch(&self) -> bool {
+        self.failure == Some(NvmlFailure::VersionMismatch)
+            // (A capture made before `failure` existed holds the English summary.)
+            || self.summary.contains("different versions")
+    }
+}
+
+/// The kinds of NVML initialisation failure gpu-doctor explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NvmlFailure {
+    /// The library is not there: no driver installed.
+    NotFound,
+    /// The library loaded but the driver is not running.
+    DriverNotLoaded,
+    /// The kernel module and the libraries have different versions.
+    VersionMismatch,
+    /// The driver refused this user.
+    NoPermission,
+    /// NVML loaded but a library it needs did not.
+    DependencyMissing,
+    /// A GPU fell off the bus.
+    GpuLost,
+    /// The operating system blocked access (a container's device rules).
+    OsBlocked,
+    /// The library lacks a function gpu-doctor needs.
+    TooOld,
+    /// Anything else.
+    Other,
+}
+
+impl NvmlFailure {
+    /// Plain-words summary and next step, in the current language, for a machine running Windows
+    /// (`windows`) or Linux.
+    pub fn explain(self, windows: bool) -> (String, String) {
+        let (s, n) = match self {
+            NvmlFailure::NotFound => (
+                tr!(
+                    "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
+                ),
+                tr!(
+                    "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI."
+                ),
+            ),
+            NvmlFailure::DriverNotLoaded if windows => (
+                tr!(
+                    "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver."
+                ),
+                tr!(
+                    "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it."
+                ),
+            ),
+            NvmlFailure::DriverNotLoaded => (
+                tr!("The NVIDIA library is installed but the kernel driver is not loaded."),
+                tr!(
+                    "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this."
+                ),
+            ),
+            NvmlFailure::VersionMismatch => (
+                tr!(
+                    "The driver was updated: the loaded kernel module and the user-space library have different versions."
+                ),
+                tr!("Reboot (or reload the nvidia kernel modules) so both sides run the same version."),
+            ),
+            NvmlFailure::NoPermission => (
+                tr!("The NVIDIA driver refused access to the GPU for this user."),
+                tr!(
+                    "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator."
+                ),
+            ),
+            NvmlFailure::DependencyMissing => (
+                tr!("NVML loaded but could not find a library it depends on."),
+                tr!("Reinstall the NVIDIA driver so its libraries match."),
+            ),
+            NvmlFailure::GpuLost => (
+                tr!("A GPU has fallen off the bus."),
+                tr!(
+                    "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot."
+                ),
+            ),
+            NvmlFailure::OsBlocked => (
+                tr!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
+                tr!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
+            ),
+            NvmlFailure::TooOld => (
+                tr!("The NVIDIA library is too old for gpu-doctor (a function is missing)."),
+                tr!("Update the NVIDIA driver."),
+            ),
+            NvmlFailure::Other => (
+                tr!("NVML could not start."),
+                tr!("Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`)."),
+            ),
+        };
+        (s.to_string(), n.to_string())
+    }
 }
 
 /// Where GPU data comes from.

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
+pub mod english;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

@@ -93,14 +93,15 @@ impl Imported {
             )
         }];
         out.push(tr!(
-            "Machine: kernel {kernel}, {distribution}; GPUs: {gpus}; driver {driver}.",
+            "Machine: kernel {kernel}; distribution: {distribution}; GPUs: {gpus}; driver: {driver}.",
             kernel = self.kernel.clone().unwrap_or_else(unknown),
             distribution = self.distribution.clone().unwrap_or_else(unknown),
             gpus = if self.gpus.is_empty() { unknown() } else { self.gpus.join(", ") },
             driver = self.driver.clone().unwrap_or_else(unknown)
         ));
         if !self.read.is_empty() {
-            out.push(tr!("Sections read: {items}", items = self.read.join(", ")));
+            let items: Vec<String> = self.read.iter().map(|r| crate::i18n::tr_dyn(r)).collect();
+            out.push(tr!("Sections read: {items}", items = items.join(tr!(", "))));
         }
         out.push(match self.driver_loaded {
             Some(true) => tr!("The NVIDIA kernel module was loaded when the report was made.").to_string(),
@@ -148,7 +149,7 @@ fn blank_meta() -> Meta {
         listings: BTreeMap::new(),
         nvml: None,
         libraries: Vec::new(),
-        kernel_log: KernelLog::Unreadable(tr!("not in this report").to_string()),
+        kernel_log: KernelLog::Unreadable(crate::diagnose::view::NOT_IN_REPORT.to_string()),
         kernel_log_source: None,
         renderer: None,
         tdr: None,
@@ -357,7 +358,7 @@ impl BugReportSystem {
 
     fn add_secure_boot(&mut self, r: &BugReport) {
         let mok = r.command(&["mokutil", "--sb-state"]).map(|s| s.body.to_ascii_lowercase());
-        let source = if mok.is_some() { "mokutil --sb-state" } else { "Secure Boot (kernel log)" };
+        let source = if mok.is_some() { "mokutil --sb-state" } else { crate::tr_key!("Secure Boot (kernel log)") };
         let log: Vec<String> = match &self.meta.kernel_log {
             KernelLog::Lines(l) => l.clone(),
             KernelLog::Unreadable(_) => Vec::new(),
@@ -388,10 +389,12 @@ impl BugReportSystem {
         let release = |text: &str| {
             text.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=")).map(|v| v.trim_matches('"').to_string())
         };
-        self.imported.distribution =
-            self.files.get("/etc/os-release").and_then(|t| release(t)).or_else(|| {
-                self.files.get("/etc/issue").and_then(|t| t.lines().map(issue_line).find(|l| !l.is_empty()))
-            });
+        self.imported.distribution = self.files.get("/etc/os-release").and_then(|t| release(t)).or_else(|| {
+            // (Fedora's is `\S` then agetty's `Kernel \r on an \m (\l)`: no name at all.)
+            self.files.get("/etc/issue").and_then(|t| {
+                t.lines().map(issue_line).find(|l| !l.is_empty() && !(l.starts_with("Kernel ") && l.contains(" on a")))
+            })
+        });
         let module = self.files.get("/proc/driver/nvidia/version").and_then(|t| super::parse::driver_version(t));
         let nvml = self.meta.nvml.as_ref();
         let smi_driver = nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned());

@@ -150,6 +150,7 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
     let failed = |err: nvml_wrapper::error::NvmlError, said: &str| {
         // A bug report is always from Linux, whatever machine reads it.
         let (summary, next_step) = explain_init_error_on(&err, false);
+        let failure = Some(crate::telemetry::source::NvmlFailure::of(&err));
         NvmlView {
             status: SourceStatus::Unavailable(NoGpu {
                 summary,
@@ -158,6 +159,7 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
                     path: "nvidia-smi".into(),
                     error: said.trim().to_string(),
                 }],
+                failure,
             }),
             inventory: Inventory::default(),
             samples: Vec::new(),
@@ -290,7 +292,7 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
     }
     Some(NvmlView {
         status: SourceStatus::Nvml {
-            library: "libnvidia-ml.so.1 (as nvidia-smi used it)".into(),
+            library: tr!("libnvidia-ml.so.1 (as nvidia-smi used it)").to_string(),
             attempts: Vec::new(),
         },
         inventory,
@@ -326,7 +328,7 @@ mod tests {
         assert!(matches!(v.map(|v| v.status), Some(SourceStatus::Unavailable(_))));
         let v = parse_smi("Failed to initialize NVML: Driver/library version mismatch\n").map(|v| v.status);
         assert!(
-            matches!(&v, Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions")),
+            matches!(&v, Some(SourceStatus::Unavailable(no)) if no.is_version_mismatch() && no.failure.is_some()),
             "{v:?}"
         );
         let v = parse_smi(

@@ -41,7 +41,7 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(format!(
             "{}: {} {},{} mode {:o} uid {} gid {}",
             n.path,
-            if n.char_device { "char" } else { "not a char device" },
+            if n.char_device { "char" } else { crate::tr!("not a char device") },
             n.major,
             n.minor,
             n.mode,

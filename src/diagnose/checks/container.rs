@@ -23,9 +23,11 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
     let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
     let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
-    let c = c
-        .evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or("(unset)")))
-        .evidence(format!("/dev/nvidiactl {}, {gpus} /dev/nvidiaN node(s)", if ctl { "present" } else { "missing" }));
+    let c = c.evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or(&tr!("(unset)")))).evidence(if ctl {
+        tr!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+    } else {
+        tr!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+    });
     // Listed but refused by the kernel (EPERM, whatever the mode): the container's device rules
     // (cgroup) no longer include the GPU.
     let refused: Vec<String> = nodes

@@ -32,7 +32,12 @@ pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
         Some(l) => c
             .verdict(Verdict::Pass, crate::tr!("found {path}", path = l.path))
             .found(crate::tr!("The CUDA driver library is present"))
-            .evidence(format!("{} -> {} (via {})", l.path, l.real_path, l.via)),
+            .evidence(crate::tr!(
+                "{path} -> {target} (via {via})",
+                path = l.path,
+                target = l.real_path,
+                via = crate::i18n::tr_dyn(&l.via)
+            )),
         None if cx.v.meta().platform == "windows" => c.not_here("Linux", crate::tr!("Windows uses nvcuda.dll")),
         None => c
             .verdict(Verdict::Fail, crate::tr!("libcuda.so.1 was not found in the library path"))

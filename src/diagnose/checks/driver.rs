@@ -24,7 +24,7 @@ pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
             if cx.container.is_some() {
                 c.verdict(Verdict::Skipped, tr!("the host's kernel modules are not visible from this container"))
             } else {
-                c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence("/proc/modules: not readable")
+                c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence(tr!("/proc/modules: not readable"))
             }
         }
         Some(true) => {
@@ -35,7 +35,7 @@ pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
         Some(false) if no_driver_installed(cx) => c
             .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
             .found(tr!("The NVIDIA driver is not installed"))
-            .evidence("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found")
+            .evidence(tr!("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found"))
             .steps(fixes::install_driver(cx.distro)),
         Some(false) => match module_built_for_running_kernel(cx) {
             Some((release, false, looked)) => c
@@ -53,7 +53,7 @@ pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
                 .verdict(Verdict::Fail, tr!("the NVIDIA kernel module is not loaded"))
                 .found(tr!("The NVIDIA kernel module is not loaded"))
                 .explain(tr!("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU."))
-                .evidence("/proc/modules: no line starting with nvidia")
+                .evidence(tr!("/proc/modules: no line starting with nvidia"))
                 .text(tr!("Load it and read the error it prints:"))
                 .cmd("sudo modprobe nvidia")
                 .steps(fixes::rebuild_module(cx.distro)),
@@ -153,7 +153,7 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
             .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
             .found(tr!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
             .evidence(tr!("a GPU's driver link points to nouveau"))
-            .evidence("/proc/modules: no nvidia; libnvidia-ml.so.1: not found")
+            .evidence(tr!("/proc/modules: no nvidia; libnvidia-ml.so.1: not found"))
             .text(tr!("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed)."))
             .steps(fixes::install_driver(cx.distro)),
         (true, _) => c
@@ -194,14 +194,14 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
         (Some(true), Some(false)) if no_driver_installed(cx) => c
             .verdict(Verdict::Info, tr!("Secure Boot is on; no NVIDIA driver is installed yet"))
             .found(tr!("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)"))
-            .evidence("efivars SecureBoot: enabled"),
+            .evidence(tr!("efivars SecureBoot: enabled")),
         (Some(true), Some(false)) => c
             .verdict(
                 Verdict::Fail,
                 tr!("Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules"),
             )
             .found(tr!("Secure Boot keeps the unsigned NVIDIA module out"))
-            .evidence("efivars SecureBoot: enabled")
+            .evidence(tr!("efivars SecureBoot: enabled"))
             .evidence(match (log_rejected, log_readable) {
                 (true, _) => tr!("kernel log: module key rejected"),
                 (false, true) => tr!("kernel log: no explicit rejection line found"),
@@ -230,15 +230,15 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
         (Some(true), _) => c
             .verdict(Verdict::Pass, tr!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"))
             .found(tr!("Secure Boot accepts the NVIDIA module"))
-            .evidence("efivars SecureBoot: enabled"),
+            .evidence(tr!("efivars SecureBoot: enabled")),
         (Some(false), _) => c
             .verdict(Verdict::Pass, tr!("Secure Boot is off"))
             .found(tr!("Secure Boot is off"))
-            .evidence("efivars SecureBoot: disabled"),
+            .evidence(tr!("efivars SecureBoot: disabled")),
         (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => c
             .verdict(Verdict::Pass, tr!("legacy BIOS boot: no Secure Boot"))
             .found(tr!("No Secure Boot (legacy BIOS boot)"))
-            .evidence("/sys/firmware/efi: absent"),
+            .evidence(tr!("/sys/firmware/efi: absent")),
         (None, _) => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
     }
 }
@@ -258,13 +258,15 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
-            c.evidence(format!("{library}: loaded"))
+            c.evidence(tr!("{library}: loaded", library = library))
         }
         SourceStatus::Unavailable(no) => {
+            // (In the reader's language, for the machine the view is from.)
+            let (summary, next_step) = no.shown(cx.v.meta().platform == "windows");
             let mut c = c
-                .verdict(Verdict::Fail, no.summary.clone())
+                .verdict(Verdict::Fail, summary)
                 .found(tr!("The driver's management library (NVML) does not start"))
-                .text(no.next_step.clone());
+                .text(next_step);
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
@@ -295,7 +297,8 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
     let kernel = cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)).map(|x| x.0);
     let lib = cx.v.meta().libraries.iter().find(|l| l.name == "libnvidia-ml.so.1");
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
-    let nvml_says = matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.summary.contains("different versions"));
+    let nvml_says =
+        matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.is_version_mismatch());
     let mismatch_fix = tr!(
         "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version."
     );
@@ -452,8 +455,8 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
             }
         }
         KernelLog::Unreadable(why) => c.evidence(tr!(
-            "kernel log unknown (not readable: {why}); read it with: sudo dmesg | grep -i -e nvrm -e xid",
-            why = why
+            "kernel log unknown: {why}; read it with: sudo dmesg | grep -i -e nvrm -e xid",
+            why = crate::diagnose::view::kernel_log_unreadable(why)
         )),
     };
     c.text(tr!("Save the kernel log for the bug report before anything else:"))

@@ -16,22 +16,24 @@ pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
             return c
                 .verdict(Verdict::Info, tr!("WSL has no PCI view of the GPU; the Windows driver provides it"))
                 .found(tr!("Windows provides the GPU to WSL (no PCI view here)"))
-                .evidence("/sys/bus/pci/devices: not present");
+                .evidence(tr!("/sys/bus/pci/devices: not present"));
         }
-        return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence("/sys/bus/pci/devices: not readable");
+        return c
+            .verdict(Verdict::Skipped, crate::i18n::tr(MISSING))
+            .evidence(tr!("/sys/bus/pci/devices: not readable"));
     };
     if pci.is_empty() {
         if cx.container.is_some() || cx.wsl.is_some() {
             return c
                 .verdict(Verdict::Info, tr!("no NVIDIA PCI function visible here (normal in containers and WSL)"))
                 .found(tr!("No NVIDIA PCI device is visible here (normal in a container)"))
-                .evidence("/sys/bus/pci/devices: no vendor 0x10de display functions");
+                .evidence(tr!("/sys/bus/pci/devices: no vendor 0x10de display functions"));
         }
         return c
             .verdict(Verdict::Fail, tr!("no NVIDIA GPU is visible on the PCI bus"))
             .found(tr!("No NVIDIA GPU is visible on the PCI bus"))
             .explain(tr!("Nothing else can work until the system sees the card."))
-            .evidence("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function")
+            .evidence(tr!("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function"))
             .text(tr!("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM."));
     }
     let mut c = c
@@ -45,7 +47,7 @@ pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
         )
         .found(tr!("{n} NVIDIA GPU(s) found on the PCI bus", n = pci.len()));
     for g in pci {
-        c = c.evidence(format!("/sys/bus/pci/devices/{}: vendor 0x10de, display class", g.address));
+        c = c.evidence(tr!("/sys/bus/pci/devices/{address}: vendor 0x10de, display class", address = g.address));
     }
     c
 }
@@ -59,7 +61,8 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
     let mut fixes = Vec::new();
     for g in pci {
         let d = g.driver.as_deref().unwrap_or("none");
-        c = c.evidence(format!("{}: driver {d}", g.address));
+        let shown = if g.driver.is_some() { d } else { tr!("none") };
+        c = c.evidence(tr!("{address}: driver {driver}", address = g.address, driver = shown));
         let v = match d {
             "nvidia" => Verdict::Pass,
             "vfio-pci" | "pci-stub" => {

@@ -103,7 +103,24 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
-        KernelLog::Unreadable(why) => return c.verdict(Verdict::Skipped, crate::tr!("unknown: {why}", why = why)),
+        KernelLog::Unreadable(why) => {
+            use crate::diagnose::view::{NO_LINUX_KERNEL_LOG, NOT_IN_REPORT};
+            let c = c.verdict(
+                Verdict::Skipped,
+                crate::tr!("unknown: {why}", why = crate::diagnose::view::kernel_log_unreadable(why)),
+            );
+            if why == NOT_IN_REPORT || why == NO_LINUX_KERNEL_LOG {
+                return c;
+            }
+            // (Another user's log on this machine: root can read it.)
+            return c
+                .verdict(
+                    Verdict::Skipped,
+                    crate::tr!("unknown: {why}", why = crate::diagnose::view::kernel_log_unreadable(why)),
+                )
+                .text(crate::tr!("Read it as root:"))
+                .cmd("sudo dmesg | grep -i -e nvrm -e xid");
+        }
     };
     let from =
         cx.v.meta()

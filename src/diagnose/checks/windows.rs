@@ -438,7 +438,7 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
             .found(tr!("An nvml.dll from another driver is left on this machine"))
             .explain(tr!("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store."));
         for (p, v) in &stray {
-            c = c.evidence(format!("{p}: driver {v}"));
+            c = c.evidence(tr!("{path}: driver {version}", path = p, version = v));
         }
         return c
             .text(tr!("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':"))
@@ -461,7 +461,7 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
                 .found(tr!("nvml.dll is installed; older driver packages are kept"))
                 .explain(tr!("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space."));
             for (p, v) in &kept {
-                c = c.evidence(format!("{p}: driver {v}"));
+                c = c.evidence(tr!("{path}: driver {version}", path = p, version = v));
             }
             c.text(tr!("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):"))
                 .cmd("pnputil /enum-drivers /class Display")
@@ -512,7 +512,7 @@ pub(super) fn win_03(c: Check, cx: &Ctx) -> Check {
             let c = c
                 .verdict(Verdict::Info, tr!("NVIDIA driver {version}{package}", version = shown, package = package))
                 .found(tr!("NVIDIA driver {version} is installed", version = shown))
-                .evidence(format!("reported: {v}"));
+                .evidence(tr!("reported: {version}", version = v));
             match facts(cx).and_then(|f| f.dch) {
                 Some(dch) => c
                     .evidence(if dch {

@@ -39,7 +39,7 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
     let from_windows = |l: &LibraryFound| l.path.starts_with(WSL_LIB_DIR) || l.real_path.starts_with(WSL_LIB_DIR);
     let mut c = c;
     for l in libs {
-        c = c.evidence(format!("{} ({}) -> {}", l.path, l.via, l.real_path));
+        c = c.evidence(format!("{} ({}) -> {}", l.path, crate::i18n::tr_dyn(&l.via), l.real_path));
     }
     // What a normal program (nvidia-smi, PyTorch, pynvml) loads: the first candidate on the
     // loader's path, not gpu-doctor's own fallback.
@@ -84,7 +84,7 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
 }
 
 /// `via` of a candidate the loader does not search.
-const NOT_ON_PATH: &str = "not on the loader's path";
+const NOT_ON_PATH: &str = crate::tr_key!("not on the loader's path");
 
 pub(super) fn wsl_08(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_none() {

@@ -147,7 +147,7 @@ impl DoctorApp {
                     tr!("Read from gpu-doctor-cli on the server, through your ssh.").to_string(),
                 ),
                 (SourceStatus::Unavailable(no), None) => {
-                    (tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(), no.summary.clone())
+                    (tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(), no.summary_here())
                 }
                 (other, None) => {
                     (tr!("Data: {source}", source = other.label()), tr!("Where the GPU data comes from.").to_string())

@@ -53,8 +53,9 @@ pub(super) fn no_driver_banner(
                 });
             }
             (None, false) => {
-                ui.label(RichText::new(&no.summary).color(b.text));
-                ui.label(RichText::new(tr!("Next step: {step}", step = no.next_step)).color(b.text));
+                let (summary, next_step) = no.shown(cfg!(windows));
+                ui.label(RichText::new(summary).color(b.text));
+                ui.label(RichText::new(tr!("Next step: {step}", step = next_step)).color(b.text));
             }
         }
         ui.label(RichText::new(tr!("Host charts below keep running.")).color(b.weak));
@@ -62,7 +63,8 @@ pub(super) fn no_driver_banner(
         let details = if nvml_shown_above { tr!("What was tried") } else { tr!("What NVML said") };
         ui.collapsing(RichText::new(details).color(b.weak), |ui| {
             if !nvml_shown_above {
-                ui.label(RichText::new(format!("{} {}", no.summary, no.next_step)).color(b.text));
+                let (summary, next_step) = no.shown(cfg!(windows));
+                ui.label(RichText::new(format!("{summary} {next_step}")).color(b.text));
             }
             for a in &no.attempts {
                 ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace().color(b.text));

@@ -462,6 +462,7 @@ impl GpuSource for RemoteGpus {
                         summary: error.message,
                         next_step: error.next_step,
                         attempts: Vec::new(),
+                        failure: None,
                     })
                 }
                 _ => self.0.info.load().source.clone().unwrap_or(SourceStatus::Opening),

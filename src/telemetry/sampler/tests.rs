@@ -78,6 +78,7 @@ fn prefill_is_for_demo_only() {
             summary: String::new(),
             next_step: String::new(),
             attempts: Vec::new(),
+            failure: None,
         })),
         Box::new(DemoHost::new(Scenario::Idle, 1)),
         Duration::from_secs(1),
