@@ -95,9 +95,13 @@ fn a_report_can_be_written_in_english_from_a_chinese_desktop() {
 /// order (no check may judge by a text that changes with the language), and no English sentence
 /// left in the Chinese text. A run of English words counts as data, not as a left-over, when the
 /// machine's own files hold it (a kernel-log line, a device name, an error of the system).
-#[test]
-fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every stored machine: the capture directories and the bug reports.
+fn stored_machines() -> Vec<std::path::PathBuf> {
+    let root = fixtures();
     let mut inputs = Vec::new();
     for e in std::fs::read_dir(&root).unwrap().flatten() {
         if e.path().join("capture.json").is_file() {
@@ -114,6 +118,13 @@ fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
     }
     inputs.sort();
     assert!(inputs.len() >= 60, "only {} stored machines", inputs.len());
+    inputs
+}
+
+#[test]
+fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
+    let root = fixtures();
+    let inputs = stored_machines();
     let words = |s: &str| -> String {
         s.split_whitespace()
             .map(|w| w.trim_matches(|c: char| ",.;:()[]'\"!?".contains(c)))
@@ -133,6 +144,14 @@ fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
         }
         if tags(&en) != tags(&zh) || tags(&en).is_empty() {
             problems.push(format!("{name}: the verdicts differ between the languages"));
+        }
+        // (The same findings, evidence and steps: one line each in either language.)
+        if en.lines().count() != zh.lines().count() {
+            problems.push(format!(
+                "{name}: {} lines in English, {} in Chinese",
+                en.lines().count(),
+                zh.lines().count()
+            ));
         }
         let own = if input.is_dir() {
             let mut text = String::new();
@@ -164,4 +183,66 @@ fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
     }
     problems.dedup();
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// The checklist made in each language, in this process: the same checks with the same verdicts,
+/// the same root cause, what blocks and explains what, as much evidence, the same steps with the
+/// same commands, and the same checks marked "not in this report".
+#[test]
+fn the_checklist_is_the_same_whatever_the_language() {
+    use gpu_doctor::diagnose::source::CheckSource;
+    use gpu_doctor::i18n::{Lang, scoped};
+    let not_in = |lang| scoped(lang, || gpu_doctor::tr!("Not in this report: {summary}", summary = ""));
+    let shape = |lang: Lang, input: &std::path::Path| {
+        let r = scoped(lang, || CheckSource::Capture(input.to_path_buf()).run(None)).unwrap();
+        let prefix = not_in(lang);
+        let checks: Vec<String> = r
+            .checks
+            .iter()
+            .map(|c| {
+                let steps: Vec<String> = c
+                    .fixes
+                    .iter()
+                    .map(|f| match f {
+                        gpu_doctor::diagnose::FixStep::Command(x) => format!("$ {x}"),
+                        gpu_doctor::diagnose::FixStep::Text(_) => "text".into(),
+                    })
+                    .collect();
+                format!(
+                    "{} {:?} blocked_by={:?} explained_by={:?} evidence={} not_in_report={} steps={steps:?}",
+                    c.id,
+                    c.verdict,
+                    c.blocked_by,
+                    c.explained_by,
+                    c.evidence.len(),
+                    c.finding.starts_with(&prefix),
+                )
+            })
+            .collect();
+        (r.root_cause.clone(), checks)
+    };
+    // (Also nvidia-smi -q's text alone, as pasted into a ticket: almost nothing is in it.)
+    let log = fixtures().join("bug-reports/bekal-2026-2x3080-healthy/nvidia-bug-report.log.gz");
+    let text = gpu_doctor::diagnose::bugreport::read(&log).unwrap();
+    let smi = gpu_doctor::diagnose::bugreport::split(&text)
+        .unwrap()
+        .command(&["nvidia-smi", "--query"])
+        .unwrap()
+        .body
+        .clone();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nvidia-smi-q.txt"), smi).unwrap();
+    let mut problems = Vec::new();
+    for input in stored_machines().into_iter().chain([dir.path().join("nvidia-smi-q.txt")]) {
+        let (en, zh) = (shape(Lang::En, &input), shape(Lang::ZhCn, &input));
+        if en.0 != zh.0 {
+            problems.push(format!("{}: root cause {:?} in English, {:?} in Chinese", input.display(), en.0, zh.0));
+        }
+        for (a, b) in en.1.iter().zip(&zh.1) {
+            if a != b {
+                problems.push(format!("{}:\n  en {a}\n  zh {b}", input.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -471,6 +471,8 @@ impl SystemView for BugReportSystem {
 /// "does not apply") says the evidence is not in this report, naming what was asked for.
 pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
     let missing = crate::i18n::tr("evidence missing");
+    // (The evidence of a file the checks could not read, in the language it was written in.)
+    let unreadable = [tr!("/proc/modules: not readable"), tr!("/sys/bus/pci/devices: not readable")];
     for c in &mut report.checks {
         if c.verdict != Verdict::Skipped || c.blocked_by.is_some() || c.applies_to.is_some() {
             continue;
@@ -480,7 +482,8 @@ pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
             .iter()
             .filter(|p| c.summary.contains(p.as_str()) || c.evidence.iter().any(|e| e.contains(p.as_str())))
             .collect();
-        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| e.ends_with("not readable")) {
+        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| unreadable.contains(&e.as_str()))
+        {
             c.finding = tr!("Not in this report: {summary}", summary = c.summary);
             if !mentioned.is_empty() {
                 let list: Vec<String> = mentioned.iter().map(|p| (*p).clone()).collect();
