@@ -165,6 +165,9 @@ fn collect_help(cmd: &clap::Command, out: &mut BTreeSet<String>) {
     out.extend(texts.into_iter().flatten().map(|t| t.to_string()));
     for a in cmd.get_arguments() {
         out.extend([a.get_help(), a.get_long_help()].into_iter().flatten().map(|t| t.to_string()));
+        if !a.is_hide_possible_values_set() {
+            out.extend(a.get_possible_values().iter().filter_map(|v| v.get_help()).map(ToString::to_string));
+        }
     }
     for sub in cmd.get_subcommands() {
         collect_help(sub, out);
@@ -199,14 +202,23 @@ fn localize_one(mut cmd: clap::Command) -> clap::Command {
     let ids: Vec<clap::Id> = cmd.get_arguments().map(|a| a.get_id().clone()).collect();
     for id in ids {
         cmd = cmd.mut_arg(id, |a| {
+            // clap writes "[default: …]" and "Possible values:" itself, in English: they are
+            // hidden and written here instead, in the language of the help.
+            let (short_extra, long_extra) = values_and_default(&a);
             let help = a.get_help().map(|t| help_tr(&t.to_string()));
             let long = a.get_long_help().map(|t| help_tr(&t.to_string()));
+            let a = if short_extra.is_empty() { a } else { a.hide_possible_values(true).hide_default_value(true) };
             let a = match help {
-                Some(h) => a.help(h),
+                Some(h) => a.help(format!("{h}{short_extra}")),
                 None => a,
             };
             match long {
-                Some(h) => a.long_help(h),
+                Some(h) => a.long_help(format!("{h}{long_extra}")),
+                None if !long_extra.is_empty() => {
+                    let h = a.get_help().map(ToString::to_string).unwrap_or_default();
+                    let h = h.strip_suffix(&short_extra).unwrap_or(&h).to_string();
+                    a.long_help(format!("{h}{long_extra}"))
+                }
                 None => a,
             }
         });
@@ -225,6 +237,41 @@ fn localize_one(mut cmd: clap::Command) -> clap::Command {
         cmd = cmd.mut_subcommand(name, localize_one);
     }
     cmd
+}
+
+/// What clap would add to an argument's help, in the current language: the default value and the
+/// possible values, for the short help (`-h`) and the long help (`--help`). Empty when the
+/// argument has neither (or shows neither).
+fn values_and_default(a: &clap::Arg) -> (String, String) {
+    let mut short = String::new();
+    let mut long = String::new();
+    let all = a.get_possible_values();
+    let values: Vec<&clap::builder::PossibleValue> = all.iter().filter(|v| !v.is_hide_set()).collect();
+    let shown_values = a.get_action().takes_values() && !a.is_hide_possible_values_set() && !values.is_empty();
+    // (A flag's "false" is no default worth showing; clap leaves it out too.)
+    let defaults: Vec<String> = a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+    let shown_default = a.get_action().takes_values() && !a.is_hide_default_value_set() && !defaults.is_empty();
+    if shown_default {
+        let d = crate::tr!("[default: {value}]", value = defaults.join(", "));
+        short.push(' ');
+        short.push_str(&d);
+        long.push_str("\n\n");
+        long.push_str(&d);
+    }
+    if shown_values {
+        let names: Vec<&str> = values.iter().map(|v| v.get_name()).collect();
+        short.push(' ');
+        short.push_str(&crate::tr!("[possible values: {values}]", values = names.join(", ")));
+        long.push_str("\n\n");
+        long.push_str(crate::tr!("Possible values:"));
+        for v in values {
+            match v.get_help() {
+                Some(h) => long.push_str(&format!("\n- {}: {}", v.get_name(), help_tr(&h.to_string()))),
+                None => long.push_str(&format!("\n- {}", v.get_name())),
+            }
+        }
+    }
+    (short, long)
 }
 
 /// The parts of the Simplified Chinese catalogue of the code's texts, by file name (tests/i18n.rs

@@ -76,6 +76,19 @@ fn help_is_in_chinese_with_the_same_flags() {
     }
     let (_, top) = out(cli("zh_CN.UTF-8").arg("--help"));
     assert!(top.contains("命令：") && top.contains("check") && top.contains("退出码"), "{top}");
+    // clap's own words (possible values, defaults) are written in Chinese too, with the same values.
+    for args in [&["check", "--help"][..], &["check", "-h"], &["vram", "--help"], &["report", "--help"]] {
+        let (_, zh) = out(cli("zh_CN.UTF-8").args(args));
+        let (_, en) = out(cli("C").args(args));
+        for english in ["Possible values", "possible values", "[default:"] {
+            assert!(!zh.contains(english), "{args:?}: {english:?} in\n{zh}");
+        }
+        assert!(zh.contains("可选值") && en.to_lowercase().contains("possible values"), "{args:?}:\n{zh}");
+        assert!(zh.contains("默认值") == en.contains("[default:"), "{args:?}:\n{zh}");
+        for value in ["nagios", "zh-CN", "markdown", "full"] {
+            assert_eq!(zh.contains(value), en.contains(value), "{args:?}: {value}");
+        }
+    }
 }
 
 #[test]
