@@ -161,11 +161,15 @@ pub const BADGE_REMOTE: Badge = Badge { fill: Color32::from_rgb(128, 203, 196), 
 /// Every badge, for tests.
 pub const BADGES: [Badge; 3] = [BADGE_DEMO, BADGE_REPLAY, BADGE_REMOTE];
 
-/// Makes egui's own weak text (captions, hints) readable on both themes: its default is the text
-/// colour at 60 % opacity, about 3:1.
+/// Makes egui's own weak text (captions, hints) readable on both themes (its default is the text
+/// colour at 60 % opacity, about 3:1), and gives scroll bars their own strip: egui's default
+/// floating bars are drawn over the end of every line of a scrolled column.
 pub fn tune(ctx: &egui::Context) {
     ctx.style_mut_of(egui::Theme::Dark, |s| s.visuals.weak_text_color = Some(WEAK_DARK));
     ctx.style_mut_of(egui::Theme::Light, |s| s.visuals.weak_text_color = Some(WEAK_LIGHT));
+    // (With the handle always shown, so a column that scrolls looks it.)
+    let scroll = egui::style::ScrollStyle { dormant_handle_opacity: 0.6, ..egui::style::ScrollStyle::solid() };
+    ctx.all_styles_mut(|s| s.spacing.scroll = scroll);
 }
 
 /// Weak text on the dark theme.

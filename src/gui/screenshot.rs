@@ -15,6 +15,9 @@ pub struct ScreenshotPlan {
     path: PathBuf,
     frames_wanted: u32,
     frames_seen: u32,
+    /// The window's size at the last frame: frames are counted from the last change, so the
+    /// picture shows a settled layout (a window manager, or none, may resize it after it opens).
+    size: egui::Vec2,
     requested: bool,
     created: Instant,
     done: Arc<AtomicBool>,
@@ -28,6 +31,7 @@ impl ScreenshotPlan {
             path,
             frames_wanted: frames.max(1),
             frames_seen: 0,
+            size: egui::Vec2::ZERO,
             requested: false,
             created: Instant::now(),
             done: Arc::new(AtomicBool::new(false)),
@@ -44,6 +48,11 @@ impl ScreenshotPlan {
         ctx.request_repaint();
         if self.requested || !(has_data || self.created.elapsed() > DATA_WAIT) {
             return;
+        }
+        let size = ctx.content_rect().size();
+        if size != self.size {
+            self.size = size;
+            self.frames_seen = 0;
         }
         self.frames_seen += 1;
         if self.frames_seen < self.frames_wanted {

@@ -166,7 +166,8 @@ impl DemoGpus {
         let gpus = (0..n)
             .map(|i| GpuInfo {
                 index: i,
-                name: "Simulated GeForce RTX 4090 (DEMO)".to_string(),
+                // (Labelled in the language of the window that shows it.)
+                name: crate::tr!("Simulated GeForce RTX 4090 (DEMO)").to_string(),
                 uuid: Reading::Value(format!("GPU-DEMO0000-0000-0000-0000-00000000000{i}")),
                 pci_bus_id: Reading::Value(format!("00000000:{:02X}:00.0", 0x17 + i * 0x10)),
                 vram_total_bytes: Reading::Value(VRAM_TOTAL),
@@ -180,9 +181,9 @@ impl DemoGpus {
             })
             .collect();
         let inventory = Inventory {
-            driver_version: Some(Reading::Value("550.54.15 (DEMO)".to_string())),
+            driver_version: Some(Reading::Value(crate::tr!("{version} (DEMO)", version = "550.54.15"))),
             cuda_driver_version: Some(Reading::Value("12.4".to_string())),
-            nvml_version: Some(Reading::Value("12.550.54.15 (DEMO)".to_string())),
+            nvml_version: Some(Reading::Value(crate::tr!("{version} (DEMO)", version = "12.550.54.15"))),
             gpus,
         };
         DemoGpus { scenario, seed, inventory: Arc::new(inventory) }

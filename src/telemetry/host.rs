@@ -5,7 +5,7 @@
 //! (Linux-only parts). Anything it cannot read becomes `n/a` with the reason.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sysinfo::{
     CpuRefreshKind, MemoryRefreshKind, Networks, Pid, ProcessRefreshKind, ProcessesToUpdate, RefreshKind, System,
@@ -267,12 +267,18 @@ pub struct SelfProbe {
     pid: Option<Pid>,
     /// Linux: the previous reading of `/proc/self/stat` (when, CPU seconds).
     prev: Option<(Instant, f64)>,
+    /// The last CPU figure, given again for a call that comes too soon after the previous one.
+    last_pct: f64,
 }
+
+/// The shortest span a CPU figure is measured over: `/proc/self/stat` counts in clock ticks
+/// (10 ms), so one tick over a few milliseconds would read as several hundred per cent.
+const MIN_CPU_SPAN: Duration = Duration::from_millis(500);
 
 impl SelfProbe {
     /// A probe for the current process.
     pub fn new() -> Self {
-        SelfProbe { sys: System::new().ok(), pid: sysinfo::get_current_pid().ok(), prev: None }
+        SelfProbe { sys: System::new().ok(), pid: sysinfo::get_current_pid().ok(), prev: None, last_pct: 0.0 }
     }
 
     /// CPU (% of one core, since the previous call) and resident memory of this process. On Linux
@@ -282,12 +288,20 @@ impl SelfProbe {
             if cfg!(target_os = "linux") { super::proctree::read(Path::new("/"), std::process::id()) } else { None };
         if let Some(me) = me {
             let now = Instant::now();
-            let cpu_pct = match self.prev.replace((now, me.cpu_secs)) {
+            let cpu_pct = match self.prev {
+                Some((at, _)) if now.duration_since(at) < MIN_CPU_SPAN => self.last_pct,
                 Some((at, secs)) => {
-                    100.0 * (me.cpu_secs - secs).max(0.0) / now.duration_since(at).as_secs_f64().max(1e-3)
+                    self.prev = Some((now, me.cpu_secs));
+                    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                    let pct = 100.0 * (me.cpu_secs - secs).max(0.0) / now.duration_since(at).as_secs_f64();
+                    pct.min(100.0 * cores as f64)
                 }
-                None => 0.0,
+                None => {
+                    self.prev = Some((now, me.cpu_secs));
+                    0.0
+                }
             };
+            self.last_pct = cpu_pct;
             return Some(SelfUsage { cpu_pct, rss_bytes: me.rss_bytes });
         }
         let pid = self.pid?;
@@ -317,15 +331,22 @@ mod tests {
         let mut p = SelfProbe::new();
         let first = p.sample().expect("a first reading");
         assert!(first.rss_bytes > 1 << 20, "{first:?}");
-        // Burn some CPU, then the second reading shows it.
+        // Burn some CPU, then the second reading shows it; a reading taken a few milliseconds
+        // after another (one clock tick over no time) never reads as more than the machine has.
         let start = Instant::now();
         let mut x = 0u64;
-        while start.elapsed().as_millis() < 150 {
+        let mut soon = Vec::new();
+        while start.elapsed() < MIN_CPU_SPAN + Duration::from_millis(100) {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            if x % 4096 == 0 && soon.len() < 50 {
+                soon.extend(p.sample().map(|s| s.cpu_pct));
+            }
         }
         std::hint::black_box(x);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as f64;
+        assert!(soon.iter().all(|c| *c <= 100.0 * cores), "{soon:?}");
         let second = p.sample().expect("a second reading");
-        assert!(second.cpu_pct > 20.0 && second.cpu_pct < 500.0, "{second:?}");
+        assert!(second.cpu_pct > 20.0 && second.cpu_pct <= 100.0 * cores, "{second:?}");
     }
 
     #[test]
