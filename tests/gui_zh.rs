@@ -221,3 +221,75 @@ fn switching_to_chinese_in_the_settings_changes_the_window_and_the_checklist_liv
     assert!(h.query_all_by_label("Checklist").count() > 0, "the tab bar does not say Checklist again");
     i18n::set(Lang::En);
 }
+
+/// What the Chinese window shows on a machine with no driver (NVML's explanation, made in English
+/// before the language was switched), in the Connect dialog, and on an imported bug report: all
+/// Chinese, nothing cut off. English words the report itself holds (its log lines, its device
+/// names) are data.
+#[test]
+fn the_no_gpu_banner_the_connect_dialog_and_an_imported_report_are_all_chinese() {
+    use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, NvmlFailure, StaticGpus};
+    let _lock = LANG_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let size = (1024.0, 640.0);
+    let mut problems = Vec::new();
+    let mut look = |h: &Harness<'static, DoctorApp>, what: &str, data: &str| {
+        let items = texts(h);
+        for p in layout_problems(&items, size) {
+            problems.push(format!("{what}: {p}"));
+        }
+        for (t, _) in &items {
+            if let Some(run) = english_run(t)
+                && !data.contains(&run)
+            {
+                problems.push(format!("{what}: English words {run:?} in {t:?}"));
+            }
+        }
+    };
+    // The sampler opened NVML while the window was English.
+    let (summary, next_step) = i18n::scoped(Lang::En, || NvmlFailure::NotFound.explain(false));
+    let no = NoGpu {
+        summary,
+        next_step,
+        attempts: vec![LoadAttempt { path: "libnvidia-ml.so.1".into(), error: "cannot open shared object file".into() }],
+        failure: Some(NvmlFailure::NotFound),
+    };
+    i18n::set(Lang::ZhCn);
+    let s = Sampler::manual(
+        Arc::new(StaticGpus::unavailable(no)),
+        Box::new(DemoHost::new(Scenario::Idle, 1)),
+        Duration::from_secs(1),
+    );
+    s.step_host(1.0);
+    s.step_gpu(1.0);
+    let mut h = Harness::builder().with_size(eframe::egui::vec2(size.0, size.1)).build_eframe(move |cc| {
+        let mut init = AppInit::new(s);
+        init.tab = Tab::Monitor;
+        DoctorApp::new(cc, init)
+    });
+    h.run_steps(10);
+    h.get_by_label_contains("未找到");
+    look(&h, "no-GPU banner", "");
+    h.get_by_label("连接服务器…").click();
+    h.run_steps(5);
+    h.get_by_label("连接服务器");
+    look(&h, "Connect dialog", "");
+    // An imported nvidia-bug-report log on the Checklist.
+    let log = fixture("bug-reports/trourest-2023-2080ti-vm-nvml-mismatch/nvidia-bug-report.log.gz");
+    let data = gpu_doctor::diagnose::bugreport::read(&log).unwrap();
+    let data = data.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut h = app(Tab::Checklist, size);
+    let ctx = h.ctx.clone();
+    h.state_mut().checklist.open(&ctx, log.clone(), "none (test harness)");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while h.state().checklist.report.as_ref().is_none_or(|r| r.imported.is_none()) {
+        h.state_mut().checklist.poll();
+        assert!(Instant::now() < deadline, "the imported checklist did not come");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run_steps(10);
+    h.get_by_label_contains("nvidia-bug-report");
+    look(&h, "imported report", &data);
+    i18n::set(Lang::En);
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
