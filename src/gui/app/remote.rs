@@ -38,7 +38,13 @@ impl ConnectDialog {
         }
         let mut go = None;
         let mut open = true;
-        egui::Window::new(tr!("Connect to a server")).open(&mut open).collapsible(false).resizable(false).show(ctx, |ui| {
+        egui::Window::new(tr!("Connect to a server"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(ctx.content_rect().center())
+            .show(ctx, |ui| {
             ui.label(tr!(
                 "gpu-doctor runs gpu-doctor-cli on the server through your ssh: your keys, agent and ~/.ssh/config apply. It never asks for or stores a password."
             ));
