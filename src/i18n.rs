@@ -23,6 +23,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+mod retranslate;
+pub use retranslate::retranslate;
+
 /// The bundled Chinese font: Noto Sans CJK SC cut down to the catalogue's characters
 /// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).
 pub const CJK_FONT: &[u8] = include_bytes!("../assets/fonts/NotoSansSC-gpu-doctor.otf");

@@ -259,3 +259,39 @@ fn the_checklist_is_the_same_whatever_the_language() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A checklist made in English elsewhere (a server's `check --json`, an older capture) and put
+/// into Chinese here reads as the checklist made in Chinese: every title, finding, summary,
+/// explanation, piece of evidence and fix step of every stored machine.
+#[test]
+fn an_english_checklist_put_into_chinese_reads_as_one_made_in_chinese() {
+    use gpu_doctor::diagnose::source::CheckSource;
+    use gpu_doctor::i18n::{Lang, scoped};
+    let texts = |r: &gpu_doctor::diagnose::Report| -> Vec<String> {
+        let mut out = Vec::new();
+        for c in &r.checks {
+            out.extend([c.title.clone(), c.finding.clone(), c.summary.clone(), c.explanation.clone()]);
+            out.extend(c.evidence.iter().cloned());
+            out.extend(c.fixes.iter().map(|f| f.as_str().to_string()));
+        }
+        out
+    };
+    let (mut same, mut all) = (0usize, 0usize);
+    let mut differ = Vec::new();
+    for input in stored_machines() {
+        let run = |lang| scoped(lang, || CheckSource::Capture(input.clone()).run(None)).unwrap();
+        let english = run(Lang::En);
+        let (en, zh) = (texts(&english), texts(&run(Lang::ZhCn)));
+        let put = texts(&scoped(Lang::ZhCn, || english.clone().localized()));
+        for ((e, z), back) in en.iter().zip(&zh).zip(put) {
+            all += 1;
+            if &back == z {
+                same += 1;
+            } else if differ.len() < 40 {
+                differ.push(format!("{}\n  en {e:?}\n  zh {z:?}\n  →  {back:?}", input.display()));
+            }
+        }
+    }
+    eprintln!("{same} of {all} texts the same");
+    assert!(same * 1000 >= all * 990, "{same} of {all} texts the same; for example:\n{}", differ.join("\n"));
+}

@@ -340,3 +340,50 @@ fn a_missing_program_is_a_clear_failure() {
     assert!(matches!(r.end, ChildEnd::SpawnFailed { .. }));
     assert_eq!(r.stages[0].error.as_deref(), Some("SPAWN_FAILED"));
 }
+
+/// In Chinese the smoke test's text reads in Chinese for every failure the fake driver can give,
+/// and its JSON holds the same English texts as in English (the run's texts are made in English
+/// and put into the reader's language where they are shown).
+#[test]
+fn every_outcome_reads_in_chinese_and_the_json_stays_english() {
+    use common::english::english_run;
+    for scenario in [
+        HEALTHY,
+        "init = 34\n",
+        "init = 100\n",
+        "init = 803\n",
+        "driver = 8000\n",
+        "max_ptx_isa = 5.0\n",
+        "allocs = 3\nfree_mib = 500\n",
+        "wrong = saxpy\n",
+        "crash = cuLaunchKernel\n",
+    ] {
+        let (_dir, lib) = common::private_fake_cuda(false, "lib", scenario);
+        let run = |lang: &str, json: bool| {
+            let mut cmd = Command::new(CLI);
+            cmd.args(["--lang", lang, "smoke", "--cuda-lib"]).arg(&lib);
+            if json {
+                cmd.arg("--json");
+            }
+            cmd.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1").env_remove("CUDA_VISIBLE_DEVICES");
+            String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+        };
+        let text = run("zh-CN", false);
+        assert!(text.contains("冒烟测试"), "{scenario:?}:\n{text}");
+        for line in text.lines() {
+            // (The stage tags PASS/FAIL/SKIPPED stay as the checklist's do; what a log says, after
+            // its label, is the log's.)
+            let own = line.split("日志：").next().unwrap_or(line);
+            if let Some(words) = english_run(own) {
+                panic!("{scenario:?}: English {words:?} in {line:?}\n{text}");
+            }
+        }
+        let summaries = |json: &str| -> Vec<String> {
+            let v: Value = serde_json::from_str(json).unwrap();
+            let mut out = vec![v["summary"].to_string(), v["next_step"].to_string()];
+            out.extend(v["stages"].as_array().unwrap().iter().map(|s| s["summary"].to_string()));
+            out
+        };
+        assert_eq!(summaries(&run("zh-CN", true)), summaries(&run("en", true)), "{scenario:?}");
+    }
+}

@@ -88,7 +88,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
             match msg {
                 Msg::End { .. } => {
                     for r in &p.stages[printed..] {
-                        let _ = write!(o, "{}", stage_text(r));
+                        let _ = write!(o, "{}", stage_text(&r.localized()));
                     }
                     printed = p.stages.len();
                 }
@@ -116,10 +116,15 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     if a.json {
         let _ = writeln!(out, "{}", super::to_json(&report)?);
     } else {
+        let report = report.localized();
         for r in &report.stages[printed.min(report.stages.len())..] {
             let _ = write!(out, "{}", stage_text(r));
         }
-        let _ = writeln!(out, "\n{}: {}", report.verdict.word(), report.summary);
+        let _ = writeln!(
+            out,
+            "\n{}",
+            crate::tr!("{verdict}: {summary}", verdict = report.verdict.word(), summary = report.summary)
+        );
         if let Some(n) = &report.next_step {
             let _ = writeln!(out, "{}", crate::tr!("Next step: {step}", step = n));
         }

@@ -271,6 +271,30 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report with its texts in the current language, for a report made in English elsewhere
+    /// (a server's `check --json`): titles, findings, summaries, explanations, evidence and the
+    /// fix steps in words (commands stay as they are).
+    pub fn localized(mut self) -> Report {
+        let tr = crate::i18n::retranslate;
+        for c in &mut self.checks {
+            for text in [&mut c.title, &mut c.finding, &mut c.summary, &mut c.explanation] {
+                *text = tr(text);
+            }
+            for e in &mut c.evidence {
+                *e = tr(e);
+            }
+            if let Some(place) = &mut c.applies_to {
+                *place = tr(place);
+            }
+            for f in &mut c.fixes {
+                if let FixStep::Text(t) = f {
+                    *t = tr(t);
+                }
+            }
+        }
+        self
+    }
+
     /// The worst verdict of any check.
     pub fn worst(&self) -> Verdict {
         self.checks.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Pass)

@@ -231,7 +231,7 @@ impl SmokeState {
         ui.add_space(4.0);
         egui::Grid::new("smoke_live").num_columns(4).spacing([12.0, 6.0]).show(ui, |ui| {
             for r in &p.stages {
-                stage_row(ui, r);
+                stage_row(ui, &r.localized());
             }
             if let Some((s, since)) = p.running {
                 ui.horizontal(|ui| {
@@ -249,7 +249,9 @@ impl SmokeState {
         }
     }
 
-    fn report_view(&mut self, ui: &mut egui::Ui, r: &SmokeReport) {
+    fn report_view(&mut self, ui: &mut egui::Ui, original: &SmokeReport) {
+        // (The run's texts are English: shown in the window's language, whichever it is now.)
+        let r = &original.localized();
         let color = palette::verdict(ui, r.verdict);
         let word = if r.verdict == Verdict::Skipped { crate::tr!("CANCELLED") } else { r.verdict.word() };
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, color)).show(ui, |ui| {
@@ -257,13 +259,11 @@ impl SmokeState {
             let headline = crate::tr!("{verdict}: {summary}", verdict = word, summary = r.summary);
             ui.label(RichText::new(headline).size(17.0).strong().color(color));
             if let Some(n) = &r.next_step {
+                // (Words to read, not a command: no Copy button.)
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(crate::tr!("Next step:")).strong());
                     ui.label(n);
                 });
-                if ui.button(crate::tr!("Copy next step")).clicked() {
-                    ui.ctx().copy_text(n.clone());
-                }
             }
             let mut facts = Vec::new();
             if let Some(d) = r.device() {
@@ -290,7 +290,7 @@ impl SmokeState {
                 self.message = Some(crate::tr!("Report copied to the clipboard.").to_string());
             }
             if ui.button(crate::tr!("Export...")).clicked() {
-                self.message = export(r);
+                self.message = export(original);
             }
         });
         ui.add_space(6.0);
@@ -401,7 +401,12 @@ fn export(r: &SmokeReport) -> Option<String> {
 /// Writes the report to `path`: JSON when it ends in .json, the text report otherwise.
 pub fn write_report(r: &SmokeReport, path: &std::path::Path) -> std::io::Result<()> {
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let body = if json { serde_json::to_string_pretty(r).map_err(std::io::Error::other)? } else { r.render_text() };
+    // (JSON as the run made it, in English like every --json; the text in the reader's language.)
+    let body = if json {
+        serde_json::to_string_pretty(r).map_err(std::io::Error::other)?
+    } else {
+        r.localized().render_text()
+    };
     std::fs::write(path, body)
 }
 

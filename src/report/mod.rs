@@ -500,6 +500,8 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
 }
 
 fn smoke_section(s: &SmokeReport) -> Section {
+    // (The run's texts are English; the report's language is the one it is made in.)
+    let s = &s.localized();
     let mut items = vec![Item::Facts {
         rows: [
             (tr!("Verdict").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary)),

@@ -178,6 +178,20 @@ pub struct StageResult {
 }
 
 impl StageResult {
+    /// The stage's texts in the current language (see [`SmokeReport::localized`]).
+    pub fn localized(&self) -> StageResult {
+        let tr = crate::i18n::retranslate;
+        let mut r = self.clone();
+        r.summary = tr(&r.summary);
+        r.next_step = r.next_step.as_deref().map(tr);
+        r.details = r.details.iter().map(|d| tr(d)).collect();
+        for f in &mut r.figures {
+            f.label = tr(&f.label);
+            f.limit_label = f.limit_label.as_deref().map(tr);
+        }
+        r
+    }
+
     /// A stage that did not run.
     pub fn skipped(stage: Stage, why: impl Into<String>) -> StageResult {
         StageResult {
@@ -412,6 +426,15 @@ pub struct SmokeReport {
 }
 
 impl SmokeReport {
+    /// The report with its texts in the current language (a run's texts are made in English).
+    pub fn localized(&self) -> SmokeReport {
+        let mut r = self.clone();
+        r.summary = crate::i18n::retranslate(&r.summary);
+        r.next_step = r.next_step.as_deref().map(crate::i18n::retranslate);
+        r.stages = r.stages.iter().map(StageResult::localized).collect();
+        r
+    }
+
     /// The tested device, when CUDA listed it.
     pub fn device(&self) -> Option<&DeviceInfo> {
         self.devices.iter().find(|d| d.index == self.options.device)

@@ -99,7 +99,9 @@ pub fn run(
     let t0 = Instant::now();
     let mut progress = Progress::default();
     let end = supervise(launcher, opts, stall, cancel, &mut progress, on_update);
-    build_report(opts, progress, end, t0.elapsed().as_secs_f64() * 1000.0)
+    crate::i18n::scoped(crate::i18n::Lang::En, || {
+        build_report(opts, progress, end, t0.elapsed().as_secs_f64() * 1000.0)
+    })
 }
 
 fn supervise(
@@ -116,8 +118,10 @@ fn supervise(
     };
     let mut cmd = Command::new(&launcher.program);
     cmd.args(&launcher.args).arg("--spec").arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    // The child's texts (stage summaries, next steps) in this program's language.
-    cmd.env(crate::i18n::LANG_ENV, crate::i18n::current().code());
+    // The child's texts (stage summaries, next steps) in English, like the rest of the report:
+    // what shows it puts it into the reader's language (`SmokeReport::localized`), so a report
+    // reads the same after a switch of language, and its JSON is the same on every machine.
+    cmd.env(crate::i18n::LANG_ENV, crate::i18n::Lang::En.code());
     #[cfg(unix)]
     if let Some(dir) = opts.cuda_lib.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
         // The loader searches LD_LIBRARY_PATH first, so every name cudarc tries finds the chosen

@@ -90,7 +90,7 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
             "not every GPU is bound to the nvidia driver ({list})",
             list = pci
                 .iter()
-                .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or("none")))
+                .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or(tr!("none"))))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
