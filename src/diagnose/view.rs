@@ -122,7 +122,7 @@ pub fn kernel_log_unreadable(why: &str) -> String {
     const OLD_START: &str = "the kernel log is not readable by this user (";
     const OLD_END: &str = "); run `sudo dmesg | grep -i -e nvrm -e xid` to see it";
     let tried = why.strip_prefix(OLD_START).and_then(|w| w.strip_suffix(OLD_END)).unwrap_or(why);
-    if tried == NO_LINUX_KERNEL_LOG || tried == NOT_IN_REPORT || tried.chars().any(|c| !c.is_ascii()) {
+    if tried == NO_LINUX_KERNEL_LOG || tried == NOT_IN_REPORT || !tried.is_ascii() {
         // (A sentence already: this platform's, or one made in the reader's language.)
         return crate::i18n::tr_dyn(tried);
     }

@@ -338,7 +338,7 @@ mod tests {
         let mut soon = Vec::new();
         while start.elapsed() < MIN_CPU_SPAN + Duration::from_millis(100) {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-            if x % 4096 == 0 && soon.len() < 50 {
+            if x.is_multiple_of(4096) && soon.len() < 50 {
                 soon.extend(p.sample().map(|s| s.cpu_pct));
             }
         }

@@ -392,7 +392,7 @@ impl BugReportSystem {
         self.imported.distribution = self.files.get("/etc/os-release").and_then(|t| release(t)).or_else(|| {
             // (Fedora's is `\S` then agetty's `Kernel \r on an \m (\l)`: no name at all.)
             self.files.get("/etc/issue").and_then(|t| {
-                t.lines().map(issue_line).find(|l| !l.is_empty() && !(l.starts_with("Kernel ") && l.contains(" on a")))
+                t.lines().map(issue_line).find(|l| !(l.is_empty() || l.starts_with("Kernel ") && l.contains(" on a")))
             })
         });
         let module = self.files.get("/proc/driver/nvidia/version").and_then(|t| super::parse::driver_version(t));

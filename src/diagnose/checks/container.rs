@@ -23,7 +23,7 @@ pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
     let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
     let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
-    let c = c.evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or(&tr!("(unset)")))).evidence(if ctl {
+    let c = c.evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or(tr!("(unset)")))).evidence(if ctl {
         tr!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
     } else {
         tr!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
