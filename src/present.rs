@@ -22,7 +22,12 @@ pub fn wall_clock(started_unix: f64, t: f64, offset_secs: i64) -> String {
 
 /// A version string from the inventory: the value, `n/a (reason)`, or `n/a` when the source has none.
 pub fn version(v: &Option<Reading<String>>) -> String {
-    v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| s.clone()))
+    v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| crate::i18n::retranslate(s)))
+}
+
+/// A GPU's name as shown: the hardware's own, or the demo's label in the reader's language.
+pub fn gpu_name(name: &str) -> String {
+    crate::i18n::retranslate(name)
 }
 
 /// "Gen4 x16 (max Gen4 x16)"; parts that are unknown are left out or shown as n/a.

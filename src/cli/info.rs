@@ -48,7 +48,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
         );
     }
     for g in &inv.gpus {
-        let _ = writeln!(o, "\nGPU {}  {}", g.index, g.name);
+        let _ = writeln!(o, "\nGPU {}  {}", g.index, crate::present::gpu_name(&g.name));
         // Whole lines are translated, so that each language aligns its own labels.
         let _ = writeln!(o, "{}", tr!("  UUID           {uuid}", uuid = g.uuid.show(|s| s.clone())));
         let _ = writeln!(o, "{}", tr!("  PCI bus id     {bus}", bus = g.pci_bus_id.show(|s| s.clone())));

@@ -79,7 +79,7 @@ impl SupportCard {
             .gpus
             .iter()
             .map(|g| {
-                let mut row = vec![g.index.to_string(), red.text(&g.name)];
+                let mut row = vec![g.index.to_string(), red.text(&crate::present::gpu_name(&g.name))];
                 match snap.gpus.iter().find(|s| s.index == g.index) {
                     Some(s) => row.extend([
                         crate::present::pct(&s.util_gpu_pct),

@@ -144,8 +144,7 @@ impl VramState {
     fn targets(&self, snap: &Snapshot) -> Vec<Target> {
         let mut out = Vec::new();
         for g in &snap.inventory.gpus {
-            let labelled = g.name.contains("DEMO") || g.name.contains(crate::tr!(" (DEMO)").trim());
-            let demo = if snap.is_demo() && !labelled { crate::tr!(" (DEMO)") } else { "" };
+            let demo = if snap.is_demo() && !g.name.contains("DEMO") { crate::tr!(" (DEMO)") } else { "" };
             out.extend(Target::of_gpu(g, snap.gpus.iter().find(|s| s.index == g.index), demo));
         }
         if out.is_empty() {

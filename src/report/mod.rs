@@ -314,7 +314,7 @@ fn gpu_section(snap: &Snapshot) -> Section {
         .map(|g| {
             vec![
                 g.index.to_string(),
-                g.name.clone(),
+                crate::present::gpu_name(&g.name),
                 reading(&g.uuid),
                 reading(&g.pci_bus_id),
                 g.vram_total_bytes.value().map_or(tr!("n/a").to_string(), |b| units::bytes(*b)),

@@ -159,6 +159,10 @@ pub struct DemoGpus {
     inventory: Arc<Inventory>,
 }
 
+/// The demo's driver and NVML versions, labelled.
+const DEMO_DRIVER: &str = crate::tr_key!("550.54.15 (DEMO)");
+const DEMO_NVML: &str = crate::tr_key!("12.550.54.15 (DEMO)");
+
 impl DemoGpus {
     /// `gpus` is clamped to 1..=[`MAX_DEMO_GPUS`].
     pub fn new(scenario: Scenario, gpus: u32, seed: u64) -> Self {
@@ -166,8 +170,9 @@ impl DemoGpus {
         let gpus = (0..n)
             .map(|i| GpuInfo {
                 index: i,
-                // (Labelled in the language of the window that shows it.)
-                name: crate::tr!("Simulated GeForce RTX 4090 (DEMO)").to_string(),
+                // (English like every inventory; shown in the reader's language through
+                // `present::gpu_name`.)
+                name: crate::tr_key!("Simulated GeForce RTX 4090 (DEMO)").to_string(),
                 uuid: Reading::Value(format!("GPU-DEMO0000-0000-0000-0000-00000000000{i}")),
                 pci_bus_id: Reading::Value(format!("00000000:{:02X}:00.0", 0x17 + i * 0x10)),
                 vram_total_bytes: Reading::Value(VRAM_TOTAL),
@@ -181,9 +186,9 @@ impl DemoGpus {
             })
             .collect();
         let inventory = Inventory {
-            driver_version: Some(Reading::Value(crate::tr!("{version} (DEMO)", version = "550.54.15"))),
+            driver_version: Some(Reading::Value(DEMO_DRIVER.to_string())),
             cuda_driver_version: Some(Reading::Value("12.4".to_string())),
-            nvml_version: Some(Reading::Value(crate::tr!("{version} (DEMO)", version = "12.550.54.15"))),
+            nvml_version: Some(Reading::Value(DEMO_NVML.to_string())),
             gpus,
         };
         DemoGpus { scenario, seed, inventory: Arc::new(inventory) }

@@ -67,7 +67,7 @@ impl Target {
             })
             .unwrap_or_default();
         Some(Target {
-            name: format!("GPU {} {}{suffix}", info.index, info.name),
+            name: format!("GPU {} {}{suffix}", info.index, crate::present::gpu_name(&info.name)),
             total: total as f64,
             free: sample.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
             holders,

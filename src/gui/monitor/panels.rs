@@ -238,7 +238,7 @@ pub(super) fn gpu_card(
         ui.set_width(width);
         ui.vertical(|ui| {
             ui.label(
-                RichText::new(format!("GPU {}  {}", info.index, info.name))
+                RichText::new(format!("GPU {}  {}", info.index, crate::present::gpu_name(&info.name)))
                     .strong()
                     .color(palette::gpu_text(info.index, palette::is_dark(ui))),
             );
@@ -403,7 +403,8 @@ pub(super) fn gpu_table(
         for info in &snap.inventory.gpus {
             let dark = palette::is_dark(ui);
             ui.label(
-                RichText::new(format!("{}  {}", info.index, info.name)).color(palette::gpu_text(info.index, dark)),
+                RichText::new(format!("{}  {}", info.index, crate::present::gpu_name(&info.name)))
+                    .color(palette::gpu_text(info.index, dark)),
             );
             match card_verdict(verdicts, info.index) {
                 Some(v) => {
