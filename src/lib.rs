@@ -27,6 +27,7 @@ pub mod safe_fs;
 pub mod settings;
 pub mod smoke;
 pub mod telemetry;
+pub mod text;
 pub mod units;
 pub mod vram;
 

@@ -419,6 +419,24 @@ fn a_hung_utilization_call_reaches_check_report_and_recording() {
     assert!(s.contains("stopped answering"), "{s}");
 }
 
+/// The processes whose command line names `lib` (gpu-doctor's probe children loading it).
+#[cfg(target_os = "linux")]
+fn probes_of(lib: &std::path::Path) -> Vec<String> {
+    let needle = lib.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            let state = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // A zombie is ended, only not yet reaped by its (test harness) parent.
+            let zombie = state.rsplit_once(") ").is_some_and(|(_, r)| r.starts_with('Z'));
+            (cmd.contains(&needle) && !zombie).then(|| format!("{} {cmd}", e.file_name().to_string_lossy()))
+        })
+        .collect()
+}
+
 /// Issue 16, item 10: a library whose load blocks (here its constructor never returns; in real
 /// life a dead network mount) never takes the process with it: every command ends on time, the
 /// FIFO case is refused before loading.
@@ -440,6 +458,16 @@ fn a_library_load_that_blocks_never_hangs_a_command() {
         let took = started.elapsed();
         assert!(took < Duration::from_secs(limit), "{args:?} took {took:?}");
         assert!(out.status.code().is_some(), "{args:?} was killed: {}", text(&out.stderr));
+        // Issue 33, item 8: the probe child stuck in the load ends with the command.
+        let mut left = probes_of(&lib);
+        for _ in 0..50 {
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            left = probes_of(&lib);
+        }
+        assert!(left.is_empty(), "{args:?} left probe processes behind: {left:?}");
     }
     let fifo = dir.path().join("fifo");
     common::mkfifo(&fifo);

@@ -285,3 +285,43 @@ fn cli_report_without_a_gpu_says_so_and_nothing_about_ecc() {
     assert!(!html.contains("<table>\n</table>"), "{html}");
     assert!(!html.contains("GeForce boards"), "{html}");
 }
+
+/// Issue 33, item 3: a server's strings (a driver version holding `\n# Title`, a GPU name holding
+/// `## Checklist`, a fake verdict and an image link, a remote `<img>`) in every kind of field never
+/// become the Markdown report's structure: the headings, list items and verdicts are the report's
+/// own, and no image or HTML reaches a renderer. In HTML they are escaped text.
+#[test]
+fn values_from_outside_never_become_report_structure() {
+    let evil = "535.1\n# Title\n## Checklist\n- **PASS (ROOT CAUSE)** ![x](http://e.invalid/p.png) <img src=http://e.invalid/q>\r\n1. item";
+    let mut doc = sample_doc();
+    doc.sections[0].items.push(Item::Facts { rows: vec![("Driver".into(), evil.into())] });
+    doc.sections[0].items.push(Item::Text { text: evil.into() });
+    doc.sections[1].items.push(Item::Table { headers: vec!["Name".into()], rows: vec![vec![evil.into()]] });
+    doc.sections[2].items.push(Item::Verdict {
+        verdict: "PASS".into(),
+        title: evil.into(),
+        summary: evil.into(),
+        evidence: vec![evil.into()],
+        fix: Some(evil.into()),
+        steps: vec![gpu_doctor::diagnose::FixStep::Command(format!("nvidia-smi {evil}"))],
+    });
+    let md = report::render(&doc, Format::Md);
+    // A command is a code span, shown verbatim and inert (on one line); the rest is checked.
+    let run_line = format!("  - Run: `nvidia-smi {}`", evil.replace("\r\n", " ").replace('\n', " "));
+    assert!(md.lines().any(|l| l == run_line), "{md}");
+    let md: String = md.lines().filter(|l| *l != run_line).map(|l| format!("{l}\n")).collect();
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(headings, ["# gpu-doctor report", "## Summary", "## GPUs", "## Checklist"], "{md}");
+    assert_eq!(md.matches("**PASS (ROOT CAUSE)**").count(), 0, "{md}");
+    assert!(!md.contains("![") && !md.replace("\\<", "").contains("<img"), "{md}");
+    assert!(!md.contains('\r'), "{md}");
+    for line in md.lines() {
+        // Every list item is one the renderer made: a fact, a verdict, or an indented detail.
+        let t = line.trim_start();
+        if t.starts_with("- ") || t.starts_with("1. ") {
+            assert!(t.starts_with("- **") || line.starts_with("  - "), "a value started a list item: {line}\n{md}");
+        }
+    }
+    let html = report::render(&doc, Format::Html);
+    assert!(!html.contains("<img") && !html.contains("<h1>Title"), "{html}");
+}

@@ -12,8 +12,10 @@ fn main() -> std::process::ExitCode {
     gpu_doctor::gui::prefer_lean_software_rendering();
     // The help's language; the window's is settled by main_with (the saved setting counts there).
     i18n::set(i18n::choose(i18n::lang_in_args(std::env::args_os()), None));
-    let matches = i18n::localize_command(GuiArgs::command()).get_matches();
-    let args = GuiArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = i18n::localize_command(GuiArgs::command())
+        .try_get_matches()
+        .unwrap_or_else(|e| gpu_doctor::cli::usage_exit(&e));
+    let args = GuiArgs::from_arg_matches(&matches).unwrap_or_else(|e| gpu_doctor::cli::usage_exit(&e));
     gpu_doctor::gui::main_with(args)
 }
 

@@ -9,8 +9,8 @@ use clap::Args;
 use super::{CliError, NvmlArgs, exit, hook};
 use crate::diagnose;
 use crate::diagnose::archive::{self, ScratchDir};
+use crate::diagnose::capture::write_capture;
 use crate::diagnose::source::{CheckSource, live_system, live_system_with};
-use crate::diagnose::view::write_capture;
 use crate::export::prom;
 use crate::tr;
 
@@ -103,7 +103,7 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
         }
     };
     let text = match format {
-        Format::Json => super::to_json(&report)? + "\n",
+        Format::Json => super::to_json(&report).map_err(|e| CliError::new(style.unknown(), e.message))? + "\n",
         Format::Text => diagnose::render_text(&report),
         Format::Line => hook::status_line(&report, style) + "\n",
         Format::Prom => {
@@ -118,7 +118,9 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
     };
     match &args.out {
         Some(path) => write_out(path, &text).map_err(|e| CliError::new(style.unknown(), e))?,
-        None => super::out(&text)?,
+        // A status that could not be written is no status: the convention's "could not check",
+        // never "drain the node" (a full disk under stdout).
+        None => super::out(&text).map_err(|e| CliError::new(style.unknown(), e.message))?,
     }
     Ok(ExitCode::from(style.code(report.worst())))
 }
@@ -165,7 +167,10 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
-    let n = write_capture(&live, &dir).map_err(CliError::runtime)?;
+    let written = write_capture(&live, &dir).map_err(CliError::runtime)?;
+    let n = written.files;
+    // What is about to be sent, before the sentence saying where it is.
+    super::out(&written.manifest)?;
     if let Some(out) = &args.out {
         super::outln(&tr!(
             "Wrote a capture to {dir} ({n} files, {checks} checks). Send the whole directory; support staff run: gpu-doctor-cli check --from {arg}",

@@ -67,6 +67,20 @@ impl ExitCodes {
     }
 }
 
+/// The exit code of a command line clap refused: the convention's "could not check" when the
+/// arguments name one with `--exit-codes` (a Nagios plugin with a typo is UNKNOWN, 3, not
+/// CRITICAL), else clap's own 2.
+pub fn usage_error_code(args: impl IntoIterator<Item = std::ffi::OsString>) -> u8 {
+    use clap::ValueEnum as _;
+    let args: Vec<String> = args.into_iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let named = args.iter().enumerate().find_map(|(i, a)| match a.strip_prefix("--exit-codes") {
+        Some("") => args.get(i + 1).cloned(),
+        Some(rest) => rest.strip_prefix('=').map(String::from),
+        None => None,
+    });
+    named.and_then(|n| ExitCodes::from_str(&n, true).ok()).map_or(super::exit::BAD_ARGS, ExitCodes::unknown)
+}
+
 /// The one status line for a checklist, at most [`MAX_LINE_BYTES`] bytes: the root cause
 /// (or the first warning) with its check id, or how many checks passed.
 pub fn status_line(report: &Report, style: ExitCodes) -> String {

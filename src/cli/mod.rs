@@ -283,14 +283,26 @@ pub fn shell_word(path: &std::path::Path) -> String {
     }
 }
 
+/// Ends the process for a command line clap refused (or `--help`/`--version`, which clap prints):
+/// clap's message, then the exit code of the `--exit-codes` convention the line names
+/// ([`hook::usage_error_code`]).
+pub fn usage_exit(e: &clap::Error) -> ! {
+    if !e.use_stderr() {
+        e.exit()
+    }
+    let _ = e.print();
+    std::process::exit(i32::from(hook::usage_error_code(std::env::args_os().skip(1))))
+}
+
 /// Ends the process at once with `code` (after flushing stdout and stderr), skipping the exit
 /// handlers: for a process whose library load is stuck inside the dynamic loader.
 pub fn exit_now(code: &ExitCode) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
-    // ExitCode has no public number: the codes this crate returns are all from `exit`.
-    let n = if *code == ExitCode::SUCCESS { 0 } else { i32::from(EXIT_CODE_ON_STUCK_LOAD) };
+    // ExitCode has no public number; it is compared with each (the command's own code is kept:
+    // `check --exit-codes nagios` must still say CRITICAL or UNKNOWN in its convention).
+    let n = (0..=u8::MAX).find(|n| ExitCode::from(*n) == *code).map_or(i32::from(EXIT_CODE_ON_STUCK_LOAD), i32::from);
     #[cfg(unix)]
     {
         unsafe extern "C" {
@@ -312,6 +324,8 @@ const EXIT_CODE_ON_STUCK_LOAD: u8 = exit::NOT_RESPONDING;
 pub fn out(text: &str) -> Result<(), CliError> {
     use std::io::Write as _;
     let mut o = std::io::stdout().lock();
+    // Text from outside (a bug report, a capture, a server) never drives the terminal.
+    let text = crate::text::safe_terminal(text);
     match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -348,7 +362,7 @@ pub fn run(command: &Command) -> ExitCode {
         Command::SmokeChild(a) => smoke::run_child(a),
     };
     result.unwrap_or_else(|e| {
-        eprintln!("gpu-doctor: {e}");
+        eprintln!("gpu-doctor: {}", crate::text::safe_terminal(&e.to_string()));
         ExitCode::from(e.code)
     })
 }

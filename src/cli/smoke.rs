@@ -88,7 +88,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
             match msg {
                 Msg::End { .. } => {
                     for r in &p.stages[printed..] {
-                        let _ = write!(o, "{}", stage_text(&r.localized()));
+                        let _ = write!(o, "{}", crate::text::safe_terminal(&stage_text(&r.localized())));
                     }
                     printed = p.stages.len();
                 }

@@ -67,7 +67,12 @@ pub fn is_archive(path: &Path) -> bool {
 /// headers), so the archive says no more than the directory's contents.
 pub fn write_archive(dir: &Path, file: &Path) -> Result<(), CaptureError> {
     let err = |e: io::Error| CaptureError::Write(file.into(), e.to_string());
-    let out = File::options().write(true).create_new(true).open(file).map_err(err)?;
+    let mut options = File::options();
+    options.write(true).create_new(true);
+    // Readable by the user only, like the capture directory it packs.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let out = options.open(file).map_err(err)?;
     let packed = (|| {
         let mut tar = tar::Builder::new(GzEncoder::new(out, Compression::default()));
         tar.follow_symlinks(false);

@@ -247,19 +247,41 @@ pub fn read(path: &Path) -> Result<String, String> {
     read_capped(path, MAX_TEXT)
 }
 
-/// What a file given to `check --from` holds, judged from its first 256 KiB of text.
+/// What a path given to `check --from` (or dropped on the window) holds, judged from its content
+/// alone, in this one place: a directory is a capture; a gzip stream whose content starts with a
+/// tar header is a capture archive (whatever names are inside it); otherwise the first 256 KiB of
+/// text say whether it is a bug report or nvidia-smi's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
+    /// A capture directory.
+    CaptureDir,
+    /// A capture archive (`capture --archive`: a tar inside gzip).
+    CaptureArchive,
     /// An nvidia-bug-report log (plain or gzip).
     BugReport,
     /// The output of `nvidia-smi -q` (or its failure message) alone.
     NvidiaSmi,
-    /// Anything else (a capture archive, or an unknown file).
+    /// Anything else.
     Other,
 }
 
-/// Sniffs what `path` holds (reading at most 256 KiB of its text).
+/// True when the gzip stream in `path` starts with a tar header ("ustar" at offset 257 of the
+/// first 512-byte block).
+fn holds_tar(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut block = Vec::with_capacity(512);
+    let read = flate2::read::GzDecoder::new(file).take(512).read_to_end(&mut block);
+    read.is_ok() && block.get(257..262) == Some(b"ustar".as_slice())
+}
+
+/// Sniffs what `path` holds (see [`FileKind`]; reads at most 256 KiB of its text).
 pub fn sniff(path: &Path) -> FileKind {
+    if path.is_dir() {
+        return FileKind::CaptureDir;
+    }
+    if super::archive::is_archive(path) && holds_tar(path) {
+        return FileKind::CaptureArchive;
+    }
     let Ok(text) = read_capped(path, 256 << 10) else { return FileKind::Other };
     if is_bug_report(&text) {
         FileKind::BugReport

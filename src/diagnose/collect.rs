@@ -466,13 +466,14 @@ pub fn run_cuda_probe_child() -> ! {
 fn cuda_probe_in_child(timeout: std::time::Duration) -> Option<CudaProbe> {
     use std::io::BufRead as _;
     use std::sync::mpsc::RecvTimeoutError;
-    let mut child = std::process::Command::new(std::env::current_exe().ok()?)
-        .arg(CUDA_PROBE_ARG)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
+    let mut child =
+        crate::telemetry::libprobe::tie_to_this_process(&mut std::process::Command::new(std::env::current_exe().ok()?))
+            .arg(CUDA_PROBE_ARG)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
     let out = child.stdout.take()?;
     let (tx, rx) = std::sync::mpsc::channel();
     let reader = std::thread::Builder::new().name("gd-cuda-probe".into()).spawn(move || {

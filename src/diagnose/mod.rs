@@ -8,6 +8,7 @@ pub mod archive;
 pub mod bottleneck;
 pub mod bugreport;
 pub mod bugview;
+pub mod capture;
 pub mod checks;
 pub mod collect;
 #[cfg(windows)]

@@ -34,15 +34,17 @@ impl CheckSource {
     pub fn run(&self, renderer: Option<String>) -> Result<Report, CaptureError> {
         match self {
             CheckSource::Live(options) => Ok(super::run(&live_system(options, renderer))),
-            CheckSource::Capture(file) if file.is_file() && bugreport::sniff(file) != bugreport::FileKind::Other => {
-                run_imported(file)
-            }
-            CheckSource::Capture(file) if archive::is_archive(file) => {
-                // The unpacked copy lives until the checks are done, then is removed.
-                let unpacked = archive::unpack(file)?;
-                CapturedSystem::open(unpacked.dir()).map(|c| super::run(&c)).map_err(|e| e.about(file))
-            }
-            CheckSource::Capture(dir) => CapturedSystem::open(dir).map(|c| super::run(&c)),
+            CheckSource::Capture(file) => match bugreport::sniff(file) {
+                bugreport::FileKind::BugReport | bugreport::FileKind::NvidiaSmi => run_imported(file),
+                // (gzip that is neither a report nor a tar: the archive reader names the problem.)
+                bugreport::FileKind::CaptureArchive | bugreport::FileKind::Other if archive::is_archive(file) => {
+                    // The unpacked copy lives until the checks are done, then is removed.
+                    let unpacked = archive::unpack(file)?;
+                    CapturedSystem::open(unpacked.dir()).map(|c| super::run(&c)).map_err(|e| e.about(file))
+                }
+                // A directory, or something that is none of these: the capture reader says why.
+                _ => CapturedSystem::open(file).map(|c| super::run(&c)),
+            },
             CheckSource::Remote(target, setup) => remote_checklist(setup, target).map_err(CaptureError::Remote),
         }
     }

@@ -285,37 +285,62 @@ fn sorted_names(dir: &Path) -> Option<Vec<String>> {
 // ---------------------------------------------------------------------------------------------
 // The live machine
 
+/// How a check used a path (a [`LiveSystem`] records it; the capture writer decides by it what
+/// of the path a capture may hold: only a path that was *read* can have its content copied).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Its content was read.
+    pub read: bool,
+    /// It was listed as a directory.
+    pub list: bool,
+    /// It was read as a symlink.
+    pub link: bool,
+    /// Only whether it exists was asked.
+    pub exists: bool,
+}
+
 /// The machine this process runs on, read under a system root (normally `/`). Records every path
-/// it is asked for, so that [`write_capture`] can copy exactly what the checks read.
+/// it is asked for and how, so that [`super::capture::write_capture`] can copy what the checks
+/// read (by its allow-list) and nothing else.
 pub struct LiveSystem {
     root: PathBuf,
     meta: Meta,
-    touched: Mutex<BTreeSet<String>>,
+    touched: Mutex<BTreeMap<String, Access>>,
 }
 
 impl LiveSystem {
     /// A live view with already collected `meta` (see [`collect_meta`]).
     pub fn new(root: PathBuf, meta: Meta) -> Self {
-        LiveSystem { root, meta, touched: Mutex::new(BTreeSet::new()) }
+        LiveSystem { root, meta, touched: Mutex::new(BTreeMap::new()) }
     }
 
     /// Where `path` is on this machine. `None` on Windows: the checks' paths are Linux paths
     /// (`/sys`, `/proc`, `/dev`), and on Windows `/sys` would be a folder on the current drive (under
     /// Wine, the Linux host's own `/sys`): what a Windows check needs is read into
     /// [`Meta::windows`] instead.
-    fn at(&self, path: &str) -> Option<PathBuf> {
+    fn at(&self, path: &str, how: fn(&mut Access)) -> Option<PathBuf> {
         if cfg!(windows) {
             return None;
         }
         if let Ok(mut t) = self.touched.lock() {
-            t.insert(path.to_string());
+            how(t.entry(path.to_string()).or_default());
         }
         Some(self.root.join(path.trim_start_matches('/')))
     }
 
-    /// Every path read, listed or linked so far.
-    pub fn touched(&self) -> Vec<String> {
-        self.touched.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default()
+    /// Every path read, listed, linked or looked for so far, with how.
+    pub fn touched(&self) -> Vec<(String, Access)> {
+        self.touched.lock().map(|t| t.iter().map(|(p, a)| (p.clone(), *a)).collect()).unwrap_or_default()
+    }
+
+    /// Where `path` (absolute, as the checks name it) is on this machine, without recording it.
+    pub(crate) fn host_path(&self, path: &str) -> PathBuf {
+        self.root.join(path.trim_start_matches('/'))
+    }
+
+    /// The metadata collected for this machine.
+    pub(crate) fn collected(&self) -> &Meta {
+        &self.meta
     }
 }
 
@@ -325,16 +350,16 @@ impl SystemView for LiveSystem {
     }
     fn read_bytes(&self, path: &str) -> Option<Vec<u8>> {
         // Regular files only, capped: a FIFO or device where a file was expected never hangs.
-        crate::safe_fs::read_regular(&self.at(path)?, crate::safe_fs::PROC_TEXT_CAP).ok()
+        crate::safe_fs::read_regular(&self.at(path, |a| a.read = true)?, crate::safe_fs::PROC_TEXT_CAP).ok()
     }
     fn list(&self, dir: &str) -> Option<Vec<String>> {
-        sorted_names(&self.at(dir)?)
+        sorted_names(&self.at(dir, |a| a.list = true)?)
     }
     fn link(&self, path: &str) -> Option<String> {
-        std::fs::read_link(self.at(path)?).ok().map(|p| p.to_string_lossy().into_owned())
+        std::fs::read_link(self.at(path, |a| a.link = true)?).ok().map(|p| p.to_string_lossy().into_owned())
     }
     fn exists(&self, path: &str) -> bool {
-        self.at(path).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+        self.at(path, |a| a.exists = true).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
     }
     fn meta(&self) -> &Meta {
         &self.meta
@@ -528,62 +553,6 @@ impl SystemView for CapturedSystem {
     fn is_capture(&self) -> bool {
         true
     }
-}
-
-/// Writes a capture of `live` to `dir`: `capture.json` with the metadata, links and listings the
-/// checks used, and a copy of every file they read under `dir/fs/`. Refuses a non-empty `dir`, so
-/// nothing the user made is overwritten.
-pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureError> {
-    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
-    if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
-        return Err(CaptureError::Write(dir.into(), crate::tr!("the directory is not empty; choose a new one").into()));
-    }
-    let existed = dir.exists();
-    let written = write_capture_into(live, dir);
-    if written.is_err() {
-        // All or nothing: a half-written capture (a full disk) is removed, never left to be sent.
-        // The folder was empty or new, so nothing of the user's is in it.
-        let _ = std::fs::remove_dir_all(dir.join("fs"));
-        let _ = std::fs::remove_file(dir.join("capture.json"));
-        if !existed {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
-    written
-}
-
-fn write_capture_into(live: &LiveSystem, dir: &Path) -> Result<usize, CaptureError> {
-    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
-    std::fs::create_dir_all(dir.join("fs")).map_err(werr)?;
-    let mut meta = live.meta.clone();
-    let mut copied = 0;
-    for path in live.touched() {
-        let src = live.root.join(path.trim_start_matches('/'));
-        let Ok(md) = std::fs::symlink_metadata(&src) else { continue };
-        if md.file_type().is_symlink()
-            && let Ok(t) = std::fs::read_link(&src)
-        {
-            meta.links.insert(path.clone(), t.to_string_lossy().into_owned());
-        }
-        let Ok(md) = std::fs::metadata(&src) else { continue };
-        if md.is_dir() {
-            if let Some(l) = live.list(&path) {
-                meta.listings.insert(path.clone(), l);
-            }
-        } else if md.is_file() {
-            // sysfs/procfs files report size 0 or 4096: read them rather than copy.
-            if let Ok(bytes) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP) {
-                let dst = dir.join("fs").join(path.trim_start_matches('/'));
-                if let Some(parent) = dst.parent() {
-                    std::fs::create_dir_all(parent).map_err(werr)?;
-                }
-                std::fs::write(&dst, bytes).map_err(werr)?;
-                copied += 1;
-            }
-        }
-    }
-    write_capture_json(dir, meta)?;
-    Ok(copied)
 }
 
 /// Writes `dir/capture.json` for `meta` (the files under `dir/fs/` are the caller's).

@@ -3,22 +3,31 @@
 //!
 //! - Only `GET` of `/metrics` (the exposition) and `/` (a short page naming it); any other method
 //!   gets 405, any other path 404.
-//! - One request per connection (`Connection: close`); the request head must arrive within
-//!   [`READ_TIMEOUT`] and be at most [`MAX_REQUEST`] bytes (431 otherwise); a body is never read.
-//! - At most [`Limits::connections`] connections are served at once; one more is answered 503 at
-//!   once and closed, so a client holding connections open cannot exhaust threads or memory.
+//! - One request per connection (`Connection: close`); the whole request head must arrive within
+//!   [`READ_TIMEOUT`] of the connection (a deadline, not a limit per read: a client sending one
+//!   byte every few seconds is closed at the deadline) and be at most [`MAX_REQUEST`] bytes (431
+//!   otherwise); a body is never read.
+//! - At most [`Limits::connections`] connections are served at once. When all are taken, the
+//!   oldest one still sending its head after [`EVICT_AFTER`] is closed to make room (a scraper
+//!   sends its head in one packet, so only slow or idle clients are ever evicted); when none can
+//!   be, the newcomer is answered 503 at once and closed. Slow clients can therefore hold the
+//!   server's threads for at most the head deadline and can never starve a real scraper.
 //! - A scrape reads the latest text through an `ArcSwap` and never waits for the sampler.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
 /// How long a client may take to send its request head, and to take the answer.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// A connection still sending its request head after this long may be closed to make room for a
+/// new one when every slot is taken.
+pub const EVICT_AFTER: Duration = Duration::from_millis(250);
 /// The largest request head read.
 pub const MAX_REQUEST: usize = 8 * 1024;
 /// Headers parsed at most (more is a 431).
@@ -97,6 +106,7 @@ fn accept_loop(
     counters: &Arc<Counters>,
 ) {
     let active = Arc::new(AtomicUsize::new(0));
+    let heads: Arc<Mutex<Vec<Arc<Pending>>>> = Arc::default();
     for conn in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -107,18 +117,69 @@ fn accept_loop(
             continue;
         };
         let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
-        if active.load(Ordering::SeqCst) >= limits.connections.max(1) {
+        let limit = limits.connections.max(1);
+        // Evicted connections end within moments; until they do they still count, up to twice
+        // the limit in all.
+        if active.load(Ordering::SeqCst) >= limit && (active.load(Ordering::SeqCst) >= 2 * limit || !evict_one(&heads))
+        {
             counters.refused.fetch_add(1, Ordering::Relaxed);
             let _ = respond(&mut stream, 503, "text/plain; charset=utf-8", "too many connections; try again\n", &[]);
             continue;
         }
         let slot = Slot::take(&active);
-        let (page, counters) = (Arc::clone(page), Arc::clone(counters));
+        let pending = stream.try_clone().ok().map(|s| Arc::new(Pending { started: Instant::now(), stream: s }));
+        if let (Some(p), Ok(mut h)) = (&pending, heads.lock()) {
+            h.push(Arc::clone(p));
+        }
+        let (page, counters, heads) = (Arc::clone(page), Arc::clone(counters), Arc::clone(&heads));
         // When the thread cannot start, the closure and its slot are dropped: the slot is freed.
         let _ = std::thread::Builder::new().name("gd-serve-conn".into()).spawn(move || {
             let _slot = slot;
-            serve_one(&mut stream, &page, &counters);
+            let _head = HeadGuard { heads: &heads, pending: pending.as_ref() };
+            serve_one(&mut stream, &page, &counters, &|| {
+                if let Some(p) = &pending {
+                    forget(&heads, p);
+                }
+            });
         });
+    }
+}
+
+/// A connection still sending its request head: when it started, and a handle to close it.
+struct Pending {
+    started: Instant,
+    stream: TcpStream,
+}
+
+/// Closes the oldest connection that has been sending its head for at least [`EVICT_AFTER`];
+/// false when there is none.
+fn evict_one(heads: &Mutex<Vec<Arc<Pending>>>) -> bool {
+    let Ok(mut h) = heads.lock() else { return false };
+    let oldest =
+        h.iter().enumerate().filter(|(_, p)| p.started.elapsed() >= EVICT_AFTER).min_by_key(|(_, p)| p.started);
+    let Some((i, _)) = oldest else { return false };
+    let p = h.swap_remove(i);
+    let _ = p.stream.shutdown(std::net::Shutdown::Both);
+    true
+}
+
+fn forget(heads: &Mutex<Vec<Arc<Pending>>>, p: &Arc<Pending>) {
+    if let Ok(mut h) = heads.lock() {
+        h.retain(|q| !Arc::ptr_eq(q, p));
+    }
+}
+
+/// Takes a connection off the evictable list however its thread ends.
+struct HeadGuard<'a> {
+    heads: &'a Mutex<Vec<Arc<Pending>>>,
+    pending: Option<&'a Arc<Pending>>,
+}
+
+impl Drop for HeadGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.pending {
+            forget(self.heads, p);
+        }
     }
 }
 
@@ -138,12 +199,21 @@ impl Drop for Slot {
     }
 }
 
-/// Reads one request head (bounded in size and time) and answers it.
-fn serve_one(stream: &mut TcpStream, page: &ArcSwap<Page>, counters: &Counters) {
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
+/// Reads one request head (bounded in size, and in time by one deadline for all of it) and
+/// answers it; `head_done` is called once the head is in (the connection can no longer be
+/// evicted).
+fn serve_one(stream: &mut TcpStream, page: &ArcSwap<Page>, counters: &Counters, head_done: &dyn Fn()) {
+    let deadline = Instant::now() + READ_TIMEOUT;
     let mut buf = vec![0u8; MAX_REQUEST];
     let mut len = 0;
     let answer = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            // Too slow: closed without an answer (a slow sender would be slow to read it too).
+            counters.refused.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let _ = stream.set_read_timeout(Some(left));
         match stream.read(&mut buf[len..]) {
             Ok(0) | Err(_) => return,
             Ok(n) => len += n,
@@ -158,6 +228,7 @@ fn serve_one(stream: &mut TcpStream, page: &ArcSwap<Page>, counters: &Counters) 
             Err(_) => break Answer::error(400, "bad request\n"),
         }
     };
+    head_done();
     let counter = if answer.status == 200 { &counters.served } else { &counters.refused };
     counter.fetch_add(1, Ordering::Relaxed);
     let extra: &[(&str, &str)] = if answer.status == 405 { &[("Allow", "GET")] } else { &[] };
@@ -255,13 +326,65 @@ mod tests {
         assert!(ask(a, huge.as_bytes()).starts_with("HTTP/1.1 431"));
         let many: String = (0..40).map(|i| format!("X-{i}: 1\r\n")).collect();
         assert!(ask(a, format!("GET /metrics HTTP/1.1\r\n{many}\r\n").as_bytes()).starts_with("HTTP/1.1 431"));
-        // Two idle connections hold both slots; a third is refused at once, not queued.
+        // Two idle connections hold both slots; a third, moments later, is refused at once, not
+        // queued (connections are accepted in order, so both are being served by then).
         let _h1 = TcpStream::connect(a).unwrap_or_else(|e| panic!("{e}"));
         let _h2 = TcpStream::connect(a).unwrap_or_else(|e| panic!("{e}"));
-        std::thread::sleep(Duration::from_millis(200));
         let busy = ask(a, b"GET /metrics HTTP/1.1\r\n\r\n");
         assert!(busy.starts_with("HTTP/1.1 503"), "{busy}");
         assert!(server.counters.refused.load(Ordering::Relaxed) >= 6);
+        // Once they have idled past EVICT_AFTER, a scraper gets the oldest one's slot.
+        std::thread::sleep(EVICT_AFTER + Duration::from_millis(100));
+        let ok = ask(a, b"GET /metrics HTTP/1.1\r\n\r\n");
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        server.stop();
+    }
+
+    /// Issue 33, item 7: eight clients that send a request line and then one byte every 300 ms
+    /// (every slot, for as long as they go on) never make a scrape fail, and each is closed at
+    /// the head deadline however steadily it trickles.
+    #[test]
+    fn slow_clients_cannot_starve_scrapers() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+        let page = Arc::new(ArcSwap::from_pointee(Page { body: "x 1\n".into(), content_type: "text/plain" }));
+        let server = Server::start(listener, page, Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+        let a = server.addr();
+        let stop = Arc::new(AtomicBool::new(false));
+        let slow: Vec<_> = (0..Limits::default().connections)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    // Reconnects whenever closed, like an attacker would; returns how long the
+                    // longest connection lasted.
+                    let mut longest = Duration::ZERO;
+                    while !stop.load(Ordering::SeqCst) {
+                        let started = Instant::now();
+                        let Ok(mut s) = TcpStream::connect(a) else { break };
+                        let _ = s.write_all(b"GET /metrics HTTP/1.1\r\n");
+                        while !stop.load(Ordering::SeqCst) && s.write_all(b"X").is_ok() {
+                            std::thread::sleep(Duration::from_millis(300));
+                        }
+                        longest = longest.max(started.elapsed());
+                    }
+                    longest
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(600));
+        let mut failed = Vec::new();
+        for _ in 0..20 {
+            let got = ask(a, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+            if !got.starts_with("HTTP/1.1 200") {
+                failed.push(got);
+            }
+            std::thread::sleep(Duration::from_millis(350));
+        }
+        stop.store(true, Ordering::SeqCst);
+        for t in slow {
+            let longest = t.join().unwrap_or_default();
+            assert!(longest < READ_TIMEOUT + Duration::from_secs(2), "a slow client held a slot {longest:?}");
+        }
+        assert!(failed.is_empty(), "{} of 20 scrapes failed: {:?}", failed.len(), failed.first());
         server.stop();
     }
 }

@@ -17,20 +17,27 @@ pub fn render(doc: &ReportDoc, format: Format) -> String {
 /// A Markdown code span holding `s` verbatim: the fence is one backtick longer than the longest
 /// run inside, padded with spaces when `s` starts or ends with a backtick (CommonMark, "Code spans").
 fn md_code(s: &str) -> String {
-    let one_line = s.replace(['\n', '\r'], " ");
+    let one_line = crate::text::one_line(s);
     let longest = one_line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if one_line.starts_with('`') || one_line.ends_with('`') { " " } else { "" };
     format!("{fence}{pad}{one_line}{pad}{fence}")
 }
 
-/// Markdown text: a `<` would start an HTML tag that renderers hide.
+/// Markdown text that renders as written, whatever it holds: a server's GPU name or driver
+/// version with a newline and `# Title`, `**PASS**` or an image link stays text on its line.
 fn md(s: &str) -> String {
-    s.replace('<', "\\<")
+    crate::text::md_inline(s)
 }
 
+/// [`md`] in a table cell, where `|` would end the cell.
 fn md_cell(s: &str) -> String {
-    md(s).replace('|', "\\|").replace('\n', " ")
+    md(s).replace('|', "\\|")
+}
+
+/// A paragraph of several lines: each line as [`md`]; an empty line separates paragraphs.
+fn md_lines(s: &str) -> String {
+    s.lines().map(md).collect::<Vec<_>>().join("\n")
 }
 
 pub(super) fn markdown(doc: &ReportDoc) -> String {
@@ -55,7 +62,7 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                     }
                     s.push('\n');
                 }
-                Item::Text { text } => s.push_str(&format!("{}\n\n", md(text))),
+                Item::Text { text } => s.push_str(&format!("{}\n\n", md_lines(text))),
                 Item::Table { headers, rows } => {
                     s.push_str(&format!(
                         "| {} |\n",

@@ -117,6 +117,8 @@ fn supervise(
         Err(e) => return ChildEnd::SpawnFailed { error: e.to_string() },
     };
     let mut cmd = Command::new(&launcher.program);
+    // A burn must not go on after the program that asked for it was killed.
+    crate::telemetry::libprobe::tie_to_this_process(&mut cmd);
     cmd.args(&launcher.args).arg("--spec").arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // The child's texts (stage summaries, next steps) in English, like the rest of the report:
     // what shows it puts it into the reader's language (`SmokeReport::localized`), so a report

@@ -51,6 +51,33 @@ pub fn child_probes_on() -> bool {
     CHILD_PROBE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// Ties a helper child to this process: on Linux the kernel kills it (SIGKILL) when the thread
+/// that started it, or the whole process, ends, so a probe stuck in a load that never returns
+/// cannot outlive the command that started it (a health hook run every few minutes would pile
+/// them up). The caller still kills and reaps a child that outlives its own deadline.
+pub(crate) fn tie_to_this_process(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid
+        // and _exit, which are async-signal-safe; it allocates nothing and takes no lock.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have ended between fork and prctl: then nobody waits for this.
+                if libc::getppid() as u32 != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd
+}
+
 /// Loads `path` in a child process first (when the probe is on). `Err` with the reason when the
 /// load did not finish within [`PROBE_TIMEOUT`]; `Ok` otherwise (the child's own failure is left
 /// for the real load to describe).
@@ -59,7 +86,7 @@ pub(crate) fn probe_in_child(path: &str) -> Result<(), String> {
         return Ok(());
     }
     let Ok(exe) = std::env::current_exe() else { return Ok(()) };
-    let Ok(mut child) = std::process::Command::new(exe)
+    let Ok(mut child) = tie_to_this_process(&mut std::process::Command::new(exe))
         .arg(PROBE_ARG)
         .arg(path)
         .stdin(std::process::Stdio::null())

@@ -167,6 +167,11 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
 const MAX_PYTHON_PREFIXES: usize = 256;
 const MAX_DIR_NAMES: usize = 512;
 
+/// The folder names of project environments looked for in a home or working directory (the last
+/// one, `env`, only there, not one level under). The capture writer keeps these names, and only
+/// these, from the listings of a user's own folders.
+pub(crate) const VENV_NAMES: &[&str] = &[".venv", "venv", "env"];
+
 /// The Python environments (prefixes holding `lib/python3.*`) a user may run, activated or not:
 /// the active ones, those whose `bin` is on `PATH`, conda's (`~/.conda/environments.txt`,
 /// `envs_dirs` in `~/.condarc`, the usual install folders and their `envs`), pyenv's versions,
@@ -241,14 +246,14 @@ fn find_python_prefixes(cx: &Ctx) -> Vec<String> {
     }
     for r in &roots {
         let names = cx.v.list(r).unwrap_or_default();
-        for venv in [".venv", "venv", "env"] {
+        for venv in VENV_NAMES {
             if names.iter().any(|n| n == venv) {
                 add(&format!("{r}/{venv}"), &mut out);
             }
         }
         for sub in names.iter().filter(|n| !n.starts_with('.')).take(MAX_DIR_NAMES) {
             let below = cx.v.list(&format!("{r}/{sub}")).unwrap_or_default();
-            for venv in [".venv", "venv"] {
+            for venv in &VENV_NAMES[..2] {
                 if below.iter().any(|n| n == venv) {
                     add(&format!("{r}/{sub}/{venv}"), &mut out);
                 }

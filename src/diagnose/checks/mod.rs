@@ -17,6 +17,7 @@
 mod access;
 mod container;
 mod cuda;
+pub(crate) use cuda::VENV_NAMES;
 mod driver;
 mod env;
 mod fixes;

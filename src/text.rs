@@ -1,0 +1,103 @@
+//! Text from outside (a server's GPU name, a bug report's os-release, a recording's process
+//! names, a kernel-log line) made safe for the format it is written into. A value never becomes
+//! structure: in a terminal no control character reaches it (an OSC 52 sequence would write the
+//! reader's clipboard, CSI 2J clear the screen), in Markdown no character starts a heading, a
+//! list, emphasis, a link or an image, and a newline never starts a new block. HTML is escaped
+//! by `report::render::escape_html`, JSON and CSV by their writers.
+
+use std::borrow::Cow;
+
+/// True for what a terminal would act on rather than show: C0 and C1 control characters other
+/// than a line feed and a tab, DEL, and the bidirectional overrides that reorder what is shown
+/// ("Trojan Source").
+fn acts_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with every character a terminal would act on written visibly instead (`\x1b`, `\r`,
+/// `\u{202e}`); unchanged (borrowed) when there is none.
+pub fn safe_terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(acts_on_terminal) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if acts_on_terminal(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` on one line: line ends become spaces, and control characters are shown as
+/// [`safe_terminal`] shows them.
+pub fn one_line(s: &str) -> String {
+    safe_terminal(&s.replace("\r\n", " ").replace(['\n', '\r'], " ")).into_owned()
+}
+
+/// `s` as Markdown inline text that renders as written: on one line, with a backslash (CommonMark
+/// allows one before any ASCII punctuation) before each character that could open code,
+/// emphasis, a link, an image, HTML, strikethrough or an entity (`_` only at a word's edge: GitHub
+/// does not treat `a_b` as emphasis, so `CUDA_VISIBLE_DEVICES` stays readable), and before a line
+/// start that would begin a heading, a quote, a list item or a numbered item. `|` is escaped only
+/// in table cells (`report::render`).
+pub fn md_inline(s: &str) -> String {
+    let line = one_line(s);
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
+        let escape = match c {
+            // Code, emphasis, links and images (`![` needs the `[`), HTML and autolinks,
+            // strikethrough, entities.
+            '\\' | '`' | '*' | '[' | '<' | '~' | '&' => true,
+            '_' => !(word(i.checked_sub(1)) && word(Some(i + 1))),
+            // A heading, a quote, a list marker or a setext underline at the start of a line.
+            '#' | '>' | '-' | '+' | '=' if i == 0 => true,
+            '.' | ')' => {
+                i > 0 && chars[..i].iter().all(char::is_ascii_digit) && chars.get(i + 1).is_none_or(|n| *n == ' ')
+            }
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_controls_are_shown_not_acted_on() {
+        let osc52 = "NVIDIA \x1b]52;c;ZWNobyBwd25lZA==\x07 A100";
+        let s = safe_terminal(osc52);
+        assert!(!s.contains('\x1b') && !s.contains('\x07'), "{s}");
+        assert!(s.contains("\\u{1b}]52"), "{s}");
+        assert_eq!(safe_terminal("plain\ttext\nnext"), "plain\ttext\nnext");
+        assert!(matches!(safe_terminal("plain"), Cow::Borrowed(_)));
+        for c in ['\r', '\u{9b}', '\u{7f}', '\u{202e}', '\u{2067}', '\0'] {
+            assert!(!safe_terminal(&format!("a{c}b")).contains(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_values_never_become_structure() {
+        let name = "A100\n# Title\n## Checklist\n**PASS (ROOT CAUSE)** ![x](http://e.invalid/p.png) <img src=x>";
+        let m = md_inline(name);
+        assert!(!m.contains('\n'));
+        assert!(!m.contains("**") && !m.contains("!["), "{m}");
+        assert!(m.contains("\\*\\*") && m.contains("!\\[") && m.contains("\\<img"), "{m}");
+        assert_eq!(md_inline("# Title"), "\\# Title");
+        assert_eq!(md_inline("CUDA_VISIBLE_DEVICES=0"), "CUDA_VISIBLE_DEVICES=0");
+        assert_eq!(md_inline("_x_"), "\\_x\\_");
+        assert_eq!(md_inline("- item"), "\\- item");
+        assert_eq!(md_inline("12. item"), "12\\. item");
+        assert_eq!(md_inline("550.54.15"), "550.54.15");
+    }
+}

@@ -1,0 +1,245 @@
+//! Issue 33: what users send and servers say, attacked. Each test here failed before its fix:
+//! a capture that copied private files, terminal escapes from imported files, Markdown structure
+//! from a server's strings.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn cli() -> Command {
+    let mut c = Command::cargo_bin("gpu-doctor-cli").unwrap();
+    c.env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1").env("GPU_DOCTOR_LANG", "en");
+    c
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Every file under `dir`, with its bytes (an archive is gunzipped first).
+fn all_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let md = std::fs::symlink_metadata(e.path()).unwrap();
+            assert!(!md.file_type().is_symlink(), "a capture holds no links: {}", e.path().display());
+            if md.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path().display().to_string(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// Item 1: secrets planted in the working directory, a home and /root (with a link to a file
+/// outside, and a `.condarc` that is a link to a secret) never reach the capture or the archive;
+/// what the checks need (a torch build in a project environment) does, reduced; files are the
+/// user's only; the manifest is printed and in the capture.
+#[test]
+fn a_capture_holds_no_private_file_of_the_user() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("root");
+    write(&root.join("proc/modules"), "nvidia 1 0 - Live 0x0\n");
+    write(&root.join("etc/os-release"), "ID=debian\nVERSION_ID=12\n");
+    write(&root.join("home/alice/passwords.txt"), "SECRET-HOME\n");
+    write(&root.join("home/alice/Documents/taxes-2026.txt"), "SECRET-DOC\n");
+    write(&root.join("home/alice/.ssh/id_ed25519"), "SECRET-SSH\n");
+    write(&root.join("home/alice/bank/statement.txt"), "SECRET-BANK\n");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/shadow", root.join("home/alice/notes")).unwrap();
+        std::os::unix::fs::symlink(root.join("home/alice/passwords.txt"), root.join("home/alice/.condarc")).unwrap();
+    }
+    let torch = root.join("home/alice/proj/.venv/lib/python3.11/site-packages/torch/version.py");
+    write(&torch, "__version__ = '2.1.0+cu121'\ndebug = False\ncuda = '12.1'\nSECRET_TOKEN = 'SECRET-TORCH'\n");
+    write(&root.join("home/alice/.conda/environments.txt"), "/home/alice/proj/.venv\nSECRET-CONDA\n");
+    write(&root.join("root/passwords.txt"), "SECRET-ROOT\n");
+    write(&root.join("root/notes.txt"), "SECRET-ROOT-NOTES\n");
+    write(&root.join("work/proj/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY----- SECRET-PWD\n");
+    write(&root.join("work/proj/requirements.txt"), "SECRET-REQ\n");
+    write(&root.join("work/proj/notes.txt"), "SECRET-NOTES\n");
+    let cap = t.path().join("cap");
+    let archive = t.path().join("cap.tar.gz");
+    fn run<'a>(c: &'a mut Command, root: &Path) -> &'a mut Command {
+        c.env("GPU_DOCTOR_SYSTEM_ROOT", root)
+            .env("PWD", "/work/proj")
+            .env_remove("CONDA_PREFIX")
+            .env_remove("VIRTUAL_ENV")
+            .env("PATH", "/usr/bin:/bin")
+    }
+    let out = run(cli().args(["capture", "--out"]).arg(&cap).arg("--archive").arg(&archive), &root).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("MANIFEST") || printed.contains("everything this folder holds"), "{printed}");
+    assert!(printed.contains("torch/version.py"), "the manifest names what was copied:\n{printed}");
+    assert!(cap.join("MANIFEST.txt").is_file());
+
+    let unpacked = t.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    let gz = flate2::read::GzDecoder::new(std::fs::File::open(&archive).unwrap());
+    tar::Archive::new(gz).unpack(&unpacked).unwrap();
+    for (path, bytes) in all_bytes(&cap).into_iter().chain(all_bytes(&unpacked)) {
+        let text = String::from_utf8_lossy(&bytes);
+        for secret in ["SECRET", "root:", "PRIVATE KEY"] {
+            assert!(!text.contains(secret), "{path} holds {secret}:\n{text}");
+        }
+        for name in ["passwords.txt", "id_rsa", "Documents", "taxes", "requirements.txt", "notes", "statement", ".ssh"]
+        {
+            assert!(!path.contains(name) && !text.contains(name), "{path} names {name}:\n{text}");
+        }
+    }
+    let kept =
+        std::fs::read_to_string(cap.join("fs/home/alice/proj/.venv/lib/python3.11/site-packages/torch/version.py"))
+            .expect("the torch build the checks judged is in the capture");
+    assert!(kept.contains("__version__ = '2.1.0+cu121'") && kept.contains("cuda = '12.1'"), "{kept}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        for p in [cap.join("capture.json"), cap.join("MANIFEST.txt"), archive.clone()] {
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{} is readable by others ({mode:o})", p.display());
+        }
+        let mode = std::fs::metadata(cap.join("fs")).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    // The capture still judges what the live machine judged (the torch build found).
+    let live = run(cli().args(["check", "--json"]), &root).output().unwrap();
+    let from = run(cli().args(["check", "--json", "--from"]).arg(&cap), &root).output().unwrap();
+    let verdicts = |b: &[u8]| {
+        let v: serde_json::Value = serde_json::from_slice(b).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| format!("{}={}", c["id"].as_str().unwrap(), c["verdict"].as_str().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdicts(&live.stdout), verdicts(&from.stdout));
+    let from = String::from_utf8_lossy(&from.stdout);
+    assert!(from.contains("2.1.0+cu121"), "CUDA-04 read the torch build from the capture");
+}
+
+/// The escape sequences planted in the tests below: OSC 52 writes the reader's clipboard, CSI 2J
+/// clears the screen, OSC 0 sets the window title, and a bidirectional override reorders text.
+const ESCAPES: &str = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\x1b]0;pwned\x07\u{202e}";
+
+fn assert_inert(what: &str, out: &[u8]) {
+    let text = String::from_utf8_lossy(out);
+    for c in ['\x1b', '\x07', '\u{9b}', '\u{202e}'] {
+        assert!(!text.contains(c), "{what}: {c:?} reached the terminal:\n{text}");
+    }
+}
+
+/// Item 4: escape sequences in a bug report's GPU name and kernel-log lines never reach the
+/// terminal through `check --from` (text, and the hook's line), and the values are still shown
+/// (made visible).
+#[test]
+fn escape_sequences_in_a_bug_report_never_reach_the_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/bekal-2026-2x3080-healthy/nvidia-bug-report.log.gz");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(std::fs::File::open(src).unwrap()), &mut text)
+        .unwrap();
+    let text = text.replace("NVIDIA GeForce RTX 3080", &format!("NVIDIA GeForce {ESCAPES}RTX 3080")).replacen(
+        "NVRM: loading NVIDIA UNIX",
+        &format!(
+            "NVRM: Xid (PCI:0000:01:00): 79, pid=1, {ESCAPES}GPU has fallen off the bus.\nNVRM: loading NVIDIA UNIX"
+        ),
+        1,
+    );
+    let log = t.path().join("nvidia-bug-report.log");
+    std::fs::write(&log, text).unwrap();
+    for args in [&["check", "--from"][..], &["check", "--format", "line", "--from"][..]] {
+        let out = cli().args(args).arg(&log).output().unwrap();
+        assert!(out.status.code().is_some());
+        assert_inert(&format!("{args:?}"), &out.stdout);
+        assert_inert(&format!("{args:?} (stderr)"), &out.stderr);
+        if args.len() == 2 {
+            assert!(String::from_utf8_lossy(&out.stdout).contains("\\u{1b}"), "the value is shown, made visible");
+        }
+    }
+    // JSON keeps the value exactly (escaped by JSON).
+    let out = cli().args(["check", "--json", "--from"]).arg(&log).output().unwrap();
+    assert_inert("json", &out.stdout);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\\u001b]52"));
+}
+
+/// Item 4: a recording whose GPU and process names hold escape sequences is replayed as text
+/// without them acting on the terminal.
+#[test]
+fn escape_sequences_in_a_recording_never_reach_the_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    let rec = t.path().join("a.gdrec");
+    let out = cli()
+        .args(["record", "--demo", "data-starved", "--duration", "2", "--interval", "0.5", "--out"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let json_escapes = serde_json::to_string(ESCAPES).unwrap();
+    let json_escapes = json_escapes.trim_matches('"');
+    let text = std::fs::read_to_string(&rec)
+        .unwrap()
+        .replace("Simulated ", &format!("Simulated {json_escapes}"))
+        .replace("(DEMO)", &format!("(DEMO){json_escapes}"))
+        .replace("\"name\":\"python", &format!("\"name\":\"{json_escapes}python"));
+    assert!(text.contains("\\u001b"), "the names were planted");
+    let evil = t.path().join("evil.gdrec");
+    std::fs::write(&evil, text).unwrap();
+    for args in [&["replay"][..], &["replay", "--csv"][..]] {
+        let out = cli().args(args).arg(&evil).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_inert(&format!("{args:?}"), &out.stdout);
+    }
+}
+
+/// Item 9: an archive made in a folder named like nvidia-smi's header (the name is in the
+/// capture's PWD) is read as a capture, not as nvidia-smi text.
+#[test]
+fn a_capture_archive_is_a_capture_whatever_names_it_holds() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("==============NVSMI LOG==============");
+    std::fs::create_dir(&dir).unwrap();
+    let archive = dir.join("cap.tar.gz");
+    let out = cli().current_dir(&dir).env("PWD", &dir).args(["capture", "--archive"]).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cli().args(["check", "--json", "--from"]).arg(&archive).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report.get("imported").is_none_or(serde_json::Value::is_null), "read as an imported report: {report}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not in this report"));
+}
+
+/// Item 12: whatever happens, `check --exit-codes` answers in its convention: a status that could
+/// not be written (stdout on a full disk) is "could not check", never "drain the node" or
+/// WARNING; a usage error is UNKNOWN for Nagios.
+#[cfg(target_os = "linux")]
+#[test]
+fn exit_codes_follow_the_convention_on_every_outcome() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    for (style, unknown) in [("nagios", 3), ("slurm", 2), ("npd", 2), ("default", 1)] {
+        for format in ["line", "text", "json"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+                .env("GPU_DOCTOR_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+                .args(["check", "--quick", "--exit-codes", style, "--format", format])
+                .stdout(full())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(unknown), "{style} {format}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    let out = cli().args(["check", "--exit-codes", "nagios", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cli().args(["check", "--exit-codes=slurm", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli().args(["check", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli().args(["check", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
