@@ -325,3 +325,92 @@ fn values_from_outside_never_become_report_structure() {
     let html = report::render(&doc, Format::Html);
     assert!(!html.contains("<img") && !html.contains("<h1>Title"), "{html}");
 }
+
+/// Issue 33, item 2: every word of gpu-doctor's own texts (its message catalogue) as the user
+/// name, and as the host name, changes nothing in real reports (a demo machine's report with the
+/// checklist of every stored fixture, fix commands included) but the values where such a name
+/// would stand: labels ("Kernel" with USER=kernel), field-final words ("restart docker") and
+/// sentences stay as written. Checked line by line against the same report redacted with no names.
+#[test]
+fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
+    use gpu_doctor::diagnose::view::CapturedSystem;
+    use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+    use gpu_doctor::telemetry::sampler::Sampler;
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::Arc;
+    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
+    let s = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::DataStarved, 2, 1)),
+        Box::new(DemoHost::new(Scenario::DataStarved, 1)),
+        std::time::Duration::from_secs(1),
+    );
+    s.step_slow(0.0);
+    for t in 0..30 {
+        s.step_host(f64::from(t));
+        s.step_gpu(f64::from(t));
+    }
+    let snap = s.snapshot();
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut docs = Vec::new();
+    for e in std::fs::read_dir(&fixtures).unwrap().filter_map(Result::ok) {
+        let Ok(cap) = CapturedSystem::open(&e.path()) else { continue };
+        let checklist = gpu_doctor::diagnose::run(&cap);
+        let doc = s.with_history(|h| {
+            report::build(&report::Inputs {
+                snapshot: &snap,
+                history: Some((h, 30.0, 29.0)),
+                checklist: Some(&checklist),
+                bottlenecks: None,
+                smoke: None,
+                vram: None,
+                renderer: None,
+                machine: vec![
+                    ("Host name".into(), "node-0042".into()),
+                    ("Operating system".into(), "Linux 13 Debian GNU/Linux".into()),
+                    ("Kernel".into(), "6.18.44".into()),
+                ],
+            })
+        });
+        docs.push(doc);
+    }
+    assert!(docs.len() >= 40, "{} fixtures", docs.len());
+    let render = |doc: &ReportDoc, secrets: Secrets| {
+        let mut d = doc.clone();
+        report::redact_doc(&mut d, &mut Redactor::new(RedactOptions::default(), secrets));
+        report::render(&d, Format::Md)
+    };
+    let baseline: Vec<String> = docs.iter().map(|d| render(d, Secrets::default())).collect();
+    // Which report (by line) holds each word, so each name is checked where it occurs.
+    let mut at: HashMap<String, BTreeSet<usize>> = HashMap::new();
+    for (i, md) in baseline.iter().enumerate() {
+        for w in md.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')) {
+            at.entry(w.to_lowercase()).or_default().insert(i);
+        }
+    }
+    let mut vocabulary: BTreeSet<String> = BTreeSet::new();
+    for text in gpu_doctor::i18n::zh_catalogue().keys() {
+        for w in text.split(|c: char| !c.is_ascii_alphabetic()) {
+            if w.len() >= 2 {
+                vocabulary.insert(w.to_lowercase());
+            }
+        }
+    }
+    assert!(vocabulary.len() > 1500, "{} words", vocabulary.len());
+    let mut wrong = Vec::new();
+    for word in &vocabulary {
+        let Some(reports) = at.get(word) else { continue };
+        for &i in reports.iter().take(3) {
+            for (kind, secrets) in [
+                ("user", Secrets { users: vec![word.clone()], ..Secrets::default() }),
+                ("host", Secrets { hostnames: vec![word.clone()], ..Secrets::default() }),
+            ] {
+                let got = render(&docs[i], secrets);
+                if got != baseline[i] {
+                    let line = got.lines().zip(baseline[i].lines()).find(|(a, b)| a != b).map(|(a, _)| a.to_string());
+                    wrong.push(format!("{kind}={word}: {}", line.unwrap_or_default()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} names changed the report's own text:\n{}", wrong.len(), wrong.join("\n"));
+}

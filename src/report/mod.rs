@@ -555,14 +555,48 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
     } else {
         tr!("off").to_string()
     };
-    let redaction = doc.redaction.clone();
-    if let Ok(mut v) = serde_json::to_value(&*doc) {
-        red.json(&mut v);
-        if let Ok(d) = serde_json::from_value::<ReportDoc>(v) {
-            *doc = d;
+    // By structure: only the host name's fact may be a name as a whole; every other text (a
+    // heading, a fact's name or value, a column, a verdict word, a check's title, a sentence) is
+    // never taken whole for a name that is a word ("Kernel" with USER=kernel, "INFO" with
+    // USER=info); names are redacted wherever they stand as values inside it.
+    let host_label = tr!("Host name");
+    let value = |red: &mut Redactor, s: &mut String| *s = red.inside(s);
+    let label = value;
+    label(red, &mut doc.title);
+    value(red, &mut doc.generated);
+    value(red, &mut doc.app_version);
+    for sec in &mut doc.sections {
+        label(red, &mut sec.title);
+        for item in &mut sec.items {
+            match item {
+                Item::Facts { rows } => {
+                    for (k, v) in rows {
+                        *v = if k == host_label { red.text(v) } else { red.inside(v) };
+                        label(red, k);
+                    }
+                }
+                Item::Text { text } => value(red, text),
+                Item::Table { headers, rows } => {
+                    headers.iter_mut().for_each(|h| label(red, h));
+                    rows.iter_mut().flatten().for_each(|c| value(red, c));
+                }
+                Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
+                    label(red, verdict);
+                    label(red, title);
+                    value(red, summary);
+                    evidence.iter_mut().for_each(|e| value(red, e));
+                    if let Some(f) = fix {
+                        value(red, f);
+                    }
+                    for st in steps {
+                        match st {
+                            diagnose::FixStep::Text(t) | diagnose::FixStep::Command(t) => value(red, t),
+                        }
+                    }
+                }
+            }
         }
     }
-    doc.redaction = redaction;
 }
 
 pub use render::{escape_html, render};

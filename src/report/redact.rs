@@ -109,10 +109,12 @@ fn regex_or_never(p: &str) -> Regex {
     Regex::new(p).expect("constant pattern")
 }
 
-/// Login and host names that are ordinary words too ("root cause", "/dev/", "NVIDIA", "GPU",
-/// "gpu-doctor", "/home"): such a name is redacted only where it stands as a value — inside home
-/// paths, as a whole field, before or after `@` in a prompt, after "host:"/"user:" — never as a
-/// word of the report's own text (`USER=nvidia` on Jetson boards, a host called `gpu`).
+/// Login and host names that are words of the data a report quotes (a distribution's name in
+/// os-release, a vendor in a GPU's name, `/root` and `/dev` in paths, a container's default user).
+/// Such a name, like one that is a word of the report's own texts ([`is_report_word`]), is
+/// redacted only where it stands as a value — inside home paths, as a whole field, before or after
+/// `@` in a prompt, after "host:"/"user:", as a syslog line's host — never as a word elsewhere
+/// (`USER=nvidia` on Jetson boards, `USER=ubuntu` on cloud images, a host called `gpu`).
 const COMMON_NAMES: &[&str] = &[
     "nvidia",
     "gpu",
@@ -154,6 +156,34 @@ const COMMON_NAMES: &[&str] = &[
     "docker",
 ];
 
+/// Every word of the texts gpu-doctor itself writes (the English side of its message catalogue:
+/// check titles, findings, fix steps, labels, help), lower-case, with the parts of hyphenated
+/// words: derived from the texts, so a new message never needs a list kept by hand.
+static REPORT_WORDS: LazyLock<std::collections::HashSet<String>> = LazyLock::new(|| {
+    let mut words = std::collections::HashSet::new();
+    let texts = crate::i18n::zh_catalogue().keys().chain(crate::i18n::zh_help_catalogue().keys());
+    for text in texts {
+        for w in text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.')) {
+            let w = w.trim_matches(|c: char| c == '.' || c == '-' || c == '_').to_lowercase();
+            if w.is_empty() {
+                continue;
+            }
+            for part in w.split(['-', '_', '.']).filter(|p| !p.is_empty()) {
+                words.insert(part.to_string());
+            }
+            words.insert(w);
+        }
+    }
+    words
+});
+
+/// Whether `name` is a word of gpu-doctor's own texts (see [`REPORT_WORDS`]) or of the data a
+/// report quotes ([`COMMON_NAMES`]): then it is redacted only where it stands as a value.
+pub fn is_report_word(name: &str) -> bool {
+    let n = name.trim().to_lowercase();
+    COMMON_NAMES.contains(&n.as_str()) || REPORT_WORDS.contains(&n)
+}
+
 /// Replaces private values by stable tokens.
 #[derive(Clone, Debug)]
 pub struct Redactor {
@@ -168,19 +198,25 @@ pub struct Redactor {
 impl Redactor {
     /// A redactor for these secrets.
     pub fn new(opts: RedactOptions, mut secrets: Secrets) -> Redactor {
-        let common = |s: &String| COMMON_NAMES.contains(&s.trim().to_lowercase().as_str());
+        let common = |s: &String| is_report_word(s);
         let mut value_only = Vec::new();
         for (kind, list) in [("host", &secrets.hostnames), ("user", &secrets.users)] {
             for name in list.iter().filter(|n| common(n)) {
                 let n = regex::escape(name.trim());
-                // Group 2 is the name: after "@" (host), before "@" (user), after "host:"/"user:".
-                let pattern = if kind == "host" {
-                    format!(r"(?i)(@|\bhost(?:\s*name)?\s*[:=]\s*)({n})\b")
+                // Group 2 is the name: after "@" (host), before "@" (user), after "host:"/"user:",
+                // and a syslog line's host after its time ("Jan 25 10:31:17 gpu kernel: ...").
+                // Never a word at the end of a field ("CUDA programs see every gpu").
+                let patterns = if kind == "host" {
+                    vec![format!(
+                        r"(?i)(@|\bhost(?:\s*name)?\s*[:=]\s*|\b\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d)?\s+)({n})\b(?:[^-.]|$)"
+                    )]
                 } else {
-                    format!(r"(?i)(\buser(?:\s*name)?\s*[:=]\s*|^|[\s(])({n})(?:@|\b$)")
+                    vec![format!(r"(?i)(\buser(?:\s*name)?\s*[:=]\s*)({n})\b"), format!(r"(?i)(^|[\s(])({n})@")]
                 };
-                if let Ok(re) = Regex::new(&pattern) {
-                    value_only.push((kind, re, name.trim().to_string()));
+                for pattern in patterns {
+                    if let Ok(re) = Regex::new(&pattern) {
+                        value_only.push((kind, re, name.trim().to_string()));
+                    }
                 }
             }
         }
@@ -219,8 +255,20 @@ impl Redactor {
         v
     }
 
-    /// Redacts one string.
+    /// Redacts one field that may be a name as a whole ("gpu" as the value of "Host name").
     pub fn text(&mut self, s: &str) -> String {
+        self.redact(s, true)
+    }
+
+    /// Redacts the names inside a text that is not itself a name (a label, a verdict, a sentence,
+    /// a fact other than the host name): a name that is a word ("Kernel" with USER=kernel, "INFO"
+    /// with USER=info) is never taken for the whole field; names are still redacted where they
+    /// stand as values in it, and distinctive names anywhere.
+    pub fn inside(&mut self, s: &str) -> String {
+        self.redact(s, false)
+    }
+
+    fn redact(&mut self, s: &str, whole_field: bool) -> String {
         if !self.opts.enabled {
             return s.to_string();
         }
@@ -251,7 +299,7 @@ impl Redactor {
             if (kind == "host" && !self.opts.hostname) || (kind == "user" && !self.opts.users) {
                 continue;
             }
-            if out.trim().eq_ignore_ascii_case(&name) {
+            if whole_field && out.trim().eq_ignore_ascii_case(&name) {
                 // The whole field is the name ("Host name: gpu" as a fact row's value).
                 out = out.replacen(out.trim(), &self.token(kind, &name), 1);
                 continue;
