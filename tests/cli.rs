@@ -528,13 +528,14 @@ fn a_full_disk_leaves_nothing_half_written() {
     let disk = dir.path().join("disk");
     std::fs::create_dir(&disk).unwrap();
     let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
-    // 96 KiB: the user's file fits, a capture (about 300 KiB) does not.
+    // 96 KiB: the user's file fits; then the rest is filled, so nothing more does (a capture
+    // archive is a few KiB since captures hold only what the checks need).
     let script = format!(
         "mount -t tmpfs -o size=96k tmpfs '{d}' || exit 99
          head -c 40000 /dev/urandom > '{d}/mine.bin'; sum=$(md5sum < '{d}/mine.bin')
+         cat /dev/zero > '{d}/filler.bin' 2>/dev/null
          '{exe}' capture --out '{d}/cap'; echo \"capture rc=$?\"
          '{exe}' capture --archive '{d}/cap.tar.gz'; echo \"archive rc=$?\"
-         cat /dev/zero > '{d}/filler.bin' 2>/dev/null
          '{exe}' report --demo idle --sample 1 --format html --out '{d}/r.html'; echo \"report rc=$?\"
          rm '{d}/filler.bin'
          [ \"$(md5sum < '{d}/mine.bin')\" = \"$sum\" ] && echo 'mine kept'

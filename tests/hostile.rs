@@ -243,3 +243,112 @@ fn exit_codes_follow_the_convention_on_every_outcome() {
     let out = cli().args(["check", "--help"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+fn healthy_log() -> String {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/bekal-2026-2x3080-healthy/nvidia-bug-report.log.gz");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(std::fs::File::open(src).unwrap()), &mut text)
+        .unwrap();
+    text
+}
+
+fn check_json(file: &Path) -> (Option<i32>, serde_json::Value, String) {
+    let out = cli().args(["check", "--json", "--from"]).arg(file).output().unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code(), v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Item 10: a healthy log cut inside its lspci listing (a paste limit) is not "no GPU on the
+/// bus"; the same log with old-Mac line ends (CR only) or Windows ones reads as the original;
+/// a log holds no container markers, so the container check says "not in this report", never
+/// PASS; a file of sections the checks do not read says so instead of "No failure found".
+#[test]
+fn truncated_or_odd_logs_are_evidence_of_nothing_they_do_not_hold() {
+    let t = tempfile::tempdir().unwrap();
+    let text = healthy_log();
+    let whole = t.path().join("whole.log");
+    std::fs::write(&whole, &text).unwrap();
+    let (_, reference, _) = check_json(&whole);
+    let root = reference["root_cause"].clone();
+    let cont = reference["checks"].as_array().unwrap().iter().find(|c| c["id"] == "CONT-01").unwrap().clone();
+    assert_eq!(cont["verdict"], "skipped", "{cont}");
+    assert!(
+        cont.to_string().contains("not in this report") || cont.to_string().contains("Not in this report"),
+        "{cont}"
+    );
+
+    // Cut inside the lspci listing, before the NVIDIA functions.
+    let at = text.find("/usr/bin/lspci -nnDvvvxxxx").unwrap();
+    let at = at + text[at..].find("0000:00:01.0").unwrap();
+    let cut = t.path().join("cut.log");
+    std::fs::write(&cut, &text[..at]).unwrap();
+    let (code, v, err) = check_json(&cut);
+    assert!(code.is_some(), "{err}");
+    let hw01 = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "HW-01").unwrap();
+    assert_ne!(hw01["verdict"], "fail", "a cut listing proves no GPU missing: {hw01}");
+    assert_ne!(v["root_cause"], "HW-01");
+    let header = v["imported"].to_string();
+    assert!(header.contains("lspci -nnDvvvxxxx"), "the header names the cut section: {header}");
+
+    for (name, ends) in [("cr.log", "\r"), ("crlf.log", "\r\n")] {
+        let f = t.path().join(name);
+        std::fs::write(&f, text.replace('\n', ends)).unwrap();
+        let (_, v, err) = check_json(&f);
+        assert_eq!(v["root_cause"], root, "{name}: {err}");
+        let verdicts = |r: &serde_json::Value| {
+            r["checks"].as_array().map(|c| c.iter().map(|c| c["verdict"].clone()).collect::<Vec<_>>())
+        };
+        assert_eq!(verdicts(&v), verdicts(&reference), "{name}");
+    }
+
+    // A "log" of nothing the checks read: said, exit 1, not "No failure found".
+    let empty = t.path().join("empty.log");
+    std::fs::write(&empty, text.lines().take(20).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    let out = cli().args(["check", "--from"]).arg(&empty).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("none of the sections the checks read"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("No failure found"));
+}
+
+/// Item 5: past its caps an import reads no more and says what it left (the time and memory at
+/// the caps are measured by benches/import.rs): 100 000 lspci functions, lost GPUs and GPU
+/// blocks, a 200 000-component section path.
+#[test]
+fn an_import_past_its_caps_says_what_it_left() {
+    let t = tempfile::tempdir().unwrap();
+    let head = "Start of NVIDIA bug report log file.\nnvidia-bug-report.sh Version: 1\n";
+    let sep = format!("{}\n", "_".repeat(44));
+    let mut log = format!(
+        "{head}{sep}*** /proc/driver/nvidia/version\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n{sep}"
+    );
+    log.push_str("/usr/bin/lspci -d \"10de:*\" -v -xxx\n\n");
+    for i in 0..100_000u32 {
+        log.push_str(&format!(
+            "{:02x}:{:02x}.{} 3D controller: NVIDIA Corporation Device 2330\n\tKernel driver in use: nvidia\n\n",
+            (i >> 8) & 0xff,
+            (i >> 3) & 0x1f,
+            i & 7
+        ));
+    }
+    log.push_str(&format!("{sep}*** /proc{}\nx\n{sep}", "/a".repeat(200_000)));
+    log.push_str("/usr/bin/nvidia-smi --query\n\n==============NVSMI LOG==============\n");
+    for i in 0..100_000u32 {
+        log.push_str(&format!("GPU {i:08X}:01:00.0\n    Product Name : NVIDIA H100\n"));
+        log.push_str(&format!("Unable to determine the device handle for GPU {i:08X}:02:00.0: Unknown Error\n"));
+    }
+    log.push_str(&format!("{sep}End of NVIDIA bug report log file.\n"));
+    let f = t.path().join("big.log");
+    std::fs::write(&f, log).unwrap();
+    let out = cli().args(["check", "--from"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let machine = text.lines().find(|l| l.starts_with("Machine:")).unwrap();
+    assert!(machine.len() < 300, "the GPUs are summarised: {machine}");
+    let past =
+        text.lines().find(|l| l.starts_with("Not read (past gpu-doctor's limits)")).unwrap_or_else(|| panic!("{text}"));
+    for what in
+        ["PCI functions past the first 256", "GPUs in nvidia-smi's output past the first 64", "longer than 512 bytes"]
+    {
+        assert!(past.contains(what), "{past}");
+    }
+}

@@ -79,6 +79,10 @@ pub struct BugReport {
     pub complete: bool,
     /// What stood before every line when pasted ("> ", four spaces); empty for a log as written.
     pub prefix: String,
+    /// The section the log was cut off in (a log without its end marker), as its title names
+    /// it: left out of `sections`, because a section cut short is evidence of nothing (an lspci
+    /// listing cut before the GPU does not mean there is none).
+    pub cut: Option<String>,
 }
 
 /// Whether `text` is an nvidia-bug-report log (its start phrase or version line is there).
@@ -146,8 +150,13 @@ pub fn split(text: &str) -> Option<BugReport> {
         return None;
     }
     let prefix = paste_prefix(text);
-    let mut report =
-        BugReport { header: Header::default(), sections: Vec::new(), complete: false, prefix: prefix.clone() };
+    let mut report = BugReport {
+        header: Header::default(),
+        sections: Vec::new(),
+        complete: false,
+        prefix: prefix.clone(),
+        cut: None,
+    };
     // (title line number, title, body lines) of the section being read.
     let mut current: Option<(usize, String, String)> = None;
     let mut after_separator = false;
@@ -201,6 +210,14 @@ pub fn split(text: &str) -> Option<BugReport> {
         }
     }
     finish(&mut report, &mut current);
+    if !report.complete
+        && let Some(last) = report.sections.pop()
+    {
+        report.cut = Some(match last.kind {
+            SectionKind::File { path, .. } => path,
+            SectionKind::Command(c) | SectionKind::Note(c) => c,
+        });
+    }
     Some(report)
 }
 
@@ -244,7 +261,13 @@ impl BugReport {
 /// Reads a log as text: plain or gzip-compressed (by its magic bytes), at most [`MAX_TEXT`]
 /// bytes of text, mixed encodings read lossily. Only regular files are read.
 pub fn read(path: &Path) -> Result<String, String> {
-    read_capped(path, MAX_TEXT)
+    read_capped(path, MAX_TEXT).map(|t| unix_line_ends(t))
+}
+
+/// `text` with Windows (`\r\n`) and old Mac (`\r` alone) line ends made `\n`: a log saved or
+/// pasted through another system still splits into its lines.
+fn unix_line_ends(text: String) -> String {
+    if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text }
 }
 
 /// What a path given to `check --from` (or dropped on the window) holds, judged from its content

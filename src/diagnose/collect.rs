@@ -369,7 +369,8 @@ fn text_log_lines(path: &Path) -> Result<Vec<String>, String> {
 /// See [`text_log_lines`]: `Nov 30 10:00:01 host kernel: [  12.5] NVRM: ...` (or the ISO form of
 /// newer rsyslog) becomes `NVRM: ...`; lines before the last "Linux version" (a boot) are dropped.
 pub fn kernel_lines_of_text_log(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+    // The newest MAX_LOG_LINES, kept as they come: memory stays bounded on any log.
+    let mut lines: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     for line in text.lines() {
         let Some((_, msg)) = line.split_once(" kernel: ") else { continue };
         let msg = match msg.trim_start().strip_prefix('[') {
@@ -381,13 +382,13 @@ pub fn kernel_lines_of_text_log(text: &str) -> Vec<String> {
         if msg.starts_with("Linux version ") {
             lines.clear();
         } else if is_gpu_line(msg) {
-            lines.push(msg.to_string());
+            if lines.len() == MAX_LOG_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(msg.to_string());
         }
     }
-    if lines.len() > MAX_LOG_LINES {
-        lines.drain(..lines.len() - MAX_LOG_LINES);
-    }
-    lines
+    lines.into()
 }
 
 /// The kernel log (not available on this platform).

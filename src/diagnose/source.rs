@@ -65,6 +65,14 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
     };
     let mut report = super::run(&view);
     let imported = view.imported();
+    if imported.kind == "nvidia-bug-report" && imported.read.is_empty() {
+        // A checklist of nothing but "not in this report" would read as "no failure found".
+        return Err(bad(crate::tr!(
+            "it holds none of the sections the checks read ({n} sections found); the file may be damaged, cut short or not a whole log",
+            n = imported.sections
+        )
+        .to_string()));
+    }
     bugview::mark_not_in_report(&mut report, &imported);
     report.imported = Some(imported);
     Ok(report)

@@ -181,7 +181,8 @@ pub struct Meta {
     /// Facts the source did not collect at all (an imported nvidia-bug-report.log holds no
     /// library search, device-file listing, environment or process list): `device_nodes`,
     /// `libraries`, `environment`, `python`, `processes`, `cuda`. The checks that need one say
-    /// "not in this report" instead of judging an empty list.
+    /// "not in this report" instead of judging an empty list. `container`: the container markers
+    /// (`/.dockerenv`, `/run/.containerenv`, `/proc/1/cgroup`).
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub not_collected: BTreeSet<String>,
 }

@@ -17,6 +17,11 @@
 //! What the script did not collect is missing, and [`mark_not_in_report`] turns the checks that
 //! needed it into "Not in this report". Every read is recorded, so the report can list the paths
 //! that were asked for and not there.
+//!
+//! Any input takes time linear in its size and memory within the caps below (a log is at most
+//! [`super::bugreport::MAX_TEXT`]): what is past a cap is counted, said in the header, and not
+//! read. No machine has more GPUs or PCI functions than the caps; a log holding more was made
+//! by hand. `benches/import.rs` measures every section kind at the caps.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -31,6 +36,20 @@ mod sections;
 use super::view::{KernelLog, KernelLogSource, Meta, SystemView, UserInfo};
 use super::{Report, Verdict};
 use crate::tr;
+
+/// The most GPUs read from nvidia-smi's output (its blocks, and GPUs it could not reach).
+pub const MAX_GPUS: usize = 64;
+/// The most PCI functions read from an lspci listing.
+pub const MAX_PCI_FUNCTIONS: usize = 256;
+/// The most file sections kept (a real log holds a few hundred).
+pub const MAX_FILES: usize = 8192;
+/// A file section's path longer than this, or with more components, is not a path of a real
+/// machine's file and is not kept (every directory above a kept file is made listable).
+pub const MAX_PATH: usize = 512;
+/// See [`MAX_PATH`].
+pub const MAX_DEPTH: usize = 24;
+/// The most Xid lines of earlier boots kept.
+const MAX_EARLIER_XIDS: usize = 200;
 
 /// The SecureBoot efivar the Secure Boot check reads.
 const SECURE_BOOT_VAR: &str = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
@@ -63,6 +82,9 @@ pub struct Imported {
     pub driver_loaded: Option<bool>,
     /// The script ran to its end (its last line is there).
     pub complete: bool,
+    /// The section the log was cut off in, left unread (see [`BugReport::cut`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
     /// Sections in the log.
     pub sections: usize,
     /// The sections the checks read, as the log names them (`/proc/modules`, `lspci -nnDvvvxxx`,
@@ -76,6 +98,33 @@ pub struct Imported {
     /// shape).
     #[serde(default)]
     pub not_understood: Vec<String>,
+    /// What was there past a cap and not read, in words ("300000 PCI functions past the first
+    /// 256").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub past_caps: Vec<String>,
+}
+
+/// Names: all of them when there are few; else the same ones counted ("NVIDIA A100 ×300, NVIDIA
+/// T4"), at most 8 distinct names, then how many more.
+fn summarise(names: &[String]) -> String {
+    if names.len() <= 8 {
+        return names.join(", ");
+    }
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for n in names {
+        match at.get(n.as_str()) {
+            Some(&i) => counted[i].1 += 1,
+            None => {
+                at.insert(n, counted.len());
+                counted.push((n, 1));
+            }
+        }
+    }
+    let shown: Vec<String> =
+        counted.iter().take(8).map(|(n, c)| if *c == 1 { (*n).to_string() } else { format!("{n} ×{c}") }).collect();
+    let more = counted.len().saturating_sub(shown.len());
+    if more == 0 { shown.join(", ") } else { tr!("{items} and {n} more", items = shown.join(", "), n = more) }
 }
 
 impl Imported {
@@ -96,9 +145,15 @@ impl Imported {
             "Machine: kernel {kernel}; distribution: {distribution}; GPUs: {gpus}; driver: {driver}.",
             kernel = self.kernel.clone().unwrap_or_else(unknown),
             distribution = self.distribution.clone().unwrap_or_else(unknown),
-            gpus = if self.gpus.is_empty() { unknown() } else { self.gpus.join(", ") },
+            gpus = if self.gpus.is_empty() { unknown() } else { summarise(&self.gpus) },
             driver = self.driver.clone().unwrap_or_else(unknown)
         ));
+        if let Some(cut) = &self.cut {
+            out.push(tr!(
+                "The log ends inside {section}; a section cut short proves nothing, so it was not read.",
+                section = cut
+            ));
+        }
         if !self.read.is_empty() {
             let items: Vec<String> = self.read.iter().map(|r| crate::i18n::tr_dyn(r)).collect();
             out.push(tr!("Sections read: {items}", items = items.join(tr!(", "))));
@@ -121,6 +176,9 @@ impl Imported {
         if !self.not_understood.is_empty() {
             out.push(tr!("In the report but not understood: {items}", items = self.not_understood.join(", ")));
         }
+        if !self.past_caps.is_empty() {
+            out.push(tr!("Not read (past gpu-doctor's limits): {items}", items = self.past_caps.join(", ")));
+        }
         out
     }
 }
@@ -137,6 +195,9 @@ pub struct BugReportSystem {
     imported: Imported,
     /// Paths read that the log does not hold (and did not say were absent).
     misses: Mutex<BTreeSet<String>>,
+    /// File sections not kept: a path past [`MAX_PATH`]/[`MAX_DEPTH`], or past [`MAX_FILES`].
+    skipped_paths: usize,
+    skipped_files: usize,
 }
 
 fn blank_meta() -> Meta {
@@ -156,7 +217,7 @@ fn blank_meta() -> Meta {
         cuda: None,
         windows: None,
         quick: false,
-        not_collected: ["device_nodes", "libraries", "environment", "python", "processes", "cuda"]
+        not_collected: ["device_nodes", "libraries", "environment", "python", "processes", "cuda", "container"]
             .iter()
             .map(|s| (*s).to_string())
             .collect(),
@@ -174,16 +235,29 @@ impl BugReportSystem {
             meta: blank_meta(),
             imported: Imported { kind: kind.into(), ..Imported::default() },
             misses: Mutex::new(BTreeSet::new()),
+            skipped_paths: 0,
+            skipped_files: 0,
         }
     }
 
-    /// Adds a file and makes its directories listable.
+    /// Adds a file and makes its directories listable. Paths past [`MAX_PATH`]/[`MAX_DEPTH`] and
+    /// files past [`MAX_FILES`] are counted, not kept; the walk up stops at the first directory
+    /// already listed (its own parents are).
     fn add_file(&mut self, path: &str, text: String) {
+        if path.len() > MAX_PATH || path.matches('/').count() > MAX_DEPTH {
+            self.skipped_paths += 1;
+            return;
+        }
+        if self.files.len() >= MAX_FILES && !self.files.contains_key(path) {
+            self.skipped_files += 1;
+            return;
+        }
         let mut p = path.trim_end_matches('/');
         while let Some((parent, name)) = p.rsplit_once('/') {
             let parent = if parent.is_empty() { "/" } else { parent };
+            let known = self.dirs.contains_key(parent);
             self.dirs.entry(parent.to_string()).or_default().insert(name.to_string());
-            if parent == "/" {
+            if parent == "/" || known {
                 break;
             }
             p = parent;
@@ -197,6 +271,7 @@ impl BugReportSystem {
         s.imported.script_version = r.header.version.clone();
         s.imported.date = r.header.date.clone();
         s.imported.complete = r.complete;
+        s.imported.cut = r.cut.clone();
         s.imported.sections = r.sections.len();
         for sec in &r.sections {
             match &sec.kind {
@@ -260,8 +335,9 @@ impl BugReportSystem {
             None => s.imported.not_in_report.push("ls -l /dev/nvidia*".into()),
         }
         match r.command(&["nvidia-smi", "--query"]).or_else(|| r.command(&["nvidia-smi", "-q"])) {
-            Some(sec) => match parse_smi(&sec.body) {
-                Some(view) => {
+            Some(sec) => match sections::parse_smi_counted(&sec.body) {
+                Some((view, dropped)) => {
+                    s.note_gpus_past_cap(dropped);
                     s.imported.read.push("nvidia-smi --query".into());
                     // nvidia-smi ran and answered through NVML: the user-space driver is there.
                     s.meta.libraries.push(super::view::LibraryFound {
@@ -278,13 +354,31 @@ impl BugReportSystem {
         }
         s.add_secure_boot(r);
         s.fill_summary();
+        // nvidia-bug-report.sh looks for no container marker; a log that holds PID 1's cgroup
+        // file (copied by hand) says enough.
+        if s.files.contains_key("/proc/1/cgroup") {
+            s.meta.not_collected.remove("container");
+        }
+        if s.skipped_paths > 0 {
+            let n = s.skipped_paths;
+            s.imported.past_caps.push(
+                tr!("{n} file sections whose path is longer than {max} bytes", n = n, max = MAX_PATH).to_string(),
+            );
+        }
+        if s.skipped_files > 0 {
+            let n = s.skipped_files;
+            s.imported
+                .past_caps
+                .push(tr!("{n} file sections past the first {max}", n = n, max = MAX_FILES).to_string());
+        }
         s
     }
 
     /// The checks' view of the text of `nvidia-smi -q` alone: NVML's view and nothing else.
     pub fn from_smi(text: &str) -> Option<Self> {
-        let view = parse_smi(text)?;
+        let (view, dropped) = sections::parse_smi_counted(text)?;
         let mut s = Self::empty("nvidia-smi -q");
+        s.note_gpus_past_cap(dropped);
         s.meta.nvml = Some(view);
         s.fill_summary();
         Some(s)
@@ -303,10 +397,24 @@ impl BugReportSystem {
         i
     }
 
+    fn note_gpus_past_cap(&mut self, dropped: usize) {
+        if dropped > 0 {
+            self.imported.past_caps.push(
+                tr!("{n} GPUs in nvidia-smi's output past the first {max}", n = dropped, max = MAX_GPUS).to_string(),
+            );
+        }
+    }
+
     fn add_pci(&mut self, text: &str) {
         let base = "/sys/bus/pci/devices";
         self.dirs.entry(base.to_string()).or_default();
-        for f in parse_lspci(text) {
+        let (functions, dropped) = parse_lspci(text);
+        if dropped > 0 {
+            self.imported
+                .past_caps
+                .push(tr!("{n} PCI functions past the first {max}", n = dropped, max = MAX_PCI_FUNCTIONS).to_string());
+        }
+        for f in functions {
             let dir = format!("{base}/{}", f.address);
             self.add_file(&format!("{dir}/vendor"), format!("0x{:04x}\n", f.vendor));
             self.add_file(&format!("{dir}/class"), format!("0x{:06x}\n", f.class));
@@ -334,19 +442,23 @@ impl BugReportSystem {
         // Support reads a report for what happened before it too: Xid lines of earlier boots in the
         // scanned logs are kept, marked as such.
         if let Some(sc) = scanned {
+            // Sets, not searches of the lists: linear in the log.
+            let this_boot: std::collections::HashSet<&str> = lines.iter().map(String::as_str).collect();
+            let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
             let mut earlier: Vec<String> = Vec::new();
             for line in sc.body.lines() {
+                if earlier.len() >= MAX_EARLIER_XIDS {
+                    break;
+                }
                 let Some((_, msg)) = line.split_once(" kernel: ") else { continue };
                 let msg = match msg.trim_start().strip_prefix('[') {
                     Some(rest) => rest.split_once(']').map_or(msg, |(_, m)| m).trim_start(),
                     None => msg.trim_start(),
                 };
-                if msg.contains("Xid (") && !lines.iter().any(|l| l == msg) && !earlier.iter().any(|l| l.ends_with(msg))
-                {
+                if msg.contains("Xid (") && !this_boot.contains(msg) && seen.insert(msg) {
                     earlier.push(tr!("(earlier boot) {line}", line = msg));
                 }
             }
-            earlier.truncate(200);
             earlier.append(&mut lines);
             lines = earlier;
         }

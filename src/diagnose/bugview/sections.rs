@@ -21,14 +21,21 @@ pub(super) struct PciFunction {
 /// The functions of an `lspci` listing: the address and name from the first line of each block,
 /// vendor and class from the config-space dump (`00: de 10 …`), else from `[10de:2204]` and
 /// `[0300]`, else from the class name; the driver from "Kernel driver in use".
-pub(super) fn parse_lspci(text: &str) -> Vec<PciFunction> {
+pub(super) fn parse_lspci(text: &str) -> (Vec<PciFunction>, usize) {
     let mut out: Vec<PciFunction> = Vec::new();
+    let mut dropped = 0usize;
     for line in text.lines() {
         let l = line.trim_end();
         if !l.starts_with([' ', '\t']) && !l.is_empty() {
             let Some((addr, rest)) = l.split_once(' ') else { continue };
             let a: Vec<&str> = addr.split([':', '.']).collect();
             if !(3..=4).contains(&a.len()) || !a.iter().all(|p| p.chars().all(|c| c.is_ascii_hexdigit())) {
+                continue;
+            }
+            if out.len() >= super::MAX_PCI_FUNCTIONS {
+                // Counted, not read: the lines below it then belong to the last one read and
+                // are ignored by the check below.
+                dropped += 1;
                 continue;
             }
             let address = if a.len() == 3 { format!("0000:{addr}") } else { addr.to_string() };
@@ -61,7 +68,7 @@ pub(super) fn parse_lspci(text: &str) -> Vec<PciFunction> {
             out.push(PciFunction { address, vendor, class, name: device_name(name), driver: None });
             continue;
         }
-        let Some(f) = out.last_mut() else { continue };
+        let Some(f) = out.last_mut().filter(|_| dropped == 0) else { continue };
         let t = l.trim();
         if let Some(d) = t.strip_prefix("Kernel driver in use:") {
             f.driver = Some(d.trim().to_string());
@@ -73,7 +80,7 @@ pub(super) fn parse_lspci(text: &str) -> Vec<PciFunction> {
             }
         }
     }
-    out
+    (out, dropped)
 }
 
 /// lspci's device name without its ids and revision: `NVIDIA Corporation GA102GL [RTX A5000]`.
@@ -99,7 +106,8 @@ fn device_name(name: &str) -> String {
 
 /// `dmesg` lines: the `[  12.345]` stamp taken off, NVIDIA-related lines of the last boot kept.
 pub(super) fn dmesg_lines(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+    // The newest 500, kept as they come: memory stays bounded on any section.
+    let mut lines: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     for line in text.lines() {
         let msg = match line.trim_start().strip_prefix('[') {
             Some(rest) => rest.split_once(']').map_or(line, |(_, m)| m).trim_start(),
@@ -108,13 +116,13 @@ pub(super) fn dmesg_lines(text: &str) -> Vec<String> {
         if msg.starts_with("Linux version ") {
             lines.clear();
         } else if crate::diagnose::collect::is_gpu_line(msg) {
-            lines.push(msg.to_string());
+            if lines.len() == 500 {
+                lines.pop_front();
+            }
+            lines.push_back(msg.to_string());
         }
     }
-    if lines.len() > 500 {
-        lines.drain(..lines.len() - 500);
-    }
-    lines
+    lines.into()
 }
 
 /// `crw-rw-rw- 1 root root 195,   0 Mar  1 10:00 /dev/nvidia0` lines.
@@ -145,8 +153,14 @@ pub(super) fn device_nodes(text: &str) -> Vec<DeviceNode> {
 }
 
 /// NVML's view from `nvidia-smi -q` output, or from the failure it printed. `None` when the text
-/// is neither.
+/// is neither. At most [`super::MAX_GPUS`] GPUs are read (see [`parse_smi_counted`]).
 pub fn parse_smi(text: &str) -> Option<NvmlView> {
+    parse_smi_counted(text).map(|(v, _)| v)
+}
+
+/// [`parse_smi`], with how many GPU entries (blocks and lost GPUs) were past the cap and not read.
+/// Linear in the text: every GPU's block is cut out once, lost GPUs are told apart by a set.
+pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     let failed = |err: nvml_wrapper::error::NvmlError, said: &str| {
         // A bug report is always from Linux, whatever machine reads it.
         let (summary, next_step) = explain_init_error_on(&err, false);
@@ -173,20 +187,26 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
     if text.contains("couldn't communicate with the NVIDIA driver")
         || text.contains("couldn't communicate with NVIDIA driver")
     {
-        return Some(failed(NvmlError::DriverNotLoaded, first));
+        return Some((failed(NvmlError::DriverNotLoaded, first), 0));
     }
     if text.contains("Driver/library version mismatch") {
-        return Some(failed(NvmlError::LibRmVersionMismatch, first));
+        return Some((failed(NvmlError::LibRmVersionMismatch, first), 0));
     }
     if text.contains("Insufficient Permissions") && !text.contains("NVSMI LOG") {
-        return Some(failed(NvmlError::NoPermission, first));
+        return Some((failed(NvmlError::NoPermission, first), 0));
     }
+    let mut dropped = 0usize;
     let mut lost: Vec<(String, String)> = Vec::new();
+    let mut lost_seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for l in text.lines() {
         let Some(rest) = l.trim().strip_prefix("Unable to determine the device handle for GPU") else { continue };
         let Some((addr, why)) = rest.split_once(": ") else { continue };
-        if !lost.iter().any(|(a, _)| a == addr.trim()) {
-            lost.push((addr.trim().to_string(), why.trim().to_string()));
+        if lost_seen.insert(addr.trim()) {
+            if lost.len() < super::MAX_GPUS {
+                lost.push((addr.trim().to_string(), why.trim().to_string()));
+            } else {
+                dropped += 1;
+            }
         }
     }
     let nvsmi = text.contains("NVSMI LOG");
@@ -208,10 +228,16 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
     let mut samples = Vec::new();
     // The GPU blocks start at "GPU 00000000:01:00.0" at the left margin.
     let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut reading = false;
     for line in text.lines() {
         if let Some(addr) = line.strip_prefix("GPU ").filter(|a| a.contains(':') && !a.contains(' ')) {
-            blocks.push((addr.trim().to_string(), String::new()));
-        } else if let Some(b) = blocks.last_mut() {
+            reading = blocks.len() < super::MAX_GPUS;
+            if reading {
+                blocks.push((addr.trim().to_string(), String::new()));
+            } else {
+                dropped += 1;
+            }
+        } else if let Some(b) = blocks.last_mut().filter(|_| reading) {
             b.1.push_str(line);
             b.1.push('\n');
         }
@@ -290,7 +316,7 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
         };
         samples.push(GpuSample::unavailable(index, health, why));
     }
-    Some(NvmlView {
+    let view = NvmlView {
         status: SourceStatus::Nvml {
             library: tr!("libnvidia-ml.so.1 (as nvidia-smi used it)").to_string(),
             attempts: Vec::new(),
@@ -300,7 +326,8 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
         facts: Vec::new(),
         did_not_return: None,
         hung_call: None,
-    })
+    };
+    Some((view, dropped))
 }
 
 #[cfg(test)]
@@ -310,14 +337,14 @@ mod tests {
     #[test]
     fn lspci_blocks_give_vendor_class_and_driver_in_every_format() {
         let old = "01:00.0 VGA compatible controller: NVIDIA Corporation Device 0de9 (rev a1)\n\tKernel driver in use: nvidia\n\tKernel modules: nvidia, nouveau\n00: de 10 e9 0d 07 00 10 00 a1 00 00 03 00 00 80 00\n";
-        let f = parse_lspci(old);
-        assert_eq!(f.len(), 1);
+        let (f, dropped) = parse_lspci(old);
+        assert_eq!((f.len(), dropped), (1, 0));
         assert_eq!((f[0].address.as_str(), f[0].vendor, f[0].class), ("0000:01:00.0", 0x10de, 0x030000));
         assert_eq!(f[0].driver.as_deref(), Some("nvidia"));
         let nn = "0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GA102GL [A10] [10de:2236] (rev a1)\n\tKernel driver in use: nouveau\n";
-        let f = parse_lspci(nn);
+        let (f, _) = parse_lspci(nn);
         assert_eq!((f[0].vendor, f[0].class, f[0].driver.as_deref()), (0x10de, 0x030200, Some("nouveau")));
-        assert!(parse_lspci("garbage\n\tKernel driver in use: x\n:::: y\n").is_empty());
+        assert!(parse_lspci("garbage\n\tKernel driver in use: x\n:::: y\n").0.is_empty());
     }
 
     #[test]

@@ -573,6 +573,8 @@ const NEEDS: &[(&str, &str)] = &[
     ("CUDA-07", "python"),
     ("DRV-09", "processes"),
     ("CUDA-INIT", "cuda"),
+    ("CONT-01", "container"),
+    ("CONT-02", "container"),
 ];
 
 /// What `id` needs that the view did not collect, in words.
@@ -586,6 +588,9 @@ fn not_collected_for(id: &str, v: &dyn SystemView) -> Option<String> {
             "environment" => crate::tr!("the environment variables"),
             "python" => crate::tr!("the Python environments"),
             "processes" => crate::tr!("the running processes"),
+            "container" => {
+                crate::tr!("whether this runs in a container (/.dockerenv, /run/.containerenv, /proc/1/cgroup)")
+            }
             _ => crate::tr!("a cuInit call"),
         }
         .to_string(),
