@@ -261,7 +261,7 @@ impl BugReport {
 /// Reads a log as text: plain or gzip-compressed (by its magic bytes), at most [`MAX_TEXT`]
 /// bytes of text, mixed encodings read lossily. Only regular files are read.
 pub fn read(path: &Path) -> Result<String, String> {
-    read_capped(path, MAX_TEXT).map(|t| unix_line_ends(t))
+    read_capped(path, MAX_TEXT).map(unix_line_ends)
 }
 
 /// `text` with Windows (`\r\n`) and old Mac (`\r` alone) line ends made `\n`: a log saved or
