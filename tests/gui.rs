@@ -1094,3 +1094,61 @@ fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
     assert_eq!(h.state().vram.settings.image.vae, VaeDecode::Sliced);
     assert!(need(&h) < before * 0.7, "{} vs {before}", need(&h));
 }
+
+/// Issue 33, item 6: a recording whose times run backwards (a clock set back, an edited file)
+/// and that names a new GPU index in every sample opens in the window without a panic: the
+/// samples out of order are skipped, the GPUs kept are the first 64.
+#[test]
+fn a_recording_with_times_running_backwards_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.gdrec");
+    {
+        let s = stepped(Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)), Box::new(DemoHost::new(Scenario::Idle, 1)), 0);
+        s.step_host(0.0);
+        s.step_gpu(0.0);
+        let mut r = gpu_doctor::telemetry::recording::Recorder::create(&good, &s.snapshot()).unwrap();
+        for t in 1..=20 {
+            s.step_host(f64::from(t));
+            s.step_gpu(f64::from(t));
+            let _ = r.append(&s.snapshot());
+        }
+    }
+    // Times reversed, and each sample's GPU renumbered to a new index.
+    let text = std::fs::read_to_string(&good).unwrap();
+    let mut lines = text.lines();
+    let mut out = format!("{}\n", lines.next().unwrap());
+    for (k, l) in lines.enumerate() {
+        let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+        v["t"] = serde_json::json!(1000.0 - k as f64 * 10.0);
+        if let Some(g) = v["gpus"].as_array_mut().and_then(|a| a.first_mut()) {
+            g["index"] = serde_json::json!(100 + k);
+        }
+        out.push_str(&format!("{v}\n"));
+    }
+    let path = dir.path().join("backwards.gdrec");
+    std::fs::write(&path, out).unwrap();
+    let p = path.clone();
+    let mut h = app_with(move |i| i.replay = Some(p));
+    for _ in 0..200 {
+        if !h.state().replay_opening() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.step();
+    }
+    h.step();
+    h.step();
+    h.get_by_label_contains("REPLAY: backwards.gdrec");
+    let (a, b) = h.state().replay_span.unwrap();
+    assert!(a <= b, "{a} {b}");
+    // The CLI's CSV has at most 64 GPU column groups, whatever the file names.
+    let csv = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+        .arg("replay")
+        .arg("--csv")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    let header = csv.lines().next().unwrap_or_default();
+    assert!(header.matches("_util_pct").count() <= 64, "{header}");
+}

@@ -128,24 +128,24 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
                 inventory = Some(inv);
             }
             for g in &r.gpus {
-                if !gpus.contains(&g.index) {
-                    gpus.push(g.index);
-                }
+                crate::telemetry::recording::note_gpu(&mut gpus, g.index);
             }
         }
-        gpus.sort_unstable();
         let mut second = open()?;
         let head = if a.csv {
             csv_header(&gpus)
         } else {
-            let inv = inventory.unwrap_or_else(|| second.header.inventory.clone());
+            let mut inv = inventory.unwrap_or_else(|| second.header.inventory.clone());
+            inv.gpus.truncate(crate::telemetry::sample::MAX_GPUS);
             text_head(&second.header, n, t1 - t0.unwrap_or(t1), &inv)
         };
         let offset = crate::present::local_offset_secs();
         if out.put(&head)? {
             let header = second.header.clone();
             for r in second.by_ref() {
-                let r = r.map_err(CliError::runtime)?;
+                let mut r = r.map_err(CliError::runtime)?;
+                // Only the first MAX_GPUS GPUs the file names (its columns, its text).
+                r.gpus.retain(|g| gpus.binary_search(&g.index).is_ok());
                 let row = if a.csv { csv_row(&header, &gpus, &r) } else { text_row(&header, &r, offset) };
                 if !out.put(&row)? {
                     break;

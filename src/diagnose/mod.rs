@@ -271,7 +271,30 @@ pub struct Report {
     pub imported: Option<bugview::Imported>,
 }
 
+/// The most evidence lines a check from elsewhere (a server's `check --json`) keeps; our own
+/// checks quote far fewer.
+pub const MAX_EVIDENCE: usize = 64;
+/// The most checks a report from elsewhere keeps (gpu-doctor has a few dozen).
+pub const MAX_CHECKS: usize = 256;
+
 impl Report {
+    /// A report made elsewhere, cut to what a person can read: at most [`MAX_CHECKS`] checks and
+    /// [`MAX_EVIDENCE`] evidence lines each (the last kept line says how many more there were),
+    /// and fix steps likewise. A server's 16 MB checklist with 250 000 evidence lines must not
+    /// take the window's memory with it.
+    pub fn bounded(mut self) -> Report {
+        self.checks.truncate(MAX_CHECKS);
+        for c in &mut self.checks {
+            if c.evidence.len() > MAX_EVIDENCE {
+                let more = c.evidence.len() - (MAX_EVIDENCE - 1);
+                c.evidence.truncate(MAX_EVIDENCE - 1);
+                c.evidence.push(crate::tr!("… and {n} more lines not shown", n = more));
+            }
+            c.fixes.truncate(MAX_EVIDENCE);
+        }
+        self
+    }
+
     /// The report with its texts in the current language, for a report made in English elsewhere
     /// (a server's `check --json`): titles, findings, summaries, explanations, evidence and the
     /// fix steps in words (commands stay as they are).

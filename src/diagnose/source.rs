@@ -87,7 +87,7 @@ pub fn remote_checklist(setup: &SshSetup, target: &Target) -> Result<Report, Rem
     let out = remote::run_once(setup, target, &["check", "--json"], REMOTE_CHECKS_TIMEOUT)?;
     match serde_json::from_slice::<Report>(&out.stdout) {
         // (`--json` is English on every machine: put into this one's language.)
-        Ok(r) => Ok(r.localized()),
+        Ok(r) => Ok(r.bounded().localized()),
         Err(e) => {
             let mut err = remote::classify(target, out.code, &out.stderr, false);
             if err.kind == RemoteErrorKind::Other && !out.stdout.is_empty() {

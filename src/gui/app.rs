@@ -485,6 +485,8 @@ impl eframe::App for DoctorApp {
                     });
                 }
                 if let (true, Some((a, b))) = (self.tab == Tab::Monitor && snap.source.is_replay(), self.replay_span) {
+                    // (Ordered whatever the file held: clamp panics on an inverted range.)
+                    let (a, b) = (a.min(b), a.max(b));
                     ui.horizontal(|ui| {
                         let l = ui.label(tr!("Replay position"));
                         let mut at = self.monitor.paused_at.unwrap_or(b).clamp(a, b);

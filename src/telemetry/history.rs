@@ -251,12 +251,19 @@ pub struct Event {
 
 const MAX_EVENTS: usize = 1000;
 
+/// The most series one history holds: every metric of [`crate::telemetry::sample::MAX_GPUS`] GPUs
+/// and [`crate::telemetry::sample::MAX_CORES`] cores with room to spare. Values for a new series
+/// past it are dropped and counted ([`History::dropped_series`]), so no source can grow the
+/// history without bound.
+pub const MAX_SERIES: usize = 8192;
+
 /// All series of a session plus its events.
 #[derive(Clone, Debug)]
 pub struct History {
     cfg: HistoryConfig,
     series: HashMap<String, Series>,
     events: VecDeque<Event>,
+    dropped_series: usize,
 }
 
 impl Default for History {
@@ -268,7 +275,12 @@ impl Default for History {
 impl History {
     /// An empty history.
     pub fn new(cfg: HistoryConfig) -> Self {
-        History { cfg, series: HashMap::new(), events: VecDeque::new() }
+        History { cfg, series: HashMap::new(), events: VecDeque::new(), dropped_series: 0 }
+    }
+
+    /// Values not kept because they would have started a series past [`MAX_SERIES`].
+    pub fn dropped_series(&self) -> usize {
+        self.dropped_series
     }
 
     /// The retention settings.
@@ -282,8 +294,10 @@ impl History {
             return;
         }
         let cfg = self.cfg;
+        let full = self.series.len() >= MAX_SERIES;
         match self.series.get_mut(key) {
             Some(s) => s.push(&cfg, t, v),
+            None if full => self.dropped_series += 1,
             None => {
                 let mut s = Series::new(&cfg);
                 s.push(&cfg, t, v);

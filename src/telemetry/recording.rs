@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::sample::{GpuSample, HostSample, Inventory};
+use super::sample::{GpuSample, HostSample, Inventory, MAX_GPUS};
 use super::snapshot::Snapshot;
 use super::source::SourceStatus;
 
@@ -416,18 +416,30 @@ pub fn to_csv(rec: &Recording) -> String {
     out
 }
 
-/// The GPU indices of a recording's samples, sorted (the CSV has a column group per GPU).
+/// The GPU indices of a recording's samples, sorted (the CSV has a column group per GPU): the
+/// first [`MAX_GPUS`] seen (a file naming a new index in every sample must not make a column
+/// for each).
 pub fn csv_gpus<'a>(records: impl Iterator<Item = &'a Record>) -> Vec<u32> {
     let mut v: Vec<u32> = Vec::new();
     for r in records {
         for g in &r.gpus {
-            if !v.contains(&g.index) {
-                v.push(g.index);
-            }
+            note_gpu(&mut v, g.index);
         }
     }
-    v.sort_unstable();
     v
+}
+
+/// Adds `index` to the sorted `seen` unless it is there or `seen` holds [`MAX_GPUS`] already;
+/// true when `index` is (now) one of them.
+pub fn note_gpu(seen: &mut Vec<u32>, index: u32) -> bool {
+    match seen.binary_search(&index) {
+        Ok(_) => true,
+        Err(_) if seen.len() >= MAX_GPUS => false,
+        Err(i) => {
+            seen.insert(i, index);
+            true
+        }
+    }
 }
 
 /// The CSV column names per GPU.

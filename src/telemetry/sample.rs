@@ -59,6 +59,14 @@ impl GpuInfo {
     }
 }
 
+/// The most GPUs one source (this machine, a server, a recording) is read for: more than any
+/// machine has (NVML itself numbers at most 64 devices per process on Linux). A server or a file
+/// that names more is cut to these, so memory and series stay bounded.
+pub const MAX_GPUS: usize = 64;
+
+/// The most CPU cores whose own series are kept (a server or a file may claim any number).
+pub const MAX_CORES: usize = 1024;
+
 /// Versions and devices known to a GPU source.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Inventory {

@@ -26,7 +26,7 @@ use arc_swap::ArcSwap;
 use super::history::keys::{self, GpuMetric};
 use super::history::{Event, EventLevel, History, HistoryConfig};
 use super::host::{HostSource, SelfProbe};
-use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample};
+use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, MAX_CORES, MAX_GPUS};
 use super::snapshot::{Snapshot, Stall};
 use super::source::GpuSource;
 
@@ -528,6 +528,10 @@ impl Shared {
             self.answered_again(t, ms);
         }
         let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
+        // Whatever a source says (a server's stream can name any index), only the inventory's
+        // GPUs are kept, at most MAX_GPUS: the history never grows a series per index seen.
+        samples.retain(|g| inventory.gpus.iter().take(MAX_GPUS).any(|i| i.index == g.index));
+        samples.truncate(MAX_GPUS);
         if !inventory.gpus.is_empty() && self.slow.load().is_empty() {
             // The source has just opened: read the slow metrics now rather than at the slow
             // thread's next turn, up to 2 s away. With threads, the slow thread does it (a slow
@@ -609,7 +613,7 @@ fn record_host(h: &mut History, t: f64, s: &HostSample) {
     if let Some(v) = s.cpu_pct.get() {
         h.push(keys::CPU, t, v);
     }
-    for (i, c) in s.per_core_pct.iter().enumerate() {
+    for (i, c) in s.per_core_pct.iter().take(MAX_CORES).enumerate() {
         h.push(&keys::core(i), t, *c);
     }
     if let Some(v) = s.iowait_pct.get() {

@@ -70,7 +70,17 @@ pub fn parse_info(stdout: &[u8]) -> Option<ServerInfo> {
         Err(_) => info.unread.push("source".into()),
     }
     match serde_json::from_value::<Inventory>(v["inventory"].clone()) {
-        Ok(i) => info.inventory = i,
+        Ok(mut i) => {
+            if i.gpus.len() > crate::telemetry::sample::MAX_GPUS {
+                info.unread.push(tr!(
+                    "{n} GPUs past the first {max}",
+                    n = i.gpus.len() - crate::telemetry::sample::MAX_GPUS,
+                    max = crate::telemetry::sample::MAX_GPUS
+                ));
+                i.gpus.truncate(crate::telemetry::sample::MAX_GPUS);
+            }
+            info.inventory = i;
+        }
         Err(_) => info.unread.push("inventory".into()),
     }
     Some(info)
@@ -143,7 +153,12 @@ impl RemoteInfo {
             RemoteState::Failed { error } => error.message.clone(),
             RemoteState::Closed => tr!("disconnected").to_string(),
         };
-        tr!("REMOTE {host}: {state}", host = self.host, state = state)
+        let line = tr!("REMOTE {host}: {state}", host = self.host, state = state);
+        if self.invalid_lines > 0 {
+            tr!("{line} ({n} unreadable lines skipped)", line = line, n = self.invalid_lines)
+        } else {
+            line
+        }
     }
 }
 
@@ -329,7 +344,8 @@ impl RemoteLink {
                 live = true;
                 self.set_state(RemoteState::Live);
             }
-            if self.stop.load(Ordering::SeqCst) || self.retry_now.swap(false, Ordering::SeqCst) {
+            let gave_up = reader.as_ref().is_some_and(std::thread::JoinHandle::is_finished);
+            if self.stop.load(Ordering::SeqCst) || self.retry_now.swap(false, Ordering::SeqCst) || gave_up {
                 let _ = child.kill();
             }
             match child.try_wait() {
@@ -338,11 +354,23 @@ impl RemoteLink {
             }
         }
         let status = child.wait().ok();
-        if let Some(h) = reader {
-            let _ = h.join();
-        }
+        let end = reader.and_then(|h| h.join().ok());
         let stderr = String::from_utf8_lossy(&err.and_then(|h| h.join().ok()).unwrap_or_default()).into_owned();
         let had = got.load(Ordering::Relaxed);
+        if end == Some(StreamEnd::Garbage) {
+            let e = RemoteError::new(
+                RemoteErrorKind::VersionSkew,
+                tr!(
+                    "{host} sent data that is not gpu-doctor's stream ({n} unreadable lines); the connection was closed.",
+                    host = self.target,
+                    n = self.sink.invalid.load(Ordering::Relaxed)
+                ),
+                tr!(
+                    "Check that the gpu-doctor-cli found first on the server's PATH is gpu-doctor's, and that no login script prints to the session."
+                ),
+            );
+            return Err((e, had));
+        }
         Err((classify(&self.target, status.and_then(|s| s.code()), &stderr, had), had))
     }
 }
@@ -356,28 +384,52 @@ struct Sink {
     unread: Arc<Mutex<Vec<String>>>,
 }
 
-/// Reads `monitor --json` lines: bounded in length and rate, each parsed field by field.
-fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) {
+/// How much that is not a line of the stream (too long, not JSON) a server may send in a row
+/// before the connection is given up as not gpu-doctor's stream.
+pub const MAX_GARBAGE: usize = 16 * MAX_LINE;
+
+/// How a stream ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StreamEnd {
+    /// The server closed it (or reading failed).
+    Closed,
+    /// More than [`MAX_GARBAGE`] bytes in a row were not stream lines.
+    Garbage,
+}
+
+/// Reads `monitor --json` lines: bounded in length and rate, each parsed field by field. Gives
+/// up after [`MAX_GARBAGE`] bytes in a row that are not stream lines (endless data without a
+/// line end, or no JSON at all): the connection is then closed and the failure shown, never a
+/// "connecting…" that lasts forever.
+fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) -> StreamEnd {
     let mut r = BufReader::new(out);
     let mut line = Vec::new();
     let mut second = Instant::now();
     let mut in_second = 0u32;
+    let mut garbage = 0usize;
     loop {
+        if garbage > MAX_GARBAGE {
+            return StreamEnd::Garbage;
+        }
         line.clear();
         let n = match (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return StreamEnd::Closed,
             Ok(n) => n,
         };
         if n > MAX_LINE && !line.ends_with(b"\n") {
             // Too long: count it and skip to the end of the line.
             sink.invalid.fetch_add(1, Ordering::Relaxed);
+            garbage += n;
             let mut rest = Vec::new();
             loop {
+                if garbage > MAX_GARBAGE {
+                    return StreamEnd::Garbage;
+                }
                 rest.clear();
                 match (&mut r).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
-                    Ok(0) | Err(_) => return,
+                    Ok(0) | Err(_) => return StreamEnd::Closed,
                     Ok(_) if rest.ends_with(b"\n") => break,
-                    Ok(_) => {}
+                    Ok(k) => garbage += k,
                 }
             }
             continue;
@@ -389,10 +441,14 @@ fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) {
         in_second += 1;
         if in_second > MAX_LINES_PER_SEC {
             sink.dropped.fetch_add(1, Ordering::Relaxed);
+            // (A real stream's lines between these reset the count: only a flood of nothing
+            // readable adds up.)
+            garbage += n;
             continue;
         }
         match parse_line(&line) {
             Some((tick, unread)) => {
+                garbage = 0;
                 got.store(true, Ordering::Relaxed);
                 sink.latest.store(Some(Arc::new(tick)));
                 if let Ok(mut u) = sink.unread.lock() {
@@ -401,6 +457,7 @@ fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) {
             }
             None => {
                 sink.invalid.fetch_add(1, Ordering::Relaxed);
+                garbage += n;
             }
         }
     }
@@ -424,7 +481,10 @@ fn parse_line(line: &[u8]) -> Option<(Tick, Vec<String>)> {
     let host = match obj.get("host") {
         None | Some(serde_json::Value::Null) => None,
         Some(h) => match serde_json::from_value::<HostSample>(h.clone()) {
-            Ok(h) => Some(h),
+            Ok(mut h) => {
+                h.per_core_pct.truncate(crate::telemetry::sample::MAX_CORES);
+                Some(h)
+            }
             Err(_) => {
                 unread.push("host".into());
                 None
@@ -432,9 +492,15 @@ fn parse_line(line: &[u8]) -> Option<(Tick, Vec<String>)> {
         },
     };
     let mut gpus = Vec::new();
-    for (i, g) in
-        obj.get("gpus").and_then(serde_json::Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate()
-    {
+    let listed = obj.get("gpus").and_then(serde_json::Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    if listed.len() > crate::telemetry::sample::MAX_GPUS {
+        unread.push(tr!(
+            "{n} GPUs past the first {max}",
+            n = listed.len() - crate::telemetry::sample::MAX_GPUS,
+            max = crate::telemetry::sample::MAX_GPUS
+        ));
+    }
+    for (i, g) in listed.iter().take(crate::telemetry::sample::MAX_GPUS).enumerate() {
         match serde_json::from_value::<GpuSample>(g.clone()) {
             Ok(g) => gpus.push(g),
             Err(_) => unread.push(format!("gpus[{i}]")),
@@ -554,5 +620,42 @@ mod tests {
         let flood: String = (0..200).map(|_| "{\"schema\":1}\n").collect();
         read_stream(flood.as_bytes(), &sink, &got);
         assert!(sink.dropped.load(Ordering::Relaxed) >= 150, "{}", sink.dropped.load(Ordering::Relaxed));
+    }
+
+    /// Issue 33, item 6: endless data without a line end (1 MiB chunks forever) ends the
+    /// connection as "not gpu-doctor's stream" after MAX_GARBAGE bytes, with the count shown,
+    /// rather than "connecting…" forever; a line naming 1 300 GPUs keeps MAX_GPUS of them.
+    #[test]
+    fn a_hostile_stream_is_given_up_and_bounded() {
+        struct Endless(usize);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.0 += buf.len();
+                assert!(self.0 < 64 * MAX_GARBAGE, "the reader never gave up");
+                buf.fill(b'x');
+                Ok(buf.len())
+            }
+        }
+        let sink = Sink::default();
+        let got = AtomicBool::new(false);
+        assert_eq!(read_stream(Endless(0), &sink, &got), StreamEnd::Garbage);
+        assert!(!got.load(Ordering::Relaxed));
+        let info = RemoteInfo {
+            host: "gpu1".into(),
+            state: RemoteState::Connecting { attempt: 1 },
+            version: None,
+            invalid_lines: sink.invalid.load(Ordering::Relaxed),
+            dropped_lines: 0,
+            unread: Vec::new(),
+        };
+        assert!(info.invalid_lines >= 1 && info.line().contains("unreadable lines skipped"), "{}", info.line());
+        // Lines of JSON that is not the stream, forever, are given up too.
+        let junk: String = (0..60_000).map(|_| format!("[{}]\n", "1,".repeat(200) + "1")).collect();
+        assert_eq!(read_stream(junk.as_bytes(), &Sink::default(), &got), StreamEnd::Garbage);
+        let gpus: Vec<String> = (0..1300).map(|i| format!("{{\"index\":{i}}}")).collect();
+        let line = format!("{{\"schema\":1,\"gpus\":[{}]}}", gpus.join(","));
+        let (tick, unread) = parse_line(line.as_bytes()).unwrap_or_else(|| panic!("parsed"));
+        assert!(tick.gpus.len() <= crate::telemetry::sample::MAX_GPUS);
+        assert!(unread.iter().any(|u| u.contains("past the first 64")), "{unread:?}");
     }
 }

@@ -17,7 +17,7 @@ use crate::telemetry::demo::{DemoHost, Scenario};
 use crate::telemetry::history::{History, HistoryConfig};
 use crate::telemetry::host::HostSource;
 use crate::telemetry::recording::{
-    Header, Record, RecordStream, Recording, RecordingError, csv_header, csv_row, read_record_at,
+    Header, Record, RecordStream, Recording, RecordingError, csv_header, csv_row, note_gpu, read_record_at,
 };
 use crate::telemetry::sample::{GpuSample, HostSample, Inventory};
 use crate::telemetry::source::{SourceStatus, StaticGpus};
@@ -139,7 +139,8 @@ pub struct ReplayFile {
     pub path: PathBuf,
     /// Its header.
     pub header: Header,
-    /// Lines that could not be read (a torn last line after a kill, or damage), skipped.
+    /// Lines that could not be read (a torn last line after a kill, or damage), or whose time
+    /// runs backwards, skipped.
     pub skipped_lines: usize,
     /// The GPU indices its samples hold, sorted.
     pub gpus: Vec<u32>,
@@ -162,19 +163,23 @@ impl ReplayFile {
         let mut marks = Vec::new();
         let mut gpus: Vec<u32> = Vec::new();
         let mut next_report = 0u64;
+        let mut out_of_order = 0usize;
         while let Some(r) = stream.next() {
-            let r = r?;
+            let mut r = r?;
+            // A sample dated before the one before it (a clock set back, an edited file) cannot
+            // be placed on the time line: skipped and counted with the unreadable lines.
+            if !r.t.is_finite() || marks.last().is_some_and(|m: &Mark| r.t < m.t) {
+                out_of_order += 1;
+                continue;
+            }
+            // The first MAX_GPUS GPUs seen; samples of others are not kept.
+            r.gpus.retain(|g| note_gpu(&mut gpus, g.index));
             let mut at = stream.last_offset();
             if r.host.is_some() {
                 at |= HAS_HOST;
             }
             if !r.gpus.is_empty() {
                 at |= HAS_GPUS;
-            }
-            for g in &r.gpus {
-                if let Err(i) = gpus.binary_search(&g.index) {
-                    gpus.insert(i, g.index);
-                }
             }
             marks.push(Mark { t: r.t, at });
             b.add(&r);
@@ -189,7 +194,7 @@ impl ReplayFile {
         let replay = ReplayFile {
             path: path.to_path_buf(),
             header: stream.header.clone(),
-            skipped_lines: stream.skipped_lines,
+            skipped_lines: stream.skipped_lines + out_of_order,
             gpus,
             marks,
             file: Mutex::new(file),

@@ -145,3 +145,60 @@ fn a_busy_host_gets_its_busiest_programs_named_and_a_quiet_one_is_not_read() {
     assert_eq!((top[0].name.as_str(), top[0].cpu_pct.round()), ("cargo", 180.0));
     assert!(two_slow_ticks_on(12.0).snapshot().busiest.is_empty());
 }
+
+/// A source that names 1 300 GPUs per sample with new indices every time (a hostile server), and
+/// a host with 100 000 cores.
+struct Hostile {
+    inventory: Arc<crate::telemetry::sample::Inventory>,
+    tick: std::sync::atomic::AtomicU32,
+}
+
+impl GpuSource for Hostile {
+    fn status(&self) -> crate::telemetry::source::SourceStatus {
+        DemoGpus::new(Scenario::Idle, 1, 1).status()
+    }
+    fn inventory(&self) -> Arc<crate::telemetry::sample::Inventory> {
+        Arc::clone(&self.inventory)
+    }
+    fn sample(&self, _t: f64) -> Vec<GpuSample> {
+        let k = self.tick.fetch_add(1, Ordering::Relaxed);
+        (0..1300)
+            .map(|i| {
+                let mut g = GpuSample::unavailable(k * 1300 + i, GpuHealth::Ok, "x");
+                g.util_gpu_pct = crate::telemetry::reading::Reading::Value(50.0);
+                g
+            })
+            .collect()
+    }
+    fn sample_slow(&self, _t: f64) -> Vec<GpuSlowSample> {
+        Vec::new()
+    }
+}
+
+/// Issue 33, item 6: GPUs the source's inventory does not name are not kept, and no source can
+/// grow the history past its caps: 50 ticks of 1 300 new GPU indices and 100 000 cores leave the
+/// inventory's GPUs, MAX_CORES cores and a bounded number of series.
+#[test]
+fn a_hostile_source_cannot_grow_the_history() {
+    let demo_inv = DemoGpus::new(Scenario::HealthyTraining, 2, 1).inventory();
+    let gpu = Arc::new(Hostile { inventory: demo_inv, tick: std::sync::atomic::AtomicU32::new(0) });
+    let s = Sampler::manual(gpu, Box::new(DemoHost::new(Scenario::Idle, 1)), Duration::from_secs(1));
+    for t in 0..50 {
+        s.step_gpu(f64::from(t));
+    }
+    let snap = s.snapshot();
+    assert!(snap.gpus.iter().all(|g| g.index < 2), "only the inventory's GPUs: {}", snap.gpus.len());
+    let series = s.with_history(History::len);
+    assert!(series < 100, "{series} series");
+    // The history's own cap, and the cores' cap.
+    let mut h = History::default();
+    let mut host = DemoHost::new(Scenario::Idle, 1).sample(0.0);
+    host.per_core_pct = vec![1.0; 100_000];
+    record_host(&mut h, 0.0, &host);
+    assert!(h.len() <= MAX_CORES + 64, "{}", h.len());
+    for i in 0..crate::telemetry::history::MAX_SERIES + 10 {
+        h.push(&format!("x{i}"), 0.0, 1.0);
+    }
+    assert_eq!(h.len(), crate::telemetry::history::MAX_SERIES);
+    assert!(h.dropped_series() >= 10);
+}
