@@ -352,3 +352,70 @@ fn an_import_past_its_caps_says_what_it_left() {
         assert!(past.contains(what), "{past}");
     }
 }
+
+/// Item 11: `check --from big.tar.gz` interrupted by SIGINT or SIGTERM while it unpacks leaves no
+/// temporary directory behind, and ends as the shell expects (128 + the signal).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_import_leaves_no_temporary_directory() {
+    let t = tempfile::tempdir().unwrap();
+    let cap = t.path().join("cap");
+    let out = cli().args(["capture", "--out"]).arg(&cap).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // 300 MB of zeros: a small archive that takes a while to unpack.
+    let f = std::fs::File::create(cap.join("fs/big.bin")).unwrap();
+    f.set_len(300 << 20).unwrap();
+    let archive = t.path().join("big.tar.gz");
+    let status =
+        std::process::Command::new("tar").arg("-czf").arg(&archive).arg("-C").arg(&cap).arg(".").status().unwrap();
+    assert!(status.success());
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let tmp = t.path().join(format!("tmp{signal}"));
+        std::fs::create_dir(&tmp).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+            .env("TMPDIR", &tmp)
+            .args(["check", "--from"])
+            .arg(&archive)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until it is unpacking (its scratch directory holds data), then interrupt.
+        let started = std::time::Instant::now();
+        let mut unpacking = false;
+        while started.elapsed() < std::time::Duration::from_secs(20) {
+            let size: u64 = walk(&tmp);
+            if size > 1 << 20 {
+                unpacking = true;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        if !unpacking {
+            let _ = child.kill();
+            eprintln!("the archive was unpacked before it could be interrupted: skipped for {signal}");
+            continue;
+        }
+        let _ = std::process::Command::new("kill").arg(signal).arg(child.id().to_string()).status();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{signal}: {status:?}");
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(Result::ok).map(|e| e.path()).collect();
+        assert!(left.is_empty(), "{signal} left {left:?}");
+    }
+}
+
+/// Bytes of every file under `dir`.
+#[cfg(target_os = "linux")]
+fn walk(dir: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    rd.filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => walk(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}

@@ -345,6 +345,10 @@ pub fn run(command: &Command) -> ExitCode {
     if command.machine_readable() {
         crate::i18n::set(crate::i18n::Lang::En);
     }
+    // The commands that unpack or pack in a temporary directory remove it when interrupted.
+    if matches!(command, Command::Capture(_)) || matches!(command, Command::Check(a) if a.from.is_some()) {
+        crate::diagnose::archive::remove_scratch_on_signals();
+    }
     let result = match command {
         Command::Info(a) => info::run(a),
         Command::Monitor(a) => monitor::run(a),

@@ -22,8 +22,58 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// The folder the capture is put in inside the archive.
 pub const TOP_DIR: &str = "gpu-doctor-capture";
 
+/// The scratch directories that exist now, removed by [`remove_scratch_on_signals`]'s thread if
+/// the process is interrupted.
+static LIVE_SCRATCH: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// From now on SIGINT, SIGTERM and SIGHUP remove every [`ScratchDir`] of this process before it
+/// ends (with 128 + the signal's number, as the shell expects), so an interrupted
+/// `check --from big.tar.gz` or `capture --archive` leaves no unpacked copy in /tmp. The signals
+/// are blocked in the calling thread (and the threads it starts later) and taken by one thread
+/// with `sigwait`, so no code runs inside a signal handler. Call it from the main thread before
+/// any other thread exists. Not on Windows, where a console's Ctrl+C ends the process and its
+/// temporary folder is the user's.
+pub fn remove_scratch_on_signals() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a zeroed sigset_t is a valid argument to sigemptyset, which initialises it;
+        // sigaddset and pthread_sigmask only read and write that set and this thread's mask.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaddset(&mut set, s);
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return;
+            }
+            set
+        };
+        let spawned = std::thread::Builder::new().name("gd-signals".into()).spawn(move || {
+            let mut sig: libc::c_int = 0;
+            // SAFETY: `set` is an initialised signal set; `sig` is a valid out-pointer.
+            if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+                return;
+            }
+            let dirs = LIVE_SCRATCH.lock().map(|d| d.clone()).unwrap_or_default();
+            for d in dirs {
+                let _ = fs::remove_dir_all(d);
+            }
+            // SAFETY: ends the process at once; the interrupted work is abandoned on purpose.
+            unsafe { libc::_exit(128 + sig) }
+        });
+        if spawned.is_err() {
+            // Nobody would take the signals: let them act as before.
+            // SAFETY: as above, on this thread's own mask.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
 /// A new, private directory under the system's temporary directory, removed (with everything in
-/// it) when dropped.
+/// it) when dropped, or by [`remove_scratch_on_signals`] when the process is interrupted.
 #[derive(Debug)]
 pub struct ScratchDir(PathBuf);
 
@@ -37,7 +87,12 @@ impl ScratchDir {
             let path = base.join(format!("gpu-doctor-{}-{nanos}-{attempt}", std::process::id()));
             let builder = private_dir_builder();
             match builder.create(&path) {
-                Ok(()) => return Ok(ScratchDir(path)),
+                Ok(()) => {
+                    if let Ok(mut live) = LIVE_SCRATCH.lock() {
+                        live.push(path.clone());
+                    }
+                    return Ok(ScratchDir(path));
+                }
                 Err(e) => last = e,
             }
         }
@@ -53,6 +108,9 @@ impl ScratchDir {
 impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
+        if let Ok(mut live) = LIVE_SCRATCH.lock() {
+            live.retain(|p| *p != self.0);
+        }
     }
 }
 

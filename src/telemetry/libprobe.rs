@@ -54,16 +54,22 @@ pub fn child_probes_on() -> bool {
 /// Ties a helper child to this process: on Linux the kernel kills it (SIGKILL) when the thread
 /// that started it, or the whole process, ends, so a probe stuck in a load that never returns
 /// cannot outlive the command that started it (a health hook run every few minutes would pile
-/// them up). The caller still kills and reaps a child that outlives its own deadline.
+/// them up). The caller still kills and reaps a child that outlives its own deadline. The child
+/// starts with no signal blocked, whatever this process blocks
+/// ([`crate::diagnose::archive::remove_scratch_on_signals`]).
 pub(crate) fn tie_to_this_process(cmd: &mut std::process::Command) -> &mut std::process::Command {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt as _;
         let parent = std::process::id();
-        // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid
-        // and _exit, which are async-signal-safe; it allocates nothing and takes no lock.
+        // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid,
+        // sigemptyset, sigprocmask and _exit, which are async-signal-safe; it allocates nothing
+        // and takes no lock.
         unsafe {
             cmd.pre_exec(move || {
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
