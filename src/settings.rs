@@ -218,11 +218,31 @@ impl Settings {
 fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
     use ron::error::Error as E;
     let line = e.span.start.line;
-    let setting = text
+    // The setting is the last `name:` before the error on its line (a file written on one line
+    // holds every setting there: the first on the line is not the one that is wrong).
+    let before: String = text
         .lines()
         .nth(line.saturating_sub(1))
-        .and_then(|l| l.split_once(':').map(|(k, _)| k.trim().trim_start_matches('(').trim().to_string()))
-        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        .unwrap_or("")
+        .chars()
+        .take(e.span.start.col.saturating_sub(1))
+        .collect();
+    let names_itself = matches!(e.code, E::NoSuchStructField { .. } | E::DuplicateStructField { .. });
+    let setting = before
+        .split(':')
+        .rev()
+        .skip(1)
+        .find_map(|part| {
+            let key: String = part
+                .chars()
+                .rev()
+                .skip_while(|c| c.is_whitespace())
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let key: String = key.chars().rev().collect();
+            (!key.is_empty() && !key.starts_with(|c: char| c.is_ascii_digit())).then_some(key)
+        })
+        .filter(|_| !names_itself);
     let what = match &e.code {
         E::NoSuchStructField { found, .. } => tr!("there is no setting called \"{found}\"", found = found),
         E::NoSuchEnumVariant { found, expected, .. } => {
@@ -268,6 +288,11 @@ mod tests {
             ("(\n    interval_secs: \"fast\",\n)", "line 2, setting \"interval_secs\": a number was expected"),
             ("(\n    theme: Purple,\n)", "line 2, setting \"theme\": \"Purple\" is not one of the choices"),
             ("garbage {{{", "line 1: "),
+            // Issue 33, item 13: everything on one line names the setting that is wrong.
+            (
+                "(version: 1, theme: Dark, interval_secs: \"fast\")",
+                "line 1, setting \"interval_secs\": a number was expected",
+            ),
         ] {
             let e = Settings::parse(text.as_bytes()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains(want), "{text}: {e}");

@@ -69,6 +69,97 @@ pub fn md_inline(s: &str) -> String {
     out
 }
 
+/// The character set the terminal expects when it is one of China's national sets (GB18030,
+/// GBK, GB2312, EUC-CN), from the locale (`LC_ALL`, then `LC_CTYPE`, then `LANG`, as the C
+/// library reads them): `zh_CN.GB18030` → `GB18030`. `None` for UTF-8 and everything else.
+fn chinese_national_charset() -> Option<&'static str> {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))?;
+    let codeset = locale.split_once('.')?.1.split('@').next()?.to_ascii_uppercase().replace('-', "");
+    match codeset.as_str() {
+        // GB18030 contains GBK and GB2312: what they can show, it encodes the same.
+        "GB18030" | "GBK" | "GB2312" | "EUCCN" | "CP936" => Some("GB18030"),
+        _ => None,
+    }
+}
+
+/// Which stream text goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Out,
+    /// Standard error.
+    Err,
+}
+
+impl Stream {
+    fn is_terminal(self) -> bool {
+        use std::io::IsTerminal as _;
+        static OUT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        static ERR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        match self {
+            Stream::Out => *OUT.get_or_init(|| std::io::stdout().is_terminal()),
+            Stream::Err => *ERR.get_or_init(|| std::io::stderr().is_terminal()),
+        }
+    }
+}
+
+/// `s` as bytes for `stream`: made safe ([`safe_terminal`]) and, when the stream is a terminal in
+/// a locale whose character set is GB18030/GBK (common on Chinese systems), converted to it with
+/// the C library's iconv, so Chinese is not mojibake there. UTF-8 everywhere else (a file or a
+/// pipe gets UTF-8, as JSON, CSV and the reports require), and where the conversion is not
+/// available.
+pub fn terminal_bytes(s: &str, stream: Stream) -> Cow<'_, [u8]> {
+    let safe = safe_terminal(s);
+    if safe.is_ascii() || !stream.is_terminal() {
+        return match safe {
+            Cow::Borrowed(b) => Cow::Borrowed(b.as_bytes()),
+            Cow::Owned(o) => Cow::Owned(o.into_bytes()),
+        };
+    }
+    if let Some(charset) = chinese_national_charset()
+        && let Some(bytes) = convert(&safe, charset)
+    {
+        return Cow::Owned(bytes);
+    }
+    match safe {
+        Cow::Borrowed(b) => Cow::Borrowed(b.as_bytes()),
+        Cow::Owned(o) => Cow::Owned(o.into_bytes()),
+    }
+}
+
+/// `s` in `charset`, by iconv; `None` when the C library cannot convert to it.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn convert(s: &str, charset: &str) -> Option<Vec<u8>> {
+    let to = std::ffi::CString::new(charset).ok()?;
+    let from = c"UTF-8";
+    // SAFETY: both arguments are NUL-terminated strings that outlive the call.
+    let cd = unsafe { libc::iconv_open(to.as_ptr(), from.as_ptr()) };
+    if cd as isize == -1 {
+        return None;
+    }
+    let mut input = s.as_bytes().to_vec();
+    let mut out = vec![0u8; s.len() * 2 + 16];
+    let (mut in_ptr, mut in_left) = (input.as_mut_ptr().cast::<libc::c_char>(), input.len());
+    let (mut out_ptr, mut out_left) = (out.as_mut_ptr().cast::<libc::c_char>(), out.len());
+    // SAFETY: the pointers and lengths describe `input` and `out`, which live across the call;
+    // iconv advances them within those buffers. GB18030 encodes every Unicode character in at
+    // most 4 bytes, and UTF-8 takes at least half as many bytes as that for each, so twice the
+    // input's length always suffices.
+    let r = unsafe { libc::iconv(cd, &mut in_ptr, &mut in_left, &mut out_ptr, &mut out_left) };
+    // SAFETY: `cd` came from iconv_open and is closed once.
+    unsafe { libc::iconv_close(cd) };
+    if r == usize::MAX || in_left != 0 {
+        return None;
+    }
+    out.truncate(out.len() - out_left);
+    Some(out)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn convert(_s: &str, _charset: &str) -> Option<Vec<u8>> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,6 +130,8 @@ fn stored_machines() -> Vec<std::path::PathBuf> {
         }
     }
     inputs.sort();
+    // A log that holds nothing the checks read gives an error, not a checklist (tests/hostile.rs).
+    inputs.retain(|p| gpu_doctor::diagnose::source::CheckSource::Capture(p.clone()).run(None).is_ok());
     assert!(inputs.len() >= 60, "only {} stored machines", inputs.len());
     inputs
 }

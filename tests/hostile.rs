@@ -419,3 +419,115 @@ fn walk(dir: &Path) -> u64 {
         })
         .sum()
 }
+
+/// Item 13: in a GB18030 (GBK) Chinese locale, what a terminal shows is in its character set, not
+/// UTF-8 mojibake; a pipe still gets UTF-8. Run on a pseudo-terminal (`script`); skipped where
+/// `script` or `iconv` is missing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_gbk_terminal_gets_its_own_character_set() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/no-driver");
+    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+    let on_tty = |lang: &str| {
+        std::process::Command::new("script")
+            .args(["-qc", &format!("'{exe}' check --from '{}'", fixture.display()), "/dev/null"])
+            .env("LANG", lang)
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE")
+            .env_remove("GPU_DOCTOR_LANG")
+            .output()
+    };
+    let (Ok(gb), Ok(utf8)) = (on_tty("zh_CN.GB18030"), on_tty("zh_CN.UTF-8")) else {
+        eprintln!("no script(1) here: skipped");
+        return;
+    };
+    let Ok(mut iconv) = std::process::Command::new("iconv")
+        .args(["-f", "GB18030", "-t", "UTF-8"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("no iconv(1) here: skipped");
+        return;
+    };
+    std::io::Write::write_all(&mut iconv.stdin.take().unwrap(), &gb.stdout).unwrap();
+    let decoded = iconv.wait_with_output().unwrap();
+    assert!(String::from_utf8(gb.stdout.clone()).is_err(), "GB18030 bytes, not UTF-8");
+    let clean = |b: &[u8]| String::from_utf8_lossy(b).replace('\r', "");
+    assert_eq!(clean(&decoded.stdout), clean(&utf8.stdout));
+    assert!(clean(&utf8.stdout).contains("根因"), "{}", clean(&utf8.stdout));
+    // A pipe gets UTF-8 in any locale.
+    let piped = cli()
+        .env_remove("GPU_DOCTOR_LANG")
+        .env("LANG", "zh_CN.GB18030")
+        .args(["check", "--from"])
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(piped.stdout).is_ok());
+}
+
+/// Item 13: small but misleading answers, each now clear and at once.
+#[cfg(target_os = "linux")]
+#[test]
+fn small_misleading_answers_are_clear() {
+    let t = tempfile::tempdir().unwrap();
+    let text = |o: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    };
+    // A FIFO as --cuda-lib is refused at once, as --nvml-lib is, not "the driver or the GPU hung".
+    let fifo = t.path().join("libcuda.so.1");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let started = std::time::Instant::now();
+    let out = cli().args(["smoke", "--cuda-lib"]).arg(&fifo).output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--cuda-lib") && text(&out).contains("not a regular file (a FIFO)"), "{}", text(&out));
+    // A calibration that cannot be written names where.
+    let file = t.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = cli()
+        .env("XDG_CONFIG_HOME", file.join("cfg"))
+        .args(["vram", "--preset", "Llama-3.1-8B", "--mode", "inference", "--save-calibration", "17.5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains(&file.display().to_string()), "{}", text(&out));
+    // A negative size in config.json is wrong, not missing.
+    let cfg = t.path().join("config.json");
+    std::fs::write(
+        &cfg,
+        r#"{"num_hidden_layers": 32, "hidden_size": -4096, "num_attention_heads": 32, "vocab_size": 32000}"#,
+    )
+    .unwrap();
+    let out = cli().args(["vram", "--config"]).arg(&cfg).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out).contains("hidden_size") && text(&out).contains("-4096") && !text(&out).contains("missing"),
+        "{}",
+        text(&out)
+    );
+    // A presets file's mistakes in plain words, with the file and the place.
+    let presets = t.path().join("models.ron");
+    std::fs::write(&presets, "[(name: \"x\", layers: 2)]").unwrap();
+    let out = cli().args(["vram", "--list-presets", "--presets-file"]).arg(&presets).output().unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains("models.ron") && said.contains("line 1, column") && said.contains("needs `hidden`"),
+        "{said}"
+    );
+    assert!(!said.contains("Unexpected") && !said.contains("Arch"), "{said}");
+    // focus --demo labels its simulated GPU figures, in text and JSON.
+    let pid = std::process::id().to_string();
+    let out = cli()
+        .args(["focus", "--pid", &pid, "--watch", "0.5", "--interval", "0.25", "--demo", "idle"])
+        .output()
+        .unwrap();
+    assert!(text(&out).starts_with("DEMO DATA"), "{}", text(&out));
+    let out = cli()
+        .args(["focus", "--pid", &pid, "--watch", "0.5", "--interval", "0.25", "--demo", "idle", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["demo"].as_str().is_some_and(|d| d.contains("DEMO")), "{v}");
+}

@@ -324,9 +324,10 @@ const EXIT_CODE_ON_STUCK_LOAD: u8 = exit::NOT_RESPONDING;
 pub fn out(text: &str) -> Result<(), CliError> {
     use std::io::Write as _;
     let mut o = std::io::stdout().lock();
-    // Text from outside (a bug report, a capture, a server) never drives the terminal.
-    let text = crate::text::safe_terminal(text);
-    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+    // Text from outside (a bug report, a capture, a server) never drives the terminal; Chinese
+    // is written in the terminal's character set.
+    let text = crate::text::terminal_bytes(text, crate::text::Stream::Out);
+    match o.write_all(&text).and_then(|()| o.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::runtime(crate::tr!("could not write the output: {error}", error = e))),
@@ -366,7 +367,9 @@ pub fn run(command: &Command) -> ExitCode {
         Command::SmokeChild(a) => smoke::run_child(a),
     };
     result.unwrap_or_else(|e| {
-        eprintln!("gpu-doctor: {}", crate::text::safe_terminal(&e.to_string()));
+        use std::io::Write as _;
+        let _ = std::io::stderr()
+            .write_all(&crate::text::terminal_bytes(&format!("gpu-doctor: {e}\n"), crate::text::Stream::Err));
         ExitCode::from(e.code)
     })
 }

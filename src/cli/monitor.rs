@@ -231,7 +231,10 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
             }
             t
         };
-        match stdout.write_all(crate::text::safe_terminal(&text).as_bytes()).and_then(|()| stdout.flush()) {
+        match stdout
+            .write_all(&crate::text::terminal_bytes(&text, crate::text::Stream::Out))
+            .and_then(|()| stdout.flush())
+        {
             Ok(()) => {}
             // The reader went away (e.g. `| head`): stop quietly.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,

@@ -194,7 +194,7 @@ impl Out {
         if self.closed {
             return Ok(false);
         }
-        let r = self.w.write_all(crate::text::safe_terminal(s).as_bytes());
+        let r = self.w.write_all(&crate::text::terminal_bytes(s, crate::text::Stream::Out));
         self.check(r)
     }
 

@@ -63,6 +63,18 @@ impl SmokeArgs {
 
 /// Runs `smoke`: text lines as stages end, or one JSON report at the end.
 pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
+    // A library named by path must be a file: a FIFO or a device would block the loader until the
+    // stall limit and then read as "the driver or the GPU hung". Refused at once, like --nvml-lib.
+    for (flag, path) in [("--cuda-lib", &a.cuda_lib), ("--nvml-lib", &a.nvml_lib)] {
+        if let Some(p) = path
+            && let Err(e @ crate::safe_fs::ReadError::NotAFile(_)) = crate::safe_fs::open_regular(p)
+        {
+            return Err(CliError::new(
+                exit::BAD_ARGS,
+                crate::tr!("{flag} {path}: {why}", flag = flag, path = p.display(), why = e),
+            ));
+        }
+    }
     let opts = a.options();
     let mut out = std::io::stdout().lock();
     if !a.json {
@@ -88,7 +100,10 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
             match msg {
                 Msg::End { .. } => {
                     for r in &p.stages[printed..] {
-                        let _ = write!(o, "{}", crate::text::safe_terminal(&stage_text(&r.localized())));
+                        let _ = o.write_all(&crate::text::terminal_bytes(
+                            &stage_text(&r.localized()),
+                            crate::text::Stream::Out,
+                        ));
                     }
                     printed = p.stages.len();
                 }

@@ -72,6 +72,10 @@ pub struct Focus {
     /// Whether a GPU driver answered while watched.
     #[serde(default)]
     pub gpu_access: GpuAccess,
+    /// The GPU figures came from a simulation (`--demo`): its label. The process's own figures
+    /// are this machine's either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demo: Option<String>,
     /// Verdict.
     pub triage: Triage,
     /// In words.
@@ -368,6 +372,7 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
     let memory_note = oom_note(oom_in_log, gpu_free_share);
     let gpu_util = (util_sum.1 > 0).then(|| util_sum.0 / util_sum.1 as f64);
     let gpu_access = sampler.map_or(GpuAccess::NotSampled, |s| GpuAccess::during(s, 0.0));
+    let demo = sampler.map(Sampler::snapshot).filter(|s| s.source.is_demo()).map(|s| s.source.label());
     let figures =
         Figures { pid, cpu_pct, io_bps: read_bps + write_bps, gpu_util, log_grew: log_state.map(|l| l.1), gpu_access };
     let triage = judge(&states, cpu_pct, figures.io_bps, figures.log_grew, gpu_util);
@@ -389,6 +394,7 @@ pub fn observe(sampler: Option<&Sampler>, options: &FocusOptions) -> Focus {
         gpu_free_share,
         memory_note,
         gpu_access,
+        demo,
         triage,
         summary,
         next_step,
@@ -441,7 +447,12 @@ pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
 
 /// The text form.
 pub fn render(f: &Focus) -> String {
-    let mut s = format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default());
+    let mut s = String::new();
+    if f.demo.is_some() {
+        s.push_str(tr!("DEMO DATA: the GPU figures are simulated; the process figures are this machine's."));
+        s.push('\n');
+    }
+    s.push_str(&format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()));
     if f.triage != Triage::Gone {
         let state = f.states.chars().last().map_or(tr!("unknown"), proctree::state_words);
         let line = tr!("state: {state}; {counts}", state = state, counts = state_counts(&f.states));
@@ -565,6 +576,7 @@ mod tests {
             gpu_free_share: None,
             memory_note: None,
             gpu_access: GpuAccess::NoDriver,
+            demo: None,
             triage: Triage::Waiting,
             summary: verdict_words(
                 Triage::Waiting,

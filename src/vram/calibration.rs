@@ -105,10 +105,15 @@ pub fn find<'a>(points: &'a [Point], arch: &Arch, s: &Workload) -> Option<&'a Po
 
 /// Adds `point` to the file at `path`, replacing an earlier one for the same model and settings.
 /// A file that cannot be read is kept as `NAME.bak` first; returns where it went, if anywhere.
+/// Every error names the path it is about ("cannot write /x/vram-calibration.json: Permission
+/// denied").
 pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
+    let about = |p: &Path, e: &dyn std::fmt::Display| {
+        crate::tr!("cannot write {path}: {error}", path = p.display(), error = e).to_string()
+    };
     let (mut points, moved) = match load(path) {
         Ok(p) => (p, None),
-        Err(_) => (Vec::new(), Some(crate::settings::keep_as_backup(path).map_err(|e| e.to_string())?)),
+        Err(_) => (Vec::new(), Some(crate::settings::keep_as_backup(path).map_err(|e| about(path, &e))?)),
     };
     points.retain(|p| !(p.model == point.model && p.settings == point.settings));
     points.push(point);
@@ -117,9 +122,9 @@ pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
     }
     let text = serde_json::to_string_pretty(&Stored { version: 1, points }).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir).map_err(|e| about(dir, &e))?;
     }
-    crate::safe_fs::replace_atomic(path, text.as_bytes()).map_err(|e| e.to_string())?;
+    crate::safe_fs::replace_atomic(path, text.as_bytes()).map_err(|e| about(path, &e))?;
     Ok(moved)
 }
 

@@ -99,12 +99,16 @@ impl std::error::Error for PresetError {}
 /// Reads and parses a presets file.
 pub fn read(path: &Path) -> Result<Vec<Arch>, PresetError> {
     let text = crate::safe_fs::read_text(path, crate::safe_fs::PRESETS_CAP).map_err(PresetError::Read)?;
-    parse(&text)
+    // A syntax error names the file as well as the place in it.
+    parse(&text).map_err(|e| match e {
+        PresetError::Syntax(e) => PresetError::Syntax(format!("{}: {e}", path.display())),
+        other => other,
+    })
 }
 
 /// Parses a presets file (a RON list of [`Arch`]).
 pub fn parse(text: &str) -> Result<Vec<Arch>, PresetError> {
-    let list: Vec<Arch> = ron::from_str(text).map_err(|e| PresetError::Syntax(e.to_string()))?;
+    let list: Vec<Arch> = ron::from_str(text).map_err(|e| PresetError::Syntax(ron_problem(&e)))?;
     for a in &list {
         a.validate().map_err(|problem| PresetError::Invalid { name: a.name.clone(), problem })?;
     }
@@ -177,8 +181,54 @@ fn is_subsequence(want: &[String], have: &[String]) -> bool {
     !want.is_empty() && want.iter().all(|w| rest.any(|h| h == w))
 }
 
-fn field_u32(v: &serde_json::Value, keys: &[&str]) -> Option<u32> {
-    keys.iter().find_map(|k| v.get(*k)).and_then(|x| x.as_u64()).and_then(|x| u32::try_from(x).ok())
+/// The first of `keys` that `v` holds as a number: `Ok(None)` when none is there (or it is not a
+/// number: some models keep a list per layer under these names); an error naming the key when
+/// the number is not a whole one that fits (`"hidden_size": -4096` is wrong, not missing).
+fn field_u32(v: &serde_json::Value, keys: &[&'static str]) -> Result<Option<u32>, InputError> {
+    let Some((key, x)) = keys.iter().find_map(|k| v.get(*k).filter(|x| x.is_number()).map(|x| (*k, x))) else {
+        return Ok(None);
+    };
+    x.as_u64().and_then(|n| u32::try_from(n).ok()).map(Some).ok_or_else(|| not_whole(key, x))
+}
+
+fn not_whole(key: &'static str, x: &serde_json::Value) -> InputError {
+    InputError {
+        field: key,
+        problem: crate::tr!("{value} is not a whole number from 0 to {max}", value = x, max = u32::MAX),
+    }
+}
+
+/// A presets file's syntax error in plain words, with where it is: "line 1, column 23: a model
+/// needs `hidden`", not the parser's "Unexpected missing field named `hidden` in `Arch`".
+fn ron_problem(e: &ron::error::SpannedError) -> String {
+    use ron::error::Error as E;
+    let at = crate::tr!("line {line}, column {col}", line = e.span.start.line, col = e.span.start.col);
+    let what = match &e.code {
+        E::MissingStructField { field, .. } => {
+            crate::tr!("a model needs `{field}` (see the built-in presets for every field)", field = field)
+        }
+        E::NoSuchStructField { expected, found, .. } => crate::tr!(
+            "`{found}` is not a field of a model; the fields are: {fields}",
+            found = found,
+            fields = expected.join(", ")
+        ),
+        E::DuplicateStructField { field, .. } => crate::tr!("`{field}` is given twice", field = field),
+        E::ExpectedArray => crate::tr!("the file must be a list of models: [ (name: …, …), … ]").to_string(),
+        E::ExpectedComma | E::ExpectedArrayEnd | E::ExpectedStructLikeEnd => {
+            crate::tr!("a comma or a closing bracket is missing here").to_string()
+        }
+        E::IntegerOutOfBounds | E::ExpectedInteger | E::InvalidIntegerDigit { .. } => {
+            crate::tr!("this must be a whole number from 0 to {max}", max = u32::MAX)
+        }
+        E::ExpectedString | E::ExpectedStringEnd => crate::tr!("this must be text in double quotes").to_string(),
+        E::ExpectedBoolean => crate::tr!("this must be true or false").to_string(),
+        E::Eof => crate::tr!("the file ends before the list does").to_string(),
+        E::UnclosedBlockComment | E::UnclosedLineComment => crate::tr!("a comment is not closed").to_string(),
+        E::TrailingCharacters => crate::tr!("there is more after the list of models").to_string(),
+        // The rest are rare; the parser's own words are the best there is, marked as such.
+        other => crate::tr!("not valid here ({error})", error = other),
+    };
+    format!("{at}: {what}")
 }
 
 /// Reads the memory-relevant fields of a Hugging Face `config.json` (Llama, Mistral, Mixtral,
@@ -189,16 +239,22 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| InputError { field: "config.json", problem: crate::tr!("not valid JSON: {error}", error = e) })?;
     let v = v.get("text_config").cloned().unwrap_or(v);
-    let need = |keys: &[&str], field: &'static str| {
-        field_u32(&v, keys)
-            .ok_or_else(|| bad(field, &crate::tr!("missing (looked for {keys})", keys = keys.join(", "))))
+    let need = |keys: &[&'static str], field: &'static str| {
+        if let Some(n) = field_u32(&v, keys)? {
+            return Ok(n);
+        }
+        // There, but not a number ("4096", a list): wrong, not missing.
+        match keys.iter().find_map(|k| v.get(*k).filter(|x| !x.is_null()).map(|x| (*k, x))) {
+            Some((key, x)) => Err(not_whole(key, x)),
+            None => Err(bad(field, &crate::tr!("missing (looked for {keys})", keys = keys.join(", ")))),
+        }
     };
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"], "num_hidden_layers")?;
     let hidden = need(&["hidden_size", "n_embd", "d_model"], "hidden_size")?;
     let heads = need(&["num_attention_heads", "n_head"], "num_attention_heads")?;
     let model_type = v.get("model_type").and_then(|m| m.as_str()).unwrap_or("");
     let multi_query = v.get("multi_query").and_then(serde_json::Value::as_bool).unwrap_or(false);
-    let kv_heads = field_u32(&v, &["num_key_value_heads", "num_kv_heads", "n_head_kv"]).unwrap_or(if multi_query {
+    let kv_heads = field_u32(&v, &["num_key_value_heads", "num_kv_heads", "n_head_kv"])?.unwrap_or(if multi_query {
         1
     } else {
         heads
@@ -206,22 +262,22 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let encoder =
         matches!(model_type, "bert" | "roberta" | "xlm-roberta" | "electra" | "camembert" | "deberta" | "deberta-v2");
     let gated = !encoder && !matches!(model_type, "falcon" | "gpt_bigcode" | "phi" | "gpt_neox" | "gpt2");
-    let intermediate = field_u32(&v, &["intermediate_size", "n_inner", "ffn_hidden_size"]).unwrap_or(4 * hidden);
+    let intermediate = field_u32(&v, &["intermediate_size", "n_inner", "ffn_hidden_size"])?.unwrap_or(4 * hidden);
     let vocab = need(&["vocab_size"], "vocab_size")?;
-    let experts = field_u32(&v, &["num_local_experts", "n_routed_experts", "num_experts"]);
+    let experts = field_u32(&v, &["num_local_experts", "n_routed_experts", "num_experts"])?;
     let moe = match experts {
         Some(e) if e > 1 => Some(Moe {
             experts: e,
-            active: field_u32(&v, &["num_experts_per_tok", "moe_topk"])
+            active: field_u32(&v, &["num_experts_per_tok", "moe_topk"])?
                 .ok_or_else(|| bad("num_experts_per_tok", crate::tr!("missing for a mixture-of-experts model")))?,
-            expert_intermediate: field_u32(&v, &["moe_intermediate_size"]).unwrap_or(intermediate),
-            shared_experts: field_u32(&v, &["n_shared_experts"]).unwrap_or(0),
-            dense_layers: field_u32(&v, &["first_k_dense_replace"]).unwrap_or(0),
+            expert_intermediate: field_u32(&v, &["moe_intermediate_size"])?.unwrap_or(intermediate),
+            shared_experts: field_u32(&v, &["n_shared_experts"])?.unwrap_or(0),
+            dense_layers: field_u32(&v, &["first_k_dense_replace"])?.unwrap_or(0),
         }),
         _ => None,
     };
-    let mla = field_u32(&v, &["kv_lora_rank"])
-        .map(|r| Mla { kv_lora_rank: r, rope_dim: field_u32(&v, &["qk_rope_head_dim"]).unwrap_or(64) });
+    let rope_dim = field_u32(&v, &["qk_rope_head_dim"])?.unwrap_or(64);
+    let mla = field_u32(&v, &["kv_lora_rank"])?.map(|r| Mla { kv_lora_rank: r, rope_dim });
     let arch = Arch {
         name: name.to_string(),
         kind: if encoder { ModelKind::Encoder } else { ModelKind::Decoder },
@@ -229,7 +285,10 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         hidden,
         heads,
         kv_heads,
-        head_dim: field_u32(&v, &["head_dim"]).or_else(|| field_u32(&v, &["v_head_dim"])),
+        head_dim: match field_u32(&v, &["head_dim"])? {
+            Some(d) => Some(d),
+            None => field_u32(&v, &["v_head_dim"])?,
+        },
         intermediate,
         vocab,
         tied_embeddings: v
@@ -240,8 +299,8 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         qkv_bias: v.get("attention_bias").and_then(serde_json::Value::as_bool).unwrap_or(model_type == "qwen2"),
         moe,
         mla,
-        sliding_window: field_u32(&v, &["sliding_window"]),
-        context: field_u32(&v, &["max_position_embeddings", "n_positions", "seq_length"]),
+        sliding_window: field_u32(&v, &["sliding_window"])?,
+        context: field_u32(&v, &["max_position_embeddings", "n_positions", "seq_length"])?,
         params_b: None,
         note: format!("imported from config.json (model_type {model_type})"),
         model_type: (!model_type.is_empty()).then(|| model_type.to_string()),
