@@ -184,3 +184,123 @@ fn nvidia_smi_q_alone_is_nvmls_view() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Issue 33: the importer as a whole (splitter, section mapping, checks, header) fuzzed with
+/// logs built from every section kind it reads, with hostile content: no panic, GPUs and header
+/// within their caps, and the same file with any line ends gives the same checklist. Bounded
+/// (a fixed number of cases) so CI runs it every time.
+mod fuzz {
+    use gpu_doctor::diagnose::bugview::{BugReportSystem, MAX_GPUS};
+    use gpu_doctor::diagnose::view::SystemView;
+    use gpu_doctor::diagnose::{self, bugreport};
+    use proptest::prelude::*;
+
+    /// One section of a log, by kind, with arbitrary content.
+    fn section() -> impl Strategy<Value = String> {
+        let text = "[ -~\\t\u{1b}\u{7}\u{202e}中]{0,60}";
+        let lines = proptest::collection::vec(text, 0..12);
+        let path = prop_oneof![
+            Just("/proc/driver/nvidia/version".to_string()),
+            Just("/proc/modules".to_string()),
+            Just("/etc/os-release".to_string()),
+            Just("/proc/1/cgroup".to_string()),
+            "/(proc|sys|etc|a)(/[a-z0-9.:]{1,12}){0,40}",
+        ];
+        prop_oneof![
+            (path, lines.clone()).prop_map(|(p, l)| format!("*** {p}\n*** ls: x\n{}\n", l.join("\n"))),
+            (path_missing(), Just(())).prop_map(|(p, ())| format!("*** {p} does not exist\n")),
+            proptest::collection::vec((0u32..300, 0u8..32, 0u8..8, "[A-Za-z0-9 ]{0,20}"), 0..40).prop_map(|fs| {
+                let mut s = "/usr/bin/lspci -nnDvvvxxxx\n\n".to_string();
+                for (b, d, f, n) in fs {
+                    s.push_str(&format!("0000:{b:02x}:{d:02x}.{f} 3D controller [0302]: NVIDIA Corporation {n} [10de:2330]\n\tKernel driver in use: nvidia\n\n"));
+                }
+                s
+            }),
+            proptest::collection::vec((0u32..200, "[A-Za-z0-9 ]{0,20}", any::<bool>()), 0..90).prop_map(|gs| {
+                let mut s = "/usr/bin/nvidia-smi --query\n\n==============NVSMI LOG==============\nDriver Version : 550.54.15\n".to_string();
+                for (i, n, lost) in gs {
+                    if lost {
+                        s.push_str(&format!("Unable to determine the device handle for GPU {i:08X}:01:00.0: Unknown Error\n"));
+                    } else {
+                        s.push_str(&format!("GPU {i:08X}:01:00.0\n    Product Name : {n}\n    FB Memory Usage\n        Total : {i} MiB\n"));
+                    }
+                }
+                s
+            }),
+            proptest::collection::vec((0u32..100, "[ -~]{0,40}"), 0..60).prop_map(|xs| {
+                let mut s = "Scanning kernel log files for NVIDIA kernel messages:\n".to_string();
+                for (x, m) in xs {
+                    s.push_str(&format!("Jan 25 10:31:17 host kernel: [ 7.1] NVRM: Xid (PCI:0000:01:00): {x}, {m}\n"));
+                }
+                s
+            }),
+            lines.prop_map(|l| format!("{}\n", l.join("\n"))),
+        ]
+    }
+
+    fn path_missing() -> impl Strategy<Value = String> {
+        prop_oneof![Just("/proc/driver/nvidia/version".to_string()), "/[a-z]{1,8}(/[a-z]{1,8}){0,4}"]
+    }
+
+    fn checklist(text: &str) -> Option<diagnose::Report> {
+        let split = bugreport::split(text)?;
+        let view = BugReportSystem::from_report(&split);
+        let report = diagnose::run(&view);
+        if let Some(n) = &view.meta().nvml {
+            assert!(n.inventory.gpus.len() <= 2 * MAX_GPUS, "{} GPUs", n.inventory.gpus.len());
+        }
+        let header = view.imported().lines().join("\n");
+        assert!(header.len() < 16 << 10, "a header of {} bytes", header.len());
+        Some(report)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_importer_never_panics_and_stays_bounded(
+            sections in proptest::collection::vec(section(), 0..10),
+            complete in any::<bool>(),
+            ends in prop_oneof![Just("\n"), Just("\r\n"), Just("\r")],
+        ) {
+            let sep = format!("{}\n", "_".repeat(44));
+            let mut log = format!("{sep}Start of NVIDIA bug report log file.\nnvidia-bug-report.sh Version: 1\nuname: Linux h 6.8.0 x\n{sep}");
+            for s in &sections {
+                log.push_str(s);
+                log.push_str(&sep);
+            }
+            if complete {
+                log.push_str("End of NVIDIA bug report log file.\n");
+            }
+            let unix = checklist(&log);
+            prop_assert!(unix.is_some());
+            // The same log with other line ends, read as a file is read: the same checklist.
+            let dir = tempfile::tempdir().unwrap();
+            let f = dir.path().join("log");
+            std::fs::write(&f, log.replace('\n', ends)).unwrap();
+            let text = bugreport::read(&f).unwrap();
+            let other = checklist(&text);
+            let verdicts = |r: &Option<diagnose::Report>| {
+                r.as_ref().map(|r| r.checks.iter().map(|c| (c.id.clone(), c.verdict)).collect::<Vec<_>>())
+            };
+            prop_assert_eq!(verdicts(&unix), verdicts(&other));
+        }
+
+        /// A real log with bytes changed anywhere reads, or is refused, without a panic.
+        #[test]
+        fn a_damaged_real_log_never_panics(
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..24),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/bug-reports/bekal-2026-2x3080-healthy/nvidia-bug-report.log.gz");
+            let mut bytes = bugreport::read(&dir).unwrap().into_bytes();
+            for (at, b) in edits {
+                let i = at.index(bytes.len());
+                bytes[i] = b;
+            }
+            bytes.truncate(cut.index(bytes.len() + 1));
+            let _ = checklist(&String::from_utf8_lossy(&bytes));
+        }
+    }
+}

@@ -658,4 +658,45 @@ mod tests {
         assert!(tick.gpus.len() <= crate::telemetry::sample::MAX_GPUS);
         assert!(unread.iter().any(|u| u.contains("past the first 64")), "{unread:?}");
     }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// One line a server (or something in its place) might send.
+        fn line() -> impl Strategy<Value = Vec<u8>> {
+            prop_oneof![
+                // Stream lines with fields of any shape.
+                (any::<u8>(), 0usize..200, "[ -~]{0,30}", any::<f64>()).prop_map(|(schema, gpus, name, x)| {
+                    let g: Vec<String> = (0..gpus).map(|i| format!("{{\"index\":{i},\"util_gpu_pct\":{x:?},\"name\":{name:?}}}")).collect();
+                    format!("{{\"schema\":{schema},\"host\":{{\"cpu_pct\":{x:?},\"per_core_pct\":[1,2]}},\"gpus\":[{}]}}\n", g.join(",")).into_bytes()
+                }),
+                // Any JSON-ish text, any bytes, an endless-looking line.
+                "[ -~]{0,200}\n".prop_map(String::into_bytes),
+                proptest::collection::vec(any::<u8>(), 0..400),
+                (1usize..3).prop_map(|k| vec![b'{'; k * MAX_LINE / 2]),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+            /// Issue 33: the SSH stream reader on anything: it returns, never panics, and what
+            /// it keeps is within its caps.
+            #[test]
+            fn the_stream_reader_takes_anything(lines in proptest::collection::vec(line(), 0..40)) {
+                let bytes: Vec<u8> = lines.concat();
+                let sink = Sink::default();
+                let got = AtomicBool::new(false);
+                let _ = read_stream(bytes.as_slice(), &sink, &got);
+                if let Some(t) = sink.latest.load_full() {
+                    prop_assert!(t.gpus.len() <= crate::telemetry::sample::MAX_GPUS);
+                    prop_assert!(t.host.as_ref().is_none_or(|h| h.per_core_pct.len() <= crate::telemetry::sample::MAX_CORES));
+                }
+                for l in &lines {
+                    let _ = parse_line(l);
+                }
+            }
+        }
+    }
 }
