@@ -20,15 +20,21 @@ fn main() {
     type Line = fn(usize) -> String;
     let kinds: [(&str, String, Line); 8] = [
         ("Xid lines (scanned logs)", "Scanning kernel log files for NVIDIA kernel messages:\n".into(), |i| {
-            format!("Jan 25 10:31:17 host kernel: [ {i}.0] NVRM: Xid (PCI:0000:01:00): 13, pid={i}, Graphics Exception {i}\n")
+            format!(
+                "Jan 25 10:31:17 host kernel: [ {i}.0] NVRM: Xid (PCI:0000:01:00): 13, pid={i}, Graphics Exception {i}\n"
+            )
         }),
-        ("kernel lines (dmesg)", "/bin/dmesg\n\n".into(), |i| format!("[ {i}.5] NVRM: GPU at PCI:0000:01:00: GPU-{i:08x} error {i}\n")),
+        ("kernel lines (dmesg)", "/bin/dmesg\n\n".into(), |i| {
+            format!("[ {i}.5] NVRM: GPU at PCI:0000:01:00: GPU-{i:08x} error {i}\n")
+        }),
         ("lost GPUs (nvidia-smi)", "/usr/bin/nvidia-smi --query\n\n".into(), |i| {
             format!("Unable to determine the device handle for GPU {i:08X}:01:00.0: Unknown Error\n")
         }),
-        ("GPU blocks (nvidia-smi)", "/usr/bin/nvidia-smi --query\n\n==============NVSMI LOG==============\n".into(), |i| {
-            format!("GPU {i:x}:0\n")
-        }),
+        (
+            "GPU blocks (nvidia-smi)",
+            "/usr/bin/nvidia-smi --query\n\n==============NVSMI LOG==============\n".into(),
+            |i| format!("GPU {i:x}:0\n"),
+        ),
         ("PCI functions (lspci)", "/usr/bin/lspci -nnDvvvxxxx\n\n".into(), |i| {
             format!(
                 "{:04x}:{:02x}:{:02x}.{} 3D controller [0302]: NVIDIA Corporation Device [10de:2330]\n\tKernel driver in use: nvidia\n\n",

@@ -308,4 +308,42 @@ fn a_real_prometheus_scrapes_serve_and_answers_queries() {
         ["pass", "info", "warn", "fail", "skipped"].contains(&check["metric"]["verdict"].as_str().unwrap_or("")),
         "{check}"
     );
+
+    // Issue 33, item 7: eight clients that send a request line and then one byte every 3 s hold
+    // every connection slot they can; Prometheus's scrapes beside them must all succeed.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let slow: Vec<_> = (0..8)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let Ok(mut s) = std::net::TcpStream::connect(exporter) else { break };
+                    let _ = std::io::Write::write_all(&mut s, b"GET /metrics HTTP/1.1\r\n");
+                    let mut waited = 0;
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                        waited += 100;
+                        if waited % 3000 == 0 && std::io::Write::write_all(&mut s, b"X").is_err() {
+                            break;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(12));
+    let during = query(web, r#"min_over_time(up{job="gpu-doctor"}[10s])"#);
+    let scrapes = query(web, r#"count_over_time(up{job="gpu-doctor"}[10s])"#);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for t in slow {
+        let _ = t.join();
+    }
+    assert_eq!(
+        during.first().map(|r| r["value"][1].clone()),
+        Some(serde_json::json!("1")),
+        "a scrape failed beside slow clients: {during:?}\n{}",
+        log(dir.path())
+    );
+    let n: f64 = scrapes.first().and_then(|r| r["value"][1].as_str()).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    assert!(n >= 5.0, "only {n} scrapes in 10 s beside slow clients");
 }

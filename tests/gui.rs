@@ -780,28 +780,23 @@ fn report_dialog_previews_redacts_and_copies() {
     h.get_by_label("Report copied to the clipboard.");
 }
 
-#[test]
-fn replay_shows_a_recording_with_label_and_slider() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.gdrec");
-    {
-        let s = stepped(
-            Arc::new(DemoGpus::new(Scenario::DataStarved, 2, 1)),
-            Box::new(DemoHost::new(Scenario::DataStarved, 1)),
-            0,
-        );
-        s.step_host(0.0);
-        s.step_gpu(0.0);
-        let mut r = gpu_doctor::telemetry::recording::Recorder::create(&path, &s.snapshot()).unwrap();
-        for t in 1..=120 {
-            s.step_host(f64::from(t));
-            s.step_gpu(f64::from(t));
-            let _ = r.append(&s.snapshot());
-        }
+/// Writes a recording of `ticks` seconds of a demo scenario.
+fn demo_recording(path: &std::path::Path, scenario: Scenario, gpus: u32, ticks: u32) {
+    let s = stepped(Arc::new(DemoGpus::new(scenario, gpus, 1)), Box::new(DemoHost::new(scenario, 1)), 0);
+    s.step_host(0.0);
+    s.step_gpu(0.0);
+    let mut r = gpu_doctor::telemetry::recording::Recorder::create(path, &s.snapshot()).unwrap();
+    for t in 1..=ticks {
+        s.step_host(f64::from(t));
+        s.step_gpu(f64::from(t));
+        let _ = r.append(&s.snapshot());
     }
-    let p = path.clone();
+}
+
+/// The app replaying `path`, once the helper thread has read it.
+fn replaying(path: &std::path::Path) -> Harness<'static, DoctorApp> {
+    let p = path.to_path_buf();
     let mut h = app_with(move |i| i.replay = Some(p));
-    // The file is read on a helper thread; the window stays live meanwhile.
     for _ in 0..200 {
         if !h.state().replay_opening() {
             break;
@@ -810,6 +805,16 @@ fn replay_shows_a_recording_with_label_and_slider() {
         h.step();
     }
     h.step();
+    h
+}
+
+#[test]
+fn replay_shows_a_recording_with_label_and_slider() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.gdrec");
+    demo_recording(&path, Scenario::DataStarved, 2, 120);
+    // The file is read on a helper thread; the window stays live meanwhile.
+    let mut h = replaying(&path);
     h.get_by_label_contains("REPLAY: r.gdrec (recorded, not live)");
     h.get_by_label_contains("Data: REPLAY of");
     assert_eq!(h.state().replay_span, Some((1.0, 120.0)));
@@ -1102,17 +1107,7 @@ fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
 fn a_recording_with_times_running_backwards_opens() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.gdrec");
-    {
-        let s = stepped(Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)), Box::new(DemoHost::new(Scenario::Idle, 1)), 0);
-        s.step_host(0.0);
-        s.step_gpu(0.0);
-        let mut r = gpu_doctor::telemetry::recording::Recorder::create(&good, &s.snapshot()).unwrap();
-        for t in 1..=20 {
-            s.step_host(f64::from(t));
-            s.step_gpu(f64::from(t));
-            let _ = r.append(&s.snapshot());
-        }
-    }
+    demo_recording(&good, Scenario::Idle, 1, 20);
     // Times reversed, and each sample's GPU renumbered to a new index.
     let text = std::fs::read_to_string(&good).unwrap();
     let mut lines = text.lines();
@@ -1127,16 +1122,7 @@ fn a_recording_with_times_running_backwards_opens() {
     }
     let path = dir.path().join("backwards.gdrec");
     std::fs::write(&path, out).unwrap();
-    let p = path.clone();
-    let mut h = app_with(move |i| i.replay = Some(p));
-    for _ in 0..200 {
-        if !h.state().replay_opening() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        h.step();
-    }
-    h.step();
+    let mut h = replaying(&path);
     h.step();
     h.get_by_label_contains("REPLAY: backwards.gdrec");
     let (a, b) = h.state().replay_span.unwrap();

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::view::{CaptureError, LiveSystem, write_capture_json};
+use super::view::{CaptureError, LiveSystem, sorted_names, write_capture_json};
 
 /// The manifest's file name inside a capture directory.
 pub const MANIFEST: &str = "MANIFEST.txt";
@@ -178,7 +178,7 @@ fn plan(live: &LiveSystem) -> Plan {
         }
         if how.list && is_dir {
             if system {
-                if let Some(l) = sorted(&src) {
+                if let Some(l) = sorted_names(&src) {
                     p.listings.insert(path.clone(), l);
                 }
                 kept = true;
@@ -212,7 +212,7 @@ fn plan(live: &LiveSystem) -> Plan {
     user_lists.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
     let mut leads: BTreeSet<String> = p.files.keys().chain(p.placeholders.iter()).cloned().collect();
     for dir in user_lists {
-        let Some(names) = sorted(&live.host_path(dir)) else { continue };
+        let Some(names) = sorted_names(&live.host_path(dir)) else { continue };
         let total = names.len();
         let container = dir == "/home" || dir.ends_with("/envs") || dir.ends_with("/versions");
         let keep: Vec<String> = names
@@ -239,16 +239,6 @@ fn plan(live: &LiveSystem) -> Plan {
         }
     }
     p
-}
-
-fn sorted(dir: &Path) -> Option<Vec<String>> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    Some(v)
 }
 
 /// What [`write_capture`] wrote.

@@ -273,7 +273,7 @@ pub trait SystemView: Send + Sync {
 }
 
 /// The entries of `dir`, sorted; `None` when it cannot be read.
-fn sorted_names(dir: &Path) -> Option<Vec<String>> {
+pub(crate) fn sorted_names(dir: &Path) -> Option<Vec<String>> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)

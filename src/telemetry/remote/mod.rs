@@ -668,8 +668,14 @@ mod tests {
             prop_oneof![
                 // Stream lines with fields of any shape.
                 (any::<u8>(), 0usize..200, "[ -~]{0,30}", any::<f64>()).prop_map(|(schema, gpus, name, x)| {
-                    let g: Vec<String> = (0..gpus).map(|i| format!("{{\"index\":{i},\"util_gpu_pct\":{x:?},\"name\":{name:?}}}")).collect();
-                    format!("{{\"schema\":{schema},\"host\":{{\"cpu_pct\":{x:?},\"per_core_pct\":[1,2]}},\"gpus\":[{}]}}\n", g.join(",")).into_bytes()
+                    let g: Vec<String> = (0..gpus)
+                        .map(|i| format!("{{\"index\":{i},\"util_gpu_pct\":{x:?},\"name\":{name:?}}}"))
+                        .collect();
+                    format!(
+                        "{{\"schema\":{schema},\"host\":{{\"cpu_pct\":{x:?},\"per_core_pct\":[1,2]}},\"gpus\":[{}]}}\n",
+                        g.join(",")
+                    )
+                    .into_bytes()
                 }),
                 // Any JSON-ish text, any bytes, an endless-looking line.
                 "[ -~]{0,200}\n".prop_map(String::into_bytes),
