@@ -70,6 +70,8 @@ fn main() {
             std::fs::write(&file, &log).unwrap();
             drop(log);
             let started = Instant::now();
+            // Reaped by wait4 below, which also gives its peak memory.
+            #[allow(clippy::zombie_processes)]
             let child = std::process::Command::new(exe)
                 .args(["check", "--from"])
                 .arg(&file)
@@ -78,6 +80,7 @@ fn main() {
                 .stderr(std::process::Stdio::null())
                 .spawn()
                 .unwrap();
+            // SAFETY: rusage is plain integers and timevals, for which all-zero bytes are valid.
             let (mut status, mut usage): (libc::c_int, libc::rusage) = (0, unsafe { std::mem::zeroed() });
             // SAFETY: waits for our own child; `status` and `usage` are valid out-pointers.
             let r = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };

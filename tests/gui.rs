@@ -785,7 +785,8 @@ fn demo_recording(path: &std::path::Path, scenario: Scenario, gpus: u32, ticks: 
     let s = stepped(Arc::new(DemoGpus::new(scenario, gpus, 1)), Box::new(DemoHost::new(scenario, 1)), 0);
     s.step_host(0.0);
     s.step_gpu(0.0);
-    let mut r = gpu_doctor::telemetry::recording::Recorder::create(path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
+    let mut r =
+        gpu_doctor::telemetry::recording::Recorder::create(path, &s.snapshot()).unwrap_or_else(|e| panic!("{e}"));
     for t in 1..=ticks {
         s.step_host(f64::from(t));
         s.step_gpu(f64::from(t));
