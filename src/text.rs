@@ -50,9 +50,12 @@ pub fn md_inline(s: &str) -> String {
     for (i, &c) in chars.iter().enumerate() {
         let word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
         let escape = match c {
+            // A backslash is an escape only before ASCII punctuation (which may be a backslash
+            // this adds) or at the end: `C:\Windows\System32` stays as it is.
+            '\\' => chars.get(i + 1).is_none_or(char::is_ascii_punctuation),
             // Code, emphasis, links and images (`![` needs the `[`), HTML and autolinks,
             // strikethrough, entities.
-            '\\' | '`' | '*' | '[' | '<' | '~' | '&' => true,
+            '`' | '*' | '[' | '<' | '~' | '&' => true,
             '_' => !(word(i.checked_sub(1)) && word(Some(i + 1))),
             // A heading, a quote, a list marker or a setext underline at the start of a line.
             '#' | '>' | '-' | '+' | '=' if i == 0 => true,
@@ -190,5 +193,9 @@ mod tests {
         assert_eq!(md_inline("- item"), "\\- item");
         assert_eq!(md_inline("12. item"), "12\\. item");
         assert_eq!(md_inline("550.54.15"), "550.54.15");
+        assert_eq!(md_inline("loaded C:\\windows\\System32\\nvml.dll"), "loaded C:\\windows\\System32\\nvml.dll");
+        // A backslash before what is escaped cannot undo the escape.
+        assert_eq!(md_inline("a\\*b*"), "a\\\\\\*b\\*");
+        assert_eq!(md_inline("end\\"), "end\\\\");
     }
 }
