@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpu_doctor::diagnose::view::CapturedSystem;
+use gpu_doctor::diagnose::system::CapturedSystem;
 use gpu_doctor::report::redact::{RedactOptions, Redactor, Secrets};
 use gpu_doctor::report::{self, Format, Inputs};
 use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gpu_doctor::diagnose::view::{
+use gpu_doctor::diagnose::system::{
     CudaProbe, DeviceNode, KernelLog, LibraryFound, Meta, NvmlView, UserInfo, write_capture_json,
 };
 use gpu_doctor::telemetry::GpuSource;
@@ -128,7 +128,7 @@ fn healthy() -> Fx {
     let mut fx = Fx {
         files: BTreeMap::new(),
         meta: Meta {
-            platform: "linux".into(),
+            platform: gpu_doctor::diagnose::system::Platform::Linux,
             env: BTreeMap::new(),
             user: UserInfo {
                 name: Some("alice".into()),

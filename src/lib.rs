@@ -21,7 +21,10 @@ pub mod diagnose;
 pub mod export;
 pub mod i18n;
 pub mod jobs;
+pub mod knowledge;
+pub mod paths;
 pub mod present;
+pub mod relaunch;
 pub mod report;
 pub mod safe_fs;
 pub mod settings;
@@ -29,6 +32,7 @@ pub mod smoke;
 pub mod telemetry;
 pub mod text;
 pub mod units;
+pub mod verdict;
 pub mod vram;
 
 #[cfg(feature = "gui")]

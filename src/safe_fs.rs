@@ -173,6 +173,19 @@ pub fn replace_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     via_temp(&target, |w| w.write_all(bytes), |tmp| std::fs::rename(tmp, &target))
 }
 
+/// Moves a bad file to `NAME.bak` (or `NAME.bak.2`, `.bak.3`... if earlier backups exist).
+pub fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+    for n in 1..1000 {
+        let bak = path.with_file_name(if n == 1 { format!("{name}.bak") } else { format!("{name}.bak.{n}") });
+        if !bak.exists() {
+            std::fs::rename(path, &bak)?;
+            return Ok(bak);
+        }
+    }
+    Err(std::io::Error::other(crate::tr!("too many backups")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

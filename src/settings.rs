@@ -17,8 +17,6 @@ use crate::tr;
 pub const SETTINGS_VERSION: u32 = 1;
 /// A settings file larger than this is not read (it cannot be ours).
 pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
-/// Environment variable naming the config directory (tests; portable installs).
-pub const CONFIG_DIR_ENV: &str = "GPU_DOCTOR_CONFIG_DIR";
 
 /// Light or dark.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -91,7 +89,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             version: SETTINGS_VERSION,
-            interval_secs: 1.0,
+            interval_secs: crate::telemetry::interval::Interval::DEFAULT.secs(),
             window_secs: 300,
             theme: Theme::System,
             tab: "monitor".to_string(),
@@ -102,18 +100,9 @@ impl Default for Settings {
     }
 }
 
-/// The config directory: `$GPU_DOCTOR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/gpu-doctor` (default
-/// `~/.config/gpu-doctor`), or `%APPDATA%\gpu-doctor` on Windows.
-pub fn config_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os(CONFIG_DIR_ENV) {
-        return Some(PathBuf::from(d));
-    }
-    crate::vram::presets::user_file().and_then(|f| f.parent().map(Path::to_path_buf))
-}
-
 /// The settings file's path.
 pub fn settings_path() -> Option<PathBuf> {
-    config_dir().map(|d| d.join("settings.ron"))
+    crate::paths::config_dir().map(|d| d.join("settings.ron"))
 }
 
 /// The result of loading: the settings to use and, once, what went wrong.
@@ -126,6 +115,11 @@ pub struct Loaded {
 }
 
 impl Settings {
+    /// The sampling interval the file asks for (the default when it is out of range).
+    pub fn interval(&self) -> crate::telemetry::interval::Interval {
+        crate::telemetry::interval::Interval::from_secs(self.interval_secs).unwrap_or_default()
+    }
+
     /// Loads `path`: defaults when it does not exist; defaults and a notice (the bad file kept as
     /// `.bak`) when it cannot be used.
     pub fn load(path: &Path) -> Loaded {
@@ -144,7 +138,7 @@ impl Settings {
             },
         };
         let why = problem.unwrap_or_default();
-        let kept = keep_as_backup(path);
+        let kept = crate::safe_fs::keep_as_backup(path);
         let notice = match kept {
             Ok(bak) => tr!(
                 "Your settings file {path} could not be used ({why}). gpu-doctor started with default settings and kept the old file as {backup}.",
@@ -192,7 +186,7 @@ impl Settings {
 
     /// Brings out-of-range values back into range.
     pub fn sanitize(&mut self) {
-        if !(0.25..=10.0).contains(&self.interval_secs) {
+        if crate::telemetry::interval::Interval::from_secs(self.interval_secs).is_err() {
             self.interval_secs = Settings::default().interval_secs;
         }
         if ![60, 300, 900, 3600, 86_400].contains(&self.window_secs) {
@@ -263,19 +257,6 @@ fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
         Some(s) => tr!("line {line}, setting \"{setting}\": {what}", line = line, setting = s, what = what),
         None => tr!("line {line}: {what}", line = line, what = what),
     }
-}
-
-/// Moves a bad file to `NAME.bak` (or `NAME.bak.2`, `.bak.3`... if earlier backups exist).
-pub(crate) fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "settings.ron".into());
-    for n in 1..1000 {
-        let bak = path.with_file_name(if n == 1 { format!("{name}.bak") } else { format!("{name}.bak.{n}") });
-        if !bak.exists() {
-            std::fs::rename(path, &bak)?;
-            return Ok(bak);
-        }
-    }
-    Err(std::io::Error::other(tr!("too many backups")))
 }
 
 #[cfg(test)]

@@ -191,7 +191,7 @@ fn nvidia_smi_q_alone_is_nvmls_view() {
 /// (a fixed number of cases) so CI runs it every time.
 mod fuzz {
     use gpu_doctor::diagnose::bugview::{BugReportSystem, MAX_GPUS};
-    use gpu_doctor::diagnose::view::SystemView;
+    use gpu_doctor::diagnose::system::SystemView;
     use gpu_doctor::diagnose::{self, bugreport};
     use proptest::prelude::*;
 

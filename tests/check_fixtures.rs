@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use gpu_doctor::diagnose::view::{CaptureError, CapturedSystem};
+use gpu_doctor::diagnose::system::{CaptureError, CapturedSystem};
 use gpu_doctor::diagnose::{self, Verdict, parse};
 
 fn fixture(name: &str) -> PathBuf {
@@ -424,14 +424,17 @@ fn broken_captures_give_clear_errors_or_skip_checks() {
         std::fs::write(fs.join(p), content).unwrap();
     }
     let r = diagnose::run(&CapturedSystem::open(broken.path()).unwrap());
-    let linux = gpu_doctor::diagnose::checks::CHECKS.iter().filter(|d| d.platforms.includes("linux")).count();
+    let linux = gpu_doctor::diagnose::checks::CHECKS
+        .iter()
+        .filter(|d| d.platforms.includes(gpu_doctor::diagnose::system::Platform::Linux))
+        .count();
     assert_eq!(r.checks.len(), linux);
 }
 
 #[test]
 fn capture_paths_cannot_escape_the_capture_directory() {
     let cap = CapturedSystem::open(&fixture("healthy-workstation")).unwrap();
-    use gpu_doctor::diagnose::view::SystemView;
+    use gpu_doctor::diagnose::system::SystemView;
     assert!(cap.read("/../../../../etc/passwd").is_none());
     assert!(cap.read("/proc/modules").is_some());
 }
@@ -625,10 +628,10 @@ mod parsers {
             let _ = parse::library_version(&s);
             let _ = parse::torch_cuda(&s);
             let _ = parse::torch_version(&s);
-            let _ = parse::cuda_min_driver(&s);
+            let _ = gpu_doctor::knowledge::cuda::cuda_min_driver(&s);
             let _ = parse::xids(std::slice::from_ref(&s));
             let _ = parse::cuda_visible(&s, &[(0, "GPU-abc".into())]);
-            let _ = parse::cmp_version(&s, "550.54.15");
+            let _ = gpu_doctor::knowledge::cmp_version(&s, "550.54.15");
         }
 
         /// The capture reader on damaged captures: any byte of a real capture.json changed,
@@ -651,7 +654,7 @@ mod parsers {
             }
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("capture.json"), &json).unwrap();
-            if let Ok(cap) = gpu_doctor::diagnose::view::CapturedSystem::open(dir.path()) {
+            if let Ok(cap) = gpu_doctor::diagnose::system::CapturedSystem::open(dir.path()) {
                 let r = gpu_doctor::diagnose::run(&cap);
                 prop_assert!(!r.checks.is_empty());
             }
@@ -945,7 +948,11 @@ fn no_fixture_is_given_a_wheel_index_that_does_not_exist_or_symptom_advice_for_a
         for c in &r.checks {
             for cmd in commands(c) {
                 if let Some(tag) = cmd.split("download.pytorch.org/whl/").nth(1) {
-                    assert!(parse::TORCH_WHEELS.iter().any(|w| w.0 == tag.trim()), "{name} {}: {cmd}", c.id);
+                    assert!(
+                        gpu_doctor::knowledge::frameworks::TORCH_WHEELS.iter().any(|w| w.0 == tag.trim()),
+                        "{name} {}: {cmd}",
+                        c.id
+                    );
                 }
             }
         }

@@ -131,7 +131,7 @@ fn stored_machines() -> Vec<std::path::PathBuf> {
     }
     inputs.sort();
     // A log that holds nothing the checks read gives an error, not a checklist (tests/hostile.rs).
-    inputs.retain(|p| gpu_doctor::diagnose::source::CheckSource::Capture(p.clone()).run(None).is_ok());
+    inputs.retain(|p| gpu_doctor::diagnose::input::CheckSource::Capture(p.clone()).run(None).is_ok());
     assert!(inputs.len() >= 60, "only {} stored machines", inputs.len());
     inputs
 }
@@ -205,7 +205,7 @@ fn every_stored_machine_reads_the_same_in_both_languages_and_all_chinese() {
 /// same commands, and the same checks marked "not in this report".
 #[test]
 fn the_checklist_is_the_same_whatever_the_language() {
-    use gpu_doctor::diagnose::source::CheckSource;
+    use gpu_doctor::diagnose::input::CheckSource;
     use gpu_doctor::i18n::{Lang, scoped};
     let not_in = |lang| scoped(lang, || gpu_doctor::tr!("Not in this report: {summary}", summary = ""));
     let shape = |lang: Lang, input: &std::path::Path| {
@@ -267,7 +267,7 @@ fn the_checklist_is_the_same_whatever_the_language() {
 /// explanation, piece of evidence and fix step of every stored machine.
 #[test]
 fn an_english_checklist_put_into_chinese_reads_as_one_made_in_chinese() {
-    use gpu_doctor::diagnose::source::CheckSource;
+    use gpu_doctor::diagnose::input::CheckSource;
     use gpu_doctor::i18n::{Lang, scoped};
     let texts = |r: &gpu_doctor::diagnose::Report| -> Vec<String> {
         let mut out = Vec::new();

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{Fake, fake_lib_dir, scenario};
-use gpu_doctor::diagnose::source::{CheckSource, remote_checklist};
+use gpu_doctor::diagnose::input::{CheckSource, remote_checklist};
 use gpu_doctor::telemetry::remote::{RemoteErrorKind, RemoteLink, RemoteState, SshSetup, Target};
 use gpu_doctor::telemetry::sampler::Sampler;
 

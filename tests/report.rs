@@ -333,7 +333,7 @@ fn values_from_outside_never_become_report_structure() {
 /// sentences stay as written. Checked line by line against the same report redacted with no names.
 #[test]
 fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
-    use gpu_doctor::diagnose::view::CapturedSystem;
+    use gpu_doctor::diagnose::system::CapturedSystem;
     use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
     use gpu_doctor::telemetry::sampler::Sampler;
     use std::collections::{BTreeSet, HashMap};

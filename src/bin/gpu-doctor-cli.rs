@@ -6,7 +6,7 @@ use gpu_doctor::cli::{self, Cli};
 use gpu_doctor::i18n;
 
 fn main() -> std::process::ExitCode {
-    gpu_doctor::telemetry::libprobe::run_library_probe();
+    gpu_doctor::relaunch::enter_child_if_asked();
     // The language first, so that --help and the usage errors' hints are in it already.
     i18n::set(i18n::choose(i18n::lang_in_args(std::env::args_os()), None));
     let matches = i18n::localize_command(Cli::command()).try_get_matches().unwrap_or_else(|e| cli::usage_exit(&e));

@@ -6,7 +6,7 @@ use gpu_doctor::gui::GuiArgs;
 use gpu_doctor::i18n;
 
 fn main() -> std::process::ExitCode {
-    gpu_doctor::telemetry::libprobe::run_library_probe();
+    gpu_doctor::relaunch::enter_child_if_asked();
     #[cfg(windows)]
     attach_console_for_text();
     gpu_doctor::gui::prefer_lean_software_rendering();

@@ -10,7 +10,7 @@ use super::{CliError, NvmlArgs, exit, hook};
 use crate::diagnose;
 use crate::diagnose::archive::{self, ScratchDir};
 use crate::diagnose::capture::write_capture;
-use crate::diagnose::source::{CheckSource, live_system, live_system_with};
+use crate::diagnose::input::{CheckSource, live_system, live_system_with};
 use crate::export::prom;
 use crate::tr;
 

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{CliError, SourceArgs, exit, parse_interval};
+use super::{CliError, SourceArgs, exit};
 use crate::jobs::focus::{FocusOptions, Triage, observe, render};
+use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `focus`.
@@ -24,8 +25,8 @@ pub struct FocusArgs {
     #[arg(long, default_value_t = 5.0, value_name = "SECS", value_parser = super::parse_watch_secs)]
     pub watch: f64,
     /// Seconds between readings (0.25-10).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -42,12 +43,12 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::new(exit::BAD_ARGS, format!("--log {}: {e}", log.display())))?;
     }
     let (gpu, host) = a.source.options().open();
-    let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval)).ok();
+    let sampler = Sampler::start(gpu, host, a.interval.duration()).ok();
     let options = FocusOptions {
         pid: a.pid,
         log: a.log.clone(),
-        watch: Duration::from_secs_f64(a.watch.max(a.interval)),
-        every: Duration::from_secs_f64(a.interval),
+        watch: Duration::from_secs_f64(a.watch.max(a.interval.secs())),
+        every: a.interval.duration(),
     };
     let f = observe(sampler.as_ref(), &options);
     if a.json {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::exit;
 use super::{CliError, InfoArgs};
 use crate::diagnose::headline::Headline;
-use crate::diagnose::source::CheckSource;
+use crate::diagnose::input::CheckSource;
 use crate::present;
 use crate::telemetry::GpuSource as _;
 use crate::telemetry::sample::Inventory;

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::telemetry::SourceOptions;
 use crate::telemetry::demo::{MAX_DEMO_GPUS, Scenario};
-use crate::telemetry::sampler::check_interval;
+use crate::telemetry::interval::Interval;
 
 /// `gpu-doctor-cli`'s arguments (here rather than in the binary so the packages' man page and
 /// shell completions are generated from the same definition).
@@ -75,9 +75,6 @@ pub enum Command {
     /// Serve Prometheus metrics (GPU, host, bottleneck verdicts, checklist, smoke test) on
     /// 127.0.0.1:9835/metrics, with dcgm-exporter's names where there is an equivalent.
     Serve(serve::ServeArgs),
-    /// The smoke test's child process (internal).
-    #[command(hide = true)]
-    SmokeChild(smoke::SmokeChildArgs),
 }
 
 impl Command {
@@ -93,11 +90,7 @@ impl Command {
             Command::Run(a) => a.json,
             Command::Focus(a) => a.json,
             Command::Scale(a) => a.json,
-            Command::Capture(_)
-            | Command::Report(_)
-            | Command::Record(_)
-            | Command::Serve(_)
-            | Command::SmokeChild(_) => false,
+            Command::Capture(_) | Command::Report(_) | Command::Record(_) | Command::Serve(_) => false,
         }
     }
 }
@@ -184,8 +177,8 @@ pub struct MonitorArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
     /// Stop after N ticks (default: run until interrupted).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
@@ -232,12 +225,6 @@ pub fn parse_duration_secs(s: &str) -> Result<f64, String> {
 /// clap value parser for a GPU memory size: 0.5 to 4096 GiB.
 pub fn parse_gib(s: &str) -> Result<f64, String> {
     parse_bounded(s, 0.5, 4096.0, "GiB")
-}
-
-/// clap value parser for `--interval`.
-pub fn parse_interval(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
-    check_interval(v).map(|d| d.as_secs_f64()).map_err(|e| e.to_string())
 }
 
 /// A command's failure, handled once: [`run`] prints `gpu-doctor: {message}` on stderr and exits
@@ -364,7 +351,6 @@ pub fn run(command: &Command) -> ExitCode {
         Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
         Command::Serve(a) => serve::run(a),
-        Command::SmokeChild(a) => smoke::run_child(a),
     };
     result.unwrap_or_else(|e| {
         use std::io::Write as _;

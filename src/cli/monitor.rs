@@ -176,7 +176,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let (gpu, host) = args.source.options().open();
     let mut announced = gpu.status();
     announce(&announced, args.json);
-    let interval = Duration::from_secs_f64(args.interval);
+    let interval = args.interval.duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     let offset = present::local_offset_secs();

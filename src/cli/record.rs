@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::{CliError, SourceArgs, exit, parse_interval};
+use super::{CliError, SourceArgs, exit};
+use crate::telemetry::interval::Interval;
 use crate::telemetry::recording::{Header, Record, RecordStream, Recorder, csv_header, csv_row};
 use crate::telemetry::sampler::Sampler;
 use crate::tr;
@@ -24,8 +25,8 @@ pub struct RecordArgs {
     #[arg(long, value_name = "SECS", value_parser = super::parse_duration_secs)]
     pub duration: Option<f64>,
     /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -53,7 +54,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         )));
     }
     let (gpu, host) = a.source.options().open();
-    let interval = Duration::from_secs_f64(a.interval);
+    let interval = a.interval.duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("could not start sampling: {error}", error = e)))?;
     // Let the first GPU sample arrive (NVML opens lazily), so the header names the GPUs.

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::diagnose;
-use crate::diagnose::source::live_system;
+use crate::diagnose::input::live_system;
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Format, Inputs};
 use crate::telemetry::sampler::Sampler;

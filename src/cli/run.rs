@@ -3,20 +3,20 @@
 
 use std::ffi::OsString;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 
-use super::{CliError, SourceArgs, exit, parse_interval};
+use super::{CliError, SourceArgs, exit};
 use crate::jobs::run::{Ended, measure, render};
+use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = 0.5, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    #[arg(long, default_value_t = Interval::RUN_DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
     /// Print the summary as JSON (on stderr, like the text summary).
     #[arg(long)]
     pub json: bool,
@@ -42,9 +42,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         check_new_file(path)?;
     }
     let (gpu, host) = a.source.options().open();
-    let sampler = Sampler::start(gpu, host, Duration::from_secs_f64(a.interval))
+    let sampler = Sampler::start(gpu, host, a.interval.duration())
         .map_err(|e| CliError::new(exit::ERROR, crate::tr!("could not start sampling: {error}", error = e)))?;
-    let summary = measure(&sampler, &a.command, Duration::from_secs_f64(a.interval));
+    let summary = measure(&sampler, &a.command, a.interval.duration());
     let kept = keep_for_calibration(&summary);
     if a.quiet {
     } else if a.json {

@@ -15,10 +15,11 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::diagnose::Report;
-use crate::diagnose::source::CheckSource;
+use crate::diagnose::input::CheckSource;
 use crate::export::http::{self, Limits, Page};
 use crate::export::prom::{self, Exposition};
 use crate::smoke::SmokeReport;
+use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 use crate::tr;
 
@@ -39,8 +40,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub expose_processes: bool,
     /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = 1.0, value_parser = super::parse_interval, value_name = "SECS")]
-    pub interval: f64,
+    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
     /// Seconds of history the bottleneck verdicts judge (10-3600).
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::parse_window)]
     pub window: f64,
@@ -84,7 +85,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, CliError> {
         CliError::runtime(tr!("cannot listen on {addr}: {error}{hint}", addr = args.listen, error = e, hint = hint))
     })?;
     let (gpu, host) = args.source.options().open();
-    let interval = Duration::from_secs_f64(args.interval);
+    let interval = args.interval.duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     let page = Arc::new(ArcSwap::from_pointee(Page { body: "# EOF\n".into(), content_type: prom::CONTENT_TYPE }));

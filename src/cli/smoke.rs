@@ -1,5 +1,5 @@
 //! `smoke`: the CUDA smoke test from the command line (the test runs in a child process, see
-//! [`crate::smoke`]), and the hidden `smoke-child` subcommand that is that child.
+//! [`crate::smoke`]; the child itself is entered through [`crate::relaunch`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher};
-use crate::smoke::{ChildEnd, Msg, Options, child, stage_text};
+use crate::smoke::{ChildEnd, Msg, Options, stage_text};
 use crate::units::ByteUnits;
 
 /// Arguments of `smoke`.
@@ -37,14 +37,6 @@ pub struct SmokeArgs {
     /// Load NVML from this file (for the PCIe link limit, clocks and temperatures).
     #[arg(long, value_name = "PATH")]
     pub nvml_lib: Option<PathBuf>,
-}
-
-/// Arguments of the hidden child subcommand.
-#[derive(Debug, Clone, Args)]
-pub struct SmokeChildArgs {
-    /// The test's options as JSON.
-    #[arg(long)]
-    pub spec: String,
 }
 
 impl SmokeArgs {
@@ -151,12 +143,4 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
         (_, Verdict::Warn) => exit::CHECK_WARN,
         _ => exit::OK,
     }))
-}
-
-/// Runs the hidden child: the test itself, JSON lines on stdout.
-pub fn run_child(a: &SmokeChildArgs) -> Result<ExitCode, CliError> {
-    let opts: Options =
-        serde_json::from_str(&a.spec).map_err(|e| CliError::new(exit::BAD_ARGS, format!("bad --spec: {e}")))?;
-    let mut out = std::io::stdout().lock();
-    Ok(ExitCode::from(child::run(&opts, &mut out) as u8))
 }

@@ -1,7 +1,6 @@
 //! `vram`: the VRAM calculator on the command line: a breakdown and a fit verdict for this
 //! machine's GPUs (or a hypothetical card).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,12 +8,12 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{CliError, exit};
-use crate::diagnose::source::live_nvml;
+use crate::diagnose::input::live_nvml;
 use crate::telemetry::SourceOptions;
 use crate::vram::calibration::{self, Point};
 use crate::vram::{
-    self, Arch, Attention, Breakdown, Checkpointing, Fit, Framework, GIB, InputError, Limits, Mode, Offload, Optimizer,
-    Precision, Quant, Sharding, Suggestion, Target, Trainer, VaeDecode, Workload, fit,
+    self, Arch, Attention, Checkpointing, Framework, GIB, InputError, Mode, Offload, Optimizer, Precision, Quant,
+    Sharding, Target, Trainer, VaeDecode, Workload,
 };
 
 /// Arguments of `vram`.
@@ -294,154 +293,22 @@ fn targets(args: &VramArgs) -> Vec<Target> {
         .collect()
 }
 
-/// What `vram` shows, text or `--json` (its `settings` are the workload).
+/// What `vram` shows, text or `--json`: the model, the workload (`settings`), the engine's one
+/// answer ([`vram::Answer`], its fields at the top level) and a saved calibration.
 #[derive(Serialize)]
 pub(crate) struct Out<'a> {
     model: &'a Arch,
     settings: Workload,
-    breakdown: Breakdown,
-    per_gpu_gib: f64,
-    fits: Vec<Fit>,
-    /// Per fit: the largest batch and longest context.
-    limits: Vec<Limits>,
-    /// What to do, in order: [`vram::advice`], the list the app shows.
-    pub(crate) suggestions: Vec<Suggestion>,
-    /// The settings that change the figure by more than 5 %, each with the figure without it.
-    assumptions: Vec<vram::Assumption>,
+    #[serde(flatten)]
+    answer: vram::Answer,
     /// A measured peak saved for this model and these settings.
     calibration: Option<Point>,
 }
 
-/// Estimates `workload` and judges it on `targets`, with the limits and the advice.
+/// Estimates `workload` and judges it on `targets` ([`vram::answer`]).
 pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]) -> Result<Out<'a>, InputError> {
-    let b = vram::estimate(arch, &workload)?;
-    let need = vram::need(&b, &workload);
-    let fits: Vec<Fit> = targets.iter().map(|t| fit(need, t)).collect();
-    let limits = fits.iter().map(|f| vram::limits(arch, &workload, f)).collect();
-    let suggestions = vram::advice(arch, &workload, &fits);
-    let assumptions = vram::assumptions(arch, &workload);
-    Ok(Out {
-        model: arch,
-        settings: workload,
-        breakdown: b,
-        per_gpu_gib: need / GIB,
-        fits,
-        limits,
-        suggestions,
-        assumptions,
-        calibration: None,
-    })
-}
-
-/// Renders the breakdown, the fits with their limits and the advice as text.
-pub fn render(
-    arch: &Arch,
-    s: &Workload,
-    b: &Breakdown,
-    fits: &[Fit],
-    limits: &[Limits],
-    advice: &[Suggestion],
-    calibration: Option<&Point>,
-) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "{}",
-        crate::tr!(
-            "{model}: {params} B parameters{note}",
-            model = arch.name,
-            params = format!("{:.2}", b.params_b),
-            note = if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) }
-        )
-    );
-    let _ = writeln!(o, "{}", s.summary_for(arch));
-    if s.mode != Mode::Inference {
-        let _ = writeln!(o, "{}", crate::tr!("trainer: {name} (its defaults, unless given)", name = s.trainer.name()));
-    }
-    let rows = [
-        (crate::tr!("weights"), b.weights),
-        (crate::tr!("KV cache"), b.kv_cache),
-        (crate::tr!("activations"), b.activations),
-        (crate::tr!("gradients"), b.gradients),
-        (crate::tr!("optimizer states"), b.optimizer),
-        (crate::tr!("CUDA context"), b.cuda_context),
-        (crate::tr!("framework buffers"), b.framework),
-        (crate::tr!("allocator slack"), b.allocator_slack),
-    ];
-    for (name, v) in rows {
-        if v > 0.0 {
-            let _ = writeln!(o, "  {} {:>9.2} GiB", crate::i18n::pad(name, 18), v / GIB);
-        }
-    }
-    let _ = writeln!(
-        o,
-        "  {}",
-        crate::tr!(
-            "{label} {value} GiB per GPU (as nvidia-smi would show it)",
-            label = crate::i18n::pad(crate::tr!("total"), 18),
-            value = format!("{:>9.2}", b.total / GIB)
-        )
-    );
-    if b.high > b.low {
-        let _ = writeln!(
-            o,
-            "  {}",
-            crate::tr!(
-                "{label} {low}–{high} GiB; the verdict uses the high end. What would narrow it:",
-                label = crate::i18n::pad(crate::tr!("range"), 18),
-                low = format!("{:.1}", b.low / GIB),
-                high = format!("{:.1}", b.high / GIB)
-            )
-        );
-        for n in &b.narrow_by {
-            let _ = writeln!(o, "    - {n}");
-        }
-    }
-    if let Some(kv) = b.vllm_kv_available {
-        let _ = writeln!(
-            o,
-            "  {}",
-            crate::tr!(
-                "vLLM KV cache available: {available} GiB (needed for this batch and context: {needed} GiB)",
-                available = format!("{:.2}", kv / GIB),
-                needed = format!("{:.2}", b.kv_cache / GIB)
-            )
-        );
-    }
-    for n in &b.notes {
-        let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n));
-    }
-    if let Some(p) = calibration {
-        let _ = writeln!(o, "  {}", crate::tr!("calibration: {line}", line = p.line(b.total)));
-    }
-    let assumed = vram::assumptions(arch, s);
-    if !assumed.is_empty() {
-        let _ = writeln!(o, "  {}", crate::tr!("Assumed (each changes the figure by more than 5 %):"));
-        for a in &assumed {
-            let _ = writeln!(o, "    {} — {}", a.assumed, a.line());
-        }
-    }
-    if fits.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            crate::tr!("No GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card.")
-        );
-    }
-    for (i, f) in fits.iter().enumerate() {
-        let verdict = crate::i18n::tr(f.verdict).to_uppercase();
-        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, verdict, f.detail);
-        if let Some(l) = limits.get(i) {
-            let _ = writeln!(o, "  {}", l.sentence());
-        }
-    }
-    if !advice.is_empty() {
-        let _ = writeln!(o, "\n{}", crate::tr!("{heading}:", heading = vram::advice_heading(advice)));
-        for a in advice {
-            let _ = writeln!(o, "  • {}", a.line());
-        }
-    }
-    o
+    let answer = vram::answer(arch, &workload, targets)?;
+    Ok(Out { model: arch, settings: workload, answer, calibration: None })
 }
 
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
@@ -484,15 +351,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     if args.json {
         super::outln(&super::to_json(&out)?)?;
     } else {
-        super::out(&render(
-            &arch,
-            &out.settings,
-            &out.breakdown,
-            &out.fits,
-            &out.limits,
-            &out.suggestions,
-            out.calibration.as_ref(),
-        ))?;
+        super::out(&crate::present::vram::text(&arch, &out.settings, &out.answer, out.calibration.as_ref()))?;
     }
     Ok(ExitCode::from(exit::OK))
 }
@@ -568,27 +427,31 @@ mod tests {
         let arch = vram::presets::find(&list, "Llama-3.1-8B").cloned().unwrap();
         let w = Workload { seq: 2048, ..Workload::default() };
         let out = outcome(&arch, w.clone(), &[busy()]).unwrap();
-        let fits = [fit(vram::need(&vram::estimate(&arch, &w).unwrap(), &w), &busy())];
-        assert_eq!(out.suggestions, vram::advice(&arch, &w, &fits));
-        assert!(out.suggestions.len() > 2 && out.suggestions[0].frees_others, "{:?}", out.suggestions);
-        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions, None);
+        let fits = [vram::fit(vram::need(&vram::estimate(&arch, &w).unwrap(), &w), &busy())];
+        assert_eq!(out.answer.suggestions, vram::advice(&arch, &w, &fits));
+        assert!(
+            out.answer.suggestions.len() > 2 && out.answer.suggestions[0].frees_others,
+            "{:?}",
+            out.answer.suggestions
+        );
+        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None);
         assert!(
             text.contains("FITS ONCE FREED — fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
             "{text}"
         );
         assert!(text.contains("With the card free, within the headroom: largest batch"), "{text}");
         let mut at = 0;
-        for s in &out.suggestions {
+        for s in &out.answer.suggestions {
             let i =
                 text[at..].find(&s.line()).unwrap_or_else(|| panic!("{} missing or out of order:\n{text}", s.line()));
             at += i + 1;
         }
         let json = serde_json::to_value(&out).unwrap();
-        assert_eq!(json["suggestions"].as_array().map(Vec::len), Some(out.suggestions.len()));
-        assert_eq!(json["suggestions"][0]["change"], out.suggestions[0].change.as_str());
+        assert_eq!(json["suggestions"].as_array().map(Vec::len), Some(out.answer.suggestions.len()));
+        assert_eq!(json["suggestions"][0]["change"], out.answer.suggestions[0].change.as_str());
         let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
         let out = outcome(&arch, q, &[busy()]).unwrap();
-        let text = render(&arch, &out.settings, &out.breakdown, &out.fits, &out.limits, &out.suggestions, None);
+        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None);
         assert!(text.contains("weights NF4") && text.contains("sharded across 2 GPUs"), "{text}");
         assert!(!text.contains("GPU(s)") && !text.contains("Fsdp"), "{text}");
     }

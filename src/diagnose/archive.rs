@@ -13,7 +13,7 @@ use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
-use super::view::CaptureError;
+use super::system::CaptureError;
 
 /// The most bytes an archive may unpack to.
 pub const MAX_UNPACKED_BYTES: u64 = 512 << 20;

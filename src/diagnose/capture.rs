@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::view::{CaptureError, LiveSystem, sorted_names, write_capture_json};
+use super::system::{CaptureError, LiveSystem, sorted_names, write_capture_json};
 
 /// The manifest's file name inside a capture directory.
 pub const MANIFEST: &str = "MANIFEST.txt";

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::view::{
+use super::system::{
     CudaProbe, DeviceNode, GPU_ENV_VARS, KernelLog, KernelLogSource, LibraryFound, Meta, NvmlView, UserInfo,
 };
 
@@ -394,18 +394,18 @@ pub fn kernel_lines_of_text_log(text: &str) -> Vec<String> {
 /// The kernel log (not available on this platform).
 #[cfg(not(target_os = "linux"))]
 pub fn kernel_log(_root: &Path) -> (KernelLog, KernelLogSource) {
-    (KernelLog::Unreadable(super::view::NO_LINUX_KERNEL_LOG.into()), KernelLogSource::default())
+    (KernelLog::Unreadable(super::system::NO_LINUX_KERNEL_LOG.into()), KernelLogSource::default())
 }
 
 /// The GPU watchdog (TDR) settings from the registry.
 #[cfg(windows)]
-pub fn tdr() -> Option<super::view::Tdr> {
+pub fn tdr() -> Option<super::system::Tdr> {
     Some(super::collect_win::tdr())
 }
 
 /// The GPU watchdog (TDR) settings (Windows only).
 #[cfg(not(windows))]
-pub fn tdr() -> Option<super::view::Tdr> {
+pub fn tdr() -> Option<super::system::Tdr> {
     None
 }
 
@@ -601,7 +601,7 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
     // Windows reads none of the Linux sources (under Wine they would be the host's files).
     let windows = cfg!(windows);
     Meta {
-        platform: if windows { "windows" } else { "linux" }.to_string(),
+        platform: if windows { super::system::Platform::Windows } else { super::system::Platform::Linux },
         libraries: if windows { Vec::new() } else { libraries(root, env.get("LD_LIBRARY_PATH").map(String::as_str)) },
         env,
         user: if windows {

@@ -173,7 +173,7 @@ mod tests {
         let (log, source) = crate::diagnose::collect::kernel_log(root);
         assert_eq!(
             log,
-            crate::diagnose::view::KernelLog::Lines(vec![
+            crate::diagnose::system::KernelLog::Lines(vec![
                 "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15".into(),
                 "pcieport 0000:00:01.0: AER: Corrected error received: 0000:01:00.0".into(),
             ])

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use super::view::LibraryFound;
+use super::system::LibraryFound;
 
 /// The names whose candidates are recorded.
 pub const LIBRARY_NAMES: [&str; 3] = ["libcuda.so.1", "libnvidia-ml.so.1", "libcuda.so"];

@@ -1,5 +1,5 @@
 //! The checklist: walks the stack in the method's order (PCI device → driver → CUDA → permissions →
-//! container → WSL → environment → runtime health) over a [`view::SystemView`] (this machine or a
+//! container → WSL → environment → runtime health) over a [`system::SystemView`] (this machine or a
 //! capture), giving each check evidence, a verdict, a plain explanation and fix commands. When a
 //! lower layer fails, the checks that depend on it are shown as blocked by it, and the first
 //! unblocked failure is named the root cause.
@@ -14,60 +14,20 @@ pub mod collect;
 #[cfg(windows)]
 pub(crate) mod collect_win;
 pub mod headline;
+pub mod input;
 pub mod journal;
 pub mod ldcache;
 pub mod parse;
-pub mod source;
-pub mod view;
+pub mod system;
 pub mod winfacts;
 #[cfg(test)]
 mod wording_tests;
 
 use serde::{Deserialize, Serialize};
 
-use view::SystemView;
+use system::SystemView;
 
-/// A check's outcome, from best to worst.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Not applicable here, blocked by an earlier failure, or its evidence is missing.
-    Skipped,
-    /// Healthy.
-    Pass,
-    /// Context only.
-    Info,
-    /// Works, but degraded or likely to bite later.
-    Warn,
-    /// GPU compute will not work (or a hardware fault).
-    Fail,
-}
-
-impl Verdict {
-    /// Upper-case word for text output, in the current language.
-    /// The verdict as the command line's text output tags it, `[FAIL   ]`: ASCII in every language,
-    /// so columns stay aligned and `grep FAIL` works on any machine.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Verdict::Skipped => "SKIPPED",
-            Verdict::Pass => "PASS",
-            Verdict::Info => "INFO",
-            Verdict::Warn => "WARN",
-            Verdict::Fail => "FAIL",
-        }
-    }
-
-    /// The verdict in a word of the current language, as the window and reports show it.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Skipped => crate::tr!("SKIPPED"),
-            Verdict::Pass => crate::tr!("PASS"),
-            Verdict::Info => crate::tr!("INFO"),
-            Verdict::Warn => crate::tr!("WARN"),
-            Verdict::Fail => crate::tr!("FAIL"),
-        }
-    }
-}
+pub use crate::verdict::Verdict;
 
 /// A layer of the stack, in checking order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -2,21 +2,7 @@
 //! CUDA_VISIBLE_DEVICES) and the reference tables they use (CUDA → minimum driver, Xid codes).
 //! All are total: garbage in gives `None` or an empty result, never a panic.
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
-
-/// Compares dotted versions numerically component by component (`570.124.06` > `570.26`).
-pub fn cmp_version(a: &str, b: &str) -> Ordering {
-    let parts = |s: &str| s.split('.').map(|p| p.trim().parse::<u64>().unwrap_or(0)).collect::<Vec<_>>();
-    let (pa, pb) = (parts(a), parts(b));
-    for i in 0..pa.len().max(pb.len()) {
-        let o = pa.get(i).unwrap_or(&0).cmp(pb.get(i).unwrap_or(&0));
-        if o != Ordering::Equal {
-            return o;
-        }
-    }
-    Ordering::Equal
-}
 
 /// The kernel module's version and flavour from `/proc/driver/nvidia/version`:
 /// `("550.54.14", open)`.
@@ -150,143 +136,6 @@ pub fn torch_version(version_py: &str) -> Option<String> {
     })
 }
 
-/// Minimum Linux and Windows driver for a CUDA toolkit `major.minor` (Table 3 of the CUDA release
-/// notes, GA releases). `None` for versions not in the table.
-pub fn cuda_min_driver(cuda: &str) -> Option<(&'static str, Option<&'static str>)> {
-    const TABLE: &[(&str, &str, Option<&str>)] = &[
-        ("13.2", "595.45.04", None),
-        ("13.1", "590.44.01", None),
-        ("13.0", "580.65.06", None),
-        ("12.9", "575.51.03", Some("576.02")),
-        ("12.8", "570.26", Some("570.65")),
-        ("12.6", "560.28.03", Some("560.76")),
-        ("12.5", "555.42.02", Some("555.85")),
-        ("12.4", "550.54.14", Some("551.61")),
-        ("12.3", "545.23.06", Some("545.84")),
-        ("12.2", "535.54.03", Some("536.25")),
-        ("12.1", "530.30.02", Some("531.14")),
-        ("12.0", "525.60.13", Some("527.41")),
-        ("11.8", "520.61.05", Some("520.06")),
-        ("11.7", "515.43.04", Some("516.01")),
-        ("11.6", "510.39.01", Some("511.23")),
-        ("11.5", "495.29.05", Some("496.04")),
-        ("11.4", "470.42.01", Some("471.11")),
-        ("11.3", "465.19.01", Some("465.89")),
-        ("11.2", "460.27.03", Some("460.82")),
-        ("11.1", "455.23", Some("456.38")),
-        ("11.0", "450.36.06", Some("451.22")),
-        ("10.2", "440.33", Some("441.22")),
-        ("10.1", "418.39", Some("418.96")),
-        ("10.0", "410.48", Some("411.31")),
-    ];
-    let mm: Vec<&str> = cuda.split('.').take(2).collect();
-    let key = format!("{}.{}", mm.first()?, mm.get(1).unwrap_or(&"0"));
-    TABLE.iter().find(|(c, _, _)| *c == key).map(|(_, l, w)| (*l, *w))
-}
-
-/// The oldest driver that runs every CUDA `major`.x runtime through CUDA minor-version
-/// compatibility (Linux, Windows): a program built with CUDA 12.8 runs on a 12.0 driver, with
-/// features that need a newer driver (and JIT of newer PTX) unavailable. From the CUDA Toolkit
-/// release notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
-/// Compatibility" (<https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/>), and NVIDIA's CUDA
-/// Compatibility guide (<https://docs.nvidia.com/deploy/cuda-compatibility/>). Windows for 12.x:
-/// 527.41 (the guide and the 12.0 GA row; later copies of the table say 528.33); 13.x on Windows is
-/// not stated ("N/A"), so none is given.
-pub fn cuda_family_min_driver(major: u32) -> Option<(&'static str, Option<&'static str>)> {
-    match major {
-        11 => Some(("450.80.02", Some("452.39"))),
-        12 => Some(("525.60.13", Some("527.41"))),
-        13 => Some(("580.65.06", None)),
-        _ => None,
-    }
-}
-
-/// PyTorch's CUDA wheel variants: (index tag, first torch release, last torch release; "" while
-/// still published for new releases, as of torch 2.14). From pytorch.org's "Previous PyTorch
-/// Versions" page and the release compatibility matrix in pytorch/pytorch RELEASE.md (2.12-2.14:
-/// cu126, cu130, cu132). There never was a cu114, cu119 or cu120 index.
-pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
-    ("cu92", "1.4.0", "1.7.1"),
-    ("cu101", "1.4.0", "1.8.1"),
-    ("cu102", "1.5.0", "1.12.1"),
-    ("cu110", "1.7.0", "1.7.1"),
-    ("cu111", "1.8.0", "1.10.2"),
-    ("cu113", "1.10.0", "1.12.1"),
-    ("cu115", "1.11.0", "1.11.0"),
-    ("cu116", "1.12.0", "1.13.1"),
-    ("cu117", "1.13.0", "2.0.1"),
-    ("cu118", "2.0.0", "2.7.1"),
-    ("cu121", "2.1.0", "2.5.1"),
-    ("cu124", "2.4.0", "2.6.0"),
-    ("cu126", "2.6.0", ""),
-    ("cu128", "2.7.0", "2.11.0"),
-    ("cu129", "2.8.0", "2.8.0"),
-    ("cu130", "2.9.0", ""),
-    ("cu132", "2.12.0", ""),
-];
-
-/// The PyTorch wheel to suggest for a driver whose newest CUDA is `driver_cuda` ("12.2"): the
-/// newest variant of the driver's CUDA major version that new releases still use (it runs there
-/// through minor-version compatibility), else the newest older variant the driver supports, with
-/// the last torch release built for it. `None` for drivers older than any variant. `driver` (the
-/// driver's own version, when known) below the family minimum (an early CUDA 11.0 driver) rules
-/// out minor-version compatibility.
-pub fn torch_wheel_for_driver(driver_cuda: &str, driver: Option<&str>) -> Option<(&'static str, &'static str)> {
-    let v = |s: &str| -> (u32, u32) {
-        let mut p = s.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
-        (p.next().unwrap_or(0), p.next().unwrap_or(0))
-    };
-    let tag = |t: &str| -> (u32, u32) {
-        let n: u32 = t.trim_start_matches("cu").parse().unwrap_or(0);
-        (n / 10, n % 10)
-    };
-    let (major, minor) = v(driver_cuda);
-    // Minor-version compatibility holds from CUDA 11 on: any variant of the same major version.
-    let compatible = cuda_family_min_driver(major)
-        .is_some_and(|(min, _)| driver.is_none_or(|d| cmp_version(d, min) != Ordering::Less));
-    if compatible {
-        let same: Vec<&(&str, &str, &str)> = TORCH_WHEELS.iter().filter(|w| tag(w.0).0 == major).collect();
-        // Prefer a variant new releases still use, the lowest such (widest driver support).
-        if let Some(w) = same.iter().find(|w| w.2.is_empty()).or(same.last()) {
-            return Some((w.0, w.2));
-        }
-    }
-    TORCH_WHEELS.iter().rev().find(|w| tag(w.0) <= (major, minor)).map(|w| (w.0, w.2))
-}
-
-/// The oldest compute capability a PyTorch build for CUDA `cuda` runs on, and whether it carries
-/// kernels for Blackwell (compute capability 10.x/12.x). From PyTorch's CUDA support matrix:
-/// CUDA ≤ 12.6 builds cover 5.0-9.0; 12.8/12.9 builds drop Maxwell/Pascal (7.0+, 7.5+ from 2.10)
-/// and add 10.0/12.0; CUDA 13 builds cover 7.5+.
-pub fn torch_arch_support(torch: &str, cuda: &str) -> (f64, bool) {
-    let v = |s: &str| s.split('.').take(2).map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
-    let c = v(cuda);
-    let t = v(torch.split('+').next().unwrap_or(""));
-    let cuda_ge = |maj: u32, min: u32| (c.first().copied().unwrap_or(0), c.get(1).copied().unwrap_or(0)) >= (maj, min);
-    let torch_ge = |maj: u32, min: u32| (t.first().copied().unwrap_or(0), t.get(1).copied().unwrap_or(0)) >= (maj, min);
-    if cuda_ge(13, 0) {
-        (7.5, true)
-    } else if cuda_ge(12, 8) {
-        (if torch_ge(2, 10) { 7.5 } else { 7.0 }, true)
-    } else {
-        (5.0, false)
-    }
-}
-
-/// NVIDIA's version from a Windows driver file version: `31.0.15.5222` → `552.22` (the last five
-/// digits of the third field's last digit and the four-digit fourth field).
-pub fn windows_driver_version(file_version: &str) -> Option<String> {
-    let parts: Vec<&str> = file_version.trim().split('.').collect();
-    if parts.len() != 4 || !parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())) {
-        return None;
-    }
-    let build: u64 = parts[2].parse().ok()?;
-    let revision: u64 = parts[3].parse().ok()?;
-    let s = format!("{build}{revision:04}");
-    let last5 = s.get(s.len().checked_sub(5)?..)?;
-    Some(format!("{}.{}", &last5[..3], &last5[3..]))
-}
-
 /// One decoded Xid line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Xid {
@@ -339,79 +188,6 @@ pub fn pci_address(s: &str) -> Option<String> {
             && w[11].is_ascii_digit();
         ok.then(|| String::from_utf8_lossy(w).into_owned())
     })
-}
-
-/// How serious an Xid is and what it means for a newcomer: (fail?, text).
-pub fn xid_meaning(code: u32) -> (bool, &'static str) {
-    match code {
-        79 => (
-            true,
-            crate::tr!(
-                "The GPU fell off the PCIe bus. Reboot; if it repeats, reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures, update BIOS and driver; persisting across slots and drivers means RMA."
-            ),
-        ),
-        48 => (
-            true,
-            crate::tr!(
-                "Uncorrectable GPU memory (ECC) error. Reset the GPU or reboot; repeated errors mean the card should be replaced."
-            ),
-        ),
-        62 => {
-            (true, crate::tr!("The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."))
-        }
-        64 => (true, crate::tr!("Recording a memory repair failed. Reboot now; if it repeats, RMA.")),
-        74 => (
-            true,
-            crate::tr!(
-                "NVLink error. Check `nvidia-smi nvlink -e`, reset the GPUs or reboot; persistent errors need the vendor."
-            ),
-        ),
-        95 => (
-            true,
-            crate::tr!(
-                "Uncontained memory error: every application on the GPU is affected. Reset the GPU before using it again."
-            ),
-        ),
-        119 | 120 => (
-            true,
-            crate::tr!("The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver."),
-        ),
-        140 | 143 => (
-            true,
-            crate::tr!(
-                "The GPU hit an unrecoverable error. Reset the GPU or reboot; contact the vendor if it repeats."
-            ),
-        ),
-        13 => (
-            false,
-            crate::tr!(
-                "A program crashed on the GPU (often an out-of-bounds access in the program). Re-run; if it happens with many programs, suspect the driver or hardware."
-            ),
-        ),
-        31 => (
-            false,
-            crate::tr!(
-                "A program accessed invalid GPU memory (usually a bug in the program). Debug the program unless this started after a driver change."
-            ),
-        ),
-        63 => (
-            false,
-            crate::tr!(
-                "A bad memory row was recorded for remapping; reset the GPU or reboot when convenient to activate it."
-            ),
-        ),
-        92 => {
-            (false, crate::tr!("Many corrected memory errors; watch for uncorrectable errors or remapping failures."))
-        }
-        94 => (
-            false,
-            crate::tr!(
-                "One application hit a contained memory error and must restart; others are unaffected. Reset the GPU when convenient."
-            ),
-        ),
-        45 => (false, crate::tr!("The driver cleaned up after an earlier error (follow the Xid before it).")),
-        _ => (false, crate::tr!("A GPU error was logged; see NVIDIA's Xid catalog for this number.")),
-    }
 }
 
 /// `CUDA_VISIBLE_DEVICES` read with CUDA's rules against the GPUs `(index, uuid)`.
@@ -510,39 +286,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_suggested_torch_wheel_exists_and_runs_on_the_driver() {
-        assert_eq!(torch_wheel_for_driver("12.2", Some("535.183.01")), Some(("cu126", "")));
-        assert_eq!(
-            torch_wheel_for_driver("11.4", Some("470.182.03")),
-            Some(("cu118", "2.7.1")),
-            "no cu114 index ever existed"
-        );
-        assert_eq!(
-            torch_wheel_for_driver("11.0", Some("450.51.06")),
-            Some(("cu110", "1.7.1")),
-            "too early for minor-version compatibility"
-        );
-        assert_eq!(torch_wheel_for_driver("13.0", None), Some(("cu130", "")));
-        assert_eq!(torch_wheel_for_driver("10.2", Some("440.33.01")), Some(("cu102", "1.12.1")));
-        assert_eq!(torch_wheel_for_driver("9.0", None), None);
-        for major in 9..=13u32 {
-            for minor in 0..=9u32 {
-                let d = format!("{major}.{minor}");
-                if let Some((tag, _)) = torch_wheel_for_driver(&d, None) {
-                    assert!(TORCH_WHEELS.iter().any(|w| w.0 == tag), "{d}: {tag}");
-                    let n: u32 = tag.trim_start_matches("cu").parse().unwrap_or(0);
-                    // Same major (minor-version compatibility from CUDA 11), else not newer.
-                    assert!(
-                        n / 10 == major && cuda_family_min_driver(major).is_some()
-                            || (n / 10, n % 10) <= (major, minor),
-                        "{d}: {tag}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
     fn condarc_envs_dirs_reads_only_that_list_and_expands_the_home() {
         let rc = "channels:\n  - conda-forge\nenvs_dirs:\n  - ~/big/envs\n  - \"/data/conda envs\"\n  # a comment\n  - relative\nauto_activate_base: false\n";
         assert_eq!(condarc_envs_dirs(rc, "/home/ana"), vec!["/home/ana/big/envs", "/data/conda envs"]);
@@ -561,13 +304,6 @@ mod tests {
         assert_eq!(distro("ID=endeavouros\nID_LIKE=arch\n"), Distro::Arch);
         assert_eq!(distro("ID=nixos\n"), Distro::Unknown);
         assert_eq!(distro(""), Distro::Unknown);
-    }
-
-    #[test]
-    fn versions_compare_numerically() {
-        assert_eq!(cmp_version("570.124.06", "570.26"), Ordering::Greater);
-        assert_eq!(cmp_version("535.54.03", "535.54.03"), Ordering::Equal);
-        assert_eq!(cmp_version("525.60.13", "530.30.02"), Ordering::Less);
     }
 
     #[test]
@@ -619,7 +355,7 @@ mod tests {
         let x = xids(&lines);
         assert_eq!(x.len(), 2);
         assert_eq!((x[0].code, x[0].pci.as_str()), (79, "0000:2b:00"));
-        assert!(xid_meaning(79).0 && !xid_meaning(13).0);
+        assert!(crate::knowledge::xid::xid_meaning(79).0 && !crate::knowledge::xid::xid_meaning(13).0);
         // The same GPU's second "fallen off the bus" line is the same Xid 79, not another one.
         let twice = vec![lines[0].clone(), "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.".to_string()];
         assert_eq!(xids(&twice).len(), 1);
@@ -657,29 +393,5 @@ mod tests {
         assert_eq!(cuda_visible("5", &g).gpus, Vec::<u32>::new());
         assert_eq!(cuda_visible("NoDevFiles", &g).cut_at, Some("NoDevFiles".into()));
         assert_eq!(cuda_visible("2,0", &g).gpus, vec![2, 0], "order is CUDA's order");
-    }
-
-    #[test]
-    fn windows_driver_versions() {
-        assert_eq!(windows_driver_version("31.0.15.5222").as_deref(), Some("552.22"));
-        assert_eq!(windows_driver_version("32.0.15.6094").as_deref(), Some("560.94"));
-        assert_eq!(windows_driver_version("9.18.13.4788").as_deref(), Some("347.88"));
-        assert_eq!(windows_driver_version("garbage"), None);
-        assert_eq!(windows_driver_version("1.2.3"), None);
-    }
-
-    #[test]
-    fn torch_arches() {
-        assert_eq!(torch_arch_support("2.5.1+cu121", "12.1"), (5.0, false));
-        assert_eq!(torch_arch_support("2.8.0+cu128", "12.8"), (7.0, true));
-        assert_eq!(torch_arch_support("2.10.0+cu128", "12.8"), (7.5, true));
-        assert_eq!(torch_arch_support("2.9.0+cu130", "13.0"), (7.5, true));
-    }
-
-    #[test]
-    fn cuda_table() {
-        assert_eq!(cuda_min_driver("12.1").map(|t| t.0), Some("530.30.02"));
-        assert_eq!(cuda_min_driver("12.4.1").map(|t| t.0), Some("550.54.14"));
-        assert_eq!(cuda_min_driver("99.0"), None);
     }
 }

@@ -11,7 +11,7 @@
 //!   CM_PROB_* list (10 cannot start, 22 disabled, 28 no driver, 31 driver failed to load,
 //!   43 stopped after reporting problems).
 //! - Driver version numbering: NVIDIA's Windows file version 31.0.15.5222 is driver 552.22 (the
-//!   last five digits of the last two fields), see `parse::windows_driver_version`.
+//!   last five digits of the last two fields), see `crate::knowledge::windows::windows_driver_version`.
 //! - Graphics preference: Microsoft's "UserGpuPreferences" registry values
 //!   (`GpuPreference=0;` let Windows decide, `1` power saving, `2` high performance).
 //! - TDR events: the "Display" source's event 4101 ("Display driver nvlddmkm stopped responding
@@ -30,8 +30,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// PCI vendor id of NVIDIA, as Windows writes it in device instance ids (`PCI\VEN_10DE&...`).
-pub const NVIDIA_VEN: &str = "VEN_10DE";
+pub use crate::telemetry::pci::NVIDIA_VEN;
 
 /// The Windows build from which WSL 2 runs CUDA (Windows 10 21H2).
 pub const WSL_GPU_MIN_BUILD: u32 = 19044;
@@ -108,48 +107,7 @@ pub fn power_plan(guid: &str) -> Option<(&'static str, bool)> {
     POWER_PLANS.iter().find(|(id, _, _)| *id == g).map(|(_, name, saver)| (*name, *saver))
 }
 
-/// One display adapter.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DisplayAdapter {
-    /// The name Device Manager shows ("NVIDIA GeForce RTX 4070 Laptop GPU", "Microsoft Basic
-    /// Display Adapter" when no vendor driver is installed).
-    pub name: String,
-    /// The device instance id, e.g. `PCI\VEN_10DE&DEV_2786&SUBSYS_...\4&1E1A8B1&0&0008`.
-    pub instance_id: String,
-    /// The driver's provider ("NVIDIA", "Microsoft", "Intel Corporation").
-    #[serde(default)]
-    pub provider: Option<String>,
-    /// The driver's file version, e.g. "31.0.15.5222".
-    #[serde(default)]
-    pub driver_version: Option<String>,
-    /// The driver's date, e.g. "2024-04-11".
-    #[serde(default)]
-    pub driver_date: Option<String>,
-    /// The Configuration Manager problem code: 0 when the device works; `None` when unknown.
-    #[serde(default)]
-    pub problem: Option<u32>,
-    /// The device's most recent power state, "D0" (on) to "D3" (off: a hybrid laptop's NVIDIA GPU
-    /// sleeps there while nothing uses it); `None` when unknown.
-    #[serde(default)]
-    pub power_state: Option<String>,
-}
-
-impl DisplayAdapter {
-    /// An NVIDIA device (by its PCI vendor id, whatever driver it has).
-    pub fn is_nvidia(&self) -> bool {
-        self.instance_id.to_ascii_uppercase().contains(NVIDIA_VEN)
-    }
-
-    /// In a low-power state (D1-D3): asleep until a program uses it.
-    pub fn asleep(&self) -> bool {
-        self.power_state.as_deref().is_some_and(|s| matches!(s, "D1" | "D2" | "D3"))
-    }
-
-    /// Driven by Windows' fallback driver instead of a vendor driver.
-    pub fn basic_display(&self) -> bool {
-        self.name.contains("Basic Display") || self.name.contains("Basic Render")
-    }
-}
+pub use crate::telemetry::pci::DisplayAdapter;
 
 /// A file found, with its version resource when it has one.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -233,16 +191,7 @@ pub fn problem_text(code: u32) -> (&'static str, &'static str) {
     }
 }
 
-/// The instance ids of the NVIDIA adapters when every working one is asleep (a hybrid laptop's
-/// dGPU while nothing uses it): then NVML is left closed, since asking it wakes the GPU and
-/// polling it keeps it awake. `None` when any NVIDIA GPU is awake, has a problem or its state is
-/// unknown, or there is none.
-pub fn sleeping_nvidia(adapters: &[DisplayAdapter]) -> Option<Vec<String>> {
-    let working: Vec<&DisplayAdapter> =
-        adapters.iter().filter(|a| a.is_nvidia() && !a.basic_display() && a.problem == Some(0)).collect();
-    (!working.is_empty() && working.iter().all(|a| a.asleep()))
-        .then(|| working.iter().map(|a| a.instance_id.clone()).collect())
-}
+pub use crate::telemetry::pci::sleeping_nvidia;
 
 /// "GpuPreference=2;" → 2.
 pub fn gpu_preference(value: &str) -> Option<u32> {

@@ -2,10 +2,11 @@
 //! finding that reads as a headline, prose never shows internal check ids, every command step is
 //! one runnable command, and the driver commands follow the distribution in os-release.
 
+use crate::diagnose::system::Platform;
 use std::path::{Path, PathBuf};
 
 use super::checks::CHECKS;
-use super::view::{CapturedSystem, Meta, SystemView};
+use super::system::{CapturedSystem, Meta, SystemView};
 use super::{Check, FixStep, Report, Verdict, render_text, run};
 
 fn fixtures() -> Vec<(String, PathBuf)> {
@@ -41,7 +42,7 @@ fn prose(c: &Check) -> Vec<&str> {
 #[test]
 fn every_result_has_a_finding_and_problems_are_not_named_by_their_title() {
     for (name, r) in reports() {
-        let platform = if name.starts_with("win-") { "windows" } else { "linux" };
+        let platform = if name.starts_with("win-") { Platform::Windows } else { Platform::Linux };
         assert_eq!(r.checks.len(), CHECKS.iter().filter(|d| d.platforms.includes(platform)).count(), "{name}");
         for c in &r.checks {
             assert!(!c.finding.trim().is_empty(), "{name}: {} has no finding", c.id);

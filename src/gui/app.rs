@@ -384,19 +384,26 @@ impl DoctorApp {
         self.monitor.util = util;
         self.monitor.first_verdict_in = wait.filter(|_| verdicts.is_empty() && !snap.source.is_replay());
         if !snap.source.is_replay() {
-            use crate::telemetry::history::{Event, EventLevel};
+            use crate::telemetry::history::{Event, EventKind, EventLevel};
             let old: Vec<_> =
                 self.monitor.verdicts.iter().filter(|v| v.severity >= crate::diagnose::Verdict::Warn).collect();
             let new: Vec<_> = verdicts.iter().filter(|v| v.severity >= crate::diagnose::Verdict::Warn).collect();
             for v in &new {
                 if !old.iter().any(|o| o.key() == v.key()) {
-                    self.sampler.add_event(Event { t: at, gpu: v.gpu, level: EventLevel::Warn, text: v.title.clone() });
+                    self.sampler.add_event(Event {
+                        t: at,
+                        kind: EventKind::Verdict,
+                        gpu: v.gpu,
+                        level: EventLevel::Warn,
+                        text: v.title.clone(),
+                    });
                 }
             }
             for o in &old {
                 if !new.iter().any(|v| v.key() == o.key()) {
                     self.sampler.add_event(Event {
                         t: at,
+                        kind: EventKind::Verdict,
                         gpu: o.gpu,
                         level: EventLevel::Info,
                         text: tr!("no longer: {title}", title = o.title),
@@ -493,7 +500,7 @@ impl eframe::App for DoctorApp {
                         let (start, offset) = (snap.started_unix, self.offset_secs);
                         let slider = egui::Slider::new(&mut at, a..=b.max(a + 1.0))
                             .custom_formatter(move |v, _| present::wall_clock(start, v, offset))
-                            .step_by(snap.interval_secs.max(0.25));
+                            .step_by(snap.interval_secs.max(crate::telemetry::interval::Interval::MIN_SECS));
                         if ui.add_sized([ui.available_width().min(700.0), 18.0], slider).labelled_by(l.id).changed() {
                             self.monitor.paused_at = Some(at);
                         }

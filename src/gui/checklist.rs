@@ -8,7 +8,7 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::palette;
 
-use crate::diagnose::source::CheckSource;
+use crate::diagnose::input::CheckSource;
 use crate::diagnose::{Check, FixStep, Layer, Report, Verdict};
 use crate::tr;
 

@@ -25,11 +25,12 @@ pub use vram_tab::VramState;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{self, Command, SourceArgs, exit, parse_interval};
+use crate::cli::{self, Command, SourceArgs, exit};
+use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Which graphics backend draws the window.
@@ -108,8 +109,8 @@ pub struct GuiArgs {
     pub source: SourceArgs,
     /// Seconds between samples (0.25-10).
     /// Default: the settings file's, else 1.
-    #[arg(long, value_parser = parse_interval, value_name = "SECS")]
-    pub interval: Option<f64>,
+    #[arg(long, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Option<Interval>,
     /// Graphics backend (default: gl on Linux, wgpu on Windows). If the window cannot be created,
     /// gpu-doctor retries once with the other one.
     #[arg(long, value_enum)]
@@ -302,7 +303,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
         .as_deref()
         .map(crate::settings::Settings::load)
         .unwrap_or(crate::settings::Loaded { settings: crate::settings::Settings::default(), notice: None });
-    let interval = Duration::from_secs_f64(args.interval.unwrap_or(loaded.settings.interval_secs));
+    let interval = args.interval.unwrap_or(loaded.settings.interval()).duration();
     let prefill = args.source.demo.is_some();
     let screenshot = args.screenshot.clone();
     let tab = args.tab.or_else(|| Tab::from_str(&loaded.settings.tab, true).ok()).unwrap_or(Tab::Monitor);

@@ -24,7 +24,7 @@ pub fn inputs(ui: &mut egui::Ui, family: Family, s: &mut Workload, hypothetical:
             .labelled_by(l.id);
         ui.end_row();
         let l = ui.label(crate::tr!("Images per batch"));
-        ui.add(egui::DragValue::new(&mut s.batch).range(1..=256)).labelled_by(l.id);
+        ui.add(egui::DragValue::new(&mut s.batch).range(1..=crate::vram::MAX_BATCH)).labelled_by(l.id);
         ui.end_row();
         let (mut w, mut h) = s.image.size(family);
         let l = ui.label(crate::tr!("Size (pixels)"));

@@ -11,9 +11,10 @@ use eframe::egui::{self, Color32, RichText};
 use super::palette::{self, Tone};
 use crate::telemetry::snapshot::Snapshot;
 use crate::units;
+use crate::verdict::Verdict;
 use crate::vram::{
     self, Arch, Breakdown, Checkpointing, Framework, GIB, HEADROOM, Mode, Optimizer, Precision, Quant, Sharding,
-    Target, Trainer, Workload, fit, presets,
+    Target, Trainer, Workload, presets,
 };
 
 /// State of the VRAM tab.
@@ -158,45 +159,21 @@ impl VramState {
         out
     }
 
-    /// The current estimate as report lines, when the tab was used in this session.
-    pub fn report_lines(&self) -> Option<Vec<String>> {
+    /// The current answer as report lines, when the tab was used in this session: the same text
+    /// as `gpu-doctor-cli vram` prints (the breakdown, the assumptions, the fit on this machine's
+    /// GPUs, the advice).
+    pub fn report_lines(&self, snap: &Snapshot) -> Option<Vec<String>> {
         if !self.visited {
             return None;
         }
-        let s = &self.settings;
-        let engine = if s.mode == Mode::Inference { format!(", {:?}", s.framework) } else { String::new() };
-        let mut v = vec![format!("{}: {}{engine}", self.arch.name, s.summary_for(&self.arch))];
-        match crate::vram::estimate(&self.arch, s) {
-            Ok(b) => {
-                let gib = |x: f64| format!("{:.2} GiB", x / crate::units::GIB);
-                v.push(crate::tr!(
-                    "Per GPU: {total} in all (weights {weights}, KV cache {kv_cache}, activations {activations}, gradients {gradients}, optimizer {optimizer}, CUDA context {cuda_context}, framework {framework}, allocator slack {slack}); {params} B parameters",
-                    total = gib(b.total),
-                    weights = gib(b.weights),
-                    kv_cache = gib(b.kv_cache),
-                    activations = gib(b.activations),
-                    gradients = gib(b.gradients),
-                    optimizer = gib(b.optimizer),
-                    cuda_context = gib(b.cuda_context),
-                    framework = gib(b.framework),
-                    slack = gib(b.allocator_slack),
-                    params = format!("{:.2}", b.params_b)
-                ));
-                if b.high > b.low {
-                    v.push(crate::tr!(
-                        "Range {low} to {high}; the fit is judged on the high end. What would narrow it: {inputs}",
-                        low = gib(b.low),
-                        high = gib(b.high),
-                        inputs = b.narrow_by.join("; ")
-                    ));
-                }
-            }
-            Err(e) => v.push(crate::tr!("No estimate: {error}", error = e)),
-        }
-        for a in crate::vram::assumptions(&self.arch, s) {
-            v.push(crate::tr!("Assumed: {assumed} ({other})", assumed = a.assumed, other = a.line()));
-        }
-        Some(v)
+        let targets = self.targets(snap);
+        let mut settings = self.settings.clone();
+        settings.gpu_total_bytes = targets.first().map(|t| t.total);
+        let text = match vram::answer(&self.arch, &settings, &targets) {
+            Ok(answer) => crate::present::vram::text(&self.arch, &settings, &answer, None),
+            Err(e) => crate::tr!("Cannot estimate: {error}", error = e),
+        };
+        Some(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
     }
 
     /// Draws the tab.
@@ -326,7 +303,7 @@ impl VramState {
                 ui.end_row();
             }
             let l = ui.label(crate::tr!("Batch"));
-            ui.add(egui::DragValue::new(&mut s.batch).range(1..=65_536)).labelled_by(l.id);
+            ui.add(egui::DragValue::new(&mut s.batch).range(1..=crate::vram::MAX_BATCH)).labelled_by(l.id);
             ui.end_row();
             let l = ui.label(if s.mode == Mode::Inference {
                 crate::tr!("Context (tokens)")
@@ -455,14 +432,14 @@ impl VramState {
         let targets = self.targets(snap);
         let mut settings = self.settings.clone();
         settings.gpu_total_bytes = targets.first().map(|t| t.total);
-        let b = match vram::estimate(&self.arch, &settings) {
-            Ok(b) => b,
+        let answer = match vram::answer(&self.arch, &settings, &targets) {
+            Ok(a) => a,
             Err(e) => {
                 ui.colored_label(palette::tone(ui, Tone::Fail), crate::tr!("Cannot estimate: {error}", error = e));
                 return;
             }
         };
-        let need = vram::need(&b, &settings);
+        let (b, need) = (&answer.breakdown, answer.need());
         if b.high > b.low && need >= b.high {
             ui.heading(crate::tr!(
                 "{low}–{high} GiB per GPU",
@@ -482,7 +459,7 @@ impl VramState {
         } else {
             ui.heading(crate::tr!("{gib} GiB per GPU", gib = format!("{:.1}", need / GIB)));
         }
-        stacked_bar(ui, &b);
+        stacked_bar(ui, b);
         for n in &b.notes {
             ui.weak(n);
         }
@@ -496,19 +473,18 @@ impl VramState {
             ))
             .strong(),
         );
-        let fits: Vec<vram::Fit> = targets.iter().map(|t| fit(need, t)).collect();
-        for f in &fits {
+        for (f, limits) in answer.fits.iter().zip(&answer.limits) {
             let t = &f.target;
             let color = palette::tone(
                 ui,
-                match f.verdict {
-                    "fits" => Tone::Pass,
-                    "tight" | vram::FITS_ONCE_FREED => Tone::Warn,
+                match f.verdict.verdict() {
+                    Verdict::Pass => Tone::Pass,
+                    Verdict::Warn => Tone::Warn,
                     _ => Tone::Fail,
                 },
             );
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(crate::i18n::tr(f.verdict).to_uppercase()).strong().color(color));
+                ui.label(RichText::new(f.verdict.word().to_uppercase()).strong().color(color));
                 ui.label(format!("{}: {}", t.name, f.detail));
             });
             if !t.holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
@@ -526,13 +502,13 @@ impl VramState {
                 let processes = named.join(crate::tr!(", "));
                 ui.weak(crate::tr!("Memory in use by: {processes}", processes = processes));
             }
-            ui.label(format!("  {}", vram::limits(&self.arch, &settings, f).sentence()));
+            ui.label(format!("  {}", limits.sentence()));
         }
-        let advice = vram::advice(&self.arch, &settings, &fits);
+        let advice = &answer.suggestions;
         if !advice.is_empty() {
             ui.add_space(6.0);
-            ui.label(RichText::new(vram::advice_heading(&advice)).strong());
-            for a in &advice {
+            ui.label(RichText::new(vram::advice_heading(advice)).strong());
+            for a in advice {
                 ui.label(format!("• {}", a.line()));
             }
         }

@@ -39,8 +39,9 @@ impl GpuAccess {
     pub fn during(sampler: &crate::telemetry::sampler::Sampler, from: f64) -> Self {
         let snap = sampler.snapshot();
         let stalled = snap.gpu_stall.is_some()
-            || sampler
-                .with_history(|h| h.events().any(|e| e.t >= from && e.text.starts_with(crate::report::STALL_EVENT)));
+            || sampler.with_history(|h| {
+                h.events().any(|e| e.t >= from && e.kind == crate::telemetry::history::EventKind::GpuStall)
+            });
         if stalled { GpuAccess::Stalled } else { GpuAccess::of(&snap.source) }
     }
 

@@ -202,9 +202,6 @@ pub fn headline(source: &SourceStatus, checklist: Option<&crate::diagnose::Repor
     }
 }
 
-/// How the sampler's history names a driver call that did not return (see `telemetry::sampler`).
-pub const STALL_EVENT: &str = "NVML not responding";
-
 fn summary_section(inp: &Inputs<'_>) -> Section {
     let mut rows = Vec::new();
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
@@ -237,7 +234,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         .history
         .map(|(h, from, to)| {
             h.events()
-                .filter(|e| e.t >= from && e.t <= to && e.text.starts_with(STALL_EVENT))
+                .filter(|e| e.t >= from && e.t <= to && e.kind == crate::telemetry::history::EventKind::GpuStall)
                 .map(|e| e.text.clone())
                 .collect()
         })

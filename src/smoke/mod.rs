@@ -18,8 +18,8 @@ pub mod runner;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnose::Verdict;
 use crate::units::{self, ByteUnits};
+use crate::verdict::Verdict;
 
 /// The kernels' PTX (PTX ISA 6.0, sm_50), generated from `assets/kernels/smoke.cu` by
 /// `scripts/kernels.py`; the driver JIT-compiles it for the GPU it runs on.

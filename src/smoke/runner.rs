@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::{BurnTick, ChildEnd, DeviceInfo, Msg, Options, SmokeReport, Stage, StageResult};
-use crate::diagnose::Verdict;
+use crate::verdict::Verdict;
 
 /// The hidden subcommand both binaries run the child with.
 pub const CHILD_SUBCOMMAND: &str = "smoke-child";

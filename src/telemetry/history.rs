@@ -236,11 +236,32 @@ pub enum EventLevel {
     Error,
 }
 
+/// What kind of thing happened: what code decides on (a report lists the driver calls that hung
+/// while it sampled), never read back from the event's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A driver call did not return in time (the watchdog's stall).
+    GpuStall,
+    /// The driver answers again after a stall.
+    AnsweringAgain,
+    /// A GPU fell off or stopped answering.
+    GpuLost,
+    /// A bottleneck verdict began or ended.
+    Verdict,
+    /// Anything else.
+    #[default]
+    Other,
+}
+
 /// Something that happened at a point in time (a GPU lost, a source stopped answering).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Seconds since the sampler started.
     pub t: f64,
+    /// What kind of event it is.
+    #[serde(default)]
+    pub kind: EventKind,
     /// The GPU it concerns, if any.
     pub gpu: Option<u32>,
     /// How much it matters.
@@ -513,7 +534,13 @@ mod tests {
     fn events_are_bounded() {
         let mut h = History::default();
         for i in 0..1500 {
-            h.add_event(Event { t: f64::from(i), gpu: None, level: EventLevel::Info, text: String::new() });
+            h.add_event(Event {
+                t: f64::from(i),
+                kind: EventKind::Other,
+                gpu: None,
+                level: EventLevel::Info,
+                text: String::new(),
+            });
         }
         assert_eq!(h.events().count(), 1000);
         assert_eq!(h.events().next().map(|e| e.t), Some(500.0));

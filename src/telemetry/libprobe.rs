@@ -15,7 +15,7 @@ pub fn loading_library() -> bool {
 }
 
 /// The argument with which gpu-doctor's own binaries only load a library and exit
-/// ([`run_library_probe`]): the probe that keeps a load that blocks out of the main process.
+/// ([`run_library_probe_child`]): the probe that keeps a load that blocks out of the main process.
 pub const PROBE_ARG: &str = "__gpu-doctor-probe-library";
 
 /// How long a library load may take in the probe before it counts as hung.
@@ -23,30 +23,27 @@ const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 static CHILD_PROBE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Called by gpu-doctor's binaries at start: when the process was started as a probe, loads the
-/// library and exits (code 0 loaded, 1 not); otherwise turns the probe on for this process, so
-/// NVML libraries are first loaded in a child and a load that blocks (a library constructor that
-/// hangs, a dead mount) never takes the dynamic loader's lock in the process with the window and
-/// the samplers.
-pub fn run_library_probe() {
-    let mut args = std::env::args_os().skip(1);
-    let first = args.next();
-    if first.as_deref() == Some(std::ffi::OsStr::new(crate::diagnose::collect::CUDA_PROBE_ARG)) {
-        crate::diagnose::collect::run_cuda_probe_child();
-    }
-    if first.as_deref() == Some(std::ffi::OsStr::new(PROBE_ARG)) {
-        let code = match args.next() {
-            // SAFETY: loading a library runs its initialisers; this process exists only for that.
-            Some(path) => i32::from(unsafe { libloading::Library::new(&path) }.is_err()),
-            None => 2,
-        };
-        std::process::exit(code);
-    }
+/// The library probe's child process ([`PROBE_ARG`] `PATH`, entered through
+/// [`crate::relaunch`]): loads the library and exits, code 0 loaded, 1 not, 2 without a path.
+pub fn run_library_probe_child(path: Option<std::ffi::OsString>) -> ! {
+    let code = match path {
+        // SAFETY: loading a library runs its initialisers; this process exists only for that.
+        Some(path) => i32::from(unsafe { libloading::Library::new(&path) }.is_err()),
+        None => 2,
+    };
+    std::process::exit(code);
+}
+
+/// Turns the probes on for this process (gpu-doctor's binaries, when they were not started as a
+/// child): NVML libraries are first loaded in a child and a load that blocks (a library
+/// constructor that hangs, a dead mount) never takes the dynamic loader's lock in the process
+/// with the window and the samplers; the CUDA probe runs in a child too.
+pub fn turn_child_probes_on() {
     CHILD_PROBE.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// Whether library loads and the CUDA probe run in child processes first (in gpu-doctor's own
-/// binaries, after [`run_library_probe`]).
+/// binaries, after [`turn_child_probes_on`]).
 pub fn child_probes_on() -> bool {
     CHILD_PROBE.load(std::sync::atomic::Ordering::SeqCst)
 }

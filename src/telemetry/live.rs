@@ -85,7 +85,7 @@ impl LiveGpus {
             return None;
         }
         #[cfg(windows)]
-        return crate::diagnose::collect_win::sleeping_nvidia();
+        return super::winpci::sleeping_nvidia();
         #[cfg(not(windows))]
         pci::all_asleep(&pci::nvidia_display_functions(&self.opts.root))
     }

@@ -8,6 +8,7 @@
 pub mod demo;
 pub mod history;
 pub mod host;
+pub mod interval;
 pub mod libprobe;
 pub mod live;
 pub mod nvml;
@@ -24,6 +25,8 @@ pub mod snapshot;
 pub mod source;
 pub mod throttle;
 pub mod wincpu;
+#[cfg(windows)]
+pub mod winpci;
 
 pub use open::SourceOptions;
 pub use reading::Reading;

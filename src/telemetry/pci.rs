@@ -2,7 +2,9 @@
 //! read without touching the GPU, so a runtime-suspended (sleeping) laptop GPU stays asleep.
 //!
 //! Reads `sys/bus/pci/devices/*/{vendor,class,power/runtime_status}` and the `driver` link under a
-//! system root (normally `/`; tests point it at a fixture tree).
+//! system root (normally `/`; tests point it at a fixture tree). On Windows the same question is
+//! answered from the display adapters Windows lists ([`DisplayAdapter`], read by
+//! `telemetry::winpci`).
 
 use std::path::Path;
 
@@ -96,6 +98,63 @@ pub fn write_fixture(
         Some(s) => std::fs::write(dir.join("power/runtime_status"), format!("{s}\n")),
         None => Ok(()),
     }
+}
+
+/// PCI vendor id of NVIDIA, as Windows writes it in device instance ids (`PCI\VEN_10DE&...`).
+pub const NVIDIA_VEN: &str = "VEN_10DE";
+
+/// One display adapter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplayAdapter {
+    /// The name Device Manager shows ("NVIDIA GeForce RTX 4070 Laptop GPU", "Microsoft Basic
+    /// Display Adapter" when no vendor driver is installed).
+    pub name: String,
+    /// The device instance id, e.g. `PCI\VEN_10DE&DEV_2786&SUBSYS_...\4&1E1A8B1&0&0008`.
+    pub instance_id: String,
+    /// The driver's provider ("NVIDIA", "Microsoft", "Intel Corporation").
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The driver's file version, e.g. "31.0.15.5222".
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// The driver's date, e.g. "2024-04-11".
+    #[serde(default)]
+    pub driver_date: Option<String>,
+    /// The Configuration Manager problem code: 0 when the device works; `None` when unknown.
+    #[serde(default)]
+    pub problem: Option<u32>,
+    /// The device's most recent power state, "D0" (on) to "D3" (off: a hybrid laptop's NVIDIA GPU
+    /// sleeps there while nothing uses it); `None` when unknown.
+    #[serde(default)]
+    pub power_state: Option<String>,
+}
+
+impl DisplayAdapter {
+    /// An NVIDIA device (by its PCI vendor id, whatever driver it has).
+    pub fn is_nvidia(&self) -> bool {
+        self.instance_id.to_ascii_uppercase().contains(NVIDIA_VEN)
+    }
+
+    /// In a low-power state (D1-D3): asleep until a program uses it.
+    pub fn asleep(&self) -> bool {
+        self.power_state.as_deref().is_some_and(|s| matches!(s, "D1" | "D2" | "D3"))
+    }
+
+    /// Driven by Windows' fallback driver instead of a vendor driver.
+    pub fn basic_display(&self) -> bool {
+        self.name.contains("Basic Display") || self.name.contains("Basic Render")
+    }
+}
+
+/// The instance ids of the NVIDIA adapters when every working one is asleep (a hybrid laptop's
+/// dGPU while nothing uses it): then NVML is left closed, since asking it wakes the GPU and
+/// polling it keeps it awake. `None` when any NVIDIA GPU is awake, has a problem or its state is
+/// unknown, or there is none.
+pub fn sleeping_nvidia(adapters: &[DisplayAdapter]) -> Option<Vec<String>> {
+    let working: Vec<&DisplayAdapter> =
+        adapters.iter().filter(|a| a.is_nvidia() && !a.basic_display() && a.problem == Some(0)).collect();
+    (!working.is_empty() && working.iter().all(|a| a.asleep()))
+        .then(|| working.iter().map(|a| a.instance_id.clone()).collect())
 }
 
 #[cfg(test)]

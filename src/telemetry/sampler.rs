@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwap;
 
 use super::history::keys::{self, GpuMetric};
-use super::history::{Event, EventLevel, History, HistoryConfig};
+use super::history::{Event, EventKind, EventLevel, History, HistoryConfig};
 use super::host::{HostSource, SelfProbe};
 use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, MAX_CORES, MAX_GPUS};
 use super::snapshot::{Snapshot, Stall};
@@ -34,12 +34,6 @@ mod procs;
 mod replay;
 pub use replay::ReplayFile;
 
-/// Shortest sampling interval, seconds.
-pub const MIN_INTERVAL: f64 = 0.25;
-/// Longest sampling interval, seconds.
-pub const MAX_INTERVAL: f64 = 10.0;
-/// Default sampling interval, seconds.
-pub const DEFAULT_INTERVAL: f64 = 1.0;
 /// Slow GPU metrics (PCIe throughput ≈ 20 ms per call, process lists) are read at most this often.
 pub const SLOW_MIN_INTERVAL: f64 = 2.0;
 
@@ -71,25 +65,6 @@ impl Watch {
             0 => None,
             began => Some(now_ms.saturating_sub(began - 1)),
         }
-    }
-}
-
-/// An interval outside the allowed range.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub struct BadInterval(pub f64);
-
-impl std::fmt::Display for BadInterval {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::tr!("interval {secs} s is out of range: choose between 0.25 and 10 seconds", secs = self.0))
-    }
-}
-
-/// Checks a user-given interval.
-pub fn check_interval(secs: f64) -> Result<Duration, BadInterval> {
-    if secs.is_finite() && (MIN_INTERVAL..=MAX_INTERVAL).contains(&secs) {
-        Ok(Duration::from_secs_f64(secs))
-    } else {
-        Err(BadInterval(secs))
     }
 }
 
@@ -410,9 +385,14 @@ impl Shared {
             // slow call hangs) marks it in the history, once per stall.
             hist.add_event(Event {
                 t: self.clock.elapsed().as_secs_f64(),
+                kind: EventKind::GpuStall,
                 gpu: None,
                 level: EventLevel::Error,
-                text: format!("{}: {} blocked for {:.0} s", crate::report::STALL_EVENT, st.call, st.secs),
+                text: crate::tr!(
+                    "NVML not responding: {call} blocked for {secs} s",
+                    call = st.call,
+                    secs = format!("{:.0}", st.secs)
+                ),
             });
         }
         let next = Arc::new(next);
@@ -504,6 +484,7 @@ impl Shared {
         if let Ok(mut hist) = self.history.lock() {
             hist.add_event(Event {
                 t,
+                kind: EventKind::AnsweringAgain,
                 gpu: None,
                 level: EventLevel::Info,
                 text: crate::tr!("NVML answering again after {secs} s", secs = format!("{:.1}", ms as f64 / 1000.0)),
@@ -562,6 +543,7 @@ impl Shared {
                 if let (true, GpuHealth::Lost(why)) = (was_ok, &g.health) {
                     hist.add_event(Event {
                         t,
+                        kind: EventKind::GpuLost,
                         gpu: Some(g.index),
                         level: EventLevel::Error,
                         text: crate::tr!("GPU {gpu} lost: {why}", gpu = g.index, why = why),

@@ -42,7 +42,7 @@ pub struct Snapshot {
     pub busiest: Vec<super::proctree::BusyProcess>,
     /// The server the data comes from (shown as REMOTE with its name); `None` for this machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote: Option<super::remote::RemoteInfo>,
+    pub remote: Option<super::remote::info::RemoteInfo>,
 }
 
 /// A vendor call that is not returning.

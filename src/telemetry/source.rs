@@ -39,7 +39,7 @@ pub trait GpuSource: Send + Sync {
         Vec::new()
     }
     /// The server the data comes from, for a source reading one over SSH (`None`: this machine).
-    fn remote(&self) -> Option<super::remote::RemoteInfo> {
+    fn remote(&self) -> Option<super::remote::info::RemoteInfo> {
         None
     }
     /// Gets ready to sample (opens the library when the source opens lazily). Called on the GPU

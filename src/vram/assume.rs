@@ -8,7 +8,8 @@
 use serde::Serialize;
 
 use super::arch::Arch;
-use super::estimate::{GIB, estimate};
+use super::breakdown::GIB;
+use super::estimate::estimate;
 use super::fit::need;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Workload};
 

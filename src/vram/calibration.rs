@@ -77,12 +77,12 @@ pub fn key(s: &Workload) -> serde_json::Value {
 
 /// The calibration file's path.
 pub fn path() -> Option<PathBuf> {
-    crate::settings::config_dir().map(|d| d.join(FILE))
+    crate::paths::config_dir().map(|d| d.join(FILE))
 }
 
 /// The last-run file's path.
 pub fn last_run_path() -> Option<PathBuf> {
-    crate::settings::config_dir().map(|d| d.join(LAST_RUN))
+    crate::paths::config_dir().map(|d| d.join(LAST_RUN))
 }
 
 /// The stored points: none when the file does not exist; an error in words when it cannot be
@@ -113,7 +113,7 @@ pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
     };
     let (mut points, moved) = match load(path) {
         Ok(p) => (p, None),
-        Err(_) => (Vec::new(), Some(crate::settings::keep_as_backup(path).map_err(|e| about(path, &e))?)),
+        Err(_) => (Vec::new(), Some(crate::safe_fs::keep_as_backup(path).map_err(|e| about(path, &e))?)),
     };
     points.retain(|p| !(p.model == point.model && p.settings == point.settings));
     points.push(point);

@@ -3,9 +3,9 @@
 //! enough but other processes hold the memory, the verdict says so and names them, largest first
 //! ([`FITS_ONCE_FREED`], [`Fit::to_stop`]). Shared by the `vram` command and the app's VRAM tab.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::estimate::{Breakdown, GIB};
+use super::breakdown::{Breakdown, GIB};
 use super::workload::{Framework, Mode, Workload};
 use crate::telemetry::sample::{GpuInfo, GpuSample};
 
@@ -67,7 +67,7 @@ impl Target {
             })
             .unwrap_or_default();
         Some(Target {
-            name: format!("GPU {} {}{suffix}", info.index, crate::present::gpu_name(&info.name)),
+            name: format!("GPU {} {}{suffix}", info.index, crate::i18n::tr_dyn(&info.name)),
             total: total as f64,
             free: sample.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
             holders,
@@ -75,19 +75,57 @@ impl Target {
     }
 }
 
-/// The verdict when the card's total would do (with the headroom) but other processes hold too
-/// much of it now.
-pub const FITS_ONCE_FREED: &str = crate::tr_key!("fits once freed");
+/// How an estimate fits a GPU, from best to worst. Serialised as the words the JSON has always
+/// carried (`"fits"`, `"fits once freed"` ...); shown with [`FitVerdict::word`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum FitVerdict {
+    /// Fits with the 20 % headroom kept.
+    #[serde(rename = "fits")]
+    Fits,
+    /// Fits, but without the headroom.
+    #[serde(rename = "tight")]
+    Tight,
+    /// The card's total would do (with the headroom) but other processes hold too much of it now.
+    #[serde(rename = "fits once freed")]
+    FitsOnceFreed,
+    /// The total would do only without the headroom, and others hold memory now.
+    #[serde(rename = "does not fit now")]
+    DoesNotFitNow,
+    /// More than the card has.
+    #[serde(rename = "does not fit")]
+    DoesNotFit,
+}
+
+impl FitVerdict {
+    /// The verdict in a word of the current language (the CLI and the app show it in capitals).
+    pub fn word(self) -> &'static str {
+        match self {
+            FitVerdict::Fits => crate::tr!("fits"),
+            FitVerdict::Tight => crate::tr!("tight"),
+            FitVerdict::FitsOnceFreed => crate::tr!("fits once freed"),
+            FitVerdict::DoesNotFitNow => crate::tr!("does not fit now"),
+            FitVerdict::DoesNotFit => crate::tr!("does not fit"),
+        }
+    }
+
+    /// The verdict on the scale every part of gpu-doctor shows (colours, exit codes).
+    pub fn verdict(self) -> crate::verdict::Verdict {
+        use crate::verdict::Verdict;
+        match self {
+            FitVerdict::Fits => Verdict::Pass,
+            FitVerdict::Tight | FitVerdict::FitsOnceFreed => Verdict::Warn,
+            FitVerdict::DoesNotFitNow | FitVerdict::DoesNotFit => Verdict::Fail,
+        }
+    }
+}
 
 /// How an estimate fits a GPU.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
     /// The GPU.
     pub target: Target,
-    /// `fits`, `tight` (fits without the 20 % headroom), [`FITS_ONCE_FREED`] (the total would do
-    /// with the headroom, the free memory does not), `does not fit now` (the total would do only
-    /// without the headroom), or `does not fit`.
-    pub verdict: &'static str,
+    /// How it fits.
+    pub verdict: FitVerdict,
     /// Sentence.
     pub detail: String,
     /// The processes to stop for it to fit, largest first (empty when it fits now or never).
@@ -100,8 +138,9 @@ impl Fit {
     /// the card's total: "with the card free"): it fits once freed, or it does not fit and others
     /// hold more than 5 % of the card.
     pub fn blocked_by_others(&self) -> bool {
-        matches!(self.verdict, FITS_ONCE_FREED | "does not fit now")
-            || (self.verdict == "does not fit" && self.target.free.is_some_and(|f| f < self.target.total * 0.95))
+        matches!(self.verdict, FitVerdict::FitsOnceFreed | FitVerdict::DoesNotFitNow)
+            || (self.verdict == FitVerdict::DoesNotFit
+                && self.target.free.is_some_and(|f| f < self.target.total * 0.95))
     }
 
     /// Bytes per GPU the solver may plan for, within the headroom: the free memory, or the total
@@ -167,7 +206,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
         } else {
             crate::tr!("{need} GiB of {room} GiB with the 20 % headroom kept", need = need_gib, room = room_gib)
         };
-        (crate::tr_key!("fits"), detail)
+        (FitVerdict::Fits, detail)
     } else if need <= room {
         let detail = if free {
             crate::tr!(
@@ -182,11 +221,11 @@ pub fn fit(need: f64, t: &Target) -> Fit {
                 room = room_gib
             )
         };
-        (crate::tr_key!("tight"), detail)
+        (FitVerdict::Tight, detail)
     } else if need <= t.total * (1.0 - HEADROOM) {
         to_stop = holders_to_stop(t, room, need / (1.0 - HEADROOM));
         (
-            FITS_ONCE_FREED,
+            FitVerdict::FitsOnceFreed,
             crate::tr!(
                 "fits this {total} GiB card {once} (needs {need} GiB; only {free} GiB is free now, other processes hold the rest)",
                 total = format!("{:.0}", t.total / GIB),
@@ -198,7 +237,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
     } else if need <= t.total {
         to_stop = holders_to_stop(t, room, need);
         (
-            crate::tr_key!("does not fit now"),
+            FitVerdict::DoesNotFitNow,
             crate::tr!(
                 "needs {need} GiB but only {free} GiB is free of {total} GiB; it would fit, without the 20 % headroom, {once}",
                 need = need_gib,
@@ -209,7 +248,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
         )
     } else {
         (
-            crate::tr_key!("does not fit"),
+            FitVerdict::DoesNotFit,
             crate::tr!(
                 "needs {need} GiB, the GPU has {total} GiB",
                 need = need_gib,
@@ -240,7 +279,7 @@ pub(crate) mod tests {
     #[test]
     fn a_model_that_fits_the_card_but_not_what_is_free_fits_once_the_holders_stop() {
         let f = fit(15.0 * GIB, &busy_card());
-        assert_eq!(f.verdict, FITS_ONCE_FREED);
+        assert_eq!(f.verdict, FitVerdict::FitsOnceFreed);
         assert!(
             f.detail.starts_with("fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
             "{}",
@@ -258,11 +297,11 @@ pub(crate) mod tests {
         assert!(f.detail.contains(" are stopped"), "{}", f.detail);
         // Too big for the card in any case: no one to stop.
         let f = fit(30.0 * GIB, &busy_card());
-        assert_eq!(f.verdict, "does not fit");
+        assert_eq!(f.verdict, FitVerdict::DoesNotFit);
         assert!(f.to_stop.is_empty());
         // Fits now: the free memory is what the solver plans for.
         let f = fit(0.5 * GIB, &busy_card());
-        assert_eq!(f.verdict, "fits");
+        assert_eq!(f.verdict, FitVerdict::Fits);
         assert!((f.capacity() - GIB * (1.0 - HEADROOM)).abs() < 1.0);
     }
 }

@@ -28,24 +28,31 @@
 //! - [`calibration`]: measured peaks saved for a model and its settings, shown with the estimate;
 //! - [`presets`]: built-in and user model presets, Hugging Face `config.json` import.
 
+mod answer;
 mod arch;
 mod assume;
+mod breakdown;
 pub mod calibration;
 mod error;
 mod estimate;
 mod fit;
 mod image;
+mod image_settings;
 pub mod presets;
 mod quant;
 mod solver;
 mod workload;
 
+pub use answer::{Answer, answer};
 pub use arch::{Arch, Mla, ModelKind, Moe, Params};
 pub use assume::{Assumption, MATTERS, assumptions};
+pub use breakdown::{Breakdown, GIB};
 pub use error::InputError;
-pub use estimate::{Breakdown, GIB, estimate};
-pub use fit::{FITS_ONCE_FREED, Fit, HEADROOM, Holder, Target, fit, need};
-pub use image::{Family, ImageSettings, Offload, VaeDecode};
+pub use estimate::estimate;
+pub use fit::{Fit, FitVerdict, HEADROOM, Holder, Target, fit, need};
+pub use image_settings::{Family, ImageSettings, Offload, VaeDecode};
 pub use quant::Quant;
 pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
-pub use workload::{Attention, Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Trainer, Workload};
+pub use workload::{
+    Attention, Checkpointing, Framework, MAX_BATCH, Mode, Optimizer, Precision, Sharding, Trainer, Workload,
+};

@@ -12,14 +12,7 @@ pub const BUILT_IN: &str = include_str!("../../assets/models.ron");
 /// `~/.config/...`), or `%APPDATA%\gpu-doctor\models.ron` on Windows. Its entries are added to
 /// the built-in ones (same name: the user's wins).
 pub fn user_file() -> Option<std::path::PathBuf> {
-    let base = if cfg!(windows) {
-        std::env::var_os("APPDATA").map(std::path::PathBuf::from)
-    } else {
-        std::env::var_os("XDG_CONFIG_HOME")
-            .map(std::path::PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
-    };
-    base.map(|b| b.join("gpu-doctor").join("models.ron"))
+    crate::paths::platform_config_dir().map(|d| d.join("models.ron"))
 }
 
 /// Built-in presets plus the user's file when it exists; a broken user file is reported, and the

@@ -8,9 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::arch::Arch;
-use super::estimate::{GIB, estimate};
-use super::fit::{FITS_ONCE_FREED, Fit, Holder, and_list, need};
-use super::image::{Family, ImageSettings, Offload, VaeDecode};
+use super::breakdown::GIB;
+use super::estimate::estimate;
+use super::fit::{Fit, FitVerdict, Holder, and_list, need};
+use super::image_settings::{Family, ImageSettings, Offload, VaeDecode};
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
 
@@ -32,10 +33,12 @@ fn largest(lo: u32, hi: u32, fits: impl Fn(u32) -> bool) -> Option<u32> {
     Some(good)
 }
 
-/// The largest batch (up to 65,536) whose estimate fits in `capacity` bytes per GPU; `None` when
+/// The largest batch (up to [`super::workload::MAX_BATCH`]) whose estimate fits in `capacity` bytes per GPU; `None` when
 /// not even one sequence fits.
 pub fn max_batch(arch: &Arch, s: &Workload, capacity: f64) -> Option<u32> {
-    largest(1, 65_536, |batch| estimate(arch, &Workload { batch, ..s.clone() }).is_ok_and(|b| need(&b, s) <= capacity))
+    largest(1, super::workload::MAX_BATCH, |batch| {
+        estimate(arch, &Workload { batch, ..s.clone() }).is_ok_and(|b| need(&b, s) <= capacity)
+    })
 }
 
 /// The longest sequence (up to the model's context, or 1 M tokens) that fits in `capacity`.
@@ -275,7 +278,7 @@ pub fn advice_heading(advice: &[Suggestion]) -> &'static str {
 /// ([`suggestions`]). The `vram` command and the app's VRAM tab both show this list.
 pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
     let mut out = Vec::new();
-    for f in fits.iter().filter(|f| matches!(f.verdict, FITS_ONCE_FREED | "does not fit now")) {
+    for f in fits.iter().filter(|f| matches!(f.verdict, FitVerdict::FitsOnceFreed | FitVerdict::DoesNotFitNow)) {
         let t = &f.target;
         let held = (t.total - t.free.unwrap_or(t.total)).max(0.0);
         let known: Option<f64> = f.to_stop.iter().map(|h| h.bytes).sum();
@@ -333,7 +336,7 @@ mod tests {
         let card = crate::vram::fit::tests::busy_card();
         let n = need(&estimate(a, &s).unwrap(), &s);
         let f = crate::vram::fit(n, &card);
-        assert_eq!(f.verdict, FITS_ONCE_FREED, "{}", f.detail);
+        assert_eq!(f.verdict, crate::vram::FitVerdict::FitsOnceFreed, "{}", f.detail);
         let l = limits(a, &s, &f);
         assert!(l.with_card_free);
         assert!(l.max_batch.is_some_and(|b| b >= 1), "{l:?}");

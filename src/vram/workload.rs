@@ -244,6 +244,10 @@ pub enum Sharding {
     Layers,
 }
 
+/// The largest batch the calculator takes, searches and offers: one ceiling for the command line,
+/// the app's input and the solver.
+pub const MAX_BATCH: u32 = 65_536;
+
 /// The workload: everything besides the architecture.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
@@ -297,7 +301,7 @@ pub struct Workload {
     pub kbit_upcast: bool,
     /// Image-generation settings (diffusion models only).
     #[serde(default)]
-    pub image: super::image::ImageSettings,
+    pub image: super::image_settings::ImageSettings,
 }
 
 fn yes() -> bool {
@@ -327,7 +331,7 @@ impl Default for Workload {
             chunked_loss: false,
             lora_dropout: true,
             kbit_upcast: false,
-            image: super::image::ImageSettings::default(),
+            image: super::image_settings::ImageSettings::default(),
         }
     }
 }
@@ -388,10 +392,10 @@ impl Workload {
 
     /// [`Workload::summary`] for `arch`: an image model's run is described in images and pixels.
     pub fn summary_for(&self, arch: &super::arch::Arch) -> String {
-        self.summary_with(super::image::Family::of(arch))
+        self.summary_with(super::image_settings::Family::of(arch))
     }
 
-    fn summary_with(&self, family: Option<super::image::Family>) -> String {
+    fn summary_with(&self, family: Option<super::image_settings::Family>) -> String {
         if let Some(f) = family {
             let (w, h) = self.image.size(f);
             return crate::tr!(
@@ -419,8 +423,8 @@ impl Workload {
                 return Err(bad(field, crate::tr!("must be between 64 and 16384 pixels")));
             }
         }
-        if self.batch == 0 || self.batch > 1 << 20 {
-            return Err(bad("batch", crate::tr!("must be between 1 and 1,048,576")));
+        if self.batch == 0 || self.batch > MAX_BATCH {
+            return Err(bad("batch", crate::tr!("must be between 1 and 65536")));
         }
         if self.seq == 0 || self.seq > 1 << 24 {
             return Err(bad("seq", crate::tr!("must be between 1 and 16,777,216 tokens")));

@@ -70,9 +70,8 @@ static void trim(char *s) {
     memmove(s, b, strlen(b) + 1);
 }
 
-static void load_scenario(void) {
-    if (sc.loaded) return;
-    sc.loaded = 1;
+/* Reads the scenario; called with the lock held, once. */
+static void read_scenario(void) {
     sc.gpus = 2;
     sc.lost_gpu = -1;
     strcpy(sc.driver, "550.54.15");
@@ -85,7 +84,7 @@ static void load_scenario(void) {
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
     } else {
-        fake_sibling_path((void *)load_scenario, "fake-nvml.scenario", path, sizeof path);
+        fake_sibling_path((void *)read_scenario, "fake-nvml.scenario", path, sizeof path);
     }
     FILE *f = path[0] ? fopen(path, "r") : NULL;
     if (!f) return;
@@ -159,6 +158,18 @@ static nvmlReturn_t copy_str(char *dst, unsigned len, const char *src) {
 /* A value that changes from sample to sample: 0..span-1. */
 static unsigned wave(nvmlDevice_t d, unsigned span) {
     return (unsigned)((d->util_calls * 7 + d->index * 13) % span);
+}
+
+/* The scenario is read once, under the lock, before any caller sees it: two threads that
+ * initialise at once (the sampler and the checklist's probe) must not see the defaults while the
+ * other is still reading the file. */
+static void load_scenario(void) {
+    fake_lock(&lock);
+    if (!sc.loaded) {
+        read_scenario();
+        sc.loaded = 1;
+    }
+    fake_unlock(&lock);
 }
 
 EXPORT nvmlReturn_t nvmlInit_v2(void) {

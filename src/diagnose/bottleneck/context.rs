@@ -8,6 +8,9 @@ use crate::telemetry::sample::{GpuInfo, GpuProcess, GpuSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::{tr, units};
 
+/// Share of the window a GPU's utilization samples must cover before it is judged.
+pub const MIN_COVERAGE: f64 = 0.5;
+
 /// Utilization below this, %, counts as a wait (the share of such points is `Stats::low_frac`).
 pub(crate) const LOW_UTIL_PCT: f64 = 30.0;
 /// Utilization above this, %, counts as a burst of work (`Stats::high_frac`).
@@ -307,7 +310,7 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
     let util = series(h, &keys::gpu(i, GpuMetric::Util), from, to, LOW_UTIL_PCT, HIGH_UTIL_PCT)?;
     // Over a long window the history returns 10 s buckets: coverage is judged by time span.
     let coverage = (util.span / window).min(1.0);
-    if coverage < super::MIN_COVERAGE {
+    if coverage < MIN_COVERAGE {
         return None;
     }
     let info = snap.inventory.gpus.iter().find(|x| x.index == i);

@@ -8,105 +8,27 @@
 //! at a time. Rules never fire on too little data: a window less than half covered by samples
 //! gives no verdict.
 //!
-//! This module owns the verdict types and [`evaluate`]; `context` computes the window's numbers
-//! once, and `rules` holds one function per rule and the order they run in.
+//! This module runs the rules ([`evaluate`]); `finding` holds the verdict types, `context` computes
+//! the window's numbers once, `rules` holds one function per rule and the order they run in, and
+//! `starve` the CPU feed-chain rules.
 
 mod context;
+pub use context::MIN_COVERAGE;
 #[cfg(feature = "gui")]
 pub(crate) use context::{HIGH_UTIL_PCT, LOW_UTIL_PCT};
+mod finding;
+pub use finding::{Bottleneck, Finding};
 mod rules;
 mod starve;
 
-use serde::{Deserialize, Serialize};
-
 use self::context::Ctx;
 use self::rules::Rule;
-use super::Verdict;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys::GpuMetric;
 use crate::telemetry::snapshot::Snapshot;
 
 /// Default window, seconds.
 pub const DEFAULT_WINDOW_SECS: f64 = 60.0;
-
-/// Share of the window a GPU's utilization samples must cover before it is judged.
-pub const MIN_COVERAGE: f64 = 0.5;
-
-/// What a verdict found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Finding {
-    /// The GPU does nothing and no process uses it.
-    NothingOnGpu,
-    /// A process holds the GPU but it does no work, and neither CPU nor disk explains it.
-    WaitingProcess,
-    /// Low or saw-tooth utilization while the CPU (or some cores) is saturated by the GPU's own
-    /// job (or, without per-process CPU readings, by anything).
-    DataStarved,
-    /// Low or saw-tooth utilization while other programs, not the GPU's job, saturate the CPU.
-    CpuBusyElsewhere,
-    /// Low utilization with high iowait / I/O pressure.
-    IoBound,
-    /// A process uses the GPU lightly while CPU and disk have room: small batches, waits on the
-    /// host, synchronisation.
-    Underused,
-    /// Busy, with memory-bandwidth utilization near its top.
-    MemoryBound,
-    /// Busy, compute-bound.
-    ComputeBound,
-    /// VRAM nearly full.
-    VramNearFull,
-    /// VRAM growing steadily (a leak?).
-    VramGrowing,
-    /// Clocks lowered by temperature.
-    ThermalThrottle,
-    /// Clocks held at the power limit.
-    PowerLimited,
-    /// Hardware slowdown (power brake, overheat protection).
-    HardwareSlowdown,
-    /// Clocks well below maximum under load without a reason reported.
-    ClocksLow,
-    /// One GPU busy, the others idle.
-    Imbalance,
-    /// The host swaps.
-    HostSwapping,
-    /// The PCIe link runs below its maximum under load.
-    PcieBelowMax,
-    /// Busy and not throttled.
-    Healthy,
-}
-
-/// One verdict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Bottleneck {
-    /// What was found.
-    pub finding: Finding,
-    /// The GPU it concerns (None: the host or all GPUs).
-    pub gpu: Option<u32>,
-    /// Pass (healthy), Info, Warn.
-    pub severity: Verdict,
-    /// 0..1: how sure the rule is (signal strength times data coverage).
-    pub confidence: f64,
-    /// One line: "GPU 0 is data-starved: the CPU cannot feed it".
-    pub title: String,
-    /// Numbers it rests on.
-    pub evidence: Vec<String>,
-    /// Start and end of the span judged, seconds since the sampler started.
-    pub from: f64,
-    /// End of the span.
-    pub to: f64,
-    /// Why this limits the work.
-    pub explanation: String,
-    /// What to try, in the method's order.
-    pub next_steps: Vec<String>,
-}
-
-impl Bottleneck {
-    /// A stable key for "the same verdict" across evaluations (events mark changes).
-    pub fn key(&self) -> (Finding, Option<u32>) {
-        (self.finding, self.gpu)
-    }
-}
 
 /// Evaluates every rule over `[now - window, now]`: the window's numbers are read once, the rules
 /// run in their fixed order (`rules::RULES`), and the verdicts come back worst first (by severity,
@@ -250,7 +172,7 @@ mod tests {
             assert!(keys.contains(w), "{sc:?}: missing {w:?} in {keys:?}");
         }
         for b in &got {
-            if b.severity >= Verdict::Warn {
+            if b.severity >= crate::verdict::Verdict::Warn {
                 assert!(want.contains(&b.key()), "{sc:?}: unexpected {:?}: {}", b.key(), b.title);
             }
             assert!(!b.evidence.is_empty() && !b.next_steps.is_empty() && b.confidence > 0.3, "{b:?}");

@@ -5,8 +5,8 @@
 //! situation gets its verdict and no wrong one.
 
 use super::context::{Ctx, GpuWindow};
+use super::finding::{Bottleneck, Finding, verdict};
 use super::starve::{cpu_busy_elsewhere, data_starved};
-use super::{Bottleneck, Finding};
 use crate::diagnose::Verdict;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::units;
@@ -57,29 +57,6 @@ pub(super) const RULES: &[Rule] = &[
     ]),
     Rule::Machine(host_swapping),
 ];
-
-/// A verdict over the window judged; `confidence` is clamped to 0..1 and rounded to two decimals.
-pub(super) fn verdict(
-    cx: &Ctx,
-    finding: Finding,
-    gpu: Option<u32>,
-    severity: Verdict,
-    confidence: f64,
-    title: String,
-) -> Bottleneck {
-    Bottleneck {
-        finding,
-        gpu,
-        severity,
-        confidence: (confidence.clamp(0.0, 1.0) * 100.0).round() / 100.0,
-        title,
-        evidence: Vec::new(),
-        from: cx.from,
-        to: cx.to,
-        explanation: String::new(),
-        next_steps: Vec::new(),
-    }
-}
 
 impl Bottleneck {
     /// The numbers it rests on, why it matters and what to try. `explanation` and `steps` are

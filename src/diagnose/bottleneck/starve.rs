@@ -9,8 +9,7 @@
 //! thresholds quoted come from the constants the conditions use.
 
 use super::context::{Ctx, GpuWindow};
-use super::rules::verdict;
-use super::{Bottleneck, Finding};
+use super::finding::{Bottleneck, Finding, verdict};
 use crate::diagnose::Verdict;
 use crate::{tr, tr_key};
 

@@ -33,7 +33,7 @@ pub use sections::parse_smi;
 use sections::{device_nodes, dmesg_lines, parse_lspci};
 
 mod sections;
-use super::view::{KernelLog, KernelLogSource, Meta, SystemView, UserInfo};
+use super::system::{KernelLog, KernelLogSource, Meta, SystemView, UserInfo};
 use super::{Report, Verdict};
 use crate::tr;
 
@@ -202,7 +202,7 @@ pub struct BugReportSystem {
 
 fn blank_meta() -> Meta {
     Meta {
-        platform: "linux".into(),
+        platform: crate::diagnose::system::Platform::Linux,
         env: BTreeMap::new(),
         user: UserInfo { name: None, uid: u32::MAX, groups: Vec::new() },
         device_nodes: Vec::new(),
@@ -210,7 +210,7 @@ fn blank_meta() -> Meta {
         listings: BTreeMap::new(),
         nvml: None,
         libraries: Vec::new(),
-        kernel_log: KernelLog::Unreadable(crate::diagnose::view::NOT_IN_REPORT.to_string()),
+        kernel_log: KernelLog::Unreadable(crate::diagnose::system::NOT_IN_REPORT.to_string()),
         kernel_log_source: None,
         renderer: None,
         tdr: None,
@@ -340,7 +340,7 @@ impl BugReportSystem {
                     s.note_gpus_past_cap(dropped);
                     s.imported.read.push("nvidia-smi --query".into());
                     // nvidia-smi ran and answered through NVML: the user-space driver is there.
-                    s.meta.libraries.push(super::view::LibraryFound {
+                    s.meta.libraries.push(super::system::LibraryFound {
                         name: "libnvidia-ml.so.1".into(),
                         path: "libnvidia-ml.so.1".into(),
                         real_path: "libnvidia-ml.so.1".into(),

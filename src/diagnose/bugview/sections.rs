@@ -1,7 +1,7 @@
 //! The sections of an nvidia-bug-report log read into the capture model's terms: `lspci`
 //! listings, `dmesg`, `ls -l /dev/nvidia*` and `nvidia-smi -q` (or the failure it printed).
 
-use super::super::view::{DeviceNode, NvmlView};
+use super::super::system::{DeviceNode, NvmlView};
 use crate::telemetry::nvml::explain_init_error_on;
 use crate::telemetry::reading::Reading;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};

@@ -5,7 +5,8 @@
 //! `NVreg_DeviceFileMode` / `ModifyDeviceFiles` parameters (`/proc/driver/nvidia/params`).
 
 use super::{Ctx, is_gpu_node};
-use crate::diagnose::view::{DeviceNode, UserInfo};
+use crate::diagnose::system::Platform;
+use crate::diagnose::system::{DeviceNode, UserInfo};
 use crate::diagnose::{Check, Verdict};
 use crate::tr;
 
@@ -24,11 +25,11 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
     bits & 0o6 == 0o6
 }
 
-pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
         return c.not_here(tr!("native Linux"), tr!("WSL uses /dev/dxg instead"));
     }
-    if cx.v.meta().platform == "windows" {
+    if cx.v.meta().platform == Platform::Windows {
         return c.not_here("Linux", tr!("Linux only"));
     }
     let nodes = &cx.v.meta().device_nodes;
@@ -75,8 +76,8 @@ pub(super) fn perm_01(c: Check, cx: &Ctx) -> Check {
         .found(tr!("The GPU device files are present"))
 }
 
-pub(super) fn perm_02(c: Check, cx: &Ctx) -> Check {
-    if cx.wsl.is_some() || cx.v.meta().platform == "windows" {
+pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
+    if cx.wsl.is_some() || cx.v.meta().platform == Platform::Windows {
         return c
             .not_here(if cx.wsl.is_some() { tr!("native Linux") } else { "Linux" }, tr!("Linux device files only"));
     }

@@ -8,14 +8,14 @@ use super::{Ctx, is_gpu_node};
 use crate::diagnose::{Check, Verdict};
 use crate::tr;
 
-pub(super) fn cont_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn in_container(c: Check, cx: &Ctx) -> Check {
     match &cx.container {
         Some(k) => c.verdict(Verdict::Info, tr!("yes: {kind}", kind = k)).found(tr!("This runs in a {kind} container", kind = k)).explain(tr!("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host.")),
         None => c.verdict(Verdict::Pass, tr!("no container detected")).found(tr!("Not in a container")),
     }
 }
 
-pub(super) fn cont_02(c: Check, cx: &Ctx) -> Check {
+pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     let Some(kind) = &cx.container else {
         return c.not_here(tr!("containers"), tr!("not in a container"));
     };

@@ -11,13 +11,14 @@
 
 use super::Ctx;
 use crate::diagnose::parse;
+use crate::diagnose::system::Platform;
 use crate::diagnose::{Check, Verdict};
 
 fn driver_cuda(cx: &Ctx) -> Option<String> {
     cx.nvml.and_then(|n| n.inventory.cuda_driver_version.as_ref()).and_then(|r| r.value().cloned())
 }
 
-pub(super) fn cuda_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn driver_cuda_version(c: Check, cx: &Ctx) -> Check {
     match driver_cuda(cx) {
         Some(v) => c
             .verdict(Verdict::Info, format!("CUDA {v}"))
@@ -38,62 +39,12 @@ pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
                 target = l.real_path,
                 via = crate::i18n::tr_dyn(&l.via)
             )),
-        None if cx.v.meta().platform == "windows" => c.not_here("Linux", crate::tr!("Windows uses nvcuda.dll")),
+        None if cx.v.meta().platform == Platform::Windows => c.not_here("Linux", crate::tr!("Windows uses nvcuda.dll")),
         None => c
             .verdict(Verdict::Fail, crate::tr!("libcuda.so.1 was not found in the library path"))
             .found(crate::tr!("The CUDA driver library (libcuda.so.1) is missing"))
             .explain(crate::tr!("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU."))
             .text(crate::tr!("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it.")),
-    }
-}
-
-/// The CUresult names and meanings `cuInit` returns in practice (also used by the smoke test).
-pub(crate) fn cu_result(code: i32) -> (&'static str, &'static str) {
-    match code {
-        0 => ("CUDA_SUCCESS", ""),
-        2 => (
-            "CUDA_ERROR_OUT_OF_MEMORY",
-            crate::tr!("The GPU has no memory left to create the driver's context; close other GPU programs."),
-        ),
-        3 => ("CUDA_ERROR_NOT_INITIALIZED", crate::tr!("The driver did not initialise; see the kernel log.")),
-        34 => (
-            "CUDA_ERROR_STUB_LIBRARY",
-            crate::tr!(
-                "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH."
-            ),
-        ),
-        46 => (
-            "CUDA_ERROR_DEVICE_UNAVAILABLE",
-            crate::tr!("The GPU is busy or set to an exclusive/prohibited compute mode."),
-        ),
-        100 => (
-            "CUDA_ERROR_NO_DEVICE",
-            crate::tr!(
-                "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU."
-            ),
-        ),
-        304 => {
-            ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr!("The operating system or container runtime blocked the GPU."))
-        }
-        803 => (
-            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-            crate::tr!(
-                "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot."
-            ),
-        ),
-        804 => (
-            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-            crate::tr!(
-                "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path."
-            ),
-        ),
-        999 => (
-            "CUDA_ERROR_UNKNOWN",
-            crate::tr!(
-                "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm."
-            ),
-        ),
-        _ => (crate::tr!("CUDA error"), crate::tr!("See the CUDA driver API error list for this number.")),
     }
 }
 
@@ -150,7 +101,7 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
             )
             .found(crate::tr!("CUDA starts")),
         Some(code) => {
-            let (name, next) = cu_result(code);
+            let (name, next) = crate::knowledge::cuda::cu_result(code);
             c.verdict(Verdict::Fail, crate::tr!("cuInit failed with {name} ({code})", name = name, code = code))
                 .found(crate::tr!("CUDA does not start ({name})", name = name))
                 .text(next)
@@ -285,7 +236,7 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
     out
 }
 
-pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
+pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().quick {
         return super::left_out_by_quick(c);
     }
@@ -320,7 +271,7 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
             }
             (Some(Some(tc)), Some(dc)) => {
                 let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
-                match parse::cmp_version(dc, &tc) {
+                match crate::knowledge::cmp_version(dc, &tc) {
                     std::cmp::Ordering::Less if major(dc) < major(&tc) => {
                         if need.is_none() {
                             need = Some(tc.clone());
@@ -377,7 +328,7 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
         let need = need.unwrap_or_default();
         let major = need.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
         // Minor-version compatibility: any driver of the same CUDA major version runs the build.
-        let min = parse::cuda_family_min_driver(major)
+        let min = crate::knowledge::cuda::cuda_family_min_driver(major)
             .map(|(l, w)| match w {
                 Some(w) => crate::tr!(
                     "Linux >= {linux}, Windows >= {windows} for any CUDA {major} build",
@@ -388,7 +339,7 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
                 None => crate::tr!("Linux >= {linux} for any CUDA {major} build", linux = l, major = major),
             })
             .or_else(|| {
-                parse::cuda_min_driver(&need)
+                crate::knowledge::cuda::cuda_min_driver(&need)
                     .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
             })
             .unwrap_or_default();
@@ -402,7 +353,10 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
                 min = min
             ));
         let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
-        c = match driver_cuda(cx).as_deref().and_then(|d| parse::torch_wheel_for_driver(d, driver.as_deref())) {
+        c = match driver_cuda(cx)
+            .as_deref()
+            .and_then(|d| crate::knowledge::frameworks::torch_wheel_for_driver(d, driver.as_deref()))
+        {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
             Some((tag, last)) => {
                 c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}"))
@@ -415,7 +369,7 @@ pub(super) fn cuda_04(c: Check, cx: &Ctx) -> Check {
     c
 }
 
-pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
+pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().quick {
         return super::left_out_by_quick(c);
     }
@@ -444,7 +398,7 @@ pub(super) fn cuda_07(c: Check, cx: &Ctx) -> Check {
     for f in &installs {
         let text = cx.v.read(f).unwrap_or_default();
         let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
-        let (min_cc, blackwell) = parse::torch_arch_support(&ver, &cuda);
+        let (min_cc, blackwell) = crate::knowledge::frameworks::torch_arch_support(&ver, &cuda);
         for (i, name, cc) in &gpus {
             let (v, note) = if *cc < min_cc {
                 (

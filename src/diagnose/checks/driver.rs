@@ -10,12 +10,13 @@
 
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::parse;
-use crate::diagnose::view::KernelLog;
+use crate::diagnose::system::KernelLog;
+use crate::diagnose::system::Platform;
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
 use crate::tr;
 
-pub(super) fn drv_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
         return c.not_here(tr!("native Linux"), tr!("not applicable in WSL: the Windows driver serves the GPU"));
     }
@@ -121,7 +122,7 @@ fn no_driver_installed(cx: &Ctx) -> bool {
         && matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(_)) | None)
 }
 
-pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
+pub(super) fn kernel_module_version(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
         return c.not_here(tr!("native Linux"), tr!("not applicable in WSL"));
     }
@@ -143,7 +144,7 @@ pub(super) fn drv_02(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
+pub(super) fn nouveau_not_holding_gpu(c: Check, cx: &Ctx) -> Check {
     let bound = cx.pci.as_ref().is_some_and(|p| p.iter().any(|g| g.driver.as_deref() == Some("nouveau")));
     match (bound, cx.module("nouveau")) {
         // A fresh desktop: nouveau runs the GPU because no NVIDIA driver is installed at all.
@@ -170,7 +171,7 @@ pub(super) fn drv_04(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
+pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() {
         return c.not_here(tr!("the host"), tr!("decided by the host"));
     }
@@ -243,7 +244,7 @@ pub(super) fn drv_05(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
+pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
     let Some(n) = cx.nvml else {
         return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING));
     };
@@ -262,7 +263,7 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
         }
         SourceStatus::Unavailable(no) => {
             // (In the reader's language, for the machine the view is from.)
-            let (summary, next_step) = no.shown(cx.v.meta().platform == "windows");
+            let (summary, next_step) = no.shown(cx.v.meta().platform == Platform::Windows);
             let mut c = c
                 .verdict(Verdict::Fail, summary)
                 .found(tr!("The driver's management library (NVML) does not start"))
@@ -278,7 +279,7 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
                 tr!(
                     "not opened: the GPU is asleep ({state}: {functions})",
                     // Judged by the machine's platform, so a Windows capture reads the same on Linux.
-                    state = if cx.v.meta().platform == "windows" {
+                    state = if cx.v.meta().platform == Platform::Windows {
                         tr!("power state D3")
                     } else {
                         tr!("runtime-suspended")
@@ -293,7 +294,7 @@ pub(super) fn drv_08(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
+pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
     let kernel = cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)).map(|x| x.0);
     let lib = cx.v.meta().libraries.iter().find(|l| l.name == "libnvidia-ml.so.1");
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
@@ -331,7 +332,7 @@ pub(super) fn drv_06(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
+pub(super) fn persistence_daemon(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() || cx.module("nvidia") != Some(true) {
         return c.verdict(Verdict::Skipped, tr!("for a Linux host with the driver loaded only"));
     }
@@ -360,7 +361,7 @@ pub(super) fn drv_09(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn drv_10(c: Check, cx: &Ctx) -> Check {
+pub(super) fn module_flavour_fits_gpu(c: Check, cx: &Ctx) -> Check {
     let flavour = cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)).map(|x| x.1);
     let ccs: Vec<(u32, f64)> = cx
         .nvml
@@ -456,7 +457,7 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
         }
         KernelLog::Unreadable(why) => c.evidence(tr!(
             "kernel log unknown: {why}; read it with: sudo dmesg | grep -i -e nvrm -e xid",
-            why = crate::diagnose::view::kernel_log_unreadable(why)
+            why = crate::diagnose::system::kernel_log_unreadable(why)
         )),
     };
     c.text(tr!("Save the kernel log for the bug report before anything else:"))

@@ -10,7 +10,7 @@ use crate::diagnose::parse;
 use crate::diagnose::{Check, Verdict};
 use crate::tr;
 
-pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
     let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
         return c
             .verdict(Verdict::Pass, tr!("not set: CUDA programs see every GPU"))
@@ -69,7 +69,7 @@ pub(super) fn env_01(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
+pub(super) fn cuda_and_smi_order(c: Check, cx: &Ctx) -> Check {
     let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
     let mut names: Vec<&str> = n.inventory.gpus.iter().map(|g| g.name.as_str()).collect();
     names.sort_unstable();
@@ -89,7 +89,7 @@ pub(super) fn env_02(c: Check, cx: &Ctx) -> Check {
     .cmd("export CUDA_DEVICE_ORDER=PCI_BUS_ID")
 }
 
-pub(super) fn env_03(c: Check, cx: &Ctx) -> Check {
+pub(super) fn ld_library_path_shadows(c: Check, cx: &Ctx) -> Check {
     let Some(ld) = cx.env("LD_LIBRARY_PATH") else {
         return c
             .verdict(Verdict::Pass, tr!("LD_LIBRARY_PATH not set"))

@@ -10,7 +10,7 @@ use super::{Ctx, MISSING, fixes};
 use crate::diagnose::{Check, FixStep, Verdict};
 use crate::tr;
 
-pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn gpu_on_pci_bus(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = &cx.pci else {
         if cx.wsl.is_some() {
             return c
@@ -52,7 +52,7 @@ pub(super) fn hw_01(c: Check, cx: &Ctx) -> Check {
     c
 }
 
-pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
+pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = cx.pci.as_ref().filter(|p| !p.is_empty()) else {
         return c.verdict(Verdict::Skipped, tr!("no NVIDIA PCI function to look at"));
     };
@@ -114,7 +114,7 @@ pub(super) fn hw_02(c: Check, cx: &Ctx) -> Check {
     c
 }
 
-pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
+pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     let (Some(pci), true) = (cx.pci.as_ref().filter(|p| !p.is_empty()), cx.nvml_open()) else {
         return c.verdict(Verdict::Skipped, tr!("needs both the PCI list and NVML"));
     };
@@ -153,7 +153,7 @@ pub(super) fn hw_03(c: Check, cx: &Ctx) -> Check {
 /// The kernel-log line saying the driver failed to initialise one of `missing`
 /// (`NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x25:2015)`).
 fn init_failed_line(cx: &Ctx, missing: &[&str]) -> Option<String> {
-    let super::super::view::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
+    let super::super::system::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
     lines
         .iter()
         .rev()

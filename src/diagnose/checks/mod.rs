@@ -26,12 +26,12 @@ mod runtime;
 mod windows;
 mod wsl;
 
-pub(crate) use cuda::cu_result;
 pub use windows::tdr_check;
 
 use super::parse;
-use super::view::{NvmlView, SystemView};
+use super::system::{NvmlView, SystemView};
 use super::{Check, Layer, Verdict};
+use crate::diagnose::system::Platform;
 use crate::telemetry::sample::{GpuFacts, GpuSample};
 use crate::telemetry::source::SourceStatus;
 
@@ -48,12 +48,12 @@ pub enum Platforms {
 }
 
 impl Platforms {
-    /// Whether a check with these platforms runs on `platform` (`linux` or `windows`).
-    pub fn includes(self, platform: &str) -> bool {
+    /// Whether a check with these platforms runs on `platform` (an unknown one is judged like Linux).
+    pub fn includes(self, platform: Platform) -> bool {
         match self {
             Platforms::Any => true,
-            Platforms::Linux => platform != "windows",
-            Platforms::Windows => platform == "windows",
+            Platforms::Linux => platform != Platform::Windows,
+            Platforms::Windows => platform == Platform::Windows,
         }
     }
 }
@@ -99,7 +99,7 @@ const WIN_01: CheckDef = CheckDef {
     title: crate::tr_key!("GPU watchdog (TDR) settings"),
     depends_on: &[],
     explains: &[],
-    run: windows::win_01,
+    run: windows::tdr_settings,
 };
 
 /// Every check, in the order they run (the order of [`super::Report::checks`]).
@@ -120,7 +120,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("NVIDIA GPU on the PCI bus"),
         depends_on: &[],
         explains: &[],
-        run: hardware::hw_01,
+        run: hardware::gpu_on_pci_bus,
     },
     CheckDef {
         id: "HW-02",
@@ -129,7 +129,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Kernel driver bound to each GPU"),
         depends_on: &["HW-01", "DRV-04", "DRV-01"],
         explains: &[],
-        run: hardware::hw_02,
+        run: hardware::kernel_driver_bound,
     },
     CheckDef {
         id: "DRV-01",
@@ -138,7 +138,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("NVIDIA kernel module loaded"),
         depends_on: &["HW-01", "DRV-04", "DRV-05"],
         explains: &[],
-        run: driver::drv_01,
+        run: driver::kernel_module_loaded,
     },
     CheckDef {
         id: "DRV-02",
@@ -147,7 +147,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Kernel module version"),
         depends_on: &[],
         explains: &[],
-        run: driver::drv_02,
+        run: driver::kernel_module_version,
     },
     CheckDef {
         id: "DRV-04",
@@ -156,7 +156,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("nouveau not holding the GPU"),
         depends_on: &["HW-01"],
         explains: &[],
-        run: driver::drv_04,
+        run: driver::nouveau_not_holding_gpu,
     },
     CheckDef {
         id: "DRV-05",
@@ -165,7 +165,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Secure Boot and the kernel module"),
         depends_on: &[],
         explains: &[],
-        run: driver::drv_05,
+        run: driver::secure_boot_and_module,
     },
     CheckDef {
         id: "DRV-HUNG",
@@ -184,7 +184,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("NVML (the driver's management library) loads"),
         depends_on: &["DRV-01", "HW-01", "DRV-06", "CONT-02", "WSL-01", "WSL-02", "PERM-02", "PERM-01"],
         explains: &[],
-        run: driver::drv_08,
+        run: driver::nvml_loads,
     },
     CheckDef {
         id: "DRV-06",
@@ -193,7 +193,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Kernel module and libraries have the same version"),
         depends_on: &["DRV-01", "HW-01"],
         explains: &[],
-        run: driver::drv_06,
+        run: driver::module_and_libraries_match,
     },
     CheckDef {
         id: "HW-03",
@@ -202,7 +202,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("NVML sees every PCI GPU"),
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
         explains: &[],
-        run: hardware::hw_03,
+        run: hardware::nvml_sees_every_gpu,
     },
     CheckDef {
         id: "DRV-09",
@@ -211,7 +211,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Persistence daemon"),
         depends_on: &[],
         explains: &[],
-        run: driver::drv_09,
+        run: driver::persistence_daemon,
     },
     CheckDef {
         id: "DRV-10",
@@ -220,7 +220,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Kernel module flavour fits the GPU generation"),
         depends_on: &[],
         explains: &[],
-        run: driver::drv_10,
+        run: driver::module_flavour_fits_gpu,
     },
     CheckDef {
         id: "CUDA-01",
@@ -229,7 +229,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Newest CUDA the driver supports"),
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
         explains: &[],
-        run: cuda::cuda_01,
+        run: cuda::driver_cuda_version,
     },
     CheckDef {
         id: "CUDA-LIB",
@@ -259,7 +259,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("PyTorch builds vs the driver"),
         depends_on: &["CUDA-01", "DRV-08"],
         explains: &[],
-        run: cuda::cuda_04,
+        run: cuda::torch_builds_vs_driver,
     },
     CheckDef {
         id: "CUDA-07",
@@ -268,7 +268,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("GPU architecture supported by the PyTorch builds"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: cuda::cuda_07,
+        run: cuda::gpu_arch_in_torch_builds,
     },
     CheckDef {
         id: "WIN-TORCH",
@@ -286,7 +286,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Running in a container"),
         depends_on: &[],
         explains: &[],
-        run: container::cont_01,
+        run: container::in_container,
     },
     CheckDef {
         id: "CONT-02",
@@ -295,7 +295,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("GPUs passed into the container"),
         depends_on: &[],
         explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01", "PERM-01", "PERM-02", "HW-03"],
-        run: container::cont_02,
+        run: container::gpus_passed_into_container,
     },
     CheckDef {
         id: "PERM-01",
@@ -304,7 +304,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("GPU device files present"),
         depends_on: &["DRV-01", "CONT-02"],
         explains: &[],
-        run: access::perm_01,
+        run: access::device_files_present,
     },
     CheckDef {
         id: "PERM-02",
@@ -313,7 +313,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("This user can open the GPU device files"),
         depends_on: &["PERM-01"],
         explains: &[],
-        run: access::perm_02,
+        run: access::device_files_open,
     },
     CheckDef {
         id: "WSL-01",
@@ -322,7 +322,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("WSL version and GPU paravirtualisation"),
         depends_on: &[],
         explains: &[],
-        run: wsl::wsl_01,
+        run: wsl::wsl_gpu_paravirtualisation,
     },
     CheckDef {
         id: "WSL-02",
@@ -331,7 +331,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("CUDA comes from the Windows driver (/usr/lib/wsl/lib)"),
         depends_on: &["WSL-01"],
         explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01"],
-        run: wsl::wsl_02,
+        run: wsl::wsl_cuda_from_windows_driver,
     },
     CheckDef {
         id: "WSL-08",
@@ -340,7 +340,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Graphics rendering in WSL"),
         depends_on: &[],
         explains: &[],
-        run: wsl::wsl_08,
+        run: wsl::wsl_graphics,
     },
     CheckDef {
         id: "WIN-GPUPREF",
@@ -358,7 +358,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: "CUDA_VISIBLE_DEVICES",
         depends_on: &["DRV-08", "PERM-02"],
         explains: &["CUDA-INIT"],
-        run: env::env_01,
+        run: env::cuda_visible_devices,
     },
     CheckDef {
         id: "ENV-02",
@@ -367,7 +367,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("CUDA and nvidia-smi number the GPUs the same way"),
         depends_on: &["DRV-08", "PERM-02"],
         explains: &[],
-        run: env::env_02,
+        run: env::cuda_and_smi_order,
     },
     CheckDef {
         id: "ENV-03",
@@ -376,7 +376,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("LD_LIBRARY_PATH does not shadow the driver"),
         depends_on: &[],
         explains: &[],
-        run: env::env_03,
+        run: env::ld_library_path_shadows,
     },
     CheckDef {
         id: "WIN-TDR",
@@ -404,7 +404,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Memory repair (row remapping, retired pages)"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: runtime::rt_03,
+        run: runtime::memory_repair,
     },
     CheckDef {
         id: "RT-XID",
@@ -424,7 +424,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Clocks held back (throttle reasons)"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: runtime::rt_05,
+        run: runtime::clocks_held_back,
     },
     CheckDef {
         id: "RT-04",
@@ -433,7 +433,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("PCIe link at its maximum"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: runtime::rt_04,
+        run: runtime::pcie_link_at_max,
     },
     CheckDef {
         id: "RT-ECC",
@@ -451,7 +451,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Other programs holding the GPU"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: runtime::rt_08,
+        run: runtime::other_programs_on_gpu,
     },
     CheckDef {
         id: "RT-06",
@@ -460,7 +460,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("MIG (multi-instance GPU) mode"),
         depends_on: &["DRV-08"],
         explains: &["CUDA-INIT"],
-        run: runtime::rt_06,
+        run: runtime::mig_mode,
     },
     CheckDef {
         id: "RT-07",
@@ -469,7 +469,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Compute mode"),
         depends_on: &["DRV-08"],
         explains: &[],
-        run: runtime::rt_07,
+        run: runtime::compute_mode,
     },
     CheckDef {
         id: "WIN-CUDAPATH",
@@ -496,7 +496,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Driver model (WDDM / TCC / MCDM)"),
         depends_on: &[],
         explains: &[],
-        run: windows::win_02,
+        run: windows::driver_model,
     },
     CheckDef {
         id: "WIN-VER",
@@ -524,7 +524,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("nvml.dll found"),
         depends_on: &[],
         explains: &[],
-        run: windows::win_04,
+        run: windows::nvml_dll_found,
     },
     CheckDef {
         id: "WIN-03",
@@ -533,7 +533,7 @@ pub static CHECKS: &[CheckDef] = &[
         title: crate::tr_key!("Driver version"),
         depends_on: &[],
         explains: &[],
-        run: windows::win_03,
+        run: windows::driver_version_on_windows,
     },
 ];
 
@@ -545,10 +545,10 @@ pub fn find(id: &str) -> Option<&'static CheckDef> {
 /// Runs every check for the view's platform over `v`, in registry order.
 pub fn all(v: &dyn SystemView) -> Vec<Check> {
     let cx = Ctx::new(v);
-    let platform = v.meta().platform.clone();
+    let platform = v.meta().platform;
     CHECKS
         .iter()
-        .filter(|d| d.platforms.includes(&platform))
+        .filter(|d| d.platforms.includes(platform))
         .map(|d| match not_collected_for(d.id, v) {
             Some(what) => d
                 .blank()
@@ -560,7 +560,7 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
 }
 
 /// The facts each check needs that a source may not have collected at all (see
-/// [`super::view::Meta::not_collected`]), with how the report names them.
+/// [`super::system::Meta::not_collected`]), with how the report names them.
 const NEEDS: &[(&str, &str)] = &[
     ("PERM-01", "device_nodes"),
     ("PERM-02", "device_nodes"),
@@ -728,7 +728,7 @@ fn detect_container(v: &dyn SystemView) -> Option<String> {
 /// The distribution from os-release (`/etc/os-release`, else `/usr/lib/os-release`, as
 /// os-release(5) says); `Unknown` on Windows and in captures that lack the file.
 fn detect_distro(v: &dyn SystemView) -> parse::Distro {
-    if v.meta().platform == "windows" {
+    if v.meta().platform == Platform::Windows {
         return parse::Distro::Unknown;
     }
     v.read("/etc/os-release")
@@ -756,7 +756,7 @@ mod tests {
     use std::collections::{BTreeMap, HashSet};
 
     use super::*;
-    use crate::diagnose::view::{KernelLog, Meta, Tdr, UserInfo};
+    use crate::diagnose::system::{KernelLog, Meta, Tdr, UserInfo};
 
     /// A machine where nothing can be read.
     struct Bare(Meta);
@@ -782,9 +782,9 @@ mod tests {
         }
     }
 
-    fn bare(platform: &str) -> Bare {
+    fn bare(platform: Platform) -> Bare {
         Bare(Meta {
-            platform: platform.into(),
+            platform,
             env: BTreeMap::new(),
             user: UserInfo::default(),
             device_nodes: Vec::new(),
@@ -805,7 +805,7 @@ mod tests {
 
     #[test]
     fn no_gpu_says_nothing_about_ecc_or_memory_repair() {
-        let got = all(&bare("linux"));
+        let got = all(&bare(Platform::Linux));
         for id in ["RT-ECC", "RT-03"] {
             let c = got.iter().find(|c| c.id == id);
             let summary = c.map(|c| c.summary.as_str()).unwrap_or_default();
@@ -876,14 +876,14 @@ mod tests {
 
     #[test]
     fn every_result_carries_its_definitions_id_layer_and_title() {
-        for platform in ["linux", "windows"] {
+        for platform in [Platform::Linux, Platform::Windows] {
             let got = all(&bare(platform));
             let defs: Vec<&CheckDef> = CHECKS.iter().filter(|d| d.platforms.includes(platform)).collect();
             assert_eq!(got.len(), defs.len());
             // A Windows checklist has no Linux-only check and the other way round.
-            assert!(got.iter().all(|c| !c.id.starts_with(if platform == "windows" { "CONT-" } else { "WIN-" })));
+            assert!(got.iter().all(|c| !c.id.starts_with(if platform == Platform::Windows { "CONT-" } else { "WIN-" })));
             for (c, d) in got.iter().zip(defs) {
-                assert_eq!((c.id.as_str(), c.layer, c.title.as_str()), (d.id, d.layer, d.title), "{platform}");
+                assert_eq!((c.id.as_str(), c.layer, c.title.as_str()), (d.id, d.layer, d.title), "{platform:?}");
             }
         }
         let tdr = tdr_check(&Tdr::default());

@@ -9,7 +9,7 @@
 
 use super::Ctx;
 use crate::diagnose::parse;
-use crate::diagnose::view::KernelLog;
+use crate::diagnose::system::KernelLog;
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::sample::GpuHealth;
 use crate::telemetry::throttle;
@@ -50,7 +50,7 @@ fn no_gpu(cx: &Ctx) -> &'static str {
     if cx.nvml_open() { crate::tr!("no GPU to read") } else { crate::tr!("no GPU data (NVML not open)") }
 }
 
-pub(super) fn rt_03(c: Check, cx: &Ctx) -> Check {
+pub(super) fn memory_repair(c: Check, cx: &Ctx) -> Check {
     if cx.facts().is_empty() {
         return c.verdict(Verdict::Skipped, no_gpu(cx));
     }
@@ -104,10 +104,10 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
         KernelLog::Unreadable(why) => {
-            use crate::diagnose::view::{NO_LINUX_KERNEL_LOG, NOT_IN_REPORT};
+            use crate::diagnose::system::{NO_LINUX_KERNEL_LOG, NOT_IN_REPORT};
             let c = c.verdict(
                 Verdict::Skipped,
-                crate::tr!("unknown: {why}", why = crate::diagnose::view::kernel_log_unreadable(why)),
+                crate::tr!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
             );
             if why == NOT_IN_REPORT || why == NO_LINUX_KERNEL_LOG {
                 return c;
@@ -116,7 +116,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             return c
                 .verdict(
                     Verdict::Skipped,
-                    crate::tr!("unknown: {why}", why = crate::diagnose::view::kernel_log_unreadable(why)),
+                    crate::tr!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
                 )
                 .text(crate::tr!("Read it as root:"))
                 .cmd("sudo dmesg | grep -i -e nvrm -e xid");
@@ -174,7 +174,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     // each code on each GPU once, with its count and its first and last line.
     let mut groups: Vec<(u32, &str, usize, &str, &str)> = Vec::new();
     for x in &xs {
-        let (fatal, text) = parse::xid_meaning(x.code);
+        let (fatal, text) = crate::knowledge::xid::xid_meaning(x.code);
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
         if !codes.contains(&x.code) {
             codes.push(x.code);
@@ -204,9 +204,9 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     }
     let list = codes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     // A fatal error is named by what it means (it may be the root cause); others by their codes.
-    let finding = match xs.iter().find(|x| parse::xid_meaning(x.code).0) {
+    let finding = match xs.iter().find(|x| crate::knowledge::xid::xid_meaning(x.code).0) {
         Some(x) => {
-            let meaning = parse::xid_meaning(x.code).1;
+            let meaning = crate::knowledge::xid::xid_meaning(x.code).1;
             // Its first sentence (the catalogue's Chinese ends a sentence with "。").
             let first = meaning.split(". ").next().unwrap_or(meaning);
             let first = first.split('。').next().unwrap_or(first).trim_end_matches('.');
@@ -217,7 +217,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     c.verdict(worst, crate::tr!("Xid {list} logged", list = list)).found(finding)
 }
 
-pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
+pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
     let samples = cx.nvml_samples();
     let masks: Vec<(u32, u64)> =
         samples.iter().filter_map(|s| s.throttle_mask.value().map(|m| (s.index, *m))).collect();
@@ -280,7 +280,7 @@ pub(super) fn rt_05(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn rt_04(c: Check, cx: &Ctx) -> Check {
+pub(super) fn pcie_link_at_max(c: Check, cx: &Ctx) -> Check {
     let inv = cx.nvml.map(|n| &n.inventory.gpus);
     let mut c = c;
     let mut worst = Verdict::Skipped;
@@ -355,7 +355,7 @@ pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
+pub(super) fn other_programs_on_gpu(c: Check, cx: &Ctx) -> Check {
     let samples = cx.nvml_samples();
     if samples.is_empty() {
         return c.verdict(Verdict::Skipped, crate::tr!("NVML not open"));
@@ -408,7 +408,7 @@ pub(super) fn rt_08(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
+pub(super) fn mig_mode(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, (bool, bool))> =
         cx.facts().iter().filter_map(|f| f.mig.value().map(|m| (f.index, *m))).collect();
     if modes.is_empty() {
@@ -459,7 +459,7 @@ pub(super) fn rt_06(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn rt_07(c: Check, cx: &Ctx) -> Check {
+pub(super) fn compute_mode(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, String)> =
         cx.facts().iter().filter_map(|f| f.compute_mode.value().map(|m| (f.index, m.clone()))).collect();
     if modes.is_empty() {

@@ -11,8 +11,8 @@
 //! (<https://docs.nvidia.com/deploy/nvml-api/>) for the driver model and version queries.
 
 use super::{Ctx, MISSING, WIN_01};
-use crate::diagnose::parse;
-use crate::diagnose::view::Tdr;
+use crate::diagnose::system::Platform;
+use crate::diagnose::system::Tdr;
 use crate::diagnose::winfacts::{self, WindowsFacts};
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
@@ -24,7 +24,7 @@ fn facts<'a>(cx: &'a Ctx) -> Option<&'a WindowsFacts> {
 
 /// "552.22 (31.0.15.5222)", or the file version as it is when it is not NVIDIA's numbering.
 fn nvidia_version(file_version: &str) -> String {
-    match parse::windows_driver_version(file_version) {
+    match crate::knowledge::windows::windows_driver_version(file_version) {
         Some(v) => format!("{v} ({file_version})"),
         None => file_version.to_string(),
     }
@@ -174,7 +174,7 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
         .nvml
         .and_then(|n| n.inventory.cuda_driver_version.as_ref())
         .and_then(|r| r.value().cloned())
-        .and_then(|v| parse::torch_wheel_for_driver(&v, None))
+        .and_then(|v| crate::knowledge::frameworks::torch_wheel_for_driver(&v, None))
         .map(|(tag, _)| tag)
         .unwrap_or("cu126");
     let mut c = c
@@ -341,8 +341,8 @@ pub(super) fn win_wsl(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn win_02(c: Check, cx: &Ctx) -> Check {
-    if cx.v.meta().platform != "windows" {
+pub(super) fn driver_model(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().platform != Platform::Windows {
         return c.not_here("Windows", tr!("Windows only"));
     }
     let models: Vec<(u32, (String, String))> =
@@ -397,8 +397,8 @@ fn tdr_verdict(c: Check, t: &Tdr) -> Check {
     }
 }
 
-pub(super) fn win_01(c: Check, cx: &Ctx) -> Check {
-    if cx.v.meta().platform != "windows" {
+pub(super) fn tdr_settings(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().platform != Platform::Windows {
         return c.not_here("Windows", tr!("Windows only"));
     }
     match &cx.v.meta().tdr {
@@ -407,15 +407,15 @@ pub(super) fn win_01(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
-    if cx.v.meta().platform != "windows" {
+pub(super) fn nvml_dll_found(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().platform != Platform::Windows {
         return c.not_here("Windows", tr!("Windows only"));
     }
     // Copies of nvml.dll from another driver than the one installed (an old NVSMI folder left by a
     // Standard driver, a copy beside a program): whoever loads them gets a version mismatch.
     let driver = facts(cx)
         .and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()))
-        .and_then(|v| parse::windows_driver_version(&v));
+        .and_then(|v| crate::knowledge::windows::windows_driver_version(&v));
     // Copies whose version is not the installed driver's: in the driver store they are older
     // packages Windows keeps for rollback (loaded by nothing); anywhere else a program may load them.
     let other_versions: Vec<(String, String)> = facts(cx)
@@ -424,7 +424,7 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
                 .iter()
                 .filter(|x| x.path.to_ascii_lowercase().ends_with("nvml.dll"))
                 .filter_map(|x| {
-                    let v = x.version.as_deref().and_then(parse::windows_driver_version)?;
+                    let v = x.version.as_deref().and_then(crate::knowledge::windows::windows_driver_version)?;
                     (driver.as_ref().is_some_and(|d| *d != v)).then(|| (x.path.clone(), v))
                 })
                 .collect()
@@ -496,14 +496,14 @@ pub(super) fn win_04(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn win_03(c: Check, cx: &Ctx) -> Check {
-    if cx.v.meta().platform != "windows" {
+pub(super) fn driver_version_on_windows(c: Check, cx: &Ctx) -> Check {
+    if cx.v.meta().platform != Platform::Windows {
         return c.not_here("Windows", tr!("Windows only"));
     }
     let from_adapter = facts(cx).and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()));
     match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()).or(from_adapter) {
         Some(v) => {
-            let shown = parse::windows_driver_version(&v).unwrap_or(v.clone());
+            let shown = crate::knowledge::windows::windows_driver_version(&v).unwrap_or(v.clone());
             let package = match facts(cx).and_then(|f| f.dch) {
                 Some(true) => tr!(" (DCH package)"),
                 Some(false) => tr!(" (Standard package)"),
@@ -631,7 +631,7 @@ pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnose::view::Tdr;
+    use crate::diagnose::system::Tdr;
 
     #[test]
     fn tdr_verdicts() {

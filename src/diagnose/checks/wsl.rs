@@ -5,11 +5,11 @@
 
 use super::Ctx;
 use crate::diagnose::ldcache::WSL_LIB_DIR;
-use crate::diagnose::view::LibraryFound;
+use crate::diagnose::system::LibraryFound;
 use crate::diagnose::{Check, Verdict};
 use crate::tr;
 
-pub(super) fn wsl_01(c: Check, cx: &Ctx) -> Check {
+pub(super) fn wsl_gpu_paravirtualisation(c: Check, cx: &Ctx) -> Check {
     match cx.wsl {
         None => c.not_here("WSL", tr!("not WSL")),
         Some(1) => c
@@ -27,7 +27,7 @@ pub(super) fn wsl_01(c: Check, cx: &Ctx) -> Check {
     }
 }
 
-pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
+pub(super) fn wsl_cuda_from_windows_driver(c: Check, cx: &Ctx) -> Check {
     if cx.wsl != Some(2) {
         return if cx.wsl.is_none() {
             c.not_here("WSL", tr!("WSL2 only"))
@@ -86,7 +86,7 @@ pub(super) fn wsl_02(c: Check, cx: &Ctx) -> Check {
 /// `via` of a candidate the loader does not search.
 const NOT_ON_PATH: &str = crate::tr_key!("not on the loader's path");
 
-pub(super) fn wsl_08(c: Check, cx: &Ctx) -> Check {
+pub(super) fn wsl_graphics(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_none() {
         return c.not_here("WSL", tr!("not WSL"));
     }

@@ -77,7 +77,7 @@ impl DoctorApp {
         let window = self.monitor.window.secs();
         // The smoke test ran on this machine: it says nothing about a server's GPUs.
         let smoke = if snap.remote.is_some() { None } else { self.smoke.report.clone() };
-        let vram = self.vram.report_lines();
+        let vram = self.vram.report_lines(snap);
         let verdicts = if fresh_text {
             let at = self.monitor.paused_at.filter(|_| snap.source.is_replay()).unwrap_or(now);
             let judged = self.monitor.judged_span.unwrap_or(self.monitor.diag_window);

@@ -96,7 +96,7 @@ pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>)
         700 | 716 | 719 if cfg!(windows) => crate::tr!("The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service.").to_string(),
         700 | 716 | 719 => crate::tr!("The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.").to_string(),
         code => {
-            let (_, meaning) = crate::diagnose::checks::cu_result(code as i32);
+            let (_, meaning) = crate::knowledge::cuda::cu_result(code as i32);
             // (The meaning comes in the current language.)
             crate::tr!("{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.", meaning = meaning)
         }

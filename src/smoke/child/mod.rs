@@ -30,7 +30,7 @@ use nvml_wrapper::Nvml;
 pub use verify::check_gemm;
 
 use super::{DeviceInfo, Figure, Msg, Options};
-use crate::diagnose::Verdict;
+use crate::verdict::Verdict;
 
 /// Bytes per host<->device copy.
 const COPY_BYTES: usize = 64 << 20;

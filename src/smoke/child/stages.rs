@@ -13,8 +13,8 @@ use nvml_wrapper::Nvml;
 use super::advice::{self, NOT_FOUND, REPORT_BUG, STUB_ADVICE};
 use super::cuda::{CuErr, ck, cuda_failure, cuda_version_text, device_info, library_path_of, panic_failure};
 use super::{COPY_BYTES, D2D_BYTES, Emitter, Failure, Good, Test};
-use crate::diagnose::Verdict;
 use crate::smoke::{GEMM_N, MIN_DRIVER_CUDA, Msg, PTX, SAXPY_ELEMENTS, Stage, StageResult, buffer_text, memory_text};
+use crate::verdict::Verdict;
 
 impl Test {
     /// Runs the planned stages until one fails; false when one did.

@@ -15,9 +15,9 @@ use super::advice::{LINK_ADVICE, SLOW_COPY_ADVICE, SLOW_MEMORY_ADVICE, THROTTLE_
 use super::cuda::{CuErr, ck, cuda_failure, launch_1d, launch_compare, launch_sgemm, launch_sgemm_async, timed_copies};
 use super::verify::{check_burn, check_gemm, check_round_trip, check_saxpy, group, wrong_result};
 use super::{Emitter, Failure, Good, Test};
-use crate::diagnose::Verdict;
 use crate::smoke::{BurnTick, Figure, GEMM_N, Msg, SAXPY_ELEMENTS, Stage, buffer_text, limits};
 use crate::units;
+use crate::verdict::Verdict;
 
 impl Test {
     pub(super) fn host_copy(&mut self) -> Result<Good, Failure> {

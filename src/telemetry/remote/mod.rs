@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use serde::{Deserialize, Serialize};
 
 use super::host::HostSource;
 use super::reading::Reading;
@@ -29,25 +28,19 @@ use super::sample::{GpuSample, GpuSlowSample, HostSample, Inventory};
 use super::source::{GpuSource, NoGpu, SourceStatus};
 use crate::tr;
 
-/// The `schema` of `monitor --json` lines this build writes and reads best.
-pub const STREAM_SCHEMA: u32 = 1;
-/// The longest line read from the stream; a longer one is skipped and counted.
-pub const MAX_LINE: usize = 1 << 20;
-/// Lines read per second at most; more are dropped and counted.
-pub const MAX_LINES_PER_SEC: u32 = 20;
 /// After this long without a line, the state says "no data from host".
 pub const STALE_AFTER: Duration = Duration::from_secs(5);
-/// The largest output read from one command (`info --json`, `check --json`).
-pub const MAX_OUTPUT: usize = 16 << 20;
-/// Environment variable naming the ssh program (default `ssh` on the PATH).
-pub const SSH_ENV: &str = "GPU_DOCTOR_SSH";
 
+pub mod info;
 mod ssh;
 mod stream;
 
+pub use info::{RemoteInfo, RemoteState};
 use ssh::read_capped;
-pub use ssh::{Output, RemoteError, RemoteErrorKind, SshSetup, Target, classify, run_once, spawn_error};
-pub use stream::MAX_GARBAGE;
+pub use ssh::{
+    MAX_OUTPUT, Output, RemoteError, RemoteErrorKind, SSH_ENV, SshSetup, Target, classify, run_once, spawn_error,
+};
+pub use stream::{MAX_GARBAGE, MAX_LINE, MAX_LINES_PER_SEC, STREAM_SCHEMA};
 use stream::{Sink, StreamEnd, Tick, read_stream};
 
 /// What `info --json` says about the server.
@@ -86,82 +79,6 @@ pub fn parse_info(stdout: &[u8]) -> Option<ServerInfo> {
         Err(_) => info.unread.push("inventory".into()),
     }
     Some(info)
-}
-
-/// The link's state, as shown with the host name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "state")]
-pub enum RemoteState {
-    /// Connecting (attempt 1, 2, ...).
-    Connecting {
-        /// Which attempt.
-        attempt: u32,
-    },
-    /// Lines arrive.
-    Live,
-    /// Connected, but nothing arrived for this long.
-    NoData {
-        /// Seconds since the last line.
-        secs: u64,
-    },
-    /// Waiting before the next attempt.
-    Retrying {
-        /// Seconds until it.
-        in_secs: u64,
-        /// Why the last one ended.
-        error: RemoteError,
-    },
-    /// Stopped until the user acts.
-    Failed {
-        /// Why.
-        error: RemoteError,
-    },
-    /// Disconnected by the user.
-    Closed,
-}
-
-/// The server a snapshot's data comes from, shown as REMOTE with its name everywhere.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RemoteInfo {
-    /// The server as typed (`user@host:port`).
-    pub host: String,
-    /// The link's state.
-    pub state: RemoteState,
-    /// The server's gpu-doctor version, once known.
-    #[serde(default)]
-    pub version: Option<String>,
-    /// Lines that were not valid JSON (or too long), skipped.
-    #[serde(default)]
-    pub invalid_lines: u64,
-    /// Lines dropped because the server sent more than [`MAX_LINES_PER_SEC`].
-    #[serde(default)]
-    pub dropped_lines: u64,
-    /// What could not be read from the server's newer or older output.
-    #[serde(default)]
-    pub unread: Vec<String>,
-}
-
-impl RemoteInfo {
-    /// "REMOTE gpu1: live", "REMOTE gpu1: no data from host for 7 s", ...
-    pub fn line(&self) -> String {
-        let state = match &self.state {
-            RemoteState::Connecting { attempt: 1 } => tr!("connecting…").to_string(),
-            RemoteState::Connecting { attempt } => tr!("connecting (attempt {n})…", n = attempt),
-            RemoteState::Live => tr!("live").to_string(),
-            RemoteState::NoData { secs } => tr!("no data from host for {secs} s", secs = secs),
-            RemoteState::Retrying { in_secs, error } => {
-                tr!("{why} Retrying in {secs} s.", why = error.message, secs = in_secs)
-            }
-            RemoteState::Failed { error } => error.message.clone(),
-            RemoteState::Closed => tr!("disconnected").to_string(),
-        };
-        let line = tr!("REMOTE {host}: {state}", host = self.host, state = state);
-        if self.invalid_lines > 0 {
-            tr!("{line} ({n} unreadable lines skipped)", line = line, n = self.invalid_lines)
-        } else {
-            line
-        }
-    }
 }
 
 /// One SSH connection to a server's `gpu-doctor-cli`, reconnecting by itself.
@@ -319,7 +236,7 @@ impl RemoteLink {
         };
         self.inventory.store(Arc::new(info.inventory.clone()));
         self.info.store(Arc::new(info));
-        let interval = format!("{}", self.interval.as_secs_f64().clamp(0.25, 10.0));
+        let interval = super::interval::Interval::clamped(self.interval.as_secs_f64()).to_string();
         let mut child: Child = self
             .setup
             .command(&self.target, &["monitor", "--json", "--interval", &interval])

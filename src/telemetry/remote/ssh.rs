@@ -9,8 +9,12 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{MAX_OUTPUT, SSH_ENV};
 use crate::tr;
+
+/// The largest output read from one command (`info --json`, `check --json`).
+pub const MAX_OUTPUT: usize = 16 << 20;
+/// Environment variable naming the ssh program (default `ssh` on the PATH).
+pub const SSH_ENV: &str = "GPU_DOCTOR_SSH";
 
 /// A server as the user typed it: `host`, `user@host`, `host:port`, `user@[::1]:2222`, or a
 /// `~/.ssh/config` alias (resolved by ssh itself).

@@ -10,9 +10,15 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwapOption;
 
-use super::{MAX_LINE, MAX_LINES_PER_SEC, STREAM_SCHEMA};
 use crate::telemetry::sample::{GpuSample, HostSample, MAX_CORES, MAX_GPUS};
 use crate::tr;
+
+/// The `schema` of `monitor --json` lines this build writes and reads best.
+pub const STREAM_SCHEMA: u32 = 1;
+/// The longest line read from the stream; a longer one is skipped and counted.
+pub const MAX_LINE: usize = 1 << 20;
+/// Lines read per second at most; more are dropped and counted.
+pub const MAX_LINES_PER_SEC: u32 = 20;
 
 /// The latest line's contents.
 #[derive(Clone, Debug)]

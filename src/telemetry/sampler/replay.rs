@@ -10,7 +10,6 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::{Publish, Sampler, record_gpu, record_host};
 use crate::telemetry::demo::{DemoHost, Scenario};
@@ -74,7 +73,7 @@ impl Builder {
         let status = SourceStatus::Replay { file: file.to_string(), recorded };
         let inventory = Arc::new(self.inventory);
         let gpu = Arc::new(StaticGpus::new(status.clone(), Arc::clone(&inventory)));
-        let interval = Duration::from_secs_f64(self.header.interval_secs.clamp(0.25, 10.0));
+        let interval = crate::telemetry::interval::Interval::clamped(self.header.interval_secs).duration();
         let last_host = self.last_host;
         let host = Box::new(ReplayHost(
             last_host.as_ref().map_or_else(|| DemoHost::new(Scenario::Idle, 0).sample(0.0), |(_, h)| h.clone()),

@@ -138,11 +138,33 @@ pub struct KernelLogSource {
     pub tried: Vec<(String, String)>,
 }
 
+/// The operating system a view was taken on (`"linux"` or `"windows"` in a capture; anything else
+/// a newer version may write reads as [`Platform::Other`], judged like Linux).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// Linux (WSL included: its facts are Linux files).
+    #[default]
+    Linux,
+    /// Windows.
+    Windows,
+    /// A platform this version does not know.
+    #[serde(other)]
+    Other,
+}
+
+impl Platform {
+    /// The platform this program runs on.
+    pub fn this() -> Platform {
+        if cfg!(windows) { Platform::Windows } else { Platform::Linux }
+    }
+}
+
 /// Everything that is not a plain file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
-    /// `linux` or `windows`.
-    pub platform: String,
+    /// The operating system.
+    pub platform: Platform,
     /// GPU-related environment variables that are set.
     pub env: BTreeMap<String, String>,
     /// The user running the checks.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::bugview::{self, BugReportSystem};
-use super::view::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
+use super::system::{CaptureError, CapturedSystem, LiveSystem, NvmlView};
 use super::{Report, archive, bugreport, collect};
 use crate::telemetry::open::system_root;
 use crate::telemetry::remote::{self, RemoteError, RemoteErrorKind, SshSetup, Target};

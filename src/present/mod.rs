@@ -1,6 +1,8 @@
 //! Presentation helpers shared by the CLI, the GUI and reports: one wording and one unit for each
 //! metric, so "memory bandwidth utilization" is never shown as "memory used".
 
+pub mod vram;
+
 use crate::telemetry::Reading;
 use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
@@ -25,9 +27,10 @@ pub fn version(v: &Option<Reading<String>>) -> String {
     v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| crate::i18n::retranslate(s)))
 }
 
-/// A GPU's name as shown: the hardware's own, or the demo's label in the reader's language.
+/// A GPU's name as shown: the hardware's own, or the demo's label in the reader's language (an
+/// exact text of the catalogue; a hardware name is never one).
 pub fn gpu_name(name: &str) -> String {
-    crate::i18n::retranslate(name)
+    crate::i18n::tr_dyn(name)
 }
 
 /// "Gen4 x16 (max Gen4 x16)"; parts that are unknown are left out or shown as n/a.

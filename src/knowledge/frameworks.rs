@@ -1,0 +1,125 @@
+//! Frameworks and the CUDA they were built for: PyTorch's CUDA wheel variants and the compute
+//! capabilities each build carries kernels for.
+
+use std::cmp::Ordering;
+
+use super::cmp_version;
+use super::cuda::cuda_family_min_driver;
+
+/// PyTorch's CUDA wheel variants: (index tag, first torch release, last torch release; "" while
+/// still published for new releases, as of torch 2.14). From pytorch.org's "Previous PyTorch
+/// Versions" page and the release compatibility matrix in pytorch/pytorch RELEASE.md (2.12-2.14:
+/// cu126, cu130, cu132). There never was a cu114, cu119 or cu120 index.
+pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
+    ("cu92", "1.4.0", "1.7.1"),
+    ("cu101", "1.4.0", "1.8.1"),
+    ("cu102", "1.5.0", "1.12.1"),
+    ("cu110", "1.7.0", "1.7.1"),
+    ("cu111", "1.8.0", "1.10.2"),
+    ("cu113", "1.10.0", "1.12.1"),
+    ("cu115", "1.11.0", "1.11.0"),
+    ("cu116", "1.12.0", "1.13.1"),
+    ("cu117", "1.13.0", "2.0.1"),
+    ("cu118", "2.0.0", "2.7.1"),
+    ("cu121", "2.1.0", "2.5.1"),
+    ("cu124", "2.4.0", "2.6.0"),
+    ("cu126", "2.6.0", ""),
+    ("cu128", "2.7.0", "2.11.0"),
+    ("cu129", "2.8.0", "2.8.0"),
+    ("cu130", "2.9.0", ""),
+    ("cu132", "2.12.0", ""),
+];
+
+/// The PyTorch wheel to suggest for a driver whose newest CUDA is `driver_cuda` ("12.2"): the
+/// newest variant of the driver's CUDA major version that new releases still use (it runs there
+/// through minor-version compatibility), else the newest older variant the driver supports, with
+/// the last torch release built for it. `None` for drivers older than any variant. `driver` (the
+/// driver's own version, when known) below the family minimum (an early CUDA 11.0 driver) rules
+/// out minor-version compatibility.
+pub fn torch_wheel_for_driver(driver_cuda: &str, driver: Option<&str>) -> Option<(&'static str, &'static str)> {
+    let v = |s: &str| -> (u32, u32) {
+        let mut p = s.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
+        (p.next().unwrap_or(0), p.next().unwrap_or(0))
+    };
+    let tag = |t: &str| -> (u32, u32) {
+        let n: u32 = t.trim_start_matches("cu").parse().unwrap_or(0);
+        (n / 10, n % 10)
+    };
+    let (major, minor) = v(driver_cuda);
+    // Minor-version compatibility holds from CUDA 11 on: any variant of the same major version.
+    let compatible = cuda_family_min_driver(major)
+        .is_some_and(|(min, _)| driver.is_none_or(|d| cmp_version(d, min) != Ordering::Less));
+    if compatible {
+        let same: Vec<&(&str, &str, &str)> = TORCH_WHEELS.iter().filter(|w| tag(w.0).0 == major).collect();
+        // Prefer a variant new releases still use, the lowest such (widest driver support).
+        if let Some(w) = same.iter().find(|w| w.2.is_empty()).or(same.last()) {
+            return Some((w.0, w.2));
+        }
+    }
+    TORCH_WHEELS.iter().rev().find(|w| tag(w.0) <= (major, minor)).map(|w| (w.0, w.2))
+}
+
+/// The oldest compute capability a PyTorch build for CUDA `cuda` runs on, and whether it carries
+/// kernels for Blackwell (compute capability 10.x/12.x). From PyTorch's CUDA support matrix:
+/// CUDA ≤ 12.6 builds cover 5.0-9.0; 12.8/12.9 builds drop Maxwell/Pascal (7.0+, 7.5+ from 2.10)
+/// and add 10.0/12.0; CUDA 13 builds cover 7.5+.
+pub fn torch_arch_support(torch: &str, cuda: &str) -> (f64, bool) {
+    let v = |s: &str| s.split('.').take(2).map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    let c = v(cuda);
+    let t = v(torch.split('+').next().unwrap_or(""));
+    let cuda_ge = |maj: u32, min: u32| (c.first().copied().unwrap_or(0), c.get(1).copied().unwrap_or(0)) >= (maj, min);
+    let torch_ge = |maj: u32, min: u32| (t.first().copied().unwrap_or(0), t.get(1).copied().unwrap_or(0)) >= (maj, min);
+    if cuda_ge(13, 0) {
+        (7.5, true)
+    } else if cuda_ge(12, 8) {
+        (if torch_ge(2, 10) { 7.5 } else { 7.0 }, true)
+    } else {
+        (5.0, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suggested_torch_wheel_exists_and_runs_on_the_driver() {
+        assert_eq!(torch_wheel_for_driver("12.2", Some("535.183.01")), Some(("cu126", "")));
+        assert_eq!(
+            torch_wheel_for_driver("11.4", Some("470.182.03")),
+            Some(("cu118", "2.7.1")),
+            "no cu114 index ever existed"
+        );
+        assert_eq!(
+            torch_wheel_for_driver("11.0", Some("450.51.06")),
+            Some(("cu110", "1.7.1")),
+            "too early for minor-version compatibility"
+        );
+        assert_eq!(torch_wheel_for_driver("13.0", None), Some(("cu130", "")));
+        assert_eq!(torch_wheel_for_driver("10.2", Some("440.33.01")), Some(("cu102", "1.12.1")));
+        assert_eq!(torch_wheel_for_driver("9.0", None), None);
+        for major in 9..=13u32 {
+            for minor in 0..=9u32 {
+                let d = format!("{major}.{minor}");
+                if let Some((tag, _)) = torch_wheel_for_driver(&d, None) {
+                    assert!(TORCH_WHEELS.iter().any(|w| w.0 == tag), "{d}: {tag}");
+                    let n: u32 = tag.trim_start_matches("cu").parse().unwrap_or(0);
+                    // Same major (minor-version compatibility from CUDA 11), else not newer.
+                    assert!(
+                        n / 10 == major && cuda_family_min_driver(major).is_some()
+                            || (n / 10, n % 10) <= (major, minor),
+                        "{d}: {tag}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn torch_arches() {
+        assert_eq!(torch_arch_support("2.5.1+cu121", "12.1"), (5.0, false));
+        assert_eq!(torch_arch_support("2.8.0+cu128", "12.8"), (7.0, true));
+        assert_eq!(torch_arch_support("2.10.0+cu128", "12.8"), (7.5, true));
+        assert_eq!(torch_arch_support("2.9.0+cu130", "13.0"), (7.5, true));
+    }
+}
