@@ -5,7 +5,7 @@ Chinese catalogue (i18n/zh-CN/*.ron) plus common Chinese punctuation, so the app
 Chinese text on any machine without shipping a 16 MiB font. User data in Chinese (process names,
 paths) is drawn with a system CJK font instead (eframe's system_fonts, looked up on demand).
 
-Run after changing the catalogue; tests/i18n.rs fails while a catalogue character has no glyph.
+Run after changing the catalogue; tests/suite/i18n.rs fails while a catalogue character has no glyph.
 Needs fontTools (pip install fonttools) and the source font (Debian: fonts-noto-cjk; or
 NotoSansCJK-Regular.ttc / NotoSansCJKsc-Regular.otf from github.com/notofonts/noto-cjk):
     python3 scripts/make-cjk-font.py [SOURCE_FONT]
@@ -32,7 +32,7 @@ PUNCTUATION = "，。、；：？！“”‘’（）《》〈〉【】「」�
 def catalogue_text():
     text = "".join(open(p, encoding="utf-8").read() for p in sorted(glob.glob(os.path.join(ROOT, "i18n", "zh-CN", "*.ron"))))
     chars = set()
-    # One entry per line: "english": "中文", (tests/i18n.rs holds the file to that form).
+    # One entry per line: "english": "中文", (tests/suite/i18n.rs holds the file to that form).
     for m in re.finditer(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*,', text, re.M):
         chars.update(ast.literal_eval(m.group(2)))
     return chars

@@ -2,7 +2,7 @@
 # Takes the screenshot matrix a release is looked at with: every tab in both themes at 1024x640
 # and 1920x1080 with 1, 2 and 8 demo GPUs; the support card; this machine as it is (in a
 # container without GPUs: the no-GPU path); and the fake NVML scenarios when the test-only
-# library was built (cargo test --test fake_nvml); then every tab in Simplified Chinese at both
+# library was built (cargo test --test suite fake_nvml::); then every tab in Simplified Chinese at both
 # sizes, a broken machine's checklist included. Prints one line per PNG written.
 #
 # Usage: scripts/screenshot-matrix.sh [BINARY] [OUTDIR]
@@ -50,5 +50,5 @@ if [ -d "$lib" ]; then
         LD_LIBRARY_PATH=$lib FAKE_NVML_SCENARIO=$sc shot "fake-nvml-$name" --theme dark --size 1280x800
     done
 else
-    echo "no fake NVML library at $lib (cargo test --test fake_nvml builds it): fake NVML shots skipped"
+    echo "no fake NVML library at $lib (cargo test --test suite fake_nvml:: builds it): fake NVML shots skipped"
 fi

@@ -33,7 +33,7 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// Macros exported at the crate's root, and the module they belong to.
-const ROOT_MACROS: &[(&str, &str)] = &[("tr", "i18n"), ("tr_key", "i18n")];
+const ROOT_MACROS: &[(&str, &str)] = &[("tr", "i18n"), ("tr_key", "i18n"), ("msg", "i18n")];
 
 fn sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -3,7 +3,7 @@
 //!
 //! A translatable text is written in English at its place in the code with [`tr!`]; the English
 //! text is its key. Placeholders are named, `{name}`, and filled by the macro's arguments in either
-//! language, so a translation can move them. Tests (`tests/i18n.rs`) hold the catalogue to the
+//! language, so a translation can move them. Tests (`tests/suite/i18n.rs`) hold the catalogue to the
 //! code: every `tr!` text has a translation, no translation is left without its text, the
 //! placeholders agree, and the bundled font has a glyph for every character of the catalogue.
 //!
@@ -23,7 +23,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+mod message;
 mod retranslate;
+pub use message::{Arg, Message};
 pub use retranslate::retranslate;
 
 /// The bundled Chinese font: Noto Sans CJK SC cut down to the catalogue's characters
@@ -277,7 +279,7 @@ fn values_and_default(a: &clap::Arg) -> (String, String) {
     (short, long)
 }
 
-/// The parts of the Simplified Chinese catalogue of the code's texts, by file name (tests/i18n.rs
+/// The parts of the Simplified Chinese catalogue of the code's texts, by file name (tests/suite/i18n.rs
 /// checks that every file of `i18n/zh-CN/` but the command line help, cli-help.ron, is here).
 pub const ZH_PARTS: &[(&str, &str)] = &[
     ("gui.ron", include_str!("../i18n/zh-CN/gui.ron")),

@@ -449,6 +449,12 @@ mod tests {
         let json = serde_json::to_value(&out).unwrap();
         assert_eq!(json["suggestions"].as_array().map(Vec::len), Some(out.answer.suggestions.len()));
         assert_eq!(json["suggestions"][0]["change"], out.answer.suggestions[0].change.as_str());
+        // The fit's detail crosses JSON as data too: the same English, and Chinese made from it
+        // whole (the nested "once … is stopped" and the process list included), in one process.
+        let m: crate::i18n::Message = serde_json::from_value(json["fits"][0]["detail_message"].clone()).unwrap();
+        assert_eq!(json["fits"][0]["detail"].as_str(), Some(m.en().as_str()));
+        let zh = m.render(crate::i18n::Lang::ZhCn);
+        assert!(zh.contains("`python serve.py`") && !zh.contains("once") && !zh.contains("stopped"), "{zh}");
         let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
         let out = outcome(&arch, q, &[busy()]).unwrap();
         let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None);

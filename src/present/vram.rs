@@ -96,7 +96,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     }
     for (i, f) in fits.iter().enumerate() {
         let verdict = f.verdict.word().to_uppercase();
-        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, verdict, f.detail);
+        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, verdict, f.detail.render(crate::i18n::current()));
         if let Some(l) = limits.get(i) {
             let _ = writeln!(o, "  {}", l.sentence());
         }

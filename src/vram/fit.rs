@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::breakdown::{Breakdown, GIB};
 use super::workload::{Framework, Mode, Workload};
+use crate::i18n::Message;
 use crate::telemetry::sample::{GpuInfo, GpuSample};
 
 /// Per-GPU bytes that must fit for `s`: the high end of the total's range, except vLLM, which takes its
@@ -33,8 +34,8 @@ pub struct Holder {
 
 impl Holder {
     /// "`python serve.py` (pid 4242)".
-    pub fn phrase(&self) -> String {
-        crate::tr!("`{name}` (pid {pid})", name = self.name, pid = self.pid)
+    pub fn phrase(&self) -> Message {
+        crate::msg!("`{name}` (pid {pid})", name = &self.name, pid = self.pid)
     }
 }
 
@@ -120,17 +121,36 @@ impl FitVerdict {
 }
 
 /// How an estimate fits a GPU.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Fit {
     /// The GPU.
     pub target: Target,
     /// How it fits.
     pub verdict: FitVerdict,
-    /// Sentence.
-    pub detail: String,
+    /// What the verdict rests on, as a message (JSON: `detail`, its English text, and
+    /// `detail_message`, the key and arguments).
+    pub detail: Message,
     /// The processes to stop for it to fit, largest first (empty when it fits now or never).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub to_stop: Vec<Holder>,
+}
+
+impl Serialize for Fit {
+    /// `detail` is the English text (as every text field of `--json`), `detail_message` the same
+    /// as data, for a reader in another language; `to_stop` only when there is something to stop.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("Fit", 5)?;
+        st.serialize_field("target", &self.target)?;
+        st.serialize_field("verdict", &self.verdict)?;
+        st.serialize_field("detail", &self.detail.en())?;
+        st.serialize_field("detail_message", &self.detail)?;
+        if self.to_stop.is_empty() {
+            st.skip_field("to_stop")?;
+        } else {
+            st.serialize_field("to_stop", &self.to_stop)?;
+        }
+        st.end()
+    }
 }
 
 impl Fit {
@@ -157,11 +177,18 @@ impl Fit {
 pub const HEADROOM: f64 = 0.2;
 
 /// "a", "a and b", "a, b and c".
-pub(super) fn and_list(items: &[String]) -> String {
+pub(super) fn and_list(items: &[Message]) -> Message {
     match items {
-        [] => String::new(),
+        [] => Message::new(""),
         [one] => one.clone(),
-        [rest @ .., last] => crate::tr!("{rest} and {last}", rest = rest.join(", "), last = last),
+        [rest @ .., last] => {
+            // "a, b and c" / "a、b 和 c": each language joins the list its own way.
+            let mut joined = rest[0].clone();
+            for next in &rest[1..] {
+                joined = crate::msg!("{first}, {next}", first = joined, next = next.clone());
+            }
+            crate::msg!("{rest} and {last}", rest = joined, last = last.clone())
+        }
     }
 }
 
@@ -183,11 +210,11 @@ fn holders_to_stop(t: &Target, free: f64, room: f64) -> Vec<Holder> {
 }
 
 /// "once `python serve.py` (pid 4242) is stopped", or "once other processes free their memory".
-fn once_stopped(to_stop: &[Holder]) -> String {
+fn once_stopped(to_stop: &[Holder]) -> Message {
     match to_stop {
-        [] => crate::tr!("once other processes free their memory").into(),
-        [one] => crate::tr!("once {process} is stopped", process = one.phrase()),
-        many => crate::tr!(
+        [] => crate::msg!("once other processes free their memory"),
+        [one] => crate::msg!("once {process} is stopped", process = one.phrase()),
+        many => crate::msg!(
             "once {processes} are stopped",
             processes = and_list(&many.iter().map(Holder::phrase).collect::<Vec<_>>())
         ),
@@ -202,20 +229,20 @@ pub fn fit(need: f64, t: &Target) -> Fit {
     let mut to_stop = Vec::new();
     let (verdict, detail) = if need <= room * (1.0 - HEADROOM) {
         let detail = if free {
-            crate::tr!("{need} GiB of {room} GiB free with the 20 % headroom kept", need = need_gib, room = room_gib)
+            crate::msg!("{need} GiB of {room} GiB free with the 20 % headroom kept", need = need_gib, room = room_gib)
         } else {
-            crate::tr!("{need} GiB of {room} GiB with the 20 % headroom kept", need = need_gib, room = room_gib)
+            crate::msg!("{need} GiB of {room} GiB with the 20 % headroom kept", need = need_gib, room = room_gib)
         };
         (FitVerdict::Fits, detail)
     } else if need <= room {
         let detail = if free {
-            crate::tr!(
+            crate::msg!(
                 "{need} GiB of {room} GiB free: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
                 need = need_gib,
                 room = room_gib
             )
         } else {
-            crate::tr!(
+            crate::msg!(
                 "{need} GiB of {room} GiB: fits, but without the 20 % headroom a longer input or a second process can run out of memory",
                 need = need_gib,
                 room = room_gib
@@ -226,7 +253,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
         to_stop = holders_to_stop(t, room, need / (1.0 - HEADROOM));
         (
             FitVerdict::FitsOnceFreed,
-            crate::tr!(
+            crate::msg!(
                 "fits this {total} GiB card {once} (needs {need} GiB; only {free} GiB is free now, other processes hold the rest)",
                 total = format!("{:.0}", t.total / GIB),
                 once = once_stopped(&to_stop),
@@ -238,7 +265,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
         to_stop = holders_to_stop(t, room, need);
         (
             FitVerdict::DoesNotFitNow,
-            crate::tr!(
+            crate::msg!(
                 "needs {need} GiB but only {free} GiB is free of {total} GiB; it would fit, without the 20 % headroom, {once}",
                 need = need_gib,
                 free = room_gib,
@@ -249,7 +276,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
     } else {
         (
             FitVerdict::DoesNotFit,
-            crate::tr!(
+            crate::msg!(
                 "needs {need} GiB, the GPU has {total} GiB",
                 need = need_gib,
                 total = format!("{:.1}", t.total / GIB)
@@ -281,9 +308,9 @@ pub(crate) mod tests {
         let f = fit(15.0 * GIB, &busy_card());
         assert_eq!(f.verdict, FitVerdict::FitsOnceFreed);
         assert!(
-            f.detail.starts_with("fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
+            f.detail.en().starts_with("fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
             "{}",
-            f.detail
+            f.detail.en()
         );
         // Stopping the largest is enough: Xorg is not named.
         assert_eq!(f.to_stop.iter().map(|h| h.pid).collect::<Vec<_>>(), [4242]);
@@ -294,7 +321,7 @@ pub(crate) mod tests {
         t.holders.iter_mut().for_each(|h| h.bytes = None);
         let f = fit(15.0 * GIB, &t);
         assert_eq!(f.to_stop.len(), 2);
-        assert!(f.detail.contains(" are stopped"), "{}", f.detail);
+        assert!(f.detail.en().contains(" are stopped"), "{}", f.detail.en());
         // Too big for the card in any case: no one to stop.
         let f = fit(30.0 * GIB, &busy_card());
         assert_eq!(f.verdict, FitVerdict::DoesNotFit);

@@ -8,7 +8,7 @@
 //! The constants were fitted to 56 published measurements (Lambda's SD benchmarks, diffusers'
 //! docs and benchmarks, FLUX quantisation blog posts; docs/research/vram-image-measurements.md):
 //! median error 3 %, worst +20 % (the model and its constants: docs/research/vram-image-model.md;
-//! the rows: tests/vram_accuracy.rs).
+//! the rows: tests/suite/vram_accuracy.rs).
 
 use super::breakdown::{Breakdown, GIB};
 use super::image_settings::{Family, Offload, VaeDecode};

@@ -7,7 +7,7 @@
 //! GGUF mixes), the KV cache (2 · layers · kv_heads · head_dim per token), training activations
 //! after Korthikanti et al. 2022 (arXiv 2205.05198), framework overheads from PyTorch PRs #86509
 //! (CUDA context with lazy loading) and #120925 (cuBLASLt workspace), and vLLM's
-//! `gpu_memory_utilization` reservation. tests/vram_accuracy.rs compares the estimates with
+//! `gpu_memory_utilization` reservation. tests/suite/vram_accuracy.rs compares the estimates with
 //! published measurements, like with like (allocated vs reserved vs nvidia-smi). Pure code (no I/O,
 //! no allocation beyond the notes, a few microseconds per estimate), except [`calibration`], which
 //! keeps the user's measured peaks in a file.

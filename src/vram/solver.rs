@@ -287,7 +287,8 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
         } else {
             crate::tr!(
                 "stop {processes} to free {gpu}",
-                processes = and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()),
+                processes =
+                    and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()).render(crate::i18n::current()),
                 gpu = t.name
             )
         };
@@ -336,7 +337,7 @@ mod tests {
         let card = crate::vram::fit::tests::busy_card();
         let n = need(&estimate(a, &s).unwrap(), &s);
         let f = crate::vram::fit(n, &card);
-        assert_eq!(f.verdict, crate::vram::FitVerdict::FitsOnceFreed, "{}", f.detail);
+        assert_eq!(f.verdict, crate::vram::FitVerdict::FitsOnceFreed, "{:?}", f.detail);
         let l = limits(a, &s, &f);
         assert!(l.with_card_free);
         assert!(l.max_batch.is_some_and(|b| b >= 1), "{l:?}");

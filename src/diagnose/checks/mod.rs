@@ -881,7 +881,11 @@ mod tests {
             let defs: Vec<&CheckDef> = CHECKS.iter().filter(|d| d.platforms.includes(platform)).collect();
             assert_eq!(got.len(), defs.len());
             // A Windows checklist has no Linux-only check and the other way round.
-            assert!(got.iter().all(|c| !c.id.starts_with(if platform == Platform::Windows { "CONT-" } else { "WIN-" })));
+            assert!(got.iter().all(|c| !c.id.starts_with(if platform == Platform::Windows {
+                "CONT-"
+            } else {
+                "WIN-"
+            })));
             for (c, d) in got.iter().zip(defs) {
                 assert_eq!((c.id.as_str(), c.layer, c.title.as_str()), (d.id, d.layer, d.title), "{platform:?}");
             }

@@ -243,8 +243,10 @@ fn the_guis_replay_opens_a_recording_larger_than_its_memory_limit() {
     let (big, n) = big_recording(dir.path(), 160 << 20);
     let me = std::env::current_exe().unwrap();
     // 144 MiB of address space for the whole test process: less than the 160 MB of samples.
-    let cmd =
-        format!("ulimit -v 147456; exec '{}' --exact replay_file_child --nocapture --test-threads 1", me.display());
+    let cmd = format!(
+        "ulimit -v 147456; exec '{}' --exact recording::replay_file_child --nocapture --test-threads 1",
+        me.display()
+    );
     let out = Command::new("bash").args(["-c", &cmd]).env(CHILD_ENV, &big).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));

@@ -366,7 +366,7 @@ fn run_and_focus_without_a_driver_say_no_driver_answered() {
     assert!(s.contains(&format!("py-spy dump --pid {pid}")) && !s.contains("--pid PID"), "{s}");
 }
 
-mod common;
+use crate::common;
 
 /// Issue 16, items 1-2: every reader of a user's file refuses a FIFO and a link to a device at
 /// once, with the reason, instead of blocking forever or reading until memory runs out.

@@ -2,7 +2,7 @@
 //! stage, every failure path the issue names, a crashing and a hanging child, the burn, and
 //! cancelling, through the real `gpu-doctor-cli smoke` and the runner API.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

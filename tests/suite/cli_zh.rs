@@ -3,7 +3,7 @@
 //! bytes in every language, and a report in English on request.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::english::english_run;
@@ -130,7 +130,7 @@ fn stored_machines() -> Vec<std::path::PathBuf> {
         }
     }
     inputs.sort();
-    // A log that holds nothing the checks read gives an error, not a checklist (tests/hostile.rs).
+    // A log that holds nothing the checks read gives an error, not a checklist (tests/suite/hostile.rs).
     inputs.retain(|p| gpu_doctor::diagnose::input::CheckSource::Capture(p.clone()).run(None).is_ok());
     assert!(inputs.len() >= 60, "only {} stored machines", inputs.len());
     inputs

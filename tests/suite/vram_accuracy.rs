@@ -1,7 +1,7 @@
 //! The VRAM estimator against measured runs (../shared/knowledge/vram.md §4), like with like:
 //! each row says which memory figure its source reports (PyTorch allocated, reserved, nvidia-smi,
 //! or one component such as vLLM's weights) and is compared with the same part of the estimate.
-//! Prints the table (`cargo test --test vram_accuracy -- --nocapture`) and asserts the error
+//! Prints the table (`cargo test --test suite vram_accuracy:: -- --nocapture`) and asserts the error
 //! bounds reached. Rows the estimator cannot model are listed with the reason.
 
 use gpu_doctor::vram::presets;

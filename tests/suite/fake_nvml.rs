@@ -4,7 +4,7 @@
 //! GPUs, an old driver's library, and a runtime-suspended GPU.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -7,7 +7,7 @@
 //! `GPU_DOCTOR_REQUIRE_FLEET=1` (set by `.ci/run`, which installs it).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

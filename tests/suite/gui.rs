@@ -2,7 +2,7 @@
 //! by hand, so every frame sees known data.
 #![cfg(feature = "gui")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -527,6 +527,24 @@ fn vram_app_in(scenario: Scenario, gpus: u32) -> Harness<'static, DoctorApp> {
     h
 }
 
+/// Issue 34: the VRAM answer is made once ([`gpu_doctor::vram::answer`]) and the report made in the
+/// app carries the same text `gpu-doctor-cli vram` prints for it: the breakdown in the command's
+/// words, the fit on this machine's GPU with its verdict, and the limits.
+#[test]
+fn the_report_carries_the_vram_answer_in_the_commands_words() {
+    let mut h = vram_app(1);
+    h.get_by_label("TIGHT");
+    h.get_by_label("Report...").click();
+    h.step();
+    h.step();
+    let preview = h.state().report.preview.clone();
+    assert!(preview.contains("per GPU (as nvidia-smi would show it)"), "{preview}");
+    assert!(preview.contains("Simulated GeForce RTX 4090 (DEMO): TIGHT — "), "{preview}");
+    assert!(preview.contains("largest batch"), "{preview}");
+    // The words of the old, separately made report lines are gone.
+    assert!(!preview.contains(" in all (weights "), "{preview}");
+}
+
 #[test]
 fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
     let mut h = vram_app(1);
@@ -750,7 +768,7 @@ fn settings_notice_once_and_changes_are_saved() {
     let saved = gpu_doctor::settings::Settings::load(&path).settings;
     assert_eq!(saved.theme, gpu_doctor::settings::Theme::Light);
     assert_eq!(saved.tab, "about");
-    // (The byte-units switch changes a process-wide setting; tests/units.rs covers it alone.)
+    // (The byte-units switch changes a process-wide setting; tests/suite/units.rs covers it alone.)
     h.get_by_label("GB (1000)");
 }
 

@@ -58,7 +58,8 @@ fn literal(s: &str) -> Option<(String, &str)> {
     None
 }
 
-/// Every `tr!("...")` text in the sources, with the first place it occurs.
+/// Every `tr!("...")`, `msg!("...")` and `tr_key!("...")` text in the sources, with the first place it
+/// occurs.
 fn texts_in_code() -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
     // The built-in model presets' notes are shown translated too (i18n::tr_dyn).
@@ -73,9 +74,11 @@ fn texts_in_code() -> BTreeMap<String, String> {
     for f in files {
         let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let mut rest = code.as_str();
-        while let Some(at) = rest.find("tr!(").or_else(|| rest.find("tr_key!(")) {
-            let at = [rest.find("tr!("), rest.find("tr_key!(")].into_iter().flatten().min().unwrap_or(at);
-            let len = if rest[at..].starts_with("tr!(") { 4 } else { 8 };
+        // `tr!` (a text now), `msg!` (a text as data) and `tr_key!` (a key kept for later).
+        const MACROS: [&str; 3] = ["tr!(", "msg!(", "tr_key!("];
+        while let Some((at, len)) =
+            MACROS.iter().filter_map(|m| rest.find(m).map(|at| (at, m.len()))).min_by_key(|(at, _)| *at)
+        {
             let before = &rest[..at];
             let after = rest[at + len..].trim_start();
             rest = &rest[at + len..];

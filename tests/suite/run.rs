@@ -3,7 +3,7 @@
 //! command's processes; exit codes, signals, a missing command and untouched output.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -1,10 +1,10 @@
 //! Issue 21: a server in the app. The window connects through an ssh stand-in (a script that runs
 //! the remote command here: this build's `gpu-doctor-cli` over the fake NVML), so these tests need
-//! no sshd; tests/remote_ssh.rs does the same link against a real OpenSSH server.
+//! no sshd; tests/suite/remote_ssh.rs does the same link against a real OpenSSH server.
 #![cfg(all(feature = "gui", unix))]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 //! (set by `.ci/run`, which installs them).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
