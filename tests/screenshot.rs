@@ -18,7 +18,7 @@ fn display_available() -> bool {
             std::env::var_os("GPU_DOCTOR_REQUIRE_DISPLAY").is_none(),
             "GPU_DOCTOR_REQUIRE_DISPLAY is set but there is no DISPLAY: run under xvfb-run"
         );
-        eprintln!("no DISPLAY: skipping the real-window screenshot test (CI runs it under Xvfb)");
+        common::skip("the real-window screenshot tests", "no DISPLAY (CI runs them under Xvfb)");
     }
     has
 }

@@ -293,10 +293,16 @@ fn targets(args: &VramArgs) -> Vec<Target> {
         .collect()
 }
 
+/// The schema of `vram --json`: 1 from the first output that carries messages beside its texts
+/// (`fits[].detail_message`, `suggestions[].change_message`; docs/messages.md). Fields are only added within a schema.
+pub const JSON_SCHEMA: u32 = 1;
+
 /// What `vram` shows, text or `--json`: the model, the workload (`settings`), the engine's one
 /// answer ([`vram::Answer`], its fields at the top level) and a saved calibration.
 #[derive(Serialize)]
 pub(crate) struct Out<'a> {
+    /// The output's schema ([`JSON_SCHEMA`]; docs/messages.md).
+    schema: u32,
     model: &'a Arch,
     settings: Workload,
     #[serde(flatten)]
@@ -308,7 +314,7 @@ pub(crate) struct Out<'a> {
 /// Estimates `workload` and judges it on `targets` ([`vram::answer`]).
 pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]) -> Result<Out<'a>, InputError> {
     let answer = vram::answer(arch, &workload, targets)?;
-    Ok(Out { model: arch, settings: workload, answer, calibration: None })
+    Ok(Out { schema: JSON_SCHEMA, model: arch, settings: workload, answer, calibration: None })
 }
 
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
@@ -448,9 +454,11 @@ mod tests {
         }
         let json = serde_json::to_value(&out).unwrap();
         assert_eq!(json["suggestions"].as_array().map(Vec::len), Some(out.answer.suggestions.len()));
-        assert_eq!(json["suggestions"][0]["change"], out.answer.suggestions[0].change.as_str());
+        assert_eq!(json["suggestions"][0]["change"], out.answer.suggestions[0].change.en().as_str());
+        assert_eq!(json["suggestions"][0]["change_message"]["key"], "stop {processes} to free {gpu}");
         // The fit's detail crosses JSON as data too: the same English, and Chinese made from it
         // whole (the nested "once … is stopped" and the process list included), in one process.
+        assert_eq!(json["schema"], JSON_SCHEMA);
         let m: crate::i18n::Message = serde_json::from_value(json["fits"][0]["detail_message"].clone()).unwrap();
         assert_eq!(json["fits"][0]["detail"].as_str(), Some(m.en().as_str()));
         let zh = m.render(crate::i18n::Lang::ZhCn);

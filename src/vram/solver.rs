@@ -14,6 +14,7 @@ use super::fit::{Fit, FitVerdict, Holder, and_list, need};
 use super::image_settings::{Family, ImageSettings, Offload, VaeDecode};
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
+use crate::i18n::Message;
 
 /// The largest value in `lo..=hi` that `fits` (which must hold up to some value and not above
 /// it); `None` when not even `lo` fits.
@@ -48,15 +49,50 @@ pub fn max_seq(arch: &Arch, s: &Workload, capacity: f64) -> Option<u32> {
 }
 
 /// One way to need less memory, with what it saves per GPU.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Suggestion {
-    /// What to change.
-    pub change: String,
+    /// What to change, as a message (JSON: `change`, its English text, and `change_message`).
+    pub change: Message,
     /// Bytes saved (or, for stopping other processes, freed) per GPU.
     pub saving: f64,
     /// Stopping other processes: `saving` is memory they free, the estimate is unchanged.
-    #[serde(default)]
     pub frees_others: bool,
+}
+
+impl Serialize for Suggestion {
+    /// `change` is the English text (as every text field of `--json`), `change_message` the same
+    /// as data (docs/messages.md).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("Suggestion", 4)?;
+        st.serialize_field("change", &self.change.en())?;
+        st.serialize_field("change_message", &self.change)?;
+        st.serialize_field("saving", &self.saving)?;
+        st.serialize_field("frees_others", &self.frees_others)?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Suggestion {
+    /// Reads `change_message`; output without it (an older gpu-doctor) gives the English `change`
+    /// as the message's key, which the catalogue still translates when it is one of its texts.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Suggestion, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            change: String,
+            #[serde(default)]
+            change_message: Option<Message>,
+            saving: f64,
+            #[serde(default)]
+            frees_others: bool,
+        }
+        let w = Wire::deserialize(d)?;
+        Ok(Suggestion {
+            change: w.change_message.unwrap_or_else(|| Message::new(&w.change)),
+            saving: w.saving,
+            frees_others: w.frees_others,
+        })
+    }
 }
 
 impl Suggestion {
@@ -64,11 +100,12 @@ impl Suggestion {
     /// "stop `python serve.py` (pid 4242) to free GPU 0 … — frees 20.0 GiB".
     pub fn line(&self) -> String {
         let gib = format!("{:.1}", self.saving / GIB);
-        if self.frees_others {
-            crate::tr!("{change} — frees {gib} GiB", change = self.change, gib = gib)
+        let line = if self.frees_others {
+            crate::msg!("{change} — frees {gib} GiB", change = self.change.clone(), gib = gib)
         } else {
-            crate::tr!("{change} — saves {gib} GiB", change = self.change, gib = gib)
-        }
+            crate::msg!("{change} — saves {gib} GiB", change = self.change.clone(), gib = gib)
+        };
+        line.render(crate::i18n::current())
     }
 }
 
@@ -78,57 +115,53 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
     let Ok(base) = estimate(arch, s) else { return Vec::new() };
     let base_need = need(&base, s);
     let training = s.mode != Mode::Inference;
-    let mut tries: Vec<(String, Workload)> = Vec::new();
+    let mut tries: Vec<(Message, Workload)> = Vec::new();
     if Family::of(arch).is_some() {
         return keep_savings(arch, base_need, image_tries(s));
     }
     if s.batch > 1 {
         tries.push((
-            crate::tr!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
+            crate::msg!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
             Workload { batch: s.batch / 2, ..s.clone() },
         ));
     }
     if s.seq > 256 {
         tries.push((
-            crate::tr!("halve the sequence length ({from} to {to} tokens)", from = s.seq, to = s.seq / 2),
+            crate::msg!("halve the sequence length ({from} to {to} tokens)", from = s.seq, to = s.seq / 2),
             Workload { seq: s.seq / 2, ..s.clone() },
         ));
     }
     if training && s.mode == Mode::Full && s.precision != Precision::Bf16True {
         tries.push((
-            crate::tr!("train in bf16 (no fp32 master copy)").into(),
+            crate::msg!("train in bf16 (no fp32 master copy)"),
             Workload { precision: Precision::Bf16True, ..s.clone() },
         ));
     }
     if training && s.optimizer == Optimizer::AdamW {
-        tries.push((crate::tr!("8-bit AdamW").into(), Workload { optimizer: Optimizer::AdamW8bit, ..s.clone() }));
+        tries.push((crate::msg!("8-bit AdamW"), Workload { optimizer: Optimizer::AdamW8bit, ..s.clone() }));
     }
     if training && s.checkpointing != Checkpointing::Full {
         tries.push((
-            crate::tr!("activation checkpointing on every layer").into(),
+            crate::msg!("activation checkpointing on every layer"),
             Workload { checkpointing: Checkpointing::Full, ..s.clone() },
         ));
     }
     if !s.flash_attention {
-        tries.push((
-            crate::tr!("fused (flash / SDPA) attention").into(),
-            Workload { flash_attention: true, ..s.clone() },
-        ));
+        tries.push((crate::msg!("fused (flash / SDPA) attention"), Workload { flash_attention: true, ..s.clone() }));
     }
     match s.mode {
-        Mode::Full => tries
-            .push((crate::tr!("LoRA instead of a full fine-tune").into(), Workload { mode: Mode::Lora, ..s.clone() })),
-        Mode::Lora => {
-            tries.push((crate::tr!("QLoRA (4-bit base)").into(), Workload { mode: Mode::Qlora, ..s.clone() }))
+        Mode::Full => {
+            tries.push((crate::msg!("LoRA instead of a full fine-tune"), Workload { mode: Mode::Lora, ..s.clone() }))
         }
+        Mode::Lora => tries.push((crate::msg!("QLoRA (4-bit base)"), Workload { mode: Mode::Qlora, ..s.clone() })),
         Mode::Inference => {
             for q in [Quant::Fp8, Quant::Gptq4, Quant::GgufQ4KM] {
                 if q.linear_bits() < s.quant.linear_bits() && (q.is_gguf() == (s.framework == Framework::LlamaCpp)) {
-                    tries.push((crate::tr!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
+                    tries.push((crate::msg!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
                 }
             }
             if s.kv_bytes > 1.0 {
-                tries.push((crate::tr!("8-bit KV cache").into(), Workload { kv_bytes: 1.0, ..s.clone() }));
+                tries.push((crate::msg!("8-bit KV cache"), Workload { kv_bytes: 1.0, ..s.clone() }));
             }
         }
         Mode::Qlora => {}
@@ -136,17 +169,17 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
     if s.gpus == 1 {
         let sharding = if training { Sharding::Fsdp } else { Sharding::Tensor };
         let change = if training {
-            crate::tr!("shard over 2 GPUs (FSDP)")
+            crate::msg!("shard over 2 GPUs (FSDP)")
         } else {
-            crate::tr!("shard over 2 GPUs (tensor parallel)")
+            crate::msg!("shard over 2 GPUs (tensor parallel)")
         };
-        tries.push((change.into(), Workload { gpus: 2, sharding, ..s.clone() }));
+        tries.push((change, Workload { gpus: 2, sharding, ..s.clone() }));
     }
     keep_savings(arch, base_need, tries)
 }
 
 /// The changes that save memory, with what each saves.
-fn keep_savings(arch: &Arch, base_need: f64, tries: Vec<(String, Workload)>) -> Vec<Suggestion> {
+fn keep_savings(arch: &Arch, base_need: f64, tries: Vec<(Message, Workload)>) -> Vec<Suggestion> {
     tries
         .into_iter()
         .filter_map(|(change, t)| {
@@ -158,8 +191,8 @@ fn keep_savings(arch: &Arch, base_need: f64, tries: Vec<(String, Workload)>) -> 
 }
 
 /// What an image-generation run can change, in diffusers' words.
-fn image_tries(s: &Workload) -> Vec<(String, Workload)> {
-    let mut tries: Vec<(String, Workload)> = Vec::new();
+fn image_tries(s: &Workload) -> Vec<(Message, Workload)> {
+    let mut tries: Vec<(Message, Workload)> = Vec::new();
     let with = |f: &dyn Fn(&mut ImageSettings)| {
         let mut w = s.clone();
         f(&mut w.image);
@@ -167,38 +200,32 @@ fn image_tries(s: &Workload) -> Vec<(String, Workload)> {
     };
     if s.batch > 1 {
         tries.push((
-            crate::tr!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
+            crate::msg!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
             Workload { batch: s.batch / 2, ..s.clone() },
         ));
     }
     if s.image.vae != VaeDecode::Sliced && s.batch > 1 {
         tries.push((
-            crate::tr!("decode one image at a time (pipe.enable_vae_slicing())").into(),
+            crate::msg!("decode one image at a time (pipe.enable_vae_slicing())"),
             with(&|i| i.vae = VaeDecode::Sliced),
         ));
     }
     if s.image.vae == VaeDecode::Full {
-        tries.push((
-            crate::tr!("tiled VAE decode (pipe.enable_vae_tiling())").into(),
-            with(&|i| i.vae = VaeDecode::Tiled),
-        ));
+        tries.push((crate::msg!("tiled VAE decode (pipe.enable_vae_tiling())"), with(&|i| i.vae = VaeDecode::Tiled)));
     }
     if s.image.offload == Offload::None {
         tries.push((
-            crate::tr!("model CPU offload (pipe.enable_model_cpu_offload())").into(),
+            crate::msg!("model CPU offload (pipe.enable_model_cpu_offload())"),
             with(&|i| i.offload = Offload::Model),
         ));
     }
     for q in [Quant::Fp8, Quant::Nf4] {
         if q.linear_bits() < s.quant.linear_bits() {
-            tries.push((crate::tr!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
+            tries.push((crate::msg!("{quant} weights", quant = q.name()), Workload { quant: q, ..s.clone() }));
         }
     }
     if !s.flash_attention {
-        tries.push((
-            crate::tr!("fused (flash / SDPA) attention").into(),
-            Workload { flash_attention: true, ..s.clone() },
-        ));
+        tries.push((crate::msg!("fused (flash / SDPA) attention"), Workload { flash_attention: true, ..s.clone() }));
     }
     tries
 }
@@ -283,13 +310,12 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
         let held = (t.total - t.free.unwrap_or(t.total)).max(0.0);
         let known: Option<f64> = f.to_stop.iter().map(|h| h.bytes).sum();
         let change = if f.to_stop.is_empty() {
-            crate::tr!("free {gpu}: stop the other processes using it (nvidia-smi lists them)", gpu = t.name)
+            crate::msg!("free {gpu}: stop the other processes using it (nvidia-smi lists them)", gpu = &t.name)
         } else {
-            crate::tr!(
+            crate::msg!(
                 "stop {processes} to free {gpu}",
-                processes =
-                    and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()).render(crate::i18n::current()),
-                gpu = t.name
+                processes = and_list(&f.to_stop.iter().map(Holder::phrase).collect::<Vec<_>>()),
+                gpu = &t.name
             )
         };
         out.push(Suggestion { change, saving: known.unwrap_or(held), frees_others: true });
@@ -302,6 +328,22 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
 mod tests {
     use super::*;
     use crate::vram::{Target, presets};
+
+    #[test]
+    fn advice_crosses_json_as_data_and_older_text_is_read_as_a_key() {
+        let s = Suggestion {
+            change: crate::msg!("halve the batch ({from} to {to})", from = 8u32, to = 4u32),
+            saving: GIB,
+            frees_others: false,
+        };
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["change"], "halve the batch (8 to 4)");
+        let back: Suggestion = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.change.render(crate::i18n::Lang::ZhCn), "批大小减半（8 → 4）");
+        let old: Suggestion = serde_json::from_str(r#"{"change": "8-bit KV cache", "saving": 1.0}"#).unwrap();
+        assert_eq!(old.change.render(crate::i18n::Lang::ZhCn), "使用 8 比特 KV 缓存");
+    }
 
     #[test]
     fn solver_finds_the_boundary_and_suggestions_save_memory() {
@@ -323,8 +365,8 @@ mod tests {
             ..s
         };
         let sug = suggestions(a, &full);
-        assert!(sug.iter().any(|x| x.change.starts_with("halve the batch")), "{sug:?}");
-        assert!(sug.iter().any(|x| x.change.contains("bf16")), "{sug:?}");
+        assert!(sug.iter().any(|x| x.change.en().starts_with("halve the batch")), "{sug:?}");
+        assert!(sug.iter().any(|x| x.change.en().contains("bf16")), "{sug:?}");
         assert!(sug.iter().all(|x| x.saving > 0.0));
     }
 
@@ -345,11 +387,11 @@ mod tests {
         assert!(l.sentence().starts_with("With the card free"), "{}", l.sentence());
         assert_eq!(l.max_batch, max_batch(a, &s, 24.0 * GIB * 0.8));
         let adv = advice(a, &s, std::slice::from_ref(&f));
-        assert!(adv[0].change.starts_with("stop `python serve.py` (pid 4242)"), "{adv:?}");
+        assert!(adv[0].change.en().starts_with("stop `python serve.py` (pid 4242)"), "{adv:?}");
         assert_eq!(f.to_stop[0].pid, 4242, "largest first");
         let freed: f64 = f.to_stop.iter().filter_map(|h| h.bytes).sum();
         assert!((adv[0].saving - freed).abs() < 1.0);
-        assert!(!adv[0].change.contains("weights"));
+        assert!(!adv[0].change.en().contains("weights"));
         assert!(adv[0].line().contains(" — frees "), "{}", adv[0].line());
         assert_eq!(adv[1..], suggestions(a, &s)[..]);
         // On a free card the advice is the suggestions alone.

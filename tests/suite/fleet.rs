@@ -264,7 +264,10 @@ fn a_real_prometheus_scrapes_serve_and_answers_queries() {
             std::env::var_os("GPU_DOCTOR_REQUIRE_FLEET").is_none(),
             "GPU_DOCTOR_REQUIRE_FLEET is set but there is no prometheus binary (apt-get install prometheus)"
         );
-        eprintln!("SKIPPED: no prometheus binary here (apt-get install prometheus)");
+        common::skip(
+            "a_real_prometheus_scrapes_serve_and_answers_queries",
+            "no prometheus binary here (apt-get install prometheus)",
+        );
         return;
     };
     let exporter = free_port();

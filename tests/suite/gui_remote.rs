@@ -56,7 +56,9 @@ fn local_app() -> Harness<'static, DoctorApp> {
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, 800.0))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
-    h.run();
+    // (Frames are stepped, never run() to settle: the link's thread brings data at its own pace,
+    // so whether the window has settled after four frames depends on how busy this machine is.)
+    h.run_steps(4);
     h
 }
 
@@ -93,11 +95,11 @@ fn a_server_shows_live_labelled_remote_with_its_charts_checklist_and_report() {
     h.get_by_label("No NVIDIA GPU data");
     // The no-GPU banner offers the server; the dialog refuses a name ssh would read as an option.
     h.get_by_label("Connect to a server…").click();
-    h.run();
+    h.run_steps(4);
     h.get_by_label("Connect to a server");
     h.state_mut().connect_dialog.server = "-oProxyCommand=x".into();
     h.get_by_label("Connect").click();
-    h.run();
+    h.run_steps(4);
     h.get_by_label_contains("is not a host name or address");
     h.state_mut().connect_dialog.open = false;
 
@@ -107,7 +109,7 @@ fn a_server_shows_live_labelled_remote_with_its_charts_checklist_and_report() {
         s.remote.as_ref().is_some_and(|r| r.state == RemoteState::Live)
             && s.gpus.iter().any(|g| g.util_gpu_pct.get().is_some())
     });
-    h.run();
+    h.run_steps(4);
     h.get_by_label_contains("REMOTE ann@gpu-server:2222: live");
     h.get_by_label_contains("Data: ann@gpu-server:2222 over SSH (NVML");
     assert!(h.query_by_label("No NVIDIA GPU data").is_none(), "the server's GPUs replace the local banner");
@@ -129,7 +131,7 @@ fn a_server_shows_live_labelled_remote_with_its_charts_checklist_and_report() {
     // The checklist ran on the server.
     step_until(&mut h, 60, "the server's checklist", |h| h.state().checklist.report.is_some());
     h.state_mut().tab = gpu_doctor::gui::Tab::Checklist;
-    h.run();
+    h.run_steps(4);
     h.get_by_label("REMOTE ann@gpu-server:2222");
 
     // The report says where the data came from, and leaves out this desktop's machine facts.
@@ -141,9 +143,9 @@ fn a_server_shows_live_labelled_remote_with_its_charts_checklist_and_report() {
 
     // Disconnect: this machine again.
     h.state_mut().tab = gpu_doctor::gui::Tab::Monitor;
-    h.run();
+    h.run_steps(4);
     h.get_by_label("Disconnect").click();
-    h.run();
+    h.run_steps(4);
     step_until(&mut h, 10, "this machine again", |h| h.state().sampler().snapshot().remote.is_none());
     assert!(h.query_by_label_contains("REMOTE").is_none());
 }
@@ -157,7 +159,7 @@ fn a_password_prompt_becomes_how_to_set_up_a_key() {
     step_until(&mut h, 30, "the authentication failure", |h| {
         h.state().sampler().snapshot().remote.as_ref().is_some_and(|r| matches!(r.state, RemoteState::Failed { .. }))
     });
-    h.run();
+    h.run_steps(4);
     h.get_by_label_contains("wants a password or a key passphrase; gpu-doctor never asks for or stores either");
     h.get_by_label_contains("ssh-copy-id ann@gpu-server:2222");
     h.get_by_label("Reconnect");

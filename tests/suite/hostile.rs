@@ -396,7 +396,10 @@ fn an_interrupted_import_leaves_no_temporary_directory() {
         }
         if !unpacking {
             let _ = child.kill();
-            eprintln!("the archive was unpacked before it could be interrupted: skipped for {signal}");
+            crate::common::skip(
+                "an interrupted unpack",
+                &format!("the archive was unpacked before it could be interrupted by {signal}"),
+            );
             continue;
         }
         let _ = std::process::Command::new("kill").arg(signal).arg(child.id().to_string()).status();
@@ -438,7 +441,7 @@ fn a_gbk_terminal_gets_its_own_character_set() {
             .output()
     };
     let (Ok(gb), Ok(utf8)) = (on_tty("zh_CN.GB18030"), on_tty("zh_CN.UTF-8")) else {
-        eprintln!("no script(1) here: skipped");
+        crate::common::skip("GB18030 terminal output", "no script(1) here (util-linux)");
         return;
     };
     let Ok(mut iconv) = std::process::Command::new("iconv")
@@ -447,7 +450,7 @@ fn a_gbk_terminal_gets_its_own_character_set() {
         .stdout(std::process::Stdio::piped())
         .spawn()
     else {
-        eprintln!("no iconv(1) here: skipped");
+        crate::common::skip("GB18030 terminal output", "no iconv(1) here (libc-bin)");
         return;
     };
     std::io::Write::write_all(&mut iconv.stdin.take().unwrap(), &gb.stdout).unwrap();

@@ -57,7 +57,7 @@ impl Server {
                 std::env::var_os("GPU_DOCTOR_REQUIRE_FLEET").is_none(),
                 "GPU_DOCTOR_REQUIRE_FLEET is set but sshd or ssh is missing (apt-get install openssh-server openssh-client)"
             );
-            eprintln!("SKIPPED: no sshd/ssh here (apt-get install openssh-server openssh-client)");
+            common::skip("a_server_over_real_ssh", "no sshd/ssh here (apt-get install openssh-server openssh-client)");
             return None;
         }
         // sshd wants its privilege-separation directory (made by its package's service, not here).
