@@ -295,6 +295,33 @@ fn screenshot_state_file() -> PathBuf {
     std::env::temp_dir().join(format!("gpu-doctor-screenshot-{}.ron", std::process::id()))
 }
 
+/// The window's options, each resolved once from the command line, else the environment
+/// (`GPU_DOCTOR_LANG`), else the saved settings, else its default: the one place that order is
+/// written. The renderer's own order (the relaunch's choice first) is [`main_with`]'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Launch {
+    /// Seconds between samples.
+    pub interval: Interval,
+    /// The tab shown first.
+    pub tab: Tab,
+    /// Light or dark.
+    pub theme: crate::settings::Theme,
+    /// The window's language.
+    pub lang: crate::i18n::Lang,
+}
+
+impl Launch {
+    /// `args` over `settings` (a tab the settings name that no longer exists: the Monitor).
+    pub fn resolve(args: &GuiArgs, settings: &crate::settings::Settings) -> Launch {
+        Launch {
+            interval: args.interval.unwrap_or(settings.interval()),
+            tab: args.tab.or_else(|| Tab::from_str(&settings.tab, true).ok()).unwrap_or(Tab::Monitor),
+            theme: args.theme.unwrap_or(settings.theme),
+            lang: crate::i18n::choose(args.lang, settings.language),
+        }
+    }
+}
+
 fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> Result<(), eframe::Error> {
     let (gpu, host) = args.source.options().open();
     // A --screenshot run neither reads nor writes the user's settings: it is reproducible.
@@ -303,15 +330,14 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
         .as_deref()
         .map(crate::settings::Settings::load)
         .unwrap_or(crate::settings::Loaded { settings: crate::settings::Settings::default(), notice: None });
-    let interval = args.interval.unwrap_or(loaded.settings.interval()).duration();
+    let resolved = Launch::resolve(args, &loaded.settings);
+    let interval = resolved.interval.duration();
     let prefill = args.source.demo.is_some();
     let screenshot = args.screenshot.clone();
-    let tab = args.tab.or_else(|| Tab::from_str(&loaded.settings.tab, true).ok()).unwrap_or(Tab::Monitor);
+    let tab = resolved.tab;
     let mut loaded = loaded;
-    if let Some(theme) = args.theme {
-        loaded.settings.theme = theme;
-    }
-    crate::i18n::set(crate::i18n::choose(args.lang, loaded.settings.language));
+    loaded.settings.theme = resolved.theme;
+    crate::i18n::set(resolved.lang);
     let frames = args.frames;
     let source = args.source.options();
     let checklist_from = args.checklist_from.clone();
@@ -373,4 +399,29 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
         std::process::exit(i32::from(exit::ERROR));
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::settings::{Settings, Theme};
+
+    #[test]
+    fn the_command_line_wins_over_the_settings_and_the_settings_over_the_defaults() {
+        let saved = Settings { interval_secs: 2.0, tab: "vram".into(), theme: Theme::Light, ..Settings::default() };
+        let bare = GuiArgs::try_parse_from(["gpu-doctor"]).unwrap_or_else(|e| panic!("{e}"));
+        let l = Launch::resolve(&bare, &saved);
+        assert_eq!((l.interval.secs(), l.tab, l.theme), (2.0, Tab::Vram, Theme::Light));
+        let given =
+            GuiArgs::try_parse_from(["gpu-doctor", "--interval", "0.5", "--tab", "checklist", "--theme", "dark"])
+                .unwrap_or_else(|e| panic!("{e}"));
+        let l = Launch::resolve(&given, &saved);
+        assert_eq!((l.interval.secs(), l.tab, l.theme), (0.5, Tab::Checklist, Theme::Dark));
+        // Settings a newer or older version wrote that mean nothing here give the defaults.
+        let odd = Settings { interval_secs: 99.0, tab: "gone".into(), ..Settings::default() };
+        let l = Launch::resolve(&bare, &odd);
+        assert_eq!((l.interval, l.tab), (Interval::DEFAULT, Tab::Monitor));
+    }
 }
