@@ -485,7 +485,11 @@ impl VramState {
             );
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(f.verdict.word().to_uppercase()).strong().color(color));
-                ui.label(format!("{}: {}", t.name, f.detail.render(crate::i18n::current())));
+                ui.label(crate::tr!(
+                    "{label}: {value}",
+                    label = t.name,
+                    value = f.detail.render(crate::i18n::current())
+                ));
             });
             if !t.holders.is_empty() && t.free.is_some_and(|fr| fr < t.total * 0.95) {
                 let mut hs = t.holders.clone();

@@ -96,7 +96,8 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     }
     for (i, f) in fits.iter().enumerate() {
         let verdict = f.verdict.word().to_uppercase();
-        let _ = writeln!(o, "\n{}: {} — {}", f.target.name, verdict, f.detail.render(crate::i18n::current()));
+        let detail = format!("{verdict} — {}", f.detail.render(crate::i18n::current()));
+        let _ = writeln!(o, "\n{}", crate::tr!("{label}: {value}", label = f.target.name, value = detail));
         if let Some(l) = limits.get(i) {
             let _ = writeln!(o, "  {}", l.sentence());
         }
