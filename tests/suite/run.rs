@@ -182,7 +182,22 @@ fn a_large_file_reader_is_measured() {
     assert_eq!(out.status.code(), Some(0));
     let v = json.unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
     assert!(v["read_bytes"].as_u64().unwrap_or(0) >= 96 << 20, "{}", v["read_bytes"]);
-    assert!(!findings(&v).contains(&"data-starved".to_string()));
+    // Reading a file is not starving the GPU: a starved verdict is only allowed while the run's
+    // own evidence shows the host CPU saturated (a loaded machine), so this holds under any load.
+    assert!(!starved_with_a_free_cpu(&v), "{:?}", findings(&v));
+}
+
+/// A data-starved verdict without the host's busy CPU among its evidence (the host's average or
+/// its busiest core, which the rule needs to fire).
+fn starved_with_a_free_cpu(v: &Value) -> bool {
+    v["verdicts"].as_array().into_iter().flatten().any(|b| {
+        b["finding"].as_str() == Some("data-starved")
+            && !b["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|e| e.as_str().is_some_and(|e| e.starts_with("host CPU") || e.starts_with("busiest core")))
+    })
 }
 
 fn focus(pid: u32, log: &std::path::Path) -> Value {
