@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-mod message;
+pub mod message;
 mod retranslate;
 pub use message::{Arg, Message};
 pub use retranslate::retranslate;
@@ -338,7 +338,12 @@ pub fn tr(en: &'static str) -> &'static str {
 
 /// `en`, a text known only at run time (clap's help), in the current language.
 pub fn tr_dyn(en: &str) -> String {
-    match current() {
+    tr_in(current(), en)
+}
+
+/// `en`, a catalogue text known only at run time, in `lang`.
+pub fn tr_in(lang: Lang, en: &str) -> String {
+    match lang {
         Lang::En => en.to_string(),
         Lang::ZhCn => ZH.get(en).cloned().unwrap_or_else(|| en.to_string()),
     }

@@ -44,4 +44,15 @@ impl Verdict {
             Verdict::Fail => crate::tr!("FAIL"),
         }
     }
+
+    /// The verdict's word as a message, for a text made before its language is known.
+    pub fn word_message(self) -> crate::i18n::Message {
+        match self {
+            Verdict::Skipped => crate::msg!("SKIPPED"),
+            Verdict::Pass => crate::msg!("PASS"),
+            Verdict::Info => crate::msg!("INFO"),
+            Verdict::Warn => crate::msg!("WARN"),
+            Verdict::Fail => crate::msg!("FAIL"),
+        }
+    }
 }

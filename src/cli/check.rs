@@ -104,7 +104,7 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
     };
     let text = match format {
         Format::Json => super::to_json(&report).map_err(|e| CliError::new(style.unknown(), e.message))? + "\n",
-        Format::Text => diagnose::render_text(&report),
+        Format::Text => crate::present::checklist::render_text(&report, crate::i18n::current()),
         Format::Line => hook::status_line(&report, style) + "\n",
         Format::Prom => {
             let host = prom::hostname();

@@ -90,12 +90,12 @@ pub fn status_line(report: &Report, style: ExitCodes) -> String {
         Verdict::Fail => {
             let first = report.root().or_else(|| report.checks.iter().find(|c| c.verdict == Verdict::Fail));
             let more = problems(Verdict::Fail).saturating_sub(1);
-            first.map_or_else(String::new, |c| with_more(&c.id, &c.finding, more))
+            first.map_or_else(String::new, |c| with_more(&c.id, &c.finding.here(), more))
         }
         Verdict::Warn => {
             let first = report.checks.iter().find(|c| c.verdict == Verdict::Warn && c.blocked_by.is_none());
             let more = problems(Verdict::Warn).saturating_sub(1);
-            first.map_or_else(String::new, |c| with_more(&c.id, &c.finding, more))
+            first.map_or_else(String::new, |c| with_more(&c.id, &c.finding.here(), more))
         }
         _ => {
             let run = report.checks.iter().filter(|c| c.verdict != Verdict::Skipped).count();

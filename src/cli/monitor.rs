@@ -219,12 +219,12 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
                         tr!(
                             "  Diagnosis: {verdict} {title} (confidence {pct} %)",
                             verdict = v.severity.word(),
-                            title = v.title,
+                            title = v.title.here(),
                             pct = format!("{:.0}", 100.0 * v.confidence)
                         )
                     );
                     if let Some(step) = v.next_steps.first().filter(|_| v.severity >= crate::diagnose::Verdict::Warn) {
-                        let _ = writeln!(t, "{}", tr!("    next: {step}", step = step));
+                        let _ = writeln!(t, "{}", tr!("    next: {step}", step = step.here()));
                     }
                 }
                 shown = keys;

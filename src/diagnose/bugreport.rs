@@ -327,7 +327,7 @@ pub fn sniff(path: &Path) -> FileKind {
 fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_file() {
-        return Err(crate::tr!("{path} is not a regular file", path = path.display()).to_string());
+        return Err(crate::msg!("{path} is not a regular file", path = path.display()).here());
     }
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut head = [0u8; 2];

@@ -257,7 +257,7 @@ pub struct Written {
 pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
     let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
     if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
-        return Err(CaptureError::Write(dir.into(), crate::tr!("the directory is not empty; choose a new one").into()));
+        return Err(CaptureError::Write(dir.into(), crate::msg!("the directory is not empty; choose a new one").here()));
     }
     let existed = dir.exists();
     let written = write_into(live, dir);
@@ -305,32 +305,33 @@ fn write_into(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
 fn manifest(p: &Plan) -> String {
     use std::fmt::Write as _;
     let mut m = String::new();
-    let _ = writeln!(m, "{}", crate::tr!("gpu-doctor capture: everything this folder holds"));
-    let _ = writeln!(m, "capture.json  {}", crate::tr!("(metadata: see docs/capture-format.md)"));
+    let _ = writeln!(m, "{}", crate::msg!("gpu-doctor capture: everything this folder holds").here());
+    let _ = writeln!(m, "capture.json  {}", crate::msg!("(metadata: see docs/capture-format.md)").here());
     for (path, bytes) in &p.files {
-        let _ = writeln!(m, "fs{path}  {}", crate::tr!("({n} bytes)", n = bytes.len()));
+        let _ = writeln!(m, "fs{path}  {}", crate::msg!("({n} bytes)", n = bytes.len()).here());
     }
     for path in &p.placeholders {
-        let _ = writeln!(m, "fs{path}  {}", crate::tr!("(empty: only that it exists)"));
+        let _ = writeln!(m, "fs{path}  {}", crate::msg!("(empty: only that it exists)").here());
     }
     for path in &p.dirs {
-        let _ = writeln!(m, "fs{path}/  {}", crate::tr!("(empty folder: only that it exists)"));
+        let _ = writeln!(m, "fs{path}/  {}", crate::msg!("(empty folder: only that it exists)").here());
     }
     for (dir, names) in &p.listings {
-        let _ = writeln!(m, "{}", crate::tr!("listing {dir}: {n} names", dir = dir, n = names.len()));
+        let _ = writeln!(m, "{}", crate::msg!("listing {dir}: {n} names", dir = dir, n = names.len()).here());
     }
     for (path, target) in &p.links {
-        let _ = writeln!(m, "{}", crate::tr!("link {path} -> {target}", path = path, target = target));
+        let _ = writeln!(m, "{}", crate::msg!("link {path} -> {target}", path = path, target = target).here());
     }
     if p.left_out > 0 || p.names_dropped > 0 {
         let _ = writeln!(
             m,
             "{}",
-            crate::tr!(
+            crate::msg!(
                 "left out: {files} files the checks touched that are not on the capture's list, {names} names from listings of your folders",
                 files = p.left_out,
                 names = p.names_dropped
             )
+            .here()
         );
     }
     crate::text::safe_terminal(&m).into_owned()

@@ -5,13 +5,14 @@
 use serde::Serialize;
 
 use super::{FixStep, Report, Verdict};
+use crate::i18n::{Lang, Message};
 use crate::telemetry::source::NoGpu;
 
 /// What is wrong, in one line, and what to do first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Headline {
     /// What was found, as a sentence ("No GPU was passed into this container").
-    pub finding: String,
+    pub finding: Message,
     /// What to do: the root cause's fix, step by step (prose and runnable commands).
     pub steps: Vec<FixStep>,
     /// The check it comes from (for hover text and JSON; never printed in prose).
@@ -33,8 +34,8 @@ impl Headline {
     pub fn of_nvml(no: &NoGpu) -> Headline {
         let (finding, next_step) = no.shown(cfg!(windows));
         Headline {
-            finding,
-            steps: if next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(next_step)] },
+            finding: Message::data(finding),
+            steps: if next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(Message::data(next_step))] },
             check_id: None,
         }
     }
@@ -47,14 +48,14 @@ impl Headline {
 
     /// The steps as plain lines for a terminal: "Next step: ..." for a single instruction, else
     /// "What to do:" and each step indented, commands after `$ `.
-    pub fn steps_text(&self) -> String {
+    pub fn steps_text(&self, lang: Lang) -> String {
         match self.steps.as_slice() {
             [] => String::new(),
-            [FixStep::Text(t)] => format!("{}\n", crate::tr!("Next step: {step}", step = t)),
+            [FixStep::Text(t)] => format!("{}\n", crate::msg!("Next step: {step}", step = t).render(lang)),
             steps => {
-                let mut s = format!("{}\n", crate::tr!("What to do:"));
+                let mut s = format!("{}\n", crate::msg!("What to do:").render(lang));
                 for step in steps {
-                    s.push_str(&format!("  {}\n", step.plain()));
+                    s.push_str(&format!("  {}\n", step.plain(lang)));
                 }
                 s
             }
@@ -95,15 +96,15 @@ mod tests {
             imported: None,
         };
         let h = Headline::for_no_gpu(Some(&report), &no_gpu());
-        assert_eq!(h.finding, "No GPU was passed into this container");
+        assert_eq!(h.finding.en(), "No GPU was passed into this container");
         assert_eq!(h.steps, vec![FixStep::Command("docker run --gpus all IMAGE".into())]);
-        assert_eq!(h.steps_text(), "What to do:\n  $ docker run --gpus all IMAGE\n");
+        assert_eq!(h.steps_text(Lang::En), "What to do:\n  $ docker run --gpus all IMAGE\n");
         assert!(h.from_checklist());
         let none =
             Report { checks: Vec::new(), root_cause: None, from_capture: false, refused: Vec::new(), imported: None };
         let h = Headline::for_no_gpu(Some(&none), &no_gpu());
-        assert_eq!(h.finding, "No NVIDIA driver seems to be installed");
-        assert_eq!(h.steps_text(), "Next step: Install the driver\n");
+        assert_eq!(h.finding.en(), "No NVIDIA driver seems to be installed");
+        assert_eq!(h.steps_text(Lang::En), "Next step: Install the driver\n");
         assert!(!h.from_checklist());
         assert_eq!(Headline::for_no_gpu(None, &no_gpu()), h);
     }

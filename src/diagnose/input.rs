@@ -57,21 +57,21 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
     let text = bugreport::read(file).map_err(bad)?;
     let view = if bugreport::is_bug_report(&text) {
         let split = bugreport::split(&text)
-            .ok_or_else(|| bad(crate::tr!("no nvidia-bug-report sections found").to_string()))?;
+            .ok_or_else(|| bad(crate::msg!("no nvidia-bug-report sections found").here()))?;
         BugReportSystem::from_report(&split)
     } else {
         BugReportSystem::from_smi(&text)
-            .ok_or_else(|| bad(crate::tr!("not the output of nvidia-smi -q").to_string()))?
+            .ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q").here()))?
     };
     let mut report = super::run(&view);
     let imported = view.imported();
     if imported.kind == "nvidia-bug-report" && imported.read.is_empty() {
         // A checklist of nothing but "not in this report" would read as "no failure found".
-        return Err(bad(crate::tr!(
+        return Err(bad(crate::msg!(
             "it holds none of the sections the checks read ({n} sections found); the file may be damaged, cut short or not a whole log",
             n = imported.sections
         )
-        .to_string()));
+        .here()));
     }
     bugview::mark_not_in_report(&mut report, &imported);
     report.imported = Some(imported);
@@ -86,19 +86,20 @@ const REMOTE_CHECKS_TIMEOUT: Duration = Duration::from_secs(90);
 pub fn remote_checklist(setup: &SshSetup, target: &Target) -> Result<Report, RemoteError> {
     let out = remote::run_once(setup, target, &["check", "--json"], REMOTE_CHECKS_TIMEOUT)?;
     match serde_json::from_slice::<Report>(&out.stdout) {
-        // (`--json` is English on every machine: put into this one's language.)
-        Ok(r) => Ok(r.bounded().localized()),
+        // (The checks carry their messages: they render in this machine's language where shown.)
+        Ok(r) => Ok(r.bounded()),
         Err(e) => {
             let mut err = remote::classify(target, out.code, &out.stderr, false);
             if err.kind == RemoteErrorKind::Other && !out.stdout.is_empty() {
                 err = RemoteError {
                     kind: RemoteErrorKind::VersionSkew,
-                    message: crate::tr!(
+                    message: crate::msg!(
                         "The checklist from {host} cannot be read by this version ({error}).",
                         host = target,
                         error = e
-                    ),
-                    next_step: crate::tr!("Install the same gpu-doctor version on both machines.").to_string(),
+                    )
+                    .here(),
+                    next_step: crate::msg!("Install the same gpu-doctor version on both machines.").here(),
                     detail: String::new(),
                 };
             }

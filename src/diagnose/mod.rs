@@ -20,12 +20,15 @@ pub mod ldcache;
 pub mod parse;
 pub mod system;
 pub mod winfacts;
+mod wire;
 #[cfg(test)]
 mod wording_tests;
 
 use serde::{Deserialize, Serialize};
 
 use system::SystemView;
+
+use crate::i18n::{Lang, Message};
 
 pub use crate::verdict::Verdict;
 
@@ -67,17 +70,17 @@ impl Layer {
         Layer::Windows,
     ];
 
-    /// Title for a wizard step.
+    /// Title for a wizard step: its catalogue key (shown through `crate::i18n::tr`).
     pub fn title(self) -> &'static str {
         match self {
-            Layer::Hardware => crate::tr!("GPU hardware"),
-            Layer::Driver => crate::tr!("NVIDIA driver"),
-            Layer::Cuda => crate::tr!("CUDA and frameworks"),
-            Layer::Permissions => crate::tr!("Permissions"),
-            Layer::Containers => crate::tr!("Containers"),
+            Layer::Hardware => crate::tr_key!("GPU hardware"),
+            Layer::Driver => crate::tr_key!("NVIDIA driver"),
+            Layer::Cuda => crate::tr_key!("CUDA and frameworks"),
+            Layer::Permissions => crate::tr_key!("Permissions"),
+            Layer::Containers => crate::tr_key!("Containers"),
             Layer::Wsl => "WSL",
-            Layer::Environment => crate::tr!("Environment"),
-            Layer::Runtime => crate::tr!("Runtime health"),
+            Layer::Environment => crate::tr_key!("Environment"),
+            Layer::Runtime => crate::tr_key!("Runtime health"),
             Layer::Windows => "Windows",
         }
     }
@@ -85,66 +88,63 @@ impl Layer {
 
 /// One step of a fix: prose to read, or one shell command to run as it stands.
 ///
-/// Serialised as `{"text": "..."}` or `{"command": "..."}`.
+/// Serialised as `{"text": "English", "text_message": {...}}` or `{"command": "..."}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "wire::FixStepWire", try_from = "wire::FixStepWire")]
 pub enum FixStep {
     /// An instruction in words (may name a command in passing; never meant for a shell).
-    Text(String),
+    Text(Message),
     /// Exactly one command line for a shell: no prose, no distribution prefix, no comment.
     Command(String),
 }
 
 impl FixStep {
-    /// The step's text, whichever kind it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            FixStep::Text(t) | FixStep::Command(t) => t,
-        }
+    /// The step in English (a command as it is): for logs and tests.
+    pub fn en(&self) -> String {
+        self.plain(Lang::En).trim_start_matches("$ ").to_string()
     }
 
-    /// The step as one line of plain text: commands indented by `$ `.
-    pub fn plain(&self) -> String {
+    /// The step as one line of plain text in `lang`: commands indented by `$ `.
+    pub fn plain(&self, lang: Lang) -> String {
         match self {
-            FixStep::Text(t) => t.clone(),
+            FixStep::Text(t) => t.render(lang),
             FixStep::Command(c) => format!("$ {c}"),
         }
     }
 }
 
-/// One check's result.
+/// One check's result. Its texts are messages ([`Message`]), rendered where they are shown;
+/// serialised with each text in English beside its message (`finding` and `finding_message`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "wire::CheckWire", from = "wire::CheckWire")]
 pub struct Check {
     /// Stable id, e.g. `DRV-01`: the id of its definition in [`checks::CHECKS`].
     pub id: String,
     /// The layer it belongs to.
     pub layer: Layer,
-    /// What is checked, e.g. "NVIDIA kernel module loaded".
+    /// What is checked, e.g. "NVIDIA kernel module loaded": the catalogue key of its title.
     pub title: String,
     /// The outcome.
     pub verdict: Verdict,
     /// The finding as a short sentence that reads right as a headline, for this verdict
     /// ("The NVIDIA driver is not installed", "GPU 0 fell off the bus", "Not checked: ...").
-    #[serde(default)]
-    pub finding: String,
+    pub finding: Message,
     /// One line: what was found, with the details.
-    pub summary: String,
+    pub summary: Message,
     /// What it means, in plain words (empty when nothing needs explaining).
-    pub explanation: String,
+    pub explanation: Message,
     /// What was read: paths and values.
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Message>,
     /// The steps that fix it, in order: prose, and commands (each one copyable on its own).
     pub fixes: Vec<FixStep>,
     /// The id of the failed check this one depends on, when it is blocked.
     pub blocked_by: Option<String>,
     /// The id of the failure that causes this one, when it is a consequence (its own fixes are
     /// then held back: fixing the cause comes first).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explained_by: Option<String>,
     /// Set when the check does not apply to this kind of machine: where it does apply
     /// ("Windows", "WSL", "containers", ...). Text output folds such checks into one line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub applies_to: Option<String>,
+    pub applies_to: Option<Message>,
 }
 
 impl Check {
@@ -154,9 +154,9 @@ impl Check {
             layer,
             title: title.to_string(),
             verdict: Verdict::Skipped,
-            finding: String::new(),
-            summary: String::new(),
-            explanation: String::new(),
+            finding: Message::default(),
+            summary: Message::default(),
+            explanation: Message::default(),
             evidence: Vec::new(),
             fixes: Vec::new(),
             blocked_by: None,
@@ -164,39 +164,43 @@ impl Check {
             applies_to: None,
         }
     }
+    /// The title in `lang`.
+    pub fn title_in(&self, lang: Lang) -> String {
+        crate::i18n::tr_in(lang, &self.title)
+    }
     /// Sets the verdict and the detailed summary. A skipped verdict also gets the finding
     /// "Not checked: <summary>" unless [`Check::found`] gives a better one afterwards.
-    pub(crate) fn verdict(mut self, v: Verdict, summary: impl Into<String>) -> Self {
+    pub(crate) fn verdict(mut self, v: Verdict, summary: impl Into<Message>) -> Self {
         self.verdict = v;
         self.summary = summary.into();
         if v == Verdict::Skipped {
-            let finding = crate::tr!("Not checked: {summary}", summary = self.summary);
-            self.finding = finding;
+            self.finding = crate::msg!("Not checked: {summary}", summary = self.summary);
         }
         self
     }
     /// Sets the headline finding.
-    pub(crate) fn found(mut self, finding: impl Into<String>) -> Self {
+    pub(crate) fn found(mut self, finding: impl Into<Message>) -> Self {
         self.finding = finding.into();
         self
     }
     /// Skips a check that does not apply to this kind of machine; `place` is where it does.
-    pub(crate) fn not_here(self, place: &str, summary: impl Into<String>) -> Self {
+    pub(crate) fn not_here(self, place: impl Into<Message>, summary: impl Into<Message>) -> Self {
+        let place = place.into();
         let mut c = self.verdict(Verdict::Skipped, summary);
-        c.finding = crate::tr!("Does not apply here (only on {place})", place = place);
-        c.applies_to = Some(place.to_string());
+        c.finding = crate::msg!("Does not apply here (only on {place})", place = place);
+        c.applies_to = Some(place);
         c
     }
-    pub(crate) fn explain(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn explain(mut self, text: impl Into<Message>) -> Self {
         self.explanation = text.into();
         self
     }
-    pub(crate) fn evidence(mut self, e: impl Into<String>) -> Self {
+    pub(crate) fn evidence(mut self, e: impl Into<Message>) -> Self {
         self.evidence.push(e.into());
         self
     }
     /// Adds a fix step in words.
-    pub(crate) fn text(mut self, t: impl Into<String>) -> Self {
+    pub(crate) fn text(mut self, t: impl Into<Message>) -> Self {
         self.fixes.push(FixStep::Text(t.into()));
         self
     }
@@ -248,33 +252,9 @@ impl Report {
             if c.evidence.len() > MAX_EVIDENCE {
                 let more = c.evidence.len() - (MAX_EVIDENCE - 1);
                 c.evidence.truncate(MAX_EVIDENCE - 1);
-                c.evidence.push(crate::tr!("… and {n} more lines not shown", n = more));
+                c.evidence.push(crate::msg!("… and {n} more lines not shown", n = more));
             }
             c.fixes.truncate(MAX_EVIDENCE);
-        }
-        self
-    }
-
-    /// The report with its texts in the current language, for a report made in English elsewhere
-    /// (a server's `check --json`): titles, findings, summaries, explanations, evidence and the
-    /// fix steps in words (commands stay as they are).
-    pub fn localized(mut self) -> Report {
-        let tr = crate::i18n::retranslate;
-        for c in &mut self.checks {
-            for text in [&mut c.title, &mut c.finding, &mut c.summary, &mut c.explanation] {
-                *text = tr(text);
-            }
-            for e in &mut c.evidence {
-                *e = tr(e);
-            }
-            if let Some(place) = &mut c.applies_to {
-                *place = tr(place);
-            }
-            for f in &mut c.fixes {
-                if let FixStep::Text(t) = f {
-                    *t = tr(t);
-                }
-            }
         }
         self
     }
@@ -296,10 +276,10 @@ impl Report {
 
     /// Checks that do not apply to this kind of machine, and the places they apply to (in
     /// first-seen order, without repeats).
-    pub fn not_applicable(&self) -> (usize, Vec<&str>) {
-        let mut places: Vec<&str> = Vec::new();
+    pub fn not_applicable(&self) -> (usize, Vec<&Message>) {
+        let mut places: Vec<&Message> = Vec::new();
         let mut n = 0;
-        for p in self.checks.iter().filter_map(|c| c.applies_to.as_deref()) {
+        for p in self.checks.iter().filter_map(|c| c.applies_to.as_ref()) {
             n += 1;
             if !places.contains(&p) {
                 places.push(p);
@@ -313,7 +293,7 @@ impl Report {
 pub fn run(view: &dyn SystemView) -> Report {
     let mut list = checks::all(view);
     // Blocked checks name what blocks it by its own finding, taken before any blocking.
-    let own: Vec<(String, String)> = list.iter().map(|c| (c.id.clone(), c.finding.clone())).collect();
+    let own: Vec<(String, Message)> = list.iter().map(|c| (c.id.clone(), c.finding.clone())).collect();
     // A check whose prerequisite failed is blocked by it rather than counted as another failure.
     // Prerequisites may come later in the order (in a container, the driver checks depend on the
     // container having received the GPU), so this runs to a fixed point.
@@ -336,17 +316,17 @@ pub fn run(view: &dyn SystemView) -> Report {
                 })
             });
             if let Some(b) = blocker {
-                let because = own.iter().find(|(id, _)| *id == b).map_or(String::new(), |x| x.1.clone());
+                let because = own.iter().find(|(id, _)| *id == b).map_or_else(Message::default, |x| x.1.clone());
                 let c = &mut list[i];
-                let own_result = crate::tr!(
+                let own_result = crate::msg!(
                     "own result before blocking: {verdict} — {summary}",
-                    verdict = c.verdict.word(),
+                    verdict = c.verdict.word_message(),
                     summary = c.summary
                 );
                 c.evidence.insert(0, own_result);
                 c.verdict = Verdict::Skipped;
-                c.summary = crate::tr!("blocked: {because} (fix that first)", because = because);
-                c.finding = crate::tr!("Not checked until this is fixed: {because}", because = because);
+                c.summary = crate::msg!("blocked: {because} (fix that first)", because = because);
+                c.finding = crate::msg!("Not checked until this is fixed: {because}", because = because);
                 c.fixes.clear();
                 c.blocked_by = Some(b);
                 c.applies_to = None;
@@ -400,131 +380,10 @@ fn explain_consequences(list: &mut [Check]) {
         }
         let (root_id, root_finding) = (list[root].id.clone(), list[root].finding.clone());
         let c = &mut list[e];
-        let summary = crate::tr!("{summary} — a consequence of: {cause}", summary = c.summary, cause = root_finding);
+        let summary = crate::msg!("{summary} — a consequence of: {cause}", summary = c.summary, cause = root_finding);
         c.summary = summary;
-        c.fixes = vec![FixStep::Text(crate::tr!("Fix the cause first: {cause}.", cause = root_finding))];
+        c.fixes = vec![FixStep::Text(crate::msg!("Fix the cause first: {cause}.", cause = root_finding))];
         c.explained_by = Some(root_id);
     }
 }
 
-/// A check's fix steps as text lines: the label once, the steps after it lined up under the first
-/// (commands with their `$ `).
-fn fix_lines(fixes: &[FixStep]) -> Vec<String> {
-    let label = crate::tr!("fix: {step}", step = "");
-    let indent = " ".repeat(crate::i18n::columns(&label));
-    fixes
-        .iter()
-        .enumerate()
-        .map(
-            |(i, f)| {
-                if i == 0 { crate::tr!("fix: {step}", step = f.plain()) } else { format!("{indent}{}", f.plain()) }
-            },
-        )
-        .collect()
-}
-
-/// The report as plain text (no colour): the root cause's finding first, then the checks grouped
-/// by layer, those that do not apply here folded into one line. Check ids are left out (they are
-/// in the JSON).
-pub fn render_text(r: &Report) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    if let Some(i) = &r.imported {
-        for line in i.lines() {
-            let _ = writeln!(o, "{line}");
-        }
-        let _ = writeln!(o);
-    }
-    if !r.refused.is_empty() {
-        let _ = writeln!(
-            o,
-            "{}",
-            crate::tr!("Not read from the capture ({n} entries; read as missing):", n = r.refused.len())
-        );
-        for x in r.refused.iter().take(10) {
-            let _ = writeln!(o, "  {x}");
-        }
-        let _ = writeln!(o);
-    }
-    match r.root() {
-        Some(c) => {
-            let _ = writeln!(o, "{}", crate::tr!("Root cause: {finding}", finding = c.finding));
-            let _ = writeln!(o, "  {}", crate::tr!("{label}: {value}", label = c.title, value = c.summary));
-            if !c.explanation.is_empty() {
-                let _ = writeln!(o, "  {}", c.explanation);
-            }
-            for line in fix_lines(&c.fixes) {
-                let _ = writeln!(o, "  {line}");
-            }
-            let consequences: Vec<&str> = r
-                .checks
-                .iter()
-                .filter(|x| x.explained_by.as_deref() == Some(&c.id))
-                .map(|x| x.finding.as_str())
-                .collect();
-            if !consequences.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "  {}",
-                    crate::tr!("It also causes: {list}", list = consequences.join(crate::tr!("; ")))
-                );
-            }
-        }
-        None => {
-            let _ = writeln!(o, "{}", crate::tr!("No failure found."));
-        }
-    }
-    let version = env!("CARGO_PKG_VERSION");
-    let heading = if r.from_capture {
-        crate::tr!("gpu-doctor {version} checklist (from a capture)", version = version)
-    } else {
-        crate::tr!("gpu-doctor {version} checklist", version = version)
-    };
-    let _ = writeln!(o, "\n{heading}");
-    for layer in Layer::ALL {
-        let in_layer: Vec<&Check> = r.checks.iter().filter(|c| c.layer == layer && c.applies_to.is_none()).collect();
-        if in_layer.is_empty() {
-            continue;
-        }
-        let _ = writeln!(o, "\n== {} ==", layer.title());
-        for c in in_layer {
-            let line = crate::tr!("{label}: {value}", label = c.title, value = c.summary);
-            let _ = writeln!(o, "[{:<7}] {line}", c.verdict.tag());
-            // (A check that could not look, with the way to look: "fix" is how to see it.)
-            let how_to_see = c.verdict == Verdict::Skipped && c.blocked_by.is_none() && !c.fixes.is_empty();
-            if matches!(c.verdict, Verdict::Warn | Verdict::Fail) || how_to_see {
-                if !c.explanation.is_empty() {
-                    let _ = writeln!(o, "          {}", c.explanation);
-                }
-                for e in &c.evidence {
-                    let _ = writeln!(o, "          {}", crate::tr!("evidence: {e}", e = e));
-                }
-                for line in fix_lines(&c.fixes) {
-                    let _ = writeln!(o, "          {line}");
-                }
-            }
-        }
-    }
-    let (n, places) = r.not_applicable();
-    if n > 0 {
-        let places = places.join(crate::tr!(", "));
-        let line = if n == 1 {
-            crate::tr!("{n} check does not apply here: {places}", n = n, places = places)
-        } else {
-            crate::tr!("{n} checks do not apply here: {places}", n = n, places = places)
-        };
-        let _ = writeln!(o, "\n{line}");
-    }
-    let count = |v: Verdict| r.checks.iter().filter(|c| c.verdict == v).count();
-    let totals = crate::tr!(
-        "{total} checks: {fail} fail, {warn} warn, {pass} pass, {info} info, {skipped} skipped. Details and evidence: --json",
-        total = r.checks.len(),
-        fail = count(Verdict::Fail),
-        warn = count(Verdict::Warn),
-        pass = count(Verdict::Pass),
-        info = count(Verdict::Info),
-        skipped = count(Verdict::Skipped)
-    );
-    let _ = writeln!(o, "\n{totals}");
-    o
-}

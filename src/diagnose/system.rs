@@ -118,15 +118,15 @@ pub const NOT_IN_REPORT: &str = crate::tr_key!("not in this report");
 /// Why the kernel log could not be read, in a sentence of the reader's language: `why` as
 /// [`KernelLog::Unreadable`] holds it (captures made before this held the English sentence
 /// around it).
-pub fn kernel_log_unreadable(why: &str) -> String {
+pub fn kernel_log_unreadable(why: &str) -> crate::i18n::Message {
     const OLD_START: &str = "the kernel log is not readable by this user (";
     const OLD_END: &str = "); run `sudo dmesg | grep -i -e nvrm -e xid` to see it";
     let tried = why.strip_prefix(OLD_START).and_then(|w| w.strip_suffix(OLD_END)).unwrap_or(why);
     if tried == NO_LINUX_KERNEL_LOG || tried == NOT_IN_REPORT || !tried.is_ascii() {
         // (A sentence already: this platform's, or one made in the reader's language.)
-        return crate::i18n::tr_dyn(tried);
+        return crate::i18n::Message::from_english(tried);
     }
-    crate::tr!("the kernel log is not readable by this user ({tried})", tried = tried)
+    crate::msg!("the kernel log is not readable by this user ({tried})", tried = tried)
 }
 
 /// Which kernel-log source was read.
@@ -419,29 +419,29 @@ pub enum CaptureError {
 impl std::fmt::Display for CaptureError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = match self {
-            CaptureError::Missing(dir, why) => crate::tr!(
+            CaptureError::Missing(dir, why) => crate::msg!(
                 "{dir}: not a gpu-doctor capture (cannot read capture.json: {why})",
                 dir = dir.display(),
                 why = why
             ),
             CaptureError::Malformed(dir, why) => {
-                crate::tr!("{dir}: capture.json is damaged ({why})", dir = dir.display(), why = why)
+                crate::msg!("{dir}: capture.json is damaged ({why})", dir = dir.display(), why = why)
             }
-            CaptureError::FutureVersion { path, found } => crate::tr!(
+            CaptureError::FutureVersion { path, found } => crate::msg!(
                 "{path}: capture format version {found} is newer than this gpu-doctor understands (version {version}); update gpu-doctor to read it",
                 path = path.display(),
                 found = found,
                 version = CAPTURE_VERSION
             ),
             CaptureError::Write(dir, why) => {
-                crate::tr!("cannot write the capture to {dir}: {why}", dir = dir.display(), why = why)
+                crate::msg!("cannot write the capture to {dir}: {why}", dir = dir.display(), why = why)
             }
             CaptureError::Archive(file, why) => {
-                crate::tr!("{file}: cannot use this capture archive: {why}", file = file.display(), why = why)
+                crate::msg!("{file}: cannot use this capture archive: {why}", file = file.display(), why = why)
             }
-            CaptureError::Remote(e) => e.to_string(),
+            CaptureError::Remote(e) => return write!(f, "{e}"),
         };
-        f.write_str(&text)
+        f.write_str(&text.here())
     }
 }
 
@@ -494,7 +494,7 @@ impl CapturedSystem {
         if head.get("format").and_then(|f| f.as_str()) != Some(CAPTURE_FORMAT) {
             return Err(CaptureError::Malformed(
                 dir.into(),
-                crate::tr!("the format field is not \"{format}\"", format = CAPTURE_FORMAT),
+                crate::msg!("the format field is not \"{format}\"", format = CAPTURE_FORMAT).here(),
             ));
         }
         match head.get("version").and_then(serde_json::Value::as_u64) {
@@ -502,7 +502,7 @@ impl CapturedSystem {
                 return Err(CaptureError::FutureVersion { path: dir.into(), found: v as u32 });
             }
             Some(_) => {}
-            None => return Err(CaptureError::Malformed(dir.into(), crate::tr!("no version field").into())),
+            None => return Err(CaptureError::Malformed(dir.into(), crate::msg!("no version field").here())),
         }
         let cap: CaptureFile =
             serde_json::from_value(head).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;

@@ -146,7 +146,7 @@ impl WindowsFacts {
             s.push_str(v);
         }
         if let Some(b) = self.build {
-            s.push_str(&crate::tr!(" (build {b})", b = b));
+            s.push_str(&crate::msg!(" (build {b})", b = b).here());
         }
         s
     }
@@ -164,30 +164,30 @@ impl WindowsFacts {
 
 /// The meaning of a Device Manager problem code, as Device Manager words it, and what usually
 /// causes it on an NVIDIA GPU, in the current language.
-pub fn problem_text(code: u32) -> (&'static str, &'static str) {
-    use crate::tr;
+pub fn problem_text(code: u32) -> (crate::i18n::Message, crate::i18n::Message) {
+    use crate::msg;
     match code {
-        10 => (tr!("This device cannot start (Code 10)"), tr!("the driver failed to start the GPU")),
-        22 => (tr!("This device is disabled (Code 22)"), tr!("the GPU was disabled in Device Manager")),
+        10 => (msg!("This device cannot start (Code 10)"), msg!("the driver failed to start the GPU")),
+        22 => (msg!("This device is disabled (Code 22)"), msg!("the GPU was disabled in Device Manager")),
         28 => (
-            tr!("The drivers for this device are not installed (Code 28)"),
-            tr!("no NVIDIA driver is installed for it"),
+            msg!("The drivers for this device are not installed (Code 28)"),
+            msg!("no NVIDIA driver is installed for it"),
         ),
         31 => (
-            tr!("This device is not working properly because Windows cannot load the drivers required (Code 31)"),
-            tr!("the installed driver does not load (a damaged or mismatched install)"),
+            msg!("This device is not working properly because Windows cannot load the drivers required (Code 31)"),
+            msg!("the installed driver does not load (a damaged or mismatched install)"),
         ),
         43 => (
-            tr!("Windows has stopped this device because it has reported problems (Code 43)"),
-            tr!(
+            msg!("Windows has stopped this device because it has reported problems (Code 43)"),
+            msg!(
                 "the driver found the GPU not responding as it should: a failed driver install, power or seating, or failing hardware"
             ),
         ),
         12 => (
-            tr!("This device cannot find enough free resources (Code 12)"),
-            tr!("the PCI resources (BAR space) do not fit"),
+            msg!("This device cannot find enough free resources (Code 12)"),
+            msg!("the PCI resources (BAR space) do not fit"),
         ),
-        _ => (tr!("The device has a problem"), tr!("Device Manager reports a problem code")),
+        _ => (msg!("The device has a problem"), msg!("Device Manager reports a problem code")),
     }
 }
 

@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 
 use super::checks::CHECKS;
 use super::system::{CapturedSystem, Meta, SystemView};
-use super::{Check, FixStep, Report, Verdict, render_text, run};
+use super::{Check, FixStep, Report, Verdict, run};
+use crate::i18n::Lang;
+
+fn render_text(r: &Report) -> String {
+    crate::present::checklist::render_text(r, Lang::En)
+}
 
 fn fixtures() -> Vec<(String, PathBuf)> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -33,9 +38,9 @@ fn names_id(text: &str, id: &str) -> bool {
         .any(|(i, _)| edge(text[..i].chars().next_back()) && edge(text[i + id.len()..].chars().next()))
 }
 
-fn prose(c: &Check) -> Vec<&str> {
-    let mut v = vec![c.summary.as_str(), c.finding.as_str(), c.explanation.as_str()];
-    v.extend(c.fixes.iter().map(FixStep::as_str));
+fn prose(c: &Check) -> Vec<String> {
+    let mut v = vec![c.summary.en(), c.finding.en(), c.explanation.en()];
+    v.extend(c.fixes.iter().map(|f| f.en()));
     v
 }
 
@@ -45,10 +50,10 @@ fn every_result_has_a_finding_and_problems_are_not_named_by_their_title() {
         let platform = if name.starts_with("win-") { Platform::Windows } else { Platform::Linux };
         assert_eq!(r.checks.len(), CHECKS.iter().filter(|d| d.platforms.includes(platform)).count(), "{name}");
         for c in &r.checks {
-            assert!(!c.finding.trim().is_empty(), "{name}: {} has no finding", c.id);
+            assert!(!c.finding.en().trim().is_empty(), "{name}: {} has no finding", c.id);
             if matches!(c.verdict, Verdict::Fail | Verdict::Warn) {
                 assert!(
-                    !c.finding.eq_ignore_ascii_case(&c.title),
+                    !c.finding.en().eq_ignore_ascii_case(&c.title),
                     "{name}: {}'s finding repeats its title {:?}",
                     c.id,
                     c.title
@@ -56,7 +61,7 @@ fn every_result_has_a_finding_and_problems_are_not_named_by_their_title() {
             }
         }
         if let Some(root) = r.root() {
-            assert!(render_text(&r).starts_with(&format!("Root cause: {}\n", root.finding)), "{name}");
+            assert!(render_text(&r).starts_with(&format!("Root cause: {}\n", root.finding.en())), "{name}");
         }
     }
 }
@@ -69,7 +74,7 @@ fn prose_never_shows_check_ids() {
             assert!(!names_id(&text, d.id), "{name}: the text output names {}:\n{text}", d.id);
             for c in &r.checks {
                 for p in prose(c) {
-                    assert!(!names_id(p, d.id), "{name}: {} names {} in {p:?}", c.id, d.id);
+                    assert!(!names_id(&p, d.id), "{name}: {} names {} in {p:?}", c.id, d.id);
                 }
             }
         }
@@ -79,8 +84,8 @@ fn prose_never_shows_check_ids() {
             assert!(json.contains(&format!("\"id\":\"{}\"", c.id)));
             if let Some(b) = &c.blocked_by {
                 assert!(json.contains(&format!("\"blocked_by\":\"{b}\"")), "{name}");
-                assert!(c.summary.starts_with("blocked: "), "{name}: {}: {}", c.id, c.summary);
-                assert!(c.finding.starts_with("Not checked until this is fixed: "), "{name}: {}", c.id);
+                assert!(c.summary.en().starts_with("blocked: "), "{name}: {}: {}", c.id, c.summary.en());
+                assert!(c.finding.en().starts_with("Not checked until this is fixed: "), "{name}: {}", c.id);
             }
         }
     }
@@ -116,7 +121,7 @@ fn checks_that_do_not_apply_fold_into_one_line() {
         let text = render_text(&r);
         let (n, places) = r.not_applicable();
         // Windows checks are not part of a Linux checklist at all (nor Linux ones of a Windows one).
-        assert!(!places.contains(&"Windows"), "{name}: {n} {places:?}");
+        assert!(!places.iter().any(|p| p.en() == "Windows"), "{name}: {n} {places:?}");
         if n > 0 {
             assert!(text.contains(&format!("{n} checks do not apply here: ")), "{name}:\n{text}");
         }
@@ -162,7 +167,7 @@ fn driver_commands(os: Option<&str>) -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/no-driver");
     let cap = CapturedSystem::open(&dir).unwrap();
     let r = run(&WithOsRelease { inner: &cap, os });
-    assert_eq!(r.root().map(|c| c.finding.as_str()), Some("The NVIDIA driver is not installed"));
+    assert_eq!(r.root().map(|c| c.finding.en()).as_deref(), Some("The NVIDIA driver is not installed"));
     r.root()
         .unwrap()
         .fixes

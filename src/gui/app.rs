@@ -395,7 +395,7 @@ impl DoctorApp {
                         kind: EventKind::Verdict,
                         gpu: v.gpu,
                         level: EventLevel::Warn,
-                        text: v.title.clone(),
+                        text: v.title.here(),
                     });
                 }
             }
@@ -406,7 +406,7 @@ impl DoctorApp {
                         kind: EventKind::Verdict,
                         gpu: o.gpu,
                         level: EventLevel::Info,
-                        text: tr!("no longer: {title}", title = o.title),
+                        text: tr!("no longer: {title}", title = o.title.here()),
                     });
                 }
             }

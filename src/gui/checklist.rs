@@ -207,9 +207,9 @@ impl ChecklistState {
                 ui.set_width(ui.available_width());
                 for (i, line) in imported.lines().iter().enumerate() {
                     if i == 0 {
-                        ui.strong(line);
+                        ui.strong(line.here());
                     } else {
-                        ui.label(line);
+                        ui.label(line.here());
                     }
                 }
             });
@@ -226,7 +226,7 @@ impl ChecklistState {
                         continue;
                     }
                     ui.add_space(6.0);
-                    ui.strong(layer.title());
+                    ui.strong(crate::i18n::tr(layer.title()));
                     for c in checks {
                         check_row(ui, c);
                     }
@@ -235,9 +235,9 @@ impl ChecklistState {
                 if n > 0 {
                     ui.add_space(6.0);
                     egui::CollapsingHeader::new(if n == 1 {
-                        tr!("{n} check does not apply here: {places}", n = n, places = places.join(", "))
+                        tr!("{n} check does not apply here: {places}", n = n, places = places_text(&places))
                     } else {
-                        tr!("{n} checks do not apply here: {places}", n = n, places = places.join(", "))
+                        tr!("{n} checks do not apply here: {places}", n = n, places = places_text(&places))
                     })
                     .id_salt("not-applicable")
                     .default_open(false)
@@ -275,7 +275,7 @@ impl ChecklistState {
                     .map(|c| c.verdict)
                     .max()
                     .unwrap_or(Verdict::Skipped);
-                let text = RichText::new(format!("{} {}", k + 1, layer.title())).color(palette::verdict(ui, worst));
+                let text = RichText::new(format!("{} {}", k + 1, crate::i18n::tr(layer.title()))).color(palette::verdict(ui, worst));
                 if ui
                     .selectable_label(self.step == i, text)
                     .on_hover_text(tr!("worst result: {verdict}", verdict = worst.word()))
@@ -288,7 +288,7 @@ impl ChecklistState {
         let layer = Layer::ALL[self.step];
         ui.add_space(4.0);
         ui.label(
-            RichText::new(tr!("Step {step} of {n}: {layer}", step = pos + 1, n = n, layer = layer.title())).heading(),
+            RichText::new(tr!("Step {step} of {n}: {layer}", step = pos + 1, n = n, layer = crate::i18n::tr(layer.title()))).heading(),
         );
         ui.horizontal(|ui| {
             if ui.add_enabled(pos > 0, egui::Button::new(tr!("Back"))).clicked() {
@@ -312,11 +312,11 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
         ui.set_width(ui.available_width());
         match report.root() {
             Some(c) => {
-                ui.label(RichText::new(tr!("Root cause: {finding}", finding = c.finding)).strong().color(b.heading))
+                ui.label(RichText::new(tr!("Root cause: {finding}", finding = c.finding.here())).strong().color(b.heading))
                     .on_hover_text(&c.id);
-                ui.label(RichText::new(format!("{}: {}", c.title, c.summary)).color(b.text));
+                ui.label(RichText::new(title_and_summary(c)).color(b.text));
                 if !c.explanation.is_empty() {
-                    ui.label(RichText::new(&c.explanation).color(b.text));
+                    ui.label(RichText::new(c.explanation.here()).color(b.text));
                 }
                 let blocked = report.checks.iter().filter(|x| x.blocked_by.as_deref() == Some(c.id.as_str())).count();
                 ui.horizontal(|ui| {
@@ -347,6 +347,17 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
     });
 }
 
+/// "Title: summary" in the window's language, joined by the catalogue (a full-width colon in
+/// Chinese).
+fn title_and_summary(c: &Check) -> String {
+    crate::msg!("{label}: {value}", label = crate::i18n::Message::new(&c.title), value = c.summary).here()
+}
+
+/// The places checks apply to, listed in the window's language.
+fn places_text(places: &[&crate::i18n::Message]) -> String {
+    crate::i18n::Message::join(places.iter().map(|p| (*p).clone()), &crate::msg!(", ")).here()
+}
+
 fn check_row(ui: &mut egui::Ui, c: &Check) {
     ui.add_space(2.0);
     ui.horizontal_wrapped(|ui| {
@@ -356,14 +367,14 @@ fn check_row(ui: &mut egui::Ui, c: &Check) {
                 .strong()
                 .color(palette::verdict(ui, c.verdict)),
         );
-        ui.label(RichText::new(&c.title).strong()).on_hover_text(&c.id);
-        let summary = ui.label(&c.summary);
+        ui.label(RichText::new(crate::i18n::tr_dyn(&c.title)).strong()).on_hover_text(&c.id);
+        let summary = ui.label(c.summary.here());
         if let Some(id) = &c.blocked_by {
             summary.on_hover_text(tr!("blocked by {id}", id = id));
         }
     });
     if !c.explanation.is_empty() && c.verdict >= Verdict::Warn {
-        ui.label(RichText::new(&c.explanation).weak());
+        ui.label(RichText::new(c.explanation.here()).weak());
     }
     fix_steps(ui, &c.fixes, None);
     if !c.evidence.is_empty() {
@@ -371,10 +382,11 @@ fn check_row(ui: &mut egui::Ui, c: &Check) {
             ui,
             |ui| {
                 if ui.small_button(tr!("Copy evidence")).clicked() {
-                    ui.ctx().copy_text(format!("{}: {}\n{}", c.title, c.summary, c.evidence.join("\n")));
+                    let lines: Vec<String> = c.evidence.iter().map(crate::i18n::Message::here).collect();
+                    ui.ctx().copy_text(format!("{}\n{}", title_and_summary(c), lines.join("\n")));
                 }
                 for e in &c.evidence {
-                    ui.label(RichText::new(e).monospace().small());
+                    ui.label(RichText::new(e.here()).monospace().small());
                 }
             },
         );
@@ -392,7 +404,7 @@ pub(crate) fn fix_steps(ui: &mut egui::Ui, steps: &[FixStep], color: Option<Colo
     for step in steps {
         match step {
             FixStep::Text(t) => {
-                ui.add(egui::Label::new(text(t)).wrap());
+                ui.add(egui::Label::new(text(&t.here())).wrap());
             }
             FixStep::Command(cmd) => {
                 ui.horizontal(|ui| {

@@ -62,12 +62,12 @@ impl SupportCard {
         let mut red = Redactor::new(redact, Secrets::this_machine());
         report::redact_doc(&mut doc, &mut red);
         self.headline = headline.map(|h| Headline {
-            finding: red.text(&h.finding),
+            finding: red.message(&h.finding),
             steps: h
                 .steps
                 .iter()
                 .map(|s| match s {
-                    FixStep::Text(t) => FixStep::Text(red.text(t)),
+                    FixStep::Text(t) => FixStep::Text(red.message(t)),
                     FixStep::Command(c) => FixStep::Command(red.text(c)),
                 })
                 .collect(),
@@ -182,7 +182,7 @@ fn diagnosis(ui: &mut egui::Ui, headline: Option<&Headline>, doc: &ReportDoc, de
             let tone = if h.from_checklist() { Tone::Fail } else { Tone::Warn };
             // With demo GPU data the checklist still judged this machine: say so.
             let demo = demo || facts(doc, "Summary").any(|(k, v)| is(k, "GPU data") && v.starts_with("DEMO"));
-            let finding = crate::present::sentence(&h.finding);
+            let finding = crate::present::sentence(&h.finding.here());
             let line = if demo {
                 tr!("Root cause on this machine (not the demo data): {finding}", finding = finding)
             } else {

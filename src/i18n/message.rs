@@ -16,25 +16,51 @@ use serde::{Deserialize, Serialize};
 use super::{Lang, ZH, fill};
 
 /// One argument of a [`Message`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Arg {
     /// A whole number.
     Int(i64),
+    /// Data, shown as it is in every language. (Before [`Arg::Msg`]: a JSON string is data.)
+    Text(String),
     /// A message of its own, rendered in the same language.
     Msg(Box<Message>),
-    /// Data, shown as it is in every language.
-    Text(String),
 }
 
-/// A text of gpu-doctor's own as data: its key and its arguments by name.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A text of gpu-doctor's own as data: its key and its arguments by name. Read back from JSON,
+/// a plain string (what older versions wrote) is [`Message::from_english`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "MessageWire")]
 pub struct Message {
     /// The English template, which is the catalogue's key (`"GPU {i} lost: {why}"`).
     pub key: String,
     /// The placeholders' values, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub args: BTreeMap<String, Arg>,
+}
+
+/// A message as JSON: the object, or an older version's English string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum MessageWire {
+    /// `{"key": ..., "args": ...}`.
+    Whole {
+        key: String,
+        #[serde(default)]
+        args: BTreeMap<String, Arg>,
+    },
+    /// `"English text"`.
+    English(String),
+}
+
+impl TryFrom<MessageWire> for Message {
+    type Error = std::convert::Infallible;
+    fn try_from(w: MessageWire) -> Result<Message, Self::Error> {
+        Ok(match w {
+            MessageWire::Whole { key, args } => Message { key, args },
+            MessageWire::English(text) => Message::from_english(&text),
+        })
+    }
 }
 
 impl Message {
@@ -77,6 +103,84 @@ impl Message {
     pub fn en(&self) -> String {
         self.render(Lang::En)
     }
+
+    /// The message in the language the process shows (for a front end drawing now).
+    pub fn here(&self) -> String {
+        self.render(super::current())
+    }
+
+    /// Data shown as it is in every language (a log line, a path, a value read from the machine):
+    /// the key [`DATA`] with the text as its one argument.
+    pub fn data(text: impl Into<String>) -> Message {
+        Message::new(DATA).arg("data", Arg::Text(text.into()))
+    }
+
+    /// A text that came without its message (from an older version's JSON): its English is the
+    /// key, so a text that is a whole catalogue text still renders in the reader's language.
+    pub fn from_english(text: &str) -> Message {
+        if text.is_empty() { Message::default() } else { Message::new(text) }
+    }
+
+    /// `items` joined by the message `sep` (`msg!(", ")`), each item and the separator rendered
+    /// in the reader's language. Nothing for no items.
+    pub fn join(items: impl IntoIterator<Item = Message>, sep: &Message) -> Message {
+        let mut items = items.into_iter();
+        let Some(first) = items.next() else { return Message::default() };
+        items.fold(first, |head, next| {
+            Message::new(JOIN).arg("head", Arg::Msg(Box::new(head))).arg("sep", Arg::Msg(Box::new(sep.clone()))).arg("next", Arg::Msg(Box::new(next)))
+        })
+    }
+
+    /// This message with every piece of data ([`Arg::Text`], in nested messages too) passed through
+    /// `f` (redaction: a user name or a path inside a message is data).
+    pub fn map_data(&self, f: &mut dyn FnMut(&str) -> String) -> Message {
+        let args = self
+            .args
+            .iter()
+            .map(|(name, a)| {
+                let a = match a {
+                    Arg::Int(n) => Arg::Int(*n),
+                    Arg::Text(t) => Arg::Text(f(t)),
+                    Arg::Msg(m) => Arg::Msg(Box::new(m.map_data(f))),
+                };
+                (name.clone(), a)
+            })
+            .collect();
+        Message { key: self.key.clone(), args }
+    }
+
+    /// Nothing to say (the empty key).
+    pub fn is_empty(&self) -> bool {
+        self.key.is_empty() || (self.key == DATA && matches!(self.args.get("data"), Some(Arg::Text(t)) if t.is_empty()))
+    }
+
+    /// The text, when this is [`Message::data`] (a value read from the machine, not a sentence).
+    pub fn as_data(&self) -> Option<&str> {
+        match (self.key.as_str(), self.args.get("data")) {
+            (DATA, Some(Arg::Text(t))) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// The key of a message that is data, not a sentence ([`Message::data`]).
+pub const DATA: &str = "{data}";
+
+/// The key of two messages joined by a separator ([`Message::join`]): it has no words, so every
+/// language writes it as it is.
+pub const JOIN: &str = "{head}{sep}{next}";
+
+/// A value read from the machine or written by a person is data: it is never translated.
+impl From<String> for Message {
+    fn from(text: String) -> Message {
+        Message::data(text)
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Message {
+        Message::data(text)
+    }
 }
 
 impl From<Message> for Arg {
@@ -114,16 +218,79 @@ macro_rules! int_arg {
 }
 int_arg!(u8, u16, u32, u64, usize, i32, i64);
 
+/// A value on its way into a [`Message`]'s argument (see [`crate::msg!`]): messages stay messages,
+/// whole numbers stay numbers, anything else that can be shown becomes data ([`Arg::Text`]).
+#[doc(hidden)]
+pub struct ArgOf<'a, T: ?Sized>(pub &'a T);
+
+/// [`ArgOf`] for the kinds of value an argument keeps as they are (chosen before [`AsText`]).
+#[doc(hidden)]
+pub trait AsTyped {
+    /// The argument.
+    fn arg(&self) -> Arg;
+}
+
+/// [`ArgOf`] for any value shown with `Display`: data.
+#[doc(hidden)]
+pub trait AsText {
+    /// The argument.
+    fn arg(&self) -> Arg;
+}
+
+impl AsTyped for ArgOf<'_, Message> {
+    fn arg(&self) -> Arg {
+        Arg::Msg(Box::new(self.0.clone()))
+    }
+}
+
+impl AsTyped for ArgOf<'_, &Message> {
+    fn arg(&self) -> Arg {
+        Arg::Msg(Box::new((*self.0).clone()))
+    }
+}
+
+impl AsTyped for ArgOf<'_, Arg> {
+    fn arg(&self) -> Arg {
+        self.0.clone()
+    }
+}
+
+macro_rules! typed_int {
+    ($($t:ty),*) => {
+        $(impl AsTyped for ArgOf<'_, $t> {
+            fn arg(&self) -> Arg {
+                Arg::from(*self.0)
+            }
+        }
+        impl AsTyped for ArgOf<'_, &$t> {
+            fn arg(&self) -> Arg {
+                Arg::from(**self.0)
+            }
+        })*
+    };
+}
+typed_int!(u8, u16, u32, u64, usize, i32, i64);
+
+impl<T: std::fmt::Display + ?Sized> AsText for &ArgOf<'_, T> {
+    fn arg(&self) -> Arg {
+        Arg::Text(self.0.to_string())
+    }
+}
+
 /// A message as data: `msg!("GPU {i} lost: {why}", i = 0, why = reason)`. Like [`crate::tr!`], but
-/// nothing is rendered until the reader's language is known ([`Message::render`]).
+/// nothing is rendered until the reader's language is known ([`Message::render`]). An argument
+/// that is a [`Message`] stays one (rendered in the same language), a whole number stays a number,
+/// anything else shown with `Display` is data.
 #[macro_export]
 macro_rules! msg {
     ($en:literal) => {
         $crate::i18n::Message::new($en)
     };
-    ($en:literal, $($name:ident = $value:expr),+ $(,)?) => {
-        $crate::i18n::Message::new($en)$(.arg(stringify!($name), $value))+
-    };
+    ($en:literal, $($name:ident = $value:expr),+ $(,)?) => {{
+        #[allow(unused_imports)]
+        use $crate::i18n::message::{AsText as _, AsTyped as _};
+        $crate::i18n::Message::new($en)$(.arg(stringify!($name), (&$crate::i18n::message::ArgOf(&$value)).arg()))+
+    }};
 }
 
 #[cfg(test)]

@@ -303,14 +303,14 @@ pub fn render(s: &RunSummary) -> String {
         let line = tr!(
             "Diagnosis: {verdict} {title} ({pct} % sure)",
             verdict = v.severity.word(),
-            title = v.title,
+            title = v.title.here(),
             pct = format!("{:.0}", 100.0 * v.confidence)
         );
         o.push_str(&format!("  {line}\n"));
         if v.severity >= Verdict::Warn
             && let Some(step) = v.next_steps.first()
         {
-            o.push_str(&format!("    {}\n", tr!("next: {step}", step = step)));
+            o.push_str(&format!("    {}\n", tr!("next: {step}", step = step.here())));
         }
     }
     if let Some((lo, hi)) = s.vram_plan {

@@ -1,6 +1,7 @@
 //! Presentation helpers shared by the CLI, the GUI and reports: one wording and one unit for each
 //! metric, so "memory bandwidth utilization" is never shown as "memory used".
 
+pub mod checklist;
 pub mod vram;
 
 use crate::telemetry::Reading;

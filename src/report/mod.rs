@@ -202,14 +202,23 @@ pub fn headline(source: &SourceStatus, checklist: Option<&crate::diagnose::Repor
     }
 }
 
+/// A fix step as the report shows it: its words in the report's language (a report is written
+/// once, in one language), commands as they are.
+fn shown_step(step: &diagnose::FixStep) -> diagnose::FixStep {
+    match step {
+        diagnose::FixStep::Text(t) => diagnose::FixStep::Text(crate::i18n::Message::data(t.here())),
+        diagnose::FixStep::Command(c) => diagnose::FixStep::Command(c.clone()),
+    }
+}
+
 fn summary_section(inp: &Inputs<'_>) -> Section {
     let mut rows = Vec::new();
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
     // data and without a checklist failure, NVML's own explanation.
     if let Some(h) = &headline(&inp.snapshot.source, inp.checklist) {
-        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding)));
+        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
         if !h.steps.is_empty() {
-            rows.push((tr!("First fix").to_string(), h.steps.iter().map(|s| s.plain()).collect::<Vec<_>>().join("; ")));
+            rows.push((tr!("First fix").to_string(), h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; "))));
         }
     }
     if let Some(c) = inp.checklist {
@@ -217,7 +226,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         rows.push((
             tr!("Checklist").to_string(),
             match root {
-                Some(r) => tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding),
+                Some(r) => tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding.here()),
                 None => c.worst().word().to_string(),
             },
         ));
@@ -357,29 +366,29 @@ fn checklist_section(c: &diagnose::Report) -> Section {
     let items = checks
         .into_iter()
         .map(|k| {
-            let evidence = k.evidence.clone();
+            let evidence = k.evidence.iter().map(crate::i18n::Message::here).collect();
             Item::Verdict {
                 verdict: if Some(&k.id) == c.root_cause.as_ref() {
                     tr!("{verdict} (ROOT CAUSE)", verdict = k.verdict.word())
                 } else {
                     k.verdict.word().to_string()
                 },
-                title: k.title.clone(),
+                title: crate::i18n::tr_dyn(&k.title),
                 summary: if k.verdict >= diagnose::Verdict::Warn {
-                    tr!("{finding}. {summary}", finding = k.finding, summary = k.summary)
+                    tr!("{finding}. {summary}", finding = k.finding.here(), summary = k.summary.here())
                 } else {
-                    k.summary.clone()
+                    k.summary.here()
                 },
                 evidence,
                 fix: None,
-                steps: k.fixes.clone(),
+                steps: k.fixes.iter().map(shown_step).collect(),
             }
         })
         .collect::<Vec<Item>>();
     let mut items = items;
     if let Some(i) = &c.imported {
         // The file the checks read comes first: the machine it describes is not this one.
-        let lines: Vec<Item> = i.lines().into_iter().map(|text| Item::Text { text }).collect();
+        let lines: Vec<Item> = i.lines().iter().map(|text| Item::Text { text: text.here() }).collect();
         items.splice(0..0, lines);
     }
     let title = match &c.imported {
@@ -395,22 +404,22 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
     let mut items: Vec<Item> = b
         .iter()
         .map(|v| {
-            let mut evidence = vec![v.explanation.clone()];
-            evidence.extend(v.evidence.iter().cloned());
+            let mut evidence = vec![v.explanation.here()];
+            evidence.extend(v.evidence.iter().map(crate::i18n::Message::here));
             Item::Verdict {
                 verdict: tr!(
                     "{verdict} ({confidence} % sure)",
                     verdict = v.severity.word(),
                     confidence = format!("{:.0}", 100.0 * v.confidence)
                 ),
-                title: v.title.clone(),
+                title: v.title.here(),
                 summary: tr!("over {duration}", duration = units::duration_secs(v.to - v.from)),
                 evidence,
                 fix: (!v.next_steps.is_empty()).then(|| {
                     v.next_steps
                         .iter()
                         .enumerate()
-                        .map(|(i, s)| format!("{}. {s}", i + 1))
+                        .map(|(i, s)| format!("{}. {}", i + 1, s.here()))
                         .collect::<Vec<_>>()
                         .join(" ")
                 }),
@@ -587,7 +596,8 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
                     }
                     for st in steps {
                         match st {
-                            diagnose::FixStep::Text(t) | diagnose::FixStep::Command(t) => value(red, t),
+                            diagnose::FixStep::Text(t) => *t = red.message(t),
+                            diagnose::FixStep::Command(t) => value(red, t),
                         }
                     }
                 }

@@ -260,6 +260,12 @@ impl Redactor {
         self.redact(s, true)
     }
 
+    /// Redacts a message: its data (each value in it: a path, a user name, a host) as
+    /// [`Redactor::text`] does; its words are the program's own and stay.
+    pub fn message(&mut self, m: &crate::i18n::Message) -> crate::i18n::Message {
+        m.map_data(&mut |t| self.text(t))
+    }
+
     /// Redacts the names inside a text that is not itself a name (a label, a verdict, a sentence,
     /// a fact other than the host name): a name that is a word ("Kernel" with USER=kernel, "INFO"
     /// with USER=info) is never taken for the whole field; names are still redacted where they

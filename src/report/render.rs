@@ -85,7 +85,7 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                     for st in steps {
                         match st {
                             diagnose::FixStep::Text(t) => {
-                                s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(t))))
+                                s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(&t.here()))))
                             }
                             diagnose::FixStep::Command(c) => {
                                 s.push_str(&format!("  - {}\n", tr!("Run: {command}", command = md_code(c))))
@@ -203,7 +203,7 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                         for st in steps {
                             match st {
                                 diagnose::FixStep::Text(t) => {
-                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(t)))
+                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(&t.here())))
                                 }
                                 diagnose::FixStep::Command(c) => {
                                     s.push_str(&format!("<li><b>{}</b> <code>{}</code></li>\n", tr!("Run:"), e(c)))

@@ -57,7 +57,7 @@ fn expect(name: &str, got: &[bottleneck::Bottleneck], want: Finding) {
     assert!(keys.contains(&want), "{name}: {want:?} missing in {keys:?}");
     for b in got {
         if b.severity >= Verdict::Warn {
-            assert_eq!(b.finding, want, "{name}: unexpected {:?}: {}", b.finding, b.title);
+            assert_eq!(b.finding, want, "{name}: unexpected {:?}: {}", b.finding, b.title.en());
         }
     }
     assert!(!keys.contains(&Finding::Healthy) || want == Finding::Healthy, "{name}: healthy next to {want:?}");
@@ -68,7 +68,7 @@ fn a_vram_leak() {
     let v = judge(|t, g, _| g.vram_used_bytes = Reading::Value(4 * GIB + (t * 80.0 * f64::from(1 << 20)) as u64));
     expect("leak", &v, Finding::VramGrowing);
     let leak = v.iter().find(|b| b.finding == Finding::VramGrowing).map(|b| b.title.clone()).unwrap_or_default();
-    assert!(leak.contains("full in about"), "{leak}");
+    assert!(leak.en().contains("full in about"), "{}", leak.en());
 }
 
 #[test]
@@ -123,6 +123,6 @@ fn a_process_that_holds_the_gpu_and_does_nothing() {
         h.per_core_pct.iter_mut().for_each(|c| *c = 3.0);
     });
     expect("stuck", &v, Finding::WaitingProcess);
-    let w = v.iter().find(|b| b.finding == Finding::WaitingProcess).map(|b| b.next_steps.join(" ")).unwrap_or_default();
+    let w = v.iter().find(|b| b.finding == Finding::WaitingProcess).map(|b| b.next_steps.iter().map(gpu_doctor::i18n::Message::en).collect::<Vec<_>>().join(" ")).unwrap_or_default();
     assert!(w.contains("focus"), "{w}");
 }

@@ -369,7 +369,7 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
         }
         if let Some(root) = EXPECTED.iter().find(|e| e.0 == *name).and_then(|e| e.2) {
             let r = report(name);
-            let finding = &r.get(root).unwrap().finding;
+            let finding = r.get(root).unwrap().finding.en();
             let first = s.lines().next().unwrap_or_default();
             assert_eq!(first, format!("Root cause: {finding}"), "{name}:\n{s}");
             assert!(!s.contains(root), "{name}: the text names the check by its id:\n{s}");
@@ -407,8 +407,8 @@ fn broken_captures_give_clear_errors_or_skip_checks() {
     let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     for id in ["DRV-04", "DRV-05"] {
         let c = r.get(id).unwrap_or_else(|| panic!("{id}"));
-        assert_eq!(c.verdict, Verdict::Skipped, "{id}: {}", c.summary);
-        assert!(c.summary.contains("evidence missing"), "{id}: {}", c.summary);
+        assert_eq!(c.verdict, Verdict::Skipped, "{id}: {}", c.summary.en());
+        assert!(c.summary.en().contains("evidence missing"), "{id}: {}", c.summary.en());
     }
     // Truncated and damaged files inside a capture.
     let broken = tempfile::tempdir().unwrap();
@@ -693,8 +693,8 @@ fn a_failing_cuinit_alone_is_the_root_cause_with_its_error_name() {
     let r = diagnose::run(&CapturedSystem::open(dir.path()).unwrap());
     assert_eq!(r.root_cause.as_deref(), Some("CUDA-INIT"));
     let c = r.get("CUDA-INIT").expect("no CUDA-INIT");
-    assert!(c.summary.contains("CUDA_ERROR_STUB_LIBRARY (34)"), "{}", c.summary);
-    assert!(c.fixes[0].as_str().contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
+    assert!(c.summary.en().contains("CUDA_ERROR_STUB_LIBRARY (34)"), "{}", c.summary.en());
+    assert!(c.fixes[0].en().contains("LD_LIBRARY_PATH"), "{:?}", c.fixes);
     // A capture from before the probe existed: skipped, not failed.
     v["meta"].as_object_mut().map(|m| m.remove("cuda"));
     std::fs::write(dir.path().join("capture.json"), v.to_string()).unwrap();
@@ -747,8 +747,8 @@ fn a_gpu_that_fell_off_the_bus_is_the_root_cause_and_its_symptoms_are_its_conseq
         let got: Vec<&str> = r.checks.iter().filter(|c| c.explained_by.is_some()).map(|c| c.id.as_str()).collect();
         assert_eq!(got, consequences, "{name}");
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
-        assert!(root.finding.contains("fell off"), "{name}: {}", root.finding);
-        let text = diagnose::render_text(&r);
+        assert!(root.finding.en().contains("fell off"), "{name}: {}", root.finding.en());
+        let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
         assert!(text.lines().any(|l| l.starts_with("  It also causes: ")), "{name}:\n{text}");
         assert!(!text.contains("modprobe") && !text.contains("reinstall"), "{name}: symptom advice:\n{text}");
     }
@@ -765,8 +765,8 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
     let r = report("gsp-timeout-driver-hung");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-HUNG");
-    assert_eq!(root.finding, "The NVIDIA driver is not responding (calls into it do not return)");
-    assert!(root.evidence.iter().any(|e| e.contains("Timeout waiting for RPC from GSP")), "{:?}", root.evidence);
+    assert_eq!(root.finding.en(), "The NVIDIA driver is not responding (calls into it do not return)");
+    assert!(root.evidence.iter().any(|e| e.en().contains("Timeout waiting for RPC from GSP")), "{:?}", root.evidence);
     let commands: Vec<String> = root
         .fixes
         .iter()
@@ -779,7 +779,7 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
     let consequences: Vec<&str> =
         r.checks.iter().filter(|c| c.explained_by.as_deref() == Some("DRV-HUNG")).map(|c| c.id.as_str()).collect();
     assert_eq!(consequences, ["CUDA-INIT", "RT-LOST", "RT-XID"]);
-    let text = diagnose::render_text(&r);
+    let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
     assert!(!text.to_lowercase().contains("install the nvidia driver"), "a hung driver is not a missing one:\n{text}");
 }
 
@@ -787,8 +787,8 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
 fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not_by_a_blacklist() {
     let r = report("nouveau-and-no-nvidia-driver");
     let root = r.root().expect("a root cause");
-    assert!(root.finding.starts_with("The NVIDIA driver is not installed"), "{}", root.finding);
-    let text = diagnose::render_text(&r);
+    assert!(root.finding.en().starts_with("The NVIDIA driver is not installed"), "{}", root.finding.en());
+    let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
     assert!(text.contains("sudo apt install nvidia-driver"), "{text}");
     assert!(
         !text.contains("blacklist nouveau\n") && !text.contains("> /etc/modprobe.d"),
@@ -797,7 +797,7 @@ fn nouveau_on_a_machine_without_any_nvidia_driver_is_fixed_by_installing_one_not
     // Secure Boot has no module to block yet: not a failure.
     assert_ne!(r.get("DRV-05").map(|c| c.verdict), Some(Verdict::Fail));
     // With the NVIDIA packages installed, nouveau holding the GPU still gets the blacklist.
-    let with_driver = diagnose::render_text(&report("nouveau-bound"));
+    let with_driver = gpu_doctor::present::checklist::render_text(&report("nouveau-bound"), gpu_doctor::i18n::Lang::En);
     assert!(with_driver.contains("/etc/modprobe.d/blacklist-nouveau.conf"), "{with_driver}");
 }
 
@@ -806,14 +806,14 @@ fn a_driver_without_a_module_for_the_running_kernel_is_told_to_rebuild_it() {
     let r = report("module-missing-after-kernel-update");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-01");
-    assert_eq!(root.finding, "The NVIDIA driver was not built for the running kernel (5.10.0-21-cloud-amd64)");
-    let text = diagnose::render_text(&r);
+    assert_eq!(root.finding.en(), "The NVIDIA driver was not built for the running kernel (5.10.0-21-cloud-amd64)");
+    let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
     for want in ["sudo apt install linux-headers-$(uname -r)", "sudo dkms autoinstall", "sudo reboot"] {
         assert!(text.contains(want), "missing {want:?}:\n{text}");
     }
     // A machine whose module is loaded is not told so.
     let healthy = report("version-mismatch-after-upgrade");
-    assert_ne!(healthy.get("DRV-01").map(|c| c.finding.as_str()), Some(root.finding.as_str()));
+    assert_ne!(healthy.get("DRV-01").map(|c| c.finding.en()), Some(root.finding.en()));
 }
 
 /// Every command of a check's fixes.
@@ -838,12 +838,12 @@ fn a_linux_driver_inside_wsl_is_found_by_what_a_normal_program_loads_not_by_the_
     ] {
         let r = report(name);
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
-        assert_eq!((root.id.as_str(), root.finding.as_str()), ("WSL-02", finding), "{name}");
-        let lines = root.evidence.iter().filter(|e| e.contains(" -> ")).count();
+        assert_eq!((root.id.as_str(), root.finding.en().as_str()), ("WSL-02", finding), "{name}");
+        let lines = root.evidence.iter().filter(|e| e.en().contains(" -> ")).count();
         assert!(lines >= 2, "{name}: every candidate is evidence: {:?}", root.evidence);
     }
     let root = report("wsl-nvidia-utils-shadows-nvml").root().cloned().expect("root");
-    assert!(root.summary.contains("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"), "{}", root.summary);
+    assert!(root.summary.en().contains("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"), "{}", root.summary.en());
     assert!(commands(&root).iter().any(|c| c.starts_with("sudo apt-get remove --purge")), "{:?}", root.fixes);
     let root = report("wsl-lib-folder-off-the-loader-path").root().cloned().expect("root");
     assert_eq!(commands(&root), ["echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig"]);
@@ -855,7 +855,7 @@ fn mig_without_instances_is_the_root_cause_with_how_to_create_them_or_turn_mig_o
         let r = report(name);
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
         assert_eq!(root.id, "RT-06", "{name}");
-        assert!(root.finding.starts_with("MIG is on with no instances"), "{name}: {}", root.finding);
+        assert!(root.finding.en().starts_with("MIG is on with no instances"), "{name}: {}", root.finding.en());
         let cmds = commands(root);
         assert!(
             cmds.iter().any(|c| c.ends_with("-cgi 0 -C")) && cmds.iter().any(|c| c.ends_with("-mig 0")),
@@ -872,9 +872,9 @@ fn a_container_whose_device_files_cannot_be_opened_lost_its_gpus() {
     for name in ["container-lost-gpus-after-daemon-reload", "container-lost-gpus-a10-t4"] {
         let r = report(name);
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
-        assert_eq!((root.id.as_str(), root.finding.as_str()), ("CONT-02", "This container lost access to the GPU"));
-        assert!(root.evidence.iter().any(|e| e.contains("Operation not permitted")), "{:?}", root.evidence);
-        let text = diagnose::render_text(&r);
+        assert_eq!((root.id.as_str(), root.finding.en().as_str()), ("CONT-02", "This container lost access to the GPU"));
+        assert!(root.evidence.iter().any(|e| e.en().contains("Operation not permitted")), "{:?}", root.evidence);
+        let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
         let head: String = text.lines().take_while(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
         assert!(head.contains("restart (or recreate) this container"), "{head}");
         // Advice that cannot work inside the container is not given first.
@@ -887,7 +887,7 @@ fn kernel_lockdown_refusing_the_module_is_named_without_the_firmware_variable() 
     let r = report("lockdown-refuses-unsigned-module");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-05");
-    assert!(root.evidence.iter().any(|e| e.contains("unsigned module loading is restricted")), "{:?}", root.evidence);
+    assert!(root.evidence.iter().any(|e| e.en().contains("unsigned module loading is restricted")), "{:?}", root.evidence);
     assert_eq!(report("secure-boot-key-rejected-dkms").root_cause.as_deref(), Some("DRV-05"));
 }
 
@@ -900,13 +900,13 @@ fn driver_and_pcie_errors_without_an_xid_are_quoted_not_called_clean() {
     ] {
         let r = report(name);
         let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
-        assert_eq!(xid.verdict, Verdict::Warn, "{name}: {}", xid.summary);
-        assert!(xid.evidence.iter().any(|e| e.contains(quoted)), "{name}: {:?}", xid.evidence);
+        assert_eq!(xid.verdict, Verdict::Warn, "{name}: {}", xid.summary.en());
+        assert!(xid.evidence.iter().any(|e| e.en().contains(quoted)), "{name}: {:?}", xid.evidence);
     }
     // Unreadable: "unknown", with the command that reads it.
     let r = report("nvidia-smi-stuck-in-d-state");
     let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
-    assert!(xid.summary.starts_with("unknown: the kernel log is not readable by this user ("), "{}", xid.summary);
+    assert!(xid.summary.en().starts_with("unknown: the kernel log is not readable by this user ("), "{}", xid.summary.en());
     assert!(
         xid.fixes.iter().any(|f| matches!(f, diagnose::FixStep::Command(c) if c.starts_with("sudo dmesg"))),
         "{:?}",
@@ -937,7 +937,7 @@ fn pytorch_in_environments_that_are_not_activated_is_found_and_the_wheel_suggest
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
         assert_eq!(root.id, "CUDA-04", "{name}");
         assert!(commands(root).iter().any(|c| c == wheel), "{name}: {:?}", root.fixes);
-        assert!(root.explanation.contains("525.60.13"), "minor-version compatibility: {}", root.explanation);
+        assert!(root.explanation.en().contains("525.60.13"), "minor-version compatibility: {}", root.explanation.en());
     }
 }
 
@@ -1041,7 +1041,7 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
         let r = report(name);
         assert_eq!(r.root_cause.as_deref(), *root, "{name}: root cause ({})", summary(&r));
         let c = r.get(id).unwrap_or_else(|| panic!("{name}: no {id}"));
-        assert_eq!(c.finding, *finding, "{name}: {id}: {}", c.summary);
+        assert_eq!(c.finding.en(), *finding, "{name}: {id}: {}", c.summary.en());
         for c in &r.checks {
             assert!(!LINUX_ONLY.contains(&c.id.as_str()), "{name}: a Linux-only check ran: {}", c.id);
             for cmd in commands(c) {
@@ -1066,12 +1066,12 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
     assert_eq!(code43.get("DRV-08").and_then(|c| c.explained_by.clone()).as_deref(), Some("WIN-ADAPTER"));
     // The driver version reads in NVIDIA's numbering.
     let healthy = report("win-healthy-rtx4060-wddm");
-    assert!(healthy.get("WIN-ADAPTER").is_some_and(|c| c.summary.contains("537.70 (31.0.15.3770)")));
+    assert!(healthy.get("WIN-ADAPTER").is_some_and(|c| c.summary.en().contains("537.70 (31.0.15.3770)")));
     // The package type, and what a package of the other type does.
     let dch = report("win-dch-driver-standard-installer-refused");
     let c = dch.get("WIN-03").unwrap_or_else(|| panic!("no WIN-03"));
     assert!(
-        c.summary.contains("(DCH package)") && c.explanation.contains("not compatible with this version of Windows")
+        c.summary.en().contains("(DCH package)") && c.explanation.en().contains("not compatible with this version of Windows")
     );
     // A sleeping dGPU is normal and left asleep: no driver call, no failure, and the 0 % explained.
     let asleep = report("win-optimus-dgpu-asleep-d3");
@@ -1082,15 +1082,15 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
     );
     let adapter = asleep.get("WIN-ADAPTER").unwrap_or_else(|| panic!("no WIN-ADAPTER"));
     assert!(
-        adapter.evidence.iter().any(|e| e.contains("power state D3 (asleep)")) && adapter.explanation.contains("0 %")
+        adapter.evidence.iter().any(|e| e.en().contains("power state D3 (asleep)")) && adapter.explanation.en().contains("0 %")
     );
-    assert!(asleep.get("DRV-08").is_some_and(|c| c.summary.contains("power state D3")));
+    assert!(asleep.get("DRV-08").is_some_and(|c| c.summary.en().contains("power state D3")));
     assert_eq!(asleep.get("DRV-HUNG").map(|c| c.verdict), Some(Verdict::Skipped));
     // Old packages in the driver store are kept for rollback: listed, never deleted with `del`.
     let store = report("win-old-driver-packages-in-driver-store");
     let c = store.get("WIN-04").unwrap_or_else(|| panic!("no WIN-04"));
     assert_eq!(commands(c), ["pnputil /enum-drivers /class Display"]);
-    assert!(c.summary.contains("472.98"));
+    assert!(c.summary.en().contains("472.98"));
 }
 
 /// The power plan, judged on a healthy Windows capture with its plan and power mode changed.
@@ -1114,10 +1114,10 @@ fn windows_power_saver_plan_and_efficiency_mode_are_named_with_the_command_that_
     assert_eq!(commands(&saver), ["powercfg /setactive SCHEME_BALANCED"]);
     let efficiency = judge("381b4222-f694-41f0-9685-ff5bb260df2e", Some("961cc777-2547-4f9d-8174-7d86181b8a7a"));
     assert_eq!(efficiency.verdict, Verdict::Warn);
-    assert!(efficiency.summary.contains("Best power efficiency"));
+    assert!(efficiency.summary.en().contains("Best power efficiency"));
     let balanced = judge("381b4222-f694-41f0-9685-ff5bb260df2e", Some("00000000-0000-0000-0000-000000000000"));
-    assert_eq!((balanced.verdict, balanced.summary.as_str()), (Verdict::Pass, "Balanced; Balanced (power mode)"));
+    assert_eq!((balanced.verdict, balanced.summary.en().as_str()), (Verdict::Pass, "Balanced; Balanced (power mode)"));
     let custom = judge("11111111-2222-3333-4444-555555555555", None);
     assert_eq!(custom.verdict, Verdict::Pass);
-    assert!(custom.evidence[0].contains("a custom plan"));
+    assert!(custom.evidence[0].en().contains("a custom plan"));
 }

@@ -1061,7 +1061,7 @@ fn a_gpu_card_leads_with_the_windows_average_utilization_the_verdict_quotes() {
         let quoted = format!("GPU {} utilization {:.0} % on average", u.gpu, u.mean);
         let verdicts = &h.state().monitor.verdicts;
         assert!(
-            verdicts.iter().any(|v| v.gpu == Some(u.gpu) && v.evidence.iter().any(|e| e.contains(&quoted))),
+            verdicts.iter().any(|v| v.gpu == Some(u.gpu) && v.evidence.iter().any(|e| e.en().contains(&quoted))),
             "no verdict quotes {quoted:?}: {verdicts:?}"
         );
     }

@@ -162,7 +162,7 @@ fn doc_with(p: &Planted, filler: &str) -> ReportDoc {
                     evidence: vec![s(1), s(2)],
                     fix: Some(s(3)),
                     steps: vec![
-                        gpu_doctor::diagnose::FixStep::Text(s(4)),
+                        gpu_doctor::diagnose::FixStep::Text(gpu_doctor::i18n::Message::data(s(4))),
                         gpu_doctor::diagnose::FixStep::Command(s(5)),
                     ],
                 },

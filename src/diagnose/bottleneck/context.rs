@@ -6,7 +6,8 @@ use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::sample::{GpuInfo, GpuProcess, GpuSample};
 use crate::telemetry::snapshot::Snapshot;
-use crate::{tr, units};
+use crate::i18n::Message;
+use crate::{msg, units};
 
 /// Share of the window a GPU's utilization samples must cover before it is judged.
 pub const MIN_COVERAGE: f64 = 0.5;
@@ -142,13 +143,13 @@ impl Host {
     }
 
     /// The host's numbers as evidence lines.
-    pub(super) fn evidence(&self) -> Vec<String> {
+    pub(super) fn evidence(&self) -> Vec<Message> {
         let mut v = Vec::new();
         if let Some(c) = self.cpu {
-            v.push(tr!("host CPU {cpu} % on average", cpu = format!("{c:.0}")));
+            v.push(msg!("host CPU {cpu} % on average", cpu = format!("{c:.0}")));
         }
         if let Some((i, m)) = self.hottest_core {
-            v.push(tr!(
+            v.push(msg!(
                 "busiest core: core {core} at {pct} %; {n} core(s) at {hot} % or more",
                 core = i,
                 pct = format!("{m:.0}"),
@@ -157,13 +158,13 @@ impl Host {
             ));
         }
         if let Some(w) = self.iowait {
-            v.push(format!("iowait {w:.1} %"));
+            v.push(format!("iowait {w:.1} %").into());
         }
         if let Some(p) = self.psi_io {
-            v.push(tr!("I/O pressure (some, avg10) {pct} %", pct = format!("{p:.0}")));
+            v.push(msg!("I/O pressure (some, avg10) {pct} %", pct = format!("{p:.0}")));
         }
         if let Some(r) = self.disk_read {
-            v.push(tr!("disk reads {rate}", rate = units::rate(r)));
+            v.push(msg!("disk reads {rate}", rate = units::rate(r)));
         }
         v
     }
@@ -184,7 +185,7 @@ pub(super) struct GpuWindow<'a> {
     /// The processes on it in the latest sample; `None` when not available.
     pub(super) procs: Option<&'a [GpuProcess]>,
     /// The utilization as an evidence line.
-    pub(super) util_ev: String,
+    pub(super) util_ev: Message,
     /// VRAM total (bytes) and used over the window, when both are known.
     pub(super) vram: Option<(f64, Stats)>,
     /// Share of the samples with a thermal throttle reason.
@@ -225,9 +226,9 @@ impl GpuWindow<'_> {
     }
 
     /// The job's CPU as an evidence line.
-    pub(super) fn job_cpu_ev(&self) -> Option<String> {
+    pub(super) fn job_cpu_ev(&self) -> Option<Message> {
         self.job_cpu.map(|j| {
-            tr!(
+            msg!(
                 "GPU {gpu}'s processes and their children use {mean} % of one core on average (up to {max} %)",
                 gpu = self.index,
                 mean = format!("{:.0}", j.mean),
@@ -333,7 +334,7 @@ fn gpu_window<'a>(snap: &'a Snapshot, h: &History, i: u32, window: f64, from: f6
         info,
         sample,
         procs: sample.and_then(|s| s.processes.value()).map(Vec::as_slice),
-        util_ev: tr!(
+        util_ev: msg!(
             "GPU {i} utilization {mean} % on average (min {min}, max {max}); below {low} % {share} % of the time",
             i = i,
             mean = format!("{:.0}", util.mean),

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::context::Ctx;
+use crate::i18n::Message;
 use crate::verdict::Verdict;
 
 /// What a verdict found.
@@ -50,8 +51,10 @@ pub enum Finding {
     Healthy,
 }
 
-/// One verdict.
+/// One verdict. Its texts are messages, serialised in English beside each message (`title` and
+/// `title_message`, ...).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "BottleneckWire", from = "BottleneckWire")]
 pub struct Bottleneck {
     /// What was found.
     pub finding: Finding,
@@ -62,17 +65,87 @@ pub struct Bottleneck {
     /// 0..1: how sure the rule is (signal strength times data coverage).
     pub confidence: f64,
     /// One line: "GPU 0 is data-starved: the CPU cannot feed it".
-    pub title: String,
+    pub title: Message,
     /// Numbers it rests on.
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Message>,
     /// Start and end of the span judged, seconds since the sampler started.
     pub from: f64,
     /// End of the span.
     pub to: f64,
     /// Why this limits the work.
-    pub explanation: String,
+    pub explanation: Message,
     /// What to try, in the method's order.
-    pub next_steps: Vec<String>,
+    pub next_steps: Vec<Message>,
+}
+
+/// [`Bottleneck`] as JSON: each text in English beside its message (older files have the
+/// English only, read back with [`Message::from_english`]).
+#[derive(Serialize, Deserialize)]
+struct BottleneckWire {
+    finding: Finding,
+    gpu: Option<u32>,
+    severity: Verdict,
+    confidence: f64,
+    title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title_message: Option<Message>,
+    #[serde(default)]
+    evidence: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    evidence_messages: Option<Vec<Message>>,
+    from: f64,
+    to: f64,
+    #[serde(default)]
+    explanation: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    explanation_message: Option<Message>,
+    #[serde(default)]
+    next_steps: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    next_steps_messages: Option<Vec<Message>>,
+}
+
+impl From<Bottleneck> for BottleneckWire {
+    fn from(b: Bottleneck) -> Self {
+        BottleneckWire {
+            finding: b.finding,
+            gpu: b.gpu,
+            severity: b.severity,
+            confidence: b.confidence,
+            title: b.title.en(),
+            title_message: Some(b.title),
+            evidence: b.evidence.iter().map(Message::en).collect(),
+            evidence_messages: Some(b.evidence),
+            from: b.from,
+            to: b.to,
+            explanation: b.explanation.en(),
+            explanation_message: Some(b.explanation),
+            next_steps: b.next_steps.iter().map(Message::en).collect(),
+            next_steps_messages: Some(b.next_steps),
+        }
+    }
+}
+
+/// The messages, or the English texts read back as messages.
+fn messages(m: Option<Vec<Message>>, english: &[String]) -> Vec<Message> {
+    m.unwrap_or_else(|| english.iter().map(|t| Message::from_english(t)).collect())
+}
+
+impl From<BottleneckWire> for Bottleneck {
+    fn from(w: BottleneckWire) -> Self {
+        Bottleneck {
+            finding: w.finding,
+            gpu: w.gpu,
+            severity: w.severity,
+            confidence: w.confidence,
+            title: w.title_message.unwrap_or_else(|| Message::from_english(&w.title)),
+            evidence: messages(w.evidence_messages, &w.evidence),
+            from: w.from,
+            to: w.to,
+            explanation: w.explanation_message.unwrap_or_else(|| Message::from_english(&w.explanation)),
+            next_steps: messages(w.next_steps_messages, &w.next_steps),
+        }
+    }
 }
 
 impl Bottleneck {
@@ -89,7 +162,7 @@ pub(super) fn verdict(
     gpu: Option<u32>,
     severity: Verdict,
     confidence: f64,
-    title: String,
+    title: Message,
 ) -> Bottleneck {
     Bottleneck {
         finding,
@@ -100,7 +173,7 @@ pub(super) fn verdict(
         evidence: Vec::new(),
         from: cx.from,
         to: cx.to,
-        explanation: String::new(),
+        explanation: Message::default(),
         next_steps: Vec::new(),
     }
 }

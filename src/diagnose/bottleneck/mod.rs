@@ -120,8 +120,8 @@ pub fn util_windows(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<
 }
 
 /// What the Diagnosis panel says while there is no verdict yet, counting down to the first one.
-pub fn countdown_text(secs: f64) -> String {
-    crate::tr!("Collecting data: first verdict in {time}.", time = crate::units::duration_secs(secs))
+pub fn countdown_text(secs: f64) -> crate::i18n::Message {
+    crate::msg!("Collecting data: first verdict in {time}.", time = crate::units::duration_secs(secs))
 }
 
 /// The window a replay at `at` is judged over: the chosen `window`, or the span recorded up to
@@ -173,7 +173,7 @@ mod tests {
         }
         for b in &got {
             if b.severity >= crate::verdict::Verdict::Warn {
-                assert!(want.contains(&b.key()), "{sc:?}: unexpected {:?}: {}", b.key(), b.title);
+                assert!(want.contains(&b.key()), "{sc:?}: unexpected {:?}: {}", b.key(), b.title.en());
             }
             assert!(!b.evidence.is_empty() && !b.next_steps.is_empty() && b.confidence > 0.3, "{b:?}");
             assert_eq!((b.from, b.to), (30.0, 90.0));
@@ -199,7 +199,7 @@ mod tests {
     fn the_data_starved_demo_rests_on_its_jobs_cpu() {
         let v = judge(Scenario::DataStarved);
         let b = v.iter().find(|b| b.finding == Finding::DataStarved).map(|b| b.evidence.clone()).unwrap_or_default();
-        assert!(b.iter().any(|e| e.contains("use 342 % of one core")), "{b:?}");
+        assert!(b.iter().any(|e| e.en().contains("use 342 % of one core")), "{b:?}");
     }
 
     #[test]
@@ -240,7 +240,7 @@ mod tests {
         // 10 s covered of the 30 s a 60 s window needs.
         let left = s.with_history(|h| first_verdict_in(&snap, h, 60.0, 10.0));
         assert_eq!(left, Some(20.0));
-        assert_eq!(countdown_text(20.0), "Collecting data: first verdict in 20 s.");
+        assert_eq!(countdown_text(20.0).en(), "Collecting data: first verdict in 20 s.");
         let s = sampled(30);
         let snap = s.snapshot();
         assert_eq!(s.with_history(|h| first_verdict_in(&snap, h, 60.0, 30.0)), None);

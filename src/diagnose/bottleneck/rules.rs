@@ -10,7 +10,7 @@ use super::starve::{cpu_busy_elsewhere, data_starved};
 use crate::diagnose::Verdict;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::units;
-use crate::{tr, tr_key};
+use crate::{msg, tr_key};
 
 /// A rule about the machine as a whole.
 type MachineRule = fn(&Ctx) -> Option<Bottleneck>;
@@ -60,11 +60,11 @@ pub(super) const RULES: &[Rule] = &[
 
 impl Bottleneck {
     /// The numbers it rests on, why it matters and what to try. `explanation` and `steps` are
-    /// catalogue texts (`tr_key!`), put in the current language here.
-    pub(super) fn with(mut self, evidence: Vec<String>, explanation: &'static str, steps: &[&'static str]) -> Self {
+    /// catalogue texts (`tr_key!`), kept as messages.
+    pub(super) fn with(mut self, evidence: Vec<crate::i18n::Message>, explanation: &'static str, steps: &[&'static str]) -> Self {
         self.evidence = evidence;
-        self.explanation = crate::i18n::tr(explanation).to_string();
-        self.next_steps = steps.iter().map(|&s| crate::i18n::tr(s).to_string()).collect();
+        self.explanation = crate::i18n::Message::new(explanation);
+        self.next_steps = steps.iter().map(|&s| crate::i18n::Message::new(s)).collect();
         self
     }
 }
@@ -143,10 +143,10 @@ fn imbalance(cx: &Ctx) -> Option<Bottleneck> {
                 let one = (busy.len() == 1, idle.len() == 1);
                 let (busy, idle) = (names(busy), names(idle));
                 match one {
-                    (true, true) => tr!("Only GPU {busy} works; GPU {idle} sits idle", busy = busy, idle = idle),
-                    (true, false) => tr!("Only GPU {busy} works; GPU {idle} sit idle", busy = busy, idle = idle),
-                    (false, true) => tr!("Only GPU {busy} work; GPU {idle} sits idle", busy = busy, idle = idle),
-                    (false, false) => tr!("Only GPU {busy} work; GPU {idle} sit idle", busy = busy, idle = idle),
+                    (true, true) => msg!("Only GPU {busy} works; GPU {idle} sits idle", busy = busy, idle = idle),
+                    (true, false) => msg!("Only GPU {busy} works; GPU {idle} sit idle", busy = busy, idle = idle),
+                    (false, true) => msg!("Only GPU {busy} work; GPU {idle} sits idle", busy = busy, idle = idle),
+                    (false, false) => msg!("Only GPU {busy} work; GPU {idle} sit idle", busy = busy, idle = idle),
                 }
             },
         )
@@ -154,7 +154,7 @@ fn imbalance(cx: &Ctx) -> Option<Bottleneck> {
             cx.gpus
                 .iter()
                 .map(|g| {
-                    tr!("GPU {gpu}: utilization {util} % on average", gpu = g.index, util = format!("{:.0}", g.util.mean))
+                    msg!("GPU {gpu}: utilization {util} % on average", gpu = g.index, util = format!("{:.0}", g.util.mean))
                 })
                 .collect(),
             tr_key!("The work lands on some cards while the others wait: the job or the launcher uses fewer GPUs than the machine has."),
@@ -179,15 +179,15 @@ fn nothing_on_gpu(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Info,
             if nothing_running { 0.9 } else { 0.6 } * g.coverage,
-            tr!("Nothing uses GPU {i}", i = i),
+            msg!("Nothing uses GPU {i}", i = i),
         )
         .with(
             vec![
                 g.util_ev.clone(),
                 if nothing_running {
-                    tr!("no process on the GPU").to_string()
+                    msg!("no process on the GPU")
                 } else {
-                    tr!("process list not available").to_string()
+                    msg!("process list not available")
                 },
             ],
             tr_key!("The GPU does no work and no program holds it. If a job should be running, it never reached the GPU."),
@@ -215,10 +215,10 @@ fn waiting_process(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlene
             Some(i),
             Verdict::Warn,
             0.7 * g.coverage,
-            tr!("GPU {i} holds {name} (PID {pid}) but does no work", i = i, name = p.name, pid = p.pid),
+            msg!("GPU {i} holds {name} (PID {pid}) but does no work", i = i, name = p.name, pid = p.pid),
         )
         .with(
-            vec![g.util_ev.clone(), tr!("neither the CPU nor the disk is saturated").to_string()],
+            vec![g.util_ev.clone(), msg!("neither the CPU nor the disk is saturated")],
             tr_key!("A process is on the GPU but stuck before the computation: waiting for data, a lock, the network or another process, or hung."),
             &STUCK_STEPS,
         ),
@@ -241,7 +241,7 @@ fn underused(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
         return None;
     }
     let p = g.procs.and_then(|p| p.first()).map(|p| format!("{} (PID {})", p.name, p.pid)).unwrap_or_default();
-    let mut ev = vec![g.util_ev.clone(), tr!("on the GPU: {p}", p = p)];
+    let mut ev = vec![g.util_ev.clone(), msg!("on the GPU: {p}", p = p)];
     ev.extend(host.evidence());
     Some(
         verdict(
@@ -250,7 +250,7 @@ fn underused(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            tr!("GPU {i} is underused by {p}; CPU and disk have room", i = i, p = p),
+            msg!("GPU {i} is underused by {p}; CPU and disk have room", i = i, p = p),
         )
         .with(
             ev,
@@ -283,7 +283,7 @@ fn io_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Warn,
             if strong { 0.85 } else { 0.65 } * g.coverage,
-            tr!("GPU {i} waits for the disk (I/O-bound)", i = i),
+            msg!("GPU {i} waits for the disk (I/O-bound)", i = i),
         )
         .with(
             ev,
@@ -309,10 +309,10 @@ fn vram_near_full(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Warn,
             0.9 * g.coverage,
-            tr!("GPU {i} memory is nearly full ({pct} %)", i = i, pct = format!("{:.0}", 100.0 * frac)),
+            msg!("GPU {i} memory is nearly full ({pct} %)", i = i, pct = format!("{:.0}", 100.0 * frac)),
         )
         .with(
-            vec![tr!(
+            vec![msg!(
                 "VRAM used up to {used} of {total}",
                 used = units::bytes(used.max as u64),
                 total = units::bytes(total as u64)
@@ -345,17 +345,17 @@ fn vram_growing(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
             Some(i),
             Verdict::Warn,
             (0.5 + 0.4 * rising) * g.coverage,
-            tr!("GPU {i} memory keeps growing: full in about {left}", i = i, left = units::duration_secs(left)),
+            msg!("GPU {i} memory keeps growing: full in about {left}", i = i, left = units::duration_secs(left)),
         )
         .with(
             vec![
-                tr!(
+                msg!(
                     "VRAM grows {rate}/s ({growth} over the window)",
                     rate = units::bytes(slope as u64),
                     growth = units::bytes((slope * cx.window) as u64)
                 ),
-                tr!("{pct} % of the steps went up or stayed", pct = format!("{:.0}", 100.0 * rising)),
-                tr!("now {used} of {total}", used = units::bytes(used.max as u64), total = units::bytes(total as u64)),
+                msg!("{pct} % of the steps went up or stayed", pct = format!("{:.0}", 100.0 * rising)),
+                msg!("now {used} of {total}", used = units::bytes(used.max as u64), total = units::bytes(total as u64)),
             ],
             tr_key!("Memory that only grows is usually held by mistake: results kept on the GPU across iterations (a list of loss tensors, caches), or a leak in a library."),
             &[
@@ -385,14 +385,14 @@ fn hardware_slowdown(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottle
             Some(i),
             Verdict::Warn,
             0.9 * g.coverage,
-            tr!(
+            msg!(
                 "GPU {i} is slowed down by hardware protection {pct} % of the time",
                 i = i,
                 pct = format!("{:.0}", 100.0 * g.hw)
             ),
         )
         .with(
-            vec![tr!("hardware slowdown reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.hw))],
+            vec![msg!("hardware slowdown reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.hw))],
             tr_key!("The board halves its clocks to protect itself: overheating or the power supply pulling the emergency brake."),
             &[
                 tr_key!("Check the power cabling (every connector seated, no daisy-chained cables on high-power cards) and that the power supply is sized for all GPUs."),
@@ -411,15 +411,15 @@ fn thermal_throttle(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlen
     let i = g.index;
     let temp = super::context::series(cx.h, &keys::gpu(i, GpuMetric::Temp), cx.from, cx.to, 0.0, 0.0);
     let mut ev =
-        vec![tr!("thermal limit reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.thermal))];
+        vec![msg!("thermal limit reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.thermal))];
     if let Some(t) = temp {
-        ev.push(tr!("temperature up to {t} °C", t = format!("{:.0}", t.max)));
+        ev.push(msg!("temperature up to {t} °C", t = format!("{:.0}", t.max)));
     }
     if let Some(sd) = g.info.and_then(|x| x.slowdown_temp_c.get()) {
-        ev.push(tr!("slowdown temperature {sd} °C", sd = sd));
+        ev.push(msg!("slowdown temperature {sd} °C", sd = sd));
     }
     if let Some((c, m)) = g.clocks {
-        ev.push(tr!("SM clock {c} MHz on average of {m} MHz", c = format!("{c:.0}"), m = m));
+        ev.push(msg!("SM clock {c} MHz on average of {m} MHz", c = format!("{c:.0}"), m = m));
     }
     Some(
         verdict(
@@ -428,7 +428,7 @@ fn thermal_throttle(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlen
             Some(i),
             Verdict::Warn,
             (0.6 + 0.4 * g.thermal) * g.coverage,
-            tr!("GPU {i} is thermally throttled: clocks are cut to stay cool", i = i),
+            msg!("GPU {i} is thermally throttled: clocks are cut to stay cool", i = i),
         )
         .with(
             ev,
@@ -453,10 +453,10 @@ fn power_limited(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck
             Some(i),
             Verdict::Info,
             0.8 * g.coverage,
-            tr!("GPU {i} runs at its power limit", i = i),
+            msg!("GPU {i} runs at its power limit", i = i),
         )
         .with(
-            vec![tr!("power cap reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.power))],
+            vec![msg!("power cap reported in {pct} % of the samples", pct = format!("{:.0}", 100.0 * g.power))],
             tr_key!("At full load a GPU often runs at its power limit and the clocks adapt to it; this is normal. A limit set below the default costs speed."),
             &[
                 tr_key!("Compare the enforced power limit with the default (Monitor card, nvidia-smi -q -d POWER); restore the default if someone lowered it."),
@@ -482,10 +482,10 @@ fn clocks_low(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck> {
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            tr!("GPU {i} runs well below its maximum clock under load", i = i),
+            msg!("GPU {i} runs well below its maximum clock under load", i = i),
         )
         .with(
-            vec![tr!(
+            vec![msg!(
                 "SM clock {c} MHz on average of {m} MHz, with no throttle reason reported",
                 c = format!("{c:.0}"),
                 m = m
@@ -515,7 +515,7 @@ fn pcie_below_max(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             Some(i),
             Verdict::Warn,
             0.7 * g.coverage,
-            tr!(
+            msg!(
                 "GPU {i}'s PCIe link runs at Gen{gn} x{w} under load; it supports Gen{mg} x{mw}",
                 i = i,
                 gn = gn,
@@ -525,7 +525,7 @@ fn pcie_below_max(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottlenec
             ),
         )
         .with(
-            vec![tr!(
+            vec![msg!(
                 "link Gen{gn} x{w}, maximum Gen{mg} x{mw}, utilization {util} %",
                 gn = gn,
                 w = w,
@@ -554,10 +554,10 @@ fn memory_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
             Some(i),
             Verdict::Info,
             0.7 * g.coverage,
-            tr!("GPU {i}'s work is memory-bandwidth-bound", i = i),
+            msg!("GPU {i}'s work is memory-bandwidth-bound", i = i),
         )
         .with(
-            vec![tr!(
+            vec![msg!(
                 "memory-bandwidth utilization {bw} % with GPU utilization {util} %",
                 bw = format!("{bw:.0}"),
                 util = format!("{:.0}", g.util.mean)
@@ -589,10 +589,10 @@ fn compute_bound(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck
             Some(i),
             Verdict::Info,
             0.6 * g.coverage,
-            tr!("GPU {i}'s work is compute-bound", i = i),
+            msg!("GPU {i}'s work is compute-bound", i = i),
         )
         .with(
-            vec![tr!(
+            vec![msg!(
                 "GPU utilization {util} % with memory-bandwidth utilization {bw} %",
                 util = format!("{:.0}", g.util.mean),
                 bw = format!("{bw:.0}")
@@ -617,7 +617,7 @@ fn healthy(cx: &Ctx, g: &GpuWindow, found: &[Bottleneck]) -> Option<Bottleneck> 
             Some(i),
             Verdict::Pass,
             0.8 * g.coverage,
-            tr!("GPU {i} is busy and not held back", i = i),
+            msg!("GPU {i} is busy and not held back", i = i),
         )
         .with(
             vec![g.util_ev.clone()],
@@ -638,13 +638,13 @@ fn host_swapping(cx: &Ctx) -> Option<Bottleneck> {
     if !fires {
         return None;
     }
-    let mut ev = vec![tr!(
+    let mut ev = vec![msg!(
         "swap used {used} (grew {growth} in the window)",
         used = units::bytes(swap.max as u64),
         growth = units::bytes(growth as u64)
     )];
     if let Some((a, t)) = avail {
-        ev.push(tr!("RAM available {available} of {total}", available = units::bytes(a), total = units::bytes(t)));
+        ev.push(msg!("RAM available {available} of {total}", available = units::bytes(a), total = units::bytes(t)));
     }
     Some(
         verdict(
@@ -653,7 +653,7 @@ fn host_swapping(cx: &Ctx) -> Option<Bottleneck> {
             None,
             Verdict::Warn,
             if growth >= 64.0 * 1_048_576.0 { 0.85 } else { 0.6 },
-            tr!("The host is swapping: RAM is short").to_string(),
+            msg!("The host is swapping: RAM is short"),
         )
         .with(
             ev,

@@ -11,7 +11,7 @@
 use super::context::{Ctx, GpuWindow};
 use super::finding::{Bottleneck, Finding, verdict};
 use crate::diagnose::Verdict;
-use crate::{tr, tr_key};
+use crate::{msg, tr_key};
 
 /// Next steps for a GPU the CPU cannot feed.
 const DATA_STARVED_STEPS: [&str; 4] = [
@@ -70,7 +70,7 @@ pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<
     let mut ev = vec![g.util_ev.clone()];
     match g.job_cpu_ev() {
         Some(line) => ev.push(line),
-        None => ev.push(tr!("could not tell which processes use the CPU (no per-process CPU readings)").to_string()),
+        None => ev.push(msg!("could not tell which processes use the CPU (no per-process CPU readings)")),
     }
     ev.extend(host.evidence());
     let conf = (0.6
@@ -88,7 +88,7 @@ pub(super) fn data_starved(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<
             Some(i),
             Verdict::Warn,
             conf * g.coverage,
-            tr!("GPU {i} is data-starved: the CPU cannot feed it fast enough", i = i),
+            msg!("GPU {i} is data-starved: the CPU cannot feed it fast enough", i = i),
         )
         .with(
             ev,
@@ -114,16 +114,16 @@ pub(super) fn cpu_busy_elsewhere(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> O
         cx.snap.gpus.iter().flat_map(|s| s.processes.value().into_iter().flatten()).map(|p| p.pid).collect();
     let top = cx.snap.busiest.iter().find(|p| !gpu_pids.contains(&p.pid));
     let title = match top {
-        Some(p) => tr!(
+        Some(p) => msg!(
             "GPU {i} is partly used; the CPU is busy with other programs (top: {name}, {pct} %)",
             i = i,
             name = p.name,
             pct = format!("{:.0}", p.cpu_pct)
         ),
-        None => tr!("GPU {i} is partly used; the CPU is busy with other programs", i = i),
+        None => msg!("GPU {i} is partly used; the CPU is busy with other programs", i = i),
     };
     if let Some(p) = top {
-        ev.push(tr!(
+        ev.push(msg!(
             "busiest other program: {name} (pid {pid}) at {pct} % of one core",
             name = p.name,
             pid = p.pid,

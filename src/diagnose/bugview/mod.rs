@@ -35,7 +35,8 @@ use sections::{device_nodes, dmesg_lines, parse_lspci};
 mod sections;
 use super::system::{KernelLog, KernelLogSource, Meta, SystemView, UserInfo};
 use super::{Report, Verdict};
-use crate::tr;
+use crate::i18n::Message;
+use crate::msg;
 
 /// The most GPUs read from nvidia-smi's output (its blocks, and GPUs it could not reach).
 pub const MAX_GPUS: usize = 64;
@@ -101,14 +102,14 @@ pub struct Imported {
     /// What was there past a cap and not read, in words ("300000 PCI functions past the first
     /// 256").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub past_caps: Vec<String>,
+    pub past_caps: Vec<Message>,
 }
 
 /// Names: all of them when there are few; else the same ones counted ("NVIDIA A100 ×300, NVIDIA
 /// T4"), at most 8 distinct names, then how many more.
-fn summarise(names: &[String]) -> String {
+fn summarise(names: &[String]) -> Message {
     if names.len() <= 8 {
-        return names.join(", ");
+        return Message::data(names.join(", "));
     }
     let mut counted: Vec<(&str, usize)> = Vec::new();
     let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -124,60 +125,60 @@ fn summarise(names: &[String]) -> String {
     let shown: Vec<String> =
         counted.iter().take(8).map(|(n, c)| if *c == 1 { (*n).to_string() } else { format!("{n} ×{c}") }).collect();
     let more = counted.len().saturating_sub(shown.len());
-    if more == 0 { shown.join(", ") } else { tr!("{items} and {n} more", items = shown.join(", "), n = more) }
+    if more == 0 { Message::data(shown.join(", ")) } else { msg!("{items} and {n} more", items = shown.join(", "), n = more) }
 }
 
 impl Imported {
     /// The report's first lines: what the file is, the machine, and what it did not hold.
-    pub fn lines(&self) -> Vec<String> {
-        let unknown = || tr!("unknown").to_string();
+    pub fn lines(&self) -> Vec<Message> {
+        let unknown = || msg!("unknown");
         let mut out = vec![if self.kind == "nvidia-smi -q" {
-            tr!("Read from the output of nvidia-smi -q (NVML's view only; nothing else about the machine).").to_string()
+            msg!("Read from the output of nvidia-smi -q (NVML's view only; nothing else about the machine).")
         } else {
-            tr!(
+            msg!(
                 "Read from an nvidia-bug-report log (script version {version}, made {date}){cut}.",
-                version = self.script_version.clone().unwrap_or_else(unknown),
-                date = self.date.clone().unwrap_or_else(unknown),
-                cut = if self.complete { String::new() } else { tr!(", cut short before its end").to_string() }
+                version = self.script_version.clone().map_or_else(unknown, Message::data),
+                date = self.date.clone().map_or_else(unknown, Message::data),
+                cut = if self.complete { Message::default() } else { msg!(", cut short before its end") }
             )
         }];
-        out.push(tr!(
+        out.push(msg!(
             "Machine: kernel {kernel}; distribution: {distribution}; GPUs: {gpus}; driver: {driver}.",
-            kernel = self.kernel.clone().unwrap_or_else(unknown),
-            distribution = self.distribution.clone().unwrap_or_else(unknown),
+            kernel = self.kernel.clone().map_or_else(unknown, Message::data),
+            distribution = self.distribution.clone().map_or_else(unknown, Message::data),
             gpus = if self.gpus.is_empty() { unknown() } else { summarise(&self.gpus) },
-            driver = self.driver.clone().unwrap_or_else(unknown)
+            driver = self.driver.clone().map_or_else(unknown, Message::data)
         ));
         if let Some(cut) = &self.cut {
-            out.push(tr!(
+            out.push(msg!(
                 "The log ends inside {section}; a section cut short proves nothing, so it was not read.",
                 section = cut
             ));
         }
         if !self.read.is_empty() {
-            let items: Vec<String> = self.read.iter().map(|r| crate::i18n::tr_dyn(r)).collect();
-            out.push(tr!("Sections read: {items}", items = items.join(tr!(", "))));
+            let items = Message::join(self.read.iter().map(|r| Message::new(r)), &msg!(", "));
+            out.push(msg!("Sections read: {items}", items = items));
         }
         out.push(match self.driver_loaded {
-            Some(true) => tr!("The NVIDIA kernel module was loaded when the report was made.").to_string(),
-            Some(false) => tr!("The NVIDIA kernel module was NOT loaded when the report was made.").to_string(),
-            None => tr!("The report does not say whether the NVIDIA kernel module was loaded.").to_string(),
+            Some(true) => msg!("The NVIDIA kernel module was loaded when the report was made."),
+            Some(false) => msg!("The NVIDIA kernel module was NOT loaded when the report was made."),
+            None => msg!("The report does not say whether the NVIDIA kernel module was loaded."),
         });
         if !self.not_in_report.is_empty() {
             let shown: Vec<&str> = self.not_in_report.iter().take(12).map(String::as_str).collect();
             let more = self.not_in_report.len().saturating_sub(shown.len());
             let items = if more == 0 {
-                shown.join(", ")
+                Message::data(shown.join(", "))
             } else {
-                tr!("{items} and {n} more", items = shown.join(", "), n = more)
+                msg!("{items} and {n} more", items = shown.join(", "), n = more)
             };
-            out.push(tr!("Not in this report: {items}", items = items));
+            out.push(msg!("Not in this report: {items}", items = items));
         }
         if !self.not_understood.is_empty() {
-            out.push(tr!("In the report but not understood: {items}", items = self.not_understood.join(", ")));
+            out.push(msg!("In the report but not understood: {items}", items = self.not_understood.join(", ")));
         }
         if !self.past_caps.is_empty() {
-            out.push(tr!("Not read (past gpu-doctor's limits): {items}", items = self.past_caps.join(", ")));
+            out.push(msg!("Not read (past gpu-doctor's limits): {items}", items = Message::join(self.past_caps.clone(), &msg!(", "))));
         }
         out
     }
@@ -344,7 +345,7 @@ impl BugReportSystem {
                         name: "libnvidia-ml.so.1".into(),
                         path: "libnvidia-ml.so.1".into(),
                         real_path: "libnvidia-ml.so.1".into(),
-                        via: tr!("nvidia-smi ran (nvidia-bug-report)").to_string(),
+                        via: msg!("nvidia-smi ran (nvidia-bug-report)").here(),
                     });
                     s.meta.nvml = Some(view);
                 }
@@ -362,14 +363,14 @@ impl BugReportSystem {
         if s.skipped_paths > 0 {
             let n = s.skipped_paths;
             s.imported.past_caps.push(
-                tr!("{n} file sections whose path is longer than {max} bytes", n = n, max = MAX_PATH).to_string(),
+                msg!("{n} file sections whose path is longer than {max} bytes", n = n, max = MAX_PATH),
             );
         }
         if s.skipped_files > 0 {
             let n = s.skipped_files;
             s.imported
                 .past_caps
-                .push(tr!("{n} file sections past the first {max}", n = n, max = MAX_FILES).to_string());
+                .push(msg!("{n} file sections past the first {max}", n = n, max = MAX_FILES));
         }
         s
     }
@@ -400,7 +401,7 @@ impl BugReportSystem {
     fn note_gpus_past_cap(&mut self, dropped: usize) {
         if dropped > 0 {
             self.imported.past_caps.push(
-                tr!("{n} GPUs in nvidia-smi's output past the first {max}", n = dropped, max = MAX_GPUS).to_string(),
+                msg!("{n} GPUs in nvidia-smi's output past the first {max}", n = dropped, max = MAX_GPUS),
             );
         }
     }
@@ -412,7 +413,7 @@ impl BugReportSystem {
         if dropped > 0 {
             self.imported
                 .past_caps
-                .push(tr!("{n} PCI functions past the first {max}", n = dropped, max = MAX_PCI_FUNCTIONS).to_string());
+                .push(msg!("{n} PCI functions past the first {max}", n = dropped, max = MAX_PCI_FUNCTIONS));
         }
         for f in functions {
             let dir = format!("{base}/{}", f.address);
@@ -456,7 +457,7 @@ impl BugReportSystem {
                     None => msg.trim_start(),
                 };
                 if msg.contains("Xid (") && !this_boot.contains(msg) && seen.insert(msg) {
-                    earlier.push(tr!("(earlier boot) {line}", line = msg));
+                    earlier.push(msg!("(earlier boot) {line}", line = msg).here());
                 }
             }
             earlier.append(&mut lines);
@@ -582,9 +583,9 @@ impl SystemView for BugReportSystem {
 /// In a report made from a log: a check that was skipped for lack of evidence (not blocked, not
 /// "does not apply") says the evidence is not in this report, naming what was asked for.
 pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
-    let missing = crate::i18n::tr("evidence missing");
+    let missing = crate::msg!("evidence missing");
     // (The evidence of a file the checks could not read, in the language it was written in.)
-    let unreadable = [tr!("/proc/modules: not readable"), tr!("/sys/bus/pci/devices: not readable")];
+    let unreadable = [msg!("/proc/modules: not readable"), msg!("/sys/bus/pci/devices: not readable")];
     for c in &mut report.checks {
         if c.verdict != Verdict::Skipped || c.blocked_by.is_some() || c.applies_to.is_some() {
             continue;
@@ -592,14 +593,14 @@ pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
         let mentioned: Vec<&String> = imported
             .not_in_report
             .iter()
-            .filter(|p| c.summary.contains(p.as_str()) || c.evidence.iter().any(|e| e.contains(p.as_str())))
+            .filter(|p| c.summary.en().contains(p.as_str()) || c.evidence.iter().any(|e| e.en().contains(p.as_str())))
             .collect();
-        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| unreadable.contains(&e.as_str()))
+        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| unreadable.contains(e))
         {
-            c.finding = tr!("Not in this report: {summary}", summary = c.summary);
+            c.finding = msg!("Not in this report: {summary}", summary = c.summary);
             if !mentioned.is_empty() {
                 let list: Vec<String> = mentioned.iter().map(|p| (*p).clone()).collect();
-                c.evidence.push(tr!("not collected by nvidia-bug-report.sh: {paths}", paths = list.join(", ")));
+                c.evidence.push(msg!("not collected by nvidia-bug-report.sh: {paths}", paths = list.join(", ")));
             }
         }
     }

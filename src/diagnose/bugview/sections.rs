@@ -6,7 +6,7 @@ use crate::telemetry::nvml::explain_init_error_on;
 use crate::telemetry::reading::Reading;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};
 use crate::telemetry::source::{NoGpu, SourceStatus};
-use crate::tr;
+use crate::msg;
 
 /// One PCI function from lspci.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -242,7 +242,8 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
             b.1.push('\n');
         }
     }
-    let na = tr!("not in this report");
+    let na_text = msg!("not in this report").here();
+    let na = na_text.as_str();
     let mib = |v: Option<String>| {
         v.and_then(|s| s.trim_end_matches("MiB").trim().parse::<u64>().ok()).map(|m| m * 1024 * 1024)
     };
@@ -266,7 +267,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     for (i, (addr, block)) in blocks.iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
         let mut info = GpuInfo::unavailable(index, na);
-        info.name = kv(block, "Product Name").unwrap_or_else(|| tr!("GPU {index}", index = index));
+        info.name = kv(block, "Product Name").unwrap_or_else(|| msg!("GPU {index}", index = index).here());
         info.uuid = kv(block, "GPU UUID").map_or_else(|| Reading::na(na), Reading::Value);
         info.pci_bus_id = Reading::Value(addr.clone());
         let fb = section(block, "FB Memory Usage");
@@ -310,7 +311,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
         // "GPU is lost" is NVML's GPU_IS_LOST (fell off the bus); other errors ("Unknown Error")
         // leave the GPU listed but unreadable.
         let health = if why.contains("GPU is lost") {
-            GpuHealth::Lost(tr!("nvidia-smi: {why}", why = why))
+            GpuHealth::Lost(msg!("nvidia-smi: {why}", why = why).here())
         } else {
             GpuHealth::Ok
         };
@@ -318,7 +319,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     }
     let view = NvmlView {
         status: SourceStatus::Nvml {
-            library: tr!("libnvidia-ml.so.1 (as nvidia-smi used it)").to_string(),
+            library: msg!("libnvidia-ml.so.1 (as nvidia-smi used it)").here(),
             attempts: Vec::new(),
         },
         inventory,

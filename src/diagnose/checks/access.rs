@@ -4,11 +4,12 @@
 //! Sources: NVIDIA's nvidia-modprobe (creates the device files) and the driver's
 //! `NVreg_DeviceFileMode` / `ModifyDeviceFiles` parameters (`/proc/driver/nvidia/params`).
 
+use crate::i18n::Message;
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::system::Platform;
 use crate::diagnose::system::{DeviceNode, UserInfo};
 use crate::diagnose::{Check, Verdict};
-use crate::tr;
+use crate::msg;
 
 /// Can `user` read and write `node`?
 fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
@@ -27,10 +28,10 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
 
 pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here(tr!("native Linux"), tr!("WSL uses /dev/dxg instead"));
+        return c.not_here(msg!("native Linux"), msg!("WSL uses /dev/dxg instead"));
     }
     if cx.v.meta().platform == Platform::Windows {
-        return c.not_here("Linux", tr!("Linux only"));
+        return c.not_here("Linux", msg!("Linux only"));
     }
     let nodes = &cx.v.meta().device_nodes;
     let has = |p: &str| nodes.iter().any(|n| n.path == p);
@@ -39,47 +40,47 @@ pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
         cx.nvml.map(|n| n.inventory.gpus.len()).filter(|n| *n > 0).or(cx.pci.as_ref().map(Vec::len)).unwrap_or(0);
     let mut c = c;
     for n in nodes {
-        c = c.evidence(format!(
-            "{}: {} {},{} mode {:o} uid {} gid {}",
-            n.path,
-            if n.char_device { "char" } else { crate::tr!("not a char device") },
-            n.major,
-            n.minor,
-            n.mode,
-            n.uid,
-            n.gid
+        let numbers = format!("{},{} mode {:o} uid {} gid {}", n.major, n.minor, n.mode, n.uid, n.gid);
+        c = c.evidence(crate::msg!(
+            "{label}: {value}",
+            label = n.path,
+            value = if n.char_device {
+                Message::data(format!("char {numbers}"))
+            } else {
+                crate::msg!("{label}: {value}", label = crate::msg!("not a char device"), value = numbers)
+            }
         ));
     }
     if !has("/dev/nvidiactl") || gpus == 0 {
         return c
-            .verdict(Verdict::Fail, tr!("/dev/nvidiactl or /dev/nvidiaN is missing"))
-            .found(tr!("The GPU device files are missing"))
-            .text(tr!("Create them (loading the driver creates them too):"))
+            .verdict(Verdict::Fail, msg!("/dev/nvidiactl or /dev/nvidiaN is missing"))
+            .found(msg!("The GPU device files are missing"))
+            .text(msg!("Create them (loading the driver creates them too):"))
             .cmd("sudo nvidia-modprobe")
-            .text(tr!("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params."));
+            .text(msg!("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params."));
     }
     if !has("/dev/nvidia-uvm") {
         return c
-            .verdict(Verdict::Fail, tr!("/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')"))
-            .found(tr!("/dev/nvidia-uvm is missing, so CUDA cannot start"))
+            .verdict(Verdict::Fail, msg!("/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')"))
+            .found(msg!("/dev/nvidia-uvm is missing, so CUDA cannot start"))
             .cmd("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
     }
     if expected > gpus {
         return c
             .verdict(
                 Verdict::Warn,
-                tr!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)", gpus = gpus, expected = expected),
+                msg!("{gpus} /dev/nvidiaN node(s) for {expected} GPU(s)", gpus = gpus, expected = expected),
             )
-            .found(tr!("Some GPUs have no device file"));
+            .found(msg!("Some GPUs have no device file"));
     }
-    c.verdict(Verdict::Pass, tr!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)", gpus = gpus))
-        .found(tr!("The GPU device files are present"))
+    c.verdict(Verdict::Pass, msg!("/dev/nvidiactl, /dev/nvidia-uvm and {gpus} GPU node(s)", gpus = gpus))
+        .found(msg!("The GPU device files are present"))
 }
 
 pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == Platform::Windows {
         return c
-            .not_here(if cx.wsl.is_some() { tr!("native Linux") } else { "Linux" }, tr!("Linux device files only"));
+            .not_here(if cx.wsl.is_some() { msg!("native Linux") } else { Message::data("Linux") }, msg!("Linux device files only"));
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m
@@ -88,11 +89,11 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
         .filter(|n| n.path == "/dev/nvidiactl" || n.path == "/dev/nvidia-uvm" || is_gpu_node(&n.path))
         .collect();
     if relevant.is_empty() {
-        return c.verdict(Verdict::Skipped, tr!("no device files to check"));
+        return c.verdict(Verdict::Skipped, msg!("no device files to check"));
     }
     let denied: Vec<&&DeviceNode> = relevant.iter().filter(|n| !can_open(&m.user, n)).collect();
     let who = m.user.name.clone().unwrap_or_else(|| format!("uid {}", m.user.uid));
-    let c = c.evidence(tr!(
+    let c = c.evidence(msg!(
         "user {who}, groups {groups}",
         who = who,
         groups = m.user.groups.iter().map(|(g, n)| format!("{n}({g})")).collect::<Vec<_>>().join(", ")
@@ -105,10 +106,10 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
         .collect();
     if denied.is_empty() && !refused.is_empty() {
         return c
-            .verdict(Verdict::Fail, tr!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")))
-            .found(tr!("The kernel refuses to open the GPU device files"))
-            .explain(tr!("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor."))
-            .text(tr!("Look for the refusal in the audit or kernel log:"))
+            .verdict(Verdict::Fail, msg!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")))
+            .found(msg!("The kernel refuses to open the GPU device files"))
+            .explain(msg!("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor."))
+            .text(msg!("Look for the refusal in the audit or kernel log:"))
             .cmd("sudo journalctl -k -b | grep -i -e denied -e avc -e apparmor");
     }
     if denied.is_empty() {
@@ -117,34 +118,34 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
             .verdict(
                 Verdict::Pass,
                 if tried > 0 {
-                    tr!(
+                    msg!(
                         "{who} can read and write all {n} of them (opened and closed each)",
                         who = who,
                         n = relevant.len()
                     )
                 } else {
-                    tr!("{who} can read and write all {n} of them", who = who, n = relevant.len())
+                    msg!("{who} can read and write all {n} of them", who = who, n = relevant.len())
                 },
             )
-            .found(tr!("This user can open the GPU device files"));
+            .found(msg!("This user can open the GPU device files"));
     }
     let group = denied.iter().find_map(|n| n.group.clone().or_else(|| (n.gid != 0).then(|| n.gid.to_string())));
     let mut c = c
         .verdict(
             Verdict::Fail,
-            tr!(
+            msg!(
                 "{who} cannot open {files}",
                 who = who,
                 files = denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
             ),
         )
-        .found(tr!("{who} may not open the GPU device files", who = who));
+        .found(msg!("{who} may not open the GPU device files", who = who));
     c = match group {
         Some(g) => c
-            .explain(tr!("The device files belong to group '{g}' and are not open to others.", g = g))
+            .explain(msg!("The device files belong to group '{g}' and are not open to others.", g = g))
             .cmd(format!("sudo usermod -aG {g} {}", m.user.name.as_deref().unwrap_or("$USER")))
-            .text(tr!("Then log out and back in.")),
-        None => c.text(tr!(
+            .text(msg!("Then log out and back in.")),
+        None => c.text(msg!(
             "Ask an administrator to restore the driver's default mode 0666 (NVreg_DeviceFileMode) for /dev/nvidia*."
         )),
     };

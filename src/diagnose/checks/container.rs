@@ -4,29 +4,30 @@
 //! Sources: the NVIDIA Container Toolkit documentation (installation, "Specialized Configurations
 //! with Docker", Container Device Interface support); Kubernetes "Schedule GPUs"; podman-run(1).
 
+use crate::i18n::Message;
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::{Check, Verdict};
-use crate::tr;
+use crate::msg;
 
 pub(super) fn in_container(c: Check, cx: &Ctx) -> Check {
     match &cx.container {
-        Some(k) => c.verdict(Verdict::Info, tr!("yes: {kind}", kind = k)).found(tr!("This runs in a {kind} container", kind = k)).explain(tr!("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host.")),
-        None => c.verdict(Verdict::Pass, tr!("no container detected")).found(tr!("Not in a container")),
+        Some(k) => c.verdict(Verdict::Info, msg!("yes: {kind}", kind = k)).found(msg!("This runs in a {kind} container", kind = k)).explain(msg!("Process lists from NVML show host PIDs; inside a container they match nothing here unless it runs with --pid=host.")),
+        None => c.verdict(Verdict::Pass, msg!("no container detected")).found(msg!("Not in a container")),
     }
 }
 
 pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     let Some(kind) = &cx.container else {
-        return c.not_here(tr!("containers"), tr!("not in a container"));
+        return c.not_here(msg!("containers"), msg!("not in a container"));
     };
     let nodes = &cx.v.meta().device_nodes;
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
     let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
     let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
-    let c = c.evidence(format!("NVIDIA_VISIBLE_DEVICES={}", visible.unwrap_or(tr!("(unset)")))).evidence(if ctl {
-        tr!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+    let c = c.evidence(visible.map_or_else(|| msg!("NVIDIA_VISIBLE_DEVICES={value}", value = msg!("(unset)")), |v| Message::data(format!("NVIDIA_VISIBLE_DEVICES={v}")))).evidence(if ctl {
+        msg!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
     } else {
-        tr!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+        msg!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
     });
     // Listed but refused by the kernel (EPERM, whatever the mode): the container's device rules
     // (cgroup) no longer include the GPU.
@@ -37,50 +38,50 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
         .collect();
     if ctl && gpus > 0 && !refused.is_empty() {
         let mut c = c
-            .verdict(Verdict::Fail, tr!("the device files are here but the kernel refuses to open them ({n} of them)", n = refused.len()))
-            .found(tr!("This container lost access to the GPU"))
-            .explain(tr!("The GPU was passed in when the container started, but its device permissions no longer include it: opening /dev/nvidia* fails with \"Operation not permitted\" whatever the file mode. A known cause is systemctl daemon-reload (or a package update that runs it) on the host when Docker uses the systemd cgroup driver; nvidia-smi then says \"Failed to initialize NVML: Unknown Error\". Commands inside the container cannot repair it."));
+            .verdict(Verdict::Fail, msg!("the device files are here but the kernel refuses to open them ({n} of them)", n = refused.len()))
+            .found(msg!("This container lost access to the GPU"))
+            .explain(msg!("The GPU was passed in when the container started, but its device permissions no longer include it: opening /dev/nvidia* fails with \"Operation not permitted\" whatever the file mode. A known cause is systemctl daemon-reload (or a package update that runs it) on the host when Docker uses the systemd cgroup driver; nvidia-smi then says \"Failed to initialize NVML: Unknown Error\". Commands inside the container cannot repair it."));
         for r in refused.iter().take(4) {
             c = c.evidence(r.clone());
         }
         return match kind.as_str() {
-            "Kubernetes" => c.text(tr!("Delete the pod so that it is created again with the GPU (the node's device plugin passes it in afresh).")),
+            "Kubernetes" => c.text(msg!("Delete the pod so that it is created again with the GPU (the node's device plugin passes it in afresh).")),
             _ => c
-                .text(tr!("On the host, restart (or recreate) this container; its GPU access comes back when it starts again. To keep it from happening again, NVIDIA's documented workaround is to create the /dev/char links on the host:"))
+                .text(msg!("On the host, restart (or recreate) this container; its GPU access comes back when it starts again. To keep it from happening again, NVIDIA's documented workaround is to create the /dev/char links on the host:"))
                 .cmd("sudo nvidia-ctk system create-dev-char-symlinks --create-all")
-                .text(tr!("or to pass the device files explicitly (--device /dev/nvidiactl --device /dev/nvidia0 ...) when starting the container.")),
+                .text(msg!("or to pass the device files explicitly (--device /dev/nvidiactl --device /dev/nvidia0 ...) when starting the container.")),
         };
     }
     if ctl && gpus > 0 {
         return c
-            .verdict(Verdict::Pass, tr!("{gpus} GPU device node(s) present", gpus = gpus))
-            .found(tr!("The container received the GPU"));
+            .verdict(Verdict::Pass, msg!("{gpus} GPU device node(s) present", gpus = gpus))
+            .found(msg!("The container received the GPU"));
     }
     let why = match visible.map(str::trim) {
-        Some("none") => tr!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU."),
+        Some("none") => msg!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU."),
         Some("void") | Some("") => {
-            tr!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.")
+            msg!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.")
         }
-        _ => tr!(
+        _ => msg!(
             "NVIDIA_VISIBLE_DEVICES alone proves nothing (CUDA base images set it to 'all'); the container must be started with GPUs so the runtime injects the device nodes and driver libraries."
         ),
     };
     let c = c
-        .verdict(Verdict::Fail, tr!("no GPU was passed into this {kind} container", kind = kind))
-        .found(tr!("No GPU was passed into this container"))
+        .verdict(Verdict::Fail, msg!("no GPU was passed into this {kind} container", kind = kind))
+        .found(msg!("No GPU was passed into this container"))
         .explain(why);
     match kind.as_str() {
-        "Kubernetes" => c.text(tr!("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator.")),
+        "Kubernetes" => c.text(msg!("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator.")),
         "Podman" => c
-            .text(tr!("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:"))
+            .text(msg!("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:"))
             .cmd("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml")
-            .text(tr!("Then start the container with --device nvidia.com/gpu=all; to try it:"))
+            .text(msg!("Then start the container with --device nvidia.com/gpu=all; to try it:"))
             .cmd("podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi"),
         _ => c
-            .text(tr!("On the host, install the NVIDIA Container Toolkit and register it with Docker:"))
+            .text(msg!("On the host, install the NVIDIA Container Toolkit and register it with Docker:"))
             .cmd("sudo nvidia-ctk runtime configure --runtime=docker")
             .cmd("sudo systemctl restart docker")
-            .text(tr!("Then start the container with --gpus all; to try it:"))
+            .text(msg!("Then start the container with --gpus all; to try it:"))
             .cmd("docker run --gpus all --rm ubuntu nvidia-smi"),
     }
 }

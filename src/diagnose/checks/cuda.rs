@@ -9,6 +9,7 @@
 //! driver API's `CUresult` codes; PyTorch's `torch/version.py` and its wheel index
 //! (<https://download.pytorch.org/whl/>).
 
+use crate::i18n::Message;
 use super::Ctx;
 use crate::diagnose::parse;
 use crate::diagnose::system::Platform;
@@ -22,29 +23,29 @@ pub(super) fn driver_cuda_version(c: Check, cx: &Ctx) -> Check {
     match driver_cuda(cx) {
         Some(v) => c
             .verdict(Verdict::Info, format!("CUDA {v}"))
-            .found(crate::tr!("The driver runs CUDA up to {v}", v = v))
-            .explain(crate::tr!("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that).")),
-        None => c.verdict(Verdict::Skipped, crate::tr!("NVML did not report it")),
+            .found(crate::msg!("The driver runs CUDA up to {v}", v = v))
+            .explain(crate::msg!("This is what nvidia-smi shows as 'CUDA Version': the newest CUDA the driver runs, not an installed toolkit (`nvcc --version` shows that).")),
+        None => c.verdict(Verdict::Skipped, crate::msg!("NVML did not report it")),
     }
 }
 
 pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
         Some(l) => c
-            .verdict(Verdict::Pass, crate::tr!("found {path}", path = l.path))
-            .found(crate::tr!("The CUDA driver library is present"))
-            .evidence(crate::tr!(
+            .verdict(Verdict::Pass, crate::msg!("found {path}", path = l.path))
+            .found(crate::msg!("The CUDA driver library is present"))
+            .evidence(crate::msg!(
                 "{path} -> {target} (via {via})",
                 path = l.path,
                 target = l.real_path,
-                via = crate::i18n::tr_dyn(&l.via)
+                via = crate::i18n::Message::new(&l.via)
             )),
-        None if cx.v.meta().platform == Platform::Windows => c.not_here("Linux", crate::tr!("Windows uses nvcuda.dll")),
+        None if cx.v.meta().platform == Platform::Windows => c.not_here("Linux", crate::msg!("Windows uses nvcuda.dll")),
         None => c
-            .verdict(Verdict::Fail, crate::tr!("libcuda.so.1 was not found in the library path"))
-            .found(crate::tr!("The CUDA driver library (libcuda.so.1) is missing"))
-            .explain(crate::tr!("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU."))
-            .text(crate::tr!("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it.")),
+            .verdict(Verdict::Fail, crate::msg!("libcuda.so.1 was not found in the library path"))
+            .found(crate::msg!("The CUDA driver library (libcuda.so.1) is missing"))
+            .explain(crate::msg!("CUDA programs load the driver's libcuda.so.1; without it nothing can use the GPU."))
+            .text(crate::msg!("Install the driver's CUDA library (Ubuntu: libnvidia-compute-<branch>; it comes with the full nvidia-driver-<branch> package). In a container: start it with --gpus all so the toolkit mounts it.")),
     }
 }
 
@@ -52,63 +53,64 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().quick && cx.v.meta().cuda.is_none() {
         return c.verdict(
             Verdict::Skipped,
-            crate::tr!("not run by check --quick (starting CUDA can take seconds); the full check runs it"),
+            crate::msg!("not run by check --quick (starting CUDA can take seconds); the full check runs it"),
         );
     }
     let Some(p) = &cx.v.meta().cuda else {
-        return c.verdict(Verdict::Skipped, crate::tr!("not probed (a sleeping GPU is left asleep)"));
+        return c.verdict(Verdict::Skipped, crate::msg!("not probed (a sleeping GPU is left asleep)"));
     };
     if let Some(secs) = p.did_not_return {
         let call = p.hung_call.as_deref().unwrap_or("cuInit");
         return c
-            .verdict(Verdict::Fail, crate::tr!("{call} did not return within {secs} s", call = call, secs = secs))
-            .found(crate::tr!("CUDA hangs when it starts ({call} does not return)", call = call))
-            .text(crate::tr!(
+            .verdict(Verdict::Fail, crate::msg!("{call} did not return within {secs} s", call = call, secs = secs))
+            .found(crate::msg!("CUDA hangs when it starts ({call} does not return)", call = call))
+            .text(crate::msg!(
                 "A call that never returns means a hung driver, not a missing one: see the driver check."
             ));
     }
     let Some(lib) = &p.library else {
         return c
-            .verdict(Verdict::Fail, crate::tr!("no CUDA driver library could be loaded"))
-            .found(crate::tr!("No CUDA driver library could be loaded"))
+            .verdict(Verdict::Fail, crate::msg!("no CUDA driver library could be loaded"))
+            .found(crate::msg!("No CUDA driver library could be loaded"))
             .evidence(p.load_error.clone().unwrap_or_default())
-            .text(crate::tr!("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path."));
+            .text(crate::msg!("Install the NVIDIA driver (it provides libcuda.so.1 / nvcuda.dll); in a container start it with --gpus all; in WSL keep /usr/lib/wsl/lib on the library path."));
     };
     if let (None, Some(crash)) = (p.init_code, &p.load_error) {
         return c
-            .verdict(Verdict::Fail, crate::tr!("{lib} loaded, then {crash}", lib = lib, crash = crash))
-            .found(crate::tr!("CUDA crashes when it starts"))
+            .verdict(Verdict::Fail, crate::msg!("{lib} loaded, then {crash}", lib = lib, crash = crash))
+            .found(crate::msg!("CUDA crashes when it starts"))
             .evidence(crash.clone())
-            .text(crate::tr!("A crash inside the CUDA driver library most often means it does not match the loaded kernel module (the driver was updated without a reboot) or the install is damaged: the driver checks say which. Reboot after a driver update; otherwise reinstall the driver."));
+            .text(crate::msg!("A crash inside the CUDA driver library most often means it does not match the loaded kernel module (the driver was updated without a reboot) or the install is damaged: the driver checks say which. Reboot after a driver update; otherwise reinstall the driver."));
     }
-    let c = c.evidence(format!(
-        "{lib}: cuInit = {}",
-        p.init_code.map_or(crate::tr!("not called").to_string(), |x| x.to_string())
+    let c = c.evidence(crate::msg!(
+        "{label}: {value}",
+        label = format!("{lib}: cuInit"),
+        value = p.init_code.map_or(crate::msg!("not called"), |x| Message::data(x.to_string()))
     ));
     match p.init_code {
         Some(0) if p.devices == Some(0) => c
-            .verdict(Verdict::Fail, crate::tr!("cuInit succeeded but CUDA sees no device"))
-            .found(crate::tr!("CUDA starts but sees no GPU"))
-            .text(crate::tr!("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which.")),
+            .verdict(Verdict::Fail, crate::msg!("cuInit succeeded but CUDA sees no device"))
+            .found(crate::msg!("CUDA starts but sees no GPU"))
+            .text(crate::msg!("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which.")),
         Some(0) => c
             .verdict(
                 Verdict::Pass,
-                crate::tr!(
+                crate::msg!(
                     "CUDA driver API {version} sees {n} device(s)",
                     version = p.driver_version.as_deref().unwrap_or("?"),
                     n = p.devices.map_or("?".to_string(), |d| d.to_string())
                 ),
             )
-            .found(crate::tr!("CUDA starts")),
+            .found(crate::msg!("CUDA starts")),
         Some(code) => {
             let (name, next) = crate::knowledge::cuda::cu_result(code);
-            c.verdict(Verdict::Fail, crate::tr!("cuInit failed with {name} ({code})", name = name, code = code))
-                .found(crate::tr!("CUDA does not start ({name})", name = name))
+            c.verdict(Verdict::Fail, crate::msg!("cuInit failed with {name} ({code})", name = name, code = code))
+                .found(crate::msg!("CUDA does not start ({name})", name = name))
                 .text(next)
         }
         None => c
-            .verdict(Verdict::Fail, crate::tr!("{lib} has no cuInit: not a CUDA driver library", lib = lib))
-            .found(crate::tr!("The CUDA library found is not a CUDA driver")),
+            .verdict(Verdict::Fail, crate::msg!("{lib} has no cuInit: not a CUDA driver library", lib = lib))
+            .found(crate::msg!("The CUDA library found is not a CUDA driver")),
     }
 }
 
@@ -244,7 +246,7 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
     if installs.is_empty() {
         return c.verdict(
             Verdict::Skipped,
-            crate::tr!(
+            crate::msg!(
                 "no PyTorch install found in the {n} Python environments looked at (active, on PATH, conda, pyenv, .venv/venv folders, system)",
                 n = python_prefixes(cx).len()
             ),
@@ -261,12 +263,12 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
         let text = cx.v.read(f).unwrap_or_default();
         let ver = parse::torch_version(&text).unwrap_or_else(|| "?".into());
         let (v, note) = match (parse::torch_cuda(&text), &driver) {
-            (None, _) => (Verdict::Skipped, crate::tr!("{f}: torch {ver}, no cuda line", f = f, ver = ver)),
+            (None, _) => (Verdict::Skipped, crate::msg!("{f}: torch {ver}, no cuda line", f = f, ver = ver)),
             (Some(None), _) => {
                 cpu_only = true;
                 (
                     Verdict::Warn,
-                    crate::tr!("torch {ver} is a CPU-only build ({f}): it never uses the GPU", ver = ver, f = f),
+                    crate::msg!("torch {ver} is a CPU-only build ({f}): it never uses the GPU", ver = ver, f = f),
                 )
             }
             (Some(Some(tc)), Some(dc)) => {
@@ -278,7 +280,7 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                         }
                         (
                             Verdict::Fail,
-                            crate::tr!(
+                            crate::msg!(
                                 "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (older major version)",
                                 ver = ver,
                                 tc = tc,
@@ -288,7 +290,7 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                     }
                     std::cmp::Ordering::Less => (
                         Verdict::Warn,
-                        crate::tr!(
+                        crate::msg!(
                             "torch {ver} is built for CUDA {tc}, newer than the driver's CUDA {dc}: it runs in minor-version compatibility with a limited feature set",
                             ver = ver,
                             tc = tc,
@@ -297,7 +299,7 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                     ),
                     _ => (
                         Verdict::Pass,
-                        crate::tr!(
+                        crate::msg!(
                             "torch {ver} (CUDA {tc}) runs on this driver (CUDA {dc})",
                             ver = ver,
                             tc = tc,
@@ -308,47 +310,48 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
             }
             (Some(Some(tc)), None) => (
                 Verdict::Info,
-                crate::tr!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown", ver = ver, tc = tc),
+                crate::msg!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown", ver = ver, tc = tc),
             ),
         };
         worst = worst.max(v);
-        c = c.evidence(format!("{f}: {}", note));
+        c = c.evidence(crate::msg!("{label}: {value}", label = f, value = note));
         notes.push(note);
     }
     let finding = match worst {
-        Verdict::Fail => crate::tr!("PyTorch needs a newer driver than this one"),
-        Verdict::Warn if cpu_only => crate::tr!("PyTorch is a CPU-only build"),
-        Verdict::Warn => crate::tr!("PyTorch's CUDA is newer than the driver's (limited compatibility)"),
-        Verdict::Pass => crate::tr!("PyTorch runs on this driver"),
-        Verdict::Info => crate::tr!("PyTorch found; the driver's CUDA version is unknown"),
-        Verdict::Skipped => crate::tr!("PyTorch found without CUDA information"),
+        Verdict::Fail => crate::msg!("PyTorch needs a newer driver than this one"),
+        Verdict::Warn if cpu_only => crate::msg!("PyTorch is a CPU-only build"),
+        Verdict::Warn => crate::msg!("PyTorch's CUDA is newer than the driver's (limited compatibility)"),
+        Verdict::Pass => crate::msg!("PyTorch runs on this driver"),
+        Verdict::Info => crate::msg!("PyTorch found; the driver's CUDA version is unknown"),
+        Verdict::Skipped => crate::msg!("PyTorch found without CUDA information"),
     };
-    let mut c = c.verdict(worst, notes.join("; ")).found(finding);
+    let mut c = c.verdict(worst, Message::join(notes, &crate::msg!("; "))).found(finding);
     if worst == Verdict::Fail {
         let need = need.unwrap_or_default();
         let major = need.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
         // Minor-version compatibility: any driver of the same CUDA major version runs the build.
         let min = crate::knowledge::cuda::cuda_family_min_driver(major)
             .map(|(l, w)| match w {
-                Some(w) => crate::tr!(
+                Some(w) => crate::msg!(
                     "Linux >= {linux}, Windows >= {windows} for any CUDA {major} build",
                     linux = l,
                     windows = w,
                     major = major
                 ),
-                None => crate::tr!("Linux >= {linux} for any CUDA {major} build", linux = l, major = major),
+                None => crate::msg!("Linux >= {linux} for any CUDA {major} build", linux = l, major = major),
             })
             .or_else(|| {
-                crate::knowledge::cuda::cuda_min_driver(&need)
-                    .map(|(l, w)| format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
+                crate::knowledge::cuda::cuda_min_driver(&need).map(|(l, w)| {
+                    Message::data(format!("Linux >= {l}{}", w.map(|w| format!(", Windows >= {w}")).unwrap_or_default()))
+                })
             })
             .unwrap_or_default();
         c = c
-            .explain(crate::tr!(
+            .explain(crate::msg!(
                 "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min}).",
                 min = min
             ))
-            .text(crate::tr!(
+            .text(crate::msg!(
                 "Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:",
                 min = min
             ));
@@ -361,10 +364,10 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
             Some((tag, last)) => {
                 c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}"))
             }
-            None => c.text(crate::tr!("No PyTorch build supports a driver this old: update the driver.")),
+            None => c.text(crate::msg!("No PyTorch build supports a driver this old: update the driver.")),
         };
     } else if worst == Verdict::Warn && cpu_only {
-        c = c.text(crate::tr!("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks)."));
+        c = c.text(crate::msg!("Install a CUDA build of PyTorch (pick the CUDA version at pytorch.org/get-started; it must not be newer than the newest CUDA the driver supports, shown under CUDA and frameworks)."));
     }
     c
 }
@@ -389,12 +392,12 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
         })
         .unwrap_or_default();
     if installs.is_empty() || gpus.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("needs a PyTorch install and the GPUs' compute capability"));
+        return c.verdict(Verdict::Skipped, crate::msg!("needs a PyTorch install and the GPUs' compute capability"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
     // The first GPU without kernels, said as its evidence line.
-    let mut first_missing: Option<String> = None;
+    let mut first_missing: Option<Message> = None;
     for f in &installs {
         let text = cx.v.read(f).unwrap_or_default();
         let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
@@ -403,7 +406,7 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
             let (v, note) = if *cc < min_cc {
                 (
                     Verdict::Fail,
-                    crate::tr!(
+                    crate::msg!(
                         "torch {ver} has no kernels for GPU {i} ({name}, compute capability {cc}; this build needs {min_cc} or newer)",
                         ver = ver,
                         i = i,
@@ -415,7 +418,7 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
             } else if *cc >= 10.0 && !blackwell {
                 (
                     Verdict::Fail,
-                    crate::tr!(
+                    crate::msg!(
                         "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc}): 'no kernel image is available'; use a CUDA 12.8+ build",
                         ver = ver,
                         cuda = cuda,
@@ -427,7 +430,7 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
             } else {
                 (
                     Verdict::Pass,
-                    crate::tr!(
+                    crate::msg!(
                         "torch {ver} runs on GPU {i} (compute capability {cc})",
                         ver = ver,
                         i = i,
@@ -443,17 +446,17 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
         }
     }
     let summary = if worst == Verdict::Pass {
-        crate::tr!("every GPU is covered by the PyTorch builds found").to_string()
+        crate::msg!("every GPU is covered by the PyTorch builds found")
     } else {
         first_missing.unwrap_or_default()
     };
     let c = c.verdict(worst, summary).found(if worst == Verdict::Pass {
-        crate::tr!("PyTorch has kernels for every GPU")
+        crate::msg!("PyTorch has kernels for every GPU")
     } else {
-        crate::tr!("PyTorch has no kernels for this GPU")
+        crate::msg!("PyTorch has no kernels for this GPU")
     });
     if worst == Verdict::Fail {
-        c.text(crate::tr!("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version."))
+        c.text(crate::msg!("Install a PyTorch build whose CUDA version covers this GPU (Blackwell: cu128 or newer; Maxwell/Pascal: cu126 or older), not newer than the driver's CUDA version."))
     } else {
         c
     }

@@ -8,54 +8,55 @@
 //! (<https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html>) for the
 //! GPU generations each driver flavour supports.
 
+use crate::i18n::Message;
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::system::Platform;
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
-use crate::tr;
+use crate::msg;
 
 pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here(tr!("native Linux"), tr!("not applicable in WSL: the Windows driver serves the GPU"));
+        return c.not_here(msg!("native Linux"), msg!("not applicable in WSL: the Windows driver serves the GPU"));
     }
     match cx.module("nvidia") {
         None => {
             if cx.container.is_some() {
-                c.verdict(Verdict::Skipped, tr!("the host's kernel modules are not visible from this container"))
+                c.verdict(Verdict::Skipped, msg!("the host's kernel modules are not visible from this container"))
             } else {
-                c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)).evidence(tr!("/proc/modules: not readable"))
+                c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)).evidence(msg!("/proc/modules: not readable"))
             }
         }
         Some(true) => {
             let others: Vec<&str> = ["nvidia_uvm", "nvidia_modeset", "nvidia_drm"].into_iter().filter(|m| cx.module(m) == Some(true)).collect();
-            c.verdict(Verdict::Pass, tr!("nvidia is loaded")).found(tr!("The NVIDIA kernel module is loaded")).evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
+            c.verdict(Verdict::Pass, msg!("nvidia is loaded")).found(msg!("The NVIDIA kernel module is loaded")).evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
         }
-        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, tr!("no nvidia module listed (the host's modules may not be visible here)")).found(tr!("The host's NVIDIA module is not visible from this container")),
+        Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, msg!("no nvidia module listed (the host's modules may not be visible here)")).found(msg!("The host's NVIDIA module is not visible from this container")),
         Some(false) if no_driver_installed(cx) => c
-            .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
-            .found(tr!("The NVIDIA driver is not installed"))
-            .evidence(tr!("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found"))
+            .verdict(Verdict::Fail, msg!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
+            .found(msg!("The NVIDIA driver is not installed"))
+            .evidence(msg!("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found"))
             .steps(fixes::install_driver(cx.distro)),
         Some(false) => match module_built_for_running_kernel(cx) {
             Some((release, false, looked)) => c
                 .verdict(
                     Verdict::Fail,
-                    tr!("no NVIDIA kernel module is installed for the running kernel {release}", release = release),
+                    msg!("no NVIDIA kernel module is installed for the running kernel {release}", release = release),
                 )
-                .found(tr!("The NVIDIA driver was not built for the running kernel ({release})", release = release))
-                .explain(tr!("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS)."))
-                .evidence(tr!("looked in: {dirs}", dirs = looked.join(", ")))
+                .found(msg!("The NVIDIA driver was not built for the running kernel ({release})", release = release))
+                .explain(msg!("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS)."))
+                .evidence(msg!("looked in: {dirs}", dirs = looked.join(", ")))
                 .steps(fixes::rebuild_module(cx.distro))
-                .text(tr!("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:"))
+                .text(msg!("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:"))
                 .cmd("sudo reboot"),
             _ => c
-                .verdict(Verdict::Fail, tr!("the NVIDIA kernel module is not loaded"))
-                .found(tr!("The NVIDIA kernel module is not loaded"))
-                .explain(tr!("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU."))
-                .evidence(tr!("/proc/modules: no line starting with nvidia"))
-                .text(tr!("Load it and read the error it prints:"))
+                .verdict(Verdict::Fail, msg!("the NVIDIA kernel module is not loaded"))
+                .found(msg!("The NVIDIA kernel module is not loaded"))
+                .explain(msg!("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU."))
+                .evidence(msg!("/proc/modules: no line starting with nvidia"))
+                .text(msg!("Load it and read the error it prints:"))
                 .cmd("sudo modprobe nvidia")
                 .steps(fixes::rebuild_module(cx.distro)),
         },
@@ -124,22 +125,22 @@ fn no_driver_installed(cx: &Ctx) -> bool {
 
 pub(super) fn kernel_module_version(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here(tr!("native Linux"), tr!("not applicable in WSL"));
+        return c.not_here(msg!("native Linux"), msg!("not applicable in WSL"));
     }
     match cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)) {
         Some((ver, open)) => c
             .verdict(
                 Verdict::Info,
                 if open {
-                    tr!("{ver} (open kernel module)", ver = ver)
+                    msg!("{ver} (open kernel module)", ver = ver)
                 } else {
-                    tr!("{ver} (proprietary kernel module)", ver = ver)
+                    msg!("{ver} (proprietary kernel module)", ver = ver)
                 },
             )
-            .found(tr!("The kernel module is version {ver}", ver = ver))
+            .found(msg!("The kernel module is version {ver}", ver = ver))
             .evidence(format!("/proc/driver/nvidia/version: {ver}")),
         None => {
-            c.verdict(Verdict::Skipped, tr!("no /proc/driver/nvidia/version (module not loaded, or not visible here)"))
+            c.verdict(Verdict::Skipped, msg!("no /proc/driver/nvidia/version (module not loaded, or not visible here)"))
         }
     }
 }
@@ -151,29 +152,29 @@ pub(super) fn nouveau_not_holding_gpu(c: Check, cx: &Ctx) -> Check {
         // Blacklisting nouveau then would leave the machine with no driver; the distribution's
         // installer sets up the NVIDIA driver and keeps nouveau away itself.
         (true, _) if no_driver_installed(cx) || no_module_for_this_kernel(cx) => c
-            .verdict(Verdict::Fail, tr!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
-            .found(tr!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
-            .evidence(tr!("a GPU's driver link points to nouveau"))
-            .evidence(tr!("/proc/modules: no nvidia; libnvidia-ml.so.1: not found"))
-            .text(tr!("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed)."))
+            .verdict(Verdict::Fail, msg!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
+            .found(msg!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
+            .evidence(msg!("a GPU's driver link points to nouveau"))
+            .evidence(msg!("/proc/modules: no nvidia; libnvidia-ml.so.1: not found"))
+            .text(msg!("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed)."))
             .steps(fixes::install_driver(cx.distro)),
         (true, _) => c
-            .verdict(Verdict::Fail, tr!("the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot"))
-            .found(tr!("The open-source nouveau driver holds the GPU"))
-            .evidence(tr!("a GPU's driver link points to nouveau"))
+            .verdict(Verdict::Fail, msg!("the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot"))
+            .found(msg!("The open-source nouveau driver holds the GPU"))
+            .evidence(msg!("a GPU's driver link points to nouveau"))
             .steps(fixes::blacklist_nouveau(cx.distro)),
         (false, Some(true)) => c
-            .verdict(Verdict::Warn, tr!("nouveau is loaded but not bound to an NVIDIA GPU"))
-            .found(tr!("The nouveau driver is loaded (not on an NVIDIA GPU)"))
+            .verdict(Verdict::Warn, msg!("nouveau is loaded but not bound to an NVIDIA GPU"))
+            .found(msg!("The nouveau driver is loaded (not on an NVIDIA GPU)"))
             .evidence("/proc/modules: nouveau"),
-        (false, Some(false)) => c.verdict(Verdict::Pass, tr!("nouveau is not loaded")).found(tr!("nouveau is not in the way")),
-        (false, None) => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
+        (false, Some(false)) => c.verdict(Verdict::Pass, msg!("nouveau is not loaded")).found(msg!("nouveau is not in the way")),
+        (false, None) => c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)),
     }
 }
 
 pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() {
-        return c.not_here(tr!("the host"), tr!("decided by the host"));
+        return c.not_here(msg!("the host"), msg!("decided by the host"));
     }
     let sb =
         cx.v.read_bytes("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c")
@@ -193,28 +194,28 @@ pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
     match (sb, loaded) {
         // Nothing for Secure Boot to block before a driver is installed.
         (Some(true), Some(false)) if no_driver_installed(cx) => c
-            .verdict(Verdict::Info, tr!("Secure Boot is on; no NVIDIA driver is installed yet"))
-            .found(tr!("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)"))
-            .evidence(tr!("efivars SecureBoot: enabled")),
+            .verdict(Verdict::Info, msg!("Secure Boot is on; no NVIDIA driver is installed yet"))
+            .found(msg!("Secure Boot is on (the driver installer will sign the module or ask to enroll a key)"))
+            .evidence(msg!("efivars SecureBoot: enabled")),
         (Some(true), Some(false)) => c
             .verdict(
                 Verdict::Fail,
-                tr!("Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules"),
+                msg!("Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules"),
             )
-            .found(tr!("Secure Boot keeps the unsigned NVIDIA module out"))
-            .evidence(tr!("efivars SecureBoot: enabled"))
+            .found(msg!("Secure Boot keeps the unsigned NVIDIA module out"))
+            .evidence(msg!("efivars SecureBoot: enabled"))
             .evidence(match (log_rejected, log_readable) {
-                (true, _) => tr!("kernel log: module key rejected"),
-                (false, true) => tr!("kernel log: no explicit rejection line found"),
+                (true, _) => msg!("kernel log: module key rejected"),
+                (false, true) => msg!("kernel log: no explicit rejection line found"),
                 (false, false) => {
-                    tr!("kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key")
+                    msg!("kernel log: unknown (not readable); read it with: sudo dmesg | grep -i -e nvidia -e key")
                 }
             })
             .steps(fixes::secure_boot(cx.distro)),
         // The firmware variable was not readable, but the kernel says it refused the module.
         (None, Some(false)) if log_rejected => c
-            .verdict(Verdict::Fail, tr!("the kernel refused to load an unsigned module (lockdown / Secure Boot)"))
-            .found(tr!("Secure Boot keeps the unsigned NVIDIA module out"))
+            .verdict(Verdict::Fail, msg!("the kernel refused to load an unsigned module (lockdown / Secure Boot)"))
+            .found(msg!("Secure Boot keeps the unsigned NVIDIA module out"))
             .evidence(match &cx.v.meta().kernel_log {
                 KernelLog::Lines(l) => l
                     .iter()
@@ -229,44 +230,44 @@ pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
             })
             .steps(fixes::secure_boot(cx.distro)),
         (Some(true), _) => c
-            .verdict(Verdict::Pass, tr!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"))
-            .found(tr!("Secure Boot accepts the NVIDIA module"))
-            .evidence(tr!("efivars SecureBoot: enabled")),
+            .verdict(Verdict::Pass, msg!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"))
+            .found(msg!("Secure Boot accepts the NVIDIA module"))
+            .evidence(msg!("efivars SecureBoot: enabled")),
         (Some(false), _) => c
-            .verdict(Verdict::Pass, tr!("Secure Boot is off"))
-            .found(tr!("Secure Boot is off"))
-            .evidence(tr!("efivars SecureBoot: disabled")),
+            .verdict(Verdict::Pass, msg!("Secure Boot is off"))
+            .found(msg!("Secure Boot is off"))
+            .evidence(msg!("efivars SecureBoot: disabled")),
         (None, _) if !efi && cx.v.exists("/sys/bus/pci/devices") => c
-            .verdict(Verdict::Pass, tr!("legacy BIOS boot: no Secure Boot"))
-            .found(tr!("No Secure Boot (legacy BIOS boot)"))
-            .evidence(tr!("/sys/firmware/efi: absent")),
-        (None, _) => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
+            .verdict(Verdict::Pass, msg!("legacy BIOS boot: no Secure Boot"))
+            .found(msg!("No Secure Boot (legacy BIOS boot)"))
+            .evidence(msg!("/sys/firmware/efi: absent")),
+        (None, _) => c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)),
     }
 }
 
 pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
     let Some(n) = cx.nvml else {
-        return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING));
+        return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING));
     };
     match &n.status {
         SourceStatus::Nvml { library, attempts } => {
             let mut c = c
                 .verdict(
                     Verdict::Pass,
-                    tr!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()),
+                    msg!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()),
                 )
-                .found(tr!("The driver's management library (NVML) works"));
+                .found(msg!("The driver's management library (NVML) works"));
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
-            c.evidence(tr!("{library}: loaded", library = library))
+            c.evidence(msg!("{library}: loaded", library = library))
         }
         SourceStatus::Unavailable(no) => {
             // (In the reader's language, for the machine the view is from.)
             let (summary, next_step) = no.shown(cx.v.meta().platform == Platform::Windows);
             let mut c = c
                 .verdict(Verdict::Fail, summary)
-                .found(tr!("The driver's management library (NVML) does not start"))
+                .found(msg!("The driver's management library (NVML) does not start"))
                 .text(next_step);
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
@@ -276,20 +277,20 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
         SourceStatus::Asleep { functions } => c
             .verdict(
                 Verdict::Info,
-                tr!(
+                msg!(
                     "not opened: the GPU is asleep ({state}: {functions})",
                     // Judged by the machine's platform, so a Windows capture reads the same on Linux.
                     state = if cx.v.meta().platform == Platform::Windows {
-                        tr!("power state D3")
+                        msg!("power state D3")
                     } else {
-                        tr!("runtime-suspended")
+                        msg!("runtime-suspended")
                     },
                     functions = functions.join(", ")
                 ),
             )
-            .found(tr!("The GPU is asleep, so NVML was left closed")),
+            .found(msg!("The GPU is asleep, so NVML was left closed")),
         SourceStatus::Opening | SourceStatus::Demo { .. } | SourceStatus::Replay { .. } => {
-            c.verdict(Verdict::Skipped, tr!("not probed"))
+            c.verdict(Verdict::Skipped, msg!("not probed"))
         }
     }
 }
@@ -300,41 +301,41 @@ pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
     let nvml_says =
         matches!(cx.nvml.map(|n| &n.status), Some(SourceStatus::Unavailable(no)) if no.is_version_mismatch());
-    let mismatch_fix = tr!(
+    let mismatch_fix = msg!(
         "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version."
     );
-    let mismatch = tr!("The driver was updated but the old kernel module still runs");
+    let mismatch = msg!("The driver was updated but the old kernel module still runs");
     match (&kernel, &lib_ver) {
         (Some(k), Some(l)) if k != l => c
-            .verdict(Verdict::Fail, tr!("the driver was updated: kernel module {k}, libraries {l}", k = k, l = l))
+            .verdict(Verdict::Fail, msg!("the driver was updated: kernel module {k}, libraries {l}", k = k, l = l))
             .found(mismatch)
-            .explain(tr!("The libraries on disk were updated but the old kernel module is still running."))
+            .explain(msg!("The libraries on disk were updated but the old kernel module is still running."))
             .evidence(format!("/proc/driver/nvidia/version: {k}"))
             .evidence(format!("{}: {l}", lib.map(|x| x.real_path.as_str()).unwrap_or("")))
             .text(mismatch_fix)
             .cmd("sudo reboot"),
         _ if nvml_says => c
-            .verdict(Verdict::Fail, tr!("NVML reports a driver/library version mismatch: the driver was updated"))
+            .verdict(Verdict::Fail, msg!("NVML reports a driver/library version mismatch: the driver was updated"))
             .found(mismatch)
             .evidence("nvmlInit: LIB_RM_VERSION_MISMATCH")
             .text(mismatch_fix)
             .cmd("sudo reboot"),
         (Some(k), Some(_)) => {
-            c.verdict(Verdict::Pass, tr!("both {k}", k = k)).found(tr!("The kernel module and the libraries match"))
+            c.verdict(Verdict::Pass, msg!("both {k}", k = k)).found(msg!("The kernel module and the libraries match"))
         }
         (Some(k), None) => c
-            .verdict(Verdict::Info, tr!("kernel module {k}; the library's version is not in its file name", k = k))
-            .found(tr!("The library's version is unknown; nothing to compare")),
+            .verdict(Verdict::Info, msg!("kernel module {k}; the library's version is not in its file name", k = k))
+            .found(msg!("The library's version is unknown; nothing to compare")),
         (None, _) => c.verdict(
             Verdict::Skipped,
-            tr!("no kernel module version to compare (module not loaded, WSL or container)"),
+            msg!("no kernel module version to compare (module not loaded, WSL or container)"),
         ),
     }
 }
 
 pub(super) fn persistence_daemon(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.container.is_some() || cx.module("nvidia") != Some(true) {
-        return c.verdict(Verdict::Skipped, tr!("for a Linux host with the driver loaded only"));
+        return c.verdict(Verdict::Skipped, msg!("for a Linux host with the driver loaded only"));
     }
     let modes: Vec<(u32, bool)> = cx
         .nvml
@@ -343,20 +344,20 @@ pub(super) fn persistence_daemon(c: Check, cx: &Ctx) -> Check {
     if !modes.is_empty() {
         let on = modes.iter().filter(|m| m.1).count();
         return if on == modes.len() {
-            c.verdict(Verdict::Info, tr!("persistence mode is on: the driver stays initialised between jobs"))
-                .found(tr!("Persistence mode is on"))
+            c.verdict(Verdict::Info, msg!("persistence mode is on: the driver stays initialised between jobs"))
+                .found(msg!("Persistence mode is on"))
         } else {
-            c.verdict(Verdict::Info, tr!("persistence mode is off on {n} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", n = modes.len() - on))
-                .found(tr!("Persistence mode is off"))
+            c.verdict(Verdict::Info, msg!("persistence mode is off on {n} GPU(s): each first use re-initialises the driver (slower start; on headless servers, turn it on)", n = modes.len() - on))
+                .found(msg!("Persistence mode is off"))
                 .cmd("sudo systemctl enable --now nvidia-persistenced")
         };
     }
     if cx.v.exists("/run/nvidia-persistenced/socket") || cx.v.exists("/var/run/nvidia-persistenced/socket") {
-        c.verdict(Verdict::Info, tr!("nvidia-persistenced is running (the driver stays initialised between jobs)"))
-            .found(tr!("The persistence daemon is running"))
+        c.verdict(Verdict::Info, msg!("nvidia-persistenced is running (the driver stays initialised between jobs)"))
+            .found(msg!("The persistence daemon is running"))
     } else {
-        c.verdict(Verdict::Info, tr!("nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)"))
-            .found(tr!("The persistence daemon is not running"))
+        c.verdict(Verdict::Info, msg!("nvidia-persistenced is not running: each first use re-initialises the driver (slower start; on headless servers, enable it)"))
+            .found(msg!("The persistence daemon is not running"))
             .cmd("sudo systemctl enable --now nvidia-persistenced")
     }
 }
@@ -374,29 +375,29 @@ pub(super) fn module_flavour_fits_gpu(c: Check, cx: &Ctx) -> Check {
         })
         .unwrap_or_default();
     let (Some(open), false) = (flavour, ccs.is_empty()) else {
-        return c.verdict(Verdict::Skipped, tr!("needs the module flavour and the GPUs' compute capability"));
+        return c.verdict(Verdict::Skipped, msg!("needs the module flavour and the GPUs' compute capability"));
     };
     let old: Vec<String> = ccs.iter().filter(|(_, cc)| *cc < 7.5).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
     let new: Vec<String> =
         ccs.iter().filter(|(_, cc)| *cc >= 10.0).map(|(i, cc)| format!("GPU {i} ({cc:.1})")).collect();
     if open && !old.is_empty() {
-        c.verdict(Verdict::Fail, tr!("the open kernel modules do not support GPUs older than Turing: {gpus}", gpus = old.join(", ")))
-            .found(tr!("The open kernel module cannot drive this older GPU"))
-            .text(tr!("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates)."))
+        c.verdict(Verdict::Fail, msg!("the open kernel modules do not support GPUs older than Turing: {gpus}", gpus = old.join(", ")))
+            .found(msg!("The open kernel module cannot drive this older GPU"))
+            .text(msg!("Install the proprietary kernel-module flavour of the driver (Maxwell to Volta: the R580 legacy branch for future updates)."))
     } else if !open && !new.is_empty() {
-        c.verdict(Verdict::Fail, tr!("Blackwell GPUs need the open kernel modules: {gpus}", gpus = new.join(", ")))
-            .found(tr!("This Blackwell GPU needs the open kernel module"))
-            .text(tr!("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option)."))
+        c.verdict(Verdict::Fail, msg!("Blackwell GPUs need the open kernel modules: {gpus}", gpus = new.join(", ")))
+            .found(msg!("This Blackwell GPU needs the open kernel module"))
+            .text(msg!("Install the open kernel-module flavour of the driver (Ubuntu: the nvidia-driver-<branch>-open package; NVIDIA's installer: the -m=kernel-open option)."))
     } else {
         c.verdict(
             Verdict::Pass,
             if open {
-                tr!("open kernel module suits every GPU")
+                msg!("open kernel module suits every GPU")
             } else {
-                tr!("proprietary kernel module suits every GPU")
+                msg!("proprietary kernel module suits every GPU")
             },
         )
-        .found(tr!("The kernel module flavour suits every GPU"))
+        .found(msg!("The kernel module flavour suits every GPU"))
     }
 }
 
@@ -415,33 +416,33 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     if nvml.is_none() && cuda.is_none() {
         if cx.nvml.is_some_and(|n| matches!(n.status, SourceStatus::Asleep { .. })) && cx.v.meta().cuda.is_none() {
             return c
-                .verdict(Verdict::Skipped, tr!("not called: the GPU is asleep, and calling the driver would wake it"));
+                .verdict(Verdict::Skipped, msg!("not called: the GPU is asleep, and calling the driver would wake it"));
         }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
         return if probed {
-            c.verdict(Verdict::Pass, tr!("NVML and cuInit returned (whatever they answered)"))
-                .found(tr!("No call into the driver hangs"))
+            c.verdict(Verdict::Pass, msg!("NVML and cuInit returned (whatever they answered)"))
+                .found(msg!("No call into the driver hangs"))
         } else {
-            c.verdict(Verdict::Skipped, tr!("the driver was not called"))
+            c.verdict(Verdict::Skipped, msg!("the driver was not called"))
         };
     }
     let mut hung = Vec::new();
     if let Some(s) = nvml {
         let call = cx.nvml.and_then(|n| n.hung_call.clone());
         hung.push(match call {
-            Some(call) => tr!("NVML did not answer within {s} s ({call} had not returned)", s = s, call = call),
-            None => tr!("NVML did not answer within {s} s", s = s),
+            Some(call) => msg!("NVML did not answer within {s} s ({call} had not returned)", s = s, call = call),
+            None => msg!("NVML did not answer within {s} s", s = s),
         });
     }
     if let Some(s) = cuda {
         let call = cx.v.meta().cuda.as_ref().and_then(|p| p.hung_call.clone()).unwrap_or_else(|| "cuInit".into());
-        hung.push(tr!("{call} did not return within {s} s", call = call, s = s));
+        hung.push(msg!("{call} did not return within {s} s", call = call, s = s));
     }
     let mut c = c
-        .verdict(Verdict::Fail, hung.join("; "))
-        .found(tr!("The NVIDIA driver is not responding (calls into it do not return)"))
+        .verdict(Verdict::Fail, Message::join(hung.clone(), &msg!("; ")))
+        .found(msg!("The NVIDIA driver is not responding (calls into it do not return)"))
         .explain(
-            tr!("A call into the driver that never returns means the driver or the GPU's firmware is wedged, not that it is missing: reinstalling does not help, and every program that touches the GPU (nvidia-smi too) will hang the same way."),
+            msg!("A call into the driver that never returns means the driver or the GPU's firmware is wedged, not that it is missing: reinstalling does not help, and every program that touches the GPU (nvidia-smi too) will hang the same way."),
         );
     for h in &hung {
         c = c.evidence(h.clone());
@@ -450,21 +451,21 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
         KernelLog::Lines(l) => {
             let signs = hang_lines(l);
             if signs.is_empty() {
-                c.evidence(tr!("kernel log: no timeout or Xid line among the NVIDIA lines read"))
+                c.evidence(msg!("kernel log: no timeout or Xid line among the NVIDIA lines read"))
             } else {
-                signs.into_iter().fold(c, |c, l| c.evidence(tr!("kernel log: {line}", line = l)))
+                signs.into_iter().fold(c, |c, l| c.evidence(msg!("kernel log: {line}", line = l)))
             }
         }
-        KernelLog::Unreadable(why) => c.evidence(tr!(
+        KernelLog::Unreadable(why) => c.evidence(msg!(
             "kernel log unknown: {why}; read it with: sudo dmesg | grep -i -e nvrm -e xid",
             why = crate::diagnose::system::kernel_log_unreadable(why)
         )),
     };
-    c.text(tr!("Save the kernel log for the bug report before anything else:"))
+    c.text(msg!("Save the kernel log for the bug report before anything else:"))
         .cmd("sudo dmesg --ctime > nvidia-hang-dmesg.txt")
-        .text(tr!("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):"))
+        .text(msg!("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):"))
         .cmd("sudo nvidia-smi --gpu-reset")
-        .text(tr!("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it."))
+        .text(msg!("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it."))
 }
 
 #[cfg(test)]

@@ -8,27 +8,27 @@
 use super::{Ctx, MISSING};
 use crate::diagnose::parse;
 use crate::diagnose::{Check, Verdict};
-use crate::tr;
+use crate::msg;
 
 pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
     let Some(val) = cx.env("CUDA_VISIBLE_DEVICES") else {
         return c
-            .verdict(Verdict::Pass, tr!("not set: CUDA programs see every GPU"))
-            .found(tr!("CUDA programs see every GPU"));
+            .verdict(Verdict::Pass, msg!("not set: CUDA programs see every GPU"))
+            .found(msg!("CUDA programs see every GPU"));
     };
     let gpus = cx.nvml_gpus();
     let c = c.evidence(format!("CUDA_VISIBLE_DEVICES={val:?}"));
     if gpus.is_empty() {
         return c
-            .verdict(Verdict::Info, tr!("set to {val}; no GPU list to compare it with", val = format!("{val:?}")))
-            .found(tr!("CUDA_VISIBLE_DEVICES is set (no GPU list to compare it with)"));
+            .verdict(Verdict::Info, msg!("set to {val}; no GPU list to compare it with", val = format!("{val:?}")))
+            .found(msg!("CUDA_VISIBLE_DEVICES is set (no GPU list to compare it with)"));
     }
     let vis = parse::cuda_visible(val, &gpus);
     let shown = vis.gpus.iter().map(|g| format!("GPU {g}")).collect::<Vec<_>>().join(", ");
     if vis.gpus.is_empty() && vis.mig.is_empty() {
         let why = match &vis.cut_at {
-            None => tr!("an empty value hides every GPU").to_string(),
-            Some(e) => tr!(
+            None => msg!("an empty value hides every GPU"),
+            Some(e) => msg!(
                 "its first entry {entry} matches no GPU, and CUDA ignores everything after an invalid entry",
                 entry = format!("{e:?}")
             ),
@@ -36,11 +36,11 @@ pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
         return c
             .verdict(
                 Verdict::Fail,
-                tr!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why),
+                msg!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why),
             )
-            .found(tr!("CUDA_VISIBLE_DEVICES hides every GPU"))
+            .found(msg!("CUDA_VISIBLE_DEVICES hides every GPU"))
             .cmd("unset CUDA_VISIBLE_DEVICES")
-            .text(tr!(
+            .text(msg!(
                 "Or set it to GPU indices or UUIDs that exist here: {gpus}",
                 gpus = gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
             ));
@@ -49,70 +49,70 @@ pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
         Some(e) => c
             .verdict(
                 Verdict::Warn,
-                tr!(
+                msg!(
                     "only {shown} visible: {entry} matches no GPU and hides every entry after it",
                     shown = shown,
                     entry = format!("{e:?}")
                 ),
             )
-            .found(tr!("CUDA_VISIBLE_DEVICES hides some GPUs by mistake")),
+            .found(msg!("CUDA_VISIBLE_DEVICES hides some GPUs by mistake")),
         None => c
             .verdict(
                 Verdict::Info,
                 if vis.mig.is_empty() {
-                    tr!("CUDA sees {shown}", shown = shown)
+                    msg!("CUDA sees {shown}", shown = shown)
                 } else {
-                    tr!("CUDA sees {shown} and MIG {mig}", shown = shown, mig = vis.mig.join(", "))
+                    msg!("CUDA sees {shown} and MIG {mig}", shown = shown, mig = vis.mig.join(", "))
                 },
             )
-            .found(tr!("CUDA_VISIBLE_DEVICES selects some GPUs")),
+            .found(msg!("CUDA_VISIBLE_DEVICES selects some GPUs")),
     }
 }
 
 pub(super) fn cuda_and_smi_order(c: Check, cx: &Ctx) -> Check {
-    let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(n) = cx.nvml else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let mut names: Vec<&str> = n.inventory.gpus.iter().map(|g| g.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();
     let order = cx.env("CUDA_DEVICE_ORDER");
     if n.inventory.gpus.len() < 2 || names.len() < 2 || order == Some("PCI_BUS_ID") {
         return c
-            .verdict(Verdict::Pass, tr!("same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)"))
-            .found(tr!("CUDA and nvidia-smi number the GPUs alike"));
+            .verdict(Verdict::Pass, msg!("same numbering (one GPU model, or CUDA_DEVICE_ORDER=PCI_BUS_ID)"))
+            .found(msg!("CUDA and nvidia-smi number the GPUs alike"));
     }
     c.verdict(
         Verdict::Warn,
-        tr!("different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0"),
+        msg!("different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0"),
     )
-    .found(tr!("CUDA may number the GPUs differently from nvidia-smi"))
-    .text(tr!("Set this before starting the program (or select GPUs by UUID):"))
+    .found(msg!("CUDA may number the GPUs differently from nvidia-smi"))
+    .text(msg!("Set this before starting the program (or select GPUs by UUID):"))
     .cmd("export CUDA_DEVICE_ORDER=PCI_BUS_ID")
 }
 
 pub(super) fn ld_library_path_shadows(c: Check, cx: &Ctx) -> Check {
     let Some(ld) = cx.env("LD_LIBRARY_PATH") else {
         return c
-            .verdict(Verdict::Pass, tr!("LD_LIBRARY_PATH not set"))
-            .found(tr!("Nothing shadows the driver's CUDA library"));
+            .verdict(Verdict::Pass, msg!("LD_LIBRARY_PATH not set"))
+            .found(msg!("Nothing shadows the driver's CUDA library"));
     };
     let c = c.evidence(format!("LD_LIBRARY_PATH={ld}"));
     let libcuda = cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1");
     if let Some(l) = libcuda.filter(|l| l.path.contains("/stubs/")) {
         return c
-            .verdict(Verdict::Fail, tr!("libcuda.so.1 resolves to the toolkit's stub library {path}", path = l.path))
-            .found(tr!("A stub CUDA library shadows the driver's"))
-            .explain(tr!("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'."))
-            .text(tr!("Remove {dir} from LD_LIBRARY_PATH.", dir = l.path.rsplit_once('/').map_or("", |x| x.0)));
+            .verdict(Verdict::Fail, msg!("libcuda.so.1 resolves to the toolkit's stub library {path}", path = l.path))
+            .found(msg!("A stub CUDA library shadows the driver's"))
+            .explain(msg!("The stub only exists for linking; loading it fails with 'CUDA driver is a stub library'."))
+            .text(msg!("Remove {dir} from LD_LIBRARY_PATH.", dir = l.path.rsplit_once('/').map_or("", |x| x.0)));
     }
     if let Some(l) = libcuda.filter(|l| l.path.contains("/compat/")) {
-        return c.verdict(Verdict::Warn, tr!("libcuda.so.1 comes from a CUDA forward-compatibility package ({path})", path = l.path)).found(tr!("A forward-compatibility CUDA library comes before the driver's")).text(tr!("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility."));
+        return c.verdict(Verdict::Warn, msg!("libcuda.so.1 comes from a CUDA forward-compatibility package ({path})", path = l.path)).found(msg!("A forward-compatibility CUDA library comes before the driver's")).text(msg!("Remove the compat directory from LD_LIBRARY_PATH unless this is a data-center GPU set up for forward compatibility."));
     }
     if ld.split(':').any(|d| d.contains("/stubs")) {
         return c
-            .verdict(Verdict::Warn, tr!("a stubs directory is on LD_LIBRARY_PATH"))
-            .found(tr!("A CUDA stubs directory is on LD_LIBRARY_PATH"))
-            .text(tr!("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking."));
+            .verdict(Verdict::Warn, msg!("a stubs directory is on LD_LIBRARY_PATH"))
+            .found(msg!("A CUDA stubs directory is on LD_LIBRARY_PATH"))
+            .text(msg!("Remove the stubs directory from LD_LIBRARY_PATH; it is only for linking."));
     }
-    c.verdict(Verdict::Pass, tr!("no stub or compat driver library first in line"))
-        .found(tr!("Nothing shadows the driver's CUDA library"))
+    c.verdict(Verdict::Pass, msg!("no stub or compat driver library first in line"))
+        .found(msg!("Nothing shadows the driver's CUDA library"))
 }

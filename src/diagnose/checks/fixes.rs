@@ -12,10 +12,10 @@
 
 use crate::diagnose::FixStep;
 use crate::diagnose::parse::Distro;
-use crate::tr;
+use crate::msg;
 
-fn text(t: &str) -> FixStep {
-    FixStep::Text(t.to_string())
+fn text(t: crate::i18n::Message) -> FixStep {
+    FixStep::Text(t)
 }
 
 fn cmd(c: &str) -> FixStep {
@@ -24,13 +24,13 @@ fn cmd(c: &str) -> FixStep {
 
 /// Installing the NVIDIA driver from the distribution's packages.
 pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
-    let reboot = text(tr!("Reboot once the installation has finished."));
+    let reboot = text(msg!("Reboot once the installation has finished."));
     match d {
         Distro::Ubuntu => {
-            vec![text(tr!("Install the recommended NVIDIA driver:")), cmd("sudo ubuntu-drivers install"), reboot]
+            vec![text(msg!("Install the recommended NVIDIA driver:")), cmd("sudo ubuntu-drivers install"), reboot]
         }
         Distro::Debian => vec![
-            text(tr!(
+            text(msg!(
                 "Enable the contrib, non-free and non-free-firmware components for your release in /etc/apt/sources.list (or /etc/apt/sources.list.d/debian.sources), and install the kernel headers (linux-headers-amd64 on 64-bit PCs)."
             )),
             cmd("sudo apt update"),
@@ -38,21 +38,21 @@ pub(super) fn install_driver(d: Distro) -> Vec<FixStep> {
             reboot,
         ],
         Distro::Fedora => vec![
-            text(tr!("Enable the RPM Fusion free and nonfree repositories (https://rpmfusion.org/Configuration).")),
+            text(msg!("Enable the RPM Fusion free and nonfree repositories (https://rpmfusion.org/Configuration).")),
             cmd("sudo dnf install akmod-nvidia"),
-            text(tr!("For CUDA and nvidia-smi, also:")),
+            text(msg!("For CUDA and nvidia-smi, also:")),
             cmd("sudo dnf install xorg-x11-drv-nvidia-cuda"),
-            text(tr!("Wait a few minutes for the kernel module to be built, then reboot.")),
+            text(msg!("Wait a few minutes for the kernel module to be built, then reboot.")),
         ],
         Distro::Arch => vec![
             cmd("sudo pacman -S nvidia-open"),
-            text(tr!(
+            text(msg!(
                 "GPUs older than Turing (GeForce GTX 10 series and before) need the legacy nvidia-580xx-dkms package from the AUR instead."
             )),
             reboot,
         ],
         Distro::RedHat | Distro::Suse | Distro::Unknown => vec![
-            text(tr!(
+            text(msg!(
                 "Install your distribution's NVIDIA driver package (it is rebuilt on kernel updates), or NVIDIA's driver for your GPU from https://www.nvidia.com/Download/index.aspx."
             )),
             reboot,
@@ -66,7 +66,7 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
         Distro::Ubuntu | Distro::Debian => cmd("sudo update-initramfs -u"),
         Distro::Fedora | Distro::RedHat | Distro::Suse => cmd("sudo dracut --force"),
         Distro::Arch => cmd("sudo mkinitcpio -P"),
-        Distro::Unknown => text(tr!(
+        Distro::Unknown => text(msg!(
             "Rebuild the initramfs with your distribution's tool (update-initramfs -u, dracut --force or mkinitcpio -P)."
         )),
     }
@@ -75,7 +75,7 @@ pub(super) fn rebuild_initramfs(d: Distro) -> FixStep {
 /// Keeping nouveau off the GPU: blacklist it, rebuild the initramfs, reboot.
 pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
     vec![
-        text(tr!("Stop the nouveau driver from loading at boot:")),
+        text(msg!("Stop the nouveau driver from loading at boot:")),
         cmd(
             "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
         ),
@@ -88,17 +88,17 @@ pub(super) fn blacklist_nouveau(d: Distro) -> Vec<FixStep> {
 pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
     match d {
         Distro::Ubuntu | Distro::Debian => vec![
-            text(tr!(
+            text(msg!(
                 "After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."
             )),
             cmd("sudo apt install linux-headers-$(uname -r)"),
             cmd("sudo dkms autoinstall"),
         ],
         Distro::Fedora => vec![
-            text(tr!("After a kernel update: rebuild the module for the running kernel, then reboot.")),
+            text(msg!("After a kernel update: rebuild the module for the running kernel, then reboot.")),
             cmd("sudo akmods --force"),
         ],
-        _ => vec![text(tr!(
+        _ => vec![text(msg!(
             "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot."
         ))],
     }
@@ -106,31 +106,31 @@ pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
 
 /// Making Secure Boot accept the module: signed packages, or enrolling the signing key.
 pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
-    let disable = text(tr!("Or turn Secure Boot off in the firmware (UEFI) settings."));
-    let enroll = text(tr!("Reboot and finish the blue 'MOK management' screen with the password you chose."));
+    let disable = text(msg!("Or turn Secure Boot off in the firmware (UEFI) settings."));
+    let enroll = text(msg!("Reboot and finish the blue 'MOK management' screen with the password you chose."));
     match d {
         Distro::Ubuntu => vec![
-            text(tr!("Install the driver from Ubuntu's signed packages:")),
+            text(msg!("Install the driver from Ubuntu's signed packages:")),
             cmd("sudo ubuntu-drivers install"),
-            text(tr!("Or enroll the key DKMS signs the module with:")),
+            text(msg!("Or enroll the key DKMS signs the module with:")),
             cmd("sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"),
             enroll,
             disable,
         ],
         Distro::Debian => vec![
-            text(tr!("Enroll the key DKMS signs the module with:")),
+            text(msg!("Enroll the key DKMS signs the module with:")),
             cmd("sudo mokutil --import /var/lib/dkms/mok.pub"),
             enroll,
             disable,
         ],
         Distro::Fedora => vec![
-            text(tr!("Enroll the key akmods signs the module with:")),
+            text(msg!("Enroll the key akmods signs the module with:")),
             cmd("sudo mokutil --import /etc/pki/akmods/certs/public_key.der"),
             enroll,
             disable,
         ],
         _ => vec![
-            text(tr!(
+            text(msg!(
                 "Install the driver from your distribution's signed packages, or enroll the key the module is signed with (mokutil --import <key>) and confirm it at the next boot."
             )),
             disable,
@@ -143,28 +143,28 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
 /// Linux display driver in WSL"; use the WSL-Ubuntu toolkit package, which has no driver).
 pub(super) fn remove_linux_driver_in_wsl(d: Distro) -> Vec<FixStep> {
     let run_file =
-        text(tr!("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall"));
+        text(msg!("If the driver came from NVIDIA's .run installer instead, remove it with: sudo nvidia-uninstall"));
     match d {
         Distro::Ubuntu | Distro::Debian => vec![
-            text(tr!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
+            text(msg!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
             cmd("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*' 'nvidia-utils-*' cuda-drivers"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         Distro::Fedora | Distro::RedHat => vec![
-            text(tr!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
+            text(msg!("Remove the Linux driver packages (the CUDA toolkit can stay):")),
             cmd("sudo dnf remove 'nvidia-driver*' 'xorg-x11-drv-nvidia*' 'akmod-nvidia*'"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         Distro::Arch => vec![
-            text(tr!("Remove the Linux driver packages:")),
+            text(msg!("Remove the Linux driver packages:")),
             cmd("sudo pacman -Rns nvidia-utils"),
             cmd("sudo ldconfig"),
             run_file,
         ],
         _ => vec![
-            text(tr!(
+            text(msg!(
                 "Remove the Linux NVIDIA driver packages with the distribution's package manager (names starting with nvidia-driver, libnvidia, nvidia-utils); the CUDA toolkit can stay. Then run: sudo ldconfig"
             )),
             run_file,
@@ -191,7 +191,7 @@ mod tests {
         assert!(commands(&install_driver(Distro::Ubuntu)).contains(&"sudo ubuntu-drivers install"));
         for d in [Distro::Debian, Distro::Fedora, Distro::Arch, Distro::RedHat, Distro::Suse, Distro::Unknown] {
             for s in install_driver(d).iter().chain(&secure_boot(d)) {
-                assert!(!s.as_str().contains("ubuntu-drivers"), "{d:?}: {s:?}");
+                assert!(!s.en().contains("ubuntu-drivers"), "{d:?}: {s:?}");
             }
         }
         assert!(commands(&install_driver(Distro::Unknown)).is_empty());

@@ -6,67 +6,68 @@
 //! NVIDIA's nvidia-modprobe, which matches GPUs by the same vendor and classes; the NVML API
 //! reference (<https://docs.nvidia.com/deploy/nvml-api/>) for the device count and PCI bus ids.
 
+use crate::i18n::Message;
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::{Check, FixStep, Verdict};
-use crate::tr;
+use crate::msg;
 
 pub(super) fn gpu_on_pci_bus(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = &cx.pci else {
         if cx.wsl.is_some() {
             return c
-                .verdict(Verdict::Info, tr!("WSL has no PCI view of the GPU; the Windows driver provides it"))
-                .found(tr!("Windows provides the GPU to WSL (no PCI view here)"))
-                .evidence(tr!("/sys/bus/pci/devices: not present"));
+                .verdict(Verdict::Info, msg!("WSL has no PCI view of the GPU; the Windows driver provides it"))
+                .found(msg!("Windows provides the GPU to WSL (no PCI view here)"))
+                .evidence(msg!("/sys/bus/pci/devices: not present"));
         }
         return c
-            .verdict(Verdict::Skipped, crate::i18n::tr(MISSING))
-            .evidence(tr!("/sys/bus/pci/devices: not readable"));
+            .verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING))
+            .evidence(msg!("/sys/bus/pci/devices: not readable"));
     };
     if pci.is_empty() {
         if cx.container.is_some() || cx.wsl.is_some() {
             return c
-                .verdict(Verdict::Info, tr!("no NVIDIA PCI function visible here (normal in containers and WSL)"))
-                .found(tr!("No NVIDIA PCI device is visible here (normal in a container)"))
-                .evidence(tr!("/sys/bus/pci/devices: no vendor 0x10de display functions"));
+                .verdict(Verdict::Info, msg!("no NVIDIA PCI function visible here (normal in containers and WSL)"))
+                .found(msg!("No NVIDIA PCI device is visible here (normal in a container)"))
+                .evidence(msg!("/sys/bus/pci/devices: no vendor 0x10de display functions"));
         }
         return c
-            .verdict(Verdict::Fail, tr!("no NVIDIA GPU is visible on the PCI bus"))
-            .found(tr!("No NVIDIA GPU is visible on the PCI bus"))
-            .explain(tr!("Nothing else can work until the system sees the card."))
-            .evidence(tr!("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function"))
-            .text(tr!("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM."));
+            .verdict(Verdict::Fail, msg!("no NVIDIA GPU is visible on the PCI bus"))
+            .found(msg!("No NVIDIA GPU is visible on the PCI bus"))
+            .explain(msg!("Nothing else can work until the system sees the card."))
+            .evidence(msg!("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function"))
+            .text(msg!("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM."));
     }
     let mut c = c
         .verdict(
             Verdict::Pass,
-            tr!(
+            msg!(
                 "{n} NVIDIA GPU(s): {list}",
                 n = pci.len(),
                 list = pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
             ),
         )
-        .found(tr!("{n} NVIDIA GPU(s) found on the PCI bus", n = pci.len()));
+        .found(msg!("{n} NVIDIA GPU(s) found on the PCI bus", n = pci.len()));
     for g in pci {
-        c = c.evidence(tr!("/sys/bus/pci/devices/{address}: vendor 0x10de, display class", address = g.address));
+        c = c.evidence(msg!("/sys/bus/pci/devices/{address}: vendor 0x10de, display class", address = g.address));
     }
     c
 }
 
 pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
     let Some(pci) = cx.pci.as_ref().filter(|p| !p.is_empty()) else {
-        return c.verdict(Verdict::Skipped, tr!("no NVIDIA PCI function to look at"));
+        return c.verdict(Verdict::Skipped, msg!("no NVIDIA PCI function to look at"));
     };
     let mut worst = Verdict::Pass;
     let mut c = c;
     let mut fixes = Vec::new();
     for g in pci {
         let d = g.driver.as_deref().unwrap_or("none");
-        let shown = if g.driver.is_some() { d } else { tr!("none") };
-        c = c.evidence(tr!("{address}: driver {driver}", address = g.address, driver = shown));
+        let shown = if g.driver.is_some() { Message::data(d) } else { msg!("none") };
+        c = c.evidence(msg!("{address}: driver {driver}", address = g.address, driver = shown));
         let v = match d {
             "nvidia" => Verdict::Pass,
             "vfio-pci" | "pci-stub" => {
-                fixes.push(FixStep::Text(tr!("GPU {address} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", address = g.address, d = d)));
+                fixes.push(FixStep::Text(msg!("GPU {address} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", address = g.address, d = d)));
                 Verdict::Warn
             }
             "nouveau" => {
@@ -74,7 +75,7 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
                 Verdict::Fail
             }
             _ => {
-                fixes.push(FixStep::Text(tr!(
+                fixes.push(FixStep::Text(msg!(
                     "GPU {address} has no driver bound: install the NVIDIA driver, or load it and read the error it prints:",
                     address = g.address
                 )));
@@ -85,21 +86,24 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
         worst = worst.max(v);
     }
     let summary = match worst {
-        Verdict::Pass => tr!("every GPU is bound to the nvidia driver").to_string(),
-        _ => tr!(
+        Verdict::Pass => msg!("every GPU is bound to the nvidia driver"),
+        _ => msg!(
             "not every GPU is bound to the nvidia driver ({list})",
-            list = pci
-                .iter()
-                .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or(tr!("none"))))
-                .collect::<Vec<_>>()
-                .join(", ")
+            list = Message::join(
+                pci.iter().map(|g| msg!(
+                    "{label}: {value}",
+                    label = g.address,
+                    value = g.driver.as_deref().map_or_else(|| msg!("none"), Message::data)
+                )),
+                &msg!(", ")
+            )
         ),
     };
     let finding = match pci.iter().find(|g| g.driver.as_deref() != Some("nvidia")) {
-        None => tr!("Every GPU is bound to the NVIDIA driver").to_string(),
+        None => msg!("Every GPU is bound to the NVIDIA driver"),
         Some(g) => match g.driver.as_deref() {
-            Some(d) => tr!("GPU {address} is bound to {d}, not to the NVIDIA driver", address = g.address, d = d),
-            None => tr!("GPU {address} has no kernel driver bound", address = g.address),
+            Some(d) => msg!("GPU {address} is bound to {d}, not to the NVIDIA driver", address = g.address, d = d),
+            None => msg!("GPU {address} has no kernel driver bound", address = g.address),
         },
     };
     let mut c = c.verdict(worst, summary).found(finding);
@@ -116,7 +120,7 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     let (Some(pci), true) = (cx.pci.as_ref().filter(|p| !p.is_empty()), cx.nvml_open()) else {
-        return c.verdict(Verdict::Skipped, tr!("needs both the PCI list and NVML"));
+        return c.verdict(Verdict::Skipped, msg!("needs both the PCI list and NVML"));
     };
     let nvml_ids: Vec<String> = cx
         .nvml
@@ -128,24 +132,24 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
         .evidence(format!("PCI: {}", pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")))
         .evidence(format!("NVML: {}", nvml_ids.join(", ")));
     if missing.is_empty() {
-        c.verdict(Verdict::Pass, tr!("all {n} GPU(s) managed by the driver", n = pci.len()))
-            .found(tr!("The driver manages every GPU on the PCI bus"))
+        c.verdict(Verdict::Pass, msg!("all {n} GPU(s) managed by the driver", n = pci.len()))
+            .found(msg!("The driver manages every GPU on the PCI bus"))
     } else if nvml_ids.is_empty() {
-        c.verdict(Verdict::Fail, tr!("the driver manages none of the PCI GPUs"))
-            .found(tr!("The driver manages none of the GPUs on the PCI bus"))
-            .text(tr!("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':"))
+        c.verdict(Verdict::Fail, msg!("the driver manages none of the PCI GPUs"))
+            .found(msg!("The driver manages none of the GPUs on the PCI bus"))
+            .text(msg!("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else if let Some(line) = init_failed_line(cx, &missing) {
         // The driver tried and failed to bring the GPU up: a failure, not a mere absence.
         c.evidence(line)
-            .verdict(Verdict::Fail, tr!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")))
-            .found(tr!("The driver could not initialise {gpus}", gpus = missing.join(", ")))
-            .text(tr!("The GPU failed to start (its firmware or board). Reboot once; if it fails again, update the driver (or try the other kernel-module flavour), check the card's power cables and seating, and look at the lines before this one in the kernel log:"))
+            .verdict(Verdict::Fail, msg!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")))
+            .found(msg!("The driver could not initialise {gpus}", gpus = missing.join(", ")))
+            .text(msg!("The GPU failed to start (its firmware or board). Reboot once; if it fails again, update the driver (or try the other kernel-module flavour), check the card's power cables and seating, and look at the lines before this one in the kernel log:"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else {
-        c.verdict(Verdict::Warn, tr!("NVML does not see {gpus}", gpus = missing.join(", ")))
-            .found(tr!("The driver does not manage {gpus}", gpus = missing.join(", ")))
-            .text(tr!("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:"))
+        c.verdict(Verdict::Warn, msg!("NVML does not see {gpus}", gpus = missing.join(", ")))
+            .found(msg!("The driver does not manage {gpus}", gpus = missing.join(", ")))
+            .text(msg!("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:"))
             .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     }
 }

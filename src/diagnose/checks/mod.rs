@@ -87,7 +87,7 @@ pub struct CheckDef {
 impl CheckDef {
     /// The result before the check has run: this id, layer and title, skipped, nothing else.
     pub fn blank(&self) -> Check {
-        Check::new(self.id, self.layer, crate::i18n::tr(self.title))
+        Check::new(self.id, self.layer, self.title)
     }
 }
 
@@ -552,8 +552,8 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
         .map(|d| match not_collected_for(d.id, v) {
             Some(what) => d
                 .blank()
-                .verdict(Verdict::Skipped, crate::tr!("not in this report: {what}", what = what))
-                .found(crate::tr!("Not in this report: {what}", what = what)),
+                .verdict(Verdict::Skipped, crate::msg!("not in this report: {what}", what = what))
+                .found(crate::msg!("Not in this report: {what}", what = what)),
             None => (d.run)(d.blank(), &cx),
         })
         .collect()
@@ -578,27 +578,26 @@ const NEEDS: &[(&str, &str)] = &[
 ];
 
 /// What `id` needs that the view did not collect, in words.
-fn not_collected_for(id: &str, v: &dyn SystemView) -> Option<String> {
+fn not_collected_for(id: &str, v: &dyn SystemView) -> Option<crate::i18n::Message> {
     let missing = &v.meta().not_collected;
     let (_, fact) = NEEDS.iter().find(|(c, f)| *c == id && missing.contains(*f))?;
     Some(
         match *fact {
-            "device_nodes" => crate::tr!("the device files (ls -l /dev/nvidia*)"),
-            "libraries" => crate::tr!("which driver libraries the loader finds"),
-            "environment" => crate::tr!("the environment variables"),
-            "python" => crate::tr!("the Python environments"),
-            "processes" => crate::tr!("the running processes"),
+            "device_nodes" => crate::msg!("the device files (ls -l /dev/nvidia*)"),
+            "libraries" => crate::msg!("which driver libraries the loader finds"),
+            "environment" => crate::msg!("the environment variables"),
+            "python" => crate::msg!("the Python environments"),
+            "processes" => crate::msg!("the running processes"),
             "container" => {
-                crate::tr!("whether this runs in a container (/.dockerenv, /run/.containerenv, /proc/1/cgroup)")
+                crate::msg!("whether this runs in a container (/.dockerenv, /run/.containerenv, /proc/1/cgroup)")
             }
-            _ => crate::tr!("a cuInit call"),
-        }
-        .to_string(),
+            _ => crate::msg!("a cuInit call"),
+        },
     )
 }
 
 /// The verdict summary of a check whose evidence is missing (English; shown through
-/// `crate::i18n::tr(MISSING)`).
+/// `crate::i18n::Message::new(MISSING)`).
 const MISSING: &str = crate::tr_key!("evidence missing");
 
 /// What the checks read: the view, plus the facts several of them derive from it, computed once
@@ -626,7 +625,7 @@ pub struct Ctx<'a> {
 fn left_out_by_quick(c: Check) -> Check {
     c.verdict(
         Verdict::Skipped,
-        crate::tr!(
+        crate::msg!(
             "not run by check --quick (searching the Python environments takes too long); the full check runs it"
         ),
     )
@@ -808,7 +807,7 @@ mod tests {
         let got = all(&bare(Platform::Linux));
         for id in ["RT-ECC", "RT-03"] {
             let c = got.iter().find(|c| c.id == id);
-            let summary = c.map(|c| c.summary.as_str()).unwrap_or_default();
+            let summary = c.map(|c| c.summary.en()).unwrap_or_default();
             assert_eq!(summary, "no GPU data (NVML not open)", "{id}");
         }
     }

@@ -7,6 +7,7 @@
 //! (<https://docs.nvidia.com/deploy/nvml-api/>) for clock-event reasons, PCIe, ECC, row remapping
 //! and compute modes; NVIDIA's MIG User Guide.
 
+use crate::i18n::Message;
 use super::Ctx;
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
@@ -17,13 +18,13 @@ use crate::telemetry::throttle;
 pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
     if let Some(secs) = cx.nvml.and_then(|n| n.did_not_return) {
         // Not "all GPUs answer": one did not, within the time the checks waited.
-        let call = cx.nvml.and_then(|n| n.hung_call.clone()).unwrap_or_else(|| crate::tr!("an NVML call").into());
+        let call = cx.nvml.and_then(|n| n.hung_call.clone()).map_or_else(|| crate::msg!("an NVML call"), Message::data);
         return c
-            .verdict(Verdict::Fail, crate::tr!("{call} did not return within {secs} s", call = call, secs = secs))
-            .found(crate::tr!("A GPU stopped answering the driver's queries"));
+            .verdict(Verdict::Fail, crate::msg!("{call} did not return within {secs} s", call = call, secs = secs))
+            .found(crate::msg!("A GPU stopped answering the driver's queries"));
     }
     if !cx.nvml_open() {
-        return c.verdict(Verdict::Skipped, crate::tr!("NVML not open"));
+        return c.verdict(Verdict::Skipped, crate::msg!("NVML not open"));
     }
     let lost: Vec<String> = cx
         .nvml_samples()
@@ -34,20 +35,20 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
         })
         .collect();
     if lost.is_empty() {
-        c.verdict(Verdict::Pass, crate::tr!("all GPUs answer")).found(crate::tr!("Every GPU answers"))
+        c.verdict(Verdict::Pass, crate::msg!("all GPUs answer")).found(crate::msg!("Every GPU answers"))
     } else {
-        let gone = crate::tr!("{gpus} fell off the bus", gpus = lost.join(", "));
+        let gone = crate::msg!("{gpus} fell off the bus", gpus = lost.join(", "));
         c.verdict(Verdict::Fail, gone.clone())
             .found(gone)
-            .explain(crate::tr!("The GPU stopped responding on the PCIe bus (Xid 79)."))
-            .text(crate::tr!("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA."))
+            .explain(crate::msg!("The GPU stopped responding on the PCIe bus (Xid 79)."))
+            .text(crate::msg!("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA."))
     }
 }
 
 /// The summary of a hardware-counter check when there is no GPU to read it from: nothing said
 /// about the counter, which a machine without a GPU (or NVML) cannot have or lack.
-fn no_gpu(cx: &Ctx) -> &'static str {
-    if cx.nvml_open() { crate::tr!("no GPU to read") } else { crate::tr!("no GPU data (NVML not open)") }
+fn no_gpu(cx: &Ctx) -> Message {
+    if cx.nvml_open() { crate::msg!("no GPU to read") } else { crate::msg!("no GPU data (NVML not open)") }
 }
 
 pub(super) fn memory_repair(c: Check, cx: &Ctx) -> Check {
@@ -58,7 +59,7 @@ pub(super) fn memory_repair(c: Check, cx: &Ctx) -> Check {
     let mut worst = Verdict::Skipped;
     for f in cx.facts() {
         if let Some(r) = f.remapped_rows.value() {
-            c = c.evidence(crate::tr!(
+            c = c.evidence(crate::msg!(
                 "GPU {index}: remapped rows {correctable} correctable, {uncorrectable} uncorrectable, pending {pending}, failure {failed}",
                 index = f.index,
                 correctable = r.correctable,
@@ -76,30 +77,30 @@ pub(super) fn memory_repair(c: Check, cx: &Ctx) -> Check {
             worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
         }
         if let Some(p) = f.pages_pending_retirement.value() {
-            c = c.evidence(crate::tr!("GPU {index}: retired pages pending: {p}", index = f.index, p = p));
+            c = c.evidence(crate::msg!("GPU {index}: retired pages pending: {p}", index = f.index, p = p));
             let v = if *p { Verdict::Warn } else { Verdict::Pass };
             worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
         }
     }
     match worst {
-        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::tr!("not reported (GeForce boards do not have it)")),
+        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::msg!("not reported (GeForce boards do not have it)")),
         Verdict::Pass => c
-            .verdict(Verdict::Pass, crate::tr!("nothing pending, no failure"))
-            .found(crate::tr!("GPU memory repair is healthy")),
+            .verdict(Verdict::Pass, crate::msg!("nothing pending, no failure"))
+            .found(crate::msg!("GPU memory repair is healthy")),
         Verdict::Warn => c
-            .verdict(Verdict::Warn, crate::tr!("a memory repair waits for a GPU reset"))
-            .found(crate::tr!("A GPU memory repair waits for a reset"))
-            .text(crate::tr!("Reset the GPU (nvidia-smi -r -i with its index, as root, with no process on it) or reboot when convenient.")),
+            .verdict(Verdict::Warn, crate::msg!("a memory repair waits for a GPU reset"))
+            .found(crate::msg!("A GPU memory repair waits for a reset"))
+            .text(crate::msg!("Reset the GPU (nvidia-smi -r -i with its index, as root, with no process on it) or reboot when convenient.")),
         _ => c
-            .verdict(Verdict::Fail, crate::tr!("row remapping failed: the GPU has no spare memory rows left"))
-            .found(crate::tr!("The GPU has run out of spare memory rows"))
-            .text(crate::tr!("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU.")),
+            .verdict(Verdict::Fail, crate::msg!("row remapping failed: the GPU has no spare memory rows left"))
+            .found(crate::msg!("The GPU has run out of spare memory rows"))
+            .text(crate::msg!("Contact the vendor (RMA); until then expect uncorrectable memory errors on this GPU.")),
     }
 }
 
 pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
-        return c.not_here(crate::tr!("native Linux"), crate::tr!("WSL has no NVRM kernel log"));
+        return c.not_here(crate::msg!("native Linux"), crate::msg!("WSL has no NVRM kernel log"));
     }
     let lines = match &cx.v.meta().kernel_log {
         KernelLog::Lines(l) => l,
@@ -107,7 +108,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             use crate::diagnose::system::{NO_LINUX_KERNEL_LOG, NOT_IN_REPORT};
             let c = c.verdict(
                 Verdict::Skipped,
-                crate::tr!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
+                crate::msg!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
             );
             if why == NOT_IN_REPORT || why == NO_LINUX_KERNEL_LOG {
                 return c;
@@ -116,9 +117,9 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             return c
                 .verdict(
                     Verdict::Skipped,
-                    crate::tr!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
+                    crate::msg!("unknown: {why}", why = crate::diagnose::system::kernel_log_unreadable(why)),
                 )
-                .text(crate::tr!("Read it as root:"))
+                .text(crate::msg!("Read it as root:"))
                 .cmd("sudo dmesg | grep -i -e nvrm -e xid");
         }
     };
@@ -127,7 +128,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             .kernel_log_source
             .as_ref()
             .and_then(|s| s.read.clone())
-            .map_or(String::new(), |s| crate::tr!(" (read from {source})", source = s));
+            .map_or_else(Message::default, |s| crate::msg!(" (read from {source})", source = s));
     let xs = parse::xids(lines);
     if xs.is_empty() {
         // No Xid number, but the driver may still have said it failed: quote what was read.
@@ -145,27 +146,27 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             let mut c = c
                 .verdict(
                     Verdict::Warn,
-                    crate::tr!(
+                    crate::msg!(
                         "no Xid number, but {n} driver or PCIe error line(s){from}",
                         n = errors.len(),
                         from = from
                     ),
                 )
-                .found(crate::tr!("The kernel log shows NVIDIA driver errors"));
+                .found(crate::msg!("The kernel log shows NVIDIA driver errors"));
             for l in errors.iter().rev().take(6).rev() {
                 c = c.evidence((*l).clone());
             }
             return c
-                .text(crate::tr!("Save the full kernel log for a report:"))
+                .text(crate::msg!("Save the full kernel log for a report:"))
                 .cmd("sudo dmesg > dmesg.txt")
-                .text(crate::tr!("Errors when the driver starts (RmInitAdapter, GSP) usually need a driver update or a reboot; PCIe errors (AER) point at the slot, riser or cable: reseat the card."));
+                .text(crate::msg!("Errors when the driver starts (RmInitAdapter, GSP) usually need a driver update or a reboot; PCIe errors (AER) point at the slot, riser or cable: reseat the card."));
         }
         return c
             .verdict(
                 Verdict::Pass,
-                crate::tr!("no Xid errors in the {n} NVIDIA kernel-log line(s){from}", n = lines.len(), from = from),
+                crate::msg!("no Xid errors in the {n} NVIDIA kernel-log line(s){from}", n = lines.len(), from = from),
             )
-            .found(crate::tr!("No GPU errors in the kernel log"));
+            .found(crate::msg!("No GPU errors in the kernel log"));
     }
     let mut c = c;
     let mut worst = Verdict::Info;
@@ -178,7 +179,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
         if !codes.contains(&x.code) {
             codes.push(x.code);
-            c = c.text(crate::tr!("Xid {code} ({pci}): {text}", code = x.code, pci = x.pci, text = text));
+            c = c.text(crate::msg!("Xid {code} ({pci}): {text}", code = x.code, pci = x.pci, text = text));
         }
         match groups.iter_mut().find(|g| g.0 == x.code && g.1 == x.pci) {
             Some(g) => {
@@ -190,9 +191,9 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     }
     for (code, pci, n, first, last) in &groups {
         c = c.evidence(if *n == 1 {
-            (*first).to_string()
+            Message::data(*first)
         } else {
-            crate::tr!(
+            crate::msg!(
                 "Xid {code} on {pci} logged {n} times; first: {first}; last: {last}",
                 code = code,
                 pci = pci,
@@ -210,11 +211,11 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             // Its first sentence (the catalogue's Chinese ends a sentence with "。").
             let first = meaning.split(". ").next().unwrap_or(meaning);
             let first = first.split('。').next().unwrap_or(first).trim_end_matches('.');
-            crate::tr!("{first} (Xid {code} on {pci})", first = first, code = x.code, pci = x.pci)
+            crate::msg!("{first} (Xid {code} on {pci})", first = first, code = x.code, pci = x.pci)
         }
-        None => crate::tr!("The kernel log shows GPU errors (Xid {list})", list = list),
+        None => crate::msg!("The kernel log shows GPU errors (Xid {list})", list = list),
     };
-    c.verdict(worst, crate::tr!("Xid {list} logged", list = list)).found(finding)
+    c.verdict(worst, crate::msg!("Xid {list} logged", list = list)).found(finding)
 }
 
 pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
@@ -222,7 +223,7 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
     let masks: Vec<(u32, u64)> =
         samples.iter().filter_map(|s| s.throttle_mask.value().map(|m| (s.index, *m))).collect();
     if masks.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("not reported"));
+        return c.verdict(Verdict::Skipped, crate::msg!("not reported"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
@@ -241,7 +242,7 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
                     (Some(l), Some(d)) if l < 0.9 * d => {
                         worst = Verdict::Warn;
                         lowered.push((*i, d));
-                        c = c.evidence(crate::tr!(
+                        c = c.evidence(crate::msg!(
                             "GPU {i}: power cap at a lowered limit of {limit} W (default {default} W)",
                             i = i,
                             limit = format!("{l:.0}"),
@@ -250,7 +251,7 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
                     }
                     _ => {
                         worst = worst.max(Verdict::Info);
-                        c = c.evidence(crate::tr!("GPU {i}: at its power limit — normal under full load", i = i));
+                        c = c.evidence(crate::msg!("GPU {i}: at its power limit — normal under full load", i = i));
                     }
                 }
                 continue;
@@ -261,11 +262,11 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
     }
     if worst == Verdict::Info {
         return c
-            .verdict(Verdict::Info, crate::tr!("a GPU runs at its power limit (normal under full load)"))
-            .found(crate::tr!("A GPU runs at its power limit, as a busy GPU does"));
+            .verdict(Verdict::Info, crate::msg!("a GPU runs at its power limit (normal under full load)"))
+            .found(crate::msg!("A GPU runs at its power limit, as a busy GPU does"));
     }
     if worst == Verdict::Warn && !lowered.is_empty() {
-        c = c.text(crate::tr!(
+        c = c.text(crate::msg!(
             "A power limit was set below the default; restore it (it resets at reboot unless a service sets it):"
         ));
         for (i, d) in &lowered {
@@ -273,10 +274,10 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
         }
     }
     if worst == Verdict::Pass {
-        c.verdict(Verdict::Pass, crate::tr!("no GPU is held back")).found(crate::tr!("No GPU's clocks are held back"))
+        c.verdict(Verdict::Pass, crate::msg!("no GPU is held back")).found(crate::msg!("No GPU's clocks are held back"))
     } else {
-        c.verdict(worst, crate::tr!("clocks are being lowered (see evidence); power cap under full load is normal"))
-            .found(crate::tr!("GPU clocks are being held back"))
+        c.verdict(worst, crate::msg!("clocks are being lowered (see evidence); power cap under full load is normal"))
+            .found(crate::msg!("GPU clocks are being held back"))
     }
 }
 
@@ -292,7 +293,7 @@ pub(super) fn pcie_link_at_max(c: Check, cx: &Ctx) -> Check {
             continue;
         };
         let busy = s.util_gpu_pct.get().is_some_and(|u| u >= 50.0);
-        c = c.evidence(crate::tr!(
+        c = c.evidence(crate::msg!(
             "GPU {index}: Gen{g} x{w} (max Gen{mg} x{mw}), utilization {util}",
             index = s.index,
             g = g,
@@ -311,22 +312,22 @@ pub(super) fn pcie_link_at_max(c: Check, cx: &Ctx) -> Check {
         worst = if worst == Verdict::Skipped { v } else { worst.max(v) };
     }
     match worst {
-        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::tr!("link data not reported")),
+        Verdict::Skipped => c.verdict(Verdict::Skipped, crate::msg!("link data not reported")),
         Verdict::Pass => c
-            .verdict(Verdict::Pass, crate::tr!("every link at its maximum"))
-            .found(crate::tr!("Every PCIe link runs at its maximum")),
+            .verdict(Verdict::Pass, crate::msg!("every link at its maximum"))
+            .found(crate::msg!("Every PCIe link runs at its maximum")),
         Verdict::Info => c
             .verdict(
                 Verdict::Info,
-                crate::tr!(
+                crate::msg!(
                     "a link is below its maximum while the GPU is idle: normal power saving; judge it under load"
                 ),
             )
-            .found(crate::tr!("An idle GPU's PCIe link saves power")),
+            .found(crate::msg!("An idle GPU's PCIe link saves power")),
         v => c
-            .verdict(v, crate::tr!("a link is below its maximum under load"))
-            .found(crate::tr!("A busy GPU's PCIe link runs below its maximum"))
-            .text(crate::tr!(
+            .verdict(v, crate::msg!("a link is below its maximum under load"))
+            .found(crate::msg!("A busy GPU's PCIe link runs below its maximum"))
+            .text(crate::msg!(
                 "Reseat the card in a CPU-attached x16 slot, avoid risers and extenders, check the BIOS PCIe settings."
             )),
     }
@@ -339,26 +340,26 @@ pub(super) fn rt_ecc(c: Check, cx: &Ctx) -> Check {
         return c.verdict(Verdict::Skipped, no_gpu(cx));
     }
     if counts.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("ECC not reported (GeForce boards have none)"));
+        return c.verdict(Verdict::Skipped, crate::msg!("ECC not reported (GeForce boards have none)"));
     }
     let bad: Vec<String> = counts.iter().filter(|(_, n)| *n > 0).map(|(i, n)| format!("GPU {i}: {n}")).collect();
     if bad.is_empty() {
-        c.verdict(Verdict::Pass, crate::tr!("none since the driver loaded"))
-            .found(crate::tr!("No uncorrectable memory errors"))
+        c.verdict(Verdict::Pass, crate::msg!("none since the driver loaded"))
+            .found(crate::msg!("No uncorrectable memory errors"))
     } else {
         c.verdict(
             Verdict::Warn,
-            crate::tr!("uncorrectable errors since the driver loaded ({counts})", counts = bad.join(", ")),
+            crate::msg!("uncorrectable errors since the driver loaded ({counts})", counts = bad.join(", ")),
         )
-        .found(crate::tr!("GPU memory had uncorrectable errors"))
-        .text(crate::tr!("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA)."))
+        .found(crate::msg!("GPU memory had uncorrectable errors"))
+        .text(crate::msg!("Reset the GPU or reboot when convenient; if errors keep coming, contact the vendor (RMA)."))
     }
 }
 
 pub(super) fn other_programs_on_gpu(c: Check, cx: &Ctx) -> Check {
     let samples = cx.nvml_samples();
     if samples.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("NVML not open"));
+        return c.verdict(Verdict::Skipped, crate::msg!("NVML not open"));
     }
     let mut c = c;
     let mut worst = Verdict::Pass;
@@ -381,29 +382,29 @@ pub(super) fn other_programs_on_gpu(c: Check, cx: &Ctx) -> Check {
         if full {
             worst = Verdict::Warn;
             notes.push(match procs {
-                Some(n) => crate::tr!("GPU {index} VRAM is over 90 % used by {n} process(es)", index = s.index, n = n),
-                None => crate::tr!("GPU {index} VRAM is over 90 % used", index = s.index),
+                Some(n) => crate::msg!("GPU {index} VRAM is over 90 % used by {n} process(es)", index = s.index, n = n),
+                None => crate::msg!("GPU {index} VRAM is over 90 % used", index = s.index),
             });
         }
     }
     if worst == Verdict::Warn {
-        c.verdict(Verdict::Warn, notes.join("; "))
-            .found(crate::tr!("Other programs fill the GPU's memory"))
-            .text(crate::tr!("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job."))
+        c.verdict(Verdict::Warn, Message::join(notes, &crate::msg!("; ")))
+            .found(crate::msg!("Other programs fill the GPU's memory"))
+            .text(crate::msg!("Close the programs holding the memory (often a forgotten Jupyter kernel or a stuck Python process) before starting a new job."))
     } else {
         let n: usize = samples.iter().filter_map(|s| s.processes.value().map(Vec::len)).sum();
         c.verdict(
             if n == 0 { Verdict::Pass } else { Verdict::Info },
             if n == 0 {
-                crate::tr!("no process is using the GPU").to_string()
+                crate::msg!("no process is using the GPU")
             } else {
-                crate::tr!("{n} process(es) use the GPU; memory is not full", n = n)
+                crate::msg!("{n} process(es) use the GPU; memory is not full", n = n)
             },
         )
         .found(if n == 0 {
-            crate::tr!("No other program holds the GPU")
+            crate::msg!("No other program holds the GPU")
         } else {
-            crate::tr!("Other programs use the GPU, with memory to spare")
+            crate::msg!("Other programs use the GPU, with memory to spare")
         })
     }
 }
@@ -412,13 +413,13 @@ pub(super) fn mig_mode(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, (bool, bool))> =
         cx.facts().iter().filter_map(|f| f.mig.value().map(|m| (f.index, *m))).collect();
     if modes.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("not a MIG-capable GPU"));
+        return c.verdict(Verdict::Skipped, crate::msg!("not a MIG-capable GPU"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, (cur, pend))| cur != pend) {
         return c
-            .verdict(Verdict::Warn, crate::tr!("GPU {i}: MIG mode changes at the next GPU reset", i = i))
-            .found(crate::tr!("A MIG mode change waits for a GPU reset"))
-            .text(crate::tr!("Reset the GPU or reboot to apply the pending MIG mode."));
+            .verdict(Verdict::Warn, crate::msg!("GPU {i}: MIG mode changes at the next GPU reset", i = i))
+            .found(crate::msg!("A MIG mode change waits for a GPU reset"))
+            .text(crate::msg!("Reset the GPU or reboot to apply the pending MIG mode."));
     }
     let on: Vec<String> = modes.iter().filter(|(_, (cur, _))| *cur).map(|(i, _)| format!("GPU {i}")).collect();
     // MIG on without instances: CUDA sees no device on that GPU at all.
@@ -433,29 +434,29 @@ pub(super) fn mig_mode(c: Check, cx: &Ctx) -> Check {
         return c
             .verdict(
                 Verdict::Fail,
-                crate::tr!("MIG is on for {list} but no MIG instance exists: CUDA sees no device there", list = list),
+                crate::msg!("MIG is on for {list} but no MIG instance exists: CUDA sees no device there", list = list),
             )
-            .found(crate::tr!("MIG is on with no instances, so CUDA cannot use {list}", list = list))
-            .explain(crate::tr!("With MIG mode on, CUDA programs run only in MIG instances (a GPU instance with a compute instance); with none created the GPU is invisible to CUDA (\"no CUDA-capable device is detected\")."))
-            .text(crate::tr!("List the instance profiles this GPU offers:"))
+            .found(crate::msg!("MIG is on with no instances, so CUDA cannot use {list}", list = list))
+            .explain(crate::msg!("With MIG mode on, CUDA programs run only in MIG instances (a GPU instance with a compute instance); with none created the GPU is invisible to CUDA (\"no CUDA-capable device is detected\")."))
+            .text(crate::msg!("List the instance profiles this GPU offers:"))
             .cmd(format!("sudo nvidia-smi mig -i {first} -lgip"))
-            .text(crate::tr!("Create instances with the profiles you need, with their compute instances (-C); for example one instance using the whole GPU (profile 0):"))
+            .text(crate::msg!("Create instances with the profiles you need, with their compute instances (-C); for example one instance using the whole GPU (profile 0):"))
             .cmd(format!("sudo nvidia-smi mig -i {first} -cgi 0 -C"))
-            .text(crate::tr!("Or turn MIG off and reset the GPU (no process may be using it):"))
+            .text(crate::msg!("Or turn MIG off and reset the GPU (no process may be using it):"))
             .cmd(format!("sudo nvidia-smi -i {first} -mig 0"))
             .cmd(format!("sudo nvidia-smi --gpu-reset -i {first}"));
     }
     if on.is_empty() {
-        c.verdict(Verdict::Pass, crate::tr!("MIG is off")).found(crate::tr!("MIG is off"))
+        c.verdict(Verdict::Pass, crate::msg!("MIG is off")).found(crate::msg!("MIG is off"))
     } else {
         c.verdict(
             Verdict::Info,
-            crate::tr!(
+            crate::msg!(
                 "MIG is on for {gpus}: CUDA sees its instances, selected with MIG- UUIDs in CUDA_VISIBLE_DEVICES (nvidia-smi -L lists them)",
                 gpus = on.join(", ")
             ),
         )
-        .found(crate::tr!("MIG is on"))
+        .found(crate::msg!("MIG is on"))
     }
 }
 
@@ -463,27 +464,27 @@ pub(super) fn compute_mode(c: Check, cx: &Ctx) -> Check {
     let modes: Vec<(u32, String)> =
         cx.facts().iter().filter_map(|f| f.compute_mode.value().map(|m| (f.index, m.clone()))).collect();
     if modes.is_empty() {
-        return c.verdict(Verdict::Skipped, crate::tr!("not reported"));
+        return c.verdict(Verdict::Skipped, crate::msg!("not reported"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "Prohibited") {
         return c
             .verdict(
                 Verdict::Fail,
-                crate::tr!("GPU {i} is set to Prohibited: no program can create a CUDA context on it", i = i),
+                crate::msg!("GPU {i} is set to Prohibited: no program can create a CUDA context on it", i = i),
             )
-            .found(crate::tr!("GPU {i} refuses all CUDA programs (compute mode Prohibited)", i = i))
+            .found(crate::msg!("GPU {i} refuses all CUDA programs (compute mode Prohibited)", i = i))
             .cmd(format!("sudo nvidia-smi -i {i} -c DEFAULT"));
     }
     if let Some((i, _)) = modes.iter().find(|(_, m)| m == "ExclusiveProcess") {
         return c
             .verdict(
                 Verdict::Info,
-                crate::tr!(
+                crate::msg!(
                     "GPU {i} is exclusive-process: one program at a time ('all CUDA-capable devices are busy' for the next)",
                     i = i
                 ),
             )
-            .found(crate::tr!("GPU {i} serves one program at a time", i = i));
+            .found(crate::msg!("GPU {i} serves one program at a time", i = i));
     }
-    c.verdict(Verdict::Pass, crate::tr!("Default (shared)")).found(crate::tr!("Every GPU can be shared"))
+    c.verdict(Verdict::Pass, crate::msg!("Default (shared)")).found(crate::msg!("Every GPU can be shared"))
 }

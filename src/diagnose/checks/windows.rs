@@ -10,13 +10,14 @@
 //! `TdrLevel`, `TdrDelay` and `TdrDdiDelay` registry keys); the NVML API reference
 //! (<https://docs.nvidia.com/deploy/nvml-api/>) for the driver model and version queries.
 
+use crate::i18n::Message;
 use super::{Ctx, MISSING, WIN_01};
 use crate::diagnose::system::Platform;
 use crate::diagnose::system::Tdr;
 use crate::diagnose::winfacts::{self, WindowsFacts};
 use crate::diagnose::{Check, Verdict};
 use crate::telemetry::source::SourceStatus;
-use crate::tr;
+use crate::msg;
 
 fn facts<'a>(cx: &'a Ctx) -> Option<&'a WindowsFacts> {
     cx.v.meta().windows.as_ref()
@@ -33,29 +34,30 @@ fn nvidia_version(file_version: &str) -> String {
 /// WIN-ADAPTER: Windows sees the NVIDIA GPU, an NVIDIA driver drives it and Device Manager reports
 /// no problem code.
 pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let mut c = c;
     for a in &f.adapters {
         let mut state = match a.problem {
-            Some(0) => tr!("working").to_string(),
-            Some(p) => winfacts::problem_text(p).0.to_string(),
-            None => tr!("status unknown").to_string(),
+            Some(0) => msg!("working"),
+            Some(p) => winfacts::problem_text(p).0,
+            None => msg!("status unknown"),
         };
         if let Some(p) = &a.power_state {
-            state.push_str(&if a.asleep() {
-                tr!(", power state {p} (asleep)", p = p)
+            let power = if a.asleep() {
+                msg!(", power state {p} (asleep)", p = p)
             } else {
-                tr!(", power state {p}", p = p)
-            });
+                msg!(", power state {p}", p = p)
+            };
+            state = Message::join([state, power], &Message::default());
         }
         // NVIDIA's numbering only for NVIDIA's drivers (Intel's and AMD's follow other rules).
         let version = |v: &String| if a.is_nvidia() && !a.basic_display() { nvidia_version(v) } else { v.clone() };
         let driver = match (&a.provider, &a.driver_version) {
-            (Some(p), Some(v)) => tr!("{provider} driver {version}", provider = p, version = version(v)),
-            (None, Some(v)) => tr!("driver {version}", version = version(v)),
-            _ => tr!("no driver").to_string(),
+            (Some(p), Some(v)) => msg!("{provider} driver {version}", provider = p, version = version(v)),
+            (None, Some(v)) => msg!("driver {version}", version = version(v)),
+            _ => msg!("no driver"),
         };
-        c = c.evidence(tr!(
+        c = c.evidence(msg!(
             "{adapter}: {driver}, {state} [{id}]",
             adapter = a.name,
             driver = driver,
@@ -71,45 +73,45 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
         return c
             .verdict(
                 Verdict::Info,
-                tr!("NVML answers for {n} GPU(s); none is listed as a display adapter", n = nvml_gpus),
+                msg!("NVML answers for {n} GPU(s); none is listed as a display adapter", n = nvml_gpus),
             )
-            .found(tr!("The NVIDIA driver answers for {n} GPU(s)", n = nvml_gpus))
-            .explain(tr!("A compute-only GPU (TCC or MCDM driver model) can be listed outside 'Display adapters', e.g. under 'Compute accelerators'. The GPUs answer, so the driver works; Device Manager shows where they are listed."));
+            .found(msg!("The NVIDIA driver answers for {n} GPU(s)", n = nvml_gpus))
+            .explain(msg!("A compute-only GPU (TCC or MCDM driver model) can be listed outside 'Display adapters', e.g. under 'Compute accelerators'. The GPUs answer, so the driver works; Device Manager shows where they are listed."));
     }
     if nvidia.is_empty() {
         return c
-            .verdict(Verdict::Fail, tr!("Windows lists no NVIDIA display adapter"))
-            .found(tr!("Windows does not see an NVIDIA GPU"))
-            .explain(tr!("Device Manager has no NVIDIA device: the GPU is not detected at all. On laptops the NVIDIA GPU can be switched off in the firmware (a 'hybrid/discrete graphics' or 'MUX' setting) or by the maker's power tool; on desktops the card may be unseated, unpowered or faulty."))
-            .text(tr!("Desktops: power off, reseat the card and connect every power cable it has; try another PCIe slot. Laptops: check the firmware's graphics setting and the maker's control app (e.g. 'Eco mode')."))
-            .text(tr!("Then look in Device Manager under 'Display adapters' (and 'Other devices') for the NVIDIA GPU:"))
+            .verdict(Verdict::Fail, msg!("Windows lists no NVIDIA display adapter"))
+            .found(msg!("Windows does not see an NVIDIA GPU"))
+            .explain(msg!("Device Manager has no NVIDIA device: the GPU is not detected at all. On laptops the NVIDIA GPU can be switched off in the firmware (a 'hybrid/discrete graphics' or 'MUX' setting) or by the maker's power tool; on desktops the card may be unseated, unpowered or faulty."))
+            .text(msg!("Desktops: power off, reseat the card and connect every power cable it has; try another PCIe slot. Laptops: check the firmware's graphics setting and the maker's control app (e.g. 'Eco mode')."))
+            .text(msg!("Then look in Device Manager under 'Display adapters' (and 'Other devices') for the NVIDIA GPU:"))
             .cmd("devmgmt.msc");
     }
     if let Some(a) = nvidia.iter().find(|a| a.problem.is_some_and(|p| p != 0)) {
         let code = a.problem.unwrap_or(0);
         let (said, why) = winfacts::problem_text(code);
-        let c = c.verdict(Verdict::Fail, tr!("{adapter}: {problem}", adapter = a.name, problem = said));
+        let c = c.verdict(Verdict::Fail, msg!("{adapter}: {problem}", adapter = a.name, problem = said));
         return match code {
             22 => c
-                .found(tr!("The NVIDIA GPU is disabled in Device Manager"))
-                .explain(tr!("A disabled device gets no driver: NVML, CUDA and every program see no NVIDIA GPU."))
-                .text(tr!(
+                .found(msg!("The NVIDIA GPU is disabled in Device Manager"))
+                .explain(msg!("A disabled device gets no driver: NVML, CUDA and every program see no NVIDIA GPU."))
+                .text(msg!(
                     "Enable it (Device Manager → Display adapters → right-click → Enable device), or in an administrator terminal:"
                 ))
                 .cmd(format!("pnputil /enable-device \"{}\"", a.instance_id)),
             28 => c
-                .found(tr!("No driver is installed for the NVIDIA GPU"))
-                .explain(tr!("Windows sees the GPU but {why}.", why = why))
-                .text(tr!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.")),
+                .found(msg!("No driver is installed for the NVIDIA GPU"))
+                .explain(msg!("Windows sees the GPU but {why}.", why = why))
+                .text(msg!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.")),
             43 => c
-                .found(tr!("Windows stopped the NVIDIA GPU (Code 43)"))
-                .explain(tr!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself.", why = why))
-                .text(tr!("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot."))
-                .text(tr!("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS).")),
+                .found(msg!("Windows stopped the NVIDIA GPU (Code 43)"))
+                .explain(msg!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself.", why = why))
+                .text(msg!("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot."))
+                .text(msg!("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS).")),
             _ => c
-                .found(tr!("The NVIDIA GPU does not work (Code {code})", code = code))
-                .explain(tr!("Device Manager: {problem}; usually {why}.", problem = said, why = why))
-                .text(tr!("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot.")),
+                .found(msg!("The NVIDIA GPU does not work (Code {code})", code = code))
+                .explain(msg!("Device Manager: {problem}; usually {why}.", problem = said, why = why))
+                .text(msg!("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot.")),
         };
     }
     if let Some(a) =
@@ -118,25 +120,25 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
         return c
             .verdict(
                 Verdict::Fail,
-                tr!("the NVIDIA GPU ({id}) runs on Windows' fallback driver: {adapter}", id = a.instance_id, adapter = a.name),
+                msg!("the NVIDIA GPU ({id}) runs on Windows' fallback driver: {adapter}", id = a.instance_id, adapter = a.name),
             )
-            .found(tr!("The NVIDIA driver is not installed"))
-            .explain(tr!("Windows drives the GPU with its basic display driver: the screen works, but there is no nvml.dll, no CUDA and no NVIDIA control panel."))
-            .text(tr!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."));
+            .found(msg!("The NVIDIA driver is not installed"))
+            .explain(msg!("Windows drives the GPU with its basic display driver: the screen works, but there is no nvml.dll, no CUDA and no NVIDIA control panel."))
+            .text(msg!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."));
     }
     let list = nvidia
         .iter()
         .map(|a| match &a.driver_version {
-            Some(v) => tr!("{adapter} (driver {version})", adapter = a.name, version = nvidia_version(v)),
-            None => a.name.clone(),
+            Some(v) => msg!("{adapter} (driver {version})", adapter = a.name, version = nvidia_version(v)),
+            None => Message::data(&a.name),
         })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let c = c.verdict(Verdict::Pass, list).found(tr!("Windows sees the NVIDIA GPU and its driver works"));
+        .collect::<Vec<_>>();
+    let list = Message::join(list, &msg!(", "));
+    let c = c.verdict(Verdict::Pass, list).found(msg!("Windows sees the NVIDIA GPU and its driver works"));
     if f.hybrid() && nvidia.iter().any(|a| a.asleep()) {
         // A sleeping dGPU is how hybrid laptops save power, not a fault: say so before the user
         // reads 0 % in Task Manager as "the GPU is not used".
-        return c.explain(tr!("The NVIDIA GPU is asleep: on a laptop with two GPUs Windows powers it down while no program uses it, and Task Manager then shows it at 0 %. A CUDA program (or nvidia-smi) wakes it within a second; if your program still runs on the integrated GPU or the CPU, the check 'Programs held on the integrated GPU' and the PyTorch check say why."));
+        return c.explain(msg!("The NVIDIA GPU is asleep: on a laptop with two GPUs Windows powers it down while no program uses it, and Task Manager then shows it at 0 %. A CUDA program (or nvidia-smi) wakes it within a second; if your program still runs on the integrated GPU or the CPU, the check 'Programs held on the integrated GPU' and the PyTorch check say why."));
     }
     c
 }
@@ -146,29 +148,29 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().quick {
         return super::left_out_by_quick(c);
     }
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let with_torch: Vec<&winfacts::PythonEnv> = f.pythons.iter().filter(|p| p.torch.is_some()).collect();
     if with_torch.is_empty() {
         return c
-            .verdict(Verdict::Skipped, tr!("no PyTorch in the {n} Python environment(s) found", n = f.pythons.len()));
+            .verdict(Verdict::Skipped, msg!("no PyTorch in the {n} Python environment(s) found", n = f.pythons.len()));
     }
     let mut c = c;
     for p in &with_torch {
-        c = c.evidence(tr!(
+        c = c.evidence(msg!(
             "{prefix}: torch {version} ({build})",
             prefix = p.prefix,
             version = p.torch.as_deref().unwrap_or("?"),
             build = p
                 .torch_cuda
                 .as_deref()
-                .map_or(tr!("a CPU-only build").to_string(), |v| tr!("built for CUDA {v}", v = v))
+                .map_or(msg!("a CPU-only build"), |v| msg!("built for CUDA {v}", v = v))
         ));
     }
     let cpu: Vec<&&winfacts::PythonEnv> = with_torch.iter().filter(|p| p.torch_cuda.is_none()).collect();
     if cpu.is_empty() {
         return c
-            .verdict(Verdict::Pass, tr!("{n} environment(s) with a CUDA build of PyTorch", n = with_torch.len()))
-            .found(tr!("PyTorch is built for CUDA"));
+            .verdict(Verdict::Pass, msg!("{n} environment(s) with a CUDA build of PyTorch", n = with_torch.len()))
+            .found(msg!("PyTorch is built for CUDA"));
     }
     let wheel = cx
         .nvml
@@ -180,14 +182,14 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
     let mut c = c
         .verdict(
             Verdict::Fail,
-            tr!(
+            msg!(
                 "CPU-only PyTorch ({version}) in {envs}",
                 version = cpu[0].torch.as_deref().unwrap_or("?"),
                 envs = cpu.iter().map(|p| p.prefix.as_str()).collect::<Vec<_>>().join(", ")
             ),
         )
-        .found(tr!("PyTorch is a CPU-only build: it cannot use the GPU"))
-        .explain(tr!("A '+cpu' wheel (what a plain `pip install torch` gives on Windows) has no CUDA at all: torch.cuda.is_available() is False and front ends say 'Torch is not able to use GPU', whatever the driver. Reinstall it from PyTorch's CUDA index into the same environment."));
+        .found(msg!("PyTorch is a CPU-only build: it cannot use the GPU"))
+        .explain(msg!("A '+cpu' wheel (what a plain `pip install torch` gives on Windows) has no CUDA at all: torch.cuda.is_available() is False and front ends say 'Torch is not able to use GPU', whatever the driver. Reinstall it from PyTorch's CUDA index into the same environment."));
     for p in cpu.iter().take(3) {
         c = c.cmd(format!(
             "\"{}\" -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{wheel}",
@@ -199,9 +201,9 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
 
 /// WIN-GPUPREF: on a hybrid laptop, programs set to the power-saving GPU.
 pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     if !f.hybrid() {
-        return c.verdict(Verdict::Skipped, tr!("one GPU: nothing to choose between"));
+        return c.verdict(Verdict::Skipped, msg!("one GPU: nothing to choose between"));
     }
     let saving: Vec<(&String, &String)> =
         f.gpu_preferences.iter().filter(|(_, v)| winfacts::gpu_preference(v) == Some(1)).collect();
@@ -209,7 +211,7 @@ pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
     for (exe, v) in &f.gpu_preferences {
         c = c.evidence(format!("{exe}: {v}"));
     }
-    let explain = tr!(
+    let explain = msg!(
         "CUDA programs (PyTorch, TensorFlow, ComfyUI, Ollama's CUDA backend) always run on the NVIDIA GPU whatever this setting says; it decides which GPU draws DirectX, OpenGL and Vulkan work, which is what DirectML and Vulkan backends (some Stable Diffusion and LLM front ends) compute on."
     );
     if saving.is_empty() {
@@ -229,29 +231,29 @@ pub(super) fn win_gpupref(c: Check, cx: &Ctx) -> Check {
             return c
                 .verdict(
                     Verdict::Info,
-                    tr!(
+                    msg!(
                         "hybrid graphics: {n} program(s) with a preference, none set to power saving",
                         n = f.gpu_preferences.len()
                     ),
                 )
-                .found(tr!("No program is held on the power-saving GPU"))
+                .found(msg!("No program is held on the power-saving GPU"))
                 .explain(explain);
         }
         let mut c = c
-            .verdict(Verdict::Info, tr!("hybrid graphics: {n} Python interpreter(s) without a GPU preference use the power-saving GPU for DirectX work", n = unset.len()))
-            .found(tr!("Python's DirectML and Vulkan work runs on the integrated GPU"))
+            .verdict(Verdict::Info, msg!("hybrid graphics: {n} Python interpreter(s) without a GPU preference use the power-saving GPU for DirectX work", n = unset.len()))
+            .found(msg!("Python's DirectML and Vulkan work runs on the integrated GPU"))
             .explain(explain)
-            .text(tr!("If a DirectML or Vulkan front end runs on the Intel/AMD GPU: Settings → System → Display → Graphics → add python.exe → High performance, or for this user:"));
+            .text(msg!("If a DirectML or Vulkan front end runs on the Intel/AMD GPU: Settings → System → Display → Graphics → add python.exe → High performance, or for this user:"));
         for exe in unset.iter().take(3) {
             c = c.cmd(format!("reg add \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /v \"{exe}\" /t REG_SZ /d \"GpuPreference=2;\" /f"));
         }
         return c;
     }
     let names = saving.iter().map(|(e, _)| e.rsplit('\\').next().unwrap_or(e)).collect::<Vec<_>>().join(", ");
-    c.verdict(Verdict::Warn, tr!("set to the power-saving (integrated) GPU: {names}", names = names))
-        .found(tr!("{names} set to run on the integrated GPU", names = names))
+    c.verdict(Verdict::Warn, msg!("set to the power-saving (integrated) GPU: {names}", names = names))
+        .found(msg!("{names} set to run on the integrated GPU", names = names))
         .explain(explain)
-        .text(tr!("Settings → System → Display → Graphics: choose the program, Options → High performance (the NVIDIA GPU). Then restart it."))
+        .text(msg!("Settings → System → Display → Graphics: choose the program, Options → High performance (the NVIDIA GPU). Then restart it."))
 }
 
 /// The interpreter of a Python environment: `Scripts\python.exe` in a venv, `python.exe` otherwise.
@@ -267,16 +269,16 @@ fn python_exe(prefix: &str) -> String {
 
 /// WIN-TDR: driver resets Windows made in the last 7 days.
 pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let Some(events) = &f.tdr_events else {
         return match f.watchdog_dumps.len() {
-            0 => c.verdict(Verdict::Skipped, tr!("the event log was not read")),
+            0 => c.verdict(Verdict::Skipped, msg!("the event log was not read")),
             n => c
                 .verdict(
                     Verdict::Warn,
-                    tr!("{n} watchdog report(s) in LiveKernelReports\\WATCHDOG in the last 7 days", n = n),
+                    msg!("{n} watchdog report(s) in LiveKernelReports\\WATCHDOG in the last 7 days", n = n),
                 )
-                .found(tr!("Windows reset the graphics driver recently"))
+                .found(msg!("Windows reset the graphics driver recently"))
                 .evidence(f.watchdog_dumps.join(", ")),
         };
     };
@@ -287,77 +289,77 @@ pub(super) fn win_tdr(c: Check, cx: &Ctx) -> Check {
     }
     if n == 0 {
         return c
-            .verdict(Verdict::Pass, tr!("no driver reset (event 4101) in the last 7 days"))
-            .found(tr!("No driver resets lately"));
+            .verdict(Verdict::Pass, msg!("no driver reset (event 4101) in the last 7 days"))
+            .found(msg!("No driver resets lately"));
     }
     let tdr = cx.v.meta().tdr.unwrap_or_default();
     let c = c
         .verdict(
             if n >= 3 { Verdict::Fail } else { Verdict::Warn },
-            tr!("the display driver stopped responding and was recovered {n} time(s) in 7 days (event 4101)", n = n),
+            msg!("the display driver stopped responding and was recovered {n} time(s) in 7 days (event 4101)", n = n),
         )
-        .found(tr!("Windows reset the NVIDIA driver {n} time(s) this week", n = n))
-        .explain(tr!("Windows resets the driver when the GPU does not answer within the watchdog's limit (TdrDelay, 2 s by default). Two causes: a compute kernel that runs longer than that on a GPU that also drives a display (CUDA error 702, 'the launch timed out'), or an unstable GPU (overclock or undervolt, overheating, power delivery, a driver bug)."));
+        .found(msg!("Windows reset the NVIDIA driver {n} time(s) this week", n = n))
+        .explain(msg!("Windows resets the driver when the GPU does not answer within the watchdog's limit (TdrDelay, 2 s by default). Two causes: a compute kernel that runs longer than that on a GPU that also drives a display (CUDA error 702, 'the launch timed out'), or an unstable GPU (overclock or undervolt, overheating, power delivery, a driver bug)."));
     if tdr.delay.is_some_and(|d| d > 2) {
-        c.text(tr!("The watchdog limit is already raised: look for instability. Remove overclocks and undervolts (MSI Afterburner and similar back to defaults), check temperatures under load, update or clean-reinstall the driver."))
+        c.text(msg!("The watchdog limit is already raised: look for instability. Remove overclocks and undervolts (MSI Afterburner and similar back to defaults), check temperatures under load, update or clean-reinstall the driver."))
     } else {
-        c.text(tr!("If the resets come during long CUDA work on the GPU that drives your monitor: run the display on another GPU, or raise the limit in an administrator terminal and reboot:"))
+        c.text(msg!("If the resets come during long CUDA work on the GPU that drives your monitor: run the display on another GPU, or raise the limit in an administrator terminal and reboot:"))
             .cmd("reg add \"HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /t REG_DWORD /d 60 /f")
-            .text(tr!("If they come during games or light use: remove overclocks and undervolts, check temperatures and power cables, and clean-reinstall the driver."))
+            .text(msg!("If they come during games or light use: remove overclocks and undervolts, check temperatures and power cables, and clean-reinstall the driver."))
     }
 }
 
 /// WIN-VER: the Windows version, and settings that change how the GPU is shared.
 pub(super) fn win_ver(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let hags = match f.hags {
-        Some(2) => tr!("hardware-accelerated GPU scheduling on"),
-        Some(1) => tr!("hardware-accelerated GPU scheduling off"),
-        _ => tr!("hardware-accelerated GPU scheduling not set"),
+        Some(2) => msg!("hardware-accelerated GPU scheduling on"),
+        Some(1) => msg!("hardware-accelerated GPU scheduling off"),
+        _ => msg!("hardware-accelerated GPU scheduling not set"),
     };
-    c.verdict(Verdict::Info, tr!("{edition}; {hags}", edition = f.edition(), hags = hags))
-        .found(tr!("{edition} is installed", edition = f.edition()))
+    c.verdict(Verdict::Info, msg!("{edition}; {hags}", edition = f.edition(), hags = hags))
+        .found(msg!("{edition} is installed", edition = f.edition()))
 }
 
 /// WIN-WSL: WSL from the Windows side: installed distributions and whether this Windows runs
 /// CUDA in them.
 pub(super) fn win_wsl(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
-    let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, tr!("WSL is not installed")) };
-    let c = c.evidence(tr!(
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
+    let Some(distros) = &f.wsl_distros else { return c.verdict(Verdict::Skipped, msg!("WSL is not installed")) };
+    let c = c.evidence(msg!(
         "distributions: {list}",
-        list = if distros.is_empty() { tr!("none").to_string() } else { distros.join(", ") }
+        list = if distros.is_empty() { msg!("none") } else { Message::data(distros.join(", ")) }
     ));
     match f.build {
         Some(b) if b < winfacts::WSL_GPU_MIN_BUILD => c
-            .verdict(Verdict::Warn, tr!("Windows build {b} is older than 19044 (Windows 10 21H2): WSL 2 gets no GPU", b = b))
-            .found(tr!("This Windows is too old for CUDA in WSL"))
-            .text(tr!("Update Windows (Settings → Windows Update) to Windows 10 21H2 or Windows 11, then update WSL:"))
+            .verdict(Verdict::Warn, msg!("Windows build {b} is older than 19044 (Windows 10 21H2): WSL 2 gets no GPU", b = b))
+            .found(msg!("This Windows is too old for CUDA in WSL"))
+            .text(msg!("Update Windows (Settings → Windows Update) to Windows 10 21H2 or Windows 11, then update WSL:"))
             .cmd("wsl --update"),
         _ => c
-            .verdict(Verdict::Info, tr!("{n} WSL distribution(s); this Windows passes the GPU to WSL 2", n = distros.len()))
-            .found(tr!("WSL 2 can use the GPU here"))
-            .explain(tr!("Inside WSL the GPU comes from this Windows driver (/usr/lib/wsl/lib): install no Linux NVIDIA driver in the distribution. Run gpu-doctor-cli check inside it for that side.")),
+            .verdict(Verdict::Info, msg!("{n} WSL distribution(s); this Windows passes the GPU to WSL 2", n = distros.len()))
+            .found(msg!("WSL 2 can use the GPU here"))
+            .explain(msg!("Inside WSL the GPU comes from this Windows driver (/usr/lib/wsl/lib): install no Linux NVIDIA driver in the distribution. Run gpu-doctor-cli check inside it for that side.")),
     }
 }
 
 pub(super) fn driver_model(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != Platform::Windows {
-        return c.not_here("Windows", tr!("Windows only"));
+        return c.not_here("Windows", msg!("Windows only"));
     }
     let models: Vec<(u32, (String, String))> =
         cx.facts().iter().filter_map(|f| f.driver_model.value().map(|m| (f.index, m.clone()))).collect();
     if models.is_empty() {
-        return c.verdict(Verdict::Skipped, tr!("not reported"));
+        return c.verdict(Verdict::Skipped, msg!("not reported"));
     }
     if let Some((i, (cur, pend))) = models.iter().find(|(_, (c, p))| c != p) {
         return c
-            .verdict(Verdict::Warn, tr!("GPU {i}: {cur} now, {pend} after a reboot", i = i, cur = cur, pend = pend))
-            .found(tr!("A driver model change waits for a reboot"))
-            .text(tr!("Reboot to apply the pending driver model."));
+            .verdict(Verdict::Warn, msg!("GPU {i}: {cur} now, {pend} after a reboot", i = i, cur = cur, pend = pend))
+            .found(msg!("A driver model change waits for a reboot"))
+            .text(msg!("Reboot to apply the pending driver model."));
     }
     let list = models.iter().map(|(i, (cur, _))| format!("GPU {i}: {cur}")).collect::<Vec<_>>().join(", ");
-    c.verdict(Verdict::Info, list).found(tr!("The driver model is set")).explain(tr!(
+    c.verdict(Verdict::Info, list).found(msg!("The driver model is set")).explain(msg!(
         "WDDM is needed for displays, DirectX and WSL; TCC/MCDM are for compute-only cards (no display, no WSL)."
     ))
 }
@@ -380,36 +382,36 @@ fn tdr_verdict(c: Check, t: &Tdr) -> Check {
         Some(0) => c
             .verdict(
                 Verdict::Warn,
-                tr!("the GPU watchdog is off (TdrLevel 0): a hung GPU freezes the desktop instead of being reset"),
+                msg!("the GPU watchdog is off (TdrLevel 0): a hung GPU freezes the desktop instead of being reset"),
             )
-            .found(tr!("The GPU watchdog (TDR) is off"))
-            .text(tr!("Delete the TdrLevel value (or set it to 3) under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot.")),
+            .found(msg!("The GPU watchdog (TDR) is off"))
+            .text(msg!("Delete the TdrLevel value (or set it to 3) under HKLM\\System\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot.")),
         _ if t.delay.is_some_and(|d| d > 2) => c
             .verdict(
                 Verdict::Info,
-                tr!("TdrDelay raised to {delay} s: long GPU kernels on a display GPU are allowed longer before Windows resets the driver", delay = t.delay.unwrap_or(2)),
+                msg!("TdrDelay raised to {delay} s: long GPU kernels on a display GPU are allowed longer before Windows resets the driver", delay = t.delay.unwrap_or(2)),
             )
-            .found(tr!("The GPU watchdog allows long kernels")),
+            .found(msg!("The GPU watchdog allows long kernels")),
         _ => c
-            .verdict(Verdict::Info, tr!("defaults: Windows resets the driver when the GPU does not respond for 2 s"))
-            .found(tr!("The GPU watchdog has its default 2 s limit"))
-            .explain(tr!("A compute kernel running longer than that on a GPU that drives a display fails with 'the launch timed out' (CUDA error 702); split long kernels or use a GPU without a monitor.")),
+            .verdict(Verdict::Info, msg!("defaults: Windows resets the driver when the GPU does not respond for 2 s"))
+            .found(msg!("The GPU watchdog has its default 2 s limit"))
+            .explain(msg!("A compute kernel running longer than that on a GPU that drives a display fails with 'the launch timed out' (CUDA error 702); split long kernels or use a GPU without a monitor.")),
     }
 }
 
 pub(super) fn tdr_settings(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != Platform::Windows {
-        return c.not_here("Windows", tr!("Windows only"));
+        return c.not_here("Windows", msg!("Windows only"));
     }
     match &cx.v.meta().tdr {
         Some(t) => tdr_verdict(c, t),
-        None => c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)),
+        None => c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)),
     }
 }
 
 pub(super) fn nvml_dll_found(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != Platform::Windows {
-        return c.not_here("Windows", tr!("Windows only"));
+        return c.not_here("Windows", msg!("Windows only"));
     }
     // Copies of nvml.dll from another driver than the one installed (an old NVSMI folder left by a
     // Standard driver, a copy beside a program): whoever loads them gets a version mismatch.
@@ -434,14 +436,14 @@ pub(super) fn nvml_dll_found(c: Check, cx: &Ctx) -> Check {
     let (kept, stray): (Vec<_>, Vec<_>) = other_versions.into_iter().partition(|(p, _)| in_store(p));
     if let (Some(d), Some((path, v))) = (&driver, stray.first()) {
         let mut c = c
-            .verdict(Verdict::Warn, tr!("{path} is from driver {v}, but driver {d} is installed", path = path, v = v, d = d))
-            .found(tr!("An nvml.dll from another driver is left on this machine"))
-            .explain(tr!("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store."));
+            .verdict(Verdict::Warn, msg!("{path} is from driver {v}, but driver {d} is installed", path = path, v = v, d = d))
+            .found(msg!("An nvml.dll from another driver is left on this machine"))
+            .explain(msg!("Programs that load this copy (tools that look in its folder first, old scripts that call NVSMI\\nvidia-smi.exe) fail with 'Driver/library version mismatch' or report the old driver. The installed driver keeps its own nvml.dll in System32 and the driver store."));
         for (p, v) in &stray {
-            c = c.evidence(tr!("{path}: driver {version}", path = p, version = v));
+            c = c.evidence(msg!("{path}: driver {version}", path = p, version = v));
         }
         return c
-            .text(tr!("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':"))
+            .text(msg!("Delete the stale copy (an administrator terminal), or reinstall the driver with 'Perform a clean installation':"))
             .cmd(format!("del \"{path}\""));
     }
     match cx.nvml.map(|n| &n.status) {
@@ -452,27 +454,27 @@ pub(super) fn nvml_dll_found(c: Check, cx: &Ctx) -> Check {
             let mut c = c
                 .verdict(
                     Verdict::Info,
-                    tr!(
+                    msg!(
                         "loaded {library}; the driver store also keeps driver {versions}",
                         library = library,
                         versions = versions.join(", ")
                     ),
                 )
-                .found(tr!("nvml.dll is installed; older driver packages are kept"))
-                .explain(tr!("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space."));
+                .found(msg!("nvml.dll is installed; older driver packages are kept"))
+                .explain(msg!("Windows keeps the packages of earlier drivers in its driver store so that a driver can be rolled back; nothing loads their files, so they cause no version mismatch. They only take disk space."));
             for (p, v) in &kept {
-                c = c.evidence(tr!("{path}: driver {version}", path = p, version = v));
+                c = c.evidence(msg!("{path}: driver {version}", path = p, version = v));
             }
-            c.text(tr!("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):"))
+            c.text(msg!("To remove old driver packages, list them, then delete an old NVIDIA one by its oemNN.inf name with pnputil /delete-driver (an administrator terminal):"))
                 .cmd("pnputil /enum-drivers /class Display")
         }
         Some(SourceStatus::Nvml { library, .. }) => {
-            c.verdict(Verdict::Pass, tr!("loaded {library}", library = library)).found(tr!("nvml.dll is installed"))
+            c.verdict(Verdict::Pass, msg!("loaded {library}", library = library)).found(msg!("nvml.dll is installed"))
         }
         Some(SourceStatus::Asleep { .. }) => {
             let mut c = c
-                .verdict(Verdict::Info, tr!("not loaded while the GPU sleeps (loading it would wake the GPU)"))
-                .found(tr!("nvml.dll is left unloaded while the GPU sleeps"));
+                .verdict(Verdict::Info, msg!("not loaded while the GPU sleeps (loading it would wake the GPU)"))
+                .found(msg!("nvml.dll is left unloaded while the GPU sleeps"));
             for x in facts(cx).map(|f| f.nvidia_files.as_slice()).unwrap_or_default() {
                 c = c.evidence(format!(
                     "{}{}",
@@ -484,50 +486,50 @@ pub(super) fn nvml_dll_found(c: Check, cx: &Ctx) -> Check {
         }
         Some(SourceStatus::Unavailable(no)) if no.attempts.iter().all(|a| a.error.contains("load")) => {
             let mut c = c
-                .verdict(Verdict::Fail, tr!("nvml.dll was not found in System32 or NVSMI"))
-                .found(tr!("nvml.dll is missing"))
-                .text(tr!("Reinstall the NVIDIA display driver (nvidia.com/drivers; a clean install)."));
+                .verdict(Verdict::Fail, msg!("nvml.dll was not found in System32 or NVSMI"))
+                .found(msg!("nvml.dll is missing"))
+                .text(msg!("Reinstall the NVIDIA display driver (nvidia.com/drivers; a clean install)."));
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
             c
         }
-        _ => c.verdict(Verdict::Skipped, tr!("the management library check above tells why NVML did not load")),
+        _ => c.verdict(Verdict::Skipped, msg!("the management library check above tells why NVML did not load")),
     }
 }
 
 pub(super) fn driver_version_on_windows(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().platform != Platform::Windows {
-        return c.not_here("Windows", tr!("Windows only"));
+        return c.not_here("Windows", msg!("Windows only"));
     }
     let from_adapter = facts(cx).and_then(|f| f.nvidia().find_map(|a| a.driver_version.clone()));
     match cx.nvml.and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned()).or(from_adapter) {
         Some(v) => {
             let shown = crate::knowledge::windows::windows_driver_version(&v).unwrap_or(v.clone());
             let package = match facts(cx).and_then(|f| f.dch) {
-                Some(true) => tr!(" (DCH package)"),
-                Some(false) => tr!(" (Standard package)"),
-                None => "",
+                Some(true) => msg!(" (DCH package)"),
+                Some(false) => msg!(" (Standard package)"),
+                None => Message::default(),
             };
             let c = c
-                .verdict(Verdict::Info, tr!("NVIDIA driver {version}{package}", version = shown, package = package))
-                .found(tr!("NVIDIA driver {version} is installed", version = shown))
-                .evidence(tr!("reported: {version}", version = v));
+                .verdict(Verdict::Info, msg!("NVIDIA driver {version}{package}", version = shown, package = package))
+                .found(msg!("NVIDIA driver {version} is installed", version = shown))
+                .evidence(msg!("reported: {version}", version = v));
             match facts(cx).and_then(|f| f.dch) {
                 Some(dch) => c
                     .evidence(if dch {
-                        tr!("nvlddmkm service has the DCHUVen value")
+                        msg!("nvlddmkm service has the DCHUVen value")
                     } else {
-                        tr!("nvlddmkm service lacks the DCHUVen value")
+                        msg!("nvlddmkm service lacks the DCHUVen value")
                     })
-                    .explain(tr!(
+                    .explain(msg!(
                         "Installed drivers are {kind} packages. The NVIDIA installer refuses a package of the other type with 'This NVIDIA graphics driver is not compatible with this version of Windows': download the {kind} type, or remove the installed driver first (Display Driver Uninstaller) to change type.",
                         kind = if dch { "DCH" } else { "Standard" }
                     )),
                 None => c,
             }
         }
-        None => c.verdict(Verdict::Skipped, tr!("not reported")),
+        None => c.verdict(Verdict::Skipped, msg!("not reported")),
     }
 }
 
@@ -544,14 +546,14 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
     let Some(path) = cx.v.meta().env.get("CUDA_PATH") else {
         return c.verdict(
             Verdict::Skipped,
-            tr!(
+            msg!(
                 "no CUDA toolkit (CUDA_PATH is not set): not needed to run PyTorch or other programs that ship their CUDA runtime"
             ),
         );
     };
     let c = c.evidence(format!("CUDA_PATH={path}"));
     let Some((tk_major, tk_minor)) = toolkit_version(path) else {
-        return c.verdict(Verdict::Skipped, tr!("the toolkit version is not in CUDA_PATH's folder name"));
+        return c.verdict(Verdict::Skipped, msg!("the toolkit version is not in CUDA_PATH's folder name"));
     };
     let driver = cx
         .nvml
@@ -564,68 +566,68 @@ pub(super) fn win_cudapath(c: Check, cx: &Ctx) -> Check {
     }) else {
         return c.verdict(
             Verdict::Skipped,
-            tr!("the driver's CUDA version is not known (the driver checks above say why)"),
+            msg!("the driver's CUDA version is not known (the driver checks above say why)"),
         );
     };
     let (tk, drv) = (format!("{tk_major}.{tk_minor}"), format!("{d_major}.{d_minor}"));
     if tk_major > d_major {
-        c.verdict(Verdict::Fail, tr!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
-            .found(tr!("The CUDA toolkit ({tk}) needs a newer driver", tk = tk))
-            .explain(tr!("Programs you build with CUDA {tk} (and extensions pip compiles with it) fail on this driver with 'CUDA driver version is insufficient for CUDA runtime version': a driver runs toolkits of its own CUDA major version at most.", tk = tk))
-            .text(tr!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers), or install a CUDA {major}.x toolkit and point CUDA_PATH at it.", tk = tk, major = d_major))
+        c.verdict(Verdict::Fail, msg!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
+            .found(msg!("The CUDA toolkit ({tk}) needs a newer driver", tk = tk))
+            .explain(msg!("Programs you build with CUDA {tk} (and extensions pip compiles with it) fail on this driver with 'CUDA driver version is insufficient for CUDA runtime version': a driver runs toolkits of its own CUDA major version at most.", tk = tk))
+            .text(msg!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers), or install a CUDA {major}.x toolkit and point CUDA_PATH at it.", tk = tk, major = d_major))
     } else if tk_major == d_major && tk_minor > d_minor {
-        c.verdict(Verdict::Warn, tr!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
-            .found(tr!("The CUDA toolkit ({tk}) is newer than the driver", tk = tk))
-            .explain(tr!("Within CUDA {major}.x, programs built with a newer toolkit mostly run (minor-version compatibility), but kernels compiled just in time from PTX fail with 'the provided PTX was compiled with an unsupported toolchain', and features newer than CUDA {drv} are missing.", major = d_major, drv = drv))
-            .text(tr!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers).", tk = tk))
+        c.verdict(Verdict::Warn, msg!("CUDA toolkit {tk} is newer than the driver's CUDA {drv}", tk = tk, drv = drv))
+            .found(msg!("The CUDA toolkit ({tk}) is newer than the driver", tk = tk))
+            .explain(msg!("Within CUDA {major}.x, programs built with a newer toolkit mostly run (minor-version compatibility), but kernels compiled just in time from PTX fail with 'the provided PTX was compiled with an unsupported toolchain', and features newer than CUDA {drv} are missing.", major = d_major, drv = drv))
+            .text(msg!("Update the NVIDIA driver to one that supports CUDA {tk} (nvidia.com/drivers).", tk = tk))
     } else {
-        c.verdict(Verdict::Pass, tr!("CUDA toolkit {tk}; the driver supports CUDA {drv}", tk = tk, drv = drv))
-            .found(tr!("The CUDA toolkit ({tk}) suits the driver", tk = tk))
+        c.verdict(Verdict::Pass, msg!("CUDA toolkit {tk}; the driver supports CUDA {drv}", tk = tk, drv = drv))
+            .found(msg!("The CUDA toolkit ({tk}) suits the driver", tk = tk))
     }
 }
 
 /// WIN-POWER: the power plan (and Windows 11's power mode) does not hold the machine back.
 pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
-    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
-    let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, crate::i18n::tr(MISSING)) };
+    let Some(f) = facts(cx) else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
+    let Some(scheme) = &f.power_scheme else { return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING)) };
     let plan = winfacts::power_plan(scheme);
     let mode = f.power_mode_ac.as_deref().and_then(winfacts::power_plan);
-    let c = c.evidence(tr!(
+    let c = c.evidence(msg!(
         "active power plan: {plan} ({scheme})",
-        plan = plan.map_or(tr!("a custom plan"), |p| crate::i18n::tr(p.0)),
+        plan = plan.map_or(msg!("a custom plan"), |p| crate::i18n::Message::new(p.0)),
         scheme = scheme
     ));
     let c = match (&f.power_mode_ac, mode) {
         (Some(g), Some((name, _))) => {
-            c.evidence(tr!("power mode on mains power: {mode} ({guid})", mode = crate::i18n::tr(name), guid = g))
+            c.evidence(msg!("power mode on mains power: {mode} ({guid})", mode = crate::i18n::Message::new(name), guid = g))
         }
-        (Some(g), None) => c.evidence(tr!("power mode on mains power: {guid}", guid = g)),
+        (Some(g), None) => c.evidence(msg!("power mode on mains power: {guid}", guid = g)),
         _ => c,
     };
     if plan.is_some_and(|p| p.1) {
         return c
-            .verdict(Verdict::Warn, tr!("the Power saver plan is active: the CPU and the PCIe link are held at low speed"))
-            .found(tr!("Windows' Power saver plan slows the machine"))
-            .explain(tr!("Power saver caps the processor's speed and lets the PCIe link drop to a low-power state: data loading, preprocessing and host-to-GPU copies slow down, so the GPU waits. On laptops the GPU's own power limit is lowered as well."))
-            .text(tr!("Switch to the Balanced plan (or High performance on a desktop):"))
+            .verdict(Verdict::Warn, msg!("the Power saver plan is active: the CPU and the PCIe link are held at low speed"))
+            .found(msg!("Windows' Power saver plan slows the machine"))
+            .explain(msg!("Power saver caps the processor's speed and lets the PCIe link drop to a low-power state: data loading, preprocessing and host-to-GPU copies slow down, so the GPU waits. On laptops the GPU's own power limit is lowered as well."))
+            .text(msg!("Switch to the Balanced plan (or High performance on a desktop):"))
             .cmd("powercfg /setactive SCHEME_BALANCED");
     }
     if mode.is_some_and(|m| m.1) {
         return c
-            .verdict(Verdict::Warn, tr!("the power mode is 'Best power efficiency': the CPU and GPU are held back"))
-            .found(tr!("Windows' power mode favours battery life"))
-            .explain(tr!("With 'Best power efficiency' Windows limits processor speed and the laptop maker's tools usually lower the GPU's power limit too."))
-            .text(tr!("Settings → System → Power & battery → Power mode: Balanced or Best performance:"))
+            .verdict(Verdict::Warn, msg!("the power mode is 'Best power efficiency': the CPU and GPU are held back"))
+            .found(msg!("Windows' power mode favours battery life"))
+            .explain(msg!("With 'Best power efficiency' Windows limits processor speed and the laptop maker's tools usually lower the GPU's power limit too."))
+            .text(msg!("Settings → System → Power & battery → Power mode: Balanced or Best performance:"))
             .cmd("start ms-settings:powersleep");
     }
     let name = match (plan, mode) {
         (Some((p, _)), Some((m, _))) => {
-            tr!("{plan}; {mode}", plan = crate::i18n::tr(p), mode = crate::i18n::tr(m))
+            msg!("{plan}; {mode}", plan = crate::i18n::Message::new(p), mode = crate::i18n::Message::new(m))
         }
-        (Some((p, _)), None) => crate::i18n::tr(p).to_string(),
-        (None, _) => tr!("a custom power plan").to_string(),
+        (Some((p, _)), None) => crate::i18n::Message::new(p),
+        (None, _) => msg!("a custom power plan"),
     };
-    c.verdict(Verdict::Pass, name).found(tr!("The power plan does not hold the machine back"))
+    c.verdict(Verdict::Pass, name).found(msg!("The power plan does not hold the machine back"))
 }
 
 #[cfg(test)]
@@ -636,12 +638,12 @@ mod tests {
     #[test]
     fn tdr_verdicts() {
         assert_eq!(tdr_check(&Tdr::default()).verdict, Verdict::Info);
-        assert!(tdr_check(&Tdr::default()).evidence[0].contains("TdrLevel 3 (default), TdrDelay 2 (default) s"));
+        assert!(tdr_check(&Tdr::default()).evidence[0].en().contains("TdrLevel 3 (default), TdrDelay 2 (default) s"));
         let off = tdr_check(&Tdr { level: Some(0), ..Tdr::default() });
         assert_eq!(off.verdict, Verdict::Warn);
-        assert!(off.fixes[0].as_str().contains("TdrLevel"));
+        assert!(off.fixes[0].en().contains("TdrLevel"));
         let long = tdr_check(&Tdr { level: Some(3), delay: Some(60), ddi_delay: None });
-        assert!(long.summary.contains("60 s"), "{}", long.summary);
+        assert!(long.summary.en().contains("60 s"), "{}", long.summary.en());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::units;
 /// history covers too little of the window, else that the window holds too little GPU data.
 pub fn empty_text(first_verdict_in: Option<f64>) -> String {
     match first_verdict_in {
-        Some(secs) => crate::diagnose::bottleneck::countdown_text(secs),
+        Some(secs) => crate::diagnose::bottleneck::countdown_text(secs).here(),
         None => tr!("No verdict: too little GPU data in this window.").to_string(),
     }
 }
@@ -101,32 +101,32 @@ fn verdict_line(ui: &mut egui::Ui, n: usize, v: &Bottleneck, also: &[&Bottleneck
     let header = RichText::new(tr!(
         "{verdict}  {title}  ({sure} % sure)",
         verdict = v.severity.word(),
-        title = v.title,
+        title = v.title.here(),
         sure = format!("{:.0}", 100.0 * v.confidence)
     ))
     .color(color);
     egui::CollapsingHeader::new(header)
-        .id_salt(("verdict", n, v.title.as_str()))
+        .id_salt(("verdict", n, v.key()))
         .default_open(open && v.severity >= Verdict::Warn)
         .show(ui, |ui| {
-            ui.label(&v.explanation);
+            ui.label(v.explanation.here());
             for e in &v.evidence {
-                ui.label(RichText::new(format!("- {e}")).weak());
+                ui.label(RichText::new(format!("- {}", e.here())).weak());
             }
             ui.label(RichText::new(tr!("Next steps")).strong());
             for (k, s) in v.next_steps.iter().enumerate() {
-                ui.label(format!("{}. {s}", k + 1));
+                ui.label(format!("{}. {}", k + 1, s.here()));
             }
             for a in also {
-                ui.label(RichText::new(tr!("Also: {title}", title = a.title)).color(palette::verdict(ui, a.severity)))
-                    .on_hover_text(&a.explanation);
+                ui.label(RichText::new(tr!("Also: {title}", title = a.title.here())).color(palette::verdict(ui, a.severity)))
+                    .on_hover_text(a.explanation.here());
             }
         });
     if !also.is_empty() {
         ui.label(
             RichText::new(tr!(
                 "      also: {titles}",
-                titles = also.iter().map(|a| a.title.as_str()).collect::<Vec<_>>().join("; ")
+                titles = also.iter().map(|a| a.title.here()).collect::<Vec<_>>().join(crate::i18n::tr("; "))
             ))
             .small()
             .weak(),
@@ -145,11 +145,11 @@ mod tests {
             gpu,
             severity,
             confidence: 0.8,
-            title: title.to_string(),
+            title: crate::i18n::Message::data(title),
             evidence: Vec::new(),
             from: 0.0,
             to: 60.0,
-            explanation: String::new(),
+            explanation: crate::i18n::Message::default(),
             next_steps: Vec::new(),
         }
     }
@@ -165,14 +165,14 @@ mod tests {
             v(Finding::HostSwapping, None, Verdict::Warn, "The host is swapping"),
         ];
         let lines = panel_lines(&all);
-        let titles: Vec<&str> = lines.iter().map(|(l, _)| l.title.as_str()).collect();
+        let titles: Vec<String> = lines.iter().map(|(l, _)| l.title.en()).collect();
         // GPU 1's warning is its headline (as on its card); its other lines fold under it.
         assert_eq!(
             titles,
             ["GPU 0 is busy and not held back", "GPU 1's memory is nearly full", "The host is swapping"]
         );
         assert_eq!(lines[0].1.len(), 1, "GPU 0's power limit folded under its verdict");
-        assert_eq!(lines[0].1[0].title, "GPU 0 runs at its power limit");
+        assert_eq!(lines[0].1[0].title.en(), "GPU 0 runs at its power limit");
         assert_eq!(lines[1].1.len(), 2);
         assert!(lines[2].1.is_empty());
     }

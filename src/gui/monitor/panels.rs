@@ -40,7 +40,7 @@ pub(super) fn no_driver_banner(
         ui.label(RichText::new(tr!("No NVIDIA GPU data")).heading().color(b.heading));
         match (root_cause, checking) {
             (Some(h), _) => {
-                let found = ui.label(RichText::new(present::sentence(&h.finding)).strong().color(b.text));
+                let found = ui.label(RichText::new(present::sentence(&h.finding.here())).strong().color(b.text));
                 if let Some(id) = &h.check_id {
                     found.on_hover_text(tr!("The checklist's root cause (check {id})", id = id));
                 }
@@ -244,7 +244,7 @@ pub(super) fn gpu_card(
             );
             if let Some(v) = card_verdict(verdicts, info.index) {
                 ui.label(
-                    RichText::new(format!("{} {}", v.severity.word(), v.title)).color(palette::verdict(ui, v.severity)),
+                    RichText::new(format!("{} {}", v.severity.word(), v.title.here())).color(palette::verdict(ui, v.severity)),
                 )
                 .on_hover_text(tr!("The Diagnosis panel's verdict for this GPU over its window"));
             }
@@ -409,7 +409,7 @@ pub(super) fn gpu_table(
             match card_verdict(verdicts, info.index) {
                 Some(v) => {
                     ui.label(RichText::new(v.severity.word()).strong().color(palette::verdict(ui, v.severity)))
-                        .on_hover_text(&v.title);
+                        .on_hover_text(v.title.here());
                 }
                 None => {
                     ui.label("");

@@ -79,10 +79,10 @@ fn flat_utilization_with_the_cpu_busy_elsewhere_is_not_data_starved() {
     let v = judge(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(15.0) });
     assert!(find(&v, Finding::DataStarved).is_none(), "{v:#?}");
     let b = find(&v, Finding::CpuBusyElsewhere).unwrap_or_else(|| panic!("no busy-elsewhere verdict: {v:#?}"));
-    assert_eq!(b.title, "GPU 0 is partly used; the CPU is busy with other programs");
-    assert!(b.evidence.iter().any(|e| e.contains("use 15 % of one core")), "{:?}", b.evidence);
-    assert!(b.evidence.iter().any(|e| e.contains("host CPU 92 %")), "{:?}", b.evidence);
-    assert!(!b.explanation.contains("saw-tooth"));
+    assert_eq!(b.title.en(), "GPU 0 is partly used; the CPU is busy with other programs");
+    assert!(b.evidence.iter().any(|e| e.en().contains("use 15 % of one core")), "{:?}", b.evidence);
+    assert!(b.evidence.iter().any(|e| e.en().contains("host CPU 92 %")), "{:?}", b.evidence);
+    assert!(!b.explanation.en().contains("saw-tooth"));
 }
 
 #[test]
@@ -95,9 +95,9 @@ fn the_busy_elsewhere_verdict_names_the_busiest_program_that_is_not_the_gpus() {
     snap.busiest = vec![busy(gpu_pid, "python", 300.0), busy(999_999, "cargo", 180.0), busy(4, "rustc", 90.0)];
     let v = judge_on(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(15.0) }, Arc::new(snap));
     let b = find(&v, Finding::CpuBusyElsewhere).unwrap_or_else(|| panic!("no busy-elsewhere verdict: {v:#?}"));
-    assert_eq!(b.title, "GPU 0 is partly used; the CPU is busy with other programs (top: cargo, 180 %)");
+    assert_eq!(b.title.en(), "GPU 0 is partly used; the CPU is busy with other programs (top: cargo, 180 %)");
     assert!(
-        b.evidence.iter().any(|e| e == "busiest other program: cargo (pid 999999) at 180 % of one core"),
+        b.evidence.iter().any(|e| e.en() == "busiest other program: cargo (pid 999999) at 180 % of one core"),
         "{:?}",
         b.evidence
     );
@@ -107,8 +107,8 @@ fn the_busy_elsewhere_verdict_names_the_busiest_program_that_is_not_the_gpus() {
 fn a_sawtooth_with_the_job_on_the_cpu_is_data_starved() {
     let v = judge(&Window { util: sawtooth(), cpu: 96.0, iowait: 0.5, job: Some(340.0) });
     let b = find(&v, Finding::DataStarved).unwrap_or_else(|| panic!("no data-starved verdict: {v:#?}"));
-    assert!(b.explanation.contains("saw-tooth"), "{}", b.explanation);
-    assert!(b.evidence.iter().any(|e| e.contains("use 340 % of one core")), "{:?}", b.evidence);
+    assert!(b.explanation.en().contains("saw-tooth"), "{}", b.explanation.en());
+    assert!(b.evidence.iter().any(|e| e.en().contains("use 340 % of one core")), "{:?}", b.evidence);
     assert!(find(&v, Finding::CpuBusyElsewhere).is_none());
 }
 
@@ -116,7 +116,7 @@ fn a_sawtooth_with_the_job_on_the_cpu_is_data_starved() {
 fn low_steady_utilization_is_worded_without_the_sawtooth() {
     let v = judge(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(300.0) });
     let b = find(&v, Finding::DataStarved).unwrap_or_else(|| panic!("no data-starved verdict: {v:#?}"));
-    assert!(!b.explanation.contains("saw-tooth") && b.explanation.contains("stays low"), "{}", b.explanation);
+    assert!(!b.explanation.en().contains("saw-tooth") && b.explanation.en().contains("stays low"), "{}", b.explanation.en());
 }
 
 #[test]
@@ -141,7 +141,7 @@ fn without_per_process_cpu_it_judges_by_the_host_and_says_so() {
         _ => panic!("data-starved missing: {with_job:#?} {without:#?}"),
     };
     assert!(b.confidence < a.confidence, "{} vs {}", b.confidence, a.confidence);
-    assert!(b.evidence.iter().any(|e| e.contains("could not tell which processes use the CPU")), "{:?}", b.evidence);
+    assert!(b.evidence.iter().any(|e| e.en().contains("could not tell which processes use the CPU")), "{:?}", b.evidence);
     assert!(find(&without, Finding::CpuBusyElsewhere).is_none());
 }
 
@@ -170,9 +170,10 @@ proptest! {
         let high = w.util.iter().filter(|u| **u > super::super::context::HIGH_UTIL_PCT).count() as f64 / n;
         let sawtooth = low >= SAWTOOTH_LOW_SHARE && high >= SAWTOOTH_HIGH_SHARE;
         for b in judge(&w) {
-            let words = format!("{} {}", b.title, b.explanation);
+            let words = format!("{} {}", b.title.en(), b.explanation.en());
             prop_assert!(sawtooth || !words.contains("saw-tooth"), "{b:#?}");
-            for e in &b.evidence {
+            for e in b.evidence.iter().map(crate::i18n::Message::en) {
+                let e = e.as_str();
                 if let Some(share) = number_before(e, "% of the time") {
                     let below = format!("below {LOW_UTIL_PCT:.0} %");
                     prop_assert!(e.contains(&below), "{e}");
