@@ -32,10 +32,10 @@ impl Headline {
 
     /// NVML's own explanation, for when the checklist found no failure (or has not run).
     pub fn of_nvml(no: &NoGpu) -> Headline {
-        let (finding, next_step) = no.shown(cfg!(windows));
+        let (finding, next_step) = no.shown_message(cfg!(windows));
         Headline {
-            finding: Message::data(finding),
-            steps: if next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(Message::data(next_step))] },
+            finding,
+            steps: if next_step.is_empty() { Vec::new() } else { vec![FixStep::Text(next_step)] },
             check_id: None,
         }
     }

@@ -21,8 +21,6 @@ pub mod parse;
 pub mod system;
 pub mod winfacts;
 mod wire;
-#[cfg(test)]
-mod wording_tests;
 
 use serde::{Deserialize, Serialize};
 

@@ -135,7 +135,7 @@ pub struct PythonEnv {
 impl WindowsFacts {
     /// "Windows 11 Pro 23H2 (build 22631)": the edition corrected for Windows 11 (builds from
     /// 22000 on, whose registry still says "Windows 10").
-    pub fn edition(&self) -> String {
+    pub fn edition(&self) -> crate::i18n::Message {
         let mut name = self.product.clone().unwrap_or_else(|| "Windows".to_string());
         if self.build.is_some_and(|b| b >= 22000) && name.contains("Windows 10") {
             name = name.replacen("Windows 10", "Windows 11", 1);
@@ -145,10 +145,13 @@ impl WindowsFacts {
             s.push(' ');
             s.push_str(v);
         }
-        if let Some(b) = self.build {
-            s.push_str(&crate::msg!(" (build {b})", b = b).here());
+        match self.build {
+            Some(b) => crate::i18n::Message::join(
+                [crate::i18n::Message::data(s), crate::msg!(" (build {b})", b = b)],
+                &crate::i18n::Message::default(),
+            ),
+            None => crate::i18n::Message::data(s),
         }
-        s
     }
 
     /// The NVIDIA adapters.
@@ -210,7 +213,7 @@ mod tests {
             build: Some(22631),
             ..WindowsFacts::default()
         };
-        assert_eq!(f.edition(), "Windows 11 Pro 23H2 (build 22631)");
+        assert_eq!(f.edition().en(), "Windows 11 Pro 23H2 (build 22631)");
         let nv = DisplayAdapter {
             name: "NVIDIA GeForce RTX 4060 Laptop GPU".into(),
             instance_id: "PCI\\VEN_10DE&DEV_28A0\\4&1".into(),

@@ -78,6 +78,15 @@ impl Message {
     /// The message in `lang`: the catalogue's translation of the key (the key itself in English
     /// or when there is none), its placeholders filled with the arguments rendered in `lang`.
     pub fn render(&self, lang: Lang) -> String {
+        if self.key == FIRST_SENTENCE {
+            let text = match self.args.get("text") {
+                Some(Arg::Msg(m)) => m.render(lang),
+                Some(Arg::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
+            let first = text.split(". ").next().unwrap_or(&text);
+            return first.split('。').next().unwrap_or(first).trim_end_matches('.').to_string();
+        }
         let template = match lang {
             Lang::En => self.key.as_str(),
             Lang::ZhCn => ZH.get(&self.key).map_or(self.key.as_str(), String::as_str),
@@ -149,6 +158,11 @@ impl Message {
         Message { key: self.key.clone(), args }
     }
 
+    /// The first sentence of `m` in the reader's language, without its full stop.
+    pub fn first_sentence(m: Message) -> Message {
+        Message::new(FIRST_SENTENCE).arg("text", Arg::Msg(Box::new(m)))
+    }
+
     /// Nothing to say (the empty key).
     pub fn is_empty(&self) -> bool {
         self.key.is_empty() || (self.key == DATA && matches!(self.args.get("data"), Some(Arg::Text(t)) if t.is_empty()))
@@ -165,6 +179,10 @@ impl Message {
 
 /// The key of a message that is data, not a sentence ([`Message::data`]).
 pub const DATA: &str = "{data}";
+
+/// The key of a message's first sentence ([`Message::first_sentence`]), cut where it is rendered:
+/// a sentence ends at ". " in English and at "。" in Chinese.
+pub const FIRST_SENTENCE: &str = "{first sentence of text}";
 
 /// The key of two messages joined by a separator ([`Message::join`]): it has no words, so every
 /// language writes it as it is.

@@ -53,53 +53,54 @@ pub fn cuda_family_min_driver(major: u32) -> Option<(&'static str, Option<&'stat
     }
 }
 
-/// The CUresult names and meanings `cuInit` returns in practice (also used by the smoke test).
+/// The CUresult names and meanings (catalogue keys) `cuInit` returns in practice (also used by the
+/// smoke test).
 pub fn cu_result(code: i32) -> (&'static str, &'static str) {
     match code {
         0 => ("CUDA_SUCCESS", ""),
         2 => (
             "CUDA_ERROR_OUT_OF_MEMORY",
-            crate::tr!("The GPU has no memory left to create the driver's context; close other GPU programs."),
+            crate::tr_key!("The GPU has no memory left to create the driver's context; close other GPU programs."),
         ),
-        3 => ("CUDA_ERROR_NOT_INITIALIZED", crate::tr!("The driver did not initialise; see the kernel log.")),
+        3 => ("CUDA_ERROR_NOT_INITIALIZED", crate::tr_key!("The driver did not initialise; see the kernel log.")),
         34 => (
             "CUDA_ERROR_STUB_LIBRARY",
-            crate::tr!(
+            crate::tr_key!(
                 "The CUDA toolkit's stub libcuda was loaded instead of the driver's; remove the stubs directory from LD_LIBRARY_PATH."
             ),
         ),
         46 => (
             "CUDA_ERROR_DEVICE_UNAVAILABLE",
-            crate::tr!("The GPU is busy or set to an exclusive/prohibited compute mode."),
+            crate::tr_key!("The GPU is busy or set to an exclusive/prohibited compute mode."),
         ),
         100 => (
             "CUDA_ERROR_NO_DEVICE",
-            crate::tr!(
+            crate::tr_key!(
                 "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU."
             ),
         ),
         304 => {
-            ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr!("The operating system or container runtime blocked the GPU."))
+            ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr_key!("The operating system or container runtime blocked the GPU."))
         }
         803 => (
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-            crate::tr!(
+            crate::tr_key!(
                 "The driver was updated but the old kernel module still runs (or a forward-compatibility libcuda does not match it); reboot."
             ),
         ),
         804 => (
             "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-            crate::tr!(
+            crate::tr_key!(
                 "A forward-compatibility libcuda is loaded on a GPU that does not support it; remove /usr/local/cuda/compat from the library path."
             ),
         ),
         999 => (
             "CUDA_ERROR_UNKNOWN",
-            crate::tr!(
+            crate::tr_key!(
                 "Often /dev/nvidia-uvm is missing or broken (e.g. after suspend): sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm."
             ),
         ),
-        _ => (crate::tr!("CUDA error"), crate::tr!("See the CUDA driver API error list for this number.")),
+        _ => (crate::tr_key!("CUDA error"), crate::tr_key!("See the CUDA driver API error list for this number.")),
     }
 }
 

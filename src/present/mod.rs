@@ -2,6 +2,8 @@
 //! metric, so "memory bandwidth utilization" is never shown as "memory used".
 
 pub mod checklist;
+#[cfg(test)]
+mod checklist_tests;
 pub mod vram;
 
 use crate::telemetry::Reading;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Message;
 use crate::tr;
 
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
@@ -78,9 +79,15 @@ impl NoGpu {
     /// made again from `failure` when it is known, else the stored text (translated when it is
     /// one of the catalogue's English texts, as captures made before `failure` existed hold).
     pub fn shown(&self, windows: bool) -> (String, String) {
+        let (s, n) = self.shown_message(windows);
+        (s.here(), n.here())
+    }
+
+    /// [`NoGpu::shown`] as messages, rendered where they are shown.
+    pub fn shown_message(&self, windows: bool) -> (Message, Message) {
         match self.failure {
-            Some(f) if f != NvmlFailure::Other => f.explain(windows),
-            _ => (crate::i18n::tr_dyn(&self.summary), crate::i18n::tr_dyn(&self.next_step)),
+            Some(f) if f != NvmlFailure::Other => f.explain_message(windows),
+            _ => (Message::from_english(&self.summary), Message::from_english(&self.next_step)),
         }
     }
 
@@ -124,66 +131,72 @@ pub enum NvmlFailure {
 impl NvmlFailure {
     /// Plain-words summary and next step, in the current language, for a machine running Windows
     /// (`windows`) or Linux.
-    pub fn explain(self, windows: bool) -> (String, String) {
+    pub fn explain_message(self, windows: bool) -> (Message, Message) {
         let (s, n) = match self {
             NvmlFailure::NotFound => (
-                tr!(
+                crate::msg!(
                     "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
                 ),
-                tr!(
+                crate::msg!(
                     "Install the NVIDIA driver for your GPU (Linux: your distribution's nvidia-driver package; Windows: the driver from NVIDIA). In a container, start it with --gpus all (Docker) or pass the GPU through CDI."
                 ),
             ),
             NvmlFailure::DriverNotLoaded if windows => (
-                tr!(
+                crate::msg!(
                     "The NVIDIA library is installed but the NVIDIA driver is not running: Windows has stopped or disabled the GPU, or it has no NVIDIA driver."
                 ),
-                tr!(
+                crate::msg!(
                     "Open Device Manager (devmgmt.msc) → Display adapters: the NVIDIA GPU's status names the problem (Code 43, 22, 28 …). `gpu-doctor-cli check` says which and how to fix it."
                 ),
             ),
             NvmlFailure::DriverNotLoaded => (
-                tr!("The NVIDIA library is installed but the kernel driver is not loaded."),
-                tr!(
+                crate::msg!("The NVIDIA library is installed but the kernel driver is not loaded."),
+                crate::msg!(
                     "Check `lsmod | grep nvidia` and `sudo dmesg | grep -i nvidia`; nouveau or Secure Boot may block the module. Rebooting after a driver install often fixes this."
                 ),
             ),
             NvmlFailure::VersionMismatch => (
-                tr!(
+                crate::msg!(
                     "The driver was updated: the loaded kernel module and the user-space library have different versions."
                 ),
-                tr!("Reboot (or reload the nvidia kernel modules) so both sides run the same version."),
+                crate::msg!("Reboot (or reload the nvidia kernel modules) so both sides run the same version."),
             ),
             NvmlFailure::NoPermission => (
-                tr!("The NVIDIA driver refused access to the GPU for this user."),
-                tr!(
+                crate::msg!("The NVIDIA driver refused access to the GPU for this user."),
+                crate::msg!(
                     "Check that /dev/nvidia* are readable by your user (group 'video' on some distributions), or ask an administrator."
                 ),
             ),
             NvmlFailure::DependencyMissing => (
-                tr!("NVML loaded but could not find a library it depends on."),
-                tr!("Reinstall the NVIDIA driver so its libraries match."),
+                crate::msg!("NVML loaded but could not find a library it depends on."),
+                crate::msg!("Reinstall the NVIDIA driver so its libraries match."),
             ),
             NvmlFailure::GpuLost => (
-                tr!("A GPU has fallen off the bus."),
-                tr!(
+                crate::msg!("A GPU has fallen off the bus."),
+                crate::msg!(
                     "Look for Xid 79 in the kernel log (`sudo dmesg | grep -i xid`), reseat the card or check its power, then reboot."
                 ),
             ),
             NvmlFailure::OsBlocked => (
-                tr!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
-                tr!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
+                crate::msg!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
+                crate::msg!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
             ),
             NvmlFailure::TooOld => (
-                tr!("The NVIDIA library is too old for gpu-doctor (a function is missing)."),
-                tr!("Update the NVIDIA driver."),
+                crate::msg!("The NVIDIA library is too old for gpu-doctor (a function is missing)."),
+                crate::msg!("Update the NVIDIA driver."),
             ),
             NvmlFailure::Other => (
-                tr!("NVML could not start."),
-                tr!("Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`)."),
+                crate::msg!("NVML could not start."),
+                crate::msg!("Run `gpu-doctor-cli info` and check the kernel log (`sudo dmesg | grep -i nvidia`)."),
             ),
         };
-        (s.to_string(), n.to_string())
+        (s, n)
+    }
+
+    /// [`NvmlFailure::explain_message`] in the current language.
+    pub fn explain(self, windows: bool) -> (String, String) {
+        let (s, n) = self.explain_message(windows);
+        (s.here(), n.here())
     }
 }
 

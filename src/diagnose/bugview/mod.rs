@@ -457,7 +457,7 @@ impl BugReportSystem {
                     None => msg.trim_start(),
                 };
                 if msg.contains("Xid (") && !this_boot.contains(msg) && seen.insert(msg) {
-                    earlier.push(msg!("(earlier boot) {line}", line = msg).here());
+                    earlier.push(msg!("(earlier boot) {line}", line = msg).en());
                 }
             }
             earlier.append(&mut lines);

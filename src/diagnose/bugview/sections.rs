@@ -319,7 +319,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     }
     let view = NvmlView {
         status: SourceStatus::Nvml {
-            library: msg!("libnvidia-ml.so.1 (as nvidia-smi used it)").here(),
+            library: msg!("libnvidia-ml.so.1 (as nvidia-smi used it)").en(),
             attempts: Vec::new(),
         },
         inventory,

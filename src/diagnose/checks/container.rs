@@ -24,7 +24,7 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
     let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
     let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
-    let c = c.evidence(visible.map_or_else(|| msg!("NVIDIA_VISIBLE_DEVICES={value}", value = msg!("(unset)")), |v| Message::data(format!("NVIDIA_VISIBLE_DEVICES={v}")))).evidence(if ctl {
+    let c = c.evidence(Message::join([Message::data("NVIDIA_VISIBLE_DEVICES="), visible.map_or_else(|| msg!("(unset)"), Message::data)], &Message::default())).evidence(if ctl {
         msg!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
     } else {
         msg!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)

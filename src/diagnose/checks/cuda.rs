@@ -106,7 +106,7 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
             let (name, next) = crate::knowledge::cuda::cu_result(code);
             c.verdict(Verdict::Fail, crate::msg!("cuInit failed with {name} ({code})", name = name, code = code))
                 .found(crate::msg!("CUDA does not start ({name})", name = name))
-                .text(next)
+                .text(crate::i18n::Message::new(next))
         }
         None => c
             .verdict(Verdict::Fail, crate::msg!("{lib} has no cuInit: not a CUDA driver library", lib = lib))

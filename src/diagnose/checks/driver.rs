@@ -254,17 +254,17 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
             let mut c = c
                 .verdict(
                     Verdict::Pass,
-                    msg!("loaded {library}; {n} GPU(s)", library = library, n = n.inventory.gpus.len()),
+                    msg!("loaded {library}; {n} GPU(s)", library = Message::new(library), n = n.inventory.gpus.len()),
                 )
                 .found(msg!("The driver's management library (NVML) works"));
             for a in attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
-            c.evidence(msg!("{library}: loaded", library = library))
+            c.evidence(msg!("{library}: loaded", library = Message::new(library)))
         }
         SourceStatus::Unavailable(no) => {
             // (In the reader's language, for the machine the view is from.)
-            let (summary, next_step) = no.shown(cx.v.meta().platform == Platform::Windows);
+            let (summary, next_step) = no.shown_message(cx.v.meta().platform == Platform::Windows);
             let mut c = c
                 .verdict(Verdict::Fail, summary)
                 .found(msg!("The driver's management library (NVML) does not start"))

@@ -47,6 +47,16 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
 
 /// The summary of a hardware-counter check when there is no GPU to read it from: nothing said
 /// about the counter, which a machine without a GPU (or NVML) cannot have or lack.
+/// A kernel log line as evidence: data, with the mark a bug report's earlier boots carry put into
+/// the reader's language.
+fn log_line(line: &str) -> Message {
+    let earlier = crate::msg!("(earlier boot) {line}", line = "").en();
+    match line.strip_prefix(&earlier) {
+        Some(rest) => crate::msg!("(earlier boot) {line}", line = rest),
+        None => Message::data(line),
+    }
+}
+
 fn no_gpu(cx: &Ctx) -> Message {
     if cx.nvml_open() { crate::msg!("no GPU to read") } else { crate::msg!("no GPU data (NVML not open)") }
 }
@@ -176,6 +186,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     let mut groups: Vec<(u32, &str, usize, &str, &str)> = Vec::new();
     for x in &xs {
         let (fatal, text) = crate::knowledge::xid::xid_meaning(x.code);
+        let text = Message::new(text);
         worst = worst.max(if fatal { Verdict::Fail } else { Verdict::Warn });
         if !codes.contains(&x.code) {
             codes.push(x.code);
@@ -191,15 +202,15 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     }
     for (code, pci, n, first, last) in &groups {
         c = c.evidence(if *n == 1 {
-            Message::data(*first)
+            log_line(first)
         } else {
             crate::msg!(
                 "Xid {code} on {pci} logged {n} times; first: {first}; last: {last}",
                 code = code,
                 pci = pci,
                 n = n,
-                first = first,
-                last = last
+                first = log_line(first),
+                last = log_line(last)
             )
         });
     }
@@ -207,10 +218,9 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     // A fatal error is named by what it means (it may be the root cause); others by their codes.
     let finding = match xs.iter().find(|x| crate::knowledge::xid::xid_meaning(x.code).0) {
         Some(x) => {
-            let meaning = crate::knowledge::xid::xid_meaning(x.code).1;
-            // Its first sentence (the catalogue's Chinese ends a sentence with "。").
-            let first = meaning.split(". ").next().unwrap_or(meaning);
-            let first = first.split('。').next().unwrap_or(first).trim_end_matches('.');
+            let meaning = Message::new(crate::knowledge::xid::xid_meaning(x.code).1);
+            // Its first sentence, cut in the reader's language.
+            let first = Message::first_sentence(meaning);
             crate::msg!("{first} (Xid {code} on {pci})", first = first, code = x.code, pci = x.pci)
         }
         None => crate::msg!("The kernel log shows GPU errors (Xid {list})", list = list),
@@ -300,7 +310,7 @@ pub(super) fn pcie_link_at_max(c: Check, cx: &Ctx) -> Check {
             w = w,
             mg = mg,
             mw = mw,
-            util = s.util_gpu_pct.show_short(|u| format!("{u:.0} %"))
+            util = s.util_gpu_pct.get().map_or_else(|| crate::msg!("n/a"), |u| Message::data(format!("{u:.0} %")))
         ));
         let v = if g >= mg && w >= mw {
             Verdict::Pass
@@ -370,13 +380,9 @@ pub(super) fn other_programs_on_gpu(c: Check, cx: &Ctx) -> Check {
         let full = matches!((used, total), (Some(u), Some(t)) if t > 0 && u as f64 / t as f64 > 0.9);
         if let Some(list) = s.processes.value() {
             for p in list {
-                c = c.evidence(format!(
-                    "GPU {}: pid {} {} ({})",
-                    s.index,
-                    p.pid,
-                    p.name,
-                    p.vram_bytes.show_short(|b| crate::units::bytes(*b))
-                ));
+                let vram = p.vram_bytes.get().map_or_else(|| crate::msg!("n/a"), |b| Message::data(crate::units::bytes(b)));
+                let who = Message::data(format!("GPU {}: pid {} {} (", s.index, p.pid, p.name));
+                c = c.evidence(Message::join([who, vram, Message::data(")")], &Message::default()));
             }
         }
         if full {

@@ -97,8 +97,10 @@ pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>)
         700 | 716 | 719 => crate::tr!("The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.").to_string(),
         code => {
             let (_, meaning) = crate::knowledge::cuda::cu_result(code as i32);
-            // (The meaning comes in the current language.)
-            crate::tr!("{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.", meaning = meaning)
+            crate::tr!(
+                "{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.",
+                meaning = crate::i18n::tr(meaning)
+            )
         }
     }
 }

@@ -5,9 +5,9 @@
 use crate::diagnose::system::Platform;
 use std::path::{Path, PathBuf};
 
-use super::checks::CHECKS;
-use super::system::{CapturedSystem, Meta, SystemView};
-use super::{Check, FixStep, Report, Verdict, run};
+use crate::diagnose::checks::CHECKS;
+use crate::diagnose::system::{CapturedSystem, Meta, SystemView};
+use crate::diagnose::{Check, FixStep, Report, Verdict, run};
 use crate::i18n::Lang;
 
 fn render_text(r: &Report) -> String {
