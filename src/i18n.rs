@@ -24,9 +24,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use serde::{Deserialize, Serialize};
 
 pub mod message;
-mod retranslate;
 pub use message::{Arg, Message};
-pub use retranslate::retranslate;
 
 /// The bundled Chinese font: Noto Sans CJK SC cut down to the catalogue's characters
 /// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).

@@ -85,7 +85,11 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
         }
         SourceStatus::Unavailable(no) => {
             let h = diagnosis.cloned().unwrap_or_else(|| Headline::of_nvml(no));
-            let _ = writeln!(o, "\n{}", tr!("No NVIDIA GPU data. {finding}", finding = present::sentence(&h.finding.here())));
+            let _ = writeln!(
+                o,
+                "\n{}",
+                tr!("No NVIDIA GPU data. {finding}", finding = present::sentence(&h.finding.here()))
+            );
             o.push_str(&h.steps_text(crate::i18n::current()));
             if h.from_checklist() {
                 let _ = writeln!(o, "{}", tr!("(The checklist's root cause; all checks: gpu-doctor-cli check)"));

@@ -93,7 +93,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
                 Msg::End { .. } => {
                     for r in &p.stages[printed..] {
                         let _ = o.write_all(&crate::text::terminal_bytes(
-                            &stage_text(&r.localized()),
+                            &stage_text(r, crate::i18n::current()),
                             crate::text::Stream::Out,
                         ));
                     }
@@ -123,17 +123,17 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     if a.json {
         let _ = writeln!(out, "{}", super::to_json(&report)?);
     } else {
-        let report = report.localized();
+        let lang = crate::i18n::current();
         for r in &report.stages[printed.min(report.stages.len())..] {
-            let _ = write!(out, "{}", stage_text(r));
+            let _ = write!(out, "{}", stage_text(r, lang));
         }
         let _ = writeln!(
             out,
             "\n{}",
-            crate::tr!("{verdict}: {summary}", verdict = report.verdict.word(), summary = report.summary)
+            crate::tr!("{verdict}: {summary}", verdict = report.verdict.word(), summary = report.summary.here())
         );
         if let Some(n) = &report.next_step {
-            let _ = writeln!(out, "{}", crate::tr!("Next step: {step}", step = n));
+            let _ = writeln!(out, "{}", crate::tr!("Next step: {step}", step = n.here()));
         }
         let _ = writeln!(out, "{}", crate::tr!("Took {secs} s.", secs = format!("{:.1}", report.total_ms / 1000.0)));
     }

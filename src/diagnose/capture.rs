@@ -257,7 +257,10 @@ pub struct Written {
 pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
     let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
     if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
-        return Err(CaptureError::Write(dir.into(), crate::msg!("the directory is not empty; choose a new one").here()));
+        return Err(CaptureError::Write(
+            dir.into(),
+            crate::msg!("the directory is not empty; choose a new one").here(),
+        ));
     }
     let existed = dir.exists();
     let written = write_into(live, dir);

@@ -56,12 +56,11 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
     let bad = |why: String| CaptureError::Malformed(file.to_path_buf(), why);
     let text = bugreport::read(file).map_err(bad)?;
     let view = if bugreport::is_bug_report(&text) {
-        let split = bugreport::split(&text)
-            .ok_or_else(|| bad(crate::msg!("no nvidia-bug-report sections found").here()))?;
+        let split =
+            bugreport::split(&text).ok_or_else(|| bad(crate::msg!("no nvidia-bug-report sections found").here()))?;
         BugReportSystem::from_report(&split)
     } else {
-        BugReportSystem::from_smi(&text)
-            .ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q").here()))?
+        BugReportSystem::from_smi(&text).ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q").here()))?
     };
     let mut report = super::run(&view);
     let imported = view.imported();

@@ -384,4 +384,3 @@ fn explain_consequences(list: &mut [Check]) {
         c.explained_by = Some(root_id);
     }
 }
-

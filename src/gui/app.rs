@@ -237,10 +237,6 @@ pub struct DoctorApp {
     pacer: Arc<Pacer>,
     /// The language the window's made texts (checklist, verdicts, card) are in.
     lang: crate::i18n::Lang,
-    /// The checklist is to be made again in the new language once the run in flight is done.
-    relang_checklist: bool,
-    /// The checks running again for a report in another language than the window's.
-    report_checks: Option<(crate::i18n::Lang, std::sync::mpsc::Receiver<Result<crate::diagnose::Report, String>>)>,
     /// The server whose data the window shows, over SSH.
     pub remote: Option<Arc<crate::telemetry::remote::RemoteLink>>,
     /// "Connect to a server…".
@@ -303,8 +299,6 @@ impl DoctorApp {
             replay_opening: None,
             card_pending: init.support_card,
             lang: crate::i18n::current(),
-            relang_checklist: false,
-            report_checks: None,
             remote: None,
             connect_dialog: remote::ConnectDialog::default(),
             verdicts_for: None,
@@ -468,7 +462,7 @@ impl eframe::App for DoctorApp {
             snap = Arc::new(replay_snapshot(&snap, rec, at));
         }
         let ctx = ui.ctx().clone();
-        self.follow_language(&ctx);
+        self.follow_language();
         let mut action = None;
         egui::Panel::top("top_bar").show(ui, |ui| {
             action = self.top_bar(ui, &snap);
@@ -592,7 +586,7 @@ impl eframe::App for DoctorApp {
                 self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
             }
         }
-        self.serve_report_language(&ctx, &snap);
+        self.serve_report_language(&snap);
         self.report.ui(&ctx);
         self.card.ui(&ctx);
         if let Some(pid) = self.monitor.focus_request.take() {

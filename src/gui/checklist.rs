@@ -59,26 +59,6 @@ impl ChecklistState {
         self.pending.is_some()
     }
 
-    /// Runs the checks once more in `lang` on a background thread, apart from the tab's results
-    /// (an English report from a Chinese window); the receiver gets the result, or is dropped
-    /// when no thread could start.
-    pub fn run_in(
-        &self,
-        lang: crate::i18n::Lang,
-        ctx: &egui::Context,
-        renderer: &str,
-    ) -> Receiver<Result<Report, String>> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let source = self.source.clone();
-        let renderer = Some(renderer.to_string());
-        let ctx = ctx.clone();
-        let _ = std::thread::Builder::new().name("gd-checklist-report".into()).spawn(move || {
-            let _ = tx.send(crate::i18n::scoped(lang, || run_checks(&source, renderer)));
-            ctx.request_repaint();
-        });
-        rx
-    }
-
     /// Starts a run on a background thread; the UI is woken when it ends.
     pub fn start(&mut self, ctx: &egui::Context, renderer: &str) {
         if self.pending.is_some() {
@@ -275,7 +255,8 @@ impl ChecklistState {
                     .map(|c| c.verdict)
                     .max()
                     .unwrap_or(Verdict::Skipped);
-                let text = RichText::new(format!("{} {}", k + 1, crate::i18n::tr(layer.title()))).color(palette::verdict(ui, worst));
+                let text = RichText::new(format!("{} {}", k + 1, crate::i18n::tr(layer.title())))
+                    .color(palette::verdict(ui, worst));
                 if ui
                     .selectable_label(self.step == i, text)
                     .on_hover_text(tr!("worst result: {verdict}", verdict = worst.word()))
@@ -288,7 +269,13 @@ impl ChecklistState {
         let layer = Layer::ALL[self.step];
         ui.add_space(4.0);
         ui.label(
-            RichText::new(tr!("Step {step} of {n}: {layer}", step = pos + 1, n = n, layer = crate::i18n::tr(layer.title()))).heading(),
+            RichText::new(tr!(
+                "Step {step} of {n}: {layer}",
+                step = pos + 1,
+                n = n,
+                layer = crate::i18n::tr(layer.title())
+            ))
+            .heading(),
         );
         ui.horizontal(|ui| {
             if ui.add_enabled(pos > 0, egui::Button::new(tr!("Back"))).clicked() {
@@ -312,8 +299,10 @@ fn root_cause_banner(ui: &mut egui::Ui, report: &Report, step: &mut usize) {
         ui.set_width(ui.available_width());
         match report.root() {
             Some(c) => {
-                ui.label(RichText::new(tr!("Root cause: {finding}", finding = c.finding.here())).strong().color(b.heading))
-                    .on_hover_text(&c.id);
+                ui.label(
+                    RichText::new(tr!("Root cause: {finding}", finding = c.finding.here())).strong().color(b.heading),
+                )
+                .on_hover_text(&c.id);
                 ui.label(RichText::new(title_and_summary(c)).color(b.text));
                 if !c.explanation.is_empty() {
                     ui.label(RichText::new(c.explanation.here()).color(b.text));

@@ -231,13 +231,13 @@ impl SmokeState {
         ui.add_space(4.0);
         egui::Grid::new("smoke_live").num_columns(4).spacing([12.0, 6.0]).show(ui, |ui| {
             for r in &p.stages {
-                stage_row(ui, &r.localized());
+                stage_row(ui, r);
             }
             if let Some((s, since)) = p.running {
                 ui.horizontal(|ui| {
                     ui.spinner();
                 });
-                ui.label(RichText::new(s.title()).strong());
+                ui.label(RichText::new(crate::i18n::tr(s.title())).strong());
                 ui.label(format!("{:.1} s", since.elapsed().as_secs_f64()));
                 ui.label(crate::tr!("running..."));
                 ui.end_row();
@@ -250,19 +250,19 @@ impl SmokeState {
     }
 
     fn report_view(&mut self, ui: &mut egui::Ui, original: &SmokeReport) {
-        // (The run's texts are English: shown in the window's language, whichever it is now.)
-        let r = &original.localized();
+        // (The run's texts are messages: drawn in the window's language, whichever it is now.)
+        let r = original;
         let color = palette::verdict(ui, r.verdict);
         let word = if r.verdict == Verdict::Skipped { crate::tr!("CANCELLED") } else { r.verdict.word() };
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, color)).show(ui, |ui| {
             ui.set_width(ui.available_width() - 12.0);
-            let headline = crate::tr!("{verdict}: {summary}", verdict = word, summary = r.summary);
+            let headline = crate::tr!("{verdict}: {summary}", verdict = word, summary = r.summary.here());
             ui.label(RichText::new(headline).size(17.0).strong().color(color));
             if let Some(n) = &r.next_step {
                 // (Words to read, not a command: no Copy button.)
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(crate::tr!("Next step:")).strong());
-                    ui.label(n);
+                    ui.label(n.here());
                 });
             }
             let mut facts = Vec::new();
@@ -270,7 +270,7 @@ impl SmokeState {
                 facts.push(crate::tr!(
                     "Device {index}: {device}",
                     index = d.index,
-                    device = d.line_in(r.options.units)
+                    device = d.line_in(r.options.units).here()
                 ));
             }
             if let Some(l) = &r.library {
@@ -286,7 +286,7 @@ impl SmokeState {
         ui.add_space(6.0);
         ui.horizontal(|ui| {
             if ui.button(crate::tr!("Copy report")).clicked() {
-                ui.ctx().copy_text(r.render_text());
+                ui.ctx().copy_text(r.render_text(crate::i18n::current()));
                 self.message = Some(crate::tr!("Report copied to the clipboard.").to_string());
             }
             if ui.button(crate::tr!("Export...")).clicked() {
@@ -313,27 +313,27 @@ impl SmokeState {
 fn stage_row(ui: &mut egui::Ui, r: &StageResult) {
     let color = palette::verdict(ui, r.verdict);
     ui.label(RichText::new(r.verdict.word()).strong().color(color));
-    ui.label(r.stage.title());
+    ui.label(crate::i18n::tr(r.stage.title()));
     ui.label(match r.ms {
         _ if r.verdict == Verdict::Skipped => String::new(),
         ms if ms < 10.0 => format!("{ms:.1} ms"),
         ms => format!("{ms:.0} ms"),
     });
-    ui.label(&r.summary);
+    ui.label(r.summary.here());
     ui.end_row();
     for f in &r.figures {
         ui.label("");
-        ui.label(RichText::new(&f.label).weak());
+        ui.label(RichText::new(f.label.here()).weak());
         ui.label("");
         figure(ui, f);
         ui.end_row();
     }
-    let mut extra: Vec<String> = r.details.clone();
+    let mut extra: Vec<String> = r.details.iter().map(crate::i18n::Message::here).collect();
     if let Some(e) = &r.error {
         extra.push(crate::tr!("error: {error}", error = e));
     }
     if let Some(n) = &r.next_step {
-        extra.push(crate::tr!("next step: {step}", step = n));
+        extra.push(crate::tr!("next step: {step}", step = n.here()));
     }
     for d in extra {
         ui.label("");
@@ -348,7 +348,8 @@ fn figure(ui: &mut egui::Ui, f: &Figure) {
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("{} {}", crate::smoke::number(f.value), f.unit)).strong());
         if let (Some(p), Some(l)) = (f.percent(), f.limit) {
-            let what = f.limit_label.as_deref().unwrap_or(crate::tr!("limit"));
+            let what =
+                f.limit_label.as_ref().map_or_else(|| crate::tr!("limit").to_string(), crate::i18n::Message::here);
             ui.add(
                 egui::ProgressBar::new((p / 100.0).clamp(0.0, 1.0) as f32)
                     .desired_width(120.0)
@@ -405,7 +406,7 @@ pub fn write_report(r: &SmokeReport, path: &std::path::Path) -> std::io::Result<
     let body = if json {
         serde_json::to_string_pretty(r).map_err(std::io::Error::other)?
     } else {
-        r.localized().render_text()
+        r.render_text(crate::i18n::current())
     };
     std::fs::write(path, body)
 }

@@ -27,16 +27,31 @@ pub enum Arg {
     Msg(Box<Message>),
 }
 
-/// A text of gpu-doctor's own as data: its key and its arguments by name. Read back from JSON,
-/// a plain string (what older versions wrote) is [`Message::from_english`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// A text of gpu-doctor's own as data: its key and its arguments by name. As JSON it is
+/// `{"key": ..., "args": {...}, "text": "the English"}` (the English for scripts and older readers);
+/// read back, a plain string (what older versions wrote) is [`Message::from_english`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "MessageWire")]
 pub struct Message {
     /// The English template, which is the catalogue's key (`"GPU {i} lost: {why}"`).
     pub key: String,
     /// The placeholders' values, by name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub args: BTreeMap<String, Arg>,
+}
+
+impl Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut o = s.serialize_struct("Message", 3)?;
+        o.serialize_field("key", &self.key)?;
+        if self.args.is_empty() {
+            o.skip_field("args")?;
+        } else {
+            o.serialize_field("args", &self.args)?;
+        }
+        o.serialize_field("text", &self.en())?;
+        o.end()
+    }
 }
 
 /// A message as JSON: the object, or an older version's English string.
@@ -136,7 +151,10 @@ impl Message {
         let mut items = items.into_iter();
         let Some(first) = items.next() else { return Message::default() };
         items.fold(first, |head, next| {
-            Message::new(JOIN).arg("head", Arg::Msg(Box::new(head))).arg("sep", Arg::Msg(Box::new(sep.clone()))).arg("next", Arg::Msg(Box::new(next)))
+            Message::new(JOIN)
+                .arg("head", Arg::Msg(Box::new(head)))
+                .arg("sep", Arg::Msg(Box::new(sep.clone())))
+                .arg("next", Arg::Msg(Box::new(next)))
         })
     }
 
@@ -330,7 +348,10 @@ mod tests {
     fn a_message_crosses_json_whole_and_an_unknown_key_shows_its_english() {
         let m = crate::msg!("GPU {gpu} lost: {why}", gpu = 1u32, why = crate::msg!("Checklist"));
         let json = serde_json::to_string(&m).unwrap_or_default();
-        assert_eq!(json, r#"{"key":"GPU {gpu} lost: {why}","args":{"gpu":1,"why":{"key":"Checklist"}}}"#);
+        assert_eq!(
+            json,
+            r#"{"key":"GPU {gpu} lost: {why}","args":{"gpu":1,"why":{"key":"Checklist","text":"Checklist"}},"text":"GPU 1 lost: Checklist"}"#
+        );
         let back: Message = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, m);
         assert_eq!(back.render(Lang::ZhCn), "GPU 1 掉线：检查清单");

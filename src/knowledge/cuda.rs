@@ -79,9 +79,10 @@ pub fn cu_result(code: i32) -> (&'static str, &'static str) {
                 "CUDA sees no GPU: the driver is not running, the device files are missing or not accessible, or CUDA_VISIBLE_DEVICES hides every GPU."
             ),
         ),
-        304 => {
-            ("CUDA_ERROR_OPERATING_SYSTEM", crate::tr_key!("The operating system or container runtime blocked the GPU."))
-        }
+        304 => (
+            "CUDA_ERROR_OPERATING_SYSTEM",
+            crate::tr_key!("The operating system or container runtime blocked the GPU."),
+        ),
         803 => (
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
             crate::tr_key!(

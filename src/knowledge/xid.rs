@@ -16,9 +16,10 @@ pub fn xid_meaning(code: u32) -> (bool, &'static str) {
                 "Uncorrectable GPU memory (ECC) error. Reset the GPU or reboot; repeated errors mean the card should be replaced."
             ),
         ),
-        62 => {
-            (true, crate::tr_key!("The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."))
-        }
+        62 => (
+            true,
+            crate::tr_key!("The GPU's firmware halted. Reset the GPU or reboot, update the driver, check cooling."),
+        ),
         64 => (true, crate::tr_key!("Recording a memory repair failed. Reboot now; if it repeats, RMA.")),
         74 => (
             true,
@@ -34,7 +35,9 @@ pub fn xid_meaning(code: u32) -> (bool, &'static str) {
         ),
         119 | 120 => (
             true,
-            crate::tr_key!("The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver."),
+            crate::tr_key!(
+                "The GPU's firmware (GSP) stopped answering. Reset the GPU or reboot, and update the driver."
+            ),
         ),
         140 | 143 => (
             true,
@@ -60,9 +63,10 @@ pub fn xid_meaning(code: u32) -> (bool, &'static str) {
                 "A bad memory row was recorded for remapping; reset the GPU or reboot when convenient to activate it."
             ),
         ),
-        92 => {
-            (false, crate::tr_key!("Many corrected memory errors; watch for uncorrectable errors or remapping failures."))
-        }
+        92 => (
+            false,
+            crate::tr_key!("Many corrected memory errors; watch for uncorrectable errors or remapping failures."),
+        ),
         94 => (
             false,
             crate::tr_key!(

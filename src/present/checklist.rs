@@ -58,12 +58,8 @@ pub fn render_text(r: &Report, lang: Lang) -> String {
             for line in fix_lines(&c.fixes, lang) {
                 let _ = writeln!(o, "  {line}");
             }
-            let consequences: Vec<&Message> = r
-                .checks
-                .iter()
-                .filter(|x| x.explained_by.as_deref() == Some(&c.id))
-                .map(|x| &x.finding)
-                .collect();
+            let consequences: Vec<&Message> =
+                r.checks.iter().filter(|x| x.explained_by.as_deref() == Some(&c.id)).map(|x| &x.finding).collect();
             if !consequences.is_empty() {
                 let list = join(&consequences, msg!("; "), lang);
                 let _ = writeln!(o, "  {}", msg!("It also causes: {list}", list = list).render(lang));

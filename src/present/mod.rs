@@ -27,7 +27,7 @@ pub fn wall_clock(started_unix: f64, t: f64, offset_secs: i64) -> String {
 
 /// A version string from the inventory: the value, `n/a (reason)`, or `n/a` when the source has none.
 pub fn version(v: &Option<Reading<String>>) -> String {
-    v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| crate::i18n::retranslate(s)))
+    v.as_ref().map_or(tr!("n/a").to_string(), |r| r.show(|s| crate::i18n::tr_dyn(s)))
 }
 
 /// A GPU's name as shown: the hardware's own, or the demo's label in the reader's language (an

@@ -218,7 +218,10 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     if let Some(h) = &headline(&inp.snapshot.source, inp.checklist) {
         rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
         if !h.steps.is_empty() {
-            rows.push((tr!("First fix").to_string(), h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; "))));
+            rows.push((
+                tr!("First fix").to_string(),
+                h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; ")),
+            ));
         }
     }
     if let Some(c) = inp.checklist {
@@ -226,7 +229,9 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         rows.push((
             tr!("Checklist").to_string(),
             match root {
-                Some(r) => tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding.here()),
+                Some(r) => {
+                    tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding.here())
+                }
                 None => c.worst().word().to_string(),
             },
         ));
@@ -234,7 +239,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     if let Some(s) = inp.smoke {
         rows.push((
             tr!("Smoke test").to_string(),
-            tr!("{label}: {value}", label = s.verdict.word(), value = s.summary),
+            tr!("{label}: {value}", label = s.verdict.word(), value = s.summary.here()),
         ));
     }
     // A driver call that hung while the metrics were sampled is said here, not only in the
@@ -506,12 +511,11 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
 }
 
 fn smoke_section(s: &SmokeReport) -> Section {
-    // (The run's texts are English; the report's language is the one it is made in.)
-    let s = &s.localized();
+    // (The run's texts are messages; the report's language is the one it is made in.)
     let mut items = vec![Item::Facts {
         rows: [
-            (tr!("Verdict").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary)),
-            (tr!("Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line())),
+            (tr!("Verdict").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary.here())),
+            (tr!("Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line().here())),
             (tr!("Driver library").to_string(), s.library.clone().unwrap_or_else(|| tr!("not loaded").to_string())),
             (tr!("Took").to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
         ]
@@ -519,18 +523,21 @@ fn smoke_section(s: &SmokeReport) -> Section {
         .collect(),
     }];
     for r in &s.stages {
-        let mut evidence: Vec<String> =
-            r.figures.iter().map(|f| tr!("{label}: {value}", label = f.label, value = f.text())).collect();
-        evidence.extend(r.details.iter().cloned());
+        let mut evidence: Vec<String> = r
+            .figures
+            .iter()
+            .map(|f| tr!("{label}: {value}", label = f.label.here(), value = f.text(crate::i18n::current())))
+            .collect();
+        evidence.extend(r.details.iter().map(crate::i18n::Message::here));
         if let Some(e) = &r.error {
             evidence.push(tr!("error: {error}", error = e));
         }
         items.push(Item::Verdict {
             verdict: r.verdict.word().to_string(),
-            title: r.stage.title().to_string(),
-            summary: r.summary.clone(),
+            title: crate::i18n::tr(r.stage.title()).to_string(),
+            summary: r.summary.here(),
             evidence,
-            fix: r.next_step.clone(),
+            fix: r.next_step.as_ref().map(crate::i18n::Message::here),
             steps: Vec::new(),
         });
     }

@@ -18,6 +18,7 @@ pub mod runner;
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::{Lang, Message};
 use crate::units::{self, ByteUnits};
 use crate::verdict::Verdict;
 
@@ -76,21 +77,21 @@ impl Stage {
         v
     }
 
-    /// Short title for lists, in the current language.
+    /// Short title for lists: its catalogue key (shown through `crate::i18n::tr`).
     pub fn title(self) -> &'static str {
         match self {
-            Stage::Load => crate::tr!("Load the CUDA driver library"),
-            Stage::Init => crate::tr!("Initialise the driver (cuInit)"),
-            Stage::Devices => crate::tr!("Find the GPUs"),
-            Stage::Context => crate::tr!("Create a context"),
-            Stage::Module => crate::tr!("Compile the kernels (PTX JIT)"),
-            Stage::Alloc => crate::tr!("Allocate GPU memory"),
-            Stage::HostCopy => crate::tr!("Copy host <-> GPU"),
-            Stage::Kernel => crate::tr!("Run a kernel (saxpy, verified)"),
-            Stage::Gemm => crate::tr!("Matrix multiply (SGEMM, verified)"),
-            Stage::DeviceCopy => crate::tr!("Copy within GPU memory"),
-            Stage::Burn => crate::tr!("Burn (repeat and compare)"),
-            Stage::Release => crate::tr!("Release"),
+            Stage::Load => crate::tr_key!("Load the CUDA driver library"),
+            Stage::Init => crate::tr_key!("Initialise the driver (cuInit)"),
+            Stage::Devices => crate::tr_key!("Find the GPUs"),
+            Stage::Context => crate::tr_key!("Create a context"),
+            Stage::Module => crate::tr_key!("Compile the kernels (PTX JIT)"),
+            Stage::Alloc => crate::tr_key!("Allocate GPU memory"),
+            Stage::HostCopy => crate::tr_key!("Copy host <-> GPU"),
+            Stage::Kernel => crate::tr_key!("Run a kernel (saxpy, verified)"),
+            Stage::Gemm => crate::tr_key!("Matrix multiply (SGEMM, verified)"),
+            Stage::DeviceCopy => crate::tr_key!("Copy within GPU memory"),
+            Stage::Burn => crate::tr_key!("Burn (repeat and compare)"),
+            Stage::Release => crate::tr_key!("Release"),
         }
     }
 }
@@ -99,7 +100,7 @@ impl Stage {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     /// What was measured, e.g. "pinned host to GPU".
-    pub label: String,
+    pub label: Message,
     /// The value, in `unit`.
     pub value: f64,
     /// Unit, e.g. "GB/s" (10^9 bytes per second), "GFLOP/s", "ms".
@@ -109,12 +110,12 @@ pub struct Figure {
     pub limit: Option<f64>,
     /// What the limit is, e.g. "PCIe Gen4 x16".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit_label: Option<String>,
+    pub limit_label: Option<Message>,
 }
 
 impl Figure {
     /// A figure without a limit.
-    pub fn plain(label: impl Into<String>, value: f64, unit: &str) -> Figure {
+    pub fn plain(label: impl Into<Message>, value: f64, unit: &str) -> Figure {
         Figure { label: label.into(), value, unit: unit.to_string(), limit: None, limit_label: None }
     }
 
@@ -123,18 +124,21 @@ impl Figure {
         self.limit.filter(|l| *l > 0.0).map(|l| 100.0 * self.value / l)
     }
 
-    /// "24.8 GB/s (79 % of PCIe Gen4 x16, 31.5 GB/s)".
-    pub fn text(&self) -> String {
+    /// "24.8 GB/s (79 % of PCIe Gen4 x16, 31.5 GB/s)", in `lang`.
+    pub fn text(&self, lang: Lang) -> String {
         let mut s = format!("{} {}", number(self.value), self.unit);
         if let (Some(p), Some(l)) = (self.percent(), self.limit) {
-            let what = self.limit_label.as_deref().unwrap_or(crate::tr!("the limit"));
-            s.push_str(&crate::tr!(
-                " ({p} % of {what}, {limit} {unit})",
-                p = format!("{p:.0}"),
-                what = what,
-                limit = number(l),
-                unit = self.unit
-            ));
+            let what = self.limit_label.clone().unwrap_or_else(|| crate::msg!("the limit"));
+            s.push_str(
+                &crate::msg!(
+                    " ({p} % of {what}, {limit} {unit})",
+                    p = format!("{p:.0}"),
+                    what = what,
+                    limit = number(l),
+                    unit = self.unit
+                )
+                .render(lang),
+            );
         }
         s
     }
@@ -162,38 +166,24 @@ pub struct StageResult {
     /// Wall time of the stage, in milliseconds.
     pub ms: f64,
     /// One line: what happened.
-    pub summary: String,
+    pub summary: Message,
     /// The CUDA error name, e.g. `CUDA_ERROR_NO_DEVICE`, when a call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What to do next, for a failure or warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_step: Option<String>,
+    pub next_step: Option<Message>,
     /// Measured numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<Figure>,
     /// More lines: the JIT log, per-device facts, notes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub details: Vec<String>,
+    pub details: Vec<Message>,
 }
 
 impl StageResult {
-    /// The stage's texts in the current language (see [`SmokeReport::localized`]).
-    pub fn localized(&self) -> StageResult {
-        let tr = crate::i18n::retranslate;
-        let mut r = self.clone();
-        r.summary = tr(&r.summary);
-        r.next_step = r.next_step.as_deref().map(tr);
-        r.details = r.details.iter().map(|d| tr(d)).collect();
-        for f in &mut r.figures {
-            f.label = tr(&f.label);
-            f.limit_label = f.limit_label.as_deref().map(tr);
-        }
-        r
-    }
-
     /// A stage that did not run.
-    pub fn skipped(stage: Stage, why: impl Into<String>) -> StageResult {
+    pub fn skipped(stage: Stage, why: impl Into<Message>) -> StageResult {
         StageResult {
             stage,
             verdict: Verdict::Skipped,
@@ -232,13 +222,13 @@ pub struct DeviceInfo {
 
 impl DeviceInfo {
     /// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.6 GiB, PCI 0000:17:00.0)", in binary units.
-    pub fn line(&self) -> String {
+    pub fn line(&self) -> Message {
         self.line_in(ByteUnits::Binary)
     }
 
     /// [`DeviceInfo::line`] with the memory in the chosen units ("85.5 GB" in decimal).
-    pub fn line_in(&self, units: ByteUnits) -> String {
-        crate::tr!(
+    pub fn line_in(&self, units: ByteUnits) -> Message {
+        crate::msg!(
             "{name} (sm_{major}{minor}, {sms} SMs, {memory}, PCI {pci})",
             name = self.name,
             major = self.compute_capability[0],
@@ -389,7 +379,7 @@ pub enum ChildEnd {
     /// It could not be started.
     SpawnFailed {
         /// Why.
-        error: String,
+        error: Message,
     },
 }
 
@@ -415,9 +405,9 @@ pub struct SmokeReport {
     /// Overall verdict.
     pub verdict: Verdict,
     /// One line for the user.
-    pub summary: String,
+    pub summary: Message,
     /// The next step, when something failed or is below par.
-    pub next_step: Option<String>,
+    pub next_step: Option<Message>,
     /// End-to-end wall time, ms (starting the child included).
     pub total_ms: f64,
     /// The child's process id, once it said hello.
@@ -426,34 +416,28 @@ pub struct SmokeReport {
 }
 
 impl SmokeReport {
-    /// The report with its texts in the current language (a run's texts are made in English).
-    pub fn localized(&self) -> SmokeReport {
-        let mut r = self.clone();
-        r.summary = crate::i18n::retranslate(&r.summary);
-        r.next_step = r.next_step.as_deref().map(crate::i18n::retranslate);
-        r.stages = r.stages.iter().map(StageResult::localized).collect();
-        r
-    }
-
     /// The tested device, when CUDA listed it.
     pub fn device(&self) -> Option<&DeviceInfo> {
         self.devices.iter().find(|d| d.index == self.options.device)
     }
 
-    /// The plain-text report (CLI output, "Copy report").
-    pub fn render_text(&self) -> String {
+    /// The plain-text report (CLI output, "Copy report") in `lang`.
+    pub fn render_text(&self, lang: Lang) -> String {
         let mut s = String::new();
-        s.push_str(&crate::tr!(
-            "gpu-doctor {version} CUDA smoke test, device {device}",
-            version = self.version,
-            device = self.options.device
-        ));
+        s.push_str(
+            &crate::msg!(
+                "gpu-doctor {version} CUDA smoke test, device {device}",
+                version = self.version,
+                device = self.options.device
+            )
+            .render(lang),
+        );
         if let Some(d) = self.device() {
-            s.push_str(&format!(": {}", d.line_in(self.options.units)));
+            s.push_str(&format!(": {}", d.line_in(self.options.units).render(lang)));
         }
         s.push('\n');
         if let Some(l) = &self.library {
-            s.push_str(&crate::tr!("driver library: {library}", library = l));
+            s.push_str(&crate::msg!("driver library: {library}", library = l).render(lang));
             if let Some(c) = &self.driver_cuda {
                 s.push_str(&format!(" (CUDA {c})"));
             }
@@ -461,41 +445,43 @@ impl SmokeReport {
         }
         s.push('\n');
         for r in &self.stages {
-            s.push_str(&stage_text(r));
+            s.push_str(&stage_text(r, lang));
         }
         s.push('\n');
-        s.push_str(&crate::tr!("{verdict}: {summary}", verdict = self.verdict.word(), summary = self.summary));
+        let verdict =
+            crate::msg!("{verdict}: {summary}", verdict = self.verdict.word_message(), summary = self.summary);
+        s.push_str(&verdict.render(lang));
         s.push('\n');
         if let Some(n) = &self.next_step {
-            s.push_str(&crate::tr!("Next step: {step}", step = n));
+            s.push_str(&crate::msg!("Next step: {step}", step = n).render(lang));
             s.push('\n');
         }
-        s.push_str(&crate::tr!("Took {secs} s.", secs = format!("{:.1}", self.total_ms / 1000.0)));
+        s.push_str(&crate::msg!("Took {secs} s.", secs = format!("{:.1}", self.total_ms / 1000.0)).render(lang));
         s.push('\n');
         s
     }
 }
 
-/// The lines for one stage in the text report.
-pub fn stage_text(r: &StageResult) -> String {
+/// The lines for one stage in the text report, in `lang`.
+pub fn stage_text(r: &StageResult, lang: Lang) -> String {
     let mut s = format!(
         "  {:<7} {} {:>7}  {}\n",
         r.verdict.tag(),
-        crate::i18n::pad(r.stage.title(), 34),
+        crate::i18n::pad(&crate::i18n::tr_in(lang, r.stage.title()), 34),
         ms_text(r),
-        r.summary
+        r.summary.render(lang)
     );
     for f in &r.figures {
-        s.push_str(&format!("          {} {}\n", crate::i18n::pad(&f.label, 32), f.text()));
+        s.push_str(&format!("          {} {}\n", crate::i18n::pad(&f.label.render(lang), 32), f.text(lang)));
     }
     for d in &r.details {
-        s.push_str(&format!("          {d}\n"));
+        s.push_str(&format!("          {}\n", d.render(lang)));
     }
     if let Some(e) = &r.error {
-        s.push_str(&format!("          {}\n", crate::tr!("error: {error}", error = e)));
+        s.push_str(&format!("          {}\n", crate::msg!("error: {error}", error = e).render(lang)));
     }
     if let Some(n) = &r.next_step {
-        s.push_str(&format!("          {}\n", crate::tr!("next step: {step}", step = n)));
+        s.push_str(&format!("          {}\n", crate::msg!("next step: {step}", step = n).render(lang)));
     }
     s
 }
@@ -530,8 +516,8 @@ mod tests {
             memory_clock_khz: 0,
             bus_width_bits: 0,
         };
-        assert_eq!(d.line(), "GPU (sm_90, 132 SMs, 80.0 GiB, PCI 0000:17:00.0)");
-        assert_eq!(d.line_in(ByteUnits::Decimal), "GPU (sm_90, 132 SMs, 85.9 GB, PCI 0000:17:00.0)");
+        assert_eq!(d.line().en(), "GPU (sm_90, 132 SMs, 80.0 GiB, PCI 0000:17:00.0)");
+        assert_eq!(d.line_in(ByteUnits::Decimal).en(), "GPU (sm_90, 132 SMs, 85.9 GB, PCI 0000:17:00.0)");
     }
 
     #[test]

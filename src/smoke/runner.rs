@@ -2,6 +2,7 @@
 //! reads its JSON lines, kills it when it sends nothing for too long or the user cancels, and
 //! turns whatever happened (a crash and a hang included) into a [`SmokeReport`].
 
+use crate::i18n::Message;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -114,7 +115,7 @@ fn supervise(
 ) -> ChildEnd {
     let spec = match serde_json::to_string(opts) {
         Ok(s) => s,
-        Err(e) => return ChildEnd::SpawnFailed { error: e.to_string() },
+        Err(e) => return ChildEnd::SpawnFailed { error: Message::data(e.to_string()) },
     };
     let mut cmd = Command::new(&launcher.program);
     // A burn must not go on after the program that asked for it was killed.
@@ -139,7 +140,7 @@ fn supervise(
         Ok(c) => c,
         Err(e) => {
             return ChildEnd::SpawnFailed {
-                error: crate::tr!(
+                error: crate::msg!(
                     "could not start {program}: {error}",
                     program = launcher.program.display(),
                     error = e
@@ -243,37 +244,43 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
         ChildEnd::Finished => None,
         ChildEnd::Crashed { code, signal, stderr } => {
             let how = match (signal, code) {
-                (Some(s), _) => crate::tr!("killed by signal {signal} ({name})", signal = s, name = signal_name(*s)),
+                (Some(s), _) => crate::msg!("killed by signal {signal} ({name})", signal = s, name = signal_name(*s)),
                 (None, Some(c)) => exit_code_text(*c),
-                (None, None) => crate::tr!("ended without an exit status").to_string(),
+                (None, None) => crate::msg!("ended without an exit status"),
             };
-            let mut r = StageResult::skipped(Stage::Load, crate::tr!("the test process crashed: {how}", how = how));
+            let mut r = StageResult::skipped(Stage::Load, crate::msg!("the test process crashed: {how}", how = how));
             r.verdict = Verdict::Fail;
             r.error = Some("CRASHED".to_string());
             r.next_step =
-                Some(crate::i18n::tr(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }).to_string());
-            r.details = stderr.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("stderr: {l}")).collect();
+                Some(crate::i18n::Message::new(if *signal == Some(9) { OOM_KILL_ADVICE } else { CRASH_ADVICE }));
+            r.details = stderr
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| Message::data(format!("stderr: {l}")))
+                .collect();
             Some(r)
         }
         ChildEnd::NotResponding { secs } => {
             let mut r = StageResult::skipped(
                 Stage::Load,
-                crate::tr!(
+                crate::msg!(
                     "no answer for {secs} s: the driver or the GPU hung; the test process was killed",
                     secs = format!("{secs:.0}")
                 ),
             );
             r.verdict = Verdict::Fail;
             r.error = Some("NOT_RESPONDING".to_string());
-            r.next_step = Some(crate::i18n::tr(HANG_ADVICE).to_string());
+            r.next_step = Some(crate::i18n::Message::new(HANG_ADVICE));
             Some(r)
         }
-        ChildEnd::Cancelled => Some(StageResult::skipped(Stage::Load, crate::tr!("cancelled"))),
+        ChildEnd::Cancelled => Some(StageResult::skipped(Stage::Load, crate::msg!("cancelled"))),
         ChildEnd::SpawnFailed { error } => {
             let mut r = StageResult::skipped(Stage::Load, error.clone());
             r.verdict = Verdict::Fail;
             r.error = Some("SPAWN_FAILED".to_string());
-            r.next_step = Some(crate::tr!("gpu-doctor could not start its own program to run the test; reinstall gpu-doctor, or run gpu-doctor-cli smoke from a terminal.").to_string());
+            r.next_step = Some(crate::msg!(
+                "gpu-doctor could not start its own program to run the test; reinstall gpu-doctor, or run gpu-doctor-cli smoke from a terminal."
+            ));
             Some(r)
         }
     };
@@ -301,9 +308,9 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
     for s in &plan {
         if !stages.iter().any(|r| r.stage == *s) {
             let why = match (&end, stop_reason) {
-                (ChildEnd::Cancelled, _) => crate::tr!("not run: cancelled").to_string(),
-                (_, Some(f)) => crate::tr!("not run: '{stage}' failed", stage = f.title()),
-                _ => crate::tr!("not run").to_string(),
+                (ChildEnd::Cancelled, _) => crate::msg!("not run: cancelled"),
+                (_, Some(f)) => crate::msg!("not run: '{stage}' failed", stage = f.title()),
+                _ => crate::msg!("not run"),
             };
             stages.push(StageResult::skipped(*s, why));
         }
@@ -312,25 +319,25 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
     let worst = stages.iter().map(|r| r.verdict).max().unwrap_or(Verdict::Skipped);
     let (verdict, summary, next_step) = if matches!(end, ChildEnd::Cancelled) {
         let text = match stop_reason {
-            Some(s) => crate::tr!("cancelled during '{stage}'; nothing was concluded", stage = s.title()),
-            None => crate::tr!("cancelled; nothing was concluded").to_string(),
+            Some(s) => crate::msg!("cancelled during '{stage}'; nothing was concluded", stage = s.title()),
+            None => crate::msg!("cancelled; nothing was concluded"),
         };
         (Verdict::Skipped, text, None)
     } else if worst == Verdict::Fail {
         let f = stages.iter().find(|r| r.verdict == Verdict::Fail);
         let text = f
-            .map(|r| crate::tr!("failed at '{stage}': {summary}", stage = r.stage.title(), summary = r.summary))
+            .map(|r| crate::msg!("failed at '{stage}': {summary}", stage = r.stage.title(), summary = r.summary))
             .unwrap_or_default();
         (Verdict::Fail, text, f.and_then(|r| r.next_step.clone()))
     } else if worst == Verdict::Warn {
         let w = stages.iter().find(|r| r.verdict == Verdict::Warn);
-        let text = crate::tr!(
+        let text = crate::msg!(
             "the GPU computes correct results, but {summary}",
             summary = w.map(|r| r.summary.clone()).unwrap_or_default()
         );
         (Verdict::Warn, text, w.and_then(|r| r.next_step.clone()))
     } else {
-        (Verdict::Pass, crate::tr!("the GPU computes correct results; copies and kernels work").to_string(), None)
+        (Verdict::Pass, crate::msg!("the GPU computes correct results; copies and kernels work"), None)
     };
     SmokeReport {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -350,20 +357,20 @@ pub fn build_report(opts: &Options, progress: Progress, end: ChildEnd, total_ms:
 }
 
 /// "exited with code 3 before finishing"; Windows exception codes by name.
-fn exit_code_text(code: i32) -> String {
+fn exit_code_text(code: i32) -> Message {
     let name = match code as u32 {
-        0xC000_0005 => Some(crate::tr!("access violation")),
-        0xC000_001D => Some(crate::tr!("illegal instruction")),
-        0xC000_00FD => Some(crate::tr!("stack overflow")),
-        0xC000_0409 => Some(crate::tr!("stack buffer overrun / fail-fast")),
-        0xC000_0135 => Some(crate::tr!("a DLL was not found")),
+        0xC000_0005 => Some(crate::msg!("access violation")),
+        0xC000_001D => Some(crate::msg!("illegal instruction")),
+        0xC000_00FD => Some(crate::msg!("stack overflow")),
+        0xC000_0409 => Some(crate::msg!("stack buffer overrun / fail-fast")),
+        0xC000_0135 => Some(crate::msg!("a DLL was not found")),
         _ => None,
     };
     match name {
         Some(n) => {
-            crate::tr!("ended with exception {code} ({name})", code = format!("0x{:08X}", code as u32), name = n)
+            crate::msg!("ended with exception {code} ({name})", code = format!("0x{:08X}", code as u32), name = n)
         }
-        None => crate::tr!("exited with code {code} before finishing", code = code),
+        None => crate::msg!("exited with code {code} before finishing", code = code),
     }
 }
 
@@ -427,9 +434,11 @@ mod tests {
         assert_eq!(r.stages.len(), Stage::plan(false).len());
         let d = &r.stages[2];
         assert_eq!((d.stage, d.verdict, d.error.as_deref()), (Stage::Devices, Verdict::Fail, Some("NOT_RESPONDING")));
-        assert!(r.stages[3..].iter().all(|s| s.verdict == Verdict::Skipped && s.summary.contains("Find the GPUs")));
-        assert!(r.summary.starts_with("failed at 'Find the GPUs'"), "{}", r.summary);
-        assert!(r.next_step.unwrap_or_default().contains("Xid"));
+        assert!(
+            r.stages[3..].iter().all(|s| s.verdict == Verdict::Skipped && s.summary.en().contains("Find the GPUs"))
+        );
+        assert!(r.summary.en().starts_with("failed at 'Find the GPUs'"), "{}", r.summary.en());
+        assert!(r.next_step.unwrap_or_default().en().contains("Xid"));
     }
 
     #[test]
@@ -438,15 +447,15 @@ mod tests {
         let end = ChildEnd::Crashed { code: None, signal: Some(11), stderr: "boom".into() };
         let r = build_report(&Options { burn_secs: 5, ..Options::default() }, p, end, 10.0);
         assert_eq!(r.stages[1].stage, Stage::Init);
-        assert!(r.stages[1].summary.contains("SIGSEGV"));
-        assert_eq!(r.stages[1].details, ["stderr: boom"]);
+        assert!(r.stages[1].summary.en().contains("SIGSEGV"));
+        assert_eq!(r.stages[1].details, [Message::data("stderr: boom")]);
         assert!(r.stages.iter().any(|s| s.stage == Stage::Burn));
     }
 
     #[test]
     fn windows_exception_codes_are_named() {
-        assert_eq!(exit_code_text(0xC000_0005_u32 as i32), "ended with exception 0xC0000005 (access violation)");
-        assert_eq!(exit_code_text(3), "exited with code 3 before finishing");
+        assert_eq!(exit_code_text(0xC000_0005_u32 as i32).en(), "ended with exception 0xC0000005 (access violation)");
+        assert_eq!(exit_code_text(3).en(), "exited with code 3 before finishing");
     }
 
     #[test]
@@ -460,7 +469,7 @@ mod tests {
         let p = Progress { stages, done: true, ..Progress::default() };
         let r = build_report(&Options::default(), p, ChildEnd::Finished, 1.0);
         assert_eq!(r.verdict, Verdict::Warn);
-        assert!(r.summary.ends_with("slow link"));
+        assert!(r.summary.en().ends_with("slow link"));
     }
 
     #[test]
@@ -468,6 +477,6 @@ mod tests {
         let p = Progress { running: Some((Stage::Burn, Instant::now())), ..Progress::default() };
         let r = build_report(&Options { burn_secs: 60, ..Options::default() }, p, ChildEnd::Cancelled, 1.0);
         assert_eq!(r.verdict, Verdict::Skipped);
-        assert!(r.summary.contains("cancelled during 'Burn"), "{}", r.summary);
+        assert!(r.summary.en().contains("cancelled during 'Burn"), "{}", r.summary.en());
     }
 }

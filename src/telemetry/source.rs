@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Message;
-use crate::tr;
 
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
@@ -178,7 +177,9 @@ impl NvmlFailure {
                 ),
             ),
             NvmlFailure::OsBlocked => (
-                crate::msg!("The operating system blocked access to the GPU (often a container's cgroup device rules)."),
+                crate::msg!(
+                    "The operating system blocked access to the GPU (often a container's cgroup device rules)."
+                ),
                 crate::msg!("Start the container with the NVIDIA container runtime (--gpus all or CDI)."),
             ),
             NvmlFailure::TooOld => (

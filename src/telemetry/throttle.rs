@@ -155,6 +155,37 @@ pub fn summary(mask: u64) -> String {
     if names.is_empty() { tr!("none").to_string() } else { names.join(", ") }
 }
 
+/// [`summary`] as a message (the reasons' names as catalogue texts), rendered where it is shown.
+pub fn summary_message(mask: u64) -> crate::i18n::Message {
+    use crate::i18n::Message;
+    let mut reasons: Vec<(Severity, &'static str)> =
+        TABLE.iter().filter(|r| mask & r.bit != 0).map(|r| (r.severity, r.name)).collect();
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let mut names: Vec<Message> = reasons.iter().map(|r| Message::new(r.1)).collect();
+    let unknown = unknown_bits(mask);
+    if unknown != 0 {
+        names.push(crate::msg!("other ({bits})", bits = format!("0x{unknown:x}")));
+    }
+    if names.is_empty() { crate::msg!("none") } else { Message::join(names, &crate::msg!(", ")) }
+}
+
+/// [`sentences`] as messages, rendered where they are shown.
+pub fn sentence_messages(mask: u64) -> Vec<crate::i18n::Message> {
+    use crate::i18n::Message;
+    let mut reasons: Vec<(Severity, &'static str)> =
+        TABLE.iter().filter(|r| mask & r.bit != 0).map(|r| (r.severity, r.sentence)).collect();
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let mut out: Vec<Message> = reasons.iter().map(|r| Message::new(r.1)).collect();
+    let unknown = unknown_bits(mask);
+    if unknown != 0 {
+        out.push(crate::msg!(
+            "The driver reports a reason this version of gpu-doctor does not know (bits {bits}).",
+            bits = format!("0x{unknown:x}")
+        ));
+    }
+    out
+}
+
 /// Full sentences for every reason in the mask; empty when the clocks are not held back.
 pub fn sentences(mask: u64) -> Vec<String> {
     let mut out: Vec<String> = decode(mask).iter().map(|r| r.sentence.to_string()).collect();

@@ -123,6 +123,10 @@ fn a_process_that_holds_the_gpu_and_does_nothing() {
         h.per_core_pct.iter_mut().for_each(|c| *c = 3.0);
     });
     expect("stuck", &v, Finding::WaitingProcess);
-    let w = v.iter().find(|b| b.finding == Finding::WaitingProcess).map(|b| b.next_steps.iter().map(gpu_doctor::i18n::Message::en).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+    let w = v
+        .iter()
+        .find(|b| b.finding == Finding::WaitingProcess)
+        .map(|b| b.next_steps.iter().map(gpu_doctor::i18n::Message::en).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
     assert!(w.contains("focus"), "{w}");
 }

@@ -872,7 +872,10 @@ fn a_container_whose_device_files_cannot_be_opened_lost_its_gpus() {
     for name in ["container-lost-gpus-after-daemon-reload", "container-lost-gpus-a10-t4"] {
         let r = report(name);
         let root = r.root().unwrap_or_else(|| panic!("{name}: no root cause"));
-        assert_eq!((root.id.as_str(), root.finding.en().as_str()), ("CONT-02", "This container lost access to the GPU"));
+        assert_eq!(
+            (root.id.as_str(), root.finding.en().as_str()),
+            ("CONT-02", "This container lost access to the GPU")
+        );
         assert!(root.evidence.iter().any(|e| e.en().contains("Operation not permitted")), "{:?}", root.evidence);
         let text = gpu_doctor::present::checklist::render_text(&r, gpu_doctor::i18n::Lang::En);
         let head: String = text.lines().take_while(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
@@ -887,7 +890,11 @@ fn kernel_lockdown_refusing_the_module_is_named_without_the_firmware_variable() 
     let r = report("lockdown-refuses-unsigned-module");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-05");
-    assert!(root.evidence.iter().any(|e| e.en().contains("unsigned module loading is restricted")), "{:?}", root.evidence);
+    assert!(
+        root.evidence.iter().any(|e| e.en().contains("unsigned module loading is restricted")),
+        "{:?}",
+        root.evidence
+    );
     assert_eq!(report("secure-boot-key-rejected-dkms").root_cause.as_deref(), Some("DRV-05"));
 }
 
@@ -906,7 +913,11 @@ fn driver_and_pcie_errors_without_an_xid_are_quoted_not_called_clean() {
     // Unreadable: "unknown", with the command that reads it.
     let r = report("nvidia-smi-stuck-in-d-state");
     let xid = r.checks.iter().find(|c| c.id == "RT-XID").expect("RT-XID");
-    assert!(xid.summary.en().starts_with("unknown: the kernel log is not readable by this user ("), "{}", xid.summary.en());
+    assert!(
+        xid.summary.en().starts_with("unknown: the kernel log is not readable by this user ("),
+        "{}",
+        xid.summary.en()
+    );
     assert!(
         xid.fixes.iter().any(|f| matches!(f, diagnose::FixStep::Command(c) if c.starts_with("sudo dmesg"))),
         "{:?}",
@@ -1071,7 +1082,8 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
     let dch = report("win-dch-driver-standard-installer-refused");
     let c = dch.get("WIN-03").unwrap_or_else(|| panic!("no WIN-03"));
     assert!(
-        c.summary.en().contains("(DCH package)") && c.explanation.en().contains("not compatible with this version of Windows")
+        c.summary.en().contains("(DCH package)")
+            && c.explanation.en().contains("not compatible with this version of Windows")
     );
     // A sleeping dGPU is normal and left asleep: no driver call, no failure, and the 0 % explained.
     let asleep = report("win-optimus-dgpu-asleep-d3");
@@ -1082,7 +1094,8 @@ fn windows_captures_from_public_threads_get_their_root_cause_and_no_linux_check_
     );
     let adapter = asleep.get("WIN-ADAPTER").unwrap_or_else(|| panic!("no WIN-ADAPTER"));
     assert!(
-        adapter.evidence.iter().any(|e| e.en().contains("power state D3 (asleep)")) && adapter.explanation.en().contains("0 %")
+        adapter.evidence.iter().any(|e| e.en().contains("power state D3 (asleep)"))
+            && adapter.explanation.en().contains("0 %")
     );
     assert!(asleep.get("DRV-08").is_some_and(|c| c.summary.en().contains("power state D3")));
     assert_eq!(asleep.get("DRV-HUNG").map(|c| c.verdict), Some(Verdict::Skipped));

@@ -2,11 +2,11 @@
 //! it, and for each GPU with enough samples its utilization statistics, VRAM, throttle-reason
 //! shares, clocks and memory-bandwidth use, plus which idle GPUs an imbalance explains.
 
+use crate::i18n::Message;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::sample::{GpuInfo, GpuProcess, GpuSample};
 use crate::telemetry::snapshot::Snapshot;
-use crate::i18n::Message;
 use crate::{msg, units};
 
 /// Share of the window a GPU's utilization samples must cover before it is judged.

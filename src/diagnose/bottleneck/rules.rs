@@ -61,7 +61,12 @@ pub(super) const RULES: &[Rule] = &[
 impl Bottleneck {
     /// The numbers it rests on, why it matters and what to try. `explanation` and `steps` are
     /// catalogue texts (`tr_key!`), kept as messages.
-    pub(super) fn with(mut self, evidence: Vec<crate::i18n::Message>, explanation: &'static str, steps: &[&'static str]) -> Self {
+    pub(super) fn with(
+        mut self,
+        evidence: Vec<crate::i18n::Message>,
+        explanation: &'static str,
+        steps: &[&'static str],
+    ) -> Self {
         self.evidence = evidence;
         self.explanation = crate::i18n::Message::new(explanation);
         self.next_steps = steps.iter().map(|&s| crate::i18n::Message::new(s)).collect();

@@ -125,7 +125,11 @@ fn summarise(names: &[String]) -> Message {
     let shown: Vec<String> =
         counted.iter().take(8).map(|(n, c)| if *c == 1 { (*n).to_string() } else { format!("{n} ×{c}") }).collect();
     let more = counted.len().saturating_sub(shown.len());
-    if more == 0 { Message::data(shown.join(", ")) } else { msg!("{items} and {n} more", items = shown.join(", "), n = more) }
+    if more == 0 {
+        Message::data(shown.join(", "))
+    } else {
+        msg!("{items} and {n} more", items = shown.join(", "), n = more)
+    }
 }
 
 impl Imported {
@@ -178,7 +182,10 @@ impl Imported {
             out.push(msg!("In the report but not understood: {items}", items = self.not_understood.join(", ")));
         }
         if !self.past_caps.is_empty() {
-            out.push(msg!("Not read (past gpu-doctor's limits): {items}", items = Message::join(self.past_caps.clone(), &msg!(", "))));
+            out.push(msg!(
+                "Not read (past gpu-doctor's limits): {items}",
+                items = Message::join(self.past_caps.clone(), &msg!(", "))
+            ));
         }
         out
     }
@@ -362,15 +369,15 @@ impl BugReportSystem {
         }
         if s.skipped_paths > 0 {
             let n = s.skipped_paths;
-            s.imported.past_caps.push(
-                msg!("{n} file sections whose path is longer than {max} bytes", n = n, max = MAX_PATH),
-            );
+            s.imported.past_caps.push(msg!(
+                "{n} file sections whose path is longer than {max} bytes",
+                n = n,
+                max = MAX_PATH
+            ));
         }
         if s.skipped_files > 0 {
             let n = s.skipped_files;
-            s.imported
-                .past_caps
-                .push(msg!("{n} file sections past the first {max}", n = n, max = MAX_FILES));
+            s.imported.past_caps.push(msg!("{n} file sections past the first {max}", n = n, max = MAX_FILES));
         }
         s
     }
@@ -400,9 +407,11 @@ impl BugReportSystem {
 
     fn note_gpus_past_cap(&mut self, dropped: usize) {
         if dropped > 0 {
-            self.imported.past_caps.push(
-                msg!("{n} GPUs in nvidia-smi's output past the first {max}", n = dropped, max = MAX_GPUS),
-            );
+            self.imported.past_caps.push(msg!(
+                "{n} GPUs in nvidia-smi's output past the first {max}",
+                n = dropped,
+                max = MAX_GPUS
+            ));
         }
     }
 
@@ -411,9 +420,11 @@ impl BugReportSystem {
         self.dirs.entry(base.to_string()).or_default();
         let (functions, dropped) = parse_lspci(text);
         if dropped > 0 {
-            self.imported
-                .past_caps
-                .push(msg!("{n} PCI functions past the first {max}", n = dropped, max = MAX_PCI_FUNCTIONS));
+            self.imported.past_caps.push(msg!(
+                "{n} PCI functions past the first {max}",
+                n = dropped,
+                max = MAX_PCI_FUNCTIONS
+            ));
         }
         for f in functions {
             let dir = format!("{base}/{}", f.address);
@@ -595,8 +606,7 @@ pub fn mark_not_in_report(report: &mut Report, imported: &Imported) {
             .iter()
             .filter(|p| c.summary.en().contains(p.as_str()) || c.evidence.iter().any(|e| e.en().contains(p.as_str())))
             .collect();
-        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| unreadable.contains(e))
-        {
+        if c.summary == missing || !mentioned.is_empty() || c.evidence.iter().any(|e| unreadable.contains(e)) {
             c.finding = msg!("Not in this report: {summary}", summary = c.summary);
             if !mentioned.is_empty() {
                 let list: Vec<String> = mentioned.iter().map(|p| (*p).clone()).collect();

@@ -2,11 +2,11 @@
 //! listings, `dmesg`, `ls -l /dev/nvidia*` and `nvidia-smi -q` (or the failure it printed).
 
 use super::super::system::{DeviceNode, NvmlView};
+use crate::msg;
 use crate::telemetry::nvml::explain_init_error_on;
 use crate::telemetry::reading::Reading;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};
 use crate::telemetry::source::{NoGpu, SourceStatus};
-use crate::msg;
 
 /// One PCI function from lspci.
 #[derive(Clone, Debug, PartialEq, Eq)]

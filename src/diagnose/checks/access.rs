@@ -4,11 +4,11 @@
 //! Sources: NVIDIA's nvidia-modprobe (creates the device files) and the driver's
 //! `NVreg_DeviceFileMode` / `ModifyDeviceFiles` parameters (`/proc/driver/nvidia/params`).
 
-use crate::i18n::Message;
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::system::Platform;
 use crate::diagnose::system::{DeviceNode, UserInfo};
 use crate::diagnose::{Check, Verdict};
+use crate::i18n::Message;
 use crate::msg;
 
 /// Can `user` read and write `node`?
@@ -79,8 +79,10 @@ pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() || cx.v.meta().platform == Platform::Windows {
-        return c
-            .not_here(if cx.wsl.is_some() { msg!("native Linux") } else { Message::data("Linux") }, msg!("Linux device files only"));
+        return c.not_here(
+            if cx.wsl.is_some() { msg!("native Linux") } else { Message::data("Linux") },
+            msg!("Linux device files only"),
+        );
     }
     let m = cx.v.meta();
     let relevant: Vec<&DeviceNode> = m

@@ -4,9 +4,9 @@
 //! Sources: the NVIDIA Container Toolkit documentation (installation, "Specialized Configurations
 //! with Docker", Container Device Interface support); Kubernetes "Schedule GPUs"; podman-run(1).
 
-use crate::i18n::Message;
 use super::{Ctx, is_gpu_node};
 use crate::diagnose::{Check, Verdict};
+use crate::i18n::Message;
 use crate::msg;
 
 pub(super) fn in_container(c: Check, cx: &Ctx) -> Check {
@@ -24,11 +24,16 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     let ctl = nodes.iter().any(|n| n.path == "/dev/nvidiactl");
     let gpus = nodes.iter().filter(|n| is_gpu_node(&n.path)).count();
     let visible = cx.env("NVIDIA_VISIBLE_DEVICES");
-    let c = c.evidence(Message::join([Message::data("NVIDIA_VISIBLE_DEVICES="), visible.map_or_else(|| msg!("(unset)"), Message::data)], &Message::default())).evidence(if ctl {
-        msg!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
-    } else {
-        msg!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
-    });
+    let c = c
+        .evidence(Message::join(
+            [Message::data("NVIDIA_VISIBLE_DEVICES="), visible.map_or_else(|| msg!("(unset)"), Message::data)],
+            &Message::default(),
+        ))
+        .evidence(if ctl {
+            msg!("/dev/nvidiactl present, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+        } else {
+            msg!("/dev/nvidiactl missing, {gpus} /dev/nvidiaN node(s)", gpus = gpus)
+        });
     // Listed but refused by the kernel (EPERM, whatever the mode): the container's device rules
     // (cgroup) no longer include the GPU.
     let refused: Vec<String> = nodes
@@ -58,7 +63,9 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
             .found(msg!("The container received the GPU"));
     }
     let why = match visible.map(str::trim) {
-        Some("none") => msg!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU."),
+        Some("none") => {
+            msg!("NVIDIA_VISIBLE_DEVICES=none asks the NVIDIA runtime for the driver libraries but no GPU.")
+        }
         Some("void") | Some("") => {
             msg!("NVIDIA_VISIBLE_DEVICES is empty or 'void': the NVIDIA runtime injects nothing.")
         }

@@ -9,11 +9,11 @@
 //! driver API's `CUresult` codes; PyTorch's `torch/version.py` and its wheel index
 //! (<https://download.pytorch.org/whl/>).
 
-use crate::i18n::Message;
 use super::Ctx;
 use crate::diagnose::parse;
 use crate::diagnose::system::Platform;
 use crate::diagnose::{Check, Verdict};
+use crate::i18n::Message;
 
 fn driver_cuda(cx: &Ctx) -> Option<String> {
     cx.nvml.and_then(|n| n.inventory.cuda_driver_version.as_ref()).and_then(|r| r.value().cloned())
@@ -310,7 +310,11 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
             }
             (Some(Some(tc)), None) => (
                 Verdict::Info,
-                crate::msg!("torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown", ver = ver, tc = tc),
+                crate::msg!(
+                    "torch {ver} built for CUDA {tc}; the driver's CUDA version is unknown",
+                    ver = ver,
+                    tc = tc
+                ),
             ),
         };
         worst = worst.max(v);

@@ -8,14 +8,14 @@
 //! (<https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html>) for the
 //! GPU generations each driver flavour supports.
 
-use crate::i18n::Message;
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::system::Platform;
 use crate::diagnose::{Check, Verdict};
-use crate::telemetry::source::SourceStatus;
+use crate::i18n::Message;
 use crate::msg;
+use crate::telemetry::source::SourceStatus;
 
 pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
@@ -230,7 +230,10 @@ pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
             })
             .steps(fixes::secure_boot(cx.distro)),
         (Some(true), _) => c
-            .verdict(Verdict::Pass, msg!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"))
+            .verdict(
+                Verdict::Pass,
+                msg!("Secure Boot is on and the module is loaded (it is signed with a trusted key)"),
+            )
             .found(msg!("Secure Boot accepts the NVIDIA module"))
             .evidence(msg!("efivars SecureBoot: enabled")),
         (Some(false), _) => c
@@ -415,8 +418,10 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
     let cuda = cx.v.meta().cuda.as_ref().and_then(|p| p.did_not_return);
     if nvml.is_none() && cuda.is_none() {
         if cx.nvml.is_some_and(|n| matches!(n.status, SourceStatus::Asleep { .. })) && cx.v.meta().cuda.is_none() {
-            return c
-                .verdict(Verdict::Skipped, msg!("not called: the GPU is asleep, and calling the driver would wake it"));
+            return c.verdict(
+                Verdict::Skipped,
+                msg!("not called: the GPU is asleep, and calling the driver would wake it"),
+            );
         }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
         return if probed {

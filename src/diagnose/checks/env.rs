@@ -82,7 +82,9 @@ pub(super) fn cuda_and_smi_order(c: Check, cx: &Ctx) -> Check {
     }
     c.verdict(
         Verdict::Warn,
-        msg!("different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0"),
+        msg!(
+            "different GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA's GPU 0 may not be nvidia-smi's GPU 0"
+        ),
     )
     .found(msg!("CUDA may number the GPUs differently from nvidia-smi"))
     .text(msg!("Set this before starting the program (or select GPUs by UUID):"))

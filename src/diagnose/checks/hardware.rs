@@ -6,9 +6,9 @@
 //! NVIDIA's nvidia-modprobe, which matches GPUs by the same vendor and classes; the NVML API
 //! reference (<https://docs.nvidia.com/deploy/nvml-api/>) for the device count and PCI bus ids.
 
-use crate::i18n::Message;
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::{Check, FixStep, Verdict};
+use crate::i18n::Message;
 use crate::msg;
 
 pub(super) fn gpu_on_pci_bus(c: Check, cx: &Ctx) -> Check {

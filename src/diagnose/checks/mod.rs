@@ -581,19 +581,17 @@ const NEEDS: &[(&str, &str)] = &[
 fn not_collected_for(id: &str, v: &dyn SystemView) -> Option<crate::i18n::Message> {
     let missing = &v.meta().not_collected;
     let (_, fact) = NEEDS.iter().find(|(c, f)| *c == id && missing.contains(*f))?;
-    Some(
-        match *fact {
-            "device_nodes" => crate::msg!("the device files (ls -l /dev/nvidia*)"),
-            "libraries" => crate::msg!("which driver libraries the loader finds"),
-            "environment" => crate::msg!("the environment variables"),
-            "python" => crate::msg!("the Python environments"),
-            "processes" => crate::msg!("the running processes"),
-            "container" => {
-                crate::msg!("whether this runs in a container (/.dockerenv, /run/.containerenv, /proc/1/cgroup)")
-            }
-            _ => crate::msg!("a cuInit call"),
-        },
-    )
+    Some(match *fact {
+        "device_nodes" => crate::msg!("the device files (ls -l /dev/nvidia*)"),
+        "libraries" => crate::msg!("which driver libraries the loader finds"),
+        "environment" => crate::msg!("the environment variables"),
+        "python" => crate::msg!("the Python environments"),
+        "processes" => crate::msg!("the running processes"),
+        "container" => {
+            crate::msg!("whether this runs in a container (/.dockerenv, /run/.containerenv, /proc/1/cgroup)")
+        }
+        _ => crate::msg!("a cuInit call"),
+    })
 }
 
 /// The verdict summary of a check whose evidence is missing (English; shown through

@@ -7,11 +7,11 @@
 //! (<https://docs.nvidia.com/deploy/nvml-api/>) for clock-event reasons, PCIe, ECC, row remapping
 //! and compute modes; NVIDIA's MIG User Guide.
 
-use crate::i18n::Message;
 use super::Ctx;
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::{Check, Verdict};
+use crate::i18n::Message;
 use crate::telemetry::sample::GpuHealth;
 use crate::telemetry::throttle;
 
@@ -380,7 +380,8 @@ pub(super) fn other_programs_on_gpu(c: Check, cx: &Ctx) -> Check {
         let full = matches!((used, total), (Some(u), Some(t)) if t > 0 && u as f64 / t as f64 > 0.9);
         if let Some(list) = s.processes.value() {
             for p in list {
-                let vram = p.vram_bytes.get().map_or_else(|| crate::msg!("n/a"), |b| Message::data(crate::units::bytes(b)));
+                let vram =
+                    p.vram_bytes.get().map_or_else(|| crate::msg!("n/a"), |b| Message::data(crate::units::bytes(b)));
                 let who = Message::data(format!("GPU {}: pid {} {} (", s.index, p.pid, p.name));
                 c = c.evidence(Message::join([who, vram, Message::data(")")], &Message::default()));
             }

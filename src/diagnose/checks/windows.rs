@@ -10,14 +10,14 @@
 //! `TdrLevel`, `TdrDelay` and `TdrDdiDelay` registry keys); the NVML API reference
 //! (<https://docs.nvidia.com/deploy/nvml-api/>) for the driver model and version queries.
 
-use crate::i18n::Message;
 use super::{Ctx, MISSING, WIN_01};
 use crate::diagnose::system::Platform;
 use crate::diagnose::system::Tdr;
 use crate::diagnose::winfacts::{self, WindowsFacts};
 use crate::diagnose::{Check, Verdict};
-use crate::telemetry::source::SourceStatus;
+use crate::i18n::Message;
 use crate::msg;
+use crate::telemetry::source::SourceStatus;
 
 fn facts<'a>(cx: &'a Ctx) -> Option<&'a WindowsFacts> {
     cx.v.meta().windows.as_ref()
@@ -43,11 +43,8 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
             None => msg!("status unknown"),
         };
         if let Some(p) = &a.power_state {
-            let power = if a.asleep() {
-                msg!(", power state {p} (asleep)", p = p)
-            } else {
-                msg!(", power state {p}", p = p)
-            };
+            let power =
+                if a.asleep() { msg!(", power state {p} (asleep)", p = p) } else { msg!(", power state {p}", p = p) };
             state = Message::join([state, power], &Message::default());
         }
         // NVIDIA's numbering only for NVIDIA's drivers (Intel's and AMD's follow other rules).
@@ -160,10 +157,7 @@ pub(super) fn win_torch(c: Check, cx: &Ctx) -> Check {
             "{prefix}: torch {version} ({build})",
             prefix = p.prefix,
             version = p.torch.as_deref().unwrap_or("?"),
-            build = p
-                .torch_cuda
-                .as_deref()
-                .map_or(msg!("a CPU-only build"), |v| msg!("built for CUDA {v}", v = v))
+            build = p.torch_cuda.as_deref().map_or(msg!("a CPU-only build"), |v| msg!("built for CUDA {v}", v = v))
         ));
     }
     let cpu: Vec<&&winfacts::PythonEnv> = with_torch.iter().filter(|p| p.torch_cuda.is_none()).collect();
@@ -598,9 +592,11 @@ pub(super) fn win_power(c: Check, cx: &Ctx) -> Check {
         scheme = scheme
     ));
     let c = match (&f.power_mode_ac, mode) {
-        (Some(g), Some((name, _))) => {
-            c.evidence(msg!("power mode on mains power: {mode} ({guid})", mode = crate::i18n::Message::new(name), guid = g))
-        }
+        (Some(g), Some((name, _))) => c.evidence(msg!(
+            "power mode on mains power: {mode} ({guid})",
+            mode = crate::i18n::Message::new(name),
+            guid = g
+        )),
         (Some(g), None) => c.evidence(msg!("power mode on mains power: {guid}", guid = g)),
         _ => c,
     };

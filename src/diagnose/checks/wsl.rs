@@ -3,11 +3,11 @@
 //!
 //! Source: NVIDIA's CUDA on WSL User Guide (<https://docs.nvidia.com/cuda/wsl-user-guide>).
 
-use crate::i18n::Message;
 use super::Ctx;
 use crate::diagnose::ldcache::WSL_LIB_DIR;
 use crate::diagnose::system::LibraryFound;
 use crate::diagnose::{Check, Verdict};
+use crate::i18n::Message;
 use crate::msg;
 
 pub(super) fn wsl_gpu_paravirtualisation(c: Check, cx: &Ctx) -> Check {
@@ -40,7 +40,12 @@ pub(super) fn wsl_cuda_from_windows_driver(c: Check, cx: &Ctx) -> Check {
     let from_windows = |l: &LibraryFound| l.path.starts_with(WSL_LIB_DIR) || l.real_path.starts_with(WSL_LIB_DIR);
     let mut c = c;
     for l in libs {
-        c = c.evidence(msg!("{path} ({via}) -> {real}", path = l.path, via = crate::i18n::Message::new(&l.via), real = l.real_path));
+        c = c.evidence(msg!(
+            "{path} ({via}) -> {real}",
+            path = l.path,
+            via = crate::i18n::Message::new(&l.via),
+            real = l.real_path
+        ));
     }
     // What a normal program (nvidia-smi, PyTorch, pynvml) loads: the first candidate on the
     // loader's path, not gpu-doctor's own fallback.

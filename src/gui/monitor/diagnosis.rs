@@ -118,8 +118,10 @@ fn verdict_line(ui: &mut egui::Ui, n: usize, v: &Bottleneck, also: &[&Bottleneck
                 ui.label(format!("{}. {}", k + 1, s.here()));
             }
             for a in also {
-                ui.label(RichText::new(tr!("Also: {title}", title = a.title.here())).color(palette::verdict(ui, a.severity)))
-                    .on_hover_text(a.explanation.here());
+                ui.label(
+                    RichText::new(tr!("Also: {title}", title = a.title.here())).color(palette::verdict(ui, a.severity)),
+                )
+                .on_hover_text(a.explanation.here());
             }
         });
     if !also.is_empty() {

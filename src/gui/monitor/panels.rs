@@ -244,7 +244,8 @@ pub(super) fn gpu_card(
             );
             if let Some(v) = card_verdict(verdicts, info.index) {
                 ui.label(
-                    RichText::new(format!("{} {}", v.severity.word(), v.title.here())).color(palette::verdict(ui, v.severity)),
+                    RichText::new(format!("{} {}", v.severity.word(), v.title.here()))
+                        .color(palette::verdict(ui, v.severity)),
                 )
                 .on_hover_text(tr!("The Diagnosis panel's verdict for this GPU over its window"));
             }

@@ -2,6 +2,7 @@
 //! code ([`for_cuda_error`]), for a missing or wrong driver library, for no GPU, for wrong results
 //! and for figures far below the hardware's limits.
 
+use crate::i18n::Message;
 use crate::smoke::Stage;
 
 // The next steps below are marked for the catalogue and shown with crate::i18n::tr(..) where used.
@@ -81,40 +82,58 @@ pub(super) const OLD_DRIVER_ADVICE: &str = crate::tr_key!(
 
 /// The next step for a failed driver call with this `CUresult` code, in this stage; the driver's
 /// CUDA version ("12.4"), when known, makes the PTX-version advice concrete.
-pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>) -> String {
+pub(super) fn for_cuda_error(code: u32, stage: Stage, driver_cuda: Option<&str>) -> Message {
     match code {
-        2 if stage == Stage::Context => crate::tr!("The GPU has too little free memory even for a context. Close other programs using it (the Monitor lists them), then run the test again.").to_string(),
-        2 => crate::tr!("The GPU has too little free memory. Close other programs using it (the Monitor lists them), then run the test again.").to_string(),
-        34 => crate::i18n::tr(STUB_ADVICE).to_string(),
+        2 if stage == Stage::Context => crate::msg!(
+            "The GPU has too little free memory even for a context. Close other programs using it (the Monitor lists them), then run the test again."
+        ),
+        2 => crate::msg!(
+            "The GPU has too little free memory. Close other programs using it (the Monitor lists them), then run the test again."
+        ),
+        34 => crate::i18n::Message::new(STUB_ADVICE),
         100 => no_device_advice(),
-        209 => crate::tr!("The driver has no code for this GPU; it is likely too old for this GPU model. Update the NVIDIA driver.").to_string(),
-        218 | 300 => crate::tr!("The driver's JIT compiler rejected the test's PTX. {report_bug}", report_bug = crate::i18n::tr(REPORT_BUG)),
+        209 => crate::msg!(
+            "The driver has no code for this GPU; it is likely too old for this GPU model. Update the NVIDIA driver."
+        ),
+        218 | 300 => crate::msg!(
+            "The driver's JIT compiler rejected the test's PTX. {report_bug}",
+            report_bug = crate::i18n::Message::new(REPORT_BUG)
+        ),
         222 => match driver_cuda {
-            Some(c) => crate::tr!("The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0); this driver supports CUDA {cuda}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.", cuda = c),
-            None => crate::tr!("The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0). Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.").to_string(),
+            Some(c) => crate::msg!(
+                "The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0); this driver supports CUDA {cuda}. Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it.",
+                cuda = c
+            ),
+            None => crate::msg!(
+                "The driver's JIT compiler is older than the kernels' PTX (ISA 6.0, CUDA 9.0). Update the NVIDIA driver. If the driver is new, a CUDA forward-compatibility libcuda (/usr/local/cuda/compat) that does not match it may be on the library path: remove it."
+            ),
         },
-        700 | 716 | 719 if cfg!(windows) => crate::tr!("The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service.").to_string(),
-        700 | 716 | 719 => crate::tr!("The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service.").to_string(),
+        700 | 716 | 719 if cfg!(windows) => crate::msg!(
+            "The GPU faulted while running the test kernel. Look in Event Viewer (eventvwr.msc → Windows Logs → System) for nvlddmkm errors, remove overclocks, and reboot; if it repeats, the card needs service."
+        ),
+        700 | 716 | 719 => crate::msg!(
+            "The GPU faulted while running the test kernel. Check the kernel log for Xid errors (sudo dmesg | grep -i xid), remove overclocks, and reset or reboot; if it repeats, the card needs service."
+        ),
         code => {
             let (_, meaning) = crate::knowledge::cuda::cu_result(code as i32);
-            crate::tr!(
+            crate::msg!(
                 "{meaning} Run the Checklist (gpu-doctor-cli check) for the cause.",
-                meaning = crate::i18n::tr(meaning)
+                meaning = crate::i18n::Message::new(meaning)
             )
         }
     }
 }
 
 /// The next step when the asked-for device does not exist; CUDA sees `count` (at least one).
-pub(super) fn invalid_device_advice(count: i32) -> String {
-    crate::tr!(
+pub(super) fn invalid_device_advice(count: i32) -> Message {
+    crate::msg!(
         "Choose a device from 0 to {max} (CUDA numbers the GPUs it can see, after CUDA_VISIBLE_DEVICES).",
         max = count - 1
     )
 }
 
 /// Summary and next step when no CUDA driver library can be loaded, for this kind of machine.
-pub(super) fn missing_library_advice() -> (String, String) {
+pub(super) fn missing_library_advice() -> (Message, Message) {
     let wsl = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .is_ok_and(|r| r.to_lowercase().contains("microsoft"))
         || std::path::Path::new("/dev/dxg").exists();
@@ -124,35 +143,42 @@ pub(super) fn missing_library_advice() -> (String, String) {
 
 /// Summary and next step when no CUDA driver library can be loaded, on Windows, in WSL, in a
 /// container or on a plain Linux machine.
-fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (String, String) {
+fn missing_library_text(windows: bool, wsl: bool, container: bool) -> (Message, Message) {
     if windows {
         return (
-            crate::tr!("nvcuda.dll, the NVIDIA driver's CUDA library, was not found").to_string(),
-            crate::tr!("Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough.").to_string(),
+            crate::msg!("nvcuda.dll, the NVIDIA driver's CUDA library, was not found"),
+            crate::msg!(
+                "Install the NVIDIA driver for this GPU (from NVIDIA or Windows Update); the CUDA toolkit alone is not enough."
+            ),
         );
     }
-    let summary = crate::tr!("no CUDA driver library (libcuda.so.1) could be loaded").to_string();
+    let summary = crate::msg!("no CUDA driver library (libcuda.so.1) could be loaded");
     let next = if wsl {
-        crate::tr!(
+        crate::msg!(
             "In WSL the library comes from the Windows driver, in /usr/lib/wsl/lib. Make it visible: export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or run sudo ldconfig), keep the Windows NVIDIA driver current, and do not install a Linux NVIDIA driver inside WSL."
         )
     } else if container {
-        crate::tr!(
+        crate::msg!(
             "This container has no GPU driver library: the GPU was not passed in. Start it with --gpus all (Docker with the NVIDIA Container Toolkit), or request nvidia.com/gpu in Kubernetes."
         )
     } else {
-        crate::tr!(
+        crate::msg!(
             "Install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; or the libnvidia-compute package of your driver branch). Check with: ldconfig -p | grep libcuda. The CUDA toolkit alone does not provide it."
         )
     };
-    (summary, next.to_string())
+    (summary, next)
 }
 
 /// The next step when CUDA sees no GPU, naming CUDA_VISIBLE_DEVICES when it is set.
-pub(super) fn no_device_advice() -> String {
+pub(super) fn no_device_advice() -> Message {
     match std::env::var("CUDA_VISIBLE_DEVICES").ok() {
-        Some(v) => crate::tr!("CUDA sees no GPU. CUDA_VISIBLE_DEVICES is set to '{value}': unset it or list a GPU that exists. The Checklist (gpu-doctor-cli check) finds which.", value = v),
-        None => crate::tr!("CUDA sees no GPU. Check that the driver is loaded (nvidia-smi), that /dev/nvidia* exist and are accessible, and in a container that it was started with --gpus all. The Checklist (gpu-doctor-cli check) finds which.").to_string(),
+        Some(v) => crate::msg!(
+            "CUDA sees no GPU. CUDA_VISIBLE_DEVICES is set to '{value}': unset it or list a GPU that exists. The Checklist (gpu-doctor-cli check) finds which.",
+            value = v
+        ),
+        None => crate::msg!(
+            "CUDA sees no GPU. Check that the driver is loaded (nvidia-smi), that /dev/nvidia* exist and are accessible, and in a container that it was started with --gpus all. The Checklist (gpu-doctor-cli check) finds which."
+        ),
     }
 }
 
@@ -162,22 +188,24 @@ mod tests {
 
     #[test]
     fn missing_library_advice_fits_the_machine() {
-        assert!(missing_library_text(false, true, false).1.contains("/usr/lib/wsl/lib"));
-        assert!(missing_library_text(false, false, true).1.contains("--gpus all"));
-        assert!(missing_library_text(false, false, false).1.contains("ldconfig -p | grep libcuda"));
-        assert!(missing_library_text(true, false, false).0.contains("nvcuda.dll"));
+        assert!(missing_library_text(false, true, false).1.en().contains("/usr/lib/wsl/lib"));
+        assert!(missing_library_text(false, false, true).1.en().contains("--gpus all"));
+        assert!(missing_library_text(false, false, false).1.en().contains("ldconfig -p | grep libcuda"));
+        assert!(missing_library_text(true, false, false).0.en().contains("nvcuda.dll"));
         // WSL inside a container is still WSL: the library path is the fix.
-        assert!(missing_library_text(false, true, true).1.contains("/usr/lib/wsl/lib"));
+        assert!(missing_library_text(false, true, true).1.en().contains("/usr/lib/wsl/lib"));
     }
 
     #[test]
     fn cuda_errors_get_their_own_next_step() {
-        assert!(for_cuda_error(2, Stage::Context, None).contains("too little free memory even for a context"));
-        assert!(!for_cuda_error(2, Stage::Alloc, None).contains("even for a context"));
-        assert!(for_cuda_error(222, Stage::Module, Some("12.4")).contains("; this driver supports CUDA 12.4."));
-        assert_eq!(for_cuda_error(34, Stage::Init, None), STUB_ADVICE);
+        assert!(for_cuda_error(2, Stage::Context, None).en().contains("too little free memory even for a context"));
+        assert!(!for_cuda_error(2, Stage::Alloc, None).en().contains("even for a context"));
+        assert!(for_cuda_error(222, Stage::Module, Some("12.4")).en().contains("; this driver supports CUDA 12.4."));
+        assert_eq!(for_cuda_error(34, Stage::Init, None).en(), STUB_ADVICE);
         assert!(
-            for_cuda_error(999, Stage::Init, None).ends_with("Run the Checklist (gpu-doctor-cli check) for the cause.")
+            for_cuda_error(999, Stage::Init, None)
+                .en()
+                .ends_with("Run the Checklist (gpu-doctor-cli check) for the cause.")
         );
     }
 }

@@ -41,15 +41,19 @@ pub(super) fn panic_failure() -> Failure {
         let symbol = rest.split(':').next().unwrap_or(rest).to_string();
         return Failure::new(
             Some("INSUFFICIENT_DRIVER".to_string()),
-            crate::tr!("the driver library has no {symbol}: it is older than this test needs", symbol = symbol),
-            crate::i18n::tr(advice::OLD_LIBRARY_ADVICE),
+            crate::msg!("the driver library has no {symbol}: it is older than this test needs", symbol = symbol),
+            crate::i18n::Message::new(advice::OLD_LIBRARY_ADVICE),
         );
     }
     if msg.contains("Unable to dynamically load") {
         let (summary, next) = advice::missing_library_advice();
         return Failure::new(Some(advice::NOT_FOUND.to_string()), summary, next);
     }
-    Failure::new(None, crate::tr!("internal error: {message}", message = msg), crate::i18n::tr(advice::REPORT_BUG))
+    Failure::new(
+        None,
+        crate::msg!("internal error: {message}", message = msg),
+        crate::i18n::Message::new(advice::REPORT_BUG),
+    )
 }
 
 /// A failed driver call.
@@ -71,7 +75,7 @@ pub(super) fn ck(r: sys::CUresult, call: &'static str) -> Result<(), CuErr> {
 pub(super) fn cuda_failure(stage: Stage, e: &CuErr, t: &Test) -> Failure {
     Failure::new(
         Some(e.name.clone()),
-        crate::tr!("{call} failed: {error}", call = e.call, error = e.name),
+        crate::msg!("{call} failed: {error}", call = e.call, error = e.name),
         advice::for_cuda_error(e.code, stage, t.driver_cuda.as_deref()),
     )
 }

@@ -23,6 +23,7 @@ mod stages;
 mod verify;
 mod workload;
 
+use crate::i18n::Message;
 use std::io::Write;
 
 use nvml_wrapper::Nvml;
@@ -77,14 +78,14 @@ impl Emitter<'_> {
 /// A stage that went well enough to continue.
 struct Good {
     verdict: Verdict,
-    summary: String,
+    summary: Message,
     figures: Vec<Figure>,
-    details: Vec<String>,
-    next_step: Option<String>,
+    details: Vec<Message>,
+    next_step: Option<Message>,
 }
 
 impl Good {
-    fn pass(summary: impl Into<String>) -> Good {
+    fn pass(summary: impl Into<Message>) -> Good {
         Good {
             verdict: Verdict::Pass,
             summary: summary.into(),
@@ -98,13 +99,13 @@ impl Good {
 /// A stage that failed: the test stops here.
 struct Failure {
     error: Option<String>,
-    summary: String,
-    next_step: String,
-    details: Vec<String>,
+    summary: Message,
+    next_step: Message,
+    details: Vec<Message>,
 }
 
 impl Failure {
-    fn new(error: Option<String>, summary: impl Into<String>, next_step: impl Into<String>) -> Failure {
+    fn new(error: Option<String>, summary: impl Into<Message>, next_step: impl Into<Message>) -> Failure {
         Failure { error, summary: summary.into(), next_step: next_step.into(), details: Vec::new() }
     }
 }

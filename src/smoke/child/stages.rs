@@ -3,6 +3,7 @@
 //! GPUs (and find the tested one in NVML), create the context, JIT-compile the PTX, allocate the
 //! buffers, and release everything at the end. The measured stages are in `workload`.
 
+use crate::i18n::Message;
 use std::ffi::{CString, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
@@ -83,7 +84,7 @@ impl Test {
             Stage::Release => {
                 let errs = self.gpu.release();
                 match errs.into_iter().next() {
-                    None => Ok(Good::pass(crate::tr!("memory, kernels and context released"))),
+                    None => Ok(Good::pass(crate::msg!("memory, kernels and context released"))),
                     Some(e) => Err(cuda_failure(Stage::Release, &e, self)),
                 }
             }
@@ -100,27 +101,27 @@ impl Test {
                 Ok(lib) if unsafe { lib.get::<*const c_void>(b"cuInit\0") }.is_err() => {
                     return Err(Failure::new(
                         Some(NOT_FOUND.to_string()),
-                        crate::tr!(
+                        crate::msg!(
                             "{path} is a shared library but not the CUDA driver: it has no cuInit",
                             path = path.display()
                         ),
-                        crate::i18n::tr(advice::CUDA_LIB_ADVICE),
+                        crate::i18n::Message::new(advice::CUDA_LIB_ADVICE),
                     ));
                 }
                 // Keep it loaded for the whole process: cudarc finds it by its soname.
                 Ok(lib) => std::mem::forget(lib),
                 Err(e) => {
                     let what = if std::fs::symlink_metadata(path).is_err() {
-                        crate::tr!("{path} does not exist", path = path.display())
+                        crate::msg!("{path} does not exist", path = path.display())
                     } else if e.to_string().contains("invalid ELF header") || e.to_string().contains("file too short") {
-                        crate::tr!("{path} is not a shared library", path = path.display())
+                        crate::msg!("{path} is not a shared library", path = path.display())
                     } else {
-                        crate::tr!("could not load {path}: {error}", path = path.display(), error = e)
+                        crate::msg!("could not load {path}: {error}", path = path.display(), error = e)
                     };
                     return Err(Failure::new(
                         Some(NOT_FOUND.to_string()),
                         what,
-                        crate::i18n::tr(advice::CUDA_LIB_ADVICE),
+                        crate::i18n::Message::new(advice::CUDA_LIB_ADVICE),
                     ));
                 }
             }
@@ -136,12 +137,12 @@ impl Test {
         let addr = unsafe { lib.get::<*const c_void>(b"cuInit\0") }.ok().map(|s| *s as usize);
         let path = addr.and_then(library_path_of);
         em.send(&Msg::Driver { library: path.clone(), cuda: None });
-        let shown = path.clone().unwrap_or_else(|| crate::tr!("the CUDA driver library").to_string());
+        let shown = path.clone().map_or_else(|| crate::msg!("the CUDA driver library"), Message::data);
         if path.as_deref().is_some_and(|p| p.contains("/stubs/")) {
             return Err(Failure::new(
                 Some("CUDA_ERROR_STUB_LIBRARY".to_string()),
-                crate::tr!("{library} is the CUDA toolkit's stub, not the driver's library", library = shown),
-                crate::i18n::tr(STUB_ADVICE),
+                crate::msg!("{library} is the CUDA toolkit's stub, not the driver's library", library = shown),
+                crate::i18n::Message::new(STUB_ADVICE),
             ));
         }
         if let (Some(wanted), Some(p)) = (&self.opts.cuda_lib, &path) {
@@ -150,18 +151,18 @@ impl Test {
             if wanted != got {
                 return Ok(Good {
                     verdict: Verdict::Warn,
-                    summary: crate::tr!(
+                    summary: crate::msg!(
                         "loaded {got} instead of {wanted}",
                         got = got.display(),
                         wanted = wanted.display()
                     ),
                     figures: Vec::new(),
                     details: Vec::new(),
-                    next_step: Some(crate::i18n::tr(advice::OTHER_LIBRARY_ADVICE).to_string()),
+                    next_step: Some(crate::i18n::Message::new(advice::OTHER_LIBRARY_ADVICE)),
                 });
             }
         }
-        Ok(Good::pass(crate::tr!("loaded {library}", library = shown)))
+        Ok(Good::pass(crate::msg!("loaded {library}", library = shown)))
     }
 
     fn init(&mut self, em: &mut Emitter) -> Result<Good, Failure> {
@@ -179,15 +180,15 @@ impl Test {
         if version < MIN_DRIVER_CUDA {
             return Err(Failure::new(
                 Some("INSUFFICIENT_DRIVER".to_string()),
-                crate::tr!(
+                crate::msg!(
                     "the driver supports CUDA {cuda}; the test's kernels need CUDA {min} or newer",
                     cuda = cuda,
                     min = cuda_version_text(MIN_DRIVER_CUDA)
                 ),
-                crate::i18n::tr(advice::OLD_DRIVER_ADVICE),
+                crate::i18n::Message::new(advice::OLD_DRIVER_ADVICE),
             ));
         }
-        Ok(Good::pass(crate::tr!("cuInit succeeded; the driver supports CUDA {cuda}", cuda = cuda)))
+        Ok(Good::pass(crate::msg!("cuInit succeeded; the driver supports CUDA {cuda}", cuda = cuda)))
     }
 
     fn devices(&mut self, em: &mut Emitter) -> Result<Good, Failure> {
@@ -198,7 +199,7 @@ impl Test {
         if count <= 0 {
             return Err(Failure::new(
                 Some("CUDA_ERROR_NO_DEVICE".to_string()),
-                crate::tr!("CUDA sees no GPU"),
+                crate::msg!("CUDA sees no GPU"),
                 advice::no_device_advice(),
             ));
         }
@@ -207,12 +208,14 @@ impl Test {
             list.push(device_info(i).map_err(|e| fail(e, self))?);
         }
         em.send(&Msg::Devices { devices: list.clone() });
-        let mut details: Vec<String> =
-            list.iter().map(|d| format!("{}: {}", d.index, d.line_in(self.opts.units))).collect();
+        let mut details: Vec<Message> = list
+            .iter()
+            .map(|d| crate::msg!("{label}: {value}", label = d.index, value = d.line_in(self.opts.units)))
+            .collect();
         let Some(dev) = list.iter().find(|d| d.index == self.opts.device).cloned() else {
             return Err(Failure::new(
                 Some("CUDA_ERROR_INVALID_DEVICE".to_string()),
-                crate::tr!(
+                crate::msg!(
                     "there is no CUDA device {device}; CUDA sees {count}",
                     device = self.opts.device,
                     count = count
@@ -228,26 +231,28 @@ impl Test {
             Ok(nvml) => {
                 self.nvml_index = nvml_index_for(&nvml, &dev.pci_bus_id);
                 match self.nvml_index {
-                    Some(i) => details.push(crate::tr!(
+                    Some(i) => details.push(crate::msg!(
                         "NVML: GPU {nvml} is CUDA device {cuda} (PCI {pci})",
                         nvml = i,
                         cuda = dev.index,
                         pci = dev.pci_bus_id
                     )),
-                    None => details.push(crate::tr!(
+                    None => details.push(crate::msg!(
                         "NVML: no GPU at PCI {pci}; link and clock readings unavailable",
                         pci = dev.pci_bus_id
                     )),
                 }
                 self.nvml = Some(nvml);
             }
-            Err(why) => details
-                .push(crate::tr!("NVML not available ({why}): the PCIe link limit and clocks are not read", why = why)),
+            Err(why) => details.push(crate::msg!(
+                "NVML not available ({why}): the PCIe link limit and clocks are not read",
+                why = why
+            )),
         }
         let summary = if count == 1 {
-            crate::tr!("{count} GPU; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
+            crate::msg!("{count} GPU; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
         } else {
-            crate::tr!("{count} GPUs; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
+            crate::msg!("{count} GPUs; testing {index}: {name}", count = count, index = dev.index, name = dev.name)
         };
         self.device = Some(dev);
         Ok(Good { details, ..Good::pass(summary) })
@@ -267,7 +272,7 @@ impl Test {
                 .map_err(|e| cuda_failure(Stage::Context, &e, self))?;
         }
         let u = self.opts.units;
-        Ok(Good::pass(crate::tr!(
+        Ok(Good::pass(crate::msg!(
             "context ready; {free} free of {total}",
             free = memory_text(free as u64, u),
             total = memory_text(total as u64, u)
@@ -276,7 +281,7 @@ impl Test {
 
     fn module(&mut self) -> Result<Good, Failure> {
         let image = CString::new(PTX).map_err(|_| {
-            Failure::new(None, crate::tr!("the embedded PTX holds a NUL byte"), crate::i18n::tr(REPORT_BUG))
+            Failure::new(None, crate::msg!("the embedded PTX holds a NUL byte"), crate::i18n::Message::new(REPORT_BUG))
         })?;
         let mut log = vec![0u8; 8192];
         let mut opts =
@@ -292,15 +297,16 @@ impl Test {
             let text = String::from_utf8_lossy(&log);
             let text = text.trim_end_matches('\0').trim();
             if !text.is_empty() {
-                f.details.push(crate::tr!("JIT log: {log}", log = text));
+                f.details.push(crate::msg!("JIT log: {log}", log = text));
             }
             return Err(f);
         }
         self.gpu.module = Some(module);
         for (name, slot) in [("saxpy", 0), ("sgemm", 1), ("count_mismatches", 2)] {
             let mut f: sys::CUfunction = std::ptr::null_mut();
-            let cname = CString::new(name)
-                .map_err(|_| Failure::new(None, crate::tr!("bad kernel name"), crate::i18n::tr(REPORT_BUG)))?;
+            let cname = CString::new(name).map_err(|_| {
+                Failure::new(None, crate::msg!("bad kernel name"), crate::i18n::Message::new(REPORT_BUG))
+            })?;
             // SAFETY: the module was loaded above; valid out-pointer and name.
             ck(unsafe { sys::cuModuleGetFunction(&mut f, module, cname.as_ptr()) }, "cuModuleGetFunction")
                 .map_err(|e| cuda_failure(Stage::Module, &e, self))?;
@@ -310,7 +316,7 @@ impl Test {
                 _ => self.gpu.compare = Some(f),
             }
         }
-        Ok(Good::pass(crate::tr!("PTX (ISA 6.0, sm_50) JIT-compiled for this GPU; 3 kernels found")))
+        Ok(Good::pass(crate::msg!("PTX (ISA 6.0, sm_50) JIT-compiled for this GPU; 3 kernels found")))
     }
 
     fn alloc(&mut self) -> Result<Good, Failure> {
@@ -341,7 +347,7 @@ impl Test {
             // SAFETY: valid out-pointer; freed in Gpu::release.
             if let Err(e) = ck(unsafe { sys::cuMemAlloc_v2(&mut p, bytes) }, "cuMemAlloc") {
                 let mut f = cuda_failure(Stage::Alloc, &e, self);
-                f.summary = crate::tr!(
+                f.summary = crate::msg!(
                     "{error} while allocating {need} ({free} free of {total})",
                     error = f.summary,
                     need = need_t,
@@ -357,34 +363,34 @@ impl Test {
         ck(unsafe { sys::cuMemAllocHost_v2(&mut host, COPY_BYTES) }, "cuMemAllocHost")
             .map_err(|e| cuda_failure(Stage::Alloc, &e, self))?;
         self.gpu.pinned = Some((host, COPY_BYTES));
-        let mut g = Good::pass(crate::tr!(
+        let mut g = Good::pass(crate::msg!(
             "{need} on the GPU and {pinned} of pinned host memory",
             need = need_t,
             pinned = buffer_text(COPY_BYTES as u64, u)
         ));
-        g.details.push(crate::tr!("{free} free of {total} before allocating", free = free_t, total = total_t));
+        g.details.push(crate::msg!("{free} free of {total} before allocating", free = free_t, total = total_t));
         Ok(g)
     }
 }
 
 /// Loads NVML from `library`, else from the usual places.
-fn open_nvml(library: Option<&std::path::Path>) -> Result<Nvml, String> {
+fn open_nvml(library: Option<&std::path::Path>) -> Result<Nvml, Message> {
     let paths = match library {
         Some(p) => vec![p.to_string_lossy().into_owned()],
         None => crate::telemetry::nvml::candidates(),
     };
-    let mut first: Option<String> = None;
+    let mut first: Option<Message> = None;
     for p in paths {
         match Nvml::builder().lib_path(std::ffi::OsStr::new(&p)).init() {
             Ok(n) => return Ok(n),
             // A library that loads but fails says more than a missing file.
             Err(nvml_wrapper::error::NvmlError::LibloadingError(e)) => {
-                first.get_or_insert_with(|| format!("{p}: {e}"));
+                first.get_or_insert_with(|| Message::data(format!("{p}: {e}")));
             }
-            Err(e) => return Err(format!("{p}: {e}")),
+            Err(e) => return Err(Message::data(format!("{p}: {e}"))),
         }
     }
-    Err(first.unwrap_or_else(|| crate::tr!("no library to try").to_string()))
+    Err(first.unwrap_or_else(|| crate::msg!("no library to try")))
 }
 
 /// NVML's index of the GPU at a PCI address ("0000:17:00.0"); NVML and CUDA number GPUs

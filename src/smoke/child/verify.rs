@@ -4,18 +4,19 @@
 
 use super::Failure;
 use super::advice::WRONG_RESULT_ADVICE;
+use crate::i18n::Message;
 use crate::smoke::{BurnTick, buffer_text};
 use crate::units::{self, ByteUnits};
 
 /// The failure for a wrong result, described by `summary`.
-pub(super) fn wrong_result(summary: String) -> Failure {
-    Failure::new(Some("WRONG_RESULT".to_string()), summary, crate::i18n::tr(WRONG_RESULT_ADVICE))
+pub(super) fn wrong_result(summary: Message) -> Failure {
+    Failure::new(Some("WRONG_RESULT".to_string()), summary, crate::i18n::Message::new(WRONG_RESULT_ADVICE))
 }
 
 /// Checks that a buffer came back from the GPU as it was sent; describes the first changed byte.
-pub(super) fn check_round_trip(sent: &[u8], back: &[u8], units: ByteUnits) -> Option<String> {
+pub(super) fn check_round_trip(sent: &[u8], back: &[u8], units: ByteUnits) -> Option<Message> {
     let i = first_difference(sent, back)?;
-    Some(crate::tr!(
+    Some(crate::msg!(
         "a {size} buffer came back from the GPU changed (first difference at byte {offset})",
         size = buffer_text(sent.len() as u64, units),
         offset = i
@@ -32,7 +33,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 
 /// Checks saxpy's output `y` against the CPU's `expected`, allowing float rounding; describes how
 /// many values are wrong and the first.
-pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<String> {
+pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<Message> {
     let wrong: Vec<usize> = y
         .iter()
         .zip(expected)
@@ -42,7 +43,7 @@ pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<String> {
         .collect();
     let &i = wrong.first()?;
     Some(if wrong.len() == 1 {
-        crate::tr!(
+        crate::msg!(
             "saxpy gave {count} wrong value of {total}; first at element {index}: {got} instead of {want}",
             count = wrong.len(),
             total = y.len(),
@@ -51,7 +52,7 @@ pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<String> {
             want = expected[i]
         )
     } else {
-        crate::tr!(
+        crate::msg!(
             "saxpy gave {count} wrong values of {total}; first at element {index}: {got} instead of {want}",
             count = wrong.len(),
             total = y.len(),
@@ -65,7 +66,7 @@ pub(super) fn check_saxpy(y: &[f32], expected: &[f32]) -> Option<String> {
 /// Checks C = A B with Freivalds' method (C r against A (B r) for a random ±1 vector r, in f64),
 /// which catches any single wrong element bigger than the rounding noise, in O(n²). Returns a
 /// description of the first wrong element, located exactly.
-pub fn check_gemm(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> Option<String> {
+pub fn check_gemm(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> Option<Message> {
     let r: Vec<f64> = (0..n).map(|j| if (j.wrapping_mul(2_654_435_761) >> 7) & 1 == 0 { 1.0 } else { -1.0 }).collect();
     let br: Vec<f64> = (0..n).map(|k| (0..n).map(|j| f64::from(b[k * n + j]) * r[j]).sum()).collect();
     for i in 0..n {
@@ -83,7 +84,7 @@ pub fn check_gemm(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> Option<String> {
                     (worst, col, want) = (d, j, exact);
                 }
             }
-            return Some(crate::tr!(
+            return Some(crate::msg!(
                 "the matrix product is wrong at row {row}, column {col}: {got} instead of {want}",
                 row = i,
                 col = col,
@@ -97,21 +98,21 @@ pub fn check_gemm(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> Option<String> {
 
 /// Checks the burn: every repeated GEMM must equal the verified result bit for bit. `errors` is
 /// the GPU's count of mismatching values over `iterations` GEMMs; `ticks` say when they appeared.
-pub(super) fn check_burn(errors: u32, iterations: u64, ticks: &[BurnTick]) -> Option<String> {
+pub(super) fn check_burn(errors: u32, iterations: u64, ticks: &[BurnTick]) -> Option<Message> {
     if errors == 0 {
         return None;
     }
     let first = ticks.iter().find(|t| t.errors > 0).map_or(0.0, |t| t.t_s);
     let first = units::duration_secs(first);
     Some(if errors == 1 {
-        crate::tr!(
+        crate::msg!(
             "{errors} wrong value in {iterations} repeated GEMMs (first seen by {first}); the same inputs must give the same bits",
             errors = errors,
             iterations = iterations,
             first = first
         )
     } else {
-        crate::tr!(
+        crate::msg!(
             "{errors} wrong values in {iterations} repeated GEMMs (first seen by {first}); the same inputs must give the same bits",
             errors = errors,
             iterations = iterations,
@@ -158,7 +159,7 @@ mod tests {
         assert_eq!(check_gemm(n, &a, &b, &c), None);
         c[5 * n + 9] += 0.25;
         let msg = check_gemm(n, &a, &b, &c).unwrap_or_default();
-        assert!(msg.contains("row 5, column 9"), "{msg}");
+        assert!(msg.en().contains("row 5, column 9"), "{}", msg.en());
         c[5 * n + 9] = f32::NAN;
         assert!(check_gemm(n, &a, &b, &c).is_some());
     }
@@ -177,10 +178,12 @@ mod tests {
         back[1000] = 0;
         back[2000] = 0;
         assert_eq!(
-            check_round_trip(&sent, &back, ByteUnits::Binary).unwrap_or_default(),
+            check_round_trip(&sent, &back, ByteUnits::Binary).unwrap_or_default().en(),
             "a 64 MiB buffer came back from the GPU changed (first difference at byte 1000)"
         );
-        assert!(check_round_trip(&sent, &back, ByteUnits::Decimal).unwrap_or_default().starts_with("a 67.1 MB buffer"));
+        assert!(
+            check_round_trip(&sent, &back, ByteUnits::Decimal).unwrap_or_default().en().starts_with("a 67.1 MB buffer")
+        );
     }
 
     #[test]
@@ -192,7 +195,7 @@ mod tests {
         y[1] = 2.5;
         y[3] = 0.0;
         assert_eq!(
-            check_saxpy(&y, &expected).unwrap_or_default(),
+            check_saxpy(&y, &expected).unwrap_or_default().en(),
             "saxpy gave 2 wrong values of 4; first at element 1: 2.5 instead of 2"
         );
     }
@@ -211,6 +214,6 @@ mod tests {
         };
         assert_eq!(check_burn(0, 50, &[tick(1.0, 0)]), None);
         let msg = check_burn(3, 50, &[tick(1.0, 0), tick(2.0, 3)]).unwrap_or_default();
-        assert!(msg.starts_with("3 wrong values in 50 repeated GEMMs (first seen by 2 s)"), "{msg}");
+        assert!(msg.en().starts_with("3 wrong values in 50 repeated GEMMs (first seen by 2 s)"), "{}", msg.en());
     }
 }

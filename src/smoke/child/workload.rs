@@ -3,6 +3,7 @@
 //! readings. Each verifies what came back (see `verify`) and judges its figures against the
 //! hardware's limits.
 
+use crate::i18n::Message;
 use std::ffi::c_void;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,26 +89,26 @@ impl Test {
             return Err(wrong_result(bad));
         }
         let limit = max_link.and_then(|(g, w)| limits::pcie_gbs(g, w).map(|l| (l, format!("PCIe Gen{g} x{w}"))));
-        let fig = |label: &str, v: f64| Figure {
-            label: label.to_string(),
+        let fig = |label: Message, v: f64| Figure {
+            label,
             value: v,
             unit: "GB/s".to_string(),
             limit: limit.as_ref().map(|l| l.0),
-            limit_label: limit.as_ref().map(|l| l.1.clone()),
+            limit_label: limit.as_ref().map(|l| Message::data(&l.1)),
         };
         let figures = vec![
-            fig(crate::tr!("pinned host to GPU"), h2d_pinned),
-            fig(crate::tr!("pinned GPU to host"), d2h_pinned),
-            fig(crate::tr!("pageable host to GPU"), h2d),
-            fig(crate::tr!("pageable GPU to host"), d2h),
+            fig(crate::msg!("pinned host to GPU"), h2d_pinned),
+            fig(crate::msg!("pinned GPU to host"), d2h_pinned),
+            fig(crate::msg!("pageable host to GPU"), h2d),
+            fig(crate::msg!("pageable GPU to host"), d2h),
         ];
         let summary =
-            crate::tr!("{size} copies verified in both directions", size = buffer_text(n as u64, self.opts.units));
+            crate::msg!("{size} copies verified in both directions", size = buffer_text(n as u64, self.opts.units));
         let mut g = Good { figures, ..Good::pass(summary) };
         let seen = current.lock().map(|c| *c).unwrap_or((0, 0));
         if let Some((mg, mw)) = max_link {
             if seen.0 > 0 {
-                g.details.push(crate::tr!(
+                g.details.push(crate::msg!(
                     "PCIe link during the copies: Gen{cur_gen} x{cur_width} (the GPU and slot support Gen{max_gen} x{max_width})",
                     cur_gen = seen.0,
                     cur_width = seen.1,
@@ -117,31 +118,30 @@ impl Test {
             }
             if seen.0 > 0 && limits::pcie_gbs(seen.0, seen.1) < limits::pcie_gbs(mg, mw) {
                 g.verdict = Verdict::Warn;
-                g.summary = crate::tr!(
+                g.summary = crate::msg!(
                     "the PCIe link stayed at Gen{cur_gen} x{cur_width} during the copies; it can run at Gen{max_gen} x{max_width}",
                     cur_gen = seen.0,
                     cur_width = seen.1,
                     max_gen = mg,
                     max_width = mw
                 );
-                g.next_step = Some(crate::i18n::tr(LINK_ADVICE).to_string());
+                g.next_step = Some(crate::i18n::Message::new(LINK_ADVICE));
             } else if let Some((l, what)) = &limit {
                 let pct = 100.0 * h2d_pinned.min(d2h_pinned) / l;
                 if pct < 50.0 {
                     g.verdict = Verdict::Warn;
-                    g.summary = crate::tr!(
+                    g.summary = crate::msg!(
                         "pinned copies reach only {percent} of {what}",
                         percent = units::percent(pct),
                         what = what
                     );
-                    g.next_step = Some(crate::i18n::tr(SLOW_COPY_ADVICE).to_string());
+                    g.next_step = Some(crate::i18n::Message::new(SLOW_COPY_ADVICE));
                 }
             }
         } else {
-            g.details.push(
-                crate::tr!("PCIe limit unknown (NVML did not report the link); bandwidth shown without a limit")
-                    .to_string(),
-            );
+            g.details.push(crate::msg!(
+                "PCIe limit unknown (NVML did not report the link); bandwidth shown without a limit"
+            ));
         }
         Ok(g)
     }
@@ -153,10 +153,10 @@ impl Test {
     }
 
     /// The memory's peak bandwidth (GB/s) and what it is, when the device reports its clock.
-    fn memory_limit(&self) -> (Option<f64>, Option<String>) {
+    fn memory_limit(&self) -> (Option<f64>, Option<Message>) {
         let Some(d) = &self.device else { return (None, None) };
         match limits::memory_gbs(d.memory_clock_khz, d.bus_width_bits) {
-            Some(l) => (Some(l), Some(crate::tr!("the memory's peak ({bits}-bit bus)", bits = d.bus_width_bits))),
+            Some(l) => (Some(l), Some(crate::msg!("the memory's peak ({bits}-bit bus)", bits = d.bus_width_bits))),
             None => (None, None),
         }
     }
@@ -205,15 +205,15 @@ impl Test {
         }
         let (limit, limit_label) = self.memory_limit();
         let gbs = 12.0 * n as f64 / per_launch / 1e9;
-        let mut g = Good::pass(crate::tr!("all {count} results correct", count = group(n)));
+        let mut g = Good::pass(crate::msg!("all {count} results correct", count = group(n)));
         g.figures.push(Figure {
-            label: crate::tr!("saxpy memory traffic").into(),
+            label: crate::msg!("saxpy memory traffic"),
             value: gbs,
             unit: "GB/s".into(),
             limit,
             limit_label,
         });
-        g.figures.push(Figure::plain(crate::tr!("saxpy kernel time"), per_launch * 1000.0, "ms"));
+        g.figures.push(Figure::plain(crate::msg!("saxpy kernel time"), per_launch * 1000.0, "ms"));
         Ok(g)
     }
 
@@ -255,17 +255,15 @@ impl Test {
         let peak = self.device.as_ref().and_then(|d| {
             limits::fp32_peak_gflops(d.compute_capability[0], d.compute_capability[1], d.sms, d.clock_khz)
         });
-        let mut g = Good::pass(crate::tr!("{n} x {n} product correct (checked against the CPU)", n = n));
+        let mut g = Good::pass(crate::msg!("{n} x {n} product correct (checked against the CPU)", n = n));
         g.figures.push(Figure {
-            label: crate::tr!("SGEMM throughput").into(),
+            label: crate::msg!("SGEMM throughput").into(),
             value: gflops,
             unit: "GFLOP/s".into(),
             limit: peak,
-            limit_label: peak.map(|_| crate::tr!("FP32 peak").to_string()),
+            limit_label: peak.map(|_| crate::msg!("FP32 peak")),
         });
-        g.details.push(
-            crate::tr!("A simple tiled kernel, not a tuned library: 10-40 % of the FP32 peak is normal.").to_string(),
-        );
+        g.details.push(crate::msg!("A simple tiled kernel, not a tuned library: 10-40 % of the FP32 peak is normal."));
         Ok(g)
     }
 
@@ -280,23 +278,23 @@ impl Test {
         let gbs = 2.0 * n as f64 / per_copy / 1e9;
         let (limit, limit_label) = self.memory_limit();
         let fig = Figure {
-            label: crate::tr!("{size} copy (read + write)", size = buffer_text(n as u64, self.opts.units)),
+            label: crate::msg!("{size} copy (read + write)", size = buffer_text(n as u64, self.opts.units)),
             value: gbs,
             unit: "GB/s".into(),
             limit,
             limit_label,
         };
         let pct = fig.percent();
-        let mut g = Good { figures: vec![fig], ..Good::pass(crate::tr!("copies within GPU memory work")) };
+        let mut g = Good { figures: vec![fig], ..Good::pass(crate::msg!("copies within GPU memory work")) };
         if let Some(p) = pct
             && p < 50.0
         {
             g.verdict = Verdict::Warn;
-            g.summary = crate::tr!(
+            g.summary = crate::msg!(
                 "copies within GPU memory reach only {percent} of the memory's peak",
                 percent = units::percent(p)
             );
-            g.next_step = Some(crate::i18n::tr(SLOW_MEMORY_ADVICE).to_string());
+            g.next_step = Some(crate::i18n::Message::new(SLOW_MEMORY_ADVICE));
         }
         Ok(g)
     }
@@ -363,27 +361,27 @@ impl Test {
         if let Some(bad) = check_burn(errors, iterations, &ticks) {
             return Err(wrong_result(bad));
         }
-        let mut g = Good::pass(crate::tr!(
+        let mut g = Good::pass(crate::msg!(
             "{iterations} GEMMs in {duration}, all bit-identical to the verified result",
             iterations = iterations,
             duration = units::duration_secs(secs)
         ));
-        g.figures.push(Figure::plain(crate::tr!("mean SGEMM throughput"), mean_gflops, "GFLOP/s"));
+        g.figures.push(Figure::plain(crate::msg!("mean SGEMM throughput"), mean_gflops, "GFLOP/s"));
         if let Some(t) = ticks.iter().filter_map(|t| t.temperature_c).max() {
-            g.figures.push(Figure::plain(crate::tr!("hottest"), f64::from(t), "°C"));
+            g.figures.push(Figure::plain(crate::msg!("hottest"), f64::from(t), "°C"));
         }
         if let Some(c) = ticks.iter().filter_map(|t| t.sm_clock_mhz).min() {
-            g.figures.push(Figure::plain(crate::tr!("lowest SM clock"), f64::from(c), "MHz"));
+            g.figures.push(Figure::plain(crate::msg!("lowest SM clock"), f64::from(c), "MHz"));
         }
         let mask = ticks.iter().filter_map(|t| t.throttle_mask).fold(0, |a, m| a | m);
         if crate::telemetry::throttle::is_limiting(mask) {
             g.verdict = Verdict::Warn;
-            g.summary = crate::tr!(
+            g.summary = crate::msg!(
                 "results correct, but the clocks were held back: {reasons}",
-                reasons = crate::telemetry::throttle::summary(mask)
+                reasons = crate::telemetry::throttle::summary_message(mask)
             );
-            g.details.extend(crate::telemetry::throttle::sentences(mask));
-            g.next_step = Some(crate::i18n::tr(THROTTLE_ADVICE).to_string());
+            g.details.extend(crate::telemetry::throttle::sentence_messages(mask));
+            g.next_step = Some(crate::i18n::Message::new(THROTTLE_ADVICE));
         }
         Ok(g)
     }

@@ -116,7 +116,11 @@ fn a_sawtooth_with_the_job_on_the_cpu_is_data_starved() {
 fn low_steady_utilization_is_worded_without_the_sawtooth() {
     let v = judge(&Window { util: vec![37.0; 60], cpu: 92.0, iowait: 0.5, job: Some(300.0) });
     let b = find(&v, Finding::DataStarved).unwrap_or_else(|| panic!("no data-starved verdict: {v:#?}"));
-    assert!(!b.explanation.en().contains("saw-tooth") && b.explanation.en().contains("stays low"), "{}", b.explanation.en());
+    assert!(
+        !b.explanation.en().contains("saw-tooth") && b.explanation.en().contains("stays low"),
+        "{}",
+        b.explanation.en()
+    );
 }
 
 #[test]
@@ -141,7 +145,11 @@ fn without_per_process_cpu_it_judges_by_the_host_and_says_so() {
         _ => panic!("data-starved missing: {with_job:#?} {without:#?}"),
     };
     assert!(b.confidence < a.confidence, "{} vs {}", b.confidence, a.confidence);
-    assert!(b.evidence.iter().any(|e| e.en().contains("could not tell which processes use the CPU")), "{:?}", b.evidence);
+    assert!(
+        b.evidence.iter().any(|e| e.en().contains("could not tell which processes use the CPU")),
+        "{:?}",
+        b.evidence
+    );
     assert!(find(&without, Finding::CpuBusyElsewhere).is_none());
 }
 
