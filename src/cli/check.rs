@@ -103,7 +103,9 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
         }
     };
     let text = match format {
-        Format::Json => super::to_json(&report).map_err(|e| CliError::new(style.unknown(), e.message))? + "\n",
+        Format::Json => {
+            super::to_versioned_json(&report).map_err(|e| CliError::new(style.unknown(), e.message))? + "\n"
+        }
         Format::Text => crate::present::checklist::render_text(&report, crate::i18n::current()),
         Format::Line => hook::status_line(&report, style) + "\n",
         Format::Prom => {

@@ -256,6 +256,25 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::runtime(crate::tr!("cannot encode JSON: {error}", error = e)))
 }
 
+/// The schema of `check --json` and `smoke --json` (docs/messages.md): 2 since their texts carry
+/// messages beside the English.
+pub const RESULT_JSON_SCHEMA: u32 = 2;
+
+/// A result with its schema number first (`{"schema": 2, ...the result's fields}`).
+#[derive(Serialize)]
+pub struct Versioned<'a, T: Serialize> {
+    /// [`RESULT_JSON_SCHEMA`].
+    pub schema: u32,
+    /// The result.
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+/// `value` as pretty JSON with `"schema"` ([`RESULT_JSON_SCHEMA`]) first.
+pub fn to_versioned_json<T: Serialize>(value: &T) -> Result<String, CliError> {
+    to_json(&Versioned { schema: RESULT_JSON_SCHEMA, body: value })
+}
+
 /// `path` as one shell word, for the commands gpu-doctor prints for the user to run: as it is when
 /// it holds only safe characters, else in single quotes (a `'` inside becomes `'\''`).
 pub fn shell_word(path: &std::path::Path) -> String {

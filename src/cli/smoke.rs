@@ -121,7 +121,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
         },
     );
     if a.json {
-        let _ = writeln!(out, "{}", super::to_json(&report)?);
+        let _ = writeln!(out, "{}", super::to_versioned_json(&report)?);
     } else {
         let lang = crate::i18n::current();
         for r in &report.stages[printed.min(report.stages.len())..] {

@@ -31,7 +31,7 @@ pub enum Arg {
 /// `{"key": ..., "args": {...}, "text": "the English"}` (the English for scripts and older readers);
 /// read back, a plain string (what older versions wrote) is [`Message::from_english`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "MessageWire")]
+#[serde(from = "MessageWire")]
 pub struct Message {
     /// The English template, which is the catalogue's key (`"GPU {i} lost: {why}"`).
     pub key: String,
@@ -68,13 +68,12 @@ enum MessageWire {
     English(String),
 }
 
-impl TryFrom<MessageWire> for Message {
-    type Error = std::convert::Infallible;
-    fn try_from(w: MessageWire) -> Result<Message, Self::Error> {
-        Ok(match w {
+impl From<MessageWire> for Message {
+    fn from(w: MessageWire) -> Message {
+        match w {
             MessageWire::Whole { key, args } => Message { key, args },
             MessageWire::English(text) => Message::from_english(&text),
-        })
+        }
     }
 }
 

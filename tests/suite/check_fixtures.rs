@@ -384,6 +384,16 @@ fn check_cli_on_fixtures_exit_codes_and_fix_texts() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["root_cause"], "DRV-04");
     assert_eq!(v["checks"][0]["id"], "HW-01");
+    // Schema 2: every text in English with its message beside it, and the message renders the
+    // same English (docs/messages.md).
+    assert_eq!(v["schema"], 2);
+    let root = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "DRV-04").unwrap();
+    assert_eq!(root["finding_message"]["text"], root["finding"]);
+    let m: gpu_doctor::i18n::Message = serde_json::from_value(root["finding_message"].clone()).unwrap();
+    assert_eq!(m.en(), root["finding"].as_str().unwrap());
+    assert_ne!(m.render(gpu_doctor::i18n::Lang::ZhCn), m.en(), "the finding renders in Chinese from its message");
+    let back: gpu_doctor::diagnose::Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(back.root().map(|c| c.finding.clone()), Some(m));
 }
 
 #[test]

@@ -257,7 +257,7 @@ impl Test {
         });
         let mut g = Good::pass(crate::msg!("{n} x {n} product correct (checked against the CPU)", n = n));
         g.figures.push(Figure {
-            label: crate::msg!("SGEMM throughput").into(),
+            label: crate::msg!("SGEMM throughput"),
             value: gflops,
             unit: "GFLOP/s".into(),
             limit: peak,
