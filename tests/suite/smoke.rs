@@ -70,7 +70,7 @@ fn failed_at(r: &Run, name: &str, error: &str) {
     let s = stage(r, name);
     assert_eq!(s["verdict"], "fail", "{s}");
     assert_eq!(s["error"], error, "{s}");
-    assert!(s["next_step"].as_str().is_some_and(|n| n.len() > 30), "no next step: {s}");
+    assert!(s["next_step"]["text"].as_str().is_some_and(|n| n.len() > 30), "no next step: {s}");
     assert_eq!(r.json["verdict"], "fail");
     assert_eq!(r.json["next_step"], s["next_step"]);
     let v = verdicts(r);
@@ -108,10 +108,10 @@ fn healthy_gpu_passes_every_stage_with_figures() {
     assert_eq!(r.json["driver_cuda"], "12.4");
     assert_eq!(r.json["devices"][0]["compute_capability"], serde_json::json!([9, 0]));
     let copies = stage(&r, "host_copy")["figures"].as_array().cloned().unwrap_or_default();
-    let labels: Vec<&str> = copies.iter().filter_map(|f| f["label"].as_str()).collect();
+    let labels: Vec<&str> = copies.iter().filter_map(|f| f["label"]["text"].as_str()).collect();
     assert_eq!(labels, ["pinned host to GPU", "pinned GPU to host", "pageable host to GPU", "pageable GPU to host"]);
     assert!(copies.iter().all(|f| f["value"].as_f64().is_some_and(|v| v > 0.0) && f["unit"] == "GB/s"));
-    assert!(stage(&r, "kernel")["summary"].as_str().is_some_and(|s| s.contains("16,777,216 results correct")));
+    assert!(stage(&r, "kernel")["summary"]["text"].as_str().is_some_and(|s| s.contains("16,777,216 results correct")));
     let gemm = &stage(&r, "gemm")["figures"][0];
     assert_eq!(gemm["unit"], "GFLOP/s");
     // The FP32 peak of the fake H100 (132 SMs x 128 lanes x 2 x 1.98 GHz).
@@ -152,7 +152,7 @@ fn toolkit_stub_library_is_named() {
     // The stub's cuInit answer ...
     let r = smoke("init = 34\n", &[]);
     failed_at(&r, "init", "CUDA_ERROR_STUB_LIBRARY");
-    assert!(r.json["next_step"].as_str().is_some_and(|n| n.contains("LD_LIBRARY_PATH") && n.contains("stubs")));
+    assert!(r.json["next_step"]["text"].as_str().is_some_and(|n| n.contains("LD_LIBRARY_PATH") && n.contains("stubs")));
     // ... and the stub found by where it lives.
     let (_dir, lib) = common::private_fake_cuda(false, "stubs", HEALTHY);
     let r = smoke_with(&lib, &[], &[]);
@@ -166,7 +166,7 @@ fn no_device() {
     let (_dir, lib) = common::private_fake_cuda(false, "lib", "init = 100\n");
     let r = smoke_with(&lib, &[], &[("CUDA_VISIBLE_DEVICES", "7")]);
     assert!(
-        r.json["next_step"].as_str().is_some_and(|n| n.contains("CUDA_VISIBLE_DEVICES is set to '7'")),
+        r.json["next_step"]["text"].as_str().is_some_and(|n| n.contains("CUDA_VISIBLE_DEVICES is set to '7'")),
         "{}",
         r.json
     );
@@ -179,14 +179,14 @@ fn no_device() {
 fn driver_mismatch_after_an_update() {
     let r = smoke("init = 803\n", &[]);
     failed_at(&r, "init", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
-    assert!(r.json["next_step"].as_str().is_some_and(|n| n.contains("reboot")));
+    assert!(r.json["next_step"]["text"].as_str().is_some_and(|n| n.contains("reboot")));
 }
 
 #[test]
 fn insufficient_driver() {
     let r = smoke("driver = 8000\n", &[]);
     failed_at(&r, "init", "INSUFFICIENT_DRIVER");
-    assert!(stage(&r, "init")["summary"].as_str().is_some_and(|s| s.contains("CUDA 8.0")));
+    assert!(stage(&r, "init")["summary"]["text"].as_str().is_some_and(|s| s.contains("CUDA 8.0")));
     // A library without a function the test calls: cudarc's panic becomes a clear failure.
     let (_dir, lib) = {
         let dir = tempfile::tempdir().unwrap();
@@ -197,7 +197,11 @@ fn insufficient_driver() {
     };
     let r = smoke_with(&lib, &[], &[]);
     failed_at(&r, "alloc", "INSUFFICIENT_DRIVER");
-    assert!(stage(&r, "alloc")["summary"].as_str().is_some_and(|s| s.contains("cuMemAllocHost_v2")), "{}", r.json);
+    assert!(
+        stage(&r, "alloc")["summary"]["text"].as_str().is_some_and(|s| s.contains("cuMemAllocHost_v2")),
+        "{}",
+        r.json
+    );
 }
 
 #[test]
@@ -205,15 +209,19 @@ fn ptx_newer_than_the_driver() {
     let r = smoke("max_ptx_isa = 5.0\n", &[]);
     failed_at(&r, "module", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
     let s = stage(&r, "module");
-    assert!(s["details"][0].as_str().is_some_and(|d| d.contains("Unsupported .version 6.0")), "{s}");
-    assert!(s["next_step"].as_str().is_some_and(|n| n.contains("Update the NVIDIA driver") && n.contains("CUDA 12.4")));
+    assert!(s["details"][0]["text"].as_str().is_some_and(|d| d.contains("Unsupported .version 6.0")), "{s}");
+    assert!(
+        s["next_step"]["text"]
+            .as_str()
+            .is_some_and(|n| n.contains("Update the NVIDIA driver") && n.contains("CUDA 12.4"))
+    );
 }
 
 #[test]
 fn out_of_memory() {
     let r = smoke("allocs = 3\nfree_mib = 500\n", &[]);
     failed_at(&r, "alloc", "CUDA_ERROR_OUT_OF_MEMORY");
-    let s = stage(&r, "alloc")["summary"].as_str().unwrap_or("").to_string();
+    let s = stage(&r, "alloc")["summary"]["text"].as_str().unwrap_or("").to_string();
     assert!(s.contains("0.5 GiB free"), "{s}");
     // With little free memory the device-copy buffers shrink to 32 MiB each.
     assert!(s.contains("272 MiB"), "{s}");
@@ -224,13 +232,17 @@ fn wrong_results_are_caught() {
     let r = smoke("wrong = saxpy\n", &[]);
     failed_at(&r, "kernel", "WRONG_RESULT");
     assert!(
-        stage(&r, "kernel")["summary"]
+        stage(&r, "kernel")["summary"]["text"]
             .as_str()
             .is_some_and(|s| s.contains("1 wrong value") && s.contains("element 12345"))
     );
     let r = smoke("wrong = sgemm\n", &[]);
     failed_at(&r, "gemm", "WRONG_RESULT");
-    assert!(stage(&r, "gemm")["summary"].as_str().is_some_and(|s| s.contains("row 512, column 7")), "{}", r.json);
+    assert!(
+        stage(&r, "gemm")["summary"]["text"].as_str().is_some_and(|s| s.contains("row 512, column 7")),
+        "{}",
+        r.json
+    );
 }
 
 #[test]
@@ -238,7 +250,7 @@ fn a_crashing_child_is_reported_with_its_stage() {
     let r = smoke("crash = cuLaunchKernel\n", &[]);
     failed_at(&r, "kernel", "CRASHED");
     let s = stage(&r, "kernel");
-    assert!(s["summary"].as_str().is_some_and(|x| x.contains("signal 11 (SIGSEGV)")), "{s}");
+    assert!(s["summary"]["text"].as_str().is_some_and(|x| x.contains("signal 11 (SIGSEGV)")), "{s}");
     assert_eq!(r.json["end"]["kind"], "crashed");
 }
 
@@ -290,10 +302,10 @@ fn a_slow_pcie_link_is_flagged() {
     assert_eq!(r.code, 6, "{}", r.json);
     let s = stage(&r, "host_copy");
     assert_eq!(s["verdict"], "warn");
-    assert!(s["summary"].as_str().is_some_and(|x| x.contains("Gen2 x4") && x.contains("Gen4 x16")), "{s}");
-    assert_eq!(s["figures"][0]["limit_label"], "PCIe Gen4 x16");
+    assert!(s["summary"]["text"].as_str().is_some_and(|x| x.contains("Gen2 x4") && x.contains("Gen4 x16")), "{s}");
+    assert_eq!(s["figures"][0]["limit_label"]["text"], "PCIe Gen4 x16");
     assert!((s["figures"][0]["limit"].as_f64().unwrap_or(0.0) - 31.5).abs() < 0.1);
-    assert!(s["next_step"].as_str().is_some_and(|n| n.contains("x16 slot")));
+    assert!(s["next_step"]["text"].as_str().is_some_and(|n| n.contains("x16 slot")));
 }
 
 #[test]
