@@ -54,7 +54,7 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
     if a.json {
         super::outln(&super::to_json(&f)?)?;
     } else {
-        super::out(&render(&f))?;
+        super::out(&render(&f, crate::i18n::current()))?;
     }
     Ok(ExitCode::from(if f.triage == Triage::Gone { exit::ERROR } else { exit::OK }))
 }

@@ -50,7 +50,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     } else if a.json {
         eprintln!("{}", super::to_json(&summary)?);
     } else {
-        eprint!("{}", render(&summary));
+        eprint!("{}", render(&summary, crate::i18n::current()));
         if let Some(peak) = kept {
             eprintln!(
                 "{}",
@@ -76,7 +76,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(match &summary.ended {
         Ended::Exited { code } => u8::try_from(*code).unwrap_or(exit::ERROR),
         Ended::Signal { signal } => u8::try_from(128 + signal).unwrap_or(exit::ERROR),
-        Ended::NotStarted { error } if error.contains("not found") => 127,
+        Ended::NotStarted { error } if error.en().contains("not found") => 127,
         Ended::NotStarted { .. } => 126,
     }))
 }

@@ -48,7 +48,7 @@ pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
         for (size, secs) in &s.runs {
             super::outln(&crate::tr!("size {size}: {secs} s", size = size, secs = format!("{secs:.2}")))?;
         }
-        super::outln(&s.summary)?;
+        super::outln(&s.summary.here())?;
     }
     Ok(ExitCode::from(exit::OK))
 }

@@ -293,9 +293,11 @@ fn targets(args: &VramArgs) -> Vec<Target> {
         .collect()
 }
 
-/// The schema of `vram --json`: 1 from the first output that carries messages beside its texts
-/// (`fits[].detail_message`, `suggestions[].change_message`; docs/messages.md). Fields are only added within a schema.
-pub const JSON_SCHEMA: u32 = 1;
+/// The schema of `vram --json` (docs/messages.md): 1 added messages beside the fit and advice texts
+/// (`fits[].detail_message`, `suggestions[].change_message`); 2 made the estimate's notes, the
+/// inputs that would narrow its range and each assumption's words message objects (each with its
+/// English `text`). Fields are only added within a schema.
+pub const JSON_SCHEMA: u32 = 2;
 
 /// What `vram` shows, text or `--json`: the model, the workload (`settings`), the engine's one
 /// answer ([`vram::Answer`], its fields at the top level) and a saved calibration.

@@ -415,8 +415,8 @@ impl VramState {
         let mut chosen = None;
         egui::Grid::new("vram_assumptions").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
             for a in &assumed {
-                ui.label(&a.assumed);
-                if ui.button(a.line()).on_hover_text(crate::tr!("Use this setting instead")).clicked() {
+                ui.label(a.assumed.here());
+                if ui.button(a.line().here()).on_hover_text(crate::tr!("Use this setting instead")).clicked() {
                     chosen = Some(a.workload.clone());
                 }
                 ui.end_row();
@@ -454,14 +454,14 @@ impl VramState {
             .on_hover_text(format!(
                 "{}\n{}",
                 crate::tr!("What would narrow the range:"),
-                b.narrow_by.iter().map(|n| format!("• {n}")).collect::<Vec<_>>().join("\n")
+                b.narrow_by.iter().map(|n| format!("• {}", n.here())).collect::<Vec<_>>().join("\n")
             ));
         } else {
             ui.heading(crate::tr!("{gib} GiB per GPU", gib = format!("{:.1}", need / GIB)));
         }
         stacked_bar(ui, b);
         for n in &b.notes {
-            ui.weak(n);
+            ui.weak(n.here());
         }
         self.calibration_row(ui, &settings, b.total);
         self.assumption_toggles(ui, &settings);
@@ -484,7 +484,7 @@ impl VramState {
                 },
             );
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(f.verdict.word().to_uppercase()).strong().color(color));
+                ui.label(RichText::new(f.verdict.word().here().to_uppercase()).strong().color(color));
                 ui.label(crate::tr!(
                     "{label}: {value}",
                     label = t.name,
@@ -506,12 +506,12 @@ impl VramState {
                 let processes = named.join(crate::tr!(", "));
                 ui.weak(crate::tr!("Memory in use by: {processes}", processes = processes));
             }
-            ui.label(format!("  {}", limits.sentence()));
+            ui.label(format!("  {}", limits.sentence().here()));
         }
         let advice = &answer.suggestions;
         if !advice.is_empty() {
             ui.add_space(6.0);
-            ui.label(RichText::new(vram::advice_heading(advice)).strong());
+            ui.label(RichText::new(vram::advice_heading(advice).here()).strong());
             for a in advice {
                 ui.label(format!("• {}", a.line()));
             }

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::{Lang, Message};
 use crate::telemetry::proctree::{self, ProcStat};
 use crate::telemetry::sampler::Sampler;
-use crate::{tr, units};
+use crate::{msg, units};
 
 use super::GpuAccess;
 
@@ -68,7 +69,7 @@ pub struct Focus {
     pub gpu_free_share: Option<f64>,
     /// What an out-of-memory report in the log means here.
     #[serde(default)]
-    pub memory_note: Option<String>,
+    pub memory_note: Option<Message>,
     /// Whether a GPU driver answered while watched.
     #[serde(default)]
     pub gpu_access: GpuAccess,
@@ -79,9 +80,9 @@ pub struct Focus {
     /// Verdict.
     pub triage: Triage,
     /// In words.
-    pub summary: String,
+    pub summary: Message,
     /// What to do.
-    pub next_step: String,
+    pub next_step: Message,
 }
 
 /// CPU use, % of one core, from which the process counts as busy.
@@ -137,11 +138,11 @@ pub struct Figures {
 }
 
 impl Figures {
-    fn cpu(&self) -> String {
+    fn cpu(&self) -> Message {
         if self.cpu_pct < 0.5 {
-            tr!("no CPU").to_string()
+            msg!("no CPU")
         } else {
-            tr!(
+            msg!(
                 "CPU {pct} % of a core (busy from {busy} %)",
                 pct = format!("{:.0}", self.cpu_pct),
                 busy = format!("{BUSY_CPU_PCT:.0}")
@@ -149,64 +150,63 @@ impl Figures {
         }
     }
 
-    fn io(&self) -> String {
+    fn io(&self) -> Message {
         if self.io_bps < 0.5 {
-            tr!("no I/O").to_string()
+            msg!("no I/O")
         } else {
-            tr!("I/O {rate} (busy from {busy})", rate = units::rate(self.io_bps), busy = units::rate(BUSY_IO_BPS))
+            msg!("I/O {rate} (busy from {busy})", rate = units::rate(self.io_bps), busy = units::rate(BUSY_IO_BPS))
         }
     }
 
-    fn gpu(&self) -> String {
+    fn gpu(&self) -> Message {
         match (self.gpu_util, self.gpu_access) {
-            (Some(u), _) if u < 0.5 => tr!("its GPUs idle").to_string(),
-            (Some(u), _) => tr!(
+            (Some(u), _) if u < 0.5 => msg!("its GPUs idle"),
+            (Some(u), _) => msg!(
                 "its GPUs {pct} % busy (working from {busy} %)",
                 pct = format!("{u:.0}"),
                 busy = format!("{BUSY_GPU_PCT:.0}")
             ),
-            (None, GpuAccess::Answered) => tr!("no GPU work").to_string(),
-            (None, GpuAccess::NoDriver) => tr!("GPU not read (no NVIDIA driver answered)").to_string(),
-            (None, GpuAccess::Stalled) => tr!("GPU not read (the NVIDIA driver stopped answering)").to_string(),
-            (None, _) => tr!("GPU not read").to_string(),
+            (None, GpuAccess::Answered) => msg!("no GPU work"),
+            (None, GpuAccess::NoDriver) => msg!("GPU not read (no NVIDIA driver answered)"),
+            (None, GpuAccess::Stalled) => msg!("GPU not read (the NVIDIA driver stopped answering)"),
+            (None, _) => msg!("GPU not read"),
         }
     }
 }
 
-/// `parts` as a list in the current language ("a, b"; Chinese "a，b").
-fn joined(parts: &[String]) -> String {
-    let sep = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "，" } else { ", " };
-    parts.join(sep)
+/// `parts` as a list, joined in the reader's language.
+fn joined(parts: Vec<Message>) -> Message {
+    Message::join(parts, &msg!(", "))
 }
 
 /// The verdict in words (summary, next step) for `t`, stated with the measured figures, with the
 /// real PID in the commands of the next step.
-pub fn verdict_words(t: Triage, f: &Figures) -> (String, String) {
+pub fn verdict_words(t: Triage, f: &Figures) -> (Message, Message) {
     let (summary, next) = match t {
         Triage::Gone => (
-            tr!("the process is not running").to_string(),
-            tr!(
+            msg!("the process is not running"),
+            msg!(
                 "Check its exit status and the end of its log; it may have crashed or been killed (kernel log: out-of-memory killer)."
             ),
         ),
         Triage::Zombie => (
-            tr!("it has exited, but its parent has not collected it (zombie)").to_string(),
-            tr!(
+            msg!("it has exited, but its parent has not collected it (zombie)"),
+            msg!(
                 "The work is over. Look at the parent process: it is stuck or ignores its children; restarting the parent clears the zombie."
             ),
         ),
         Triage::Stopped => {
-            (tr!("it is stopped (Ctrl-Z or a debugger)").to_string(), tr!("Resume it with fg or kill -CONT PID."))
+            (msg!("it is stopped (Ctrl-Z or a debugger)"), msg!("Resume it with fg or kill -CONT {pid}.", pid = f.pid))
         }
         Triage::IoWait => (
-            tr!("it is blocked in uninterruptible I/O waits (disk or network file system)").to_string(),
-            tr!(
+            msg!("it is blocked in uninterruptible I/O waits (disk or network file system)"),
+            msg!(
                 "Check the storage: a hung NFS/SMB mount, a failing disk (kernel log), or a full disk. The process cannot be killed until the I/O returns."
             ),
         ),
         Triage::Progressing => {
             let why = if f.log_grew == Some(true) {
-                tr!("its log grows").to_string()
+                msg!("its log grows")
             } else if f.gpu_util.is_some_and(|u| u >= BUSY_GPU_PCT) {
                 f.gpu()
             } else if f.cpu_pct >= BUSY_CPU_PCT {
@@ -215,41 +215,43 @@ pub fn verdict_words(t: Triage, f: &Figures) -> (String, String) {
                 f.io()
             };
             (
-                tr!("it is making progress ({why})", why = why),
-                tr!("Let it run; to make it faster, see the Monitor's diagnosis."),
+                msg!("it is making progress ({why})", why = why),
+                msg!("Let it run; to make it faster, see the Monitor's diagnosis."),
             )
         }
         Triage::BusyNoOutput => (
-            tr!("it uses CPU ({pct} % of a core) but its output does not grow", pct = format!("{:.0}", f.cpu_pct)),
-            tr!(
-                "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid PID for Python, gdb -p PID) before deciding to stop it."
+            msg!("it uses CPU ({pct} % of a core) but its output does not grow", pct = format!("{:.0}", f.cpu_pct)),
+            msg!(
+                "A long step, or a loop that never ends: look at the last log line, and sample its stack (py-spy dump --pid {pid} for Python, gdb -p {pid}) before deciding to stop it.",
+                pid = f.pid
             ),
         ),
         Triage::Waiting => {
             let mut parts = vec![f.cpu(), f.io(), f.gpu()];
             if f.log_grew == Some(false) {
-                parts.push(tr!("no output to its log").to_string());
+                parts.push(msg!("no output to its log"));
             }
             let nothing = f.cpu_pct < 0.5 && f.io_bps < 0.5 && f.gpu_util.is_none_or(|u| u < 0.5);
-            let parts = joined(&parts);
+            let parts = joined(parts);
             (
                 if nothing {
-                    tr!("it does nothing: {parts}", parts = parts)
+                    msg!("it does nothing: {parts}", parts = parts)
                 } else {
-                    tr!("it does too little to be working: {parts}", parts = parts)
+                    msg!("it does too little to be working: {parts}", parts = parts)
                 },
-                tr!(
-                    "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid PID, gdb -p PID); keep the log and the inputs, and reproduce small before restarting the big job."
+                msg!(
+                    "It waits on something: a lock, the network, another process, input. Sample its stack (py-spy dump --pid {pid}, gdb -p {pid}); keep the log and the inputs, and reproduce small before restarting the big job.",
+                    pid = f.pid
                 ),
             )
         }
     };
-    (summary, next.replace("PID", &f.pid.to_string()))
+    (summary, next)
 }
 
 /// The readings' states in words with counts, most frequent first: "sleeping 6 of 6 readings",
 /// "running 4, sleeping 2 of 6 readings".
-pub fn state_counts(states: &str) -> String {
+pub fn state_counts(states: &str) -> Message {
     let mut counts: Vec<(char, usize)> = Vec::new();
     for c in states.chars() {
         match counts.iter_mut().find(|(k, _)| *k == c) {
@@ -259,21 +261,15 @@ pub fn state_counts(states: &str) -> String {
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     let total = states.chars().count();
-    let parts: Vec<String> = counts
+    let parts: Vec<Message> = counts
         .iter()
-        .map(|(c, n)| {
-            let word = proctree::state_words(*c);
-            // The word without its explanation in brackets (English or Chinese ones).
-            let word = word.split(" (").next().unwrap_or(word);
-            let word = word.split('（').next().unwrap_or(word);
-            tr!("{state} {n}", state = word, n = n)
-        })
+        .map(|(c, n)| msg!("{state} {n}", state = Message::new(proctree::state_short_key(*c)), n = n))
         .collect();
-    let states = joined(&parts);
+    let states = joined(parts);
     if total == 1 {
-        tr!("{states} of {total} reading", states = states, total = total)
+        msg!("{states} of {total} reading", states = states, total = total)
     } else {
-        tr!("{states} of {total} readings", states = states, total = total)
+        msg!("{states} of {total} readings", states = states, total = total)
     }
 }
 
@@ -428,36 +424,40 @@ pub fn mentions_oom(text: &str) -> bool {
 }
 
 /// The meaning of an out-of-memory report given how much GPU memory is free now.
-pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<String> {
+pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<Message> {
     if !oom {
         return None;
     }
     Some(match free_share {
-        Some(f) if f >= 0.3 => tr!(
+        Some(f) if f >= 0.3 => msg!(
             "The log reports running out of GPU memory while {pct} % of it is free: that is fragmentation (or a single huge allocation), not capacity. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, or split the batch; check the input for an oversized item first.",
             pct = format!("{:.0}", 100.0 * f)
         ),
-        Some(f) => tr!(
+        Some(f) => msg!(
             "The log reports running out of GPU memory and only {pct} % is free: capacity. Lower the batch size or sequence length, use mixed precision or checkpointing (the VRAM tab estimates the need).",
             pct = format!("{:.0}", 100.0 * f)
         ),
-        None => tr!("The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch).").to_string(),
+        None => msg!(
+            "The log reports running out of GPU memory. Compare with the free VRAM in the Monitor: much free means fragmentation (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, restart the worker, split the batch); little free means capacity (smaller batch)."
+        ),
     })
 }
 
-/// The text form.
-pub fn render(f: &Focus) -> String {
+/// The text form, in `lang`.
+pub fn render(f: &Focus, lang: Lang) -> String {
     let mut s = String::new();
     if f.demo.is_some() {
-        s.push_str(tr!("DEMO DATA: the GPU figures are simulated; the process figures are this machine's."));
+        s.push_str(
+            &msg!("DEMO DATA: the GPU figures are simulated; the process figures are this machine's.").render(lang),
+        );
         s.push('\n');
     }
     s.push_str(&format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()));
     if f.triage != Triage::Gone {
-        let state = f.states.chars().last().map_or(tr!("unknown"), proctree::state_words);
-        let line = tr!("state: {state}; {counts}", state = state, counts = state_counts(&f.states));
+        let state = Message::new(f.states.chars().last().map_or("unknown", proctree::state_words_key));
+        let line = msg!("state: {state}; {counts}", state = state, counts = state_counts(&f.states)).render(lang);
         s.push_str(&format!("  {line}\n"));
-        let line = tr!(
+        let line = msg!(
             "{processes} process(es), {threads} threads; CPU {cpu} % of a core; memory {memory}; reads {reads}, writes {writes}",
             processes = f.processes,
             threads = f.threads,
@@ -465,33 +465,36 @@ pub fn render(f: &Focus) -> String {
             memory = units::bytes(f.rss_bytes),
             reads = units::rate(f.read_bps),
             writes = units::rate(f.write_bps)
-        );
+        )
+        .render(lang);
         s.push_str(&format!("  {line}\n"));
         let line = match (f.gpu_memory, f.gpu_util) {
             (Some(m), Some(u)) => {
-                tr!("GPU memory {memory}; its GPUs {util} % busy", memory = units::bytes(m), util = format!("{u:.0}"))
+                msg!("GPU memory {memory}; its GPUs {util} % busy", memory = units::bytes(m), util = format!("{u:.0}"))
             }
-            (Some(m), None) => tr!("GPU memory {memory} (not on a GPU right now)", memory = units::bytes(m)),
-            (None, _) => tr!("GPU: {why}", why = f.gpu_access.missing()),
-        };
+            (Some(m), None) => msg!("GPU memory {memory} (not on a GPU right now)", memory = units::bytes(m)),
+            (None, _) => msg!("GPU: {why}", why = Message::new(f.gpu_access.missing())),
+        }
+        .render(lang);
         s.push_str(&format!("  {line}\n"));
         if let Some((age, grew)) = f.log {
             let age = units::duration_secs(age);
             let line = if grew {
-                tr!("log last changed {age} ago; it grew while watched", age = age)
+                msg!("log last changed {age} ago; it grew while watched", age = age)
             } else {
-                tr!("log last changed {age} ago; it did not grow while watched", age = age)
-            };
+                msg!("log last changed {age} ago; it did not grow while watched", age = age)
+            }
+            .render(lang);
             s.push_str(&format!("  {line}\n"));
         }
     }
     s.push_str(&format!(
         "{}\n{}\n",
-        tr!("Verdict: {summary}.", summary = f.summary),
-        tr!("Next step: {next}", next = f.next_step)
+        msg!("Verdict: {summary}.", summary = f.summary).render(lang),
+        msg!("Next step: {next}", next = f.next_step).render(lang)
     ));
     if let Some(n) = &f.memory_note {
-        s.push_str(&format!("{}\n", tr!("Memory: {note}", note = n)));
+        s.push_str(&format!("{}\n", msg!("Memory: {note}", note = n).render(lang)));
     }
     s
 }
@@ -504,8 +507,8 @@ mod tests {
     fn out_of_memory_while_free_is_fragmentation() {
         let log = "step 41\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.6 GiB of which 9.1 GiB is free.";
         assert!(mentions_oom(log) && !mentions_oom("all fine"));
-        assert!(oom_note(true, Some(0.4)).unwrap_or_default().contains("fragmentation"));
-        assert!(oom_note(true, Some(0.05)).unwrap_or_default().contains("capacity"));
+        assert!(oom_note(true, Some(0.4)).unwrap_or_default().en().contains("fragmentation"));
+        assert!(oom_note(true, Some(0.05)).unwrap_or_default().en().contains("capacity"));
         assert!(oom_note(true, None).is_some() && oom_note(false, Some(0.5)).is_none());
     }
 
@@ -539,26 +542,30 @@ mod tests {
         let t = judge("SSSSSS", f.cpu_pct, f.io_bps, f.log_grew, f.gpu_util);
         assert_eq!(t, Triage::Waiting);
         let (summary, next) = verdict_words(t, &f);
-        assert!(!summary.contains("no I/O"), "{summary}");
-        assert!(summary.contains(&units::rate(30_500.0)) && summary.contains(&units::rate(BUSY_IO_BPS)), "{summary}");
-        assert!(next.contains("py-spy dump --pid 4242") && next.contains("gdb -p 4242"), "{next}");
-        assert!(!next.contains("PID"), "{next}");
+        assert!(!summary.en().contains("no I/O"), "{}", summary.en());
+        assert!(
+            summary.en().contains(&units::rate(30_500.0)) && summary.en().contains(&units::rate(BUSY_IO_BPS)),
+            "{}",
+            summary.en()
+        );
+        assert!(next.en().contains("py-spy dump --pid 4242") && next.en().contains("gdb -p 4242"), "{}", next.en());
+        assert!(!next.en().contains("PID"), "{}", next.en());
         let (quiet, _) = verdict_words(Triage::Waiting, &figures(0.0));
-        assert!(quiet.starts_with("it does nothing: no CPU, no I/O"), "{quiet}");
+        assert!(quiet.en().starts_with("it does nothing: no CPU, no I/O"), "{}", quiet.en());
         let (busy, next) = verdict_words(Triage::BusyNoOutput, &Figures { cpu_pct: 99.0, ..figures(0.0) });
-        assert!(busy.contains("99 %") && next.contains("--pid 4242"), "{busy} {next}");
+        assert!(busy.en().contains("99 %") && next.en().contains("--pid 4242"), "{} {}", busy.en(), next.en());
         let (_, resume) = verdict_words(Triage::Stopped, &figures(0.0));
-        assert!(resume.contains("kill -CONT 4242"), "{resume}");
+        assert!(resume.en().contains("kill -CONT 4242"), "{}", resume.en());
         let no_driver = Figures { gpu_access: GpuAccess::NoDriver, ..figures(0.0) };
         let (waiting, _) = verdict_words(Triage::Waiting, &no_driver);
-        assert!(waiting.contains("GPU not read (no NVIDIA driver answered)"), "{waiting}");
+        assert!(waiting.en().contains("GPU not read (no NVIDIA driver answered)"), "{}", waiting.en());
     }
 
     #[test]
     fn rendered_states_are_words_with_counts() {
-        assert_eq!(state_counts("SSSSSS"), "sleeping 6 of 6 readings");
-        assert_eq!(state_counts("RSRRSR"), "running 4, sleeping 2 of 6 readings");
-        assert_eq!(state_counts("D"), "uninterruptible wait 1 of 1 reading");
+        assert_eq!(state_counts("SSSSSS").en(), "sleeping 6 of 6 readings");
+        assert_eq!(state_counts("RSRRSR").en(), "running 4, sleeping 2 of 6 readings");
+        assert_eq!(state_counts("D").en(), "uninterruptible wait 1 of 1 reading");
         let f = Focus {
             pid: 4242,
             name: Some("python".into()),
@@ -583,9 +590,9 @@ mod tests {
                 &Figures { log_grew: None, gpu_access: GpuAccess::NoDriver, ..figures(30_500.0) },
             )
             .0,
-            next_step: String::new(),
+            next_step: Message::default(),
         };
-        let text = render(&f);
+        let text = render(&f, Lang::En);
         assert!(text.contains("sleeping 6 of 6 readings") && !text.contains("SSSSSS"), "{text}");
         assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
         assert!(text.contains("reads 30.5 kB/s") && text.contains("I/O 30.5 kB/s"), "{text}");

@@ -55,20 +55,21 @@ impl GpuAccess {
         }
     }
 
-    /// Why there is no GPU figure, as a line's end: "GPU: {this}" reads as a sentence.
+    /// Why there is no GPU figure, as a line's end ("GPU: {this}" reads as a sentence): a catalogue
+    /// key, shown through `crate::i18n::tr` or as a message.
     pub fn missing(self) -> &'static str {
         let asleep = if cfg!(windows) {
-            crate::tr!("asleep (power state D3), left unread so it stays asleep")
+            crate::tr_key!("asleep (power state D3), left unread so it stays asleep")
         } else {
-            crate::tr!("asleep (runtime-suspended), left unread so it stays asleep")
+            crate::tr_key!("asleep (runtime-suspended), left unread so it stays asleep")
         };
         match self {
-            GpuAccess::Answered => crate::tr!("memory not reported by the driver for these processes"),
-            GpuAccess::NoDriver => crate::tr!("no NVIDIA driver answered (see gpu-doctor-cli check)"),
+            GpuAccess::Answered => crate::tr_key!("memory not reported by the driver for these processes"),
+            GpuAccess::NoDriver => crate::tr_key!("no NVIDIA driver answered (see gpu-doctor-cli check)"),
             GpuAccess::Asleep => asleep,
-            GpuAccess::Opening => crate::tr!("not read yet (the driver was still being opened)"),
-            GpuAccess::NotSampled => crate::tr!("not read (GPU sampling did not start)"),
-            GpuAccess::Stalled => crate::tr!(
+            GpuAccess::Opening => crate::tr_key!("not read yet (the driver was still being opened)"),
+            GpuAccess::NotSampled => crate::tr_key!("not read (GPU sampling did not start)"),
+            GpuAccess::Stalled => crate::tr_key!(
                 "not read: the NVIDIA driver stopped answering (a call did not return); see gpu-doctor-cli check"
             ),
         }

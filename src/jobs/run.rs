@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose::Verdict;
 use crate::diagnose::bottleneck::{self, Bottleneck};
+use crate::i18n::{Lang, Message};
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::proctree;
 use crate::telemetry::sampler::Sampler;
-use crate::{tr, units};
+use crate::{msg, units};
 
 use super::GpuAccess;
 
@@ -36,7 +37,7 @@ pub enum Ended {
     /// Could not be started.
     NotStarted {
         /// Why.
-        error: String,
+        error: Message,
     },
 }
 
@@ -115,7 +116,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         gpu_access,
     };
     let Some((prog, args)) = command.split_first() else {
-        return empty(Ended::NotStarted { error: tr!("no command given").to_string() });
+        return empty(Ended::NotStarted { error: msg!("no command given") });
     };
     let t0 = sampler.now();
     let wall = Instant::now();
@@ -124,12 +125,12 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         Err(e) => {
             let error = match e.kind() {
                 std::io::ErrorKind::NotFound => {
-                    tr!("{program}: command not found", program = prog.to_string_lossy())
+                    msg!("{program}: command not found", program = prog.to_string_lossy())
                 }
                 std::io::ErrorKind::PermissionDenied => {
-                    tr!("{program}: permission denied (not executable)", program = prog.to_string_lossy())
+                    msg!("{program}: permission denied (not executable)", program = prog.to_string_lossy())
                 }
-                _ => format!("{}: {e}", prog.to_string_lossy()),
+                _ => Message::data(format!("{}: {e}", prog.to_string_lossy())),
             };
             return empty(Ended::NotStarted { error });
         }
@@ -236,60 +237,67 @@ fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
     None
 }
 
-/// The text summary.
-pub fn render(s: &RunSummary) -> String {
+/// The text summary, in `lang`.
+pub fn render(s: &RunSummary, lang: Lang) -> String {
     let mut o = String::from("\n");
     let secs = format!("{:.1}", s.secs);
     let first = match &s.ended {
-        Ended::Exited { code } => tr!(
+        Ended::Exited { code } => msg!(
             "gpu-doctor: `{command}` exited with code {code} after {secs} s",
             command = s.command,
             code = code,
             secs = secs
-        ),
-        Ended::Signal { signal } => tr!(
+        )
+        .render(lang),
+        Ended::Signal { signal } => msg!(
             "gpu-doctor: `{command}` was killed by signal {signal} after {secs} s",
             command = s.command,
             signal = signal,
             secs = secs
-        ),
+        )
+        .render(lang),
         Ended::NotStarted { error } => {
-            return format!("{}\n", tr!("gpu-doctor: could not start the command: {error}", error = error));
+            return format!(
+                "{}\n",
+                msg!("gpu-doctor: could not start the command: {error}", error = error).render(lang)
+            );
         }
     };
     o.push_str(&format!("{first}\n"));
     if s.demo {
-        o.push_str(&format!("  {}\n", tr!("(GPU figures are DEMO data: simulated, not this machine)")));
+        o.push_str(&format!("  {}\n", msg!("(GPU figures are DEMO data: simulated, not this machine)").render(lang)));
     }
     for g in &s.gpus {
         let (mean, peak, vram) =
             (format!("{:.0}", g.util_mean), format!("{:.0}", g.util_peak), units::bytes(g.vram_peak_device));
         let line = match g.vram_total {
-            Some(t) => tr!(
+            Some(t) => msg!(
                 "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} of {total} (whole device)",
                 gpu = g.gpu,
                 mean = mean,
                 peak = peak,
                 vram = vram,
                 total = units::bytes(t)
-            ),
-            None => tr!(
+            )
+            .render(lang),
+            None => msg!(
                 "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} (whole device)",
                 gpu = g.gpu,
                 mean = mean,
                 peak = peak,
                 vram = vram
-            ),
+            )
+            .render(lang),
         };
         o.push_str(&format!("  {line}\n"));
     }
     let line = match (s.vram_peak_process, s.gpu_access) {
-        (Some(v), _) => tr!("the command's own GPU memory peak: {peak}", peak = units::bytes(v)),
-        (None, GpuAccess::Answered) => tr!("the command's own GPU memory: not reported by the driver").to_string(),
-        (None, access) => tr!("GPU: {why}", why = access.missing()),
+        (Some(v), _) => msg!("the command's own GPU memory peak: {peak}", peak = units::bytes(v)).render(lang),
+        (None, GpuAccess::Answered) => msg!("the command's own GPU memory: not reported by the driver").render(lang),
+        (None, access) => msg!("GPU: {why}", why = Message::new(access.missing())).render(lang),
     };
     o.push_str(&format!("  {line}\n"));
-    let line = tr!(
+    let line = msg!(
         "CPU mean {mean} % of a core (peak {peak} %), up to {threads} threads; memory peak {memory}; read {read}, wrote {written}",
         mean = format!("{:.0}", s.cpu_mean_pct),
         peak = format!("{:.0}", s.cpu_peak_pct),
@@ -297,32 +305,35 @@ pub fn render(s: &RunSummary) -> String {
         memory = units::bytes(s.rss_peak),
         read = units::bytes(s.read_bytes),
         written = units::bytes(s.write_bytes)
-    );
+    ).render(lang);
     o.push_str(&format!("  {line}\n"));
     for v in &s.verdicts {
-        let line = tr!(
+        let line = msg!(
             "Diagnosis: {verdict} {title} ({pct} % sure)",
-            verdict = v.severity.word(),
-            title = v.title.here(),
+            verdict = v.severity.word_message(),
+            title = v.title,
             pct = format!("{:.0}", 100.0 * v.confidence)
-        );
+        )
+        .render(lang);
         o.push_str(&format!("  {line}\n"));
         if v.severity >= Verdict::Warn
             && let Some(step) = v.next_steps.first()
         {
-            o.push_str(&format!("    {}\n", tr!("next: {step}", step = step.here())));
+            o.push_str(&format!("    {}\n", msg!("next: {step}", step = step).render(lang)));
         }
     }
     if let Some((lo, hi)) = s.vram_plan {
         let (lo, hi) = (units::bytes(lo), units::bytes(hi));
         let line = if s.vram_peak_process.is_some_and(|v| v > 0) {
-            tr!("Plan VRAM: {low} to {high} for this workload (its own peak + 20-30 % headroom)", low = lo, high = hi)
+            msg!("Plan VRAM: {low} to {high} for this workload (its own peak + 20-30 % headroom)", low = lo, high = hi)
+                .render(lang)
         } else {
-            tr!(
+            msg!(
                 "Plan VRAM: {low} to {high} for this workload (the device's peak + 20-30 % headroom)",
                 low = lo,
                 high = hi
             )
+            .render(lang)
         };
         o.push_str(&format!("  {line}\n"));
     }
@@ -355,10 +366,10 @@ mod tests {
 
     #[test]
     fn no_driver_is_not_called_unreported_memory() {
-        let text = render(&summary(GpuAccess::NoDriver));
+        let text = render(&summary(GpuAccess::NoDriver), Lang::En);
         assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
         assert!(!text.contains("not reported by the driver"), "{text}");
-        let text = render(&summary(GpuAccess::Answered));
+        let text = render(&summary(GpuAccess::Answered), Lang::En);
         assert!(text.contains("own GPU memory: not reported by the driver"), "{text}");
     }
 

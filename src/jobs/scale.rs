@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::tr;
+use crate::i18n::Message;
+use crate::msg;
 
 /// The sizes to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,12 +20,12 @@ pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
     // number is only for the fit.
     let v: Result<Vec<(String, f64)>, _> =
         s.split(',').map(|x| x.trim().parse::<f64>().map(|n| (x.trim().to_string(), n))).collect();
-    let v = v.map_err(|_| tr!("'{text}' is not a list of numbers like 1,2,4", text = s))?;
+    let v = v.map_err(|_| msg!("'{text}' is not a list of numbers like 1,2,4", text = s).here())?;
     let mut distinct: Vec<f64> = v.iter().map(|(_, n)| *n).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 2 || v.iter().any(|(_, x)| !x.is_finite() || *x <= 0.0) {
-        return Err(tr!("give at least two different positive sizes, e.g. 1,2,4").to_string());
+        return Err(msg!("give at least two different positive sizes, e.g. 1,2,4").here());
     }
     Ok(Sizes(v))
 }
@@ -44,7 +45,7 @@ pub struct Scaling {
     /// sizes: any two points fit a line, so the shape is unknown).
     pub kind: String,
     /// The sentence for the user.
-    pub summary: String,
+    pub summary: Message,
 }
 
 /// Fits time against size and reads it.
@@ -69,7 +70,7 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
         // A straight line passes through any two points: their fit says nothing about the shape.
         (
             "too-few-sizes",
-            tr!(
+            msg!(
                 "two sizes cannot show the shape: the line through them is {fixed} s fixed plus {per_unit} s per unit, but any two points fit a line exactly. Measure at least three sizes to tell (e.g. --sizes 1,2,4).",
                 fixed = format!("{intercept:.1}"),
                 per_unit = format!("{slope:.2}")
@@ -78,7 +79,7 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
     } else if small > 0.0 && intercept / small >= 0.5 {
         (
             "fixed-overhead",
-            tr!(
+            msg!(
                 "fixed overhead dominates ({fixed} s of {smallest} s at the smallest size): model loading, initialisation or file scanning, not the work itself. Keep the process alive between jobs (a server or a queue worker), cache what it loads, and give it bigger inputs per call.",
                 fixed = format!("{intercept:.2}"),
                 smallest = format!("{small:.2}")
@@ -87,7 +88,7 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
     } else if big > 0.0 && intercept / big <= 0.2 && r2 >= 0.9 {
         (
             "near-linear",
-            tr!(
+            msg!(
                 "near-linear: balanced ({per_unit} s per unit, {fixed} s fixed). Time grows with the input, so compute and data keep pace; tune throughput with the batch size, then concurrency.",
                 per_unit = format!("{slope:.2}"),
                 fixed = format!("{intercept:.1}")
@@ -96,7 +97,7 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
     } else {
         (
             "mixed",
-            tr!(
+            msg!(
                 "mixed: {fixed} s fixed plus {per_unit} s per unit (fit R² {r2}). Both the start-up and the work matter; measure more sizes to separate them.",
                 fixed = format!("{intercept:.1}"),
                 per_unit = format!("{slope:.2}"),
@@ -135,20 +136,22 @@ pub enum ScaleError {
 impl std::fmt::Display for ScaleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = match self {
-            ScaleError::NoCommand => tr!("no command given").to_string(),
+            ScaleError::NoCommand => msg!("no command given").here(),
             // `{size}` is written as it is: the placeholder the user puts in the command.
-            ScaleError::NoPlaceholder => tr!(
+            ScaleError::NoPlaceholder => msg!(
                 "the command has no {size} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {size}",
                 size = "{size}"
-            ),
-            ScaleError::RunFailed { size, status, secs } => tr!(
+            )
+            .here(),
+            ScaleError::RunFailed { size, status, secs } => msg!(
                 "size {size} failed ({status}) after {secs} s; the scaling test needs every run to succeed",
                 size = size,
                 status = status,
                 secs = format!("{secs:.1}")
-            ),
+            )
+            .here(),
             ScaleError::NotStarted { program, source } => {
-                tr!("could not start {program}: {error}", program = program, error = source)
+                msg!("could not start {program}: {error}", program = program, error = source).here()
             }
         };
         f.write_str(&text)
@@ -213,7 +216,7 @@ mod tests {
         assert_eq!(analyse(&[(1.0, 1.0), (2.0, 2.0), (4.0, 4.1)]).kind, "near-linear");
         let f = analyse(&[(1.0, 10.2), (2.0, 10.4), (4.0, 10.8)]);
         assert_eq!(f.kind, "fixed-overhead");
-        assert!(f.summary.starts_with("fixed overhead dominates (10.00 s of 10.20 s"), "{}", f.summary);
+        assert!(f.summary.en().starts_with("fixed overhead dominates (10.00 s of 10.20 s"), "{}", f.summary.en());
         assert_eq!(analyse(&[(1.0, 1.0), (2.0, 2.0), (4.0, 6.0)]).kind, "mixed");
         // Two sizes fit a line exactly, whatever the shape: no claim, a fit and a request for more.
         for two in
@@ -222,12 +225,12 @@ mod tests {
             let f = analyse(two);
             assert_eq!(f.kind, "too-few-sizes", "{two:?}");
             assert!(
-                f.summary.contains("measure at least three sizes")
-                    || f.summary.contains("Measure at least three sizes")
+                f.summary.en().contains("measure at least three sizes")
+                    || f.summary.en().contains("Measure at least three sizes")
             );
-            assert!(!f.summary.contains("near-linear"), "{}", f.summary);
+            assert!(!f.summary.en().contains("near-linear"), "{}", f.summary.en());
         }
-        assert!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).summary.contains("0.8 s fixed plus 1.00 s per unit"));
+        assert!(analyse(&[(1.0, 1.75), (2.0, 2.75)]).summary.en().contains("0.8 s fixed plus 1.00 s per unit"));
         assert!(parse_sizes("1,2,4").is_ok());
         assert!(
             parse_sizes("1").is_err()

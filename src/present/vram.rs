@@ -21,7 +21,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
             note = if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) }
         )
     );
-    let _ = writeln!(o, "{}", s.summary_for(arch));
+    let _ = writeln!(o, "{}", s.summary_for(arch).here());
     if s.mode != Mode::Inference {
         let _ = writeln!(o, "{}", crate::tr!("trainer: {name} (its defaults, unless given)", name = s.trainer.name()));
     }
@@ -61,7 +61,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
             )
         );
         for n in &b.narrow_by {
-            let _ = writeln!(o, "    - {n}");
+            let _ = writeln!(o, "    - {}", n.here());
         }
     }
     if let Some(kv) = b.vllm_kv_available {
@@ -76,7 +76,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         );
     }
     for n in &b.notes {
-        let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n));
+        let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n.here()));
     }
     if let Some(p) = calibration {
         let _ = writeln!(o, "  {}", crate::tr!("calibration: {line}", line = p.line(b.total)));
@@ -84,7 +84,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     if !answer.assumptions.is_empty() {
         let _ = writeln!(o, "  {}", crate::tr!("Assumed (each changes the figure by more than 5 %):"));
         for a in &answer.assumptions {
-            let _ = writeln!(o, "    {} — {}", a.assumed, a.line());
+            let _ = writeln!(o, "    {} — {}", a.assumed.here(), a.line().here());
         }
     }
     if fits.is_empty() {
@@ -95,15 +95,15 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         );
     }
     for (i, f) in fits.iter().enumerate() {
-        let verdict = f.verdict.word().to_uppercase();
+        let verdict = f.verdict.word().here().to_uppercase();
         let detail = format!("{verdict} — {}", f.detail.render(crate::i18n::current()));
         let _ = writeln!(o, "\n{}", crate::tr!("{label}: {value}", label = f.target.name, value = detail));
         if let Some(l) = limits.get(i) {
-            let _ = writeln!(o, "  {}", l.sentence());
+            let _ = writeln!(o, "  {}", l.sentence().here());
         }
     }
     if !advice.is_empty() {
-        let _ = writeln!(o, "\n{}", crate::tr!("{heading}:", heading = crate::vram::advice_heading(advice)));
+        let _ = writeln!(o, "\n{}", crate::tr!("{heading}:", heading = crate::vram::advice_heading(advice).here()));
         for a in advice {
             let _ = writeln!(o, "  • {}", a.line());
         }

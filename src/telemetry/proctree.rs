@@ -226,18 +226,38 @@ pub fn cpu_pct_between(before: &[(u32, f64)], now: &[(u32, f64)], dt: f64) -> Op
     Some(100.0 * grown / dt)
 }
 
-/// The state letter in words (in the current language).
-pub fn state_words(c: char) -> &'static str {
+/// The state's short name (no explanation), a catalogue key: "sleeping", "uninterruptible wait".
+pub fn state_short_key(c: char) -> &'static str {
     match c {
-        'R' => crate::tr!("running"),
-        'S' => crate::tr!("sleeping (waiting for an event)"),
-        'D' => crate::tr!("uninterruptible wait (usually disk or network I/O)"),
-        'Z' => crate::tr!("zombie (exited; its parent has not collected it)"),
-        'T' | 't' => crate::tr!("stopped"),
-        'I' => crate::tr!("idle"),
-        'X' => crate::tr!("dead"),
-        _ => crate::tr!("unknown"),
+        'R' => crate::tr_key!("running"),
+        'S' => crate::tr_key!("sleeping"),
+        'D' => crate::tr_key!("uninterruptible wait"),
+        'Z' => crate::tr_key!("zombie"),
+        'T' | 't' => crate::tr_key!("stopped"),
+        'I' => crate::tr_key!("idle"),
+        'X' => crate::tr_key!("dead"),
+        _ => crate::tr_key!("unknown"),
     }
+}
+
+/// The state in words with what it means, a catalogue key ([`state_words`] in the current
+/// language).
+pub fn state_words_key(c: char) -> &'static str {
+    match c {
+        'R' => crate::tr_key!("running"),
+        'S' => crate::tr_key!("sleeping (waiting for an event)"),
+        'D' => crate::tr_key!("uninterruptible wait (usually disk or network I/O)"),
+        'Z' => crate::tr_key!("zombie (exited; its parent has not collected it)"),
+        'T' | 't' => crate::tr_key!("stopped"),
+        'I' => crate::tr_key!("idle"),
+        'X' => crate::tr_key!("dead"),
+        _ => crate::tr_key!("unknown"),
+    }
+}
+
+/// [`state_words_key`] in the current language.
+pub fn state_words(c: char) -> &'static str {
+    crate::i18n::tr(state_words_key(c))
 }
 
 #[cfg(test)]

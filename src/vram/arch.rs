@@ -147,22 +147,22 @@ impl Arch {
             [("layers", self.layers), ("hidden", self.hidden), ("heads", self.heads), ("kv_heads", self.kv_heads)]
         {
             if v == 0 {
-                return Err(bad(field, crate::tr!("must be at least 1")));
+                return Err(bad(field, crate::msg!("must be at least 1")));
             }
             if v > MAX {
-                return Err(bad(field, crate::tr!("{v} is not a plausible size", v = v)));
+                return Err(bad(field, crate::msg!("{v} is not a plausible size", v = v)));
             }
         }
         if self.kind == ModelKind::Decoder && self.vocab == 0 && self.params_b.is_none() {
-            return Err(bad("vocab", crate::tr!("must be at least 1")));
+            return Err(bad("vocab", crate::msg!("must be at least 1")));
         }
         if self.vocab > 4 * MAX || self.intermediate > 4 * MAX {
-            return Err(bad("intermediate/vocab", crate::tr!("not a plausible size")));
+            return Err(bad("intermediate/vocab", crate::msg!("not a plausible size")));
         }
         if self.kv_heads > self.heads || !self.heads.is_multiple_of(self.kv_heads) {
             return Err(bad(
                 "kv_heads",
-                crate::tr!(
+                crate::msg!(
                     "{kv_heads} key/value heads must divide the {heads} attention heads",
                     kv_heads = self.kv_heads,
                     heads = self.heads
@@ -172,7 +172,7 @@ impl Arch {
         if self.head_dim.is_none() && !self.hidden.is_multiple_of(self.heads) {
             return Err(bad(
                 "heads",
-                crate::tr!(
+                crate::msg!(
                     "{heads} heads do not divide the hidden size {hidden}; give head_dim",
                     heads = self.heads,
                     hidden = self.hidden
@@ -183,17 +183,17 @@ impl Arch {
             if m.experts == 0 || m.active == 0 || m.active > m.experts {
                 return Err(bad(
                     "moe",
-                    crate::tr!("experts must be at least 1 and active experts between 1 and experts"),
+                    crate::msg!("experts must be at least 1 and active experts between 1 and experts"),
                 ));
             }
             if m.dense_layers > self.layers {
-                return Err(bad("moe.dense_layers", crate::tr!("more dense layers than layers")));
+                return Err(bad("moe.dense_layers", crate::msg!("more dense layers than layers")));
             }
         }
         if let Some(p) = self.params_b
             && !(p > 0.0 && p < 100_000.0)
         {
-            return Err(bad("params_b", crate::tr!("must be a positive number of billions")));
+            return Err(bad("params_b", crate::msg!("must be a positive number of billions")));
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ use super::breakdown::GIB;
 use super::estimate::estimate;
 use super::fit::need;
 use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Workload};
+use crate::i18n::Message;
 
 /// A change of the figure by more than this share is worth stating.
 pub const MATTERS: f64 = 0.05;
@@ -23,9 +24,9 @@ pub struct Assumption {
     /// `lora_targets`, `kbit_upcast`, `chunked_loss`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
-    pub assumed: String,
+    pub assumed: Message,
     /// The other choice ("with gradient checkpointing").
-    pub alternative: String,
+    pub alternative: Message,
     /// The per-GPU figure under the other choice, bytes (what must fit, as the verdict uses it).
     pub figure_if: f64,
     /// The workload with the other choice (the app's toggle applies it).
@@ -35,8 +36,8 @@ pub struct Assumption {
 
 impl Assumption {
     /// "with gradient checkpointing: 9.8 GiB".
-    pub fn line(&self) -> String {
-        crate::tr!(
+    pub fn line(&self) -> Message {
+        crate::msg!(
             "{alternative}: {gib} GiB",
             alternative = self.alternative,
             gib = format!("{:.1}", self.figure_if / GIB)
@@ -45,101 +46,91 @@ impl Assumption {
 }
 
 /// The settings of `s` that could be otherwise, each with its other choice, in the order shown.
-fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, String, String, Workload)> {
+fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Message, Workload)> {
     let mut out = Vec::new();
     let training = s.mode != Mode::Inference;
     if training {
         let (assumed, alternative, other) = if s.checkpointing == Checkpointing::None {
-            (crate::tr!("no gradient checkpointing"), crate::tr!("with gradient checkpointing"), Checkpointing::Full)
+            (crate::msg!("no gradient checkpointing"), crate::msg!("with gradient checkpointing"), Checkpointing::Full)
         } else {
-            (crate::tr!("gradient checkpointing"), crate::tr!("without gradient checkpointing"), Checkpointing::None)
+            (crate::msg!("gradient checkpointing"), crate::msg!("without gradient checkpointing"), Checkpointing::None)
         };
-        out.push((
-            "checkpointing",
-            assumed.to_string(),
-            alternative.to_string(),
-            Workload { checkpointing: other, ..s.clone() },
-        ));
+        out.push(("checkpointing", assumed, alternative, Workload { checkpointing: other, ..s.clone() }));
     }
     // The attention kernel matters where the whole score matrix would be kept: training, and the
     // prefill of Hugging Face generate.
     if training || s.framework == Framework::Hf {
         let (assumed, alternative) = if s.flash_attention {
-            (crate::tr!("fused attention (SDPA / FlashAttention)"), crate::tr!("with eager attention"))
+            (crate::msg!("fused attention (SDPA / FlashAttention)"), crate::msg!("with eager attention"))
         } else {
-            (crate::tr!("eager attention (scores kept)"), crate::tr!("with fused attention (SDPA / FlashAttention)"))
+            (crate::msg!("eager attention (scores kept)"), crate::msg!("with fused attention (SDPA / FlashAttention)"))
         };
         let w = Workload { flash_attention: !s.flash_attention, ..s.clone() };
-        out.push(("attention", assumed.to_string(), alternative.to_string(), w));
+        out.push(("attention", assumed, alternative, w));
     }
     if training {
         let (assumed, alternative, other) = match s.optimizer {
             Optimizer::AdamW8bit => {
-                (crate::tr!("8-bit AdamW states"), crate::tr!("with 32-bit AdamW states"), Optimizer::AdamW)
+                (crate::msg!("8-bit AdamW states"), crate::msg!("with 32-bit AdamW states"), Optimizer::AdamW)
             }
-            _ => (crate::tr!("32-bit optimizer states"), crate::tr!("with 8-bit AdamW states"), Optimizer::AdamW8bit),
+            _ => (crate::msg!("32-bit optimizer states"), crate::msg!("with 8-bit AdamW states"), Optimizer::AdamW8bit),
         };
         if matches!(s.optimizer, Optimizer::AdamW | Optimizer::AdamW8bit) {
             let w = Workload { optimizer: other, ..s.clone() };
-            out.push(("optimizer_states", assumed.to_string(), alternative.to_string(), w));
+            out.push(("optimizer_states", assumed, alternative, w));
         }
     }
     if s.mode == Mode::Full && s.precision != Precision::Fp32 {
         let (assumed, alternative, other) = if s.precision == Precision::Mixed {
             (
-                crate::tr!("mixed precision with fp32 master weights"),
-                crate::tr!("with everything in bf16 (no master weights)"),
+                crate::msg!("mixed precision with fp32 master weights"),
+                crate::msg!("with everything in bf16 (no master weights)"),
                 Precision::Bf16True,
             )
         } else {
             (
-                crate::tr!("everything in bf16 (no master weights)"),
-                crate::tr!("with fp32 master weights (mixed precision)"),
+                crate::msg!("everything in bf16 (no master weights)"),
+                crate::msg!("with fp32 master weights (mixed precision)"),
                 Precision::Mixed,
             )
         };
-        out.push((
-            "master_weights",
-            assumed.to_string(),
-            alternative.to_string(),
-            Workload { precision: other, ..s.clone() },
-        ));
+        out.push(("master_weights", assumed, alternative, Workload { precision: other, ..s.clone() }));
     }
     if matches!(s.mode, Mode::Lora | Mode::Qlora) {
         let (assumed, alternative) = if s.lora_all_linear {
-            (crate::tr!("LoRA on every linear layer"), crate::tr!("with LoRA on q and v only"))
+            (crate::msg!("LoRA on every linear layer"), crate::msg!("with LoRA on q and v only"))
         } else {
-            (crate::tr!("LoRA on q and v only"), crate::tr!("with LoRA on every linear layer"))
+            (crate::msg!("LoRA on q and v only"), crate::msg!("with LoRA on every linear layer"))
         };
         let w = Workload { lora_all_linear: !s.lora_all_linear, ..s.clone() };
-        out.push(("lora_targets", assumed.to_string(), alternative.to_string(), w));
+        out.push(("lora_targets", assumed, alternative, w));
     }
     if s.mode == Mode::Qlora {
         let (assumed, alternative) = if s.kbit_upcast {
             (
-                crate::tr!("non-4-bit parameters upcast to fp32 (PEFT's k-bit preparation)"),
-                crate::tr!("without the fp32 upcast (TRL, Axolotl, Unsloth)"),
+                crate::msg!("non-4-bit parameters upcast to fp32 (PEFT's k-bit preparation)"),
+                crate::msg!("without the fp32 upcast (TRL, Axolotl, Unsloth)"),
             )
         } else {
             (
-                crate::tr!("non-4-bit parameters kept in bf16"),
-                crate::tr!("with PEFT's fp32 upcast (prepare_model_for_kbit_training)"),
+                crate::msg!("non-4-bit parameters kept in bf16"),
+                crate::msg!("with PEFT's fp32 upcast (prepare_model_for_kbit_training)"),
             )
         };
         let w = Workload { kbit_upcast: !s.kbit_upcast, ..s.clone() };
-        out.push(("kbit_upcast", assumed.to_string(), alternative.to_string(), w));
+        out.push(("kbit_upcast", assumed, alternative, w));
     }
     if training && arch.vocab > 0 {
         let (assumed, alternative) = if s.chunked_loss {
-            (crate::tr!("a chunked loss (no full fp32 logits)"), crate::tr!("with a plain loss (full fp32 logits)"))
+            (crate::msg!("a chunked loss (no full fp32 logits)"), crate::msg!("with a plain loss (full fp32 logits)"))
         } else {
             (
-                crate::tr!("a plain loss (full fp32 logits)"),
-                crate::tr!("with a chunked loss (Liger, torchtune, Unsloth)"),
+                crate::msg!("a plain loss (full fp32 logits)"),
+                crate::msg!("with a chunked loss (Liger, torchtune, Unsloth)"),
             )
         };
         let w = Workload { chunked_loss: !s.chunked_loss, ..s.clone() };
-        out.push(("chunked_loss", assumed.to_string(), alternative.to_string(), w));
+        out.push(("chunked_loss", assumed, alternative, w));
     }
     out
 }
@@ -187,7 +178,7 @@ mod tests {
         let base = need(&estimate(&llama8b(), &s).unwrap(), &s);
         assert!(ckpt.figure_if < base * 0.8, "{} vs {}", ckpt.figure_if, base);
         assert_eq!(ckpt.workload.checkpointing, Checkpointing::Full);
-        assert!(ckpt.line().starts_with("with gradient checkpointing: "), "{}", ckpt.line());
+        assert!(ckpt.line().en().starts_with("with gradient checkpointing: "), "{}", ckpt.line().en());
         // Biggest change first; every one listed changes the figure by more than 5 %.
         for w in list.windows(2) {
             assert!((w[0].figure_if - base).abs() >= (w[1].figure_if - base).abs());

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Message;
+
 /// 2^30 bytes.
 pub const GIB: f64 = 1_073_741_824.0;
 
@@ -38,7 +40,7 @@ pub struct Breakdown {
     /// vLLM: KV-cache memory the engine would have (util × total − the rest); `None` elsewhere.
     pub vllm_kv_available: Option<f64>,
     /// What the figures assume.
-    pub notes: Vec<String>,
+    pub notes: Vec<Message>,
     /// The low end of the total where inputs are unknown (the CUDA context's size, the caching
     /// allocator's fragmentation), bytes.
     #[serde(default)]
@@ -48,7 +50,7 @@ pub struct Breakdown {
     pub high: f64,
     /// The inputs that would narrow the range.
     #[serde(default)]
-    pub narrow_by: Vec<String>,
+    pub narrow_by: Vec<Message>,
 }
 
 impl Breakdown {

@@ -53,13 +53,14 @@ impl Point {
     /// "measured 15.2 GiB per GPU on 2026-12-01 14:05 (python train.py)".
     pub fn line(&self, estimate: f64) -> String {
         let err = if estimate > 0.0 { 100.0 * (estimate - self.measured_per_gpu) / self.measured_per_gpu } else { 0.0 };
-        crate::tr!(
+        crate::msg!(
             "measured {gib} GiB per GPU on {when} ({command}); the estimate is {diff} % off",
             gib = format!("{:.2}", self.measured_per_gpu / super::GIB),
             when = self.when,
             command = self.command,
             diff = format!("{err:+.0}")
         )
+        .here()
     }
 }
 
@@ -92,9 +93,9 @@ pub fn load(path: &Path) -> Result<Vec<Point>, String> {
         return Ok(Vec::new());
     }
     let text = crate::safe_fs::read_text(path, CAP)?;
-    serde_json::from_str::<Stored>(&text).map(|s| s.points).map_err(|e| {
-        crate::tr!("{path} is not a calibration file ({error})", path = path.display(), error = e).to_string()
-    })
+    serde_json::from_str::<Stored>(&text)
+        .map(|s| s.points)
+        .map_err(|e| crate::msg!("{path} is not a calibration file ({error})", path = path.display(), error = e).here())
 }
 
 /// The point for `arch` under `s`, if one was saved.
@@ -109,7 +110,7 @@ pub fn find<'a>(points: &'a [Point], arch: &Arch, s: &Workload) -> Option<&'a Po
 /// denied").
 pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
     let about = |p: &Path, e: &dyn std::fmt::Display| {
-        crate::tr!("cannot write {path}: {error}", path = p.display(), error = e).to_string()
+        crate::msg!("cannot write {path}: {error}", path = p.display(), error = e).here()
     };
     let (mut points, moved) = match load(path) {
         Ok(p) => (p, None),

@@ -3,15 +3,15 @@
 
 /// An input the estimator cannot use, naming the field.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{field}: {problem}")]
+#[error("{field}: {}", .problem.here())]
 pub struct InputError {
     /// The field.
     pub field: &'static str,
     /// What is wrong and what would be valid.
-    pub problem: String,
+    pub problem: crate::i18n::Message,
 }
 
 /// An [`InputError`] for `field`.
-pub(super) fn bad(field: &'static str, problem: impl Into<String>) -> InputError {
+pub(super) fn bad(field: &'static str, problem: impl Into<crate::i18n::Message>) -> InputError {
     InputError { field, problem: problem.into() }
 }

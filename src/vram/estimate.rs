@@ -25,7 +25,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
         if s.mode != Mode::Inference {
             return Err(InputError {
                 field: "mode",
-                problem: crate::tr!("training an image model is not modelled; choose inference").into(),
+                problem: crate::msg!("training an image model is not modelled; choose inference"),
             });
         }
         let mut out = super::image::estimate(family, s);
@@ -100,7 +100,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
-                    out.notes.push(crate::tr!("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt").into());
+                    out.notes.push(crate::msg!("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt"));
                 }
                 Framework::Vllm => {
                     let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };
@@ -114,13 +114,13 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     if let Some(total) = s.gpu_total_bytes {
                         let avail = total * s.vllm_utilization - out.weights - activation - non_torch;
                         out.vllm_kv_available = Some(avail);
-                        out.notes.push(crate::tr!(
+                        out.notes.push(crate::msg!(
                             "vLLM reserves {pct} % of the GPU ({gib} GiB); what is left after weights and activations becomes KV cache",
                             pct = format!("{:.0}", s.vllm_utilization * 100.0),
                             gib = format!("{:.1}", total * s.vllm_utilization / GIB)
                         ));
                     }
-                    out.notes.push(crate::tr!("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)").into());
+                    out.notes.push(crate::msg!("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)"));
                 }
                 Framework::LlamaCpp => {
                     let pad = if s.flash_attention { 256.0 } else { 32.0 };
@@ -130,7 +130,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     let scores = if s.flash_attention { 0.0 } else { nq * ubatch * n_ctx * 4.0 };
                     out.framework = scores + 64.0 * 1_048_576.0 + ubatch * v * 4.0 / 8.0;
                     out.cuda_context = 0.3 * GIB;
-                    out.notes.push(crate::tr!("llama.cpp allocates the KV cache for the whole context at start; n_ctx is padded to 256 with flash attention, 32 without").into());
+                    out.notes.push(crate::msg!("llama.cpp allocates the KV cache for the whole context at start; n_ctx is padded to 256 with flash attention, 32 without"));
                 }
             }
         }
@@ -235,7 +235,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 let step = trainable * state_bytes / state_split;
                 if step > out.activations {
                     out.optimizer += step - out.activations;
-                    out.notes.push(crate::tr!(
+                    out.notes.push(crate::msg!(
                         "The optimizer step sets the peak: torch's AdamW makes a temporary copy of one state ({gib} GiB), more than the activations",
                         gib = format!("{:.1}", step / GIB)
                     ));
@@ -243,9 +243,9 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             }
             if encoder {
                 out.notes.push(if s.flash_attention {
-                    crate::tr!("Encoder fine-tuning with a classification head and fused attention").into()
+                    crate::msg!("Encoder fine-tuning with a classification head and fused attention")
                 } else {
-                    crate::tr!("Encoder fine-tuning with a classification head; eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul").into()
+                    crate::msg!("Encoder fine-tuning with a classification head; eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul")
                 });
             }
             out.cuda_context = CUDA_CONTEXT;
@@ -276,7 +276,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     let train_peak = out.allocated();
                     if load > train_peak {
                         out.weights += load - train_peak;
-                        out.notes.push(crate::tr!(
+                        out.notes.push(crate::msg!(
                             "The peak is at load: litgpt holds the 16-bit model ({gib} GiB) on the GPU before quantising it",
                             gib = format!("{:.1}", load / GIB)
                         ));
@@ -286,9 +286,9 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             let pct = format!("{:.2}", 100.0 * trainable / p.total().max(1.0));
             let total = format!("{:.2}", p.total() / 1e9);
             out.notes.push(if s.mode == Mode::Full {
-                crate::tr!("All trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
+                crate::msg!("All trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
             } else {
-                crate::tr!("LoRA adapter trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
+                crate::msg!("LoRA adapter trainable parameters ({pct} % of {total} B)", pct = pct, total = total)
             });
         }
     }
@@ -311,13 +311,15 @@ fn range(out: &mut Breakdown, s: &Workload) {
     out.low = rest + 0.5 * out.allocator_slack + ctx_low.min(out.cuda_context);
     out.high = rest + 2.0 * out.allocator_slack + ctx_high.max(out.cuda_context);
     out.narrow_by = vec![
-        crate::tr!("the PyTorch and CUDA versions: lazy module loading (CUDA 11.7 and PyTorch 1.13 or later) keeps the CUDA context near 0.3 GiB, without it up to 1.3 GiB").into(),
-        crate::tr!("a measured run: gpu-doctor-cli run -- COMMAND, saved as a calibration point for these settings").into(),
+        crate::msg!(
+            "the PyTorch and CUDA versions: lazy module loading (CUDA 11.7 and PyTorch 1.13 or later) keeps the CUDA context near 0.3 GiB, without it up to 1.3 GiB"
+        ),
+        crate::msg!("a measured run: gpu-doctor-cli run -- COMMAND, saved as a calibration point for these settings"),
     ];
     if s.mode != Mode::Inference {
         out.narrow_by.insert(
             1,
-            crate::tr!("the allocator's fragmentation: fixed-length (packed) batches and PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keep it at the low end").into(),
+            crate::msg!("the allocator's fragmentation: fixed-length (packed) batches and PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True keep it at the low end"),
         );
     }
 }

@@ -98,14 +98,14 @@ pub enum FitVerdict {
 }
 
 impl FitVerdict {
-    /// The verdict in a word of the current language (the CLI and the app show it in capitals).
-    pub fn word(self) -> &'static str {
+    /// The verdict in a word, rendered where it is shown (the CLI and the app show it in capitals).
+    pub fn word(self) -> Message {
         match self {
-            FitVerdict::Fits => crate::tr!("fits"),
-            FitVerdict::Tight => crate::tr!("tight"),
-            FitVerdict::FitsOnceFreed => crate::tr!("fits once freed"),
-            FitVerdict::DoesNotFitNow => crate::tr!("does not fit now"),
-            FitVerdict::DoesNotFit => crate::tr!("does not fit"),
+            FitVerdict::Fits => crate::msg!("fits"),
+            FitVerdict::Tight => crate::msg!("tight"),
+            FitVerdict::FitsOnceFreed => crate::msg!("fits once freed"),
+            FitVerdict::DoesNotFitNow => crate::msg!("does not fit now"),
+            FitVerdict::DoesNotFit => crate::msg!("does not fit"),
         }
     }
 

@@ -189,42 +189,39 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
         ..Breakdown::default()
     };
     let gib = |x: f64| format!("{:.1}", x / GIB);
-    out.notes.push(crate::tr!(
+    out.notes.push(crate::msg!(
         "Image generation at {w}×{h}, {images} per batch{cfg}: the peak is in the {phase} phase",
         w = w,
         h = h,
         images = batch,
         cfg = if cfg {
-            crate::tr!(", doubled to {n} by classifier-free guidance", n = denoiser_batch)
+            crate::msg!(", doubled to {n} by classifier-free guidance", n = denoiser_batch)
         } else {
-            String::new()
+            crate::i18n::Message::default()
         },
-        phase = crate::i18n::tr(peak.name)
+        phase = crate::i18n::Message::new(peak.name)
     ));
-    out.notes.push(crate::tr!(
+    out.notes.push(crate::msg!(
         "Weights: denoiser {den} GiB, text encoders {text} GiB, VAE {vae} GiB; activations: denoising {act_den} GiB, VAE decode {act_dec} GiB",
         den = gib(w_den),
-        text = if img.text_encoders { gib(all_encoders) } else { crate::tr!("off the GPU").into() },
+        text = if img.text_encoders { crate::i18n::Message::data(gib(all_encoders)) } else { crate::msg!("off the GPU") },
         vae = gib(w_vae_decode),
         act_den = gib(a_den),
         act_dec = gib(a_dec)
     ));
     if peak.name == "VAE decode" && img.vae == VaeDecode::Full && batch > 1.0 {
-        out.notes.push(
-            crate::tr!(
-                "The VAE decodes all images at once; VAE slicing (pipe.enable_vae_slicing()) decodes one at a time"
-            )
-            .into(),
-        );
+        out.notes.push(crate::msg!(
+            "The VAE decodes all images at once; VAE slicing (pipe.enable_vae_slicing()) decodes one at a time"
+        ));
     }
     if out.reserved_cache > 0.0 {
-        out.notes.push(crate::tr!(
+        out.notes.push(crate::msg!(
             "On a card with room to spare PyTorch also keeps {gib} GiB cached; it gives it back before running out",
             gib = gib(out.reserved_cache)
         ));
     }
     if quantized_on_load {
-        out.notes.push(crate::tr!("Quantising while loading leaves about 2.8 GiB in PyTorch's cache").into());
+        out.notes.push(crate::msg!("Quantising while loading leaves about 2.8 GiB in PyTorch's cache"));
     }
     out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
     out

@@ -28,9 +28,10 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
             }
             (list, None)
         }
-        Err(e) => {
-            (list, Some(crate::tr!("{path}: {error} (using the built-in presets)", path = path.display(), error = e)))
-        }
+        Err(e) => (
+            list,
+            Some(crate::msg!("{path}: {error} (using the built-in presets)", path = path.display(), error = e).here()),
+        ),
     }
 }
 
@@ -68,20 +69,20 @@ impl std::fmt::Display for PresetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = match self {
             PresetError::Read(e) => e.clone(),
-            PresetError::Syntax(e) => crate::tr!("presets file: {error}", error = e),
+            PresetError::Syntax(e) => crate::msg!("presets file: {error}", error = e).here(),
             PresetError::Invalid { name, problem } => {
-                crate::tr!("preset '{name}': {problem}", name = name, problem = problem)
+                crate::msg!("preset '{name}': {problem}", name = name, problem = problem).here()
             }
-            PresetError::Ambiguous { name, candidates } => crate::tr!(
+            PresetError::Ambiguous { name, candidates } => crate::msg!(
                 "'{name}' could be {candidates}: give one of these names. All presets: gpu-doctor-cli vram --list-presets",
                 name = name,
                 candidates = candidates.join(", ")
-            ),
-            PresetError::Unknown { name, closest } => crate::tr!(
+            ).here(),
+            PresetError::Unknown { name, closest } => crate::msg!(
                 "no preset named '{name}'. Closest: {closest}. All presets: gpu-doctor-cli vram --list-presets",
                 name = name,
                 closest = closest.join(", ")
-            ),
+            ).here(),
         };
         f.write_str(&text)
     }
@@ -187,7 +188,7 @@ fn field_u32(v: &serde_json::Value, keys: &[&'static str]) -> Result<Option<u32>
 fn not_whole(key: &'static str, x: &serde_json::Value) -> InputError {
     InputError {
         field: key,
-        problem: crate::tr!("{value} is not a whole number from 0 to {max}", value = x, max = u32::MAX),
+        problem: crate::msg!("{value} is not a whole number from 0 to {max}", value = x, max = u32::MAX),
     }
 }
 
@@ -195,31 +196,32 @@ fn not_whole(key: &'static str, x: &serde_json::Value) -> InputError {
 /// needs `hidden`", not the parser's "Unexpected missing field named `hidden` in `Arch`".
 fn ron_problem(e: &ron::error::SpannedError) -> String {
     use ron::error::Error as E;
-    let at = crate::tr!("line {line}, column {col}", line = e.span.start.line, col = e.span.start.col);
+    let at = crate::msg!("line {line}, column {col}", line = e.span.start.line, col = e.span.start.col).here();
     let what = match &e.code {
         E::MissingStructField { field, .. } => {
-            crate::tr!("a model needs `{field}` (see the built-in presets for every field)", field = field)
+            crate::msg!("a model needs `{field}` (see the built-in presets for every field)", field = field).here()
         }
-        E::NoSuchStructField { expected, found, .. } => crate::tr!(
+        E::NoSuchStructField { expected, found, .. } => crate::msg!(
             "`{found}` is not a field of a model; the fields are: {fields}",
             found = found,
             fields = expected.join(", ")
-        ),
-        E::DuplicateStructField { field, .. } => crate::tr!("`{field}` is given twice", field = field),
-        E::ExpectedArray => crate::tr!("the file must be a list of models: [ (name: …, …), … ]").to_string(),
+        )
+        .here(),
+        E::DuplicateStructField { field, .. } => crate::msg!("`{field}` is given twice", field = field).here(),
+        E::ExpectedArray => crate::msg!("the file must be a list of models: [ (name: …, …), … ]").here(),
         E::ExpectedComma | E::ExpectedArrayEnd | E::ExpectedStructLikeEnd => {
-            crate::tr!("a comma or a closing bracket is missing here").to_string()
+            crate::msg!("a comma or a closing bracket is missing here").here()
         }
         E::IntegerOutOfBounds | E::ExpectedInteger | E::InvalidIntegerDigit { .. } => {
-            crate::tr!("this must be a whole number from 0 to {max}", max = u32::MAX)
+            crate::msg!("this must be a whole number from 0 to {max}", max = u32::MAX).here()
         }
-        E::ExpectedString | E::ExpectedStringEnd => crate::tr!("this must be text in double quotes").to_string(),
-        E::ExpectedBoolean => crate::tr!("this must be true or false").to_string(),
-        E::Eof => crate::tr!("the file ends before the list does").to_string(),
-        E::UnclosedBlockComment | E::UnclosedLineComment => crate::tr!("a comment is not closed").to_string(),
-        E::TrailingCharacters => crate::tr!("there is more after the list of models").to_string(),
+        E::ExpectedString | E::ExpectedStringEnd => crate::msg!("this must be text in double quotes").here(),
+        E::ExpectedBoolean => crate::msg!("this must be true or false").here(),
+        E::Eof => crate::msg!("the file ends before the list does").here(),
+        E::UnclosedBlockComment | E::UnclosedLineComment => crate::msg!("a comment is not closed").here(),
+        E::TrailingCharacters => crate::msg!("there is more after the list of models").here(),
         // The rest are rare; the parser's own words are the best there is, marked as such.
-        other => crate::tr!("not valid here ({error})", error = other),
+        other => crate::msg!("not valid here ({error})", error = other).here(),
     };
     format!("{at}: {what}")
 }
@@ -228,9 +230,9 @@ fn ron_problem(e: &ron::error::SpannedError) -> String {
 /// Qwen2/3, Gemma, Phi-3, Falcon, GPT-BigCode, DeepSeek-V3 naming). Missing required fields are
 /// named in the error.
 pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
-    let bad = |field: &'static str, problem: &str| InputError { field, problem: problem.to_string() };
+    let bad = |field: &'static str, problem: crate::i18n::Message| InputError { field, problem };
     let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| InputError { field: "config.json", problem: crate::tr!("not valid JSON: {error}", error = e) })?;
+        .map_err(|e| InputError { field: "config.json", problem: crate::msg!("not valid JSON: {error}", error = e) })?;
     let v = v.get("text_config").cloned().unwrap_or(v);
     let need = |keys: &[&'static str], field: &'static str| {
         if let Some(n) = field_u32(&v, keys)? {
@@ -239,7 +241,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         // There, but not a number ("4096", a list): wrong, not missing.
         match keys.iter().find_map(|k| v.get(*k).filter(|x| !x.is_null()).map(|x| (*k, x))) {
             Some((key, x)) => Err(not_whole(key, x)),
-            None => Err(bad(field, &crate::tr!("missing (looked for {keys})", keys = keys.join(", ")))),
+            None => Err(bad(field, crate::msg!("missing (looked for {keys})", keys = keys.join(", ")))),
         }
     };
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"], "num_hidden_layers")?;
@@ -262,7 +264,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         Some(e) if e > 1 => Some(Moe {
             experts: e,
             active: field_u32(&v, &["num_experts_per_tok", "moe_topk"])?
-                .ok_or_else(|| bad("num_experts_per_tok", crate::tr!("missing for a mixture-of-experts model")))?,
+                .ok_or_else(|| bad("num_experts_per_tok", crate::msg!("missing for a mixture-of-experts model")))?,
             expert_intermediate: field_u32(&v, &["moe_intermediate_size"])?.unwrap_or(intermediate),
             shared_experts: field_u32(&v, &["n_shared_experts"])?.unwrap_or(0),
             dense_layers: field_u32(&v, &["first_k_dense_replace"])?.unwrap_or(0),
@@ -305,7 +307,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
 /// Imports a `config.json` from disk.
 pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
     let text = crate::safe_fs::read_text(path, crate::safe_fs::CONFIG_JSON_CAP)
-        .map_err(|e| InputError { field: "config.json", problem: crate::tr!("cannot read {error}", error = e) })?;
+        .map_err(|e| InputError { field: "config.json", problem: crate::msg!("cannot read {error}", error = e) })?;
     let name = path
         .parent()
         .and_then(|p| p.file_name())

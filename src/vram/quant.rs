@@ -92,11 +92,12 @@ impl Quant {
             other => match Quant::ALL.iter().find(|q| q.name().replace('-', "_") == other) {
                 Some(q) => *q,
                 None => {
-                    return Err(crate::tr!(
+                    return Err(crate::msg!(
                         "unknown weight format '{format}'; choose one of: {formats}",
                         format = s,
                         formats = Quant::ALL.iter().map(|q| q.name()).collect::<Vec<_>>().join(", ")
-                    ));
+                    )
+                    .here());
                 }
             },
         };

@@ -248,25 +248,28 @@ pub struct Limits {
 impl Limits {
     /// "Within the headroom: largest batch 12 · longest context at batch 1: 65536 tokens", or,
     /// solved against the total, "With the card free, within the headroom: …".
-    pub fn sentence(&self) -> String {
-        let largest = self.max_batch.map_or_else(|| crate::tr!("none (not even 1)").to_string(), |b| b.to_string());
-        let longest = self.max_seq.map_or_else(|| crate::tr!("none").to_string(), |s| crate::tr!("{n} tokens", n = s));
+    pub fn sentence(&self) -> Message {
+        let largest = self.max_batch.map_or_else(|| crate::msg!("none (not even 1)"), |b| Message::data(b.to_string()));
+        let longest = self.max_seq.map_or_else(|| crate::msg!("none"), |s| crate::msg!("{n} tokens", n = s));
         if self.image {
             return if self.with_card_free {
-                crate::tr!("With the card free, within the headroom: largest batch {largest} images", largest = largest)
+                crate::msg!(
+                    "With the card free, within the headroom: largest batch {largest} images",
+                    largest = largest
+                )
             } else {
-                crate::tr!("Within the headroom: largest batch {largest} images", largest = largest)
+                crate::msg!("Within the headroom: largest batch {largest} images", largest = largest)
             };
         }
         if self.with_card_free {
-            crate::tr!(
+            crate::msg!(
                 "With the card free, within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",
                 largest = largest,
                 batch = self.batch,
                 longest = longest
             )
         } else {
-            crate::tr!(
+            crate::msg!(
                 "Within the headroom: largest batch {largest} · longest context at batch {batch}: {longest}",
                 largest = largest,
                 batch = self.batch,
@@ -292,11 +295,11 @@ pub fn limits(arch: &Arch, s: &Workload, f: &Fit) -> Limits {
 
 /// The heading over an [`advice`] list: "What to do (in the order to try it)" when it starts with
 /// stopping other processes, else "To need less memory (in the order to try them)".
-pub fn advice_heading(advice: &[Suggestion]) -> &'static str {
+pub fn advice_heading(advice: &[Suggestion]) -> Message {
     if advice.iter().any(|a| a.frees_others) {
-        crate::tr!("What to do (in the order to try it)")
+        crate::msg!("What to do (in the order to try it)")
     } else {
-        crate::tr!("To need less memory (in the order to try them)")
+        crate::msg!("To need less memory (in the order to try them)")
     }
 }
 
@@ -384,7 +387,7 @@ mod tests {
         assert!(l.with_card_free);
         assert!(l.max_batch.is_some_and(|b| b >= 1), "{l:?}");
         assert!(l.max_seq.is_some_and(|t| t >= 2048), "{l:?}");
-        assert!(l.sentence().starts_with("With the card free"), "{}", l.sentence());
+        assert!(l.sentence().en().starts_with("With the card free"), "{}", l.sentence().en());
         assert_eq!(l.max_batch, max_batch(a, &s, 24.0 * GIB * 0.8));
         let adv = advice(a, &s, std::slice::from_ref(&f));
         assert!(adv[0].change.en().starts_with("stop `python serve.py` (pid 4242)"), "{adv:?}");

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{InputError, bad};
 use super::quant::Quant;
+use crate::i18n::Message;
 
 // The `#[value]` attributes keep the command line as it was: `name` where the variant's kebab-case
 // name differs, `help` for the short wording `vram --help` lists (the doc comments say more).
@@ -350,55 +351,55 @@ impl Workload {
     }
 
     /// The weight format in words: "weights BF16", "weights NF4 (QLoRA base)".
-    pub fn weights_label(&self) -> String {
+    pub fn weights_label(&self) -> Message {
         let q = self.weight_quant().name().to_uppercase();
         if self.mode == Mode::Qlora {
-            crate::tr!("weights {quant} (QLoRA base)", quant = q)
+            crate::msg!("weights {quant} (QLoRA base)", quant = q)
         } else {
-            crate::tr!("weights {quant}", quant = q)
+            crate::msg!("weights {quant}", quant = q)
         }
     }
 
     /// The GPUs and how they share the work, in plain words: "1 GPU", "2 GPUs, each with a full
     /// copy (data parallel)", "2 GPUs, model split across them (tensor parallel)", "sharded
     /// across 4 GPUs (FSDP)", "4 GPUs, layers split across them (pipeline)".
-    pub fn gpus_label(&self) -> String {
+    pub fn gpus_label(&self) -> Message {
         let n = self.gpus;
         if n <= 1 {
-            return crate::tr!("1 GPU").into();
+            return crate::msg!("1 GPU");
         }
         match self.sharding {
-            Sharding::Replicated => crate::tr!("{n} GPUs, each with a full copy (data parallel)", n = n),
-            Sharding::Tensor => crate::tr!("{n} GPUs, model split across them (tensor parallel)", n = n),
-            Sharding::Fsdp => crate::tr!("sharded across {n} GPUs (FSDP)", n = n),
-            Sharding::Layers => crate::tr!("{n} GPUs, layers split across them (pipeline)", n = n),
+            Sharding::Replicated => crate::msg!("{n} GPUs, each with a full copy (data parallel)", n = n),
+            Sharding::Tensor => crate::msg!("{n} GPUs, model split across them (tensor parallel)", n = n),
+            Sharding::Fsdp => crate::msg!("sharded across {n} GPUs (FSDP)", n = n),
+            Sharding::Layers => crate::msg!("{n} GPUs, layers split across them (pipeline)", n = n),
         }
     }
 
     /// The method in words: "inference", "full fine-tune", "LoRA", "QLoRA".
-    pub fn mode_label(&self) -> &'static str {
+    pub fn mode_label(&self) -> Message {
         match self.mode {
-            Mode::Inference => crate::tr!("inference"),
-            Mode::Full => crate::tr!("full fine-tune"),
-            Mode::Lora => "LoRA",
-            Mode::Qlora => "QLoRA",
+            Mode::Inference => crate::msg!("inference"),
+            Mode::Full => crate::msg!("full fine-tune"),
+            Mode::Lora => Message::data("LoRA"),
+            Mode::Qlora => Message::data("QLoRA"),
         }
     }
 
     /// One line for the CLI and reports: "QLoRA, 1 × 4096 tokens, 1 GPU, weights NF4 (QLoRA base)".
-    pub fn summary(&self) -> String {
+    pub fn summary(&self) -> Message {
         self.summary_with(None)
     }
 
     /// [`Workload::summary`] for `arch`: an image model's run is described in images and pixels.
-    pub fn summary_for(&self, arch: &super::arch::Arch) -> String {
+    pub fn summary_for(&self, arch: &super::arch::Arch) -> Message {
         self.summary_with(super::image_settings::Family::of(arch))
     }
 
-    fn summary_with(&self, family: Option<super::image_settings::Family>) -> String {
+    fn summary_with(&self, family: Option<super::image_settings::Family>) -> Message {
         if let Some(f) = family {
             let (w, h) = self.image.size(f);
-            return crate::tr!(
+            return crate::msg!(
                 "image generation, {batch} × {w}×{h} px, weights {weights}",
                 batch = self.batch,
                 w = w,
@@ -406,7 +407,7 @@ impl Workload {
                 weights = self.quant.name().to_uppercase()
             );
         }
-        crate::tr!(
+        crate::msg!(
             "{mode}, {batch} × {seq} tokens, {gpus}, {weights}",
             mode = self.mode_label(),
             batch = self.batch,
@@ -420,26 +421,26 @@ impl Workload {
     pub fn validate(&self) -> Result<(), InputError> {
         for (field, v) in [("width", self.image.width), ("height", self.image.height)] {
             if v > 16_384 || (v != 0 && v < 64) {
-                return Err(bad(field, crate::tr!("must be between 64 and 16384 pixels")));
+                return Err(bad(field, crate::msg!("must be between 64 and 16384 pixels")));
             }
         }
         if self.batch == 0 || self.batch > MAX_BATCH {
-            return Err(bad("batch", crate::tr!("must be between 1 and 65536")));
+            return Err(bad("batch", crate::msg!("must be between 1 and 65536")));
         }
         if self.seq == 0 || self.seq > 1 << 24 {
-            return Err(bad("seq", crate::tr!("must be between 1 and 16,777,216 tokens")));
+            return Err(bad("seq", crate::msg!("must be between 1 and 16,777,216 tokens")));
         }
         if self.gpus == 0 || self.gpus > 4096 {
-            return Err(bad("gpus", crate::tr!("must be between 1 and 4096")));
+            return Err(bad("gpus", crate::msg!("must be between 1 and 4096")));
         }
         if !(self.kv_bytes > 0.0 && self.kv_bytes <= 4.0) {
-            return Err(bad("kv_bytes", crate::tr!("must be between 0 and 4 bytes per element")));
+            return Err(bad("kv_bytes", crate::msg!("must be between 0 and 4 bytes per element")));
         }
         if !(self.vllm_utilization > 0.0 && self.vllm_utilization <= 1.0) {
-            return Err(bad("vllm_utilization", crate::tr!("must be in (0, 1]")));
+            return Err(bad("vllm_utilization", crate::msg!("must be in (0, 1]")));
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && (self.lora_rank == 0 || self.lora_rank > 65_536) {
-            return Err(bad("lora_rank", crate::tr!("must be between 1 and 65536")));
+            return Err(bad("lora_rank", crate::msg!("must be between 1 and 65536")));
         }
         Ok(())
     }
@@ -453,17 +454,17 @@ mod tests {
     fn labels_follow_the_quantisation_used_and_say_the_gpus_in_words() {
         let q = Workload { mode: Mode::Qlora, ..Workload::default() };
         assert_eq!(q.weight_quant(), Quant::Nf4);
-        assert!(q.summary().contains("weights NF4"), "{}", q.summary());
-        assert!(!q.summary().to_lowercase().contains("bf16"), "{}", q.summary());
+        assert!(q.summary().en().contains("weights NF4"), "{}", q.summary().en());
+        assert!(!q.summary().en().to_lowercase().contains("bf16"), "{}", q.summary().en());
         let inf = Workload { quant: Quant::GgufQ4KM, ..Workload::default() };
-        assert_eq!(inf.weights_label(), "weights Q4_K_M");
+        assert_eq!(inf.weights_label().en(), "weights Q4_K_M");
         assert_eq!(Workload { mode: Mode::Lora, quant: Quant::Fp8, ..Workload::default() }.weight_quant(), Quant::Bf16);
-        assert_eq!(Workload::default().gpus_label(), "1 GPU");
+        assert_eq!(Workload::default().gpus_label().en(), "1 GPU");
         let n = |gpus, sharding| Workload { gpus, sharding, ..Workload::default() }.gpus_label();
-        assert_eq!(n(2, Sharding::Replicated), "2 GPUs, each with a full copy (data parallel)");
-        assert_eq!(n(2, Sharding::Tensor), "2 GPUs, model split across them (tensor parallel)");
-        assert_eq!(n(4, Sharding::Fsdp), "sharded across 4 GPUs (FSDP)");
-        assert!(!Workload::default().summary().contains("GPU(s)"));
-        assert!(!Workload::default().summary().contains("Replicated"));
+        assert_eq!(n(2, Sharding::Replicated).en(), "2 GPUs, each with a full copy (data parallel)");
+        assert_eq!(n(2, Sharding::Tensor).en(), "2 GPUs, model split across them (tensor parallel)");
+        assert_eq!(n(4, Sharding::Fsdp).en(), "sharded across 4 GPUs (FSDP)");
+        assert!(!Workload::default().summary().en().contains("GPU(s)"));
+        assert!(!Workload::default().summary().en().contains("Replicated"));
     }
 }
