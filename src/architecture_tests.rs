@@ -326,6 +326,42 @@ fn no_two_files_import_each_other_even_round_a_circle() {
     );
 }
 
+/// The domain modules whose texts are messages: they make [`crate::i18n::Message`]s and never
+/// render a sentence in the process's language (`tr!`, `i18n::tr`, `tr_dyn`, `i18n::current`).
+/// A front end renders them where they are shown, in the language it is drawing in. (Telemetry is
+/// the one domain layer still to move; see ARCHITECTURE.md.)
+const MESSAGE_DOMAINS: &[&str] = &["diagnose", "smoke", "jobs", "vram", "knowledge"];
+
+/// Where `code` renders a text in the process's language.
+fn renders_in_place(code: &str) -> Option<&'static str> {
+    ["tr!(", "i18n::tr(", "tr_dyn(", "i18n::current()"].into_iter().find(|p| {
+        code.match_indices(p).any(|(i, _)| {
+            // `tr!(` inside `include_str!(` or `tr_key!(` is not a render.
+            !(code[..i].ends_with("include_s") || code[..i].ends_with("crate::i18n::") && *p == "tr!(")
+        })
+    })
+}
+
+#[test]
+fn the_domain_makes_messages_and_never_renders_a_sentence() {
+    let mut offenders = Vec::new();
+    for module in MESSAGE_DOMAINS {
+        let files = sources(&src().join(module));
+        assert!(!files.is_empty(), "no sources in src/{module}");
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let c = code(without_unit_tests(&text));
+            if let Some(what) = renders_in_place(&c) {
+                offenders.push(format!("{} renders with {what}", rel(&f)));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "domain code renders sentences (make a msg! instead): {offenders:?}");
+    // And the check finds one.
+    assert_eq!(renders_in_place("let x = crate::tr!(\"Checklist\");"), Some("tr!("));
+    assert_eq!(renders_in_place("let x = crate::msg!(\"Checklist\"); let y = tr_key!(\"a\");"), None);
+}
+
 #[test]
 fn the_order_checks_catch_an_upward_import_and_a_circle() {
     assert_eq!(

@@ -278,7 +278,7 @@ fn parse_on_off(s: &str) -> Result<bool, String> {
 fn targets(args: &VramArgs) -> Vec<Target> {
     if let Some(g) = args.vram_gib {
         return vec![Target {
-            name: crate::tr!("hypothetical {gib} GiB GPU", gib = g),
+            name: crate::msg!("hypothetical {gib} GiB GPU", gib = g),
             total: g * GIB,
             free: None,
             holders: Vec::new(),
@@ -289,7 +289,9 @@ fn targets(args: &VramArgs) -> Vec<Target> {
     view.inventory
         .gpus
         .iter()
-        .filter_map(|g| Target::of_gpu(g, view.samples.iter().find(|s| s.index == g.index), ""))
+        .filter_map(|g| {
+            Target::of_gpu(g, view.samples.iter().find(|s| s.index == g.index), crate::i18n::Message::default())
+        })
         .collect()
 }
 
@@ -450,8 +452,9 @@ mod tests {
         assert!(text.contains("With the card free, within the headroom: largest batch"), "{text}");
         let mut at = 0;
         for s in &out.answer.suggestions {
-            let i =
-                text[at..].find(&s.line()).unwrap_or_else(|| panic!("{} missing or out of order:\n{text}", s.line()));
+            let i = text[at..]
+                .find(&s.line().en())
+                .unwrap_or_else(|| panic!("{} missing or out of order:\n{text}", s.line().en()));
             at += i + 1;
         }
         let json = serde_json::to_value(&out).unwrap();

@@ -145,12 +145,16 @@ impl VramState {
     fn targets(&self, snap: &Snapshot) -> Vec<Target> {
         let mut out = Vec::new();
         for g in &snap.inventory.gpus {
-            let demo = if snap.is_demo() && !g.name.contains("DEMO") { crate::tr!(" (DEMO)") } else { "" };
+            let demo = if snap.is_demo() && !g.name.contains("DEMO") {
+                crate::msg!(" (DEMO)")
+            } else {
+                crate::i18n::Message::default()
+            };
             out.extend(Target::of_gpu(g, snap.gpus.iter().find(|s| s.index == g.index), demo));
         }
         if out.is_empty() {
             out.push(Target {
-                name: crate::tr!("hypothetical {gib} GiB GPU", gib = self.hypothetical_gib),
+                name: crate::msg!("hypothetical {gib} GiB GPU", gib = self.hypothetical_gib),
                 total: self.hypothetical_gib * GIB,
                 free: None,
                 holders: Vec::new(),
@@ -487,7 +491,7 @@ impl VramState {
                 ui.label(RichText::new(f.verdict.word().here().to_uppercase()).strong().color(color));
                 ui.label(crate::tr!(
                     "{label}: {value}",
-                    label = t.name,
+                    label = t.name.here(),
                     value = f.detail.render(crate::i18n::current())
                 ));
             });
@@ -513,7 +517,7 @@ impl VramState {
             ui.add_space(6.0);
             ui.label(RichText::new(vram::advice_heading(advice).here()).strong());
             for a in advice {
-                ui.label(format!("• {}", a.line()));
+                ui.label(format!("• {}", a.line().here()));
             }
         }
     }

@@ -97,7 +97,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     for (i, f) in fits.iter().enumerate() {
         let verdict = f.verdict.word().here().to_uppercase();
         let detail = format!("{verdict} — {}", f.detail.render(crate::i18n::current()));
-        let _ = writeln!(o, "\n{}", crate::tr!("{label}: {value}", label = f.target.name, value = detail));
+        let _ = writeln!(o, "\n{}", crate::tr!("{label}: {value}", label = f.target.name.here(), value = detail));
         if let Some(l) = limits.get(i) {
             let _ = writeln!(o, "  {}", l.sentence().here());
         }
@@ -105,7 +105,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     if !advice.is_empty() {
         let _ = writeln!(o, "\n{}", crate::tr!("{heading}:", heading = crate::vram::advice_heading(advice).here()));
         for a in advice {
-            let _ = writeln!(o, "  • {}", a.line());
+            let _ = writeln!(o, "  • {}", a.line().here());
         }
     }
     o

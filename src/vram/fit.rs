@@ -42,8 +42,9 @@ impl Holder {
 /// A GPU to judge the estimate against.
 #[derive(Clone, Debug, Serialize)]
 pub struct Target {
-    /// "GPU 0 NVIDIA GeForce RTX 4090" or "hypothetical 24 GiB GPU".
-    pub name: String,
+    /// "GPU 0 NVIDIA GeForce RTX 4090" or "hypothetical 24 GiB GPU" (a demo GPU's name is a
+    /// catalogue text, shown in the reader's language).
+    pub name: Message,
     /// Total memory, bytes.
     pub total: f64,
     /// Free right now, bytes (this machine only).
@@ -57,7 +58,7 @@ impl Target {
     /// A GPU of this machine as a target: its total and free memory and the processes holding
     /// memory on it, from its inventory entry and latest sample. None when its total is unknown.
     /// `suffix` is added to the name (the app marks demo GPUs).
-    pub fn of_gpu(info: &GpuInfo, sample: Option<&GpuSample>, suffix: &str) -> Option<Target> {
+    pub fn of_gpu(info: &GpuInfo, sample: Option<&GpuSample>, suffix: Message) -> Option<Target> {
         let total = info.vram_total_bytes.get().filter(|t| *t > 0)?;
         let holders = sample
             .and_then(|s| s.processes.value())
@@ -68,7 +69,10 @@ impl Target {
             })
             .unwrap_or_default();
         Some(Target {
-            name: format!("GPU {} {}{suffix}", info.index, crate::i18n::tr_dyn(&info.name)),
+            name: Message::join(
+                [Message::data(format!("GPU {} ", info.index)), Message::new(&info.name), suffix],
+                &Message::default(),
+            ),
             total: total as f64,
             free: sample.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
             holders,
@@ -293,7 +297,7 @@ pub(crate) mod tests {
     /// A 24 GiB card with 1 GiB free: `python serve.py` holds 20 GiB, `Xorg` 3 GiB.
     pub(crate) fn busy_card() -> Target {
         Target {
-            name: "GPU 0 RTX 4090".into(),
+            name: Message::data("GPU 0 RTX 4090"),
             total: 24.0 * GIB,
             free: Some(GIB),
             holders: vec![

@@ -98,14 +98,13 @@ impl<'de> Deserialize<'de> for Suggestion {
 impl Suggestion {
     /// The line both the CLI and the app show: "halve the batch (8 to 4) — saves 1.2 GiB",
     /// "stop `python serve.py` (pid 4242) to free GPU 0 … — frees 20.0 GiB".
-    pub fn line(&self) -> String {
+    pub fn line(&self) -> Message {
         let gib = format!("{:.1}", self.saving / GIB);
-        let line = if self.frees_others {
+        if self.frees_others {
             crate::msg!("{change} — frees {gib} GiB", change = self.change.clone(), gib = gib)
         } else {
             crate::msg!("{change} — saves {gib} GiB", change = self.change.clone(), gib = gib)
-        };
-        line.render(crate::i18n::current())
+        }
     }
 }
 
@@ -395,7 +394,7 @@ mod tests {
         let freed: f64 = f.to_stop.iter().filter_map(|h| h.bytes).sum();
         assert!((adv[0].saving - freed).abs() < 1.0);
         assert!(!adv[0].change.en().contains("weights"));
-        assert!(adv[0].line().contains(" — frees "), "{}", adv[0].line());
+        assert!(adv[0].line().en().contains(" — frees "), "{}", adv[0].line().en());
         assert_eq!(adv[1..], suggestions(a, &s)[..]);
         // On a free card the advice is the suggestions alone.
         let free = Target { free: Some(24.0 * GIB), holders: Vec::new(), ..card };

@@ -267,7 +267,7 @@ fn vram_prints_the_engines_advice_in_text_and_json() {
     let s = text(&cli().args(args).output().unwrap().stdout);
     assert!(s.contains("To need less memory (in the order to try them):"), "{s}");
     let lines: Vec<&str> = s.lines().filter_map(|l| l.trim().strip_prefix("• ")).collect();
-    assert_eq!(lines, advice.iter().map(vram::Suggestion::line).collect::<Vec<_>>(), "{s}");
+    assert_eq!(lines, advice.iter().map(|a| a.line().en()).collect::<Vec<_>>(), "{s}");
     assert!(s.contains("full fine-tune, 4 × 4096 tokens, 1 GPU, weights FP32"), "{s}");
     let s = text(
         &cli()

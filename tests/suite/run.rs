@@ -271,7 +271,10 @@ fn scaling_test_tells_linear_from_fixed_overhead() {
     assert_eq!(linear["kind"], "near-linear", "{linear}");
     let fixed = scale("sleep 1; sleep 0.0{size}");
     assert_eq!(fixed["kind"], "fixed-overhead", "{fixed}");
-    assert!(fixed["summary"]["text"].as_str().is_some_and(|s| s.starts_with("fixed overhead dominates (1.0")), "{fixed}");
+    assert!(
+        fixed["summary"]["text"].as_str().is_some_and(|s| s.starts_with("fixed overhead dominates (1.0")),
+        "{fixed}"
+    );
     // Two sizes fit any line: a fit, but no claim about the shape.
     let out = Command::new(CLI).args(["scale", "--sizes", "1,2", "--", "sh", "-c", "sleep 0.{size}"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
