@@ -95,9 +95,15 @@ thread_local! {
     static SCOPED: Cell<Option<Lang>> = const { Cell::new(None) };
 }
 
-/// Makes `lang` the language of everything said from now on (the window switches live).
+/// Makes `lang` the language of everything said from now on (the window switches live). Inside
+/// [`scoped`] it is this thread's language until the scope ends, and the process's stays as it was:
+/// a test drives the window's switch of language without changing what other tests read.
 pub fn set(lang: Lang) {
-    CURRENT.store(lang as u8, Ordering::Relaxed);
+    if SCOPED.with(Cell::get).is_some() {
+        SCOPED.with(|s| s.set(Some(lang)));
+    } else {
+        CURRENT.store(lang as u8, Ordering::Relaxed);
+    }
 }
 
 /// The language in use on this thread.
@@ -434,6 +440,18 @@ mod tests {
             assert_eq!(Lang::from_locale(tag), None, "{tag}");
         }
         assert_eq!(Lang::from_locale("en_US.UTF-8"), Some(Lang::En));
+    }
+
+    #[test]
+    fn a_switch_inside_a_scope_changes_only_this_thread() {
+        let before = CURRENT.load(Ordering::Relaxed);
+        scoped(Lang::En, || {
+            set(Lang::ZhCn);
+            assert_eq!(current(), Lang::ZhCn);
+            let elsewhere = std::thread::spawn(|| CURRENT.load(Ordering::Relaxed)).join().unwrap_or(u8::MAX);
+            assert_eq!(elsewhere, before, "the process's language changed");
+        });
+        assert_eq!(CURRENT.load(Ordering::Relaxed), before);
     }
 
     #[test]
