@@ -345,13 +345,37 @@ pub fn outln(text: &str) -> Result<(), CliError> {
     out(&format!("{text}\n"))
 }
 
-/// Runs a subcommand and returns the process exit code; a failure is printed here, once.
-pub fn run(command: &Command) -> ExitCode {
-    // Machine-readable output is the same bytes in every language: scripts and support tools
-    // parse its text fields too.
-    if command.machine_readable() {
-        crate::i18n::set(crate::i18n::Lang::En);
+/// What one run of a subcommand is set to, resolved once before it runs (as the window's
+/// [`crate::gui::Launch`] is): the language of what it prints, and whether the output is for
+/// programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The language of the output: `--lang`, else `GPU_DOCTOR_LANG`, else the system's locale,
+    /// else English; English for machine-readable output whatever was asked.
+    pub lang: crate::i18n::Lang,
+    /// `--json`, `--format prom`, `--csv`: output for programs, the same bytes in every language
+    /// (scripts and support tools parse its text fields too).
+    pub machine_readable: bool,
+}
+
+impl Launch {
+    /// The launch of `command` with `--lang` (or none) on this machine.
+    pub fn resolve(lang_flag: Option<crate::i18n::Lang>, command: &Command) -> Launch {
+        Launch::of(crate::i18n::choose(lang_flag, None), command)
     }
+
+    /// The launch of `command` when `asked` is the language the flag, environment and system
+    /// chose.
+    pub fn of(asked: crate::i18n::Lang, command: &Command) -> Launch {
+        let machine_readable = command.machine_readable();
+        Launch { lang: if machine_readable { crate::i18n::Lang::En } else { asked }, machine_readable }
+    }
+}
+
+/// Runs a subcommand as `launch` says and returns the process exit code; a failure is printed
+/// here, once.
+pub fn run(launch: &Launch, command: &Command) -> ExitCode {
+    crate::i18n::set(launch.lang);
     // The commands that unpack or pack in a temporary directory remove it when interrupted.
     if matches!(command, Command::Capture(_)) || matches!(command, Command::Check(a) if a.from.is_some()) {
         crate::diagnose::archive::remove_scratch_on_signals();
@@ -377,4 +401,34 @@ pub fn run(command: &Command) -> ExitCode {
             .write_all(&crate::text::terminal_bytes(&format!("gpu-doctor: {e}\n"), crate::text::Stream::Err));
         ExitCode::from(e.code)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::{Cli, Launch};
+    use crate::i18n::Lang;
+
+    fn launch(args: &[&str]) -> Launch {
+        let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{e}"));
+        Launch::resolve(cli.lang, &cli.command)
+    }
+
+    #[test]
+    fn the_flag_chooses_the_language_and_output_for_programs_is_english() {
+        assert_eq!(
+            launch(&["gpu-doctor-cli", "--lang", "zh-CN", "info"]),
+            Launch { lang: Lang::ZhCn, machine_readable: false }
+        );
+        for json in
+            [&["info", "--json"][..], &["check", "--format", "prom"], &["vram", "--preset", "llama-3-8b", "--json"]]
+        {
+            let args: Vec<&str> = ["gpu-doctor-cli", "--lang", "zh-CN"].iter().chain(json).copied().collect();
+            assert_eq!(launch(&args), Launch { lang: Lang::En, machine_readable: true }, "{json:?}");
+        }
+        // (What the flag, the environment and the system chose, put to a command for people.)
+        let cli = Cli::try_parse_from(["gpu-doctor-cli", "check"]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Launch::of(Lang::ZhCn, &cli.command).lang, Lang::ZhCn);
+    }
 }

@@ -178,8 +178,7 @@ pub fn prefer_lean_software_rendering() {
 /// Runs the `gpu-doctor` binary: a subcommand, or the window.
 pub fn main_with(args: GuiArgs) -> ExitCode {
     if let Some(cmd) = &args.command {
-        crate::i18n::set(crate::i18n::choose(args.lang, None));
-        return cli::run(cmd);
+        return cli::run(&cli::Launch::resolve(args.lang, cmd), cmd);
     }
     let process_start = Instant::now();
     if cfg!(all(unix, not(target_os = "macos")))
