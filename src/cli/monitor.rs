@@ -85,7 +85,7 @@ fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
 pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
     let mut o = String::new();
     let time = present::wall_clock(s.started_unix, s.latest_t(), offset_secs);
-    let tag = if s.is_demo() { "[DEMO] " } else { "" };
+    let tag = if s.is_demo() { format!("{} ", tr!("[DEMO]")) } else { String::new() };
     match &s.host {
         Some(h) => {
             let _ = writeln!(o, "{tag}{time}  {}  {}", tr!("host"), host_line(h));

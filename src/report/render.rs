@@ -75,7 +75,9 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                     s.push('\n');
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
-                    s.push_str(&format!("- **{}** {}: {}\n", md(verdict), md(title), md(summary)));
+                    // (Title and summary joined by the catalogue: a full-width colon in Chinese.)
+                    let line = tr!("{label}: {value}", label = md(title), value = md(summary));
+                    s.push_str(&format!("- **{}** {line}\n", md(verdict)));
                     for e in evidence {
                         s.push_str(&format!("  - {}\n", md(e)));
                     }
@@ -185,12 +187,11 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                     s.push_str("</table>\n");
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
+                    let line = tr!("{label}: {value}", label = format!("<b>{}</b>", e(title)), value = e(summary));
                     s.push_str(&format!(
-                        "<p><span class=\"v {}\">{}</span> <b>{}</b>: {}</p>\n",
+                        "<p><span class=\"v {}\">{}</span> {line}</p>\n",
                         verdict_class(verdict),
-                        e(verdict),
-                        e(title),
-                        e(summary)
+                        e(verdict)
                     ));
                     if !evidence.is_empty() || fix.is_some() || !steps.is_empty() {
                         s.push_str("<ul>\n");

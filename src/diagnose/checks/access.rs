@@ -138,7 +138,10 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
             msg!(
                 "{who} cannot open {files}",
                 who = who,
-                files = denied.iter().map(|n| format!("{} (mode {:o})", n.path, n.mode)).collect::<Vec<_>>().join(", ")
+                files = Message::join(
+                    denied.iter().map(|n| msg!("{path} (mode {mode})", path = n.path, mode = format!("{:o}", n.mode))),
+                    &msg!(", ")
+                )
             ),
         )
         .found(msg!("{who} may not open the GPU device files", who = who));
