@@ -92,6 +92,16 @@ impl Message {
     /// The message in `lang`: the catalogue's translation of the key (the key itself in English
     /// or when there is none), its placeholders filled with the arguments rendered in `lang`.
     pub fn render(&self, lang: Lang) -> String {
+        if self.key == LIST {
+            let sep = self.args.get("sep").map(|s| arg_text(s, lang)).unwrap_or_default();
+            let items: Vec<String> = self
+                .args
+                .iter()
+                .filter(|(name, _)| name.bytes().all(|b| b.is_ascii_digit()))
+                .map(|(_, a)| arg_text(a, lang))
+                .collect();
+            return items.join(&sep);
+        }
         if self.key == FIRST_SENTENCE {
             let text = match self.args.get("text") {
                 Some(Arg::Msg(m)) => m.render(lang),
@@ -146,15 +156,18 @@ impl Message {
 
     /// `items` joined by the message `sep` (`msg!(", ")`), each item and the separator rendered
     /// in the reader's language. Nothing for no items.
+    /// The list is flat (one level however long it is): a server's list of 300 GPUs nests no
+    /// deeper in JSON than a list of two.
     pub fn join(items: impl IntoIterator<Item = Message>, sep: &Message) -> Message {
-        let mut items = items.into_iter();
-        let Some(first) = items.next() else { return Message::default() };
-        items.fold(first, |head, next| {
-            Message::new(JOIN)
-                .arg("head", Arg::Msg(Box::new(head)))
-                .arg("sep", Arg::Msg(Box::new(sep.clone())))
-                .arg("next", Arg::Msg(Box::new(next)))
-        })
+        let mut items: Vec<Message> = items.into_iter().collect();
+        if items.len() <= 1 {
+            return items.pop().unwrap_or_default();
+        }
+        let mut m = Message::new(LIST).arg("sep", Arg::Msg(Box::new(sep.clone())));
+        for (i, item) in items.into_iter().enumerate() {
+            m.args.insert(format!("{i:06}"), Arg::Msg(Box::new(item)));
+        }
+        m
     }
 
     /// This message with every piece of data ([`Arg::Text`], in nested messages too) passed through
@@ -197,13 +210,22 @@ impl Message {
 /// The key of a message that is data, not a sentence ([`Message::data`]).
 pub const DATA: &str = "{data}";
 
+/// An argument as text in `lang`.
+fn arg_text(a: &Arg, lang: Lang) -> String {
+    match a {
+        Arg::Int(n) => n.to_string(),
+        Arg::Msg(m) => m.render(lang),
+        Arg::Text(t) => t.clone(),
+    }
+}
+
 /// The key of a message's first sentence ([`Message::first_sentence`]), cut where it is rendered:
 /// a sentence ends at ". " in English and at "。" in Chinese.
 pub const FIRST_SENTENCE: &str = "{first sentence of text}";
 
-/// The key of two messages joined by a separator ([`Message::join`]): it has no words, so every
-/// language writes it as it is.
-pub const JOIN: &str = "{head}{sep}{next}";
+/// The key of a list of messages joined by a separator ([`Message::join`]): its items are the
+/// arguments named by their position (`000000`, `000001`, ...), the separator is `sep`.
+pub const LIST: &str = "{list}";
 
 /// A value read from the machine or written by a person is data: it is never translated.
 impl From<String> for Message {
@@ -341,6 +363,22 @@ mod tests {
         let outer = crate::msg!("{label}: {value}", label = crate::msg!("Checklist"), value = "ok");
         assert_eq!(outer.render(Lang::ZhCn), "检查清单：ok");
         assert_eq!(outer.render(Lang::En), "Checklist: ok");
+    }
+
+    #[test]
+    fn a_long_list_stays_flat_and_crosses_json() {
+        // (Nested pairwise, 500 items would pass serde_json's depth limit and a server's
+        // checklist would not be readable.)
+        let items = (0..500).map(|i| Message::data(format!("GPU {i}")));
+        let list = Message::join(items, &crate::msg!(", "));
+        let json = serde_json::to_string(&list).unwrap_or_default();
+        let back: Message = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, list);
+        let zh = back.render(Lang::ZhCn);
+        assert!(zh.starts_with("GPU 0、GPU 1、GPU 2") && zh.ends_with("GPU 498、GPU 499"), "{zh}");
+        assert!(back.en().starts_with("GPU 0, GPU 1, "));
+        assert_eq!(Message::join([Message::data("one")], &crate::msg!(", ")).en(), "one");
+        assert!(Message::join(Vec::new(), &crate::msg!(", ")).is_empty());
     }
 
     #[test]
