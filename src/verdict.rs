@@ -34,25 +34,24 @@ impl Verdict {
         }
     }
 
+    /// The verdict's word: its catalogue key (the English `tag`).
+    fn key(self) -> &'static str {
+        match self {
+            Verdict::Skipped => crate::tr_key!("SKIPPED"),
+            Verdict::Pass => crate::tr_key!("PASS"),
+            Verdict::Info => crate::tr_key!("INFO"),
+            Verdict::Warn => crate::tr_key!("WARN"),
+            Verdict::Fail => crate::tr_key!("FAIL"),
+        }
+    }
+
     /// The verdict in a word of the current language, as the window and reports show it.
     pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Skipped => crate::tr!("SKIPPED"),
-            Verdict::Pass => crate::tr!("PASS"),
-            Verdict::Info => crate::tr!("INFO"),
-            Verdict::Warn => crate::tr!("WARN"),
-            Verdict::Fail => crate::tr!("FAIL"),
-        }
+        crate::i18n::tr(self.key())
     }
 
     /// The verdict's word as a message, for a text made before its language is known.
     pub fn word_message(self) -> crate::i18n::Message {
-        match self {
-            Verdict::Skipped => crate::msg!("SKIPPED"),
-            Verdict::Pass => crate::msg!("PASS"),
-            Verdict::Info => crate::msg!("INFO"),
-            Verdict::Warn => crate::msg!("WARN"),
-            Verdict::Fail => crate::msg!("FAIL"),
-        }
+        crate::i18n::Message::new(self.key())
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{tr, tr_key};
+use crate::tr_key;
 
 /// How much a reason matters to someone asking "why is my GPU slow?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -144,15 +144,9 @@ pub fn unknown_bits(mask: u64) -> u64 {
 }
 
 /// One line for a card or table cell: "none", or the short names joined, e.g.
-/// "hardware thermal slowdown, power cap".
+/// "hardware thermal slowdown, power cap", in the current language.
 pub fn summary(mask: u64) -> String {
-    let reasons = decode(mask);
-    let mut names: Vec<String> = reasons.iter().map(|r| r.name.to_string()).collect();
-    let unknown = unknown_bits(mask);
-    if unknown != 0 {
-        names.push(tr!("other ({bits})", bits = format!("0x{unknown:x}")));
-    }
-    if names.is_empty() { tr!("none").to_string() } else { names.join(", ") }
+    summary_message(mask).here()
 }
 
 /// [`summary`] as a message (the reasons' names as catalogue texts), rendered where it is shown.
@@ -186,17 +180,10 @@ pub fn sentence_messages(mask: u64) -> Vec<crate::i18n::Message> {
     out
 }
 
-/// Full sentences for every reason in the mask; empty when the clocks are not held back.
+/// Full sentences for every reason in the mask, in the current language; empty when the clocks
+/// are not held back.
 pub fn sentences(mask: u64) -> Vec<String> {
-    let mut out: Vec<String> = decode(mask).iter().map(|r| r.sentence.to_string()).collect();
-    let unknown = unknown_bits(mask);
-    if unknown != 0 {
-        out.push(tr!(
-            "The driver reports a reason this version of gpu-doctor does not know (bits {bits}).",
-            bits = format!("0x{unknown:x}")
-        ));
-    }
-    out
+    sentence_messages(mask).iter().map(crate::i18n::Message::here).collect()
 }
 
 /// True when the mask holds a reason that lowers performance under load (anything but idle and
