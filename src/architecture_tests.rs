@@ -330,7 +330,7 @@ fn no_two_files_import_each_other_even_round_a_circle() {
 /// render a sentence in the process's language (`tr!`, `i18n::tr`, `tr_dyn`, `i18n::current`).
 /// A front end renders them where they are shown, in the language it is drawing in. (Telemetry is
 /// the one domain layer still to move; see ARCHITECTURE.md.)
-const MESSAGE_DOMAINS: &[&str] = &["diagnose", "smoke", "jobs", "vram", "knowledge"];
+const MESSAGE_DOMAINS: &[&str] = &["diagnose", "smoke", "jobs", "vram", "knowledge", "telemetry"];
 
 /// Where `code` renders a text in the process's language.
 fn renders_in_place(code: &str) -> Option<&'static str> {
@@ -362,6 +362,49 @@ fn the_domain_makes_messages_and_never_renders_a_sentence() {
     // And the check finds one.
     assert_eq!(renders_in_place(concat!("let x = crate::tr", "!(\"Checklist\");")), Some(concat!("tr", "!(")));
     assert_eq!(renders_in_place(concat!("let x = crate::msg", "!(\"Checklist\"); let y = tr_key", "!(\"a\");")), None);
+}
+
+/// The functions of a domain module that may render in the language shown now: a `Display`
+/// (`fmt`) and a command-line parser (`from_str`, `parse…`), which clap and `{}` print as they
+/// are, and `Reading::show…` for a front end drawing a value now. Everywhere else the domain
+/// hands out the message.
+const RENDER_AT_THE_EDGE: &[&str] = &["fmt", "from_str", "parse", "show"];
+
+/// The functions of `code` that render a message in the language shown now (`.here()`) and are
+/// not allowed to.
+fn renders_here_outside_the_edge(code: &str) -> Vec<String> {
+    code.match_indices(".here()")
+        .filter_map(|(i, _)| {
+            let before = &code[..i];
+            let name = before
+                .rfind("fn ")
+                .map(|f| before[f + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>());
+            match name {
+                Some(n) if RENDER_AT_THE_EDGE.iter().any(|e| n == *e || n.starts_with(&format!("{e}_"))) => None,
+                Some(n) => Some(n),
+                None => Some(String::from("(outside any function)")),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_domain_renders_in_the_shown_language_only_at_its_edge() {
+    let mut offenders = Vec::new();
+    for module in MESSAGE_DOMAINS {
+        for f in sources(&src().join(module)) {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            for name in renders_here_outside_the_edge(&code(without_unit_tests(&text))) {
+                offenders.push(format!("{} fn {name}", rel(&f)));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "domain functions render with .here() (return the message instead): {offenders:?}");
+    assert_eq!(
+        renders_here_outside_the_edge("fn fmt(&self) { self.m().here() } fn parse_sizes() { m.here() }"),
+        Vec::<String>::new()
+    );
+    assert_eq!(renders_here_outside_the_edge("fn summary(m: u64) -> String { x(m).here() }"), ["summary"]);
 }
 
 #[test]

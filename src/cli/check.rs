@@ -169,7 +169,7 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
-    let written = write_capture(&live, &dir).map_err(CliError::runtime)?;
+    let written = write_capture(&live, &dir, crate::i18n::current()).map_err(CliError::runtime)?;
     let n = written.files;
     // What is about to be sent, before the sentence saying where it is.
     super::out(&written.manifest)?;

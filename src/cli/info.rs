@@ -34,7 +34,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
     if status.is_demo() {
         let _ = writeln!(o, "{}", tr!("DEMO: simulated data, not this machine."));
     }
-    let _ = writeln!(o, "{}", tr!("Source: {source}", source = status.label()));
+    let _ = writeln!(o, "{}", tr!("Source: {source}", source = status.label().here()));
     if !inv.gpus.is_empty() || inv.driver_version.is_some() {
         let _ = writeln!(
             o,
@@ -98,8 +98,8 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
                     "\n{}",
                     tr!(
                         "What NVML said: {summary} {next_step}",
-                        summary = present::sentence(&no.summary_here()),
-                        next_step = no.shown(cfg!(windows)).1
+                        summary = present::sentence(&no.summary_message().here()),
+                        next_step = no.shown_message(cfg!(windows)).1.here()
                     )
                 );
             }
@@ -157,7 +157,7 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
                 tr!(
                     "NVML did not finish opening within {secs} s ({call}). The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm) and consider a reboot.",
                     secs = OPEN_TIMEOUT.as_secs(),
-                    call = live.in_flight(false).unwrap_or_else(|| "nvmlInit".to_string())
+                    call = live.in_flight(false).map_or_else(|| "nvmlInit".to_string(), |c| c.here())
                 ),
             ));
         }

@@ -63,7 +63,7 @@ fn host_line(h: &HostSample) -> String {
 /// One GPU's values, each after its label ("n/a" when missing).
 fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
     if let GpuHealth::Lost(why) = &g.health {
-        return tr!("GPU{gpu} LOST: {why}", gpu = g.index, why = why);
+        return tr!("GPU{gpu} LOST: {why}", gpu = g.index, why = why.here());
     }
     let info = inv.gpus.iter().find(|i| i.index == g.index);
     tr!(
@@ -100,7 +100,7 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
             "{tag}{time}  GPU   {}",
             tr!(
                 "NOT RESPONDING: {call} (for {secs} s); values below are the last ones read",
-                call = st.call,
+                call = st.call.here(),
                 secs = format!("{:.0}", st.secs)
             )
         );
@@ -125,8 +125,8 @@ fn announce(status: &SourceStatus, json: bool) {
             "{}",
             tr!(
                 "No NVIDIA GPU data: {summary}\nNext step: {step}\nShowing host metrics only. Details: gpu-doctor-cli info",
-                summary = no.summary_here(),
-                step = no.shown(cfg!(windows)).1
+                summary = no.summary_message().here(),
+                step = no.shown_message(cfg!(windows)).1.here()
             )
         ),
         SourceStatus::Asleep { functions } => eprintln!(
@@ -198,7 +198,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
                 time: present::wall_clock(snap.started_unix, snap.latest_t(), offset),
                 t: snap.latest_t(),
                 demo: snap.is_demo(),
-                source: snap.source.label(),
+                source: snap.source.label().en(),
                 host: snap.host.as_ref(),
                 gpus: &snap.gpus,
                 gpu_stall: snap.gpu_stall.as_ref(),
@@ -244,7 +244,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let last = sampler.snapshot();
     if let Some(st) = &last.gpu_stall {
         // The sampler thread stuck in the driver is not joined: the process ends on time anyway.
-        return Err(CliError::new(exit::NOT_RESPONDING, st.message()));
+        return Err(CliError::new(exit::NOT_RESPONDING, st.message().here()));
     }
     Ok(ExitCode::from(if matches!(last.source, SourceStatus::Unavailable(_)) { exit::NO_GPU } else { exit::OK }))
 }

@@ -219,7 +219,7 @@ fn text_head(h: &Header, samples: usize, span: f64, inv: &crate::telemetry::samp
         format = h.version,
         start = start,
         secs = h.interval_secs,
-        source = h.source.label(),
+        source = h.source.label().here(),
         samples = samples,
         span = format!("{span:.0}"),
     );

@@ -164,7 +164,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
-                eprintln!("gpu-doctor: {w}");
+                eprintln!("gpu-doctor: {}", w.here());
             }
             list
         }
@@ -355,7 +355,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = calibration::path() {
         match calibration::load(&path) {
             Ok(points) => out.calibration = calibration::find(&points, &arch, &out.settings).cloned(),
-            Err(e) => eprintln!("gpu-doctor: {e}"),
+            Err(e) => eprintln!("gpu-doctor: {}", e.here()),
         }
     }
     if args.json {
@@ -392,7 +392,7 @@ fn save_calibration(args: &VramArgs, arch: &Arch, value: &str) -> Result<(), Cli
         }
     };
     let point = calibration::point_from(&last, arch, &settings);
-    let moved = calibration::save(&path, point.clone()).map_err(fail)?;
+    let moved = calibration::save(&path, point.clone()).map_err(|e| fail(e.here()))?;
     if let Some(bak) = moved {
         eprintln!(
             "gpu-doctor: {}",

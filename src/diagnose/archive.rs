@@ -14,6 +14,8 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
 use super::system::CaptureError;
+use crate::i18n::Message;
+use crate::msg;
 
 /// The most bytes an archive may unpack to.
 pub const MAX_UNPACKED_BYTES: u64 = 512 << 20;
@@ -124,7 +126,7 @@ pub fn is_archive(path: &Path) -> bool {
 /// existing `file` is an error. File owners, modes and times are not stored (deterministic
 /// headers), so the archive says no more than the directory's contents.
 pub fn write_archive(dir: &Path, file: &Path) -> Result<(), CaptureError> {
-    let err = |e: io::Error| CaptureError::Write(file.into(), e.to_string());
+    let err = |e: io::Error| CaptureError::Write(file.into(), Message::data(e.to_string()));
     let mut options = File::options();
     options.write(true).create_new(true);
     // Readable by the user only, like the capture directory it packs.
@@ -180,55 +182,60 @@ fn inside(path: &Path) -> Option<PathBuf> {
 
 /// Unpacks the capture archive `file` into a new temporary directory (see the module's rules).
 pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
-    let bad = |why: String| CaptureError::Archive(file.into(), why);
-    let input = File::open(file).map_err(|e| bad(e.to_string()))?;
-    let scratch = ScratchDir::new().map_err(|e| bad(format!("cannot make a temporary directory: {e}")))?;
+    let bad = |why: Message| CaptureError::Archive(file.into(), why);
+    let data = |e: &dyn std::fmt::Display| Message::data(e.to_string());
+    let input = File::open(file).map_err(|e| bad(data(&e)))?;
+    let scratch = ScratchDir::new().map_err(|e| bad(msg!("cannot make a temporary directory: {error}", error = e)))?;
     let root = scratch.path().to_path_buf();
     let mut archive = tar::Archive::new(GzDecoder::new(input));
     let mut total = 0u64;
-    let entries = archive.entries().map_err(|e| bad(e.to_string()))?;
+    let entries = archive.entries().map_err(|e| bad(data(&e)))?;
     for (n, entry) in entries.enumerate() {
         if n >= MAX_ENTRIES {
-            return Err(bad(format!("more than {MAX_ENTRIES} entries")));
+            return Err(bad(msg!("more than {n} entries", n = MAX_ENTRIES)));
         }
-        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
-        let path = entry.path().map_err(|e| bad(e.to_string()))?.into_owned();
-        let rel = inside(&path).ok_or_else(|| bad(format!("refused path {} (outside the capture)", path.display())))?;
+        let mut entry = entry.map_err(|e| bad(data(&e)))?;
+        let path = entry.path().map_err(|e| bad(data(&e)))?.into_owned();
+        let rel = inside(&path)
+            .ok_or_else(|| bad(msg!("refused path {path} (outside the capture)", path = path.display())))?;
         let kind = entry.header().entry_type();
         let dst = root.join(&rel);
         if kind.is_dir() {
-            fs::create_dir_all(&dst).map_err(|e| bad(e.to_string()))?;
+            fs::create_dir_all(&dst).map_err(|e| bad(data(&e)))?;
         } else if kind.is_file() {
             if rel.as_os_str().is_empty() {
-                return Err(bad("a file entry without a name".into()));
+                return Err(bad(msg!("a file entry without a name")));
             }
             if let Some(parent) = dst.parent() {
-                fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
+                fs::create_dir_all(parent).map_err(|e| bad(data(&e)))?;
             }
             let mut out = File::options()
                 .write(true)
                 .create_new(true)
                 .open(&dst)
-                .map_err(|e| bad(format!("{}: {e}", rel.display())))?;
+                .map_err(|e| bad(Message::data(format!("{}: {e}", rel.display()))))?;
             let room = MAX_UNPACKED_BYTES - total;
-            let copied = io::copy(&mut (&mut entry).take(room + 1), &mut out).map_err(|e| bad(e.to_string()))?;
+            let copied = io::copy(&mut (&mut entry).take(room + 1), &mut out).map_err(|e| bad(data(&e)))?;
             if copied > room {
-                return Err(bad(format!("unpacks to more than {} MiB", MAX_UNPACKED_BYTES >> 20)));
+                return Err(bad(msg!("unpacks to more than {mib} MiB", mib = MAX_UNPACKED_BYTES >> 20)));
             }
             total += copied;
         } else if matches!(kind, tar::EntryType::XGlobalHeader | tar::EntryType::XHeader) {
             // Metadata for the entries, not files.
         } else {
-            return Err(bad(format!("refused {} (links and special files are not part of a capture)", path.display())));
+            return Err(bad(msg!(
+                "refused {path} (links and special files are not part of a capture)",
+                path = path.display()
+            )));
         }
     }
     let dir = if root.join("capture.json").is_file() {
         root.clone()
     } else {
-        let mut dirs = fs::read_dir(&root).map_err(|e| bad(e.to_string()))?.filter_map(|e| e.ok().map(|e| e.path()));
+        let mut dirs = fs::read_dir(&root).map_err(|e| bad(data(&e)))?.filter_map(|e| e.ok().map(|e| e.path()));
         match (dirs.next(), dirs.next()) {
             (Some(only), None) if only.join("capture.json").is_file() => only,
-            _ => return Err(bad("it holds no capture.json: not a gpu-doctor capture".into())),
+            _ => return Err(bad(msg!("it holds no capture.json: not a gpu-doctor capture"))),
         }
     };
     Ok(Unpacked { scratch, dir })

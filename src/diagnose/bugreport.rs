@@ -260,7 +260,7 @@ impl BugReport {
 
 /// Reads a log as text: plain or gzip-compressed (by its magic bytes), at most [`MAX_TEXT`]
 /// bytes of text, mixed encodings read lossily. Only regular files are read.
-pub fn read(path: &Path) -> Result<String, String> {
+pub fn read(path: &Path) -> Result<String, crate::i18n::Message> {
     read_capped(path, MAX_TEXT).map(unix_line_ends)
 }
 
@@ -324,18 +324,19 @@ pub fn sniff(path: &Path) -> FileKind {
 }
 
 /// [`read`] with a cap of `cap` bytes of text.
-fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_capped(path: &Path, cap: u64) -> Result<String, crate::i18n::Message> {
+    let io = |e: std::io::Error| crate::i18n::Message::data(format!("{}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
-        return Err(crate::msg!("{path} is not a regular file", path = path.display()).here());
+        return Err(crate::msg!("{path} is not a regular file", path = path.display()));
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(io)?;
     let mut head = [0u8; 2];
     let mut probe = std::io::BufReader::new(file);
     let mut bytes = Vec::new();
     {
         use std::io::BufRead as _;
-        let buf = probe.fill_buf().map_err(|e| format!("{}: {e}", path.display()))?;
+        let buf = probe.fill_buf().map_err(io)?;
         head[..buf.len().min(2)].copy_from_slice(&buf[..buf.len().min(2)]);
     }
     let read = if head == [0x1f, 0x8b] {
@@ -347,7 +348,7 @@ fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     if let Err(e) = read
         && bytes.is_empty()
     {
-        return Err(format!("{}: {e}", path.display()));
+        return Err(io(e));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

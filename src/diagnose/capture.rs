@@ -254,16 +254,13 @@ pub struct Written {
 /// checks used, the files they read that the allow-list admits under `dir/fs/`, and
 /// `MANIFEST.txt`. Refuses a non-empty `dir`, so nothing the user made is overwritten; a capture
 /// that cannot be written whole is removed.
-pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
-    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
+pub fn write_capture(live: &LiveSystem, dir: &Path, lang: crate::i18n::Lang) -> Result<Written, CaptureError> {
+    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), crate::i18n::Message::data(e.to_string()));
     if dir.exists() && std::fs::read_dir(dir).map_err(werr)?.next().is_some() {
-        return Err(CaptureError::Write(
-            dir.into(),
-            crate::msg!("the directory is not empty; choose a new one").here(),
-        ));
+        return Err(CaptureError::Write(dir.into(), crate::msg!("the directory is not empty; choose a new one")));
     }
     let existed = dir.exists();
-    let written = write_into(live, dir);
+    let written = write_into(live, dir, lang);
     if written.is_err() {
         // All or nothing: a half-written capture (a full disk) is removed, never left to be sent.
         // The folder was empty or new, so nothing of the user's is in it.
@@ -277,8 +274,8 @@ pub fn write_capture(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureEr
     written
 }
 
-fn write_into(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
-    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), e.to_string());
+fn write_into(live: &LiveSystem, dir: &Path, lang: crate::i18n::Lang) -> Result<Written, CaptureError> {
+    let werr = |e: std::io::Error| CaptureError::Write(dir.into(), crate::i18n::Message::data(e.to_string()));
     let plan = plan(live);
     let fs = dir.join("fs");
     private_dirs(dir).map_err(werr)?;
@@ -296,7 +293,7 @@ fn write_into(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
     let mut meta = live.collected().clone();
     meta.listings = plan.listings.clone();
     meta.links = plan.links.clone();
-    let manifest = manifest(&plan);
+    let manifest = manifest(&plan, lang);
     write_capture_json(dir, meta)?;
     write_private(&dir.join(MANIFEST), manifest.as_bytes()).map_err(werr)?;
     restrict(&dir.join("capture.json")).map_err(werr)?;
@@ -305,25 +302,25 @@ fn write_into(live: &LiveSystem, dir: &Path) -> Result<Written, CaptureError> {
 
 /// The manifest: every file with its size, the placeholders, the listings with their counts, the
 /// links, and what was left out.
-fn manifest(p: &Plan) -> String {
+fn manifest(p: &Plan, lang: crate::i18n::Lang) -> String {
     use std::fmt::Write as _;
     let mut m = String::new();
-    let _ = writeln!(m, "{}", crate::msg!("gpu-doctor capture: everything this folder holds").here());
-    let _ = writeln!(m, "capture.json  {}", crate::msg!("(metadata: see docs/capture-format.md)").here());
+    let _ = writeln!(m, "{}", crate::msg!("gpu-doctor capture: everything this folder holds").render(lang));
+    let _ = writeln!(m, "capture.json  {}", crate::msg!("(metadata: see docs/capture-format.md)").render(lang));
     for (path, bytes) in &p.files {
-        let _ = writeln!(m, "fs{path}  {}", crate::msg!("({n} bytes)", n = bytes.len()).here());
+        let _ = writeln!(m, "fs{path}  {}", crate::msg!("({n} bytes)", n = bytes.len()).render(lang));
     }
     for path in &p.placeholders {
-        let _ = writeln!(m, "fs{path}  {}", crate::msg!("(empty: only that it exists)").here());
+        let _ = writeln!(m, "fs{path}  {}", crate::msg!("(empty: only that it exists)").render(lang));
     }
     for path in &p.dirs {
-        let _ = writeln!(m, "fs{path}/  {}", crate::msg!("(empty folder: only that it exists)").here());
+        let _ = writeln!(m, "fs{path}/  {}", crate::msg!("(empty folder: only that it exists)").render(lang));
     }
     for (dir, names) in &p.listings {
-        let _ = writeln!(m, "{}", crate::msg!("listing {dir}: {n} names", dir = dir, n = names.len()).here());
+        let _ = writeln!(m, "{}", crate::msg!("listing {dir}: {n} names", dir = dir, n = names.len()).render(lang));
     }
     for (path, target) in &p.links {
-        let _ = writeln!(m, "{}", crate::msg!("link {path} -> {target}", path = path, target = target).here());
+        let _ = writeln!(m, "{}", crate::msg!("link {path} -> {target}", path = path, target = target).render(lang));
     }
     if p.left_out > 0 || p.names_dropped > 0 {
         let _ = writeln!(
@@ -334,7 +331,7 @@ fn manifest(p: &Plan) -> String {
                 files = p.left_out,
                 names = p.names_dropped
             )
-            .here()
+            .render(lang)
         );
     }
     crate::text::safe_terminal(&m).into_owned()

@@ -53,14 +53,13 @@ impl CheckSource {
 /// Runs the checks on an `nvidia-bug-report.log(.gz)` or the text of `nvidia-smi -q`, and marks
 /// what the file did not hold.
 pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
-    let bad = |why: String| CaptureError::Malformed(file.to_path_buf(), why);
+    let bad = |why: crate::i18n::Message| CaptureError::Malformed(file.to_path_buf(), why);
     let text = bugreport::read(file).map_err(bad)?;
     let view = if bugreport::is_bug_report(&text) {
-        let split =
-            bugreport::split(&text).ok_or_else(|| bad(crate::msg!("no nvidia-bug-report sections found").here()))?;
+        let split = bugreport::split(&text).ok_or_else(|| bad(crate::msg!("no nvidia-bug-report sections found")))?;
         BugReportSystem::from_report(&split)
     } else {
-        BugReportSystem::from_smi(&text).ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q").here()))?
+        BugReportSystem::from_smi(&text).ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q")))?
     };
     let mut report = super::run(&view);
     let imported = view.imported();
@@ -69,8 +68,7 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
         return Err(bad(crate::msg!(
             "it holds none of the sections the checks read ({n} sections found); the file may be damaged, cut short or not a whole log",
             n = imported.sections
-        )
-        .here()));
+        )));
     }
     bugview::mark_not_in_report(&mut report, &imported);
     report.imported = Some(imported);
@@ -96,9 +94,8 @@ pub fn remote_checklist(setup: &SshSetup, target: &Target) -> Result<Report, Rem
                         "The checklist from {host} cannot be read by this version ({error}).",
                         host = target,
                         error = e
-                    )
-                    .here(),
-                    next_step: crate::msg!("Install the same gpu-doctor version on both machines.").here(),
+                    ),
+                    next_step: crate::msg!("Install the same gpu-doctor version on both machines."),
                     detail: String::new(),
                 };
             }

@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::i18n::Message;
+
 use serde::{Deserialize, Serialize};
 
 use crate::telemetry::sample::{GpuFacts, GpuSample, Inventory};
@@ -94,8 +96,8 @@ pub struct NvmlView {
     pub did_not_return: Option<u64>,
     /// The NVML call that had not returned then, in words ("nvmlInit (opening NVML)",
     /// "nvmlDeviceGetTemperature on GPU 1"), when known (v2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hung_call: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::i18n::message::compact_option")]
+    pub hung_call: Option<crate::i18n::Message>,
 }
 
 /// Kernel-log lines about NVIDIA (NVRM, Xid), or why they could not be read.
@@ -396,9 +398,9 @@ impl SystemView for LiveSystem {
 #[derive(Debug)]
 pub enum CaptureError {
     /// No `capture.json`, or it cannot be read.
-    Missing(PathBuf, String),
+    Missing(PathBuf, Message),
     /// `capture.json` is not valid JSON of the expected shape.
-    Malformed(PathBuf, String),
+    Malformed(PathBuf, Message),
     /// Written by a newer gpu-doctor.
     FutureVersion {
         /// The capture directory.
@@ -407,18 +409,24 @@ pub enum CaptureError {
         found: u32,
     },
     /// Writing failed.
-    Write(PathBuf, String),
+    Write(PathBuf, Message),
     /// A capture archive (`.tar.gz`) cannot be read or holds something unsafe.
-    Archive(PathBuf, String),
+    Archive(PathBuf, Message),
     /// The checklist of a server over SSH could not be run or read.
     Remote(crate::telemetry::remote::RemoteError),
 }
 
-/// The message, in the current language (written by hand rather than derived: derived messages
-/// cannot be translated).
+/// In the language shown now.
 impl std::fmt::Display for CaptureError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
+        f.write_str(&self.message().here())
+    }
+}
+
+impl CaptureError {
+    /// What went wrong, as a message.
+    pub fn message(&self) -> Message {
+        match self {
             CaptureError::Missing(dir, why) => crate::msg!(
                 "{dir}: not a gpu-doctor capture (cannot read capture.json: {why})",
                 dir = dir.display(),
@@ -439,9 +447,10 @@ impl std::fmt::Display for CaptureError {
             CaptureError::Archive(file, why) => {
                 crate::msg!("{file}: cannot use this capture archive: {why}", file = file.display(), why = why)
             }
-            CaptureError::Remote(e) => return write!(f, "{e}"),
-        };
-        f.write_str(&text.here())
+            CaptureError::Remote(e) => {
+                crate::msg!("{message} Next step: {next_step}", message = &e.message, next_step = &e.next_step)
+            }
+        }
     }
 }
 
@@ -487,14 +496,14 @@ impl CapturedSystem {
         let file = dir.join("capture.json");
         // A FIFO or a device here must not hang or exhaust the reader.
         let bytes = crate::safe_fs::read_regular(&file, CAPTURE_JSON_CAP)
-            .map_err(|e| CaptureError::Missing(dir.into(), e.to_string()))?;
+            .map_err(|e| CaptureError::Missing(dir.into(), Message::data(e.to_string())))?;
         let text = String::from_utf8_lossy(&bytes);
-        let head: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
+        let head: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| CaptureError::Malformed(dir.into(), Message::data(e.to_string())))?;
         if head.get("format").and_then(|f| f.as_str()) != Some(CAPTURE_FORMAT) {
             return Err(CaptureError::Malformed(
                 dir.into(),
-                crate::msg!("the format field is not \"{format}\"", format = CAPTURE_FORMAT).here(),
+                crate::msg!("the format field is not \"{format}\"", format = CAPTURE_FORMAT),
             ));
         }
         match head.get("version").and_then(serde_json::Value::as_u64) {
@@ -502,10 +511,10 @@ impl CapturedSystem {
                 return Err(CaptureError::FutureVersion { path: dir.into(), found: v as u32 });
             }
             Some(_) => {}
-            None => return Err(CaptureError::Malformed(dir.into(), crate::msg!("no version field").here())),
+            None => return Err(CaptureError::Malformed(dir.into(), crate::msg!("no version field"))),
         }
-        let cap: CaptureFile =
-            serde_json::from_value(head).map_err(|e| CaptureError::Malformed(dir.into(), e.to_string()))?;
+        let cap: CaptureFile = serde_json::from_value(head)
+            .map_err(|e| CaptureError::Malformed(dir.into(), Message::data(e.to_string())))?;
         let mut refused = BTreeSet::new();
         let mut fs = dir.join("fs");
         // `fs` itself a link (to `/`, say) would make the support engineer's machine the user's.
@@ -587,7 +596,8 @@ pub fn write_capture_json(dir: &Path, meta: Meta) -> Result<(), CaptureError> {
         app_version: env!("CARGO_PKG_VERSION").to_string(),
         meta,
     };
-    let json = serde_json::to_string_pretty(&file).map_err(|e| CaptureError::Write(dir.into(), e.to_string()))?;
+    let json = serde_json::to_string_pretty(&file)
+        .map_err(|e| CaptureError::Write(dir.into(), Message::data(e.to_string())))?;
     crate::safe_fs::write_new_atomic(&dir.join("capture.json"), (json + "\n").as_bytes())
-        .map_err(|e| CaptureError::Write(dir.into(), e.to_string()))
+        .map_err(|e| CaptureError::Write(dir.into(), Message::data(e.to_string())))
 }

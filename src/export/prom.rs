@@ -124,7 +124,7 @@ impl Exposition {
             self.set(
                 "gpu_doctor_gpu_not_responding_seconds",
                 "How long the GPU driver has not returned from a call (a hung driver)",
-                &[("call", st.call.as_str()), ("Hostname", hostname)],
+                &[("call", st.call.en().as_str()), ("Hostname", hostname)],
                 st.secs,
             );
         }

@@ -389,7 +389,7 @@ impl DoctorApp {
                         kind: EventKind::Verdict,
                         gpu: v.gpu,
                         level: EventLevel::Warn,
-                        text: v.title.here(),
+                        text: v.title.clone(),
                     });
                 }
             }
@@ -400,7 +400,7 @@ impl DoctorApp {
                         kind: EventKind::Verdict,
                         gpu: o.gpu,
                         level: EventLevel::Info,
-                        text: tr!("no longer: {title}", title = o.title.here()),
+                        text: crate::msg!("no longer: {title}", title = &o.title),
                     });
                 }
             }
@@ -627,7 +627,7 @@ impl eframe::App for DoctorApp {
             self.take_screenshot(&ctx, None);
         }
         if let Some(e) = self.sampler.take_recording_error() {
-            self.message = Some(e);
+            self.message = Some(e.here());
         }
         self.save_settings_if_changed();
         if !self.first_frame_done {

@@ -568,7 +568,7 @@ fn event_marks(h: &MonitorData, axis: &TimeAxis) -> Vec<charts::Mark> {
         .filter(|e| e.t >= axis.from && e.t <= axis.to)
         .map(|e| charts::Mark {
             t: e.t,
-            name: e.text.clone(),
+            name: e.text.here(),
             color: match e.level {
                 EventLevel::Info => Color32::from_rgb(144, 202, 249),
                 EventLevel::Warn => Color32::from_rgb(255, 183, 77),

@@ -380,7 +380,10 @@ fn burn_line(t: &crate::smoke::BurnTick) -> String {
         s.push_str(&crate::tr!(", {watts} W", watts = format!("{w:.0}")));
     }
     if let Some(m) = t.throttle_mask.filter(|m| crate::telemetry::throttle::is_limiting(*m)) {
-        s.push_str(&crate::tr!(", held back: {reasons}", reasons = crate::telemetry::throttle::summary(m)));
+        s.push_str(&crate::tr!(
+            ", held back: {reasons}",
+            reasons = crate::telemetry::throttle::summary_message(m).here()
+        ));
     }
     s
 }

@@ -56,7 +56,7 @@ impl Calibration {
         if let Some(path) = vram::calibration::path() {
             match vram::calibration::load(&path) {
                 Ok(p) => c.points = p,
-                Err(e) => c.message = Some(e),
+                Err(e) => c.message = Some(e.here()),
             }
         }
         c.last_run = vram::calibration::last_run_path().and_then(|p| vram::calibration::load_last_run(&p));
@@ -78,7 +78,7 @@ impl Default for VramState {
             arch,
             settings: Workload::default(),
             hypothetical_gib: 24.0,
-            message: warning,
+            message: warning.as_ref().map(crate::i18n::Message::here),
             pending_import: None,
             visited: false,
             units: crate::units::ByteUnits::default(),
@@ -384,7 +384,7 @@ impl VramState {
     fn calibration_row(&mut self, ui: &mut egui::Ui, settings: &vram::Workload, total: f64) {
         let c = self.calibration.get_or_insert_with(Calibration::load);
         if let Some(p) = vram::calibration::find(&c.points, &self.arch, settings) {
-            ui.label(RichText::new(crate::tr!("Measured: {line}", line = p.line(total))).strong());
+            ui.label(RichText::new(crate::tr!("Measured: {line}", line = p.line(total).here())).strong());
         } else if let Some(last) = &c.last_run {
             let label = crate::tr!(
                 "Save the last measured run ({gib} GiB, {command}, {when}) as a calibration point for these settings",
@@ -399,7 +399,7 @@ impl VramState {
                         c.points.push(point);
                         c.message = None;
                     }
-                    Some(Err(e)) => c.message = Some(e),
+                    Some(Err(e)) => c.message = Some(e.here()),
                     None => c.message = Some(crate::tr!("no config directory (set GPU_DOCTOR_CONFIG_DIR)").into()),
                 }
             }

@@ -154,6 +154,17 @@ impl Message {
         if text.is_empty() { Message::default() } else { Message::new(text) }
     }
 
+    /// A stored string: the catalogue text it is, or data (shown as it is) when it is none.
+    pub fn from_text(text: &str) -> Message {
+        if text.is_empty() {
+            Message::default()
+        } else if super::ZH.contains_key(text) {
+            Message::new(text)
+        } else {
+            Message::data(text)
+        }
+    }
+
     /// `items` joined by the message `sep` (`msg!(", ")`), each item and the separator rendered
     /// in the reader's language. Nothing for no items.
     /// The list is flat (one level however long it is): a server's list of 300 GPUs nests no
@@ -204,6 +215,56 @@ impl Message {
             (DATA, Some(Arg::Text(t))) => Some(t),
             _ => None,
         }
+    }
+}
+
+/// A message kept compactly where it is stored many times (a reading's reason, a sample's
+/// event, a recording): a message its English says whole (a catalogue text without arguments, or
+/// data) is that string, as older versions wrote it; any other message is the object. Read back,
+/// a string that is a catalogue text is that text's message, any other string is data. Use with
+/// `#[serde(with = "crate::i18n::message::compact")]`.
+pub mod compact {
+    use serde::{Deserialize as _, Serialize as _};
+
+    use super::{Message, MessageWire};
+
+    /// The message as its string when the string says it whole, else as the object.
+    pub fn serialize<S: serde::Serializer>(m: &Message, s: S) -> Result<S::Ok, S::Error> {
+        match m.as_data() {
+            Some(d) if !super::ZH.contains_key(d) => s.serialize_str(d),
+            None if m.args.is_empty() => s.serialize_str(&m.key),
+            _ => m.serialize(s),
+        }
+    }
+
+    /// A string or the object.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
+        Ok(match MessageWire::deserialize(d)? {
+            MessageWire::Whole { key, args } => Message { key, args },
+            MessageWire::English(text) => Message::from_text(&text),
+        })
+    }
+}
+
+/// [`compact`] for an optional message (`None` is `null`; use with `default`).
+pub mod compact_option {
+    use serde::Deserialize as _;
+
+    use super::Message;
+
+    /// The message compactly, or `null`.
+    pub fn serialize<S: serde::Serializer>(m: &Option<Message>, s: S) -> Result<S::Ok, S::Error> {
+        match m {
+            Some(m) => super::compact::serialize(m, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// A string, the object, or `null`.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Message>, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Held(#[serde(with = "super::compact")] Message);
+        Ok(Option::<Held>::deserialize(d)?.map(|h| h.0))
     }
 }
 
@@ -395,5 +456,25 @@ mod tests {
         let newer: Message =
             serde_json::from_str(r#"{"key":"A text from a newer {what}","args":{"what":"server"}}"#).unwrap();
         assert_eq!(newer.render(Lang::ZhCn), "A text from a newer server");
+    }
+
+    #[test]
+    fn a_compact_message_is_a_string_when_its_english_says_it_whole() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Held(#[serde(with = "compact")] Message);
+        let json = |m: &Message| serde_json::to_string(&Held(m.clone())).unwrap_or_default();
+        let back = |j: &str| serde_json::from_str::<Held>(j).map(|h| h.0).unwrap_or_else(|e| panic!("{e}"));
+        let (key, data) = (crate::msg!("Checklist"), Message::data("libnvidia-ml.so.1: no such file"));
+        let with_args = crate::msg!("GPU {gpu} lost: {why}", gpu = 1u32, why = "bus");
+        // A data text that is by chance a catalogue text stays data.
+        let data_like_key = Message::data("Checklist");
+        assert_eq!(json(&key), r#""Checklist""#);
+        assert_eq!(json(&data), r#""libnvidia-ml.so.1: no such file""#);
+        assert!(json(&with_args).starts_with(r#"{"key":"#));
+        assert!(json(&data_like_key).starts_with(r#"{"key":"{data}""#));
+        for m in [key, data, with_args, data_like_key, Message::default()] {
+            assert_eq!(back(&json(&m)), m);
+        }
+        assert_eq!(back(r#""Checklist""#).render(Lang::ZhCn), "检查清单");
     }
 }

@@ -75,8 +75,8 @@ pub struct Focus {
     pub gpu_access: GpuAccess,
     /// The GPU figures came from a simulation (`--demo`): its label. The process's own figures
     /// are this machine's either way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub demo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::i18n::message::compact_option")]
+    pub demo: Option<Message>,
     /// Verdict.
     pub triage: Triage,
     /// In words.

@@ -14,7 +14,7 @@ use crate::msg;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sizes(pub Vec<(String, f64)>);
 
-/// clap value parser for `--sizes`.
+/// clap value parser for `--sizes` (its error in the language shown now: clap prints it).
 pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
     // The user's text goes into the command unchanged (9007199254740993 stays itself); the
     // number is only for the fit.
@@ -133,28 +133,33 @@ pub enum ScaleError {
     },
 }
 
+/// In the language shown now.
 impl std::fmt::Display for ScaleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
-            ScaleError::NoCommand => msg!("no command given").here(),
+        f.write_str(&self.message().here())
+    }
+}
+
+impl ScaleError {
+    /// What went wrong, as a message.
+    pub fn message(&self) -> crate::i18n::Message {
+        match self {
+            ScaleError::NoCommand => msg!("no command given"),
             // `{size}` is written as it is: the placeholder the user puts in the command.
             ScaleError::NoPlaceholder => msg!(
                 "the command has no {size} to replace; e.g. gpu-doctor-cli scale --sizes 1,2,4 -- python infer.py --n {size}",
                 size = "{size}"
-            )
-            .here(),
+            ),
             ScaleError::RunFailed { size, status, secs } => msg!(
                 "size {size} failed ({status}) after {secs} s; the scaling test needs every run to succeed",
                 size = size,
                 status = status,
                 secs = format!("{secs:.1}")
-            )
-            .here(),
+            ),
             ScaleError::NotStarted { program, source } => {
-                msg!("could not start {program}: {error}", program = program, error = source).here()
+                msg!("could not start {program}: {error}", program = program, error = source)
             }
-        };
-        f.write_str(&text)
+        }
     }
 }
 

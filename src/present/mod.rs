@@ -96,7 +96,7 @@ pub fn sm_clock(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
 
 /// Short throttle summary: "none", "power cap", or the reason when unavailable.
 pub fn throttle_summary(sample: &GpuSample) -> String {
-    sample.throttle_mask.show(|m| throttle::summary(*m))
+    sample.throttle_mask.show(|m| throttle::summary_message(*m).here())
 }
 
 /// Percentage reading as "97 %".

@@ -79,7 +79,7 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         let _ = writeln!(o, "  {}", crate::tr!("note: {note}", note = n.here()));
     }
     if let Some(p) = calibration {
-        let _ = writeln!(o, "  {}", crate::tr!("calibration: {line}", line = p.line(b.total)));
+        let _ = writeln!(o, "  {}", crate::tr!("calibration: {line}", line = p.line(b.total).here()));
     }
     if !answer.assumptions.is_empty() {
         let _ = writeln!(o, "  {}", crate::tr!("Assumed (each changes the figure by more than 5 %):"));

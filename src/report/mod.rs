@@ -249,12 +249,12 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         .map(|(h, from, to)| {
             h.events()
                 .filter(|e| e.t >= from && e.t <= to && e.kind == crate::telemetry::history::EventKind::GpuStall)
-                .map(|e| e.text.clone())
+                .map(|e| e.text.here())
                 .collect()
         })
         .unwrap_or_default();
     if let Some(st) = &inp.snapshot.gpu_stall {
-        rows.push((tr!("GPU not responding").to_string(), st.message()));
+        rows.push((tr!("GPU not responding").to_string(), st.message().here()));
     } else if let Some(first) = stalls.first() {
         rows.push((
             tr!("GPU not responding").to_string(),
@@ -265,12 +265,12 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
             ),
         ));
     }
-    rows.push((tr!("GPU data").to_string(), inp.snapshot.source.label()));
+    rows.push((tr!("GPU data").to_string(), inp.snapshot.source.label().here()));
     match &inp.snapshot.remote {
         // The machine facts would describe the desktop the report was made on, not the server.
         Some(r) => {
             rows.push((tr!("Server (REMOTE, over SSH)").to_string(), r.host.clone()));
-            rows.push((tr!("Link").to_string(), r.line()));
+            rows.push((tr!("Link").to_string(), r.line().here()));
             if let Some(v) = &r.version {
                 rows.push((tr!("gpu-doctor on the server").to_string(), v.clone()));
             }
@@ -281,7 +281,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
                         "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
                         invalid = r.invalid_lines,
                         dropped = r.dropped_lines,
-                        unread = if r.unread.is_empty() { "-".to_string() } else { r.unread.join(", ") }
+                        unread = r.unread_list().here()
                     ),
                 ));
             }
@@ -353,14 +353,16 @@ fn gpu_section(snap: &Snapshot) -> Section {
 /// What the GPU section says instead of an empty table.
 fn no_gpu_sentence(source: &SourceStatus) -> String {
     match source {
-        SourceStatus::Unavailable(no) => tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary_here()),
+        SourceStatus::Unavailable(no) => {
+            tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary_message().here())
+        }
         SourceStatus::Asleep { .. } => tr!(
             "The NVIDIA GPU is asleep ({state}); it was not read, so it stays asleep.",
             state = crate::i18n::tr(ASLEEP_STATE)
         ),
         SourceStatus::Opening => tr!("NVML was still opening; no GPU had been read yet.").to_string(),
         SourceStatus::Nvml { .. } => tr!("The NVIDIA driver answered but lists no GPU.").to_string(),
-        other => tr!("No GPU in this data ({source}).", source = other.label()),
+        other => tr!("No GPU in this data ({source}).", source = other.label().here()),
     }
 }
 
@@ -486,7 +488,11 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
         .iter()
         .filter_map(|g| {
             g.throttle_mask.get().filter(|m| crate::telemetry::throttle::is_limiting(*m)).map(|m| {
-                tr!("GPU {index}: {reasons}", index = g.index, reasons = crate::telemetry::throttle::summary(m))
+                tr!(
+                    "GPU {index}: {reasons}",
+                    index = g.index,
+                    reasons = crate::telemetry::throttle::summary_message(m).here()
+                )
             })
         })
         .collect();
@@ -500,7 +506,7 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
             vec![
                 crate::present::wall_clock(snap.started_unix, e.t, crate::present::local_offset_secs()),
                 e.gpu.map_or(String::new(), |g| format!("GPU {g}")),
-                e.text.clone(),
+                e.text.here(),
             ]
         })
         .collect();
@@ -616,79 +622,4 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
 pub use render::{escape_html, render};
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    use super::*;
-    use crate::telemetry::demo::{DemoHost, Scenario};
-    use crate::telemetry::sampler::Sampler;
-    use crate::telemetry::source::{NoGpu, StaticGpus};
-
-    #[test]
-    fn no_gpu_gives_a_sentence_not_an_empty_table() {
-        let no =
-            NoGpu { summary: "no driver here".into(), next_step: String::new(), attempts: Vec::new(), failure: None };
-        let sampler = Sampler::manual(
-            Arc::new(StaticGpus::unavailable(no)),
-            Box::new(DemoHost::new(Scenario::Idle, 1)),
-            Duration::from_secs(1),
-        );
-        sampler.step_gpu(0.0);
-        sampler.step_host(0.0);
-        let snap = sampler.snapshot();
-        let inputs = Inputs {
-            snapshot: &snap,
-            history: None,
-            checklist: None,
-            bottlenecks: None,
-            smoke: None,
-            vram: None,
-            renderer: None,
-            machine: Vec::new(),
-        };
-        let doc = build(&inputs);
-        let html = render(&doc, Format::Html);
-        let gpus = html.split("<h2>GPUs</h2>").nth(1).unwrap_or_default();
-        assert!(gpus.starts_with("\n<p>No NVIDIA GPU could be read: no driver here</p>"), "{gpus}");
-        assert!(!html.contains("<table>\n</table>"), "{html}");
-        let md = render(&doc, Format::Md);
-        assert!(md.contains("## GPUs\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
-    }
-
-    #[test]
-    fn fix_commands_render_as_code_and_text_as_text() {
-        let doc = ReportDoc {
-            format: REPORT_FORMAT.into(),
-            version: REPORT_VERSION,
-            title: "t".into(),
-            generated: "g".into(),
-            app_version: "v".into(),
-            redaction: "off".into(),
-            sections: vec![Section {
-                title: "Checklist".into(),
-                items: vec![Item::Verdict {
-                    verdict: "FAIL".into(),
-                    title: "NVIDIA kernel module loaded".into(),
-                    summary: "The NVIDIA driver is not installed".into(),
-                    evidence: Vec::new(),
-                    fix: None,
-                    steps: vec![
-                        diagnose::FixStep::Text("Reboot <after> installing.".into()),
-                        diagnose::FixStep::Command("sudo ubuntu-drivers install".into()),
-                        diagnose::FixStep::Command("echo `uname -r`".into()),
-                    ],
-                }],
-            }],
-        };
-        let md = render::markdown(&doc);
-        assert!(md.contains("  - Fix: Reboot \\<after> installing.\n"), "{md}");
-        assert!(md.contains("  - Run: `sudo ubuntu-drivers install`\n"), "{md}");
-        assert!(md.contains("  - Run: `` echo `uname -r` ``\n"), "{md}");
-        let h = render::html(&doc);
-        assert!(h.contains("<li><b>Run:</b> <code>sudo ubuntu-drivers install</code></li>"), "{h}");
-        assert!(h.contains("<li><b>Fix:</b> Reboot &lt;after&gt; installing.</li>"), "{h}");
-        let json = serde_json::to_string(&doc).unwrap_or_default();
-        assert!(json.contains(r#"{"command":"sudo ubuntu-drivers install"}"#), "{json}");
-    }
-}
+mod tests;

@@ -64,15 +64,15 @@ impl Scenario {
     }
 
     /// One line saying what the scenario shows.
-    pub fn description(self) -> &'static str {
+    pub fn description(self) -> crate::i18n::Message {
         match self {
-            Scenario::HealthyTraining => crate::tr!("busy GPUs, host keeping up"),
-            Scenario::DataStarved => crate::tr!("GPU utilization saw-tooth while CPU cores saturate"),
-            Scenario::IoBound => crate::tr!("high disk reads and iowait, GPU mostly waiting"),
-            Scenario::ThermalThrottle => crate::tr!("GPU above its slowdown temperature, clocks cut"),
-            Scenario::VramFull => crate::tr!("VRAM nearly full"),
-            Scenario::Imbalance => crate::tr!("all load on GPU 0 of 4"),
-            Scenario::Idle => crate::tr!("nothing running"),
+            Scenario::HealthyTraining => crate::msg!("busy GPUs, host keeping up"),
+            Scenario::DataStarved => crate::msg!("GPU utilization saw-tooth while CPU cores saturate"),
+            Scenario::IoBound => crate::msg!("high disk reads and iowait, GPU mostly waiting"),
+            Scenario::ThermalThrottle => crate::msg!("GPU above its slowdown temperature, clocks cut"),
+            Scenario::VramFull => crate::msg!("VRAM nearly full"),
+            Scenario::Imbalance => crate::msg!("all load on GPU 0 of 4"),
+            Scenario::Idle => crate::msg!("nothing running"),
         }
     }
 
@@ -103,13 +103,17 @@ pub struct UnknownScenario {
     valid: String,
 }
 
+impl UnknownScenario {
+    /// What is wrong, as a message.
+    pub fn message(&self) -> crate::i18n::Message {
+        crate::msg!("unknown demo scenario '{given}'; valid scenarios: {valid}", given = self.given, valid = self.valid)
+    }
+}
+
+/// In the language shown now (clap prints it).
 impl fmt::Display for UnknownScenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::tr!(
-            "unknown demo scenario '{given}'; valid scenarios: {valid}",
-            given = self.given,
-            valid = self.valid
-        ))
+        f.write_str(&self.message().here())
     }
 }
 
@@ -290,8 +294,8 @@ impl DemoGpus {
             mem_clock_mhz: Reading::Value(if busy { MAX_MEM_MHZ } else { 405 }),
             pcie_gen: Reading::Value(if busy { 4 } else { 1 }),
             pcie_width: Reading::Value(16),
-            pcie_rx_bps: Reading::na(crate::tr!("sampled at a lower rate")),
-            pcie_tx_bps: Reading::na(crate::tr!("sampled at a lower rate")),
+            pcie_rx_bps: Reading::na(crate::msg!("sampled at a lower rate")),
+            pcie_tx_bps: Reading::na(crate::msg!("sampled at a lower rate")),
             fan_pct: Reading::Value(if self.scenario == Scenario::ThermalThrottle {
                 100
             } else {
@@ -301,7 +305,7 @@ impl DemoGpus {
             throttle_mask: Reading::Value(mask),
             encoder_pct: Reading::Value(0),
             decoder_pct: Reading::Value(0),
-            ecc_uncorrected_volatile: Reading::na(crate::tr!("not supported on this GPU (GeForce has no ECC)")),
+            ecc_uncorrected_volatile: Reading::na(crate::msg!("not supported on this GPU (GeForce has no ECC)")),
             processes: Reading::Value(Vec::new()),
         }
     }

@@ -266,8 +266,9 @@ pub struct Event {
     pub gpu: Option<u32>,
     /// How much it matters.
     pub level: EventLevel,
-    /// What happened, in plain words.
-    pub text: String,
+    /// What happened, in plain words (compact: a recording holds up to a thousand).
+    #[serde(with = "crate::i18n::message::compact")]
+    pub text: crate::i18n::Message,
 }
 
 const MAX_EVENTS: usize = 1000;
@@ -539,7 +540,7 @@ mod tests {
                 kind: EventKind::Other,
                 gpu: None,
                 level: EventLevel::Info,
-                text: String::new(),
+                text: crate::i18n::Message::default(),
             });
         }
         assert_eq!(h.events().count(), 1000);

@@ -38,7 +38,7 @@ pub trait HostSource: Send {
 
 /// The real machine.
 pub struct LiveHost {
-    sys: Result<System, String>,
+    sys: Result<System, crate::i18n::Message>,
     networks: Option<Networks>,
     root: PathBuf,
     prev_cpu: Option<CpuTimes>,
@@ -65,7 +65,7 @@ impl LiveHost {
         let sys = System::new_with_specifics(
             RefreshKind::nothing().with_cpu(cpu).with_memory(MemoryRefreshKind::everything()),
         )
-        .map_err(|e| crate::tr!("cannot read CPU and memory counters: {error}", error = e));
+        .map_err(|e| crate::msg!("cannot read CPU and memory counters: {error}", error = e));
         let mut host = LiveHost {
             sys,
             networks: Networks::new_with_refreshed_list().ok(),
@@ -87,7 +87,7 @@ impl LiveHost {
         {
             let now = Instant::now();
             match procfs::read_diskstats(&self.root) {
-                Err(e) => Reading::na(e.to_string()),
+                Err(e) => Reading::na(e.message()),
                 Ok(current) => {
                     let out = match &self.prev_disks {
                         Some((at, prev)) => {
@@ -121,7 +121,7 @@ impl LiveHost {
         {
             let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
             match self.disks.as_mut() {
-                None => Reading::na(crate::tr!("disk counters unavailable")),
+                None => Reading::na(crate::msg!("disk counters unavailable")),
                 Some(disks) => {
                     disks.refresh(true);
                     Reading::Value(
@@ -144,16 +144,16 @@ impl LiveHost {
 
     fn iowait(&mut self) -> Reading<f64> {
         if !cfg!(target_os = "linux") {
-            return Reading::na(crate::tr!("iowait is reported by Linux only"));
+            return Reading::na(crate::msg!("iowait is reported by Linux only"));
         }
         match procfs::read_cpu_times(&self.root) {
-            Err(e) => Reading::na(e.to_string()),
+            Err(e) => Reading::na(e.message()),
             Ok(now) => {
                 let value = self.prev_cpu.and_then(|prev| procfs::iowait_pct(prev, now));
                 self.prev_cpu = Some(now);
                 match value {
                     Some(v) => Reading::Value(v),
-                    None => Reading::na(crate::tr!("waiting for a second reading")),
+                    None => Reading::na(crate::msg!("waiting for a second reading")),
                 }
             }
         }
@@ -191,7 +191,7 @@ impl HostSource for LiveHost {
                     self.prev_win_cpu = now;
                     match usage {
                         Some((all, cores)) => (Reading::Value(all), cores),
-                        None => (Reading::na(crate::tr!("no CPU counters")), Vec::new()),
+                        None => (Reading::na(crate::msg!("no CPU counters")), Vec::new()),
                     }
                 };
                 #[cfg(not(windows))]
@@ -199,7 +199,7 @@ impl HostSource for LiveHost {
                     sys.refresh_cpu_usage();
                     let per_core: Vec<f64> = sys.cpus().iter().map(|c| f64::from(c.usage())).collect();
                     let cpu = if per_core.is_empty() {
-                        Reading::na(crate::tr!("no CPU counters"))
+                        Reading::na(crate::msg!("no CPU counters"))
                     } else {
                         Reading::Value(f64::from(sys.global_cpu_usage()))
                     };
@@ -217,19 +217,22 @@ impl HostSource for LiveHost {
             }
         };
         let load_avg = if cfg!(windows) {
-            Reading::na(crate::tr!("Windows has no load average"))
+            Reading::na(crate::msg!("Windows has no load average"))
         } else {
             match System::load_average() {
                 Ok(la) => Reading::Value([la.one, la.five, la.fifteen]),
-                Err(e) => Reading::na(crate::tr!("load average unavailable: {error}", error = e)),
+                Err(e) => Reading::na(crate::msg!("load average unavailable: {error}", error = e)),
             }
         };
         let iowait_pct = self.iowait();
         let disks = self.disks();
         let pressure = if cfg!(target_os = "linux") {
-            procfs::read_pressure(&self.root).map_err(|e| e.to_string()).into()
+            match procfs::read_pressure(&self.root) {
+                Ok(p) => Reading::Value(p),
+                Err(e) => Reading::na(e.message()),
+            }
         } else {
-            Reading::na(crate::tr!("pressure stall information is a Linux feature"))
+            Reading::na(crate::msg!("pressure stall information is a Linux feature"))
         };
         let dt = self.prev_net_at.elapsed().as_secs_f64().max(1e-3);
         self.prev_net_at = Instant::now();
@@ -243,8 +246,8 @@ impl HostSource for LiveHost {
                 (Reading::Value(rx as f64 / dt), Reading::Value(tx as f64 / dt))
             }
             None => (
-                Reading::na(crate::tr!("network counters unavailable")),
-                Reading::na(crate::tr!("network counters unavailable")),
+                Reading::na(crate::msg!("network counters unavailable")),
+                Reading::na(crate::msg!("network counters unavailable")),
             ),
         };
         HostSample {
@@ -355,8 +358,8 @@ mod tests {
         let mut host = LiveHost::with_root(root.join("empty"));
         let s = host.sample(0.0);
         if cfg!(target_os = "linux") {
-            assert!(s.iowait_pct.reason().is_some_and(|r| r.contains("proc/stat")));
-            assert!(s.disks.reason().is_some_and(|r| r.contains("diskstats")));
+            assert!(s.iowait_pct.reason().is_some_and(|r| r.en().contains("proc/stat")));
+            assert!(s.disks.reason().is_some_and(|r| r.en().contains("diskstats")));
             assert!(s.pressure.reason().is_some());
         }
         assert!(s.memory.value().is_some_and(|m| m.ram_total_bytes > 0), "RAM still comes from the kernel");

@@ -9,9 +9,17 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct BadInterval(pub f64);
 
+impl BadInterval {
+    /// What is wrong, as a message.
+    pub fn message(&self) -> crate::i18n::Message {
+        crate::msg!("interval {secs} s is out of range: choose between 0.25 and 10 seconds", secs = self.0)
+    }
+}
+
+/// In the language shown now.
 impl std::fmt::Display for BadInterval {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::tr!("interval {secs} s is out of range: choose between 0.25 and 10 seconds", secs = self.0))
+        f.write_str(&self.message().here())
     }
 }
 
@@ -44,9 +52,15 @@ impl Interval {
     }
 
     /// The command line's and the settings' parser: a number of seconds in the range.
+    pub fn parse_message(s: &str) -> Result<Interval, crate::i18n::Message> {
+        let v: f64 = s.trim().parse().map_err(|_| crate::msg!("'{value}' is not a number of seconds", value = s))?;
+        Self::from_secs(v).map_err(|e| e.message())
+    }
+
+    /// [`Interval::parse_message`] for the command line (clap shows the error as it is, in the
+    /// language shown now).
     pub fn parse(s: &str) -> Result<Interval, String> {
-        let v: f64 = s.trim().parse().map_err(|_| crate::tr!("'{value}' is not a number of seconds", value = s))?;
-        Self::from_secs(v).map_err(|e| e.to_string())
+        Self::parse_message(s).map_err(|m| m.here())
     }
 
     /// Seconds.

@@ -84,7 +84,7 @@ pub(crate) fn tie_to_this_process(cmd: &mut std::process::Command) -> &mut std::
 /// Loads `path` in a child process first (when the probe is on). `Err` with the reason when the
 /// load did not finish within [`PROBE_TIMEOUT`]; `Ok` otherwise (the child's own failure is left
 /// for the real load to describe).
-pub(crate) fn probe_in_child(path: &str) -> Result<(), String> {
+pub(crate) fn probe_in_child(path: &str) -> Result<(), crate::i18n::Message> {
     if !CHILD_PROBE.load(std::sync::atomic::Ordering::SeqCst) {
         return Ok(());
     }
@@ -106,7 +106,7 @@ pub(crate) fn probe_in_child(path: &str) -> Result<(), String> {
             Ok(None) if started.elapsed() >= PROBE_TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(crate::tr!(
+                return Err(crate::msg!(
                     "loading {path} did not finish within {secs} s",
                     path = path,
                     secs = PROBE_TIMEOUT.as_secs()

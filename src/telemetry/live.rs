@@ -157,9 +157,9 @@ impl GpuSource for LiveGpus {
     fn sample_slow(&self, t: f64) -> Vec<GpuSlowSample> {
         self.open.load().as_ref().map(|n| n.sample_slow(t)).unwrap_or_default()
     }
-    fn in_flight(&self, slow: bool) -> Option<String> {
+    fn in_flight(&self, slow: bool) -> Option<crate::i18n::Message> {
         if !slow && self.opening.load(Ordering::Relaxed) {
-            return Some(crate::tr!("nvmlInit (opening NVML)").to_string());
+            return Some(crate::msg!("nvmlInit (opening NVML)"));
         }
         self.open.load().as_ref().and_then(|n| n.in_flight(slow))
     }

@@ -21,7 +21,8 @@ use super::sample::{
 };
 use super::source::NvmlFailure;
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
-use crate::{tr, tr_key};
+use crate::i18n::Message;
+use crate::{msg, tr_key};
 
 /// Environment variable naming one NVML library to load instead of the standard locations
 /// (used by tests with a fake library, and by users with an unusual install).
@@ -57,22 +58,23 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
     let shown = path.display();
     let (summary, next_step) = if std::fs::symlink_metadata(path).is_err() {
         (
-            tr!("{path} does not exist.", path = shown),
-            tr!("Check the path given to --nvml-lib (or GPU_DOCTOR_NVML_LIB); without it gpu-doctor looks in the standard places.")
-                .to_string(),
+            msg!("{path} does not exist.", path = shown),
+            msg!(
+                "Check the path given to --nvml-lib (or GPU_DOCTOR_NVML_LIB); without it gpu-doctor looks in the standard places."
+            ),
         )
     } else if !path.is_file() {
         (
-            tr!("{path} is not a file.", path = shown),
-            tr!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
+            msg!("{path} is not a file.", path = shown),
+            msg!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows)."),
         )
     } else if error.contains("invalid ELF header")
         || error.contains("file too short")
         || error.contains("not a valid Win32")
     {
         (
-            tr!("{path} is not a shared library ({error}).", path = shown, error = error),
-            tr!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
+            msg!("{path} is not a shared library ({error}).", path = shown, error = error),
+            msg!("Give the path of libnvidia-ml.so.1 (Linux) or nvml.dll (Windows)."),
         )
     } else if error.contains("undefined symbol")
         || error.contains("nvmlInit")
@@ -80,8 +82,8 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
         || error.contains("symbol")
     {
         (
-            tr!("{path} is a shared library but not NVML: it has no nvmlInit_v2.", path = shown),
-            tr!("Give the path of the NVIDIA driver's libnvidia-ml.so.1 (Linux) or nvml.dll (Windows).").to_string(),
+            msg!("{path} is a shared library but not NVML: it has no nvmlInit_v2.", path = shown),
+            msg!("Give the path of the NVIDIA driver's libnvidia-ml.so.1 (Linux) or nvml.dll (Windows)."),
         )
     } else {
         return e;
@@ -90,14 +92,14 @@ fn named_file_error(path: &std::path::Path, e: NoGpu) -> NoGpu {
 }
 
 /// Plain-words summary and next step for an NVML init failure on this machine.
-pub fn explain_init_error(err: &NvmlError) -> (String, String) {
+pub fn explain_init_error(err: &NvmlError) -> (Message, Message) {
     explain_init_error_on(err, cfg!(windows))
 }
 
 /// [`explain_init_error`] for a machine running Windows (`windows`) or Linux, whichever this one
 /// is: an imported Linux bug report read on a Windows desk gets the Linux advice.
-pub fn explain_init_error_on(err: &NvmlError, windows: bool) -> (String, String) {
-    NvmlFailure::of(err).explain(windows)
+pub fn explain_init_error_on(err: &NvmlError, windows: bool) -> (Message, Message) {
+    NvmlFailure::of(err).explain_message(windows)
 }
 
 impl NvmlFailure {
@@ -183,34 +185,32 @@ pub struct NvmlSource {
     attempts: Vec<LoadAttempt>,
     inventory: Arc<Inventory>,
     /// Metrics that answered "not supported" (or similar) once, with the reason shown since.
-    quiet: Mutex<HashMap<(u32, Metric), String>>,
-    lost: Mutex<HashMap<u32, String>>,
+    quiet: Mutex<HashMap<(u32, Metric), Message>>,
+    lost: Mutex<HashMap<u32, Message>>,
     /// The call running now on the fast (0) and slow (1) sampler thread.
     calls: [Mutex<Option<(u32, Metric)>>; 2],
 }
 
 /// A missing metric's reason, chosen from the error; `quiet` errors are cached so they are not
 /// asked again.
-fn reason(err: &NvmlError) -> (String, bool) {
+fn reason(err: &NvmlError) -> (Message, bool) {
     match err {
-        NvmlError::NotSupported => (tr!("not supported on this GPU").to_string(), true),
+        NvmlError::NotSupported => (msg!("not supported on this GPU"), true),
         NvmlError::FunctionNotFound | NvmlError::FailedToLoadSymbol(_) => {
-            (tr!("not available in this driver version").to_string(), true)
+            (msg!("not available in this driver version"), true)
         }
-        NvmlError::NoPermission => (tr!("needs administrator rights").to_string(), true),
-        NvmlError::NotFound => (tr!("no data yet").to_string(), false),
-        other => (other.to_string(), false),
+        NvmlError::NoPermission => (msg!("needs administrator rights"), true),
+        NvmlError::NotFound => (msg!("no data yet"), false),
+        other => (Message::data(other.to_string()), false),
     }
 }
 
 /// [`reason`] for one metric's query. A GPU without fans (data-centre boards cooled by the
 /// chassis) answers a fan query with INVALID_ARGUMENT, fan 0 not existing: seen on an H200 with
 /// driver 580.159.04.
-fn metric_reason(metric: Metric, err: &NvmlError) -> (String, bool) {
+fn metric_reason(metric: Metric, err: &NvmlError) -> (Message, bool) {
     match err {
-        NvmlError::InvalidArg if metric == Metric::Fan => {
-            (tr!("no fan on this GPU (cooled by the chassis)").to_string(), true)
-        }
+        NvmlError::InvalidArg if metric == Metric::Fan => (msg!("no fan on this GPU (cooled by the chassis)"), true),
         other => reason(other),
     }
 }
@@ -263,10 +263,12 @@ impl NvmlSource {
             }
             if let Err(why) = super::libprobe::probe_in_child(path) {
                 // A load that hangs is a hung library or mount, not a missing driver.
-                attempts.push(LoadAttempt { path: path.clone(), error: why.clone() });
+                attempts.push(LoadAttempt { path: path.clone(), error: why.en() });
                 return Err(NoGpu {
-                    summary: tr!("The NVIDIA library did not finish loading: {why}.", why = why),
-                    next_step: tr!("A library that hangs while loading means a hung file system (a network mount) or a damaged library; check the path, the mount, and the kernel log (sudo dmesg | grep -i -e xid -e nvrm).").to_string(),
+                    summary: msg!("The NVIDIA library did not finish loading: {why}.", why = why),
+                    next_step: msg!(
+                        "A library that hangs while loading means a hung file system (a network mount) or a damaged library; check the path, the mount, and the kernel log (sudo dmesg | grep -i -e xid -e nvrm)."
+                    ),
                     attempts,
                     failure: None,
                 });
@@ -300,10 +302,7 @@ impl NvmlSource {
         let failure = last_err.as_ref().map(NvmlFailure::of);
         let (summary, next_step) = match &last_err {
             Some(e) => explain_init_error(e),
-            None => (
-                tr!("No NVML library locations to try.").to_string(),
-                tr!("Set GPU_DOCTOR_NVML_LIB to the library path.").to_string(),
-            ),
+            None => (msg!("No NVML library locations to try."), msg!("Set GPU_DOCTOR_NVML_LIB to the library path.")),
         };
         Err(NoGpu { summary, next_step, attempts, failure })
     }
@@ -313,14 +312,14 @@ impl NvmlSource {
         idx: u32,
         metric: Metric,
         f: impl FnOnce() -> Result<T, NvmlError>,
-    ) -> Result<Reading<T>, String> {
+    ) -> Result<Reading<T>, Message> {
         if let Some(why) = self.quiet.lock().ok().and_then(|q| q.get(&(idx, metric)).cloned()) {
             return Ok(Reading::na(why));
         }
         let answer = self.calling(idx, metric, f);
         match answer {
             Ok(v) => Ok(Reading::Value(v)),
-            Err(NvmlError::GpuLost) => Err(crate::i18n::tr(LOST_TEXT).to_string()),
+            Err(NvmlError::GpuLost) => Err(Message::new(LOST_TEXT)),
             Err(e) => {
                 let (text, quiet) = metric_reason(metric, &e);
                 if quiet && let Ok(mut q) = self.quiet.lock() {
@@ -390,7 +389,7 @@ impl NvmlSource {
         #[cfg(target_os = "linux")]
         let persistence = Reading::from(dev.is_in_persistent_mode().map_err(r));
         #[cfg(not(target_os = "linux"))]
-        let persistence = Reading::na(tr!("Linux only"));
+        let persistence = Reading::na(msg!("Linux only"));
         #[cfg(target_os = "windows")]
         let driver_model = Reading::from(
             dev.driver_model()
@@ -402,7 +401,7 @@ impl NvmlSource {
                 .map_err(r),
         );
         #[cfg(not(target_os = "windows"))]
-        let driver_model = Reading::na(tr!("Windows only"));
+        let driver_model = Reading::na(msg!("Windows only"));
         let mig = Reading::from(dev.mig_mode().map(|m| (m.current == 1, m.pending == 1)).map_err(r));
         Some(GpuFacts {
             index: idx,
@@ -410,7 +409,7 @@ impl NvmlSource {
             compute_mode: Reading::from(dev.compute_mode().map(|m| format!("{m:?}")).map_err(r)),
             mig_devices: match mig {
                 Reading::Value((true, _)) => Reading::from(mig_device_count(&dev).map_err(r)),
-                _ => Reading::na(tr!("MIG is off")),
+                _ => Reading::na(msg!("MIG is off")),
             },
             mig,
             remapped_rows: Reading::from(self.remapped_rows(&dev).map_err(r)),
@@ -419,23 +418,23 @@ impl NvmlSource {
         })
     }
 
-    fn mark_lost(&self, idx: u32, why: String) -> GpuSample {
+    fn mark_lost(&self, idx: u32, why: Message) -> GpuSample {
         if let Ok(mut l) = self.lost.lock() {
             l.insert(idx, why.clone());
         }
-        GpuSample::unavailable(idx, GpuHealth::Lost(why), tr!("GPU lost"))
+        GpuSample::unavailable(idx, GpuHealth::Lost(why), msg!("GPU lost"))
     }
 
     fn sample_one(&self, idx: u32) -> GpuSample {
         if let Some(why) = self.lost.lock().ok().and_then(|l| l.get(&idx).cloned()) {
-            return GpuSample::unavailable(idx, GpuHealth::Lost(why), tr!("GPU lost"));
+            return GpuSample::unavailable(idx, GpuHealth::Lost(why), msg!("GPU lost"));
         }
         let dev = match self.calling(idx, Metric::Handle, || self.nvml.device_by_index(idx)) {
             Ok(d) => d,
-            Err(NvmlError::GpuLost) => return self.mark_lost(idx, crate::i18n::tr(LOST_TEXT).to_string()),
-            Err(e) => return GpuSample::unavailable(idx, GpuHealth::Ok, &reason(&e).0),
+            Err(NvmlError::GpuLost) => return self.mark_lost(idx, Message::new(LOST_TEXT)),
+            Err(e) => return GpuSample::unavailable(idx, GpuHealth::Ok, reason(&e).0),
         };
-        let result = (|| -> Result<GpuSample, String> {
+        let result = (|| -> Result<GpuSample, Message> {
             let util = self.read(idx, Metric::Util, || dev.utilization_rates())?;
             let mem = self.read(idx, Metric::Memory, || self.memory(&dev))?;
             Ok(GpuSample {
@@ -455,8 +454,8 @@ impl NvmlSource {
                 mem_clock_mhz: self.read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
                 pcie_gen: self.read(idx, Metric::PcieGen, || dev.current_pcie_link_gen())?,
                 pcie_width: self.read(idx, Metric::PcieWidth, || dev.current_pcie_link_width())?,
-                pcie_rx_bps: Reading::na(tr!("sampled at a lower rate")),
-                pcie_tx_bps: Reading::na(tr!("sampled at a lower rate")),
+                pcie_rx_bps: Reading::na(msg!("sampled at a lower rate")),
+                pcie_tx_bps: Reading::na(msg!("sampled at a lower rate")),
                 fan_pct: self.read(idx, Metric::Fan, || dev.fan_speed(0))?,
                 pstate: self.read(idx, Metric::Pstate, || dev.performance_state())?.map(pstate_number),
                 throttle_mask: self.read(idx, Metric::Throttle, || dev.current_throttle_reasons())?.map(|r| r.bits()),
@@ -464,7 +463,7 @@ impl NvmlSource {
                 decoder_pct: self.read(idx, Metric::Decoder, || dev.decoder_utilization())?.map(|u| u.utilization),
                 ecc_uncorrected_volatile: self
                     .read(idx, Metric::Ecc, || dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))?,
-                processes: Reading::na(tr!("sampled at a lower rate")),
+                processes: Reading::na(msg!("sampled at a lower rate")),
             })
         })();
         result.unwrap_or_else(|why| self.mark_lost(idx, why))
@@ -473,9 +472,9 @@ impl NvmlSource {
     fn slow_one(&self, idx: u32) -> GpuSlowSample {
         let lost = || GpuSlowSample {
             index: idx,
-            pcie_rx_bps: Reading::na(tr!("GPU lost")),
-            pcie_tx_bps: Reading::na(tr!("GPU lost")),
-            processes: Reading::na(tr!("GPU lost")),
+            pcie_rx_bps: Reading::na(msg!("GPU lost")),
+            pcie_tx_bps: Reading::na(msg!("GPU lost")),
+            processes: Reading::na(msg!("GPU lost")),
         };
         if self.lost.lock().map(|l| l.contains_key(&idx)).unwrap_or(false) {
             return lost();
@@ -483,7 +482,7 @@ impl NvmlSource {
         let Ok(dev) = self.nvml.device_by_index(idx) else {
             return lost();
         };
-        let result = (|| -> Result<GpuSlowSample, String> {
+        let result = (|| -> Result<GpuSlowSample, Message> {
             // NVML reports PCIe throughput in KiB/s over a 20 ms window.
             let rx = self.read(idx, Metric::PcieRx, || dev.pcie_throughput(PcieUtilCounter::Receive))?;
             let tx = self.read(idx, Metric::PcieTx, || dev.pcie_throughput(PcieUtilCounter::Send))?;
@@ -519,7 +518,7 @@ impl NvmlSource {
             for p in list {
                 let vram = match p.used_gpu_memory {
                     UsedGpuMemory::Used(b) => Reading::Value(b),
-                    UsedGpuMemory::Unavailable => Reading::na(tr!("not reported by the driver (Windows WDDM or WSL)")),
+                    UsedGpuMemory::Unavailable => Reading::na(msg!("not reported by the driver (Windows WDDM or WSL)")),
                 };
                 if let Some(existing) = out.iter_mut().find(|e| e.pid == p.pid) {
                     if existing.kind != kind {
@@ -535,10 +534,7 @@ impl NvmlSource {
 
     fn process_name(&self, pid: u32) -> String {
         let from_proc = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_string());
-        from_proc
-            .filter(|s| !s.is_empty())
-            .or_else(|| self.nvml.sys_process_name(pid, 64).ok())
-            .unwrap_or_else(|| tr!("(other namespace)").to_string())
+        from_proc.filter(|s| !s.is_empty()).or_else(|| self.nvml.sys_process_name(pid, 64).ok()).unwrap_or_default()
     }
 }
 
@@ -575,7 +571,7 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
         .map(|i| match nvml.device_by_index(i) {
             Ok(d) => GpuInfo {
                 index: i,
-                name: d.name().unwrap_or_else(|e| tr!("GPU {i} (name unavailable: {why})", i = i, why = reason(&e).0)),
+                name: d.name().unwrap_or_else(|_| format!("GPU {i}")),
                 uuid: r(d.uuid()),
                 pci_bus_id: r(d.pci_info().map(|p| p.bus_id)),
                 vram_total_bytes: Reading::from(d.memory_info().map(|m| m.total).map_err(|e| reason(&e).0)),
@@ -593,7 +589,7 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
                     d.cuda_compute_capability().map(|c| format!("{}.{}", c.major, c.minor)).map_err(|e| reason(&e).0),
                 ),
             },
-            Err(e) => GpuInfo::unavailable(i, &reason(&e).0),
+            Err(e) => GpuInfo::unavailable(i, reason(&e).0),
         })
         .collect();
     Inventory {
@@ -620,9 +616,9 @@ impl GpuSource for NvmlSource {
     fn facts(&self) -> Vec<GpuFacts> {
         (0..self.inventory.gpus.len() as u32).filter_map(|i| self.facts_one(i)).collect()
     }
-    fn in_flight(&self, slow: bool) -> Option<String> {
+    fn in_flight(&self, slow: bool) -> Option<crate::i18n::Message> {
         let call = self.calls[usize::from(slow)].lock().ok().and_then(|c| *c);
-        call.map(|(idx, m)| tr!("{call} on GPU {idx}", call = m.call(), idx = idx))
+        call.map(|(idx, m)| msg!("{call} on GPU {idx}", call = m.call(), idx = idx))
     }
 }
 
@@ -638,15 +634,15 @@ mod tests {
         };
         assert_eq!(no.attempts.len(), 2);
         assert!(no.attempts.iter().all(|a| !a.error.is_empty()));
-        assert!(no.summary.contains("not found"), "{}", no.summary);
-        assert!(no.next_step.contains("driver"), "{}", no.next_step);
+        assert!(no.summary.en().contains("not found"), "{}", no.summary.en());
+        assert!(no.next_step.en().contains("driver"), "{}", no.next_step.en());
     }
 
     #[test]
     fn version_mismatch_says_reboot() {
         let (summary, next) = explain_init_error(&NvmlError::LibRmVersionMismatch);
-        assert!(summary.contains("driver was updated"));
-        assert!(next.starts_with("Reboot"));
+        assert!(summary.en().contains("driver was updated"));
+        assert!(next.en().starts_with("Reboot"));
     }
 
     #[test]

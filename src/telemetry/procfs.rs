@@ -55,22 +55,25 @@ pub enum ProcError {
     NoPressure(Box<ProcError>),
 }
 
+impl ProcError {
+    /// What went wrong, as a message.
+    pub fn message(&self) -> crate::i18n::Message {
+        match self {
+            ProcError::Read { path, why } => crate::msg!("cannot read {path}: {why}", path = path.display(), why = why),
+            ProcError::NoCpuLine => crate::msg!("no aggregate 'cpu' line in /proc/stat"),
+            ProcError::BadCpuLine(line) => crate::msg!("unexpected /proc/stat cpu line: '{line}'", line = line),
+            ProcError::BadPressure(text) => crate::msg!("unexpected pressure file contents: '{text}'", text = text),
+            ProcError::NoPressure(why) => {
+                crate::msg!("pressure stall information unavailable ({why})", why = why.message())
+            }
+        }
+    }
+}
+
+/// In the language shown now.
 impl std::fmt::Display for ProcError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
-            ProcError::Read { path, why } => {
-                crate::tr!("cannot read {path}: {why}", path = path.display(), why = why)
-            }
-            ProcError::NoCpuLine => crate::tr!("no aggregate 'cpu' line in /proc/stat").to_string(),
-            ProcError::BadCpuLine(line) => crate::tr!("unexpected /proc/stat cpu line: '{line}'", line = line),
-            ProcError::BadPressure(text) => {
-                crate::tr!("unexpected pressure file contents: '{text}'", text = text)
-            }
-            ProcError::NoPressure(why) => {
-                crate::tr!("pressure stall information unavailable ({why})", why = why)
-            }
-        };
-        f.write_str(&text)
+        f.write_str(&self.message().here())
     }
 }
 

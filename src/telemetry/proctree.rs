@@ -255,11 +255,6 @@ pub fn state_words_key(c: char) -> &'static str {
     }
 }
 
-/// [`state_words_key`] in the current language.
-pub fn state_words(c: char) -> &'static str {
-    crate::i18n::tr(state_words_key(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Message;
+
 /// A measured value or the reason it is missing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -13,14 +15,16 @@ pub enum Reading<T> {
     Value(T),
     /// No value; `na` says why (for example "not supported on this GPU").
     Na {
-        /// Why there is no value, in plain words.
-        na: String,
+        /// Why there is no value, in plain words (compact: kept in every sample of a recording).
+        #[serde(with = "crate::i18n::message::compact")]
+        na: Message,
     },
 }
 
 impl<T> Reading<T> {
-    /// A missing value with its reason.
-    pub fn na(reason: impl Into<String>) -> Self {
+    /// A missing value with its reason (a message of gpu-doctor's own, or a library's error
+    /// text as data).
+    pub fn na(reason: impl Into<Message>) -> Self {
         Reading::Na { na: reason.into() }
     }
 
@@ -33,7 +37,7 @@ impl<T> Reading<T> {
     }
 
     /// The reason, if the value is missing.
-    pub fn reason(&self) -> Option<&str> {
+    pub fn reason(&self) -> Option<&Message> {
         match self {
             Reading::Value(_) => None,
             Reading::Na { na } => Some(na),
@@ -56,11 +60,12 @@ impl<T> Reading<T> {
         }
     }
 
-    /// Formats the value with `f`, or `n/a (reason)`.
+    /// Formats the value with `f`, or `n/a (reason)` in the language shown now (for a front end
+    /// drawing).
     pub fn show(&self, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { na } => crate::tr!("n/a ({reason})", reason = na),
+            Reading::Na { na } => crate::msg!("n/a ({reason})", reason = na).here(),
         }
     }
 
@@ -68,7 +73,7 @@ impl<T> Reading<T> {
     pub fn show_short(&self, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { .. } => crate::tr!("n/a").to_string(),
+            Reading::Na { .. } => crate::msg!("n/a").here(),
         }
     }
 }
@@ -80,11 +85,12 @@ impl<T: Copy> Reading<T> {
     }
 }
 
-impl<T, E: std::fmt::Display> From<Result<T, E>> for Reading<T> {
+/// A result's error is the reason (a message, or a library's text as data).
+impl<T, E: Into<Message>> From<Result<T, E>> for Reading<T> {
     fn from(r: Result<T, E>) -> Self {
         match r {
             Ok(v) => Reading::Value(v),
-            Err(e) => Reading::na(e.to_string()),
+            Err(e) => Reading::na(e),
         }
     }
 }
@@ -101,7 +107,7 @@ mod tests {
         assert_eq!(na.show(|v| format!("{v} W")), "n/a (not supported on this GPU)");
         assert_eq!(na.show_short(|v| v.to_string()), "n/a");
         assert_eq!(ok.get(), Some(42));
-        assert_eq!(na.reason(), Some("not supported on this GPU"));
+        assert_eq!(na.reason().map(Message::en).as_deref(), Some("not supported on this GPU"));
     }
 
     #[test]
@@ -112,5 +118,15 @@ mod tests {
         assert_eq!(serde_json::to_string(&na).ok().as_deref(), Some(r#"{"na":"no fan"}"#));
         let back: Reading<u32> = serde_json::from_str(r#"{"na":"no fan"}"#).unwrap_or(Reading::Value(0));
         assert_eq!(back, na);
+        // A reason of gpu-doctor's own travels as its message and renders in the reader's language.
+        let lost: Reading<u32> = Reading::na(crate::msg!("GPU lost"));
+        let json = serde_json::to_string(&lost).unwrap_or_default();
+        assert_eq!(json, r#"{"na":"GPU lost"}"#);
+        let back: Reading<u32> = serde_json::from_str(&json).unwrap_or(Reading::Value(0));
+        assert_eq!(
+            back.reason().map(|r| r.render(crate::i18n::Lang::ZhCn)),
+            lost.reason().map(|r| r.render(crate::i18n::Lang::ZhCn))
+        );
+        assert_ne!(back.reason().map(|r| r.render(crate::i18n::Lang::ZhCn)).as_deref(), Some("GPU lost"));
     }
 }

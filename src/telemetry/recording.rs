@@ -18,8 +18,10 @@ use super::source::SourceStatus;
 
 /// The `format` value of a recording's header.
 pub const RECORDING_FORMAT: &str = "gpu-doctor-recording";
-/// The newest version this build reads and the one it writes.
-pub const RECORDING_VERSION: u32 = 1;
+/// The newest version this build reads and the one it writes. Version 2: a text of gpu-doctor's
+/// own (a reason, an event, a stalled call) may be a message object (docs/messages.md); version
+/// 1 held only strings, and is read too.
+pub const RECORDING_VERSION: u32 = 2;
 /// Longest line accepted (a sample of 16 GPUs with long process lists is well under 1 MiB).
 pub const MAX_LINE: usize = 8 << 20;
 
@@ -84,7 +86,7 @@ pub enum RecordingError {
         /// The file.
         path: PathBuf,
         /// What is wrong with its first line.
-        why: String,
+        why: crate::i18n::Message,
     },
     /// Written by a newer gpu-doctor.
     TooNew {
@@ -95,25 +97,32 @@ pub enum RecordingError {
     },
 }
 
-impl std::fmt::Display for RecordingError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
-            RecordingError::Io { path, source } => format!("{}: {source}", path.display()),
-            RecordingError::Exists(path) => crate::tr!(
+impl RecordingError {
+    /// What went wrong, as a message.
+    pub fn message(&self) -> crate::i18n::Message {
+        match self {
+            RecordingError::Io { path, source } => crate::i18n::Message::data(format!("{}: {source}", path.display())),
+            RecordingError::Exists(path) => crate::msg!(
                 "{path} already exists; choose a new file name (recordings never overwrite files)",
                 path = path.display()
             ),
             RecordingError::NotARecording { path, why } => {
-                crate::tr!("{path} is not a gpu-doctor recording ({why})", path = path.display(), why = why)
+                crate::msg!("{path} is not a gpu-doctor recording ({why})", path = path.display(), why = why)
             }
-            RecordingError::TooNew { path, version } => crate::tr!(
+            RecordingError::TooNew { path, version } => crate::msg!(
                 "{path} is a version {version} recording; this gpu-doctor reads up to version {max}. Update gpu-doctor to open it.",
                 path = path.display(),
-                version = version,
+                version = *version,
                 max = RECORDING_VERSION
             ),
-        };
-        f.write_str(&text)
+        }
+    }
+}
+
+/// In the language shown now.
+impl std::fmt::Display for RecordingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message().here())
     }
 }
 
@@ -281,7 +290,10 @@ impl RecordStream<BufReader<File>> {
             // The open error again, with its kind (not found, permission denied).
             Err(crate::safe_fs::ReadError::Io(_)) => File::open(path).map_err(io)?,
             Err(other) => {
-                return Err(RecordingError::NotARecording { path: path.to_path_buf(), why: other.to_string() });
+                return Err(RecordingError::NotARecording {
+                    path: path.to_path_buf(),
+                    why: crate::i18n::Message::data(other.to_string()),
+                });
             }
         };
         Self::new(BufReader::new(file), path)
@@ -292,25 +304,25 @@ impl<R: BufRead> RecordStream<R> {
     /// Reads and checks the header; the samples follow through the iterator.
     pub fn new(mut r: R, path: &Path) -> Result<Self, RecordingError> {
         let io = |e: std::io::Error| RecordingError::Io { path: path.to_path_buf(), source: e };
-        let not = |why: String| RecordingError::NotARecording { path: path.to_path_buf(), why };
+        let not = |why: crate::i18n::Message| RecordingError::NotARecording { path: path.to_path_buf(), why };
         let (first, pos) = match read_line_capped(&mut r).map_err(io)? {
-            None => return Err(not(crate::tr!("the file is empty").to_string())),
+            None => return Err(not(crate::msg!("the file is empty"))),
             Some((Line::TooLong, _)) => {
-                return Err(not(crate::tr!("its first line is not a recording header").to_string()));
+                return Err(not(crate::msg!("its first line is not a recording header")));
             }
             Some((Line::Text(l), n)) => (l, n),
         };
         let probe: serde_json::Value =
-            serde_json::from_str(&first).map_err(|_| not(crate::tr!("its first line is not JSON").to_string()))?;
+            serde_json::from_str(&first).map_err(|_| not(crate::msg!("its first line is not JSON")))?;
         if probe.get("format").and_then(|f| f.as_str()) != Some(RECORDING_FORMAT) {
-            return Err(not(crate::tr!("no \"format\": \"{format}\" in its first line", format = RECORDING_FORMAT)));
+            return Err(not(crate::msg!("no \"format\": \"{format}\" in its first line", format = RECORDING_FORMAT)));
         }
         let version = probe.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
         if version > u64::from(RECORDING_VERSION) {
             return Err(RecordingError::TooNew { path: path.to_path_buf(), version: version as u32 });
         }
         let header: Header =
-            serde_json::from_value(probe).map_err(|e| not(crate::tr!("bad header: {error}", error = e)))?;
+            serde_json::from_value(probe).map_err(|e| not(crate::msg!("bad header: {error}", error = e)))?;
         Ok(RecordStream { header, skipped_lines: 0, reader: r, path: path.to_path_buf(), pos, last_start: pos })
     }
 
@@ -327,13 +339,14 @@ impl<R: BufRead> RecordStream<R> {
 }
 
 /// Reads the sample whose line starts at `offset` (from [`RecordStream::last_offset`]).
-pub fn read_record_at(file: &mut File, offset: u64) -> Result<Record, String> {
+pub fn read_record_at(file: &mut File, offset: u64) -> Result<Record, crate::i18n::Message> {
     use std::io::{Seek, SeekFrom};
-    file.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
-    match read_line_capped(&mut BufReader::new(file)).map_err(|e| e.to_string())? {
-        Some((Line::Text(l), _)) => serde_json::from_str(&l).map_err(|e| e.to_string()),
-        Some((Line::TooLong, _)) => Err(crate::tr!("the line is too long").to_string()),
-        None => Err(crate::tr!("the file ended early").to_string()),
+    let data = |e: &dyn std::fmt::Display| crate::i18n::Message::data(e.to_string());
+    file.seek(SeekFrom::Start(offset)).map_err(|e| data(&e))?;
+    match read_line_capped(&mut BufReader::new(file)).map_err(|e| data(&e))? {
+        Some((Line::Text(l), _)) => serde_json::from_str(&l).map_err(|e| data(&e)),
+        Some((Line::TooLong, _)) => Err(crate::msg!("the line is too long")),
+        None => Err(crate::msg!("the file ended early")),
     }
 }
 

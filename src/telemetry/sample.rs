@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Reading;
+use crate::i18n::Message;
 
 /// Facts about one GPU that are read once when the source opens.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,25 +37,27 @@ pub struct GpuInfo {
 }
 
 fn not_recorded<T>() -> Reading<T> {
-    Reading::na(crate::tr!("not recorded"))
+    Reading::na(crate::msg!("not recorded"))
 }
 
 impl GpuInfo {
-    /// A GPU whose facts could not be read; every field carries `why`.
-    pub fn unavailable(index: u32, why: &str) -> Self {
+    /// A GPU whose facts could not be read; every field carries `why`, and its name is its index
+    /// (`GPU 2`).
+    pub fn unavailable(index: u32, why: impl Into<Message>) -> Self {
+        let why: Message = why.into();
         GpuInfo {
             index,
-            name: crate::tr!("GPU {index} (unavailable: {why})", index = index, why = why),
-            uuid: Reading::na(why),
-            pci_bus_id: Reading::na(why),
-            vram_total_bytes: Reading::na(why),
-            power_limit_default_w: Reading::na(why),
-            max_sm_clock_mhz: Reading::na(why),
-            max_mem_clock_mhz: Reading::na(why),
-            max_pcie_gen: Reading::na(why),
-            max_pcie_width: Reading::na(why),
-            slowdown_temp_c: Reading::na(why),
-            compute_capability: Reading::na(why),
+            name: format!("GPU {index}"),
+            uuid: Reading::na(why.clone()),
+            pci_bus_id: Reading::na(why.clone()),
+            vram_total_bytes: Reading::na(why.clone()),
+            power_limit_default_w: Reading::na(why.clone()),
+            max_sm_clock_mhz: Reading::na(why.clone()),
+            max_mem_clock_mhz: Reading::na(why.clone()),
+            max_pcie_gen: Reading::na(why.clone()),
+            max_pcie_width: Reading::na(why.clone()),
+            slowdown_temp_c: Reading::na(why.clone()),
+            compute_capability: Reading::na(why.clone()),
         }
     }
 }
@@ -93,11 +96,11 @@ pub enum ProcessKind {
 
 impl ProcessKind {
     /// Short label for tables.
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> Message {
         match self {
-            ProcessKind::Compute => crate::tr!("compute"),
-            ProcessKind::Graphics => crate::tr!("graphics"),
-            ProcessKind::Both => crate::tr!("compute+graphics"),
+            ProcessKind::Compute => crate::msg!("compute"),
+            ProcessKind::Graphics => crate::msg!("graphics"),
+            ProcessKind::Both => crate::msg!("compute+graphics"),
         }
     }
 }
@@ -107,7 +110,8 @@ impl ProcessKind {
 pub struct GpuProcess {
     /// Process id (as seen from this PID namespace).
     pub pid: u32,
-    /// Process name.
+    /// Process name (empty when the process lives in another PID namespace, a container's, and
+    /// has no name here: see [`GpuProcess::shown_name`]).
     pub name: String,
     /// VRAM used by the process; unavailable under Windows WDDM and in WSL.
     pub vram_bytes: Reading<u64>,
@@ -115,13 +119,20 @@ pub struct GpuProcess {
     pub kind: ProcessKind,
 }
 
+impl GpuProcess {
+    /// The name, or "(other namespace)" when it has none here.
+    pub fn shown_name(&self) -> Message {
+        if self.name.is_empty() { crate::msg!("(other namespace)") } else { Message::data(&self.name) }
+    }
+}
+
 /// Whether a GPU is answering.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GpuHealth {
     /// The GPU answers.
     Ok,
-    /// The GPU fell off the bus or stopped answering; the string explains what to do.
-    Lost(String),
+    /// The GPU fell off the bus or stopped answering; the message explains what to do.
+    Lost(#[serde(with = "crate::i18n::message::compact")] Message),
 }
 
 /// One tick of measurements of one GPU.
@@ -178,31 +189,32 @@ pub struct GpuSample {
 
 impl GpuSample {
     /// A sample in which every metric carries the same reason (used for a lost GPU).
-    pub fn unavailable(index: u32, health: GpuHealth, reason: &str) -> Self {
+    pub fn unavailable(index: u32, health: GpuHealth, reason: impl Into<Message>) -> Self {
+        let reason: Message = reason.into();
         GpuSample {
             index,
             health,
-            util_gpu_pct: Reading::na(reason),
-            util_mem_bw_pct: Reading::na(reason),
-            vram_used_bytes: Reading::na(reason),
-            vram_free_bytes: Reading::na(reason),
-            vram_total_bytes: Reading::na(reason),
-            temp_c: Reading::na(reason),
-            power_w: Reading::na(reason),
-            power_limit_w: Reading::na(reason),
-            sm_clock_mhz: Reading::na(reason),
-            mem_clock_mhz: Reading::na(reason),
-            pcie_gen: Reading::na(reason),
-            pcie_width: Reading::na(reason),
-            pcie_rx_bps: Reading::na(reason),
-            pcie_tx_bps: Reading::na(reason),
-            fan_pct: Reading::na(reason),
-            pstate: Reading::na(reason),
-            throttle_mask: Reading::na(reason),
-            encoder_pct: Reading::na(reason),
-            decoder_pct: Reading::na(reason),
-            ecc_uncorrected_volatile: Reading::na(reason),
-            processes: Reading::na(reason),
+            util_gpu_pct: Reading::na(reason.clone()),
+            util_mem_bw_pct: Reading::na(reason.clone()),
+            vram_used_bytes: Reading::na(reason.clone()),
+            vram_free_bytes: Reading::na(reason.clone()),
+            vram_total_bytes: Reading::na(reason.clone()),
+            temp_c: Reading::na(reason.clone()),
+            power_w: Reading::na(reason.clone()),
+            power_limit_w: Reading::na(reason.clone()),
+            sm_clock_mhz: Reading::na(reason.clone()),
+            mem_clock_mhz: Reading::na(reason.clone()),
+            pcie_gen: Reading::na(reason.clone()),
+            pcie_width: Reading::na(reason.clone()),
+            pcie_rx_bps: Reading::na(reason.clone()),
+            pcie_tx_bps: Reading::na(reason.clone()),
+            fan_pct: Reading::na(reason.clone()),
+            pstate: Reading::na(reason.clone()),
+            throttle_mask: Reading::na(reason.clone()),
+            encoder_pct: Reading::na(reason.clone()),
+            decoder_pct: Reading::na(reason.clone()),
+            ecc_uncorrected_volatile: Reading::na(reason.clone()),
+            processes: Reading::na(reason.clone()),
         }
     }
 }

@@ -112,7 +112,7 @@ struct Shared {
     /// A recording in progress: every publish that completes a tick appends a line.
     recorder: Mutex<Option<Recorder>>,
     /// Why the last recording stopped by itself (a write failed).
-    recorder_error: Mutex<Option<String>>,
+    recorder_error: Mutex<Option<crate::i18n::Message>>,
     /// For a replay: the recording's last sample time.
     replay_end: Mutex<Option<f64>>,
     /// Per GPU, the last slow tick's time and its processes' tree CPU seconds (for the job's CPU).
@@ -333,7 +333,7 @@ impl Sampler {
     }
 
     /// Why a recording stopped by itself, once.
-    pub fn take_recording_error(&self) -> Option<String> {
+    pub fn take_recording_error(&self) -> Option<crate::i18n::Message> {
         self.shared.recorder_error.lock().ok()?.take()
     }
 
@@ -388,9 +388,9 @@ impl Shared {
                 kind: EventKind::GpuStall,
                 gpu: None,
                 level: EventLevel::Error,
-                text: crate::tr!(
+                text: crate::msg!(
                     "NVML not responding: {call} blocked for {secs} s",
-                    call = st.call,
+                    call = &st.call,
                     secs = format!("{:.0}", st.secs)
                 ),
             });
@@ -404,7 +404,7 @@ impl Shared {
         {
             // A full disk or a removed drive: stop recording, keep what was written, tell the user.
             if let Ok(mut err) = self.recorder_error.lock() {
-                *err = Some(crate::tr!("Recording stopped: {error}", error = e));
+                *err = Some(crate::msg!("Recording stopped: {error}", error = e.message()));
             }
             *guard = None;
         }
@@ -454,11 +454,10 @@ impl Shared {
             if worst.as_ref().is_none_or(|s| secs > s.secs) {
                 let call = self.gpu.in_flight(i == 1).unwrap_or_else(|| {
                     if i == 1 {
-                        crate::tr!("the slow GPU sample (PCIe, processes)")
+                        crate::msg!("the slow GPU sample (PCIe, processes)")
                     } else {
-                        crate::tr!("the GPU sample")
+                        crate::msg!("the GPU sample")
                     }
-                    .to_string()
                 });
                 worst = Some(Stall { call, secs });
             }
@@ -487,7 +486,7 @@ impl Shared {
                 kind: EventKind::AnsweringAgain,
                 gpu: None,
                 level: EventLevel::Info,
-                text: crate::tr!("NVML answering again after {secs} s", secs = format!("{:.1}", ms as f64 / 1000.0)),
+                text: crate::msg!("NVML answering again after {secs} s", secs = format!("{:.1}", ms as f64 / 1000.0)),
             });
         }
     }
@@ -546,7 +545,7 @@ impl Shared {
                         kind: EventKind::GpuLost,
                         gpu: Some(g.index),
                         level: EventLevel::Error,
-                        text: crate::tr!("GPU {gpu} lost: {why}", gpu = g.index, why = why),
+                        text: crate::msg!("GPU {gpu} lost: {why}", gpu = g.index, why = why),
                     });
                 }
                 record_gpu(&mut hist, t, g);

@@ -49,15 +49,16 @@ pub struct Snapshot {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
     /// The call, e.g. "nvmlDeviceGetTemperature on GPU 1".
-    pub call: String,
+    #[serde(with = "crate::i18n::message::compact")]
+    pub call: crate::i18n::Message,
     /// Seconds it has been running.
     pub secs: f64,
 }
 
 impl Stall {
     /// The not-responding message with its next step.
-    pub fn message(&self) -> String {
-        crate::tr!(
+    pub fn message(&self) -> crate::i18n::Message {
+        crate::msg!(
             "GPU data not responding: {call} has not returned for {secs} s. The NVIDIA driver may be hung; check the kernel log (sudo dmesg | grep -i -e xid -e nvrm). Host data keeps updating; GPU data resumes if the call returns.",
             call = self.call,
             secs = format!("{:.0}", self.secs)

@@ -10,7 +10,7 @@ use crate::i18n::Message;
 use super::sample::{GpuFacts, GpuSample, GpuSlowSample, Inventory};
 
 /// How the operating system says a GPU sleeps, for the words shown with "asleep".
-/// A catalogue text (`tr_key!`): show it with `crate::i18n::tr(ASLEEP_STATE)`.
+/// A catalogue key (`tr_key!`): show it as `Message::new(ASLEEP_STATE)`.
 pub const ASLEEP_STATE: &str =
     if cfg!(windows) { crate::tr_key!("power state D3") } else { crate::tr_key!("runtime-suspended") };
 
@@ -28,7 +28,7 @@ pub trait GpuSource: Send + Sync {
     fn sample_slow(&self, t: f64) -> Vec<GpuSlowSample>;
     /// The vendor call now running on the fast (`slow == false`) or slow sampler thread, in words
     /// ("nvmlDeviceGetTemperature on GPU 1"), for the not-responding message.
-    fn in_flight(&self, _slow: bool) -> Option<String> {
+    fn in_flight(&self, _slow: bool) -> Option<crate::i18n::Message> {
         None
     }
     /// The user asked to read a sleeping GPU anyway (it wakes up).
@@ -61,9 +61,11 @@ pub struct LoadAttempt {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoGpu {
     /// One sentence: what is wrong.
-    pub summary: String,
+    #[serde(with = "crate::i18n::message::compact")]
+    pub summary: Message,
     /// What to do next.
-    pub next_step: String,
+    #[serde(with = "crate::i18n::message::compact")]
+    pub next_step: Message,
     /// Every library path tried, with its error.
     pub attempts: Vec<LoadAttempt>,
     /// What kind of failure NVML's initialisation gave, when it got that far: the stable fact
@@ -74,32 +76,26 @@ pub struct NoGpu {
 }
 
 impl NoGpu {
-    /// The summary and next step in the current language, for a machine running Windows or not:
-    /// made again from `failure` when it is known, else the stored text (translated when it is
-    /// one of the catalogue's English texts, as captures made before `failure` existed hold).
-    pub fn shown(&self, windows: bool) -> (String, String) {
-        let (s, n) = self.shown_message(windows);
-        (s.here(), n.here())
-    }
-
-    /// [`NoGpu::shown`] as messages, rendered where they are shown.
+    /// The summary and next step for a machine running Windows or not: made again from `failure`
+    /// when it is known (a Linux capture read on a Windows desk gets the Linux advice), else the
+    /// stored messages (a catalogue text in captures made before messages existed).
     pub fn shown_message(&self, windows: bool) -> (Message, Message) {
         match self.failure {
             Some(f) if f != NvmlFailure::Other => f.explain_message(windows),
-            _ => (Message::from_english(&self.summary), Message::from_english(&self.next_step)),
+            _ => (self.summary.clone(), self.next_step.clone()),
         }
     }
 
-    /// The summary in the current language (see [`NoGpu::shown`]), for this machine.
-    pub fn summary_here(&self) -> String {
-        self.shown(cfg!(windows)).0
+    /// The summary for this machine (see [`NoGpu::shown_message`]).
+    pub fn summary_message(&self) -> Message {
+        self.shown_message(cfg!(windows)).0
     }
 
     /// Whether NVML said the driver's kernel module and its libraries differ in version.
     pub fn is_version_mismatch(&self) -> bool {
         self.failure == Some(NvmlFailure::VersionMismatch)
             // (A capture made before `failure` existed holds the English summary.)
-            || self.summary.contains("different versions")
+            || self.summary.en().contains("different versions")
     }
 }
 
@@ -193,12 +189,6 @@ impl NvmlFailure {
         };
         (s, n)
     }
-
-    /// [`NvmlFailure::explain_message`] in the current language.
-    pub fn explain(self, windows: bool) -> (String, String) {
-        let (s, n) = self.explain_message(windows);
-        (s.here(), n.here())
-    }
 }
 
 /// Where GPU data comes from.
@@ -236,25 +226,24 @@ pub enum SourceStatus {
         /// The recording's file.
         file: String,
         /// Where its data came from when it was recorded (e.g. "NVML (libnvidia-ml.so.1)").
-        recorded: String,
+        #[serde(with = "crate::i18n::message::compact")]
+        recorded: Message,
     },
 }
 
 impl SourceStatus {
     /// Short label for a status bar: "NVML (libnvidia-ml.so.1)", "DEMO: data-starved", "no GPU data".
-    pub fn label(&self) -> String {
+    pub fn label(&self) -> Message {
         match self {
-            SourceStatus::Nvml { library, .. } => format!("NVML ({library})"),
+            SourceStatus::Nvml { library, .. } => Message::data(format!("NVML ({library})")),
             SourceStatus::Demo { scenario, gpus, .. } => {
-                crate::tr!("DEMO data: {scenario}, {gpus} simulated GPU(s)", scenario = scenario, gpus = gpus)
+                crate::msg!("DEMO data: {scenario}, {gpus} simulated GPU(s)", scenario = scenario, gpus = *gpus)
             }
-            SourceStatus::Opening => crate::tr!("opening NVML").to_string(),
-            SourceStatus::Asleep { .. } => {
-                crate::tr!("GPU asleep ({state})", state = crate::i18n::tr(ASLEEP_STATE))
-            }
-            SourceStatus::Unavailable(_) => crate::tr!("no GPU data").to_string(),
+            SourceStatus::Opening => crate::msg!("opening NVML"),
+            SourceStatus::Asleep { .. } => crate::msg!("GPU asleep ({state})", state = Message::new(ASLEEP_STATE)),
+            SourceStatus::Unavailable(_) => crate::msg!("no GPU data"),
             SourceStatus::Replay { file, recorded } => {
-                crate::tr!("REPLAY of {file} (recorded from {recorded})", file = file, recorded = recorded)
+                crate::msg!("REPLAY of {file} (recorded from {recorded})", file = file, recorded = recorded)
             }
         }
     }

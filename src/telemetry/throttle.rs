@@ -23,9 +23,9 @@ pub enum Severity {
 pub struct ThrottleReason {
     /// The NVML bit.
     pub bit: u64,
-    /// Short name, e.g. "power cap".
+    /// Short name, e.g. "power cap" (a catalogue key: `Message::new(name)`).
     pub name: &'static str,
-    /// A plain sentence: what it means and what to do.
+    /// A plain sentence: what it means and what to do (a catalogue key).
     pub sentence: &'static str,
     /// How much it matters.
     pub severity: Severity,
@@ -119,19 +119,14 @@ const TABLE: [ThrottleReason; 9] = [
     },
 ];
 
-/// Decodes a reason mask into its known reasons, most severe first, their names and sentences in
-/// the current language. Unknown bits are reported once as "other reasons (0x...)" so newer
+/// Decodes a reason mask into its known reasons, most severe first, their names and sentences as
+/// catalogue keys. Unknown bits are reported once as "other reasons (0x...)" so newer
 /// drivers never make the decoder lose information.
 pub fn decode(mask: u64) -> Vec<ThrottleReason> {
     let mut out: Vec<ThrottleReason> = TABLE
         .iter()
         .filter(|r| mask & r.bit != 0)
-        .map(|r| ThrottleReason {
-            bit: r.bit,
-            name: crate::i18n::tr(r.name),
-            sentence: crate::i18n::tr(r.sentence),
-            severity: r.severity,
-        })
+        .map(|r| ThrottleReason { bit: r.bit, name: r.name, sentence: r.sentence, severity: r.severity })
         .collect();
     out.sort_by_key(|r| std::cmp::Reverse(r.severity));
     out
@@ -144,12 +139,8 @@ pub fn unknown_bits(mask: u64) -> u64 {
 }
 
 /// One line for a card or table cell: "none", or the short names joined, e.g.
-/// "hardware thermal slowdown, power cap", in the current language.
-pub fn summary(mask: u64) -> String {
-    summary_message(mask).here()
-}
-
-/// [`summary`] as a message (the reasons' names as catalogue texts), rendered where it is shown.
+/// "hardware thermal slowdown, power cap"; the names are catalogue texts, so it renders in the
+/// reader's language where it is shown.
 pub fn summary_message(mask: u64) -> crate::i18n::Message {
     use crate::i18n::Message;
     let mut reasons: Vec<(Severity, &'static str)> =
@@ -163,7 +154,7 @@ pub fn summary_message(mask: u64) -> crate::i18n::Message {
     if names.is_empty() { crate::msg!("none") } else { Message::join(names, &crate::msg!(", ")) }
 }
 
-/// [`sentences`] as messages, rendered where they are shown.
+/// Full sentences for every reason in the mask; empty when the clocks are not held back.
 pub fn sentence_messages(mask: u64) -> Vec<crate::i18n::Message> {
     use crate::i18n::Message;
     let mut reasons: Vec<(Severity, &'static str)> =
@@ -178,12 +169,6 @@ pub fn sentence_messages(mask: u64) -> Vec<crate::i18n::Message> {
         ));
     }
     out
-}
-
-/// Full sentences for every reason in the mask, in the current language; empty when the clocks
-/// are not held back.
-pub fn sentences(mask: u64) -> Vec<String> {
-    sentence_messages(mask).iter().map(crate::i18n::Message::here).collect()
 }
 
 /// True when the mask holds a reason that lowers performance under load (anything but idle and
@@ -201,21 +186,25 @@ mod tests {
         let r = decode(SW_POWER_CAP | HW_THERMAL | GPU_IDLE);
         let names: Vec<_> = r.iter().map(|x| x.name).collect();
         assert_eq!(names, ["hardware thermal slowdown", "power cap", "idle"]);
-        assert_eq!(summary(0), "none");
-        assert_eq!(summary(SW_POWER_CAP), "power cap");
+        assert_eq!(summary_message(0).en(), "none");
+        assert_eq!(summary_message(SW_POWER_CAP).en(), "power cap");
+        assert_eq!(
+            summary_message(SW_POWER_CAP | HW_THERMAL).render(crate::i18n::Lang::ZhCn),
+            "硬件过热降频、功耗上限"
+        );
     }
 
     #[test]
     fn unknown_bits_are_kept() {
         assert_eq!(unknown_bits(0x400 | SW_POWER_CAP), 0x400);
-        assert_eq!(summary(0x400), "other (0x400)");
-        assert_eq!(sentences(0x400).len(), 1);
+        assert_eq!(summary_message(0x400).en(), "other (0x400)");
+        assert_eq!(sentence_messages(0x400).len(), 1);
     }
 
     #[test]
     fn limiting_excludes_idle_and_settings() {
         assert!(!is_limiting(GPU_IDLE | APPLICATIONS_CLOCKS));
         assert!(is_limiting(SW_THERMAL));
-        assert!(sentences(HW_POWER_BRAKE).iter().any(|s| s.contains("power supply")));
+        assert!(sentence_messages(HW_POWER_BRAKE).iter().any(|s| s.en().contains("power supply")));
     }
 }

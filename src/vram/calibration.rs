@@ -51,7 +51,7 @@ pub struct Point {
 
 impl Point {
     /// "measured 15.2 GiB per GPU on 2026-12-01 14:05 (python train.py)".
-    pub fn line(&self, estimate: f64) -> String {
+    pub fn line(&self, estimate: f64) -> crate::i18n::Message {
         let err = if estimate > 0.0 { 100.0 * (estimate - self.measured_per_gpu) / self.measured_per_gpu } else { 0.0 };
         crate::msg!(
             "measured {gib} GiB per GPU on {when} ({command}); the estimate is {diff} % off",
@@ -60,7 +60,6 @@ impl Point {
             command = self.command,
             diff = format!("{err:+.0}")
         )
-        .here()
     }
 }
 
@@ -88,14 +87,14 @@ pub fn last_run_path() -> Option<PathBuf> {
 
 /// The stored points: none when the file does not exist; an error in words when it cannot be
 /// used.
-pub fn load(path: &Path) -> Result<Vec<Point>, String> {
+pub fn load(path: &Path) -> Result<Vec<Point>, crate::i18n::Message> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(Vec::new());
     }
     let text = crate::safe_fs::read_text(path, CAP)?;
     serde_json::from_str::<Stored>(&text)
         .map(|s| s.points)
-        .map_err(|e| crate::msg!("{path} is not a calibration file ({error})", path = path.display(), error = e).here())
+        .map_err(|e| crate::msg!("{path} is not a calibration file ({error})", path = path.display(), error = e))
 }
 
 /// The point for `arch` under `s`, if one was saved.
@@ -108,9 +107,9 @@ pub fn find<'a>(points: &'a [Point], arch: &Arch, s: &Workload) -> Option<&'a Po
 /// A file that cannot be read is kept as `NAME.bak` first; returns where it went, if anywhere.
 /// Every error names the path it is about ("cannot write /x/vram-calibration.json: Permission
 /// denied").
-pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
+pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, crate::i18n::Message> {
     let about = |p: &Path, e: &dyn std::fmt::Display| {
-        crate::msg!("cannot write {path}: {error}", path = p.display(), error = e).here()
+        crate::msg!("cannot write {path}: {error}", path = p.display(), error = e)
     };
     let (mut points, moved) = match load(path) {
         Ok(p) => (p, None),
@@ -121,7 +120,8 @@ pub fn save(path: &Path, point: Point) -> Result<Option<PathBuf>, String> {
     if points.len() > MAX_POINTS {
         points.drain(..points.len() - MAX_POINTS);
     }
-    let text = serde_json::to_string_pretty(&Stored { version: 1, points }).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&Stored { version: 1, points })
+        .map_err(|e| crate::i18n::Message::data(e.to_string()))?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| about(dir, &e))?;
     }
@@ -189,7 +189,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(FILE);
         std::fs::write(&file, "{ not json").unwrap();
-        assert!(load(&file).unwrap_err().contains("not a calibration file"));
+        assert!(load(&file).unwrap_err().en().contains("not a calibration file"));
         let last = LastRun { command: "x".into(), peak_bytes: GIB, when: "now".into() };
         let moved = save(&file, point_from(&last, &llama(), &Workload::default())).unwrap().unwrap();
         assert_eq!(std::fs::read_to_string(moved).unwrap(), "{ not json");

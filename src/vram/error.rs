@@ -3,12 +3,18 @@
 
 /// An input the estimator cannot use, naming the field.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{field}: {}", .problem.here())]
 pub struct InputError {
     /// The field.
     pub field: &'static str,
     /// What is wrong and what would be valid.
     pub problem: crate::i18n::Message,
+}
+
+/// `field: problem`, in the language shown now.
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.problem.here())
+    }
 }
 
 /// An [`InputError`] for `field`.

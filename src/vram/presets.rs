@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{Arch, InputError, Mla, ModelKind, Moe};
+use crate::i18n::Message;
 
 /// The built-in presets file.
 pub const BUILT_IN: &str = include_str!("../../assets/models.ron");
@@ -17,7 +18,7 @@ pub fn user_file() -> Option<std::path::PathBuf> {
 
 /// Built-in presets plus the user's file when it exists; a broken user file is reported, and the
 /// built-in presets are used alone.
-pub fn load_all() -> (Vec<Arch>, Option<String>) {
+pub fn load_all() -> (Vec<Arch>, Option<Message>) {
     let mut list = built_in();
     let Some(path) = user_file().filter(|p| p.exists()) else { return (list, None) };
     match read(&path) {
@@ -30,7 +31,11 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
         }
         Err(e) => (
             list,
-            Some(crate::msg!("{path}: {error} (using the built-in presets)", path = path.display(), error = e).here()),
+            Some(crate::msg!(
+                "{path}: {error} (using the built-in presets)",
+                path = path.display(),
+                error = e.message()
+            )),
         ),
     }
 }
@@ -39,9 +44,9 @@ pub fn load_all() -> (Vec<Arch>, Option<String>) {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PresetError {
     /// The file could not be read.
-    Read(String),
+    Read(Message),
     /// The file is not a RON list of models.
-    Syntax(String),
+    Syntax(Message),
     /// One model's shape is impossible.
     Invalid {
         /// The preset.
@@ -65,26 +70,35 @@ pub enum PresetError {
     },
 }
 
+/// In the language shown now.
 impl std::fmt::Display for PresetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
+        f.write_str(&self.message().here())
+    }
+}
+
+impl PresetError {
+    /// What is wrong, as a message.
+    pub fn message(&self) -> Message {
+        match self {
             PresetError::Read(e) => e.clone(),
-            PresetError::Syntax(e) => crate::msg!("presets file: {error}", error = e).here(),
-            PresetError::Invalid { name, problem } => {
-                crate::msg!("preset '{name}': {problem}", name = name, problem = problem).here()
-            }
+            PresetError::Syntax(e) => crate::msg!("presets file: {error}", error = e),
+            PresetError::Invalid { name, problem } => crate::msg!(
+                "preset '{name}': {problem}",
+                name = name,
+                problem = crate::msg!("{label}: {value}", label = problem.field, value = &problem.problem)
+            ),
             PresetError::Ambiguous { name, candidates } => crate::msg!(
                 "'{name}' could be {candidates}: give one of these names. All presets: gpu-doctor-cli vram --list-presets",
                 name = name,
                 candidates = candidates.join(", ")
-            ).here(),
+            ),
             PresetError::Unknown { name, closest } => crate::msg!(
                 "no preset named '{name}'. Closest: {closest}. All presets: gpu-doctor-cli vram --list-presets",
                 name = name,
                 closest = closest.join(", ")
-            ).here(),
-        };
-        f.write_str(&text)
+            ),
+        }
     }
 }
 
@@ -92,10 +106,12 @@ impl std::error::Error for PresetError {}
 
 /// Reads and parses a presets file.
 pub fn read(path: &Path) -> Result<Vec<Arch>, PresetError> {
-    let text = crate::safe_fs::read_text(path, crate::safe_fs::PRESETS_CAP).map_err(PresetError::Read)?;
+    let text = crate::safe_fs::read_text(path, crate::safe_fs::PRESETS_CAP).map_err(|e| PresetError::Read(e.into()))?;
     // A syntax error names the file as well as the place in it.
     parse(&text).map_err(|e| match e {
-        PresetError::Syntax(e) => PresetError::Syntax(format!("{}: {e}", path.display())),
+        PresetError::Syntax(e) => {
+            PresetError::Syntax(crate::msg!("{label}: {value}", label = path.display(), value = e))
+        }
         other => other,
     })
 }
@@ -194,36 +210,35 @@ fn not_whole(key: &'static str, x: &serde_json::Value) -> InputError {
 
 /// A presets file's syntax error in plain words, with where it is: "line 1, column 23: a model
 /// needs `hidden`", not the parser's "Unexpected missing field named `hidden` in `Arch`".
-fn ron_problem(e: &ron::error::SpannedError) -> String {
+fn ron_problem(e: &ron::error::SpannedError) -> Message {
     use ron::error::Error as E;
-    let at = crate::msg!("line {line}, column {col}", line = e.span.start.line, col = e.span.start.col).here();
+    let at = crate::msg!("line {line}, column {col}", line = e.span.start.line, col = e.span.start.col);
     let what = match &e.code {
         E::MissingStructField { field, .. } => {
-            crate::msg!("a model needs `{field}` (see the built-in presets for every field)", field = field).here()
+            crate::msg!("a model needs `{field}` (see the built-in presets for every field)", field = field)
         }
         E::NoSuchStructField { expected, found, .. } => crate::msg!(
             "`{found}` is not a field of a model; the fields are: {fields}",
             found = found,
             fields = expected.join(", ")
-        )
-        .here(),
-        E::DuplicateStructField { field, .. } => crate::msg!("`{field}` is given twice", field = field).here(),
-        E::ExpectedArray => crate::msg!("the file must be a list of models: [ (name: …, …), … ]").here(),
+        ),
+        E::DuplicateStructField { field, .. } => crate::msg!("`{field}` is given twice", field = field),
+        E::ExpectedArray => crate::msg!("the file must be a list of models: [ (name: …, …), … ]"),
         E::ExpectedComma | E::ExpectedArrayEnd | E::ExpectedStructLikeEnd => {
-            crate::msg!("a comma or a closing bracket is missing here").here()
+            crate::msg!("a comma or a closing bracket is missing here")
         }
         E::IntegerOutOfBounds | E::ExpectedInteger | E::InvalidIntegerDigit { .. } => {
-            crate::msg!("this must be a whole number from 0 to {max}", max = u32::MAX).here()
+            crate::msg!("this must be a whole number from 0 to {max}", max = u32::MAX)
         }
-        E::ExpectedString | E::ExpectedStringEnd => crate::msg!("this must be text in double quotes").here(),
-        E::ExpectedBoolean => crate::msg!("this must be true or false").here(),
-        E::Eof => crate::msg!("the file ends before the list does").here(),
-        E::UnclosedBlockComment | E::UnclosedLineComment => crate::msg!("a comment is not closed").here(),
-        E::TrailingCharacters => crate::msg!("there is more after the list of models").here(),
+        E::ExpectedString | E::ExpectedStringEnd => crate::msg!("this must be text in double quotes"),
+        E::ExpectedBoolean => crate::msg!("this must be true or false"),
+        E::Eof => crate::msg!("the file ends before the list does"),
+        E::UnclosedBlockComment | E::UnclosedLineComment => crate::msg!("a comment is not closed"),
+        E::TrailingCharacters => crate::msg!("there is more after the list of models"),
         // The rest are rare; the parser's own words are the best there is, marked as such.
-        other => crate::msg!("not valid here ({error})", error = other).here(),
+        other => crate::msg!("not valid here ({error})", error = other),
     };
-    format!("{at}: {what}")
+    crate::msg!("{label}: {value}", label = at, value = what)
 }
 
 /// Reads the memory-relevant fields of a Hugging Face `config.json` (Llama, Mistral, Mixtral,

@@ -72,7 +72,7 @@ fn a_truncated_gzip_gives_the_text_it_has() {
     let r = bugreport::split(&text).unwrap();
     assert!(!r.complete);
     // Not a regular file: refused in words, nothing read.
-    assert!(bugreport::read(dir.path()).unwrap_err().contains("not a regular file"));
+    assert!(bugreport::read(dir.path()).unwrap_err().en().contains("not a regular file"));
 }
 
 /// The check ids that may be the root cause of each kind named in SOURCE.md's "Expected root

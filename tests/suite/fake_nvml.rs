@@ -267,10 +267,10 @@ fn the_watchdog_reports_a_hung_call_within_3_s_and_sampling_resumes() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let st = first_report.expect("no stall");
-    assert!(st.call.contains("nvmlDeviceGetTemperature on GPU"), "{st:?}");
+    assert!(st.call.en().contains("nvmlDeviceGetTemperature on GPU"), "{st:?}");
     assert!(st.secs >= 2.0 && st.secs <= 3.0, "reported after {:.2} s", st.secs);
     assert!(host_ticks_while_stalled.len() >= 4, "host sampling went on: {host_ticks_while_stalled:?}");
-    let events = sampler.with_history(|h| h.events().map(|e| e.text.clone()).collect::<Vec<_>>());
+    let events = sampler.with_history(|h| h.events().map(|e| e.text.en()).collect::<Vec<_>>());
     assert!(events.iter().any(|e| e.starts_with("NVML not responding")), "{events:?}");
     assert!(events.iter().any(|e| e.starts_with("NVML answering again")), "{events:?}");
 }
@@ -295,7 +295,7 @@ fn a_hung_slow_call_is_reported_once_with_its_name_and_duration() {
                 gpu_ticks_while_stalled.insert((t * 1000.0) as i64);
             }
         }
-        let events = sampler.with_history(|h| h.events().map(|e| e.text.clone()).collect::<Vec<_>>());
+        let events = sampler.with_history(|h| h.events().map(|e| e.text.en()).collect::<Vec<_>>());
         if events.iter().any(|e| e.starts_with("NVML answering again")) || Instant::now() > deadline {
             break events;
         }
@@ -305,7 +305,7 @@ fn a_hung_slow_call_is_reported_once_with_its_name_and_duration() {
     assert_eq!(hung.len(), 1, "{events:?}");
     assert!(hung[0].contains("nvmlDeviceGetPcieThroughput on GPU 0"), "{events:?}");
     let st = first_report.unwrap_or_else(|| panic!("no stall shown: {events:?}"));
-    assert!(st.call.contains("nvmlDeviceGetPcieThroughput"), "{st:?}");
+    assert!(st.call.en().contains("nvmlDeviceGetPcieThroughput"), "{st:?}");
     let again: Vec<f64> = events
         .iter()
         .filter_map(|e| e.strip_prefix("NVML answering again after ")?.strip_suffix(" s")?.parse().ok())
@@ -323,7 +323,7 @@ fn a_lost_gpu_is_an_event_in_the_history() {
     for t in 1..=6 {
         sampler.step_gpu(f64::from(t));
     }
-    let events = sampler.with_history(|h| h.events().map(|e| (e.gpu, e.text.clone())).collect::<Vec<_>>());
+    let events = sampler.with_history(|h| h.events().map(|e| (e.gpu, e.text.en())).collect::<Vec<_>>());
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].0, Some(1));
     assert!(events[0].1.contains("GPU 1 lost") && events[0].1.contains("Xid 79"), "{events:?}");
@@ -403,7 +403,10 @@ fn a_hung_utilization_call_reaches_check_report_and_recording() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let body = std::fs::read_to_string(&rec).unwrap();
     assert!(
-        body.lines().skip(1).any(|l| l.contains("\"gpu_stall\":{\"call\":\"nvmlDeviceGetUtilizationRates on GPU 0\"")),
+        body.lines()
+            .skip(1)
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .any(|l| l["gpu_stall"]["call"]["text"] == "nvmlDeviceGetUtilizationRates on GPU 0"),
         "{body}"
     );
     // run and focus: "the driver stopped answering", not "not reported by the driver".

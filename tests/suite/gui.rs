@@ -148,8 +148,8 @@ fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
     // In a container started without GPUs NVML is simply missing, which on its own reads as "no
     // driver installed"; the checklist knows better. The banner must say what the checklist says.
     let no = NoGpu {
-        summary: "NVML was not found, so no NVIDIA driver seems to be installed.".to_string(),
-        next_step: "Install the NVIDIA driver for your GPU.".to_string(),
+        summary: gpu_doctor::i18n::Message::from_text("NVML was not found, so no NVIDIA driver seems to be installed."),
+        next_step: gpu_doctor::i18n::Message::from_text("Install the NVIDIA driver for your GPU."),
         attempts: vec![LoadAttempt { path: "libnvidia-ml.so.1".to_string(), error: "not found".to_string() }],
         failure: None,
     };
@@ -182,10 +182,10 @@ fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
 #[test]
 fn no_driver_banner_explains_and_offers_demo() {
     let no = NoGpu {
-        summary:
-            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
-                .to_string(),
-        next_step: "Install the NVIDIA driver for your GPU.".to_string(),
+        summary: gpu_doctor::i18n::Message::from_text(
+            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed.",
+        ),
+        next_step: gpu_doctor::i18n::Message::from_text("Install the NVIDIA driver for your GPU."),
         attempts: vec![LoadAttempt {
             path: "libnvidia-ml.so.1".to_string(),
             error: "cannot open shared object file".to_string(),
@@ -496,8 +496,8 @@ fn checklist_healthy_machine_says_no_problem() {
 #[test]
 fn no_driver_banner_links_to_the_checklist() {
     let no = NoGpu {
-        summary: "No NVML.".to_string(),
-        next_step: "Install the driver.".to_string(),
+        summary: gpu_doctor::i18n::Message::from_text("No NVML."),
+        next_step: gpu_doctor::i18n::Message::from_text("Install the driver."),
         attempts: vec![],
         failure: None,
     };
@@ -925,7 +925,7 @@ fn diagnosis_panel_names_the_bottleneck_and_marks_it_on_the_charts() {
     let v = &h.state().monitor.verdicts;
     assert_eq!(v[0].finding, gpu_doctor::diagnose::bottleneck::Finding::DataStarved);
     // The verdict's start is an event in the history (drawn as a mark on the utilization chart).
-    let events: Vec<String> = h.state().sampler().with_history(|hist| hist.events().map(|e| e.text.clone()).collect());
+    let events: Vec<String> = h.state().sampler().with_history(|hist| hist.events().map(|e| e.text.en()).collect());
     assert!(events.iter().any(|e| e.contains("data-starved")), "{events:?}");
 }
 

@@ -256,7 +256,7 @@ fn the_no_gpu_banner_the_connect_dialog_and_an_imported_report_are_all_chinese()
             }
         };
         // The sampler opened NVML while the window was English.
-        let (summary, next_step) = i18n::scoped(Lang::En, || NvmlFailure::NotFound.explain(false));
+        let (summary, next_step) = NvmlFailure::NotFound.explain_message(false);
         let no = NoGpu {
             summary,
             next_step,

@@ -532,5 +532,5 @@ fn small_misleading_answers_are_clear() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["demo"].as_str().is_some_and(|d| d.contains("DEMO")), "{v}");
+    assert!(v["demo"]["text"].as_str().is_some_and(|d| d.contains("DEMO")), "{v}");
 }

@@ -175,7 +175,7 @@ fn a_server_over_real_ssh_streams_and_reports_stops_and_wrong_keys() {
     assert_eq!(snap.inventory.gpus[0].name, "NVIDIA Fake Test GPU");
     let remote = snap.remote.clone().expect("the snapshot names the server");
     assert_eq!(remote.host, target.to_string());
-    assert!(remote.line().starts_with(&format!("REMOTE {target}: live")), "{}", remote.line());
+    assert!(remote.line().en().starts_with(&format!("REMOTE {target}: live")), "{}", remote.line().en());
     assert_eq!(remote.version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
     assert_eq!((remote.invalid_lines, remote.dropped_lines), (0, 0));
     assert!(remote.unread.is_empty(), "{:?}", remote.unread);
@@ -184,7 +184,7 @@ fn a_server_over_real_ssh_streams_and_reports_stops_and_wrong_keys() {
     // A stream that stops sending: "no data from host for N s" after 5 s, and live again after.
     signal_remote_monitor("STOP");
     wait_until(20, "the no-data state", || matches!(link.info().state, RemoteState::NoData { secs } if secs >= 5), log);
-    assert!(link.info().line().contains("no data from host for"), "{}", link.info().line());
+    assert!(link.info().line().en().contains("no data from host for"), "{}", link.info().line().en());
     wait_until(
         5,
         "stale values no longer shown as current",
@@ -244,14 +244,17 @@ fn a_server_over_real_ssh_streams_and_reports_stops_and_wrong_keys() {
     );
     let e = failed.unwrap();
     assert_eq!(e.kind, RemoteErrorKind::Auth, "{e:?}");
-    assert!(e.message.contains("password or a key passphrase") && e.next_step.contains("ssh-copy-id"), "{e:?}");
+    assert!(
+        e.message.en().contains("password or a key passphrase") && e.next_step.en().contains("ssh-copy-id"),
+        "{e:?}"
+    );
     wrong.disconnect();
 
     // gpu-doctor-cli missing on the server.
     let missing = SshSetup { remote_cli: "gpu-doctor-cli-not-here".into(), ..server.client("user_key") };
     let e = remote_checklist(&missing, &target).unwrap_err();
     assert_eq!(e.kind, RemoteErrorKind::NotInstalled, "{e:?}");
-    assert!(e.next_step.contains("install.sh --user"), "{e:?}");
+    assert!(e.next_step.en().contains("install.sh --user"), "{e:?}");
 
     // No ssh program at all.
     let none = SshSetup { program: "/nonexistent/ssh".into(), ..SshSetup::default() };

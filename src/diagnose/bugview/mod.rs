@@ -352,7 +352,7 @@ impl BugReportSystem {
                         name: "libnvidia-ml.so.1".into(),
                         path: "libnvidia-ml.so.1".into(),
                         real_path: "libnvidia-ml.so.1".into(),
-                        via: msg!("nvidia-smi ran (nvidia-bug-report)").here(),
+                        via: "nvidia-bug-report: nvidia-smi --query".into(),
                     });
                     s.meta.nvml = Some(view);
                 }
@@ -534,7 +534,7 @@ impl BugReportSystem {
         // nvidia-smi's names, unless it could not read every GPU (then the PCI list says more).
         if let Some(n) = nvml
             && !n.inventory.gpus.is_empty()
-            && n.samples.iter().all(|s| s.util_gpu_pct.reason().is_none_or(|r| !r.contains("Unknown Error")))
+            && n.samples.iter().all(|s| s.util_gpu_pct.reason().is_none_or(|r| !r.en().contains("Unknown Error")))
             && (self.imported.gpus.is_empty() || n.inventory.gpus.len() >= self.imported.gpus.len())
         {
             self.imported.gpus = n.inventory.gpus.iter().map(|g| g.name.clone()).collect();

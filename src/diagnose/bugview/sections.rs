@@ -242,8 +242,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
             b.1.push('\n');
         }
     }
-    let na_text = msg!("not in this report").here();
-    let na = na_text.as_str();
+    let na = msg!("not in this report");
     let mib = |v: Option<String>| {
         v.and_then(|s| s.trim_end_matches("MiB").trim().parse::<u64>().ok()).map(|m| m * 1024 * 1024)
     };
@@ -266,9 +265,9 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     };
     for (i, (addr, block)) in blocks.iter().enumerate() {
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let mut info = GpuInfo::unavailable(index, na);
-        info.name = kv(block, "Product Name").unwrap_or_else(|| msg!("GPU {index}", index = index).here());
-        info.uuid = kv(block, "GPU UUID").map_or_else(|| Reading::na(na), Reading::Value);
+        let mut info = GpuInfo::unavailable(index, na.clone());
+        info.name = kv(block, "Product Name").unwrap_or_else(|| format!("GPU {index}"));
+        info.uuid = kv(block, "GPU UUID").map_or_else(|| Reading::na(na.clone()), Reading::Value);
         info.pci_bus_id = Reading::Value(addr.clone());
         let fb = section(block, "FB Memory Usage");
         if let Some(total) = mib(kv(&fb, "Total")) {
@@ -284,7 +283,7 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
         if let Some(w) = num(kv(&width, "Max")) {
             info.max_pcie_width = Reading::Value(w);
         }
-        let mut s = GpuSample::unavailable(index, GpuHealth::Ok, na);
+        let mut s = GpuSample::unavailable(index, GpuHealth::Ok, na.clone());
         if let Some(used) = mib(kv(&fb, "Used")) {
             s.vram_used_bytes = Reading::Value(used);
         }
@@ -305,17 +304,17 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
     }
     for (addr, why) in &lost {
         let index = u32::try_from(inventory.gpus.len()).unwrap_or(u32::MAX);
-        let mut info = GpuInfo::unavailable(index, why);
+        let mut info = GpuInfo::unavailable(index, why.as_str());
         info.pci_bus_id = Reading::Value(addr.clone());
         inventory.gpus.push(info);
         // "GPU is lost" is NVML's GPU_IS_LOST (fell off the bus); other errors ("Unknown Error")
         // leave the GPU listed but unreadable.
         let health = if why.contains("GPU is lost") {
-            GpuHealth::Lost(msg!("nvidia-smi: {why}", why = why).here())
+            GpuHealth::Lost(msg!("nvidia-smi: {why}", why = why))
         } else {
             GpuHealth::Ok
         };
-        samples.push(GpuSample::unavailable(index, health, why));
+        samples.push(GpuSample::unavailable(index, health, why.as_str()));
     }
     let view = NvmlView {
         status: SourceStatus::Nvml {
@@ -363,7 +362,7 @@ mod tests {
             "Unable to determine the device handle for GPU 0000:04:00.0: GPU is lost.  Reboot the system to recover this GPU\n",
         );
         let v = v.unwrap_or_else(|| panic!("lost GPU"));
-        assert!(matches!(&v.samples[0].health, GpuHealth::Lost(w) if w.contains("GPU is lost")));
+        assert!(matches!(&v.samples[0].health, GpuHealth::Lost(w) if w.en().contains("GPU is lost")));
         assert!(parse_smi("hello\n").is_none());
     }
 

@@ -18,7 +18,7 @@ use crate::telemetry::throttle;
 pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
     if let Some(secs) = cx.nvml.and_then(|n| n.did_not_return) {
         // Not "all GPUs answer": one did not, within the time the checks waited.
-        let call = cx.nvml.and_then(|n| n.hung_call.clone()).map_or_else(|| crate::msg!("an NVML call"), Message::data);
+        let call = cx.nvml.and_then(|n| n.hung_call.clone()).unwrap_or_else(|| crate::msg!("an NVML call"));
         return c
             .verdict(Verdict::Fail, crate::msg!("{call} did not return within {secs} s", call = call, secs = secs))
             .found(crate::msg!("A GPU stopped answering the driver's queries"));
@@ -267,7 +267,12 @@ pub(super) fn clocks_held_back(c: Check, cx: &Ctx) -> Check {
                 continue;
             }
             worst = Verdict::Warn;
-            c = c.evidence(format!("GPU {i}: {} — {}", r.name, r.sentence));
+            c = c.evidence(crate::msg!(
+                "GPU {gpu}: {reason} — {meaning}",
+                gpu = *i,
+                reason = crate::i18n::Message::new(r.name),
+                meaning = crate::i18n::Message::new(r.sentence)
+            ));
         }
     }
     if worst == Verdict::Info {

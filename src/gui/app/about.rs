@@ -93,7 +93,7 @@ impl DoctorApp {
                 ui.label(&self.renderer_name);
                 ui.end_row();
                 ui.label(tr!("Data source"));
-                ui.label(snap.source.label());
+                ui.label(snap.source.label().here());
                 ui.end_row();
                 let inv = &snap.inventory;
                 ui.label(tr!("Driver"));

@@ -143,15 +143,17 @@ impl DoctorApp {
         ui.horizontal(|ui| {
             let (source, why) = match (&snap.source, &snap.remote) {
                 (other, Some(r)) => (
-                    tr!("Data: {host} over SSH ({source})", host = r.host, source = other.label()),
+                    tr!("Data: {host} over SSH ({source})", host = r.host, source = other.label().here()),
                     tr!("Read from gpu-doctor-cli on the server, through your ssh.").to_string(),
                 ),
-                (SourceStatus::Unavailable(no), None) => {
-                    (tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(), no.summary_here())
-                }
-                (other, None) => {
-                    (tr!("Data: {source}", source = other.label()), tr!("Where the GPU data comes from.").to_string())
-                }
+                (SourceStatus::Unavailable(no), None) => (
+                    tr!("Data: this machine's host metrics only (no NVIDIA GPU data)").to_string(),
+                    no.summary_message().here(),
+                ),
+                (other, None) => (
+                    tr!("Data: {source}", source = other.label().here()),
+                    tr!("Where the GPU data comes from.").to_string(),
+                ),
             };
             ui.label(source).on_hover_text(why);
             ui.separator();

@@ -181,7 +181,7 @@ impl DoctorApp {
 
     /// The REMOTE badge in the top bar: the server and the link's state.
     pub(super) fn remote_badge(&self, ui: &mut egui::Ui, info: &crate::telemetry::remote::RemoteInfo) {
-        let full = info.line();
+        let full = info.line().here();
         let short = tr!("REMOTE {host}", host = info.host);
         let mut hover = full.clone();
         if let Some(v) = &info.version {
@@ -193,7 +193,7 @@ impl DoctorApp {
                 "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
                 invalid = info.invalid_lines,
                 dropped = info.dropped_lines,
-                unread = if info.unread.is_empty() { "-".to_string() } else { info.unread.join(", ") }
+                unread = info.unread_list().here()
             ));
         }
         super::bars::badge(ui, palette::BADGE_REMOTE, &full, &short, tr!("REMOTE")).on_hover_text(hover);

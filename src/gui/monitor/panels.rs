@@ -8,6 +8,7 @@ use crate::diagnose::Verdict;
 use crate::diagnose::bottleneck::{Bottleneck, Finding, UtilWindow};
 use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
+use crate::i18n::Message;
 use crate::present;
 use crate::telemetry::remote::{RemoteInfo, RemoteState};
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
@@ -53,9 +54,9 @@ pub(super) fn no_driver_banner(
                 });
             }
             (None, false) => {
-                let (summary, next_step) = no.shown(cfg!(windows));
-                ui.label(RichText::new(summary).color(b.text));
-                ui.label(RichText::new(tr!("Next step: {step}", step = next_step)).color(b.text));
+                let (summary, next_step) = no.shown_message(cfg!(windows));
+                ui.label(RichText::new(summary.here()).color(b.text));
+                ui.label(RichText::new(tr!("Next step: {step}", step = next_step.here())).color(b.text));
             }
         }
         ui.label(RichText::new(tr!("Host charts below keep running.")).color(b.weak));
@@ -63,8 +64,8 @@ pub(super) fn no_driver_banner(
         let details = if nvml_shown_above { tr!("What was tried") } else { tr!("What NVML said") };
         ui.collapsing(RichText::new(details).color(b.weak), |ui| {
             if !nvml_shown_above {
-                let (summary, next_step) = no.shown(cfg!(windows));
-                ui.label(RichText::new(format!("{summary} {next_step}")).color(b.text));
+                let (summary, next_step) = no.shown_message(cfg!(windows));
+                ui.label(RichText::new(format!("{} {}", summary.here(), next_step.here())).color(b.text));
             }
             for a in &no.attempts {
                 ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace().color(b.text));
@@ -114,7 +115,7 @@ pub(super) fn remote_banner(ui: &mut egui::Ui, r: &RemoteInfo) -> Option<Monitor
         _ => (palette::BANNER_ASLEEP, None),
     };
     banner(ui, b, |ui| {
-        ui.label(RichText::new(r.line()).heading().color(b.heading));
+        ui.label(RichText::new(r.line().here()).heading().color(b.heading));
         match (&r.state, error) {
             (RemoteState::NoData { .. }, _) => {
                 ui.label(
@@ -125,7 +126,7 @@ pub(super) fn remote_banner(ui: &mut egui::Ui, r: &RemoteInfo) -> Option<Monitor
                 );
             }
             (_, Some(e)) => {
-                ui.label(RichText::new(tr!("Next step: {step}", step = e.next_step)).color(b.text));
+                ui.label(RichText::new(tr!("Next step: {step}", step = e.next_step.here())).color(b.text));
                 if !e.detail.is_empty() {
                     ui.collapsing(RichText::new(tr!("What ssh said")).color(b.weak), |ui| {
                         ui.label(RichText::new(&e.detail).monospace().color(b.text));
@@ -189,7 +190,7 @@ pub(super) fn stall_banner(ui: &mut egui::Ui, stall: &crate::telemetry::snapshot
     let b = palette::BANNER_STALL;
     banner(ui, b, |ui| {
         ui.label(RichText::new(tr!("GPU data not responding")).heading().color(b.heading));
-        ui.label(RichText::new(stall.message()).color(b.text));
+        ui.label(RichText::new(stall.message().here()).color(b.text));
     });
 }
 
@@ -255,7 +256,7 @@ pub(super) fn gpu_card(
             };
             if let GpuHealth::Lost(why) = &s.health {
                 ui.label(RichText::new(tr!("LOST")).strong().color(palette::tone(ui, Tone::Fail)));
-                ui.label(why);
+                ui.label(why.here());
                 return;
             }
             let dark = palette::is_dark(ui);
@@ -350,8 +351,8 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
             }
             let tone = if r.severity == throttle::Severity::Severe { Tone::Fail } else { Tone::Warn };
             out.push(ClockLine {
-                text: tr!("Throttled: {reason}", reason = r.name),
-                detail: r.sentence,
+                text: tr!("Throttled: {reason}", reason = crate::i18n::tr(r.name)),
+                detail: crate::i18n::tr(r.sentence),
                 tone: Some(tone),
             });
         }
@@ -422,7 +423,8 @@ pub(super) fn gpu_table(
                 continue;
             };
             if let GpuHealth::Lost(why) = &s.health {
-                ui.label(RichText::new(tr!("LOST")).strong().color(palette::tone(ui, Tone::Fail))).on_hover_text(why);
+                ui.label(RichText::new(tr!("LOST")).strong().color(palette::tone(ui, Tone::Fail)))
+                    .on_hover_text(why.here());
                 ui.end_row();
                 continue;
             }
@@ -497,8 +499,11 @@ pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_un
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
         ui.separator();
-        ui.label(format!("iowait {}", present::pct(&h.iowait_pct)))
-            .on_hover_text(h.iowait_pct.reason().unwrap_or(tr!("share of CPU time spent waiting for disk I/O")));
+        ui.label(format!("iowait {}", present::pct(&h.iowait_pct))).on_hover_text(
+            h.iowait_pct
+                .reason()
+                .map_or_else(|| tr!("share of CPU time spent waiting for disk I/O").to_string(), Message::here),
+        );
         ui.separator();
         ui.label(tr!("load {load}", load = h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
         ui.separator();

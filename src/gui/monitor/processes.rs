@@ -43,8 +43,10 @@ impl MonitorState {
     /// (which reads this machine) cannot follow them.
     pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample], remote: bool) {
         ui.heading(tr!("GPU processes"));
-        let unavailable: Vec<String> =
-            gpus.iter().filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {r}", g.index))).collect();
+        let unavailable: Vec<String> = gpus
+            .iter()
+            .filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {}", g.index, r.here())))
+            .collect();
         let rows = process_rows(gpus, self.sort, self.sort_desc);
         if rows.is_empty() {
             ui.label(if unavailable.is_empty() {
@@ -99,9 +101,9 @@ impl MonitorState {
                 {
                     self.focus_request = Some(r.process.pid);
                 }
-                ui.label(&r.process.name);
+                ui.label(r.process.shown_name().here());
                 ui.label(r.process.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)));
-                ui.label(r.process.kind.label());
+                ui.label(r.process.kind.label().here());
                 ui.end_row();
             }
         });

@@ -17,9 +17,6 @@
 //!
 //! Byte amounts in the texts follow [`Options::units`]; bandwidth figures are always GB/s.
 
-// A stage's failure carries its messages (summary, next step, details): larger than clippy's
-// threshold for an error, and made once per run in a short-lived child, so it is not boxed.
-#![allow(clippy::result_large_err)]
 
 mod advice;
 mod cuda;

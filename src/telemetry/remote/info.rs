@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ssh::RemoteError;
-use crate::tr;
+use crate::i18n::Message;
+use crate::msg;
 
 /// The link's state, as shown with the host name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,26 +58,31 @@ pub struct RemoteInfo {
     pub dropped_lines: u64,
     /// What could not be read from the server's newer or older output.
     #[serde(default)]
-    pub unread: Vec<String>,
+    pub unread: Vec<Message>,
 }
 
 impl RemoteInfo {
+    /// What could not be read, as one list (`-` when nothing).
+    pub fn unread_list(&self) -> Message {
+        if self.unread.is_empty() { Message::data("-") } else { Message::join(self.unread.clone(), &msg!(", ")) }
+    }
+
     /// "REMOTE gpu1: live", "REMOTE gpu1: no data from host for 7 s", ...
-    pub fn line(&self) -> String {
+    pub fn line(&self) -> Message {
         let state = match &self.state {
-            RemoteState::Connecting { attempt: 1 } => tr!("connecting…").to_string(),
-            RemoteState::Connecting { attempt } => tr!("connecting (attempt {n})…", n = attempt),
-            RemoteState::Live => tr!("live").to_string(),
-            RemoteState::NoData { secs } => tr!("no data from host for {secs} s", secs = secs),
+            RemoteState::Connecting { attempt: 1 } => msg!("connecting…"),
+            RemoteState::Connecting { attempt } => msg!("connecting (attempt {n})…", n = *attempt),
+            RemoteState::Live => msg!("live"),
+            RemoteState::NoData { secs } => msg!("no data from host for {secs} s", secs = *secs),
             RemoteState::Retrying { in_secs, error } => {
-                tr!("{why} Retrying in {secs} s.", why = error.message, secs = in_secs)
+                msg!("{why} Retrying in {secs} s.", why = &error.message, secs = *in_secs)
             }
             RemoteState::Failed { error } => error.message.clone(),
-            RemoteState::Closed => tr!("disconnected").to_string(),
+            RemoteState::Closed => msg!("disconnected"),
         };
-        let line = tr!("REMOTE {host}: {state}", host = self.host, state = state);
+        let line = msg!("REMOTE {host}: {state}", host = self.host, state = state);
         if self.invalid_lines > 0 {
-            tr!("{line} ({n} unreadable lines skipped)", line = line, n = self.invalid_lines)
+            msg!("{line} ({n} unreadable lines skipped)", line = line, n = self.invalid_lines)
         } else {
             line
         }

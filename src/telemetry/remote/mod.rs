@@ -26,7 +26,7 @@ use super::host::HostSource;
 use super::reading::Reading;
 use super::sample::{GpuSample, GpuSlowSample, HostSample, Inventory};
 use super::source::{GpuSource, NoGpu, SourceStatus};
-use crate::tr;
+use crate::msg;
 
 /// After this long without a line, the state says "no data from host".
 pub const STALE_AFTER: Duration = Duration::from_secs(5);
@@ -53,7 +53,7 @@ pub struct ServerInfo {
     /// Its GPUs.
     pub inventory: Inventory,
     /// Fields that could not be read (a newer or older server).
-    pub unread: Vec<String>,
+    pub unread: Vec<crate::i18n::Message>,
 }
 
 /// Reads `info --json`, field by field.
@@ -67,7 +67,7 @@ pub fn parse_info(stdout: &[u8]) -> Option<ServerInfo> {
     match serde_json::from_value::<Inventory>(v["inventory"].clone()) {
         Ok(mut i) => {
             if i.gpus.len() > crate::telemetry::sample::MAX_GPUS {
-                info.unread.push(tr!(
+                info.unread.push(msg!(
                     "{n} GPUs past the first {max}",
                     n = i.gpus.len() - crate::telemetry::sample::MAX_GPUS,
                     max = crate::telemetry::sample::MAX_GPUS
@@ -225,11 +225,11 @@ impl RemoteLink {
             if e.kind == RemoteErrorKind::Other && out.code.is_some_and(|c| c == 0 || c == 3) {
                 e = RemoteError::new(
                     RemoteErrorKind::VersionSkew,
-                    tr!(
+                    msg!(
                         "The gpu-doctor-cli on {host} answered info --json with something this version cannot read.",
                         host = self.target
                     ),
-                    tr!("Install the same gpu-doctor version on both machines."),
+                    msg!("Install the same gpu-doctor version on both machines."),
                 );
             }
             return Err((e, false));
@@ -271,12 +271,12 @@ impl RemoteLink {
         if end == Some(StreamEnd::Garbage) {
             let e = RemoteError::new(
                 RemoteErrorKind::VersionSkew,
-                tr!(
+                msg!(
                     "{host} sent data that is not gpu-doctor's stream ({n} unreadable lines); the connection was closed.",
                     host = self.target,
                     n = self.sink.invalid.load(Ordering::Relaxed)
                 ),
-                tr!(
+                msg!(
                     "Check that the gpu-doctor-cli found first on the server's PATH is gpu-doctor's, and that no login script prints to the session."
                 ),
             );
@@ -319,13 +319,13 @@ impl GpuSource for RemoteGpus {
         match self.fresh() {
             Some(t) => t.gpus.clone(),
             None => {
-                let why = tr!("no data from {host}", host = self.0.target);
+                let why = msg!("no data from {host}", host = self.0.target);
                 self.0
                     .inventory
                     .load()
                     .gpus
                     .iter()
-                    .map(|g| GpuSample::unavailable(g.index, super::sample::GpuHealth::Ok, &why))
+                    .map(|g| GpuSample::unavailable(g.index, super::sample::GpuHealth::Ok, why.clone()))
                     .collect()
             }
         }
@@ -358,7 +358,7 @@ impl HostSource for RemoteHost {
         match fresh.and_then(|t| t.host.clone()) {
             Some(h) => h,
             None => {
-                let why = tr!("no data from {host}", host = self.0.target);
+                let why = msg!("no data from {host}", host = self.0.target);
                 HostSample {
                     cpu_pct: Reading::na(why.clone()),
                     per_core_pct: Vec::new(),

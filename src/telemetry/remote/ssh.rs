@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tr;
+use crate::i18n::Message;
+use crate::msg;
 
 /// The largest output read from one command (`info --json`, `check --json`).
 pub const MAX_OUTPUT: usize = 16 << 20;
@@ -41,24 +42,32 @@ impl std::fmt::Display for Target {
     }
 }
 
+/// [`Target::parse_message`] for the command line and the connect box (the error in the language
+/// shown now).
 impl std::str::FromStr for Target {
     type Err = String;
 
+    fn from_str(s: &str) -> Result<Target, String> {
+        Target::parse_message(s).map_err(|m| m.here())
+    }
+}
+
+impl Target {
     /// Parses `[user@]host[:port]`. Names that ssh would read as an option (a leading `-`), spaces
     /// and shell or control characters are refused, so a typed (or pasted) name cannot become an
     /// ssh option or a command.
-    fn from_str(s: &str) -> Result<Target, String> {
+    pub fn parse_message(s: &str) -> Result<Target, Message> {
         let s = s.trim();
         let (user, rest) = match s.rsplit_once('@') {
             Some((u, r)) => (Some(u), r),
             None => (None, s),
         };
         let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
-            let (h, after) = inner.split_once(']').ok_or_else(|| tr!("'{text}': a ']' is missing", text = s))?;
+            let (h, after) = inner.split_once(']').ok_or_else(|| msg!("'{text}': a ']' is missing", text = s))?;
             let port = match after.strip_prefix(':') {
                 Some(p) => Some(p),
                 None if after.is_empty() => None,
-                None => return Err(tr!("'{text}' is not user@host or user@host:port", text = s)),
+                None => return Err(msg!("'{text}' is not user@host or user@host:port", text = s)),
             };
             (h, port)
         } else if rest.matches(':').count() == 1 {
@@ -74,7 +83,7 @@ impl std::str::FromStr for Target {
                 && h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_:%".contains(c))
         };
         if !ok_host(host) {
-            return Err(tr!("'{text}' is not a host name or address", text = host));
+            return Err(msg!("'{text}' is not a host name or address", text = host));
         }
         if let Some(u) = user
             && (u.is_empty()
@@ -82,11 +91,11 @@ impl std::str::FromStr for Target {
                 || u.len() > 64
                 || !u.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))
         {
-            return Err(tr!("'{text}' is not a user name", text = u));
+            return Err(msg!("'{text}' is not a user name", text = u));
         }
         let port = match port {
             Some(p) => {
-                Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| tr!("'{text}' is not a port", text = p))?)
+                Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| msg!("'{text}' is not a port", text = p))?)
             }
             None => None,
         };
@@ -127,8 +136,8 @@ impl SshSetup {
         {
             return Err(RemoteError::new(
                 RemoteErrorKind::Other,
-                tr!("'{text}' is not a program name or path", text = cli),
-                tr!("Give the name or the absolute path of gpu-doctor-cli on the server."),
+                msg!("'{text}' is not a program name or path", text = cli),
+                msg!("Give the name or the absolute path of gpu-doctor-cli on the server."),
             ));
         }
         let cli = cli.strip_prefix("~/").map_or_else(|| cli.clone(), |rest| format!("\"$HOME\"/{rest}"));
@@ -198,23 +207,26 @@ pub struct RemoteError {
     /// What kind.
     pub kind: RemoteErrorKind,
     /// One sentence.
-    pub message: String,
+    #[serde(with = "crate::i18n::message::compact")]
+    pub message: Message,
     /// What to do.
-    pub next_step: String,
+    #[serde(with = "crate::i18n::message::compact")]
+    pub next_step: Message,
     /// The last lines ssh or the server wrote on stderr.
     #[serde(default)]
     pub detail: String,
 }
 
 impl RemoteError {
-    pub(super) fn new(kind: RemoteErrorKind, message: impl Into<String>, next_step: impl Into<String>) -> Self {
-        RemoteError { kind, message: message.into(), next_step: next_step.into(), detail: String::new() }
+    pub(super) fn new(kind: RemoteErrorKind, message: Message, next_step: Message) -> Self {
+        RemoteError { kind, message, next_step, detail: String::new() }
     }
 }
 
+/// In the language shown now.
 impl std::fmt::Display for RemoteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.message, self.next_step)
+        write!(f, "{} {}", self.message.here(), self.next_step.here())
     }
 }
 
@@ -223,11 +235,11 @@ pub fn spawn_error(setup: &SshSetup, e: &std::io::Error) -> RemoteError {
     if e.kind() == std::io::ErrorKind::NotFound {
         RemoteError::new(
             RemoteErrorKind::NoSsh,
-            tr!("There is no ssh program on this machine ({program}).", program = setup.program.display()),
+            msg!("There is no ssh program on this machine ({program}).", program = setup.program.display()),
             if cfg!(windows) {
-                tr!("Install the OpenSSH client: Settings → System → Optional features → OpenSSH Client.")
+                msg!("Install the OpenSSH client: Settings → System → Optional features → OpenSSH Client.")
             } else {
-                tr!(
+                msg!(
                     "Install the OpenSSH client (Debian/Ubuntu: sudo apt install openssh-client; Fedora: sudo dnf install openssh-clients)."
                 )
             },
@@ -235,8 +247,8 @@ pub fn spawn_error(setup: &SshSetup, e: &std::io::Error) -> RemoteError {
     } else {
         RemoteError::new(
             RemoteErrorKind::Other,
-            tr!("Could not start {program}: {error}", program = setup.program.display(), error = e),
-            tr!("Check that the ssh program works in a terminal."),
+            msg!("Could not start {program}: {error}", program = setup.program.display(), error = e),
+            msg!("Check that the ssh program works in a terminal."),
         )
     }
 }
@@ -248,8 +260,8 @@ pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool
     let mut e = if has("Permission denied") || has("Too many authentication failures") || has("passphrase") {
         RemoteError::new(
             RemoteErrorKind::Auth,
-            tr!("{host} wants a password or a key passphrase; gpu-doctor never asks for or stores either.", host = t),
-            tr!(
+            msg!("{host} wants a password or a key passphrase; gpu-doctor never asks for or stores either.", host = t),
+            msg!(
                 "Set up a key once in a terminal: ssh-keygen -t ed25519, then ssh-copy-id {host}; for a key with a passphrase, load it into your agent with ssh-add. Then connect again.",
                 host = t
             ),
@@ -257,8 +269,8 @@ pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool
     } else if has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED") {
         RemoteError::new(
             RemoteErrorKind::HostKey,
-            tr!("The host key of {host} is not known yet, or it changed.", host = t),
-            tr!(
+            msg!("The host key of {host} is not known yet, or it changed.", host = t),
+            msg!(
                 "Connect once in a terminal (ssh {host}) and check the key's fingerprint with the server's admin before accepting it.",
                 host = t
             ),
@@ -274,8 +286,8 @@ pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool
     {
         RemoteError::new(
             RemoteErrorKind::Unreachable,
-            tr!("{host} cannot be reached.", host = t),
-            tr!(
+            msg!("{host} cannot be reached.", host = t),
+            msg!(
                 "Check the name and port, the network or VPN, and that sshd runs on the server (ssh {host} in a terminal says more).",
                 host = t
             ),
@@ -283,16 +295,19 @@ pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool
     } else if code == Some(127) || has("gpu-doctor-cli: not found") || has("command not found") {
         RemoteError::new(
             RemoteErrorKind::NotInstalled,
-            tr!("gpu-doctor-cli is not installed on {host} (or not on the PATH of a non-interactive login).", host = t),
-            tr!(
+            msg!(
+                "gpu-doctor-cli is not installed on {host} (or not on the PATH of a non-interactive login).",
+                host = t
+            ),
+            msg!(
                 "Copy gpu-doctor-<version>-x86_64-linux.tar.gz to the server, unpack it and run ./install.sh --user there (no root needed; it lands in ~/.local/bin); or give its full path under \"gpu-doctor-cli on the server\"."
             ),
         )
     } else if got_data {
         RemoteError::new(
             RemoteErrorKind::StreamEnded,
-            tr!("The stream from {host} stopped.", host = t),
-            tr!(
+            msg!("The stream from {host} stopped.", host = t),
+            msg!(
                 "gpu-doctor reconnects by itself; if it keeps stopping, run gpu-doctor-cli monitor --json on the server to see why."
             ),
         )
@@ -300,10 +315,10 @@ pub fn classify(target: &Target, code: Option<i32>, stderr: &str, got_data: bool
         RemoteError::new(
             RemoteErrorKind::Other,
             match code {
-                Some(c) => tr!("ssh to {host} ended with exit code {code}.", host = t, code = c),
-                None => tr!("ssh to {host} was stopped by a signal.", host = t),
+                Some(c) => msg!("ssh to {host} ended with exit code {code}.", host = t, code = c),
+                None => msg!("ssh to {host} was stopped by a signal.", host = t),
             },
-            tr!("Run the same in a terminal to see why: ssh {host} gpu-doctor-cli info", host = t),
+            msg!("Run the same in a terminal to see why: ssh {host} gpu-doctor-cli info", host = t),
         )
     };
     e.detail = tail(stderr, 600);
@@ -370,8 +385,8 @@ pub fn run_once(setup: &SshSetup, target: &Target, args: &[&str], timeout: Durat
     let Some(status) = status else {
         return Err(RemoteError::new(
             RemoteErrorKind::Unreachable,
-            tr!("{host} did not answer within {secs} s.", host = target, secs = timeout.as_secs()),
-            tr!("Check the network; a server under heavy load may answer later: connect again."),
+            msg!("{host} did not answer within {secs} s.", host = target, secs = timeout.as_secs()),
+            msg!("Check the network; a server under heavy load may answer later: connect again."),
         ));
     };
     Ok(Output { code: status.code(), stdout, stderr })
@@ -428,6 +443,7 @@ mod tests {
         assert_eq!(k(Some(127), "sh: 1: exec: gpu-doctor-cli: not found"), RemoteErrorKind::NotInstalled);
         assert_eq!(classify(&t, Some(0), "", true).kind, RemoteErrorKind::StreamEnded);
         let auth = classify(&t, Some(255), "Permission denied (publickey).", false);
-        assert!(auth.next_step.contains("ssh-copy-id gpu1") && auth.next_step.contains("ssh-add"), "{auth:?}");
+        let next = auth.next_step.en();
+        assert!(next.contains("ssh-copy-id gpu1") && next.contains("ssh-add"), "{auth:?}");
     }
 }

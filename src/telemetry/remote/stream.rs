@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwapOption;
 
+use crate::msg;
 use crate::telemetry::sample::{GpuSample, HostSample, MAX_CORES, MAX_GPUS};
-use crate::tr;
 
-/// The `schema` of `monitor --json` lines this build writes and reads best.
-pub const STREAM_SCHEMA: u32 = 1;
+/// The `schema` of `monitor --json` lines this build writes and reads best. Schema 2: a text of
+/// gpu-doctor's own (a reason, a stalled call) may be a message object (docs/messages.md).
+pub const STREAM_SCHEMA: u32 = 2;
 /// The longest line read from the stream; a longer one is skipped and counted.
 pub const MAX_LINE: usize = 1 << 20;
 /// Lines read per second at most; more are dropped and counted.
@@ -34,7 +35,7 @@ pub(super) struct Sink {
     pub(super) latest: Arc<ArcSwapOption<Tick>>,
     pub(super) invalid: Arc<AtomicU64>,
     pub(super) dropped: Arc<AtomicU64>,
-    pub(super) unread: Arc<Mutex<Vec<String>>>,
+    pub(super) unread: Arc<Mutex<Vec<crate::i18n::Message>>>,
 }
 
 /// How much that is not a line of the stream (too long, not JSON) a server may send in a row
@@ -118,13 +119,13 @@ pub(super) fn read_stream(out: impl Read, sink: &Sink, got: &AtomicBool) -> Stre
 
 /// One stream line, field by field: `None` when it is not a JSON object; the fields that could
 /// not be read are named.
-fn parse_line(line: &[u8]) -> Option<(Tick, Vec<String>)> {
+fn parse_line(line: &[u8]) -> Option<(Tick, Vec<crate::i18n::Message>)> {
     let v: serde_json::Value = serde_json::from_slice(line).ok()?;
     let obj = v.as_object()?;
     let mut unread = Vec::new();
     match obj.get("schema").and_then(serde_json::Value::as_u64) {
-        None => unread.push(tr!("an older gpu-doctor-cli (its lines carry no schema)").to_string()),
-        Some(s) if s > u64::from(STREAM_SCHEMA) => unread.push(tr!(
+        None => unread.push(msg!("an older gpu-doctor-cli (its lines carry no schema)")),
+        Some(s) if s > u64::from(STREAM_SCHEMA) => unread.push(msg!(
             "a newer gpu-doctor-cli (stream schema {found}, this app reads {ours})",
             found = s,
             ours = STREAM_SCHEMA
@@ -147,12 +148,12 @@ fn parse_line(line: &[u8]) -> Option<(Tick, Vec<String>)> {
     let mut gpus = Vec::new();
     let listed = obj.get("gpus").and_then(serde_json::Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     if listed.len() > MAX_GPUS {
-        unread.push(tr!("{n} GPUs past the first {max}", n = listed.len() - MAX_GPUS, max = MAX_GPUS));
+        unread.push(msg!("{n} GPUs past the first {max}", n = listed.len() - MAX_GPUS, max = MAX_GPUS));
     }
     for (i, g) in listed.iter().take(MAX_GPUS).enumerate() {
         match serde_json::from_value::<GpuSample>(g.clone()) {
             Ok(g) => gpus.push(g),
-            Err(_) => unread.push(format!("gpus[{i}]")),
+            Err(_) => unread.push(crate::i18n::Message::data(format!("gpus[{i}]"))),
         }
     }
     Some((Tick { at: Instant::now(), host, gpus }, unread))
@@ -175,6 +176,7 @@ mod tests {
         assert_eq!(sink.invalid.load(Ordering::Relaxed), 3, "not JSON, too long, not an object");
         assert!(got.load(Ordering::Relaxed));
         let unread = sink.unread.lock().map(|u| u.clone()).unwrap_or_default();
+        let unread: Vec<String> = unread.iter().map(crate::i18n::Message::en).collect();
         assert!(unread.iter().any(|u| u.contains("schema 99")) && unread.contains(&"host".to_string()), "{unread:?}");
         assert!(unread.contains(&"gpus[0]".to_string()), "{unread:?}");
         // A flood is capped per second.
@@ -209,7 +211,11 @@ mod tests {
             dropped_lines: 0,
             unread: Vec::new(),
         };
-        assert!(info.invalid_lines >= 1 && info.line().contains("unreadable lines skipped"), "{}", info.line());
+        assert!(
+            info.invalid_lines >= 1 && info.line().en().contains("unreadable lines skipped"),
+            "{}",
+            info.line().en()
+        );
         // Lines of JSON that is not the stream, forever, are given up too.
         let junk: String = (0..60_000).map(|_| format!("[{}]\n", "1,".repeat(200) + "1")).collect();
         assert_eq!(read_stream(junk.as_bytes(), &Sink::default(), &got), StreamEnd::Garbage);
@@ -217,7 +223,7 @@ mod tests {
         let line = format!("{{\"schema\":1,\"gpus\":[{}]}}", gpus.join(","));
         let (tick, unread) = parse_line(line.as_bytes()).unwrap_or_else(|| panic!("parsed"));
         assert!(tick.gpus.len() <= MAX_GPUS);
-        assert!(unread.iter().any(|u| u.contains("past the first 64")), "{unread:?}");
+        assert!(unread.iter().any(|u| u.en().contains("past the first 64")), "{unread:?}");
     }
 
     mod fuzz {

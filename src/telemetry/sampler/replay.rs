@@ -67,7 +67,7 @@ impl Builder {
 
     fn finish(self, file: &str) -> Sampler {
         let recorded = match &self.header.remote {
-            Some(host) => crate::tr!("{host} over SSH: {source}", host = host, source = self.recorded.label()),
+            Some(host) => crate::msg!("{host} over SSH: {source}", host = host, source = self.recorded.label()),
             None => self.recorded.label(),
         };
         let status = SourceStatus::Replay { file: file.to_string(), recorded };

@@ -65,8 +65,8 @@ fn prefill_is_for_demo_only() {
     assert!(s.snapshot().gpu_t.is_some_and(|t| t < 0.0));
     let real = Sampler::manual(
         Arc::new(crate::telemetry::source::StaticGpus::unavailable(crate::telemetry::source::NoGpu {
-            summary: String::new(),
-            next_step: String::new(),
+            summary: Default::default(),
+            next_step: Default::default(),
             attempts: Vec::new(),
             failure: None,
         })),
