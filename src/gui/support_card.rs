@@ -228,7 +228,7 @@ fn machine(ui: &mut egui::Ui, doc: &ReportDoc) {
     ui.label(RichText::new(tr!("Machine")).strong());
     let rows = facts(doc, "Summary")
         .filter(|(k, _)| !SUMMARY_SHOWN_ELSEWHERE.into_iter().any(|en| is(k, en)))
-        .chain(facts(doc, "GPUs"));
+        .chain(facts(doc, "GPU devices"));
     egui::Grid::new("card_machine").num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
         for (k, v) in rows {
             ui.label(RichText::new(k).weak());

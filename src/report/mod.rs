@@ -346,8 +346,8 @@ fn gpu_section(snap: &Snapshot) -> Section {
     } else {
         items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
     }
-    // (Not translated: "GPUs" already means "number of GPUs" in the command line's catalogue.)
-    Section { title: "GPUs".to_string(), items }
+    // ("GPU devices", not "GPUs": the catalogue's "GPUs" is a number of GPUs, GPU 数量.)
+    Section { title: tr!("GPU devices").to_string(), items }
 }
 
 /// What the GPU section says instead of an empty table.

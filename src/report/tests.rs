@@ -31,11 +31,15 @@ fn no_gpu_gives_a_sentence_not_an_empty_table() {
     };
     let doc = build(&inputs);
     let html = render(&doc, Format::Html);
-    let gpus = html.split("<h2>GPUs</h2>").nth(1).unwrap_or_default();
+    let gpus = html.split("<h2>GPU devices</h2>").nth(1).unwrap_or_default();
     assert!(gpus.starts_with("\n<p>No NVIDIA GPU could be read: no driver here</p>"), "{gpus}");
     assert!(!html.contains("<table>\n</table>"), "{html}");
     let md = render(&doc, Format::Md);
-    assert!(md.contains("## GPUs\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
+    assert!(md.contains("## GPU devices\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
+    // In Chinese every heading is Chinese (the GPU section was left "## GPUs").
+    let zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn, || render(&build(&inputs), Format::Md));
+    assert!(zh.contains("## GPU 设备\n\n"), "{zh}");
+    assert!(!zh.lines().any(|l| l.starts_with("## ") && l.chars().skip(3).all(|c| c.is_ascii())), "{zh}");
 }
 
 #[test]

@@ -35,7 +35,7 @@ fn sample_doc() -> ReportDoc {
                 ],
             },
             Section {
-                title: "GPUs".into(),
+                title: "GPU devices".into(),
                 items: vec![Item::Table {
                     headers: vec!["GPU".into(), "Name".into(), "UUID".into()],
                     rows: vec![vec![
@@ -216,7 +216,7 @@ fn cli_report_formats_and_never_overwrites() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let doc: ReportDoc = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap();
     let titles: Vec<&str> = doc.sections.iter().map(|s| s.title.as_str()).collect();
-    assert_eq!(titles, ["Summary", "GPUs", "Checklist", "Recent metrics"]);
+    assert_eq!(titles, ["Summary", "GPU devices", "Checklist", "Recent metrics"]);
     assert!(doc.redaction.starts_with("on:"));
     // The demo data is labelled as such.
     assert!(serde_json::to_string(&doc).unwrap_or_default().contains("DEMO DATA"));
@@ -316,7 +316,7 @@ fn values_from_outside_never_become_report_structure() {
     assert!(md.lines().any(|l| l == run_line), "{md}");
     let md: String = md.lines().filter(|l| *l != run_line).map(|l| format!("{l}\n")).collect();
     let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
-    assert_eq!(headings, ["# gpu-doctor report", "## Summary", "## GPUs", "## Checklist"], "{md}");
+    assert_eq!(headings, ["# gpu-doctor report", "## Summary", "## GPU devices", "## Checklist"], "{md}");
     assert_eq!(md.matches("**PASS (ROOT CAUSE)**").count(), 0, "{md}");
     assert!(!md.contains("![") && !md.replace("\\<", "").contains("<img"), "{md}");
     assert!(!md.contains('\r'), "{md}");

@@ -90,8 +90,25 @@ fn a_cpu_bound_job_starves_the_gpu() {
     let (out, json) = run_with(Some(&lib), &["sh", "-c", burn]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json.unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    assert!(findings(&v).contains(&"data-starved".to_string()), "{:?}\n{v}", findings(&v));
-    assert!(v["cpu_mean_pct"].as_f64().unwrap_or(0.0) >= 80.0, "{}", v["cpu_mean_pct"]);
+    // The host's CPU is saturated and the GPU waits; who saturates it decides the verdict. On an
+    // idle machine the burner does: data-starved, the job at 80 % of a core or more. On a machine
+    // other programs load (a CI runner running other tests beside this one) the burner gets less
+    // and the verdict names the CPU as busy elsewhere, with the other program as evidence. Both
+    // are right; the GPU called merely "underused", or nothing, is not.
+    let f = findings(&v);
+    let verdict = |name: &str| {
+        v["verdicts"].as_array().into_iter().flatten().find(|b| b["finding"] == name).map(|b| b["evidence"].to_string())
+    };
+    match (verdict("data-starved"), verdict("cpu-busy-elsewhere")) {
+        (Some(evidence), _) => {
+            assert!(evidence.contains("host CPU"), "{evidence}");
+            assert!(v["cpu_mean_pct"].as_f64().unwrap_or(0.0) >= 80.0, "{}", v["cpu_mean_pct"]);
+        }
+        (None, Some(evidence)) => {
+            assert!(evidence.contains("host CPU") && evidence.contains("busiest other program"), "{evidence}");
+        }
+        (None, None) => panic!("neither data-starved nor cpu-busy-elsewhere: {f:?}\n{v}"),
+    }
     // The fake lists the command's processes at 2 GiB each.
     assert!(v["vram_peak_process"].as_u64().unwrap_or(0) >= 2 << 30);
     assert_eq!(v["gpus"][0]["util_mean"].as_f64().map(f64::round), Some(10.0));
@@ -242,7 +259,8 @@ fn focus_tells_waiting_busy_and_progressing_jobs_apart() {
     let mut busy = spawn("timeout 10 sh -c 'while :; do :; done'");
     let v = focus(busy.id(), &log);
     assert_eq!(v["triage"], "busy-no-output", "{v}");
-    assert!(v["cpu_pct"].as_f64().unwrap_or(0.0) >= 50.0);
+    // (Busy from 20 % of a core: on a loaded machine the burner gets less than a whole core.)
+    assert!(v["cpu_pct"].as_f64().unwrap_or(0.0) >= 20.0, "{v}");
     let _ = busy.kill();
     let _ = busy.wait();
     // Appending to its log: progressing.
