@@ -18,8 +18,11 @@ use crate::telemetry::source::SourceStatus;
 
 /// The capture format this build writes and reads.
 /// Version 2 added every library candidate, device-node open results, MIG devices, the kernel
-/// log's source; version-1 captures still load, with those facts missing (`None`).
-pub const CAPTURE_VERSION: u32 = 2;
+/// log's source; version-1 captures still load, with those facts missing (`None`). Version 3: a
+/// text of gpu-doctor's own (a reason, NVML's summary and next step, a hung call) may be a message
+/// object (docs/messages.md, compact messages), which a version-2 reader cannot read; version-2
+/// captures (strings only) load as they are.
+pub const CAPTURE_VERSION: u32 = 3;
 /// The largest `capture.json` read (a real one is well under 1 MiB).
 const CAPTURE_JSON_CAP: u64 = 64 << 20;
 /// Value of the `format` field of `capture.json`.

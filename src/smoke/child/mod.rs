@@ -17,7 +17,6 @@
 //!
 //! Byte amounts in the texts follow [`Options::units`]; bandwidth figures are always GB/s.
 
-
 mod advice;
 mod cuda;
 mod stages;
