@@ -13,6 +13,7 @@ pub mod checks;
 pub mod collect;
 #[cfg(windows)]
 pub(crate) mod collect_win;
+pub mod differential;
 pub mod headline;
 pub mod input;
 pub mod journal;
@@ -143,6 +144,9 @@ pub struct Check {
     /// Set when the check does not apply to this kind of machine: where it does apply
     /// ("Windows", "WSL", "containers", ...). Text output folds such checks into one line.
     pub applies_to: Option<Message>,
+    /// For a failure whose symptom has a differential ([`differential`]): the cause the facts
+    /// decide, or the candidates they leave.
+    pub cause: Option<differential::CauseFinding>,
 }
 
 impl Check {
@@ -160,6 +164,7 @@ impl Check {
             blocked_by: None,
             explained_by: None,
             applies_to: None,
+            cause: None,
         }
     }
     /// The title in `lang`.
@@ -210,6 +215,11 @@ impl Check {
     /// Adds fix steps.
     pub(crate) fn steps(mut self, s: impl IntoIterator<Item = FixStep>) -> Self {
         self.fixes.extend(s);
+        self
+    }
+    /// Records what the facts say about the cause of this failure's symptom.
+    pub(crate) fn cause(mut self, cause: differential::CauseFinding) -> Self {
+        self.cause = Some(cause);
         self
     }
 }

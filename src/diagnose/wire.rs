@@ -73,6 +73,8 @@ pub(super) struct CheckWire {
     applies_to: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     applies_to_message: Option<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cause: Option<super::differential::CauseFinding>,
 }
 
 impl From<Check> for CheckWire {
@@ -95,6 +97,7 @@ impl From<Check> for CheckWire {
             explained_by: c.explained_by,
             applies_to: c.applies_to.as_ref().map(Message::en),
             applies_to_message: c.applies_to,
+            cause: c.cause,
         }
     }
 }
@@ -127,6 +130,7 @@ impl From<CheckWire> for Check {
                 (None, Some(t)) => Some(Message::from_english(&t)),
                 (None, None) => None,
             },
+            cause: w.cause,
         }
     }
 }

@@ -47,8 +47,9 @@ const WATCHDOG_EVERY: Duration = Duration::from_millis(500);
 struct Watch {
     /// Milliseconds since the sampler started, plus one, when the running step began; 0 = idle.
     started_ms: AtomicU64,
-    /// The watchdog reported this step as not responding.
-    flagged: AtomicBool,
+    /// The `started_ms` of the step the watchdog reported as not responding (0: none). A stamp,
+    /// not a flag: a report that races with the end of its step never marks the next one.
+    flagged: AtomicU64,
 }
 
 impl Watch {
@@ -58,7 +59,8 @@ impl Watch {
     /// Ends the step; returns how long it ran (ms) when the watchdog had flagged it.
     fn end(&self, now_ms: u64) -> Option<u64> {
         let began = self.started_ms.swap(0, Ordering::Relaxed);
-        self.flagged.swap(false, Ordering::Relaxed).then(|| now_ms.saturating_sub(began.saturating_sub(1)))
+        let flagged = self.flagged.swap(0, Ordering::Relaxed);
+        (began != 0 && flagged == began).then(|| now_ms.saturating_sub(began - 1))
     }
     fn running_for_ms(&self, now_ms: u64) -> Option<u64> {
         match self.started_ms.load(Ordering::Relaxed) {
@@ -103,6 +105,9 @@ struct Shared {
     watches: [Watch; 2],
     /// Held by the one slow step in flight; another that finds it taken does nothing.
     slow_owner: Mutex<()>,
+    /// Orders the watchdog's look at the steps (and what it shows) against a step's end, so a
+    /// step that has just answered is never shown as not responding again.
+    stall_order: Mutex<()>,
     /// The slow thread, once started: the GPU thread wakes it early instead of running a slow
     /// step itself.
     slow_thread: OnceLock<Thread>,
@@ -170,6 +175,7 @@ impl Sampler {
                 publish: Mutex::new(()),
                 watches: [Watch::default(), Watch::default()],
                 slow_owner: Mutex::new(()),
+                stall_order: Mutex::new(()),
                 slow_thread: OnceLock::new(),
                 slow_kick: AtomicBool::new(false),
                 clock: started,
@@ -445,11 +451,16 @@ impl Shared {
         let now = self.now_ms();
         let mut worst: Option<Stall> = None;
         for (i, w) in self.watches.iter().enumerate() {
+            let began = w.started_ms.load(Ordering::Relaxed);
             let Some(ms) = w.running_for_ms(now) else { continue };
-            if ms < HUNG_AFTER.as_millis() as u64 {
+            if ms < HUNG_AFTER.as_millis() as u64 || began == 0 {
                 continue;
             }
-            w.flagged.store(true, Ordering::Relaxed);
+            w.flagged.store(began, Ordering::Relaxed);
+            if w.started_ms.load(Ordering::Relaxed) != began {
+                // It ended meanwhile: nothing is stalled there.
+                continue;
+            }
             let secs = ms as f64 / 1000.0;
             if worst.as_ref().is_none_or(|s| secs > s.secs) {
                 let call = self.gpu.in_flight(i == 1).unwrap_or_else(|| {
@@ -466,6 +477,7 @@ impl Shared {
     }
 
     fn check_stall(&self) {
+        let _order = self.stall_order.lock();
         let stall = self.stall();
         let shown = self.latest.load().gpu_stall.clone();
         let changed = match (&shown, &stall) {
@@ -504,7 +516,11 @@ impl Shared {
             });
         }
         let mut samples = self.gpu.sample(t);
-        if let Some(ms) = self.watches[0].end(self.now_ms()) {
+        let ended = {
+            let _order = self.stall_order.lock();
+            self.watches[0].end(self.now_ms())
+        };
+        if let Some(ms) = ended {
             self.answered_again(t, ms);
         }
         let (status, inventory) = (self.gpu.status(), self.gpu.inventory());
@@ -579,11 +595,13 @@ impl Shared {
         let Ok(_owner) = self.slow_owner.try_lock() else { return };
         self.watches[1].begin(self.now_ms());
         let slow = self.gpu.sample_slow(t);
+        let order = self.stall_order.lock();
         if let Some(ms) = self.watches[1].end(self.now_ms()) {
             self.answered_again(t, ms);
             let stall = self.stall();
             self.publish(Publish::WAKE, |s| s.gpu_stall = stall);
         }
+        drop(order);
         self.record_job_cpu(t, &slow);
         self.slow.store(Arc::new(slow));
         self.record_busiest(t);

@@ -1144,3 +1144,104 @@ fn windows_power_saver_plan_and_efficiency_mode_are_named_with_the_command_that_
     assert_eq!(custom.verdict, Verdict::Pass);
     assert!(custom.evidence[0].en().contains("a custom plan"));
 }
+
+/// The differential of "the NVIDIA kernel module is not loaded" (docs/diagnosis.md): on machines
+/// written from public threads (tests/fixtures/wild, measured before these rules existed) and the
+/// older fixtures, the root cause names the cause the facts decide, with that cause's fix; when
+/// the facts decide nothing, the candidates come each with the command that tells.
+#[test]
+fn the_module_differential_names_the_cause_the_facts_decide() {
+    use gpu_doctor::diagnose::differential::CauseFinding;
+    let decided = |name: &str, root: &str, cause: &str| {
+        let r = report(name);
+        assert_eq!(r.root_cause.as_deref(), Some(root), "{name}: root cause");
+        let c = r.get(root).unwrap_or_else(|| panic!("{name}: no {root}"));
+        assert_eq!(
+            c.cause,
+            Some(CauseFinding::Decided { symptom: "module-not-loaded".into(), id: cause.into() }),
+            "{name}: {}",
+            c.finding.en()
+        );
+        c.clone()
+    };
+    // A driver branch that could not be built for a new kernel (akmods): nouveau runs the GPU
+    // meanwhile, and the answer is a rebuild, not "install the driver" nor "blacklist nouveau".
+    let c = decided("wild/akmod-560-fails-on-kernel-6-12", "DRV-04", "module-not-built-for-kernel");
+    assert!(c.finding.en().contains("not built for the running kernel (6.12.0"), "{}", c.finding.en());
+    let cmds = commands(&c);
+    assert!(cmds.iter().any(|x| x.contains("akmods")), "{cmds:?}");
+    assert!(!cmds.iter().any(|x| x.contains("blacklist")), "{cmds:?}");
+    // The module built into RPM Fusion's and negativo17's extra/nvidia/ folder, nouveau bound.
+    let c = decided("wild/nouveau-holds-gpu-fedora29-negativo17", "DRV-04", "nouveau-holds-gpu");
+    assert!(commands(&c).iter().any(|x| x.contains("blacklist")), "{:?}", c.fixes);
+    // Secure Boot refused the module and nouveau took the GPU: Secure Boot is the cause.
+    let r = report("wild/secure-boot-on-fedora34-akmod-rtx2060s");
+    decided("wild/secure-boot-on-fedora34-akmod-rtx2060s", "DRV-05", "secure-boot-refused-module");
+    assert_eq!(r.get("DRV-04").and_then(|c| c.explained_by.as_deref()), Some("DRV-05"));
+    // The open module refusing a Pascal GPU.
+    let c = decided("wild/open-module-on-gtx1060-popos-570-open", "DRV-01", "open-module-unsupported-gpu");
+    assert!(c.evidence.iter().any(|e| e.en().contains("is not supported by open nvidia.ko")), "{:?}", c.evidence);
+    // The older fixtures keep their causes, now named.
+    decided("no-driver", "DRV-01", "driver-not-installed");
+    decided("module-missing-after-kernel-update", "DRV-01", "module-not-built-for-kernel");
+
+    // Nothing collected says why: the symptom, and each candidate with its command.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let to = dir.path().join("c");
+    let ok = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(fixture("wild/open-module-on-gtx1060-popos-570-open"))
+        .arg(&to)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok);
+    let path = to.join("capture.json");
+    let mut cap: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or_default();
+    cap["meta"]["kernel_log"] = serde_json::json!({"lines": []});
+    std::fs::write(&path, serde_json::to_vec(&cap).unwrap_or_default()).unwrap_or_default();
+    let r = diagnose::run(&CapturedSystem::open(&to).unwrap_or_else(|e| panic!("{e}")));
+    let c = r.get("DRV-01").unwrap_or_else(|| panic!("no DRV-01"));
+    assert_eq!(r.root_cause.as_deref(), Some("DRV-01"));
+    assert_eq!(
+        c.cause,
+        Some(CauseFinding::Candidates {
+            symptom: "module-not-loaded".into(),
+            ids: vec!["module-blacklisted".into(), "module-load-error".into()]
+        })
+    );
+    assert_eq!(
+        commands(c),
+        ["grep -rs -e nvidia /etc/modprobe.d /usr/lib/modprobe.d /proc/cmdline", "sudo modprobe nvidia"]
+    );
+    // check --json carries the cause.
+    let out =
+        Command::cargo_bin("gpu-doctor-cli").unwrap().args(["check", "--json", "--from"]).arg(&to).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let drv01 = v["checks"].as_array().into_iter().flatten().find(|c| c["id"] == "DRV-01").cloned().unwrap_or_default();
+    assert_eq!(drv01["cause"]["kind"], "candidates", "{drv01}");
+    assert_eq!(drv01["cause"]["ids"][0], "module-blacklisted", "{drv01}");
+}
+
+/// Three rules from documented facts, held on machines from public threads: a device file that
+/// answers with an I/O error is a GPU that did not start (its fatal Xid is the cause, not an
+/// access rule); before CUDA 11 a PyTorch built for a newer minor version needs a newer driver
+/// (minor-version compatibility began with CUDA 11); and PyTorch installed in `lib64` (Fedora,
+/// RHEL and their kin put compiled packages there) is found.
+#[test]
+fn device_errors_old_cuda_minor_versions_and_lib64_pythons() {
+    let r = report("wild/cmp40hx-pcie-gen2-unlock-fell-off-bus");
+    assert_eq!(r.root_cause.as_deref(), Some("RT-XID"));
+    let perm = r.get("PERM-02").unwrap_or_else(|| panic!("no PERM-02"));
+    assert_eq!(perm.explained_by.as_deref(), Some("RT-XID"));
+    assert!(perm.summary.en().contains("device error"), "{}", perm.summary.en());
+    assert!(!perm.summary.en().contains("SELinux"), "{}", perm.summary.en());
+    for name in ["wild/torch-1-3-cu101-driver-410", "wild/vllm-torch-cu121-driver-cuda-11-4-tencentos"] {
+        let r = report(name);
+        assert_eq!(r.root_cause.as_deref(), Some("CUDA-04"), "{name}");
+        assert_eq!(r.get("CUDA-04").map(|c| c.verdict), Some(Verdict::Fail), "{name}");
+    }
+    let c = report("wild/vllm-torch-cu121-driver-cuda-11-4-tencentos");
+    let ev = c.get("CUDA-04").map(|c| c.evidence.iter().map(|e| e.en()).collect::<Vec<_>>()).unwrap_or_default();
+    assert!(ev.iter().any(|e| e.contains("/usr/local/lib64/python3.8/site-packages/torch/version.py")), "{ev:?}");
+}

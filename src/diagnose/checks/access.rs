@@ -106,6 +106,20 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
         .filter(|n| can_open(&m.user, n))
         .filter_map(|n| n.open.as_deref().filter(|o| !o.starts_with("ok")).map(|o| format!("{}: {o}", n.path)))
         .collect();
+    // An I/O error (EIO), "no such device or address" (ENXIO) or "no such device" (ENODEV) is
+    // the driver saying the GPU behind the file could not be initialised (RmInitAdapter failed:
+    // its firmware, a GPU off the bus, power, PCIe), not an access rule: those refuse with
+    // "Operation not permitted" (a cgroup's device rules) or "Permission denied" (SELinux,
+    // AppArmor).
+    let not_started = |o: &str| ["(os error 5)", "(os error 6)", "(os error 19)"].iter().any(|e| o.ends_with(e));
+    if denied.is_empty() && !refused.is_empty() && refused.iter().all(|r| not_started(r)) {
+        return c
+            .verdict(Verdict::Fail, msg!("opening the GPU's device file fails with a device error: {files}", files = refused.join(", ")))
+            .found(msg!("The GPU did not start: its device file answers with a device error"))
+            .explain(msg!("The file modes allow it and nothing refused this user: the driver could not initialise the GPU behind the file (its firmware, a GPU that fell off the bus, power or PCIe). The kernel log says why."))
+            .text(msg!("Read what the driver said when it tried to start the GPU:"))
+            .cmd("sudo dmesg | grep -i -e NVRM -e xid");
+    }
     if denied.is_empty() && !refused.is_empty() {
         return c
             .verdict(Verdict::Fail, msg!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")))

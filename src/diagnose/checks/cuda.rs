@@ -223,14 +223,22 @@ fn find_python_prefixes(cx: &Ctx) -> Vec<String> {
 fn torch_installs(cx: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for p in python_prefixes(cx) {
-        // Bounded like the prefixes: a listing of millions of names is not read past this.
-        for py in
-            cx.v.list(&format!("{p}/lib")).unwrap_or_default().into_iter().filter(|d| d.starts_with("python3")).take(8)
-        {
-            for sp in ["site-packages", "dist-packages"] {
-                let f = format!("{p}/lib/{py}/{sp}/torch/version.py");
-                if cx.v.exists(&f) && !out.contains(&f) {
-                    out.push(f);
+        // `lib64`: where Fedora, RHEL and their kin put compiled packages (pip's platlib,
+        // `/usr/local/lib64/python3.X/site-packages`), torch among them.
+        for lib in ["lib", "lib64"] {
+            // Bounded like the prefixes: a listing of millions of names is not read past this.
+            for py in
+                cx.v.list(&format!("{p}/{lib}"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|d| d.starts_with("python3"))
+                    .take(8)
+            {
+                for sp in ["site-packages", "dist-packages"] {
+                    let f = format!("{p}/{lib}/{py}/{sp}/torch/version.py");
+                    if cx.v.exists(&f) && !out.contains(&f) {
+                        out.push(f);
+                    }
                 }
             }
         }
@@ -274,6 +282,22 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
             (Some(Some(tc)), Some(dc)) => {
                 let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
                 match crate::knowledge::cmp_version(dc, &tc) {
+                    // Minor-version compatibility began with CUDA 11: a build for CUDA 10.1
+                    // needs a driver for 10.1 (418.39 or newer), not just any 10.x one.
+                    std::cmp::Ordering::Less if major(&tc) < 11 => {
+                        if need.is_none() {
+                            need = Some(tc.clone());
+                        }
+                        (
+                            Verdict::Fail,
+                            crate::msg!(
+                                "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (before CUDA 11 every minor version needs its own driver)",
+                                ver = ver,
+                                tc = tc,
+                                dc = dc
+                            ),
+                        )
+                    }
                     std::cmp::Ordering::Less if major(dc) < major(&tc) => {
                         if need.is_none() {
                             need = Some(tc.clone());

@@ -9,6 +9,7 @@
 //! GPU generations each driver flavour supports.
 
 use super::{Ctx, MISSING, fixes};
+use crate::diagnose::differential::{CauseFinding, MODULE_NOT_LOADED, candidate_steps};
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::system::Platform;
@@ -37,6 +38,7 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
         Some(false) if no_driver_installed(cx) => c
             .verdict(Verdict::Fail, msg!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
             .found(msg!("The NVIDIA driver is not installed"))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "driver-not-installed"))
             .evidence(msg!("/proc/modules: no nvidia; /proc/driver/nvidia: absent; libnvidia-ml.so.1: not found"))
             .steps(fixes::install_driver(cx.distro)),
         Some(false) => match module_built_for_running_kernel(cx) {
@@ -46,25 +48,69 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                     msg!("no NVIDIA kernel module is installed for the running kernel {release}", release = release),
                 )
                 .found(msg!("The NVIDIA driver was not built for the running kernel ({release})", release = release))
+                .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-not-built-for-kernel"))
                 .explain(msg!("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver installed without DKMS)."))
                 .evidence(msg!("looked in: {dirs}", dirs = looked.join(", ")))
                 .steps(fixes::rebuild_module(cx.distro))
                 .text(msg!("If the driver came from NVIDIA's .run installer without DKMS, run that installer again for this kernel instead (with --dkms, so later kernel updates rebuild it), then reboot:"))
                 .cmd("sudo reboot"),
-            _ => c
-                .verdict(Verdict::Fail, msg!("the NVIDIA kernel module is not loaded"))
-                .found(msg!("The NVIDIA kernel module is not loaded"))
-                .explain(msg!("Common causes: the driver is not built for the running kernel (after a kernel update), Secure Boot rejected the module, or nouveau holds the GPU."))
-                .evidence(msg!("/proc/modules: no line starting with nvidia"))
-                .text(msg!("Load it and read the error it prints:"))
-                .cmd("sudo modprobe nvidia")
-                .steps(fixes::rebuild_module(cx.distro)),
+            _ if !open_module_refusals(cx).is_empty() => c
+                .verdict(
+                    Verdict::Fail,
+                    msg!("the open NVIDIA kernel module refused the GPU: it supports Turing and newer GPUs only"),
+                )
+                .found(msg!("The open NVIDIA kernel module does not support this GPU"))
+                .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "open-module-unsupported-gpu"))
+                .explain(msg!("The driver installed is the open kernel-module flavour, which needs the GSP processor of Turing (GeForce RTX 20, GTX 16) and newer GPUs; the module loads, finds no GPU it can drive and is unloaded. Older GPUs need the proprietary flavour of the same driver."))
+                .evidence(msg!("kernel log: {lines}", lines = Message::data(open_module_refusals(cx).join(" "))))
+                .text(msg!("Install the proprietary kernel-module flavour of the driver (Ubuntu and Pop!_OS: the nvidia-driver-<branch> package without -open; Maxwell to Volta GPUs: the R580 legacy branch for future updates), then reboot."))
+                .cmd("sudo reboot"),
+            _ => {
+                // The module exists for this kernel and nothing collected says why it is not
+                // loaded: the causes that remain, each with the command that tells.
+                let mut left = Vec::new();
+                // Secure Boot stays a candidate while its state is unknown (on, DRV-05 fails
+                // first; off or a legacy BIOS boot, it is ruled out).
+                let sb_known = cx
+                    .v
+                    .read_bytes("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c")
+                    .is_some()
+                    || (!cx.v.exists("/sys/firmware/efi") && cx.v.exists("/sys/bus/pci/devices"));
+                if !sb_known {
+                    left.push("secure-boot-refused-module");
+                }
+                left.extend(["module-blacklisted", "module-load-error"]);
+                c.verdict(Verdict::Fail, msg!("the NVIDIA kernel module is not loaded"))
+                    .found(msg!("The NVIDIA kernel module is not loaded"))
+                    .cause(CauseFinding::candidates(&MODULE_NOT_LOADED, &left))
+                    .explain(msg!("The module is installed for the running kernel, but nothing collected says why it is not loaded. The causes that remain, most likely first, each with the command that confirms or rules it out:"))
+                    .evidence(msg!("/proc/modules: no line starting with nvidia"))
+                    .steps(candidate_steps(&MODULE_NOT_LOADED, &left))
+            }
         },
     }
 }
 
+/// The kernel-log lines in which the open kernel module refuses a GPU it cannot drive (a GPU
+/// older than Turing: "... is not supported by open nvidia.ko because it does not include the
+/// required GPU System Processor (GSP)"), joined where the driver wraps them.
+fn open_module_refusals(cx: &Ctx) -> Vec<String> {
+    let KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return Vec::new() };
+    let text: Vec<&str> = lines.iter().map(|l| l.trim_start_matches("NVRM:").trim()).collect();
+    let joined = text.join(" ");
+    match joined.find("is not supported by open") {
+        Some(at) => {
+            let start = joined[..at].rfind("The NVIDIA GPU").unwrap_or(at);
+            let end = joined[at..].find("(GSP).").map_or(joined.len(), |e| at + e + "(GSP).".len());
+            vec![joined[start..end].to_string()]
+        }
+        None => Vec::new(),
+    }
+}
+
 /// Where distributions and installers put the NVIDIA module under `/lib/modules/<release>/`
-/// (DKMS, akmods, the .run installer, Arch; Ubuntu's signed packages use `kernel/nvidia-<branch>/`).
+/// (DKMS, akmods, the .run installer, Arch; Ubuntu's signed packages use `kernel/nvidia-<branch>/`;
+/// RPM Fusion's and negativo17's akmods one level deeper, in `extra/nvidia/`).
 const MODULE_DIRS: [&str; 6] = ["updates/dkms", "updates", "extra", "extramodules", "kernel/drivers/video", "misc"];
 
 /// The core NVIDIA module's file, under whatever name the packaging gives it (nvidia.ko.zst,
@@ -89,10 +135,17 @@ fn module_built_for_running_kernel(cx: &Ctx) -> Option<(String, bool, Vec<String
         looked.push(format!("{base}/kernel"));
         dirs.extend(kernel.iter().filter(|n| n.starts_with("nvidia")).map(|n| format!("{base}/kernel/{n}")));
     }
-    for d in dirs {
+    let mut i = 0;
+    while i < dirs.len() {
+        let d = dirs[i].clone();
+        i += 1;
         if let Some(names) = cx.v.list(&d) {
             if names.iter().any(is_module) {
                 return Some((release, true, vec![d]));
+            }
+            // A folder of NVIDIA's own inside a module directory (`extra/nvidia/`), one level.
+            if !d.ends_with("/nvidia") {
+                dirs.extend(names.iter().filter(|n| *n == "nvidia").map(|n| format!("{d}/{n}")));
             }
             looked.push(d);
         }
@@ -151,16 +204,32 @@ pub(super) fn nouveau_not_holding_gpu(c: Check, cx: &Ctx) -> Check {
         // A fresh desktop: nouveau runs the GPU because no NVIDIA driver is installed at all.
         // Blacklisting nouveau then would leave the machine with no driver; the distribution's
         // installer sets up the NVIDIA driver and keeps nouveau away itself.
-        (true, _) if no_driver_installed(cx) || no_module_for_this_kernel(cx) => c
+        (true, _) if no_driver_installed(cx) => c
             .verdict(Verdict::Fail, msg!("no NVIDIA driver is installed, so the open-source nouveau driver runs the GPU"))
             .found(msg!("The NVIDIA driver is not installed (the open-source nouveau driver runs the GPU)"))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "driver-not-installed"))
             .evidence(msg!("a GPU's driver link points to nouveau"))
             .evidence(msg!("/proc/modules: no nvidia; libnvidia-ml.so.1: not found"))
             .text(msg!("Install the NVIDIA driver with your distribution's tools: they also keep nouveau from taking the GPU (do not blacklist nouveau before a driver is installed)."))
             .steps(fixes::install_driver(cx.distro)),
+        // The driver is installed but has no module for this kernel: nouveau runs the GPU for
+        // lack of anything else. Blacklisting nouveau would leave no driver at all.
+        (true, _) if no_module_for_this_kernel(cx) => {
+            let release = cx.v.read("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string();
+            c.verdict(
+                Verdict::Fail,
+                msg!("the NVIDIA driver has no kernel module for the running kernel {release}, so the open-source nouveau driver runs the GPU", release = release.as_str()),
+            )
+            .found(msg!("The NVIDIA driver was not built for the running kernel ({release})", release = release.as_str()))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-not-built-for-kernel"))
+            .explain(msg!("The driver is installed, but its kernel module exists only for other kernels: after a kernel update DKMS (or akmods) has to build it for the new one, and that failed or never ran (missing headers, a compiler error, or a driver branch too old for this kernel). nouveau took the GPU because nothing else could; do not blacklist it before the module is built."))
+            .evidence(msg!("a GPU's driver link points to nouveau"))
+            .steps(fixes::rebuild_module(cx.distro))
+        }
         (true, _) => c
             .verdict(Verdict::Fail, msg!("the open-source nouveau driver has taken the GPU, so the NVIDIA driver cannot"))
             .found(msg!("The open-source nouveau driver holds the GPU"))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "nouveau-holds-gpu"))
             .evidence(msg!("a GPU's driver link points to nouveau"))
             .steps(fixes::blacklist_nouveau(cx.distro)),
         (false, Some(true)) => c
@@ -203,6 +272,7 @@ pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
                 msg!("Secure Boot is on and the NVIDIA module is not loaded: the firmware only accepts signed modules"),
             )
             .found(msg!("Secure Boot keeps the unsigned NVIDIA module out"))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "secure-boot-refused-module"))
             .evidence(msg!("efivars SecureBoot: enabled"))
             .evidence(match (log_rejected, log_readable) {
                 (true, _) => msg!("kernel log: module key rejected"),
@@ -216,6 +286,7 @@ pub(super) fn secure_boot_and_module(c: Check, cx: &Ctx) -> Check {
         (None, Some(false)) if log_rejected => c
             .verdict(Verdict::Fail, msg!("the kernel refused to load an unsigned module (lockdown / Secure Boot)"))
             .found(msg!("Secure Boot keeps the unsigned NVIDIA module out"))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "secure-boot-refused-module"))
             .evidence(match &cx.v.meta().kernel_log {
                 KernelLog::Lines(l) => l
                     .iter()

@@ -164,7 +164,8 @@ pub static CHECKS: &[CheckDef] = &[
         layer: Layer::Driver,
         title: crate::tr_key!("Secure Boot and the kernel module"),
         depends_on: &[],
-        explains: &[],
+        // nouveau takes the GPU when Secure Boot keeps the NVIDIA module out.
+        explains: &["DRV-04"],
         run: driver::secure_boot_and_module,
     },
     CheckDef {
@@ -414,7 +415,7 @@ pub static CHECKS: &[CheckDef] = &[
         // The kernel log does not need NVML: a GPU that fell off the bus before NVML saw it is
         // found here. A fatal Xid (only those fail) explains what the GPU's loss breaks above it.
         depends_on: &["CONT-02", "WSL-02"],
-        explains: &["HW-02", "HW-03", "DRV-08", "CUDA-INIT", "CUDA-01", "PERM-01"],
+        explains: &["HW-02", "HW-03", "DRV-08", "CUDA-INIT", "CUDA-01", "PERM-01", "PERM-02"],
         run: runtime::rt_xid,
     },
     CheckDef {
