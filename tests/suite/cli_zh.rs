@@ -116,9 +116,12 @@ fn fixtures() -> std::path::PathBuf {
 fn stored_machines() -> Vec<std::path::PathBuf> {
     let root = fixtures();
     let mut inputs = Vec::new();
-    for e in std::fs::read_dir(&root).unwrap().flatten() {
-        if e.path().join("capture.json").is_file() {
-            inputs.push(e.path());
+    // The fixtures, and the machines written from public threads (tests/fixtures/wild).
+    for dir in [root.clone(), root.join("wild")] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().join("capture.json").is_file() {
+                inputs.push(e.path());
+            }
         }
     }
     for e in std::fs::read_dir(root.join("bug-reports")).unwrap().flatten() {

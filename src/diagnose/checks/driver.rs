@@ -83,7 +83,7 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                 c.verdict(Verdict::Fail, msg!("the NVIDIA kernel module is not loaded"))
                     .found(msg!("The NVIDIA kernel module is not loaded"))
                     .cause(CauseFinding::candidates(&MODULE_NOT_LOADED, &left))
-                    .explain(msg!("The module is installed for the running kernel, but nothing collected says why it is not loaded. The causes that remain, most likely first, each with the command that confirms or rules it out:"))
+                    .explain(msg!("The module is installed for the running kernel, but nothing collected says why it is not loaded. The causes that remain are in the steps below, most likely first, each with the command that confirms or rules it out."))
                     .evidence(msg!("/proc/modules: no line starting with nvidia"))
                     .steps(candidate_steps(&MODULE_NOT_LOADED, &left))
             }
