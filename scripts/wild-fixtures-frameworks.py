@@ -201,6 +201,9 @@ m['cuda'] = {"library": "libcuda.so.1", "load_error": None, "init_code": 999, "d
 f['proc/driver/nvidia/params'] = 'ResmanDebugLevel: 4294967295\nDynamicPowerManagement: 3\nPreserveVideoMemoryAllocations: 0\nEnableS0ixPowerManagement: 0\n'
 f.update(pci_gpu('0000:00:02.0'))
 f['sys/bus/pci/devices/0000:00:02.0/vendor'] = '0x8086\n'
+# Added when captures learned to read it (issue 35, part 3): the thread's failure followed a resume,
+# which the kernel counts in /sys/power/suspend_stats/success.
+f['sys/power/suspend_stats/success'] = '1\n'
 save('ollama-laptop-cuda-999-after-suspend', 'https://github.com/ollama/ollama/issues/2934', m, f)
 
 # ---------------------------------------------------------------------------------------------------------

@@ -272,6 +272,16 @@ pub const GPU_ENV_VARS: &[&str] = &[
     "KUBERNETES_SERVICE_HOST",
     "container",
     "GALLIUM_DRIVER",
+    // The HPC container runtimes and schedulers a job may run under (which GPUs it was given).
+    "APPTAINER_CONTAINER",
+    "SINGULARITY_CONTAINER",
+    "SLURM_JOB_ID",
+    "SLURM_JOB_GPUS",
+    "SLURM_STEP_GPUS",
+    "GPU_DEVICE_ORDINAL",
+    "PBS_JOBID",
+    "LSB_JOBID",
+    "CUDA_MPS_PIPE_DIRECTORY",
 ];
 
 /// What a check reads. Paths are absolute, `/`-separated.

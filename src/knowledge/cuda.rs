@@ -83,6 +83,14 @@ pub fn cu_result(code: i32) -> (&'static str, &'static str) {
             "CUDA_ERROR_OPERATING_SYSTEM",
             crate::tr_key!("The operating system or container runtime blocked the GPU."),
         ),
+        35 => (
+            "CUDA_ERROR_INSUFFICIENT_DRIVER",
+            crate::tr_key!("The driver is older than this CUDA needs; update the driver."),
+        ),
+        802 => (
+            "CUDA_ERROR_SYSTEM_NOT_READY",
+            crate::tr_key!("The GPUs wait for their NVSwitch fabric: start the fabric manager (HGX and DGX systems)."),
+        ),
         803 => (
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
             crate::tr_key!(

@@ -28,6 +28,14 @@ impl<T> Reading<T> {
         Reading::Na { na: reason.into() }
     }
 
+    /// Why there is no value, when there is none.
+    pub fn na_reason(&self) -> Option<&Message> {
+        match self {
+            Reading::Na { na } => Some(na),
+            Reading::Value(_) => None,
+        }
+    }
+
     /// The value, if there is one.
     pub fn value(&self) -> Option<&T> {
         match self {

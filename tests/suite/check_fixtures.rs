@@ -566,7 +566,8 @@ fn repeated_xid_lines_are_summarised_not_printed_one_by_one() {
     let xid = v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-XID")).cloned().unwrap_or_default();
     let evidence: Vec<&str> =
         xid["evidence"].as_array().map(|a| a.iter().filter_map(|e| e.as_str()).collect()).unwrap_or_default();
-    assert_eq!(evidence.len(), 2, "{evidence:?}\n{text}");
+    assert_eq!(evidence.len(), 3, "{evidence:?}\n{text}");
+    assert!(evidence[2].starts_with("NVIDIA's Xid catalogue for Xid 79: restart the machine"), "{}", evidence[2]);
     assert!(
         evidence[0]
             .starts_with("Xid 79 on 0000:01:00 logged 200000 times; first: NVRM: Xid (PCI:0000:01:00): 79, pid=0,"),

@@ -15,6 +15,7 @@ mod bug_reports;
 mod check_fixtures;
 mod cli;
 mod cli_zh;
+mod differential;
 mod fake_nvml;
 mod fleet;
 mod gui;

@@ -88,10 +88,7 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
         value = p.init_code.map_or(crate::msg!("not called"), |x| Message::data(x.to_string()))
     ));
     match p.init_code {
-        Some(0) if p.devices == Some(0) => c
-            .verdict(Verdict::Fail, crate::msg!("cuInit succeeded but CUDA sees no device"))
-            .found(crate::msg!("CUDA starts but sees no GPU"))
-            .text(crate::msg!("Something hides the GPUs from CUDA: CUDA_VISIBLE_DEVICES, MIG mode without instances, or a container without GPUs; the checks on those say which.")),
+        Some(0) if p.devices == Some(0) => super::cuinit::cuda_does_not_start(c, None, cx),
         Some(0) => c
             .verdict(
                 Verdict::Pass,
@@ -102,12 +99,7 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
                 ),
             )
             .found(crate::msg!("CUDA starts")),
-        Some(code) => {
-            let (name, next) = crate::knowledge::cuda::cu_result(code);
-            c.verdict(Verdict::Fail, crate::msg!("cuInit failed with {name} ({code})", name = name, code = code))
-                .found(crate::msg!("CUDA does not start ({name})", name = name))
-                .text(crate::i18n::Message::new(next))
-        }
+        Some(code) => super::cuinit::cuda_does_not_start(c, Some(code), cx),
         None => c
             .verdict(Verdict::Fail, crate::msg!("{lib} has no cuInit: not a CUDA driver library", lib = lib))
             .found(crate::msg!("The CUDA library found is not a CUDA driver")),

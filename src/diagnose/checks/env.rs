@@ -65,8 +65,22 @@ pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
                     msg!("CUDA sees {shown} and MIG {mig}", shown = shown, mig = vis.mig.join(", "))
                 },
             )
-            .found(msg!("CUDA_VISIBLE_DEVICES selects some GPUs")),
+            .found(msg!("CUDA_VISIBLE_DEVICES selects some GPUs"))
+            .explain(scheduler(cx).map_or_else(crate::i18n::Message::default, |(name, job)| {
+                msg!(
+                    "The {scheduler} job {job} was given these GPUs; the others belong to other jobs. That is the scheduler's doing, not a fault: ask for more GPUs in the job request if it needs them.",
+                    scheduler = name,
+                    job = job
+                )
+            })),
     }
+}
+
+/// The batch scheduler that started this job, and the job's id, from the variables it sets.
+fn scheduler<'c>(cx: &'c Ctx) -> Option<(&'static str, &'c str)> {
+    [("SLURM_JOB_ID", "Slurm"), ("PBS_JOBID", "PBS"), ("LSB_JOBID", "LSF")]
+        .into_iter()
+        .find_map(|(k, name)| cx.env(k).map(|v| (name, v)))
 }
 
 pub(super) fn cuda_and_smi_order(c: Check, cx: &Ctx) -> Check {

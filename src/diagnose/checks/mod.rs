@@ -17,6 +17,7 @@
 mod access;
 mod container;
 mod cuda;
+mod cuinit;
 pub(crate) use cuda::VENV_NAMES;
 mod driver;
 mod env;
@@ -709,6 +710,14 @@ fn detect_container(v: &dyn SystemView) -> Option<String> {
     }
     if v.exists("/.dockerenv") {
         return Some("Docker".into());
+    }
+    // Apptainer (Singularity) marks its containers in the environment and keeps its own folder at
+    // the root; with --nv it binds the driver's libraries into /.singularity.d/libs.
+    if ["APPTAINER_CONTAINER", "SINGULARITY_CONTAINER"].iter().any(|k| env.contains_key(*k))
+        || v.exists("/.singularity.d")
+        || env.get("LD_LIBRARY_PATH").is_some_and(|p| p.split(':').any(|d| d.starts_with("/.singularity.d/")))
+    {
+        return Some("Apptainer".into());
     }
     let cg = v.read("/proc/1/cgroup").unwrap_or_default();
     if cg.contains("/docker/") {

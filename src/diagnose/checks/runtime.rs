@@ -35,7 +35,17 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
         })
         .collect();
     if lost.is_empty() {
-        c.verdict(Verdict::Pass, crate::msg!("all GPUs answer")).found(crate::msg!("Every GPU answers"))
+        match super::cuinit::silent_gpus(cx) {
+            Some(gpus) => c
+                .verdict(
+                    Verdict::Fail,
+                    crate::msg!("{gpus} answer every query with Unknown Error", gpus = gpus),
+                )
+                .found(crate::msg!("{gpus}: stopped answering the driver (a hung GPU or its GSP firmware)", gpus = gpus))
+                .explain(crate::msg!("NVML listed the GPU when it started, but every reading since fails with NVML's Unknown Error: the GPU (or the firmware the driver runs on it, GSP) stopped answering, while it stays on the PCIe bus."))
+                .steps(super::cuinit::fix("gpu-not-answering")),
+            None => c.verdict(Verdict::Pass, crate::msg!("all GPUs answer")).found(crate::msg!("Every GPU answers")),
+        }
     } else {
         let gone = crate::msg!("{gpus} fell off the bus", gpus = lost.join(", "));
         c.verdict(Verdict::Fail, gone.clone())
@@ -224,6 +234,28 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
             crate::msg!("{first} (Xid {code} on {pci})", first = first, code = x.code, pci = x.pci)
         }
         None => crate::msg!("The kernel log shows GPU errors (Xid {list})", list = list),
+    };
+    // The cause: what NVIDIA's catalogue implicates for the most serious catalogued Xid (one that
+    // stops the GPU, else the first); its immediate action is said with it.
+    let catalogued = |stops: bool| {
+        xs.iter().find_map(|x| crate::knowledge::xid::xid(x.code).filter(|e| !stops || e.action.stops_the_gpu()))
+    };
+    let c = match catalogued(true).or_else(|| catalogued(false)) {
+        Some(e) => {
+            let d = &crate::diagnose::differential::GPU_ERRORS_LOGGED;
+            let part = d.causes.iter().find(|k| k.id == e.part.cause_id()).map_or("", |k| k.name);
+            c.cause(crate::diagnose::differential::CauseFinding::decided(d, e.part.cause_id())).evidence(crate::msg!(
+                "NVIDIA's Xid catalogue for Xid {code}: {action} ({token}); it implicates {part}",
+                code = e.code,
+                action = Message::new(e.action.says()),
+                token = e.action.token(),
+                part = Message::new(part)
+            ))
+        }
+        None => c.evidence(crate::msg!(
+            "Xid {list}: not in NVIDIA's catalogue of current Xids (not explained here); the driver's release notes or NVIDIA's support may know it",
+            list = list
+        )),
     };
     c.verdict(worst, crate::msg!("Xid {list} logged", list = list)).found(finding)
 }

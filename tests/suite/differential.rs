@@ -1,0 +1,338 @@
+//! The differential diagnosis (`docs/diagnosis.md`): a test per cause of "CUDA does not start"
+//! and of "the kernel log shows GPU errors". Each starts from a machine of a public thread
+//! (`tests/fixtures/wild/`) and changes the one fact that decides the cause, so a cause is shown
+//! to follow from its fact and not from the fixture it was met on.
+
+use std::path::{Path, PathBuf};
+
+use gpu_doctor::diagnose::differential::CauseFinding;
+use gpu_doctor::diagnose::system::CapturedSystem;
+use gpu_doctor::diagnose::{self, FixStep, Verdict};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// The checklist on a copy of fixture `name`, with `edit` applied to its capture.json and `files`
+/// written into (or, for `None`, removed from) its `fs/` tree.
+fn report_with(name: &str, edit: impl FnOnce(&mut Value), files: &[(&str, Option<&str>)]) -> diagnose::Report {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let to = dir.path().join("c");
+    let ok = std::process::Command::new("cp").arg("-r").arg(fixture(name)).arg(&to).status();
+    assert!(ok.is_ok_and(|s| s.success()), "copying {name}");
+    let path = to.join("capture.json");
+    let mut cap: Value = serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or_default();
+    edit(&mut cap);
+    std::fs::write(&path, serde_json::to_vec(&cap).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    for (file, text) in files {
+        let p = to.join("fs").join(file);
+        match text {
+            Some(t) => {
+                std::fs::create_dir_all(p.parent().unwrap_or(&to)).unwrap_or_else(|e| panic!("{e}"));
+                std::fs::write(&p, t).unwrap_or_else(|e| panic!("{e}"));
+            }
+            None => {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+    }
+    diagnose::run(&CapturedSystem::open(&to).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+fn commands(c: &diagnose::Check) -> Vec<String> {
+    c.fixes
+        .iter()
+        .filter_map(|f| match f {
+            FixStep::Command(c) => Some(c.clone()),
+            FixStep::Text(_) => None,
+        })
+        .collect()
+}
+
+fn decided(symptom: &str, id: &str) -> Option<CauseFinding> {
+    Some(CauseFinding::Decided { symptom: symptom.into(), id: id.into() })
+}
+
+const LAPTOP: &str = "wild/ollama-laptop-cuda-999-after-suspend";
+const HMM: &str = "wild/ollama-blackwell-cuinit-not-initialized-uvm-hmm";
+
+fn set_code(code: i64) -> impl FnOnce(&mut Value) {
+    move |cap: &mut Value| cap["meta"]["cuda"]["init_code"] = json!(code)
+}
+
+/// CUDA-INIT's cause on a changed fixture, and the check.
+fn cuda_cause(r: &diagnose::Report) -> (Option<CauseFinding>, diagnose::Check) {
+    let c = r.get("CUDA-INIT").unwrap_or_else(|| panic!("no CUDA-INIT")).clone();
+    assert_eq!(c.verdict, Verdict::Fail, "{}", c.summary.en());
+    (c.cause.clone(), c)
+}
+
+#[test]
+fn each_cause_of_cuda_not_starting_follows_from_the_fact_that_decides_it() {
+    const S: &str = "cuda-does-not-start";
+    // 999 after a resume (the thread's machine: the kernel counted one since boot).
+    let r = report_with(LAPTOP, |_| {}, &[]);
+    assert_eq!(r.root_cause.as_deref(), Some("CUDA-INIT"));
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "uvm-stale-after-resume"), "{}", c.finding.en());
+    assert!(
+        c.finding.en().starts_with("CUDA does not start: the machine was suspended and resumed"),
+        "{}",
+        c.finding.en()
+    );
+    assert!(commands(&c).iter().any(|x| x == "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"), "{:?}", c.fixes);
+    // Without the resume count, 999 leaves candidates, the resume first, each with its command.
+    let r = report_with(LAPTOP, |_| {}, &[("sys/power/suspend_stats/success", None)]);
+    let (cause, c) = cuda_cause(&r);
+    let Some(CauseFinding::Candidates { ids, .. }) = cause else { panic!("{cause:?}") };
+    assert_eq!(ids, ["uvm-stale-after-resume", "gpu-not-answering"]);
+    assert_eq!(c.finding.en(), "CUDA does not start (CUDA_ERROR_UNKNOWN)");
+    assert_eq!(commands(&c).len(), 2, "{:?}", c.fixes);
+    // A resume count of 0 decides nothing.
+    let r = report_with(LAPTOP, |_| {}, &[("sys/power/suspend_stats/success", Some("0\n"))]);
+    assert!(matches!(cuda_cause(&r).0, Some(CauseFinding::Candidates { .. })));
+
+    // nvidia_uvm not loaded: decided whatever the code.
+    let modules = "nvidia_drm 77824 2 - Live 0x0 (POE)\nnvidia_modeset 1302528 1 nvidia_drm, Live 0x0 (POE)\nnvidia 56512512 3 nvidia_modeset, Live 0x0 (POE)\n";
+    let r = report_with(LAPTOP, set_code(100), &[("proc/modules", Some(modules))]);
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "uvm-not-loaded"));
+    assert!(commands(&c).contains(&"sudo modprobe nvidia-uvm".to_string()), "{:?}", c.fixes);
+
+    // Every NVML query answered with Unknown Error: the GPU stopped answering; RT-LOST says so
+    // first, with the GSP workaround, and CUDA-INIT is its consequence.
+    let r = report_with("wild/gsp-firmware-hang-eks-g5-a10g", |_| {}, &[]);
+    assert_eq!(r.root_cause.as_deref(), Some("RT-LOST"));
+    let lost = r.get("RT-LOST").unwrap_or_else(|| panic!("RT-LOST"));
+    assert!(lost.finding.en().contains("stopped answering the driver"), "{}", lost.finding.en());
+    assert!(commands(lost).iter().any(|x| x.contains("NVreg_EnableGpuFirmware=0")), "{:?}", lost.fixes);
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "gpu-not-answering"));
+    assert_eq!(c.explained_by.as_deref(), Some("RT-LOST"));
+
+    // The driver logged that it could not start the GPU.
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["kernel_log"] =
+                json!({"lines": ["NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2477)"]})
+        },
+        &[],
+    );
+    assert_eq!(cuda_cause(&r).0, decided(S, "driver-could-not-start-gpu"));
+
+    // 3 with the open module and HMM on: the HMM bug; with HMM disabled, no longer a candidate.
+    let r = report_with(HMM, |_| {}, &[]);
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "uvm-hmm-failure"));
+    assert!(commands(&c).iter().any(|x| x.contains("uvm_disable_hmm=1")), "{:?}", c.fixes);
+    let r = report_with(HMM, |_| {}, &[("sys/module/nvidia_uvm/parameters/uvm_disable_hmm", Some("Y\n"))]);
+    let Some(CauseFinding::Candidates { ids, .. }) = cuda_cause(&r).0 else { panic!() };
+    assert!(!ids.iter().any(|i| i == "uvm-hmm-failure"), "{ids:?}");
+
+    // Codes that decide on their own, and 803 told apart by where libcuda lives.
+    for (code, want) in [
+        (34, "stub-libcuda"),
+        (2, "gpu-memory-full"),
+        (802, "fabric-manager-not-running"),
+        (804, "forward-compat-mismatch"),
+        (803, "module-library-mismatch"),
+    ] {
+        let r = report_with(LAPTOP, set_code(code), &[]);
+        assert_eq!(cuda_cause(&r).0, decided(S, want), "code {code}");
+    }
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["cuda"]["init_code"] = json!(803);
+            cap["meta"]["libraries"][0]["real_path"] = json!("/usr/local/cuda-12.8/compat/libcuda.so.570.124.06");
+        },
+        &[],
+    );
+    assert_eq!(cuda_cause(&r).0, decided(S, "forward-compat-mismatch"));
+
+    // 46 with a GPU in Exclusive-process mode; without, both candidates.
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["cuda"]["init_code"] = json!(46);
+            cap["meta"]["nvml"]["facts"][0]["compute_mode"] = json!("ExclusiveProcess");
+        },
+        &[],
+    );
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "compute-mode-blocks"));
+    assert!(
+        c.fixes.iter().any(|f| f.en().contains("administrators")),
+        "a site's policy is asked about first: {:?}",
+        c.fixes
+    );
+    let r = report_with(LAPTOP, set_code(46), &[]);
+    let Some(CauseFinding::Candidates { ids, .. }) = cuda_cause(&r).0 else { panic!() };
+    assert_eq!(ids, ["compute-mode-blocks", "container-blocks-device"]);
+
+    // 100 with CUDA_VISIBLE_DEVICES naming no GPU: ENV-01 fails first and CUDA-INIT waits for it;
+    // where ENV-01 cannot compare (NVML lists no GPU), an empty value still decides CUDA-INIT.
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["cuda"]["init_code"] = json!(100);
+            cap["meta"]["env"] = json!({"CUDA_VISIBLE_DEVICES": "GPU-ffffffff"});
+        },
+        &[],
+    );
+    assert_eq!(r.root_cause.as_deref(), Some("ENV-01"));
+    assert_eq!(r.get("CUDA-INIT").and_then(|c| c.blocked_by.as_deref()), Some("ENV-01"));
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["cuda"]["init_code"] = json!(100);
+            cap["meta"]["env"] = json!({"CUDA_VISIBLE_DEVICES": ""});
+            cap["meta"]["nvml"]["inventory"]["gpus"] = json!([]);
+        },
+        &[],
+    );
+    assert_eq!(cuda_cause(&r).0, decided(S, "gpus-hidden"));
+
+    // 304 in a container: the runtime first.
+    let r = report_with(LAPTOP, set_code(304), &[(".dockerenv", Some(""))]);
+    let Some(CauseFinding::Candidates { ids, .. }) = cuda_cause(&r).0 else { panic!() };
+    assert_eq!(ids[0], "container-blocks-device");
+}
+
+#[test]
+fn an_xid_is_read_with_nvidia_catalogues_action_and_the_part_it_implicates() {
+    const S: &str = "gpu-errors-logged";
+    let xid = |code: u32, text: &str| {
+        report_with(
+            LAPTOP,
+            |cap| {
+                cap["meta"]["cuda"]["init_code"] = json!(0);
+                cap["meta"]["cuda"]["devices"] = json!(1);
+                cap["meta"]["kernel_log"] =
+                    json!({"lines": [format!("NVRM: Xid (PCI:0000:01:00): {code}, pid=4242, name=python3, {text}")]});
+            },
+            &[("sys/power/suspend_stats/success", None)],
+        )
+    };
+    for (code, text, part, action, fails) in [
+        (13, "Graphics Exception: ESR 0x404490=0x80000002", "xid-application-fault", "RESTART_APP", false),
+        (
+            48,
+            "An uncorrectable double bit error (DBE) has been detected on GPU",
+            "xid-memory-error",
+            "WORKFLOW_XID_48",
+            true,
+        ),
+        (74, "NVLink: fatal error detected on link 3", "xid-nvlink-error", "WORKFLOW_NVLINK_ERR", true),
+        (54, "Auxiliary power is not connected to the GPU board", "xid-board-power", "CHECK_MECHANICALS", false),
+        (109, "Ch 00000010, errorString CTX SWITCH TIMEOUT", "xid-gpu-stopped", "RESET_GPU", true),
+        (78, "vGPU Start Failed", "xid-vgpu-mismatch", "UPDATE_SWFW", false),
+        (119, "Timeout waiting for RPC from GSP!", "xid-driver-firmware-fault", "RESET_GPU", true),
+        (79, "GPU has fallen off the bus.", "xid-pcie-link-lost", "RESTART_BM", true),
+    ] {
+        let r = xid(code, text);
+        let c = r.get("RT-XID").unwrap_or_else(|| panic!("RT-XID"));
+        assert_eq!(c.cause, decided(S, part), "Xid {code}");
+        assert_eq!(c.verdict == Verdict::Fail, fails, "Xid {code}: {:?}", c.verdict);
+        assert!(
+            c.evidence.iter().any(|e| e.en().contains(&format!("Xid {code}: ")) && e.en().contains(action)),
+            "Xid {code}: {:?}",
+            c.evidence
+        );
+    }
+    // The most serious catalogued Xid decides: an application fault logged before a fall off the
+    // bus does not.
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["kernel_log"] = json!({"lines": [
+                "NVRM: Xid (PCI:0000:01:00): 13, pid=1, Graphics Exception",
+                "NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus."
+            ]})
+        },
+        &[],
+    );
+    assert_eq!(r.get("RT-XID").and_then(|c| c.cause.clone()), decided(S, "xid-pcie-link-lost"));
+    // A number the catalogue does not list: no cause guessed, said as not explained.
+    let r = xid(9999, "something new");
+    let c = r.get("RT-XID").unwrap_or_else(|| panic!("RT-XID"));
+    assert_eq!(c.cause, None);
+    assert!(c.evidence.iter().any(|e| e.en().contains("not explained")), "{:?}", c.evidence);
+    // The thread fixtures: the CMP 40HX that fell off the bus and the laptop whose GSP did not start.
+    for (name, part) in [
+        ("wild/cmp40hx-pcie-gen2-unlock-fell-off-bus", "xid-pcie-link-lost"),
+        ("wild/gsp-init-fails-rtx5070ti-laptop-575", "xid-driver-firmware-fault"),
+    ] {
+        let r = report_with(name, |_| {}, &[]);
+        assert_eq!(r.root_cause.as_deref(), Some("RT-XID"), "{name}");
+        assert_eq!(r.get("RT-XID").and_then(|c| c.cause.clone()), decided(S, part), "{name}");
+    }
+}
+
+mod unusual_is_not_broken {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+        /// Healthy machines set up the way shared servers and laptops deliberately are (a
+        /// scheduler's GPU selection, an exclusive compute mode, persistence either way, MPS, a
+        /// machine that suspended since boot, the open module's HMM on or off, a job inside
+        /// Apptainer) never get a fail: unusual is not broken.
+        #[test]
+        fn deliberate_configurations_of_healthy_machines_never_fail(
+            base in prop::sample::select(vec!["healthy-workstation", "healthy-h200-cloud-vm", "healthy-container"]),
+            by_uuid in any::<Option<bool>>(),
+            slurm in any::<bool>(),
+            exclusive in any::<bool>(),
+            persistence in any::<bool>(),
+            mps in any::<bool>(),
+            resumes in prop::sample::select(vec![None, Some(0u32), Some(3)]),
+            hmm in prop::sample::select(vec![None, Some("N"), Some("Y")]),
+            apptainer in any::<bool>(),
+        ) {
+            let r = report_with(
+                base,
+                |cap| {
+                    let uuid = cap["meta"]["nvml"]["inventory"]["gpus"][0]["uuid"].clone();
+                    let env = cap["meta"]["env"].as_object_mut();
+                    let Some(env) = env else { return };
+                    match by_uuid {
+                        Some(true) => { env.insert("CUDA_VISIBLE_DEVICES".into(), uuid); }
+                        Some(false) => { env.insert("CUDA_VISIBLE_DEVICES".into(), json!("0")); }
+                        None => {}
+                    }
+                    if slurm {
+                        env.insert("SLURM_JOB_ID".into(), json!("424242"));
+                        env.insert("SLURM_JOB_GPUS".into(), json!("0"));
+                    }
+                    if mps {
+                        env.insert("CUDA_MPS_PIPE_DIRECTORY".into(), json!("/tmp/nvidia-mps"));
+                    }
+                    if apptainer {
+                        env.insert("APPTAINER_CONTAINER".into(), json!("/scratch/images/train.sif"));
+                    }
+                    let facts = &mut cap["meta"]["nvml"]["facts"][0];
+                    facts["persistence"] = json!(persistence);
+                    if exclusive {
+                        facts["compute_mode"] = json!("ExclusiveProcess");
+                    }
+                },
+                &[
+                    ("sys/power/suspend_stats/success", resumes.map(|n| format!("{n}\n")).as_deref()),
+                    ("sys/module/nvidia_uvm/parameters/uvm_disable_hmm", hmm.map(|h| format!("{h}\n")).as_deref()),
+                ],
+            );
+            let failed: Vec<String> = r
+                .checks
+                .iter()
+                .filter(|c| c.verdict == Verdict::Fail)
+                .map(|c| format!("{}: {}", c.id, c.summary.en()))
+                .collect();
+            prop_assert!(failed.is_empty(), "{base}: {failed:?}");
+        }
+    }
+}
