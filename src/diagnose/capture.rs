@@ -118,6 +118,38 @@ fn system_content(path: &str) -> bool {
     SYSTEM_FILES.contains(&path) || SYSTEM_CONTENT_TREES.iter().any(|t| path.starts_with(t))
 }
 
+/// The module-configuration folders modprobe reads (modprobe.d(5)).
+pub(crate) const MODPROBE_DIRS: &[&str] = &["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"];
+
+/// The words of a kernel command line or a modprobe configuration line that concern the GPU's
+/// drivers: what blacklists, configures or hands a GPU to another driver.
+const DRIVER_WORDS: &[&str] = &["nvidia", "nouveau", "vfio", "blacklist", "iommu", "pci="];
+
+/// A system file kept only in part: the kernel command line (`/proc/cmdline`: the parameters about
+/// GPU drivers, IOMMU and PCI; not the root device, not anything else it was told) and the
+/// files of the modprobe.d folders (their lines about the NVIDIA, nouveau and vfio modules).
+/// `None` for every other path.
+fn reduce_system(path: &str, text: &str) -> Option<String> {
+    let about = |w: &str| DRIVER_WORDS.iter().any(|d| w.contains(d));
+    if path == "/proc/cmdline" {
+        let kept: Vec<&str> = text.split_whitespace().filter(|w| about(w) && w.len() <= 200).take(32).collect();
+        return Some(kept.join(" ") + "\n");
+    }
+    let dir = path.rsplit_once('/').map_or("", |d| d.0);
+    if MODPROBE_DIRS.contains(&dir) && path.ends_with(".conf") {
+        let mut out = String::new();
+        for line in text.lines().take(512) {
+            let t = line.trim();
+            if !t.starts_with('#') && ["nvidia", "nouveau", "vfio"].iter().any(|m| t.contains(m)) && t.len() <= 300 {
+                out.push_str(t);
+                out.push('\n');
+            }
+        }
+        return Some(out);
+    }
+    None
+}
+
 /// The folders that are a user's own: the homes, `/root`, and `$HOME`/`$PWD` when recorded.
 fn user_roots(live: &LiveSystem) -> Vec<String> {
     let env = &live.collected().env;
@@ -161,7 +193,13 @@ fn plan(live: &LiveSystem) -> Plan {
         let is_file = md.as_ref().is_some_and(std::fs::Metadata::is_file);
         let mut kept = false;
         if how.read && is_file {
-            if system && system_content(path) {
+            if system && let Some(reduced) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP)
+                .ok()
+                .and_then(|b| reduce_system(path, &String::from_utf8_lossy(&b)))
+            {
+                p.files.insert(path.clone(), reduced.into_bytes());
+                kept = true;
+            } else if system && system_content(path) {
                 if let Ok(bytes) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP) {
                     p.files.insert(path.clone(), bytes);
                     kept = true;
@@ -407,5 +445,21 @@ mod tests {
         assert!(is_system("/usr/src/application", &roots));
         assert!(!system_content("/etc/shadow"));
         assert!(system_content("/proc/driver/nvidia/version"));
+    }
+
+    #[test]
+    fn the_kernel_command_line_and_modprobe_files_keep_only_what_concerns_gpu_drivers() {
+        let cmdline = "BOOT_IMAGE=/vmlinuz-6.8.0 root=UUID=1234 ro quiet splash modprobe.blacklist=nvidia,nvidia_drm nouveau.modeset=0 intel_iommu=on cryptdevice=UUID=abcd:secret\n";
+        assert_eq!(
+            reduce_system("/proc/cmdline", cmdline).as_deref(),
+            Some("modprobe.blacklist=nvidia,nvidia_drm nouveau.modeset=0 intel_iommu=on\n")
+        );
+        let conf = "# comment about nvidia\nblacklist nouveau\noptions nouveau modeset=0\nblacklist pcspkr\noptions snd-hda-intel index=1\n";
+        assert_eq!(
+            reduce_system("/etc/modprobe.d/blacklist-nvidia-nouveau.conf", conf).as_deref(),
+            Some("blacklist nouveau\noptions nouveau modeset=0\n")
+        );
+        assert_eq!(reduce_system("/etc/modprobe.d/sub/x.conf", conf), None);
+        assert_eq!(reduce_system("/etc/passwd", conf), None);
     }
 }

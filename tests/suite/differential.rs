@@ -202,6 +202,42 @@ fn each_cause_of_cuda_not_starting_follows_from_the_fact_that_decides_it() {
 }
 
 #[test]
+fn a_blacklisted_module_is_named_from_the_kernel_command_line_or_modprobe_d() {
+    const GTX: &str = "wild/open-module-on-gtx1060-popos-570-open";
+    let no_log = |cap: &mut Value| cap["meta"]["kernel_log"] = json!({"lines": []});
+    let drv01 = |r: &diagnose::Report| r.get("DRV-01").unwrap_or_else(|| panic!("DRV-01")).clone();
+    // On the kernel command line.
+    let r = report_with(GTX, no_log, &[("proc/cmdline", Some("quiet splash modprobe.blacklist=nouveau,nvidia\n"))]);
+    let c = drv01(&r);
+    assert_eq!(c.cause, decided("module-not-loaded", "module-blacklisted"), "{}", c.finding.en());
+    assert!(c.evidence.iter().any(|e| e.en() == "/proc/cmdline: modprobe.blacklist=nouveau,nvidia"), "{:?}", c.evidence);
+    // In a modprobe.d file.
+    let r = report_with(
+        GTX,
+        no_log,
+        &[
+            ("proc/cmdline", Some("quiet splash\n")),
+            ("etc/modprobe.d/disable-gpu.conf", Some("# keep the dGPU off on battery\ninstall nvidia /bin/false\n")),
+        ],
+    );
+    let c = drv01(&r);
+    assert_eq!(c.cause, decided("module-not-loaded", "module-blacklisted"));
+    assert!(c.evidence.iter().any(|e| e.en() == "/etc/modprobe.d/disable-gpu.conf: install nvidia /bin/false"), "{:?}", c.evidence);
+    // Ubuntu's blacklist of the old nvidiafb framebuffer driver is not a blacklist of nvidia; with
+    // the command line and modprobe.d read, a blacklist is ruled out.
+    let r = report_with(
+        GTX,
+        no_log,
+        &[
+            ("proc/cmdline", Some("quiet splash\n")),
+            ("lib/modprobe.d/blacklist-framebuffer.conf", Some("blacklist nvidiafb\nblacklist rivafb\n")),
+        ],
+    );
+    let Some(CauseFinding::Candidates { ids, .. }) = drv01(&r).cause else { panic!("{:?}", drv01(&r).cause) };
+    assert!(!ids.iter().any(|i| i == "module-blacklisted"), "{ids:?}");
+}
+
+#[test]
 fn an_xid_is_read_with_nvidia_catalogues_action_and_the_part_it_implicates() {
     const S: &str = "gpu-errors-logged";
     let xid = |code: u32, text: &str| {

@@ -65,6 +65,16 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                 .evidence(msg!("kernel log: {lines}", lines = Message::data(open_module_refusals(cx).join(" "))))
                 .text(msg!("Install the proprietary kernel-module flavour of the driver (Ubuntu and Pop!_OS: the nvidia-driver-<branch> package without -open; Maxwell to Volta GPUs: the R580 legacy branch for future updates), then reboot."))
                 .cmd("sudo reboot"),
+            _ if blacklisted(cx, "nvidia").is_some() => {
+                let (place, line) = blacklisted(cx, "nvidia").unwrap_or_default();
+                c.verdict(Verdict::Fail, msg!("the nvidia module is blacklisted: {line}", line = Message::data(line.as_str())))
+                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.causes[5].name)))
+                    .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-blacklisted"))
+                    .evidence(msg!("{place}: {line}", place = Message::data(place.as_str()), line = Message::data(line.as_str())))
+                    .text(msg!("Remove that line (or the kernel parameter from the boot loader's configuration: /etc/default/grub, then update-grub or grub2-mkconfig), rebuild the initramfs, and reboot:"))
+                    .steps([fixes::rebuild_initramfs(cx.distro)])
+                    .cmd("sudo reboot")
+            }
             _ => {
                 // The module exists for this kernel and nothing collected says why it is not
                 // loaded: the causes that remain, each with the command that tells.
@@ -79,7 +89,14 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                 if !sb_known {
                     left.push("secure-boot-refused-module");
                 }
-                left.extend(["module-blacklisted", "module-load-error"]);
+                // A blacklist stays a candidate while the kernel command line or the modprobe.d
+                // folders were not read (a capture made before gpu-doctor read them).
+                let blacklist_known = cx.v.read("/proc/cmdline").is_some()
+                    && crate::diagnose::capture::MODPROBE_DIRS.iter().any(|d| cx.v.list(d).is_some());
+                if !blacklist_known {
+                    left.push("module-blacklisted");
+                }
+                left.push("module-load-error");
                 c.verdict(Verdict::Fail, msg!("the NVIDIA kernel module is not loaded"))
                     .found(msg!("The NVIDIA kernel module is not loaded"))
                     .cause(CauseFinding::candidates(&MODULE_NOT_LOADED, &left))
@@ -89,6 +106,44 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
             }
         },
     }
+}
+
+/// Where the kernel module `module` is blacklisted, and the line that does it: the kernel command
+/// line (`modprobe.blacklist=`, `module_blacklist=`, `rd.driver.blacklist=`) or a modprobe.d file
+/// (`blacklist nvidia`, `install nvidia /bin/false`, `alias nvidia off`), as modprobe.d(5) and
+/// the kernel's parameter list describe them. The module's name must match exactly: Ubuntu's
+/// `blacklist nvidiafb` (the old framebuffer driver) does not count.
+pub(super) fn blacklisted(cx: &Ctx, module: &str) -> Option<(String, String)> {
+    let listed = |v: &str| v.split(',').any(|m| m.trim().replace('-', "_") == module);
+    if let Some(cmdline) = cx.v.read("/proc/cmdline") {
+        for w in cmdline.split_whitespace() {
+            if let Some((k, v)) = w.split_once('=')
+                && ["modprobe.blacklist", "module_blacklist", "rd.driver.blacklist"].contains(&k)
+                && listed(v)
+            {
+                return Some(("/proc/cmdline".into(), w.to_string()));
+            }
+        }
+    }
+    for dir in crate::diagnose::capture::MODPROBE_DIRS {
+        for name in cx.v.list(dir).unwrap_or_default().into_iter().filter(|n| n.ends_with(".conf")).take(256) {
+            let path = format!("{dir}/{name}");
+            let text = cx.v.read(&path).unwrap_or_default();
+            for line in text.lines().take(512) {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let hit = match words.as_slice() {
+                    ["blacklist", m] => listed(m),
+                    ["install", m, cmd, ..] => listed(m) && matches!(*cmd, "/bin/false" | "/bin/true" | "/usr/bin/false" | "/usr/bin/true"),
+                    ["alias", m, "off"] => listed(m),
+                    _ => false,
+                };
+                if hit {
+                    return Some((path, line.trim().to_string()));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The kernel-log lines in which the open kernel module refuses a GPU it cannot drive (a GPU
