@@ -119,7 +119,8 @@ fn system_content(path: &str) -> bool {
 }
 
 /// The module-configuration folders modprobe reads (modprobe.d(5)).
-pub(crate) const MODPROBE_DIRS: &[&str] = &["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"];
+pub(crate) const MODPROBE_DIRS: &[&str] =
+    &["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"];
 
 /// The words of a kernel command line or a modprobe configuration line that concern the GPU's
 /// drivers: what blacklists, configures or hands a GPU to another driver.
@@ -193,9 +194,10 @@ fn plan(live: &LiveSystem) -> Plan {
         let is_file = md.as_ref().is_some_and(std::fs::Metadata::is_file);
         let mut kept = false;
         if how.read && is_file {
-            if system && let Some(reduced) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP)
-                .ok()
-                .and_then(|b| reduce_system(path, &String::from_utf8_lossy(&b)))
+            if system
+                && let Some(reduced) = crate::safe_fs::read_regular(&src, crate::safe_fs::PROC_TEXT_CAP)
+                    .ok()
+                    .and_then(|b| reduce_system(path, &String::from_utf8_lossy(&b)))
             {
                 p.files.insert(path.clone(), reduced.into_bytes());
                 kept = true;

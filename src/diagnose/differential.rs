@@ -382,12 +382,66 @@ pub const CONTAINER_LOST_GPU: Differential = Differential {
     ],
 };
 
+/// The symptom "NVML does not start" (DRV-08) where no earlier check explains it: the driver
+/// answers to no management call. Its causes follow NVML's initialisation return codes
+/// (<https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html>) and what
+/// on a machine produces them; a module that is not loaded, a version mismatch, a refused device
+/// file, a lost GPU and a container's device rules are the earlier checks' causes.
+pub const NVML_DOES_NOT_START: Differential = Differential {
+    id: "nvml-does-not-start",
+    checks: &["DRV-08"],
+    symptom: crate::tr_key!("The driver's management library (NVML) does not start"),
+    causes: &[
+        CauseDef {
+            id: "nvml-dependency-missing",
+            name: crate::tr_key!(
+                "the NVML library is there but will not load: a library it needs is missing (a damaged driver install; on Windows often the Standard driver package)"
+            ),
+            sources: &[NVML_INIT, "https://github.com/trexminer/T-Rex/issues/1244"],
+            confirm: "nvidia-smi",
+        },
+        CauseDef {
+            id: "nvml-off-loader-path",
+            name: crate::tr_key!(
+                "the driver runs, but its libraries are not where the loader looks (ldconfig not run, or a partial install)"
+            ),
+            sources: &[NVML_INIT, "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html"],
+            confirm: "ldconfig -p | grep libnvidia-ml",
+        },
+        CauseDef {
+            id: "nvml-not-injected",
+            name: crate::tr_key!(
+                "the container runtime did not pass NVML in (NVIDIA_DRIVER_CAPABILITIES lacks utility)"
+            ),
+            sources: &[
+                "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
+            ],
+            confirm: "echo \"$NVIDIA_DRIVER_CAPABILITIES\"",
+        },
+        CauseDef {
+            id: "nvml-not-installed",
+            name: crate::tr_key!("no NVML library is installed anywhere (no NVIDIA driver)"),
+            sources: &[NVML_INIT],
+            confirm: "nvidia-smi",
+        },
+    ],
+};
+
+/// NVML's initialisation and its return codes.
+const NVML_INIT: &str = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html";
+
 /// NVIDIA's Xid catalogue.
 const XID_CATALOGUE: &str = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html";
 
 /// Every symptom with a differential.
-pub static DIFFERENTIALS: &[Differential] =
-    &[MODULE_NOT_LOADED, CUDA_DOES_NOT_START, GPU_ERRORS_LOGGED, NO_GPU_IN_CONTAINER, CONTAINER_LOST_GPU];
+pub static DIFFERENTIALS: &[Differential] = &[
+    MODULE_NOT_LOADED,
+    NVML_DOES_NOT_START,
+    CUDA_DOES_NOT_START,
+    GPU_ERRORS_LOGGED,
+    NO_GPU_IN_CONTAINER,
+    CONTAINER_LOST_GPU,
+];
 
 /// The cause `id` of the symptom `symptom`.
 pub fn cause(symptom: &str, id: &str) -> Option<&'static CauseDef> {

@@ -210,7 +210,11 @@ fn a_blacklisted_module_is_named_from_the_kernel_command_line_or_modprobe_d() {
     let r = report_with(GTX, no_log, &[("proc/cmdline", Some("quiet splash modprobe.blacklist=nouveau,nvidia\n"))]);
     let c = drv01(&r);
     assert_eq!(c.cause, decided("module-not-loaded", "module-blacklisted"), "{}", c.finding.en());
-    assert!(c.evidence.iter().any(|e| e.en() == "/proc/cmdline: modprobe.blacklist=nouveau,nvidia"), "{:?}", c.evidence);
+    assert!(
+        c.evidence.iter().any(|e| e.en() == "/proc/cmdline: modprobe.blacklist=nouveau,nvidia"),
+        "{:?}",
+        c.evidence
+    );
     // In a modprobe.d file.
     let r = report_with(
         GTX,
@@ -222,7 +226,11 @@ fn a_blacklisted_module_is_named_from_the_kernel_command_line_or_modprobe_d() {
     );
     let c = drv01(&r);
     assert_eq!(c.cause, decided("module-not-loaded", "module-blacklisted"));
-    assert!(c.evidence.iter().any(|e| e.en() == "/etc/modprobe.d/disable-gpu.conf: install nvidia /bin/false"), "{:?}", c.evidence);
+    assert!(
+        c.evidence.iter().any(|e| e.en() == "/etc/modprobe.d/disable-gpu.conf: install nvidia /bin/false"),
+        "{:?}",
+        c.evidence
+    );
     // Ubuntu's blacklist of the old nvidiafb framebuffer driver is not a blacklist of nvidia; with
     // the command line and modprobe.d read, a blacklist is ruled out.
     let r = report_with(
@@ -235,6 +243,47 @@ fn a_blacklisted_module_is_named_from_the_kernel_command_line_or_modprobe_d() {
     );
     let Some(CauseFinding::Candidates { ids, .. }) = drv01(&r).cause else { panic!("{:?}", drv01(&r).cause) };
     assert!(!ids.iter().any(|i| i == "module-blacklisted"), "{ids:?}");
+}
+
+#[test]
+fn nvml_that_does_not_start_is_told_apart_by_what_is_on_disk_and_what_was_passed_in() {
+    const S: &str = "nvml-does-not-start";
+    let drv08 = |r: &diagnose::Report| r.get("DRV-08").unwrap_or_else(|| panic!("DRV-08")).clone();
+    // Windows: nvml.dll on disk, error 126 (the thread's Standard driver package).
+    let r = report_with("wild/win-standard-driver-nvml-load-fails-trex", |_| {}, &[]);
+    assert_eq!(r.root_cause.as_deref(), Some("DRV-08"));
+    let c = drv08(&r);
+    assert_eq!(c.cause, decided(S, "nvml-dependency-missing"));
+    assert!(
+        !c.summary.en().contains("no NVIDIA driver seems to be installed"),
+        "the summary agrees with the cause: {}",
+        c.summary.en()
+    );
+    assert!(c.summary.en().contains("(the Standard driver package)"), "{}", c.summary.en());
+    // Without nvml.dll on disk, nothing is decided here.
+    let r = report_with(
+        "wild/win-standard-driver-nvml-load-fails-trex",
+        |cap| cap["meta"]["windows"]["nvidia_files"] = json!([]),
+        &[],
+    );
+    assert_eq!(drv08(&r).cause, None);
+
+    // A container given the GPU but not the utility capability: no NVML passed in.
+    let r = report_with(
+        "healthy-container",
+        |cap| {
+            cap["meta"]["env"]["NVIDIA_DRIVER_CAPABILITIES"] = json!("compute");
+            cap["meta"]["libraries"] = json!([cap["meta"]["libraries"][0].clone()]);
+            cap["meta"]["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
+                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
+                "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
+                "samples": [], "facts": []});
+        },
+        &[],
+    );
+    let c = drv08(&r);
+    assert_eq!(c.cause, decided(S, "nvml-not-injected"), "{}", c.finding.en());
+    assert!(commands(&c).iter().any(|x| x.contains("NVIDIA_DRIVER_CAPABILITIES=compute,utility")), "{:?}", c.fixes);
 }
 
 #[test]

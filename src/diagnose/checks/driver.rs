@@ -9,11 +9,11 @@
 //! GPU generations each driver flavour supports.
 
 use super::{Ctx, MISSING, fixes};
-use crate::diagnose::differential::{CauseFinding, MODULE_NOT_LOADED, candidate_steps};
+use crate::diagnose::differential::{CauseFinding, MODULE_NOT_LOADED, NVML_DOES_NOT_START, candidate_steps};
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::system::Platform;
-use crate::diagnose::{Check, Verdict};
+use crate::diagnose::{Check, FixStep, Verdict};
 use crate::i18n::Message;
 use crate::msg;
 use crate::telemetry::source::SourceStatus;
@@ -133,7 +133,9 @@ pub(super) fn blacklisted(cx: &Ctx, module: &str) -> Option<(String, String)> {
                 let words: Vec<&str> = line.split_whitespace().collect();
                 let hit = match words.as_slice() {
                     ["blacklist", m] => listed(m),
-                    ["install", m, cmd, ..] => listed(m) && matches!(*cmd, "/bin/false" | "/bin/true" | "/usr/bin/false" | "/usr/bin/true"),
+                    ["install", m, cmd, ..] => {
+                        listed(m) && matches!(*cmd, "/bin/false" | "/bin/true" | "/usr/bin/false" | "/usr/bin/true")
+                    }
                     ["alias", m, "off"] => listed(m),
                     _ => false,
                 };
@@ -394,14 +396,25 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
         SourceStatus::Unavailable(no) => {
             // (In the reader's language, for the machine the view is from.)
             let (summary, next_step) = no.shown_message(cx.v.meta().platform == Platform::Windows);
-            let mut c = c
-                .verdict(Verdict::Fail, summary)
-                .found(msg!("The driver's management library (NVML) does not start"))
-                .text(next_step);
+            // A decided cause's fact is the summary: the generic one ("not found, so no driver
+            // seems to be installed") would contradict it.
+            let cause = nvml_cause(cx, no);
+            let mut c = c.verdict(Verdict::Fail, cause.as_ref().map_or(summary, |k| k.1.clone()));
             for a in &no.attempts {
                 c = c.evidence(format!("{}: {}", a.path, a.error));
             }
-            c
+            match cause {
+                Some((id, _, steps)) => {
+                    let name = NVML_DOES_NOT_START.causes.iter().find(|d| d.id == id).map_or("", |d| d.name);
+                    c.found(msg!(
+                        "The driver's management library (NVML) does not start: {cause}",
+                        cause = Message::new(name)
+                    ))
+                    .cause(CauseFinding::decided(&NVML_DOES_NOT_START, id))
+                    .steps(steps)
+                }
+                None => c.found(msg!("The driver's management library (NVML) does not start")).text(next_step),
+            }
         }
         SourceStatus::Asleep { functions } => c
             .verdict(
@@ -422,6 +435,85 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
             c.verdict(Verdict::Skipped, msg!("not probed"))
         }
     }
+}
+
+/// The cause of an NVML that did not start, when the facts decide one of the causes no earlier
+/// check names: the cause, the fact, and its fix steps.
+fn nvml_cause(cx: &Ctx, no: &crate::telemetry::source::NoGpu) -> Option<(&'static str, Message, Vec<FixStep>)> {
+    use crate::telemetry::source::NvmlFailure;
+    let not_found = matches!(no.failure, Some(NvmlFailure::NotFound));
+    if cx.v.meta().platform == Platform::Windows {
+        let win = cx.v.meta().windows.as_ref()?;
+        // nvml.dll is on disk, yet loading it fails with "module not found" (126): a DLL it
+        // depends on is missing.
+        let dll = win.nvidia_files.iter().find(|f| f.path.to_ascii_lowercase().ends_with("nvml.dll"))?;
+        let missing_dependency = no.attempts.iter().any(|a| a.error.contains("os error 126"));
+        if !missing_dependency {
+            return None;
+        }
+        let package = if win.dch == Some(false) { msg!(" (the Standard driver package)") } else { Message::default() };
+        return Some((
+            "nvml-dependency-missing",
+            msg!(
+                "{path} exists but does not load (error 126: a library it needs is missing){package}",
+                path = dll.path.as_str(),
+                package = package
+            ),
+            vec![FixStep::Text(msg!(
+                "Reinstall the driver cleanly: download the current DCH driver for this GPU from NVIDIA, run it, choose Custom and tick \"Perform a clean installation\", then restart."
+            ))],
+        ));
+    }
+    if matches!(no.failure, Some(NvmlFailure::DependencyMissing)) {
+        return Some((
+            "nvml-dependency-missing",
+            msg!("nvmlInit: a library NVML needs could not be loaded"),
+            vec![FixStep::Text(msg!(
+                "Reinstall the driver with the distribution's tools (its libraries are incomplete), then reboot."
+            ))],
+        ));
+    }
+    if !not_found {
+        return None;
+    }
+    if cx.container.is_some() {
+        let caps = cx.env("NVIDIA_DRIVER_CAPABILITIES")?;
+        let has = |c: &str| caps.split(',').any(|x| x.trim() == c || x.trim() == "all");
+        if has("utility") || !cx.v.meta().device_nodes.iter().any(|n| n.path == "/dev/nvidiactl") {
+            return None;
+        }
+        return Some((
+            "nvml-not-injected",
+            msg!(
+                "NVIDIA_DRIVER_CAPABILITIES={caps}: no utility, so the runtime passes no libnvidia-ml.so.1 in",
+                caps = caps
+            ),
+            vec![
+                FixStep::Text(msg!(
+                    "Start the container with the utility capability (the runtime then passes NVML and nvidia-smi in):"
+                )),
+                FixStep::Command(
+                    "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility --rm ubuntu nvidia-smi".into(),
+                ),
+            ],
+        ));
+    }
+    if cx.v.read("/proc/driver/nvidia/version").is_some() {
+        return Some((
+            "nvml-off-loader-path",
+            msg!(
+                "the nvidia kernel module runs (/proc/driver/nvidia/version), but the loader finds no libnvidia-ml.so.1"
+            ),
+            vec![
+                FixStep::Text(msg!(
+                    "Find where the driver's libraries are; if they are on disk, refresh the loader's cache, else reinstall the driver's library package (Ubuntu: libnvidia-compute-<branch>):"
+                )),
+                FixStep::Command("find / -xdev -name 'libnvidia-ml.so*' 2>/dev/null".into()),
+                FixStep::Command("sudo ldconfig".into()),
+            ],
+        ));
+    }
+    None
 }
 
 pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
