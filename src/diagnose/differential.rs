@@ -448,20 +448,25 @@ pub fn cause(symptom: &str, id: &str) -> Option<&'static CauseDef> {
     DIFFERENTIALS.iter().find(|d| d.id == symptom).and_then(|d| d.causes.iter().find(|c| c.id == id))
 }
 
+/// The question a candidate's fix step asks.
+const QUESTION: &str = crate::tr_key!("{n}. Is it that {cause}? This confirms or rules it out:");
+
 /// The fix steps that ask about each candidate in turn: the cause in words, then the command that
 /// confirms or rules it out.
 pub fn candidate_steps(d: &Differential, ids: &[&str]) -> Vec<FixStep> {
     let mut out = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let Some(c) = d.causes.iter().find(|c| c.id == *id) else { continue };
-        out.push(FixStep::Text(crate::msg!(
-            "{n}. Is it that {cause}? This confirms or rules it out:",
-            n = i + 1,
-            cause = Message::new(c.name)
-        )));
+        out.push(FixStep::Text(Message::new(QUESTION).arg("n", i + 1).arg("cause", Message::new(c.name))));
         out.push(FixStep::Command(c.confirm.to_string()));
     }
     out
+}
+
+/// Whether a fix step is a candidate's question (from [`candidate_steps`]): a front end that has
+/// room for the fix only (the support card) stops before the questions that follow it.
+pub fn is_candidate_question(step: &FixStep) -> bool {
+    matches!(step, FixStep::Text(m) if m.key() == QUESTION)
 }
 
 #[cfg(test)]

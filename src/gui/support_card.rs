@@ -191,7 +191,18 @@ fn diagnosis(ui: &mut egui::Ui, headline: Option<&Headline>, doc: &ReportDoc, de
             ui.label(RichText::new(line).strong().size(15.0).color(palette::tone(ui, tone)));
             if !h.steps.is_empty() {
                 ui.label(RichText::new(tr!("First fix")).strong());
-                super::checklist::fix_steps(ui, &h.steps, None);
+                // The fix, without the questions about which cause it is that may follow it (the
+                // checklist and the report hold them); questions that are the whole fix stay.
+                let cut = h
+                    .steps
+                    .iter()
+                    .position(crate::diagnose::differential::is_candidate_question)
+                    .filter(|&i| i > 0)
+                    .unwrap_or(h.steps.len());
+                super::checklist::fix_steps(ui, &h.steps[..cut], None);
+                if cut < h.steps.len() {
+                    ui.label(RichText::new(tr!("Which cause it is: see the checklist")).weak());
+                }
             }
         }
         None => {

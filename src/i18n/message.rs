@@ -83,6 +83,11 @@ impl Message {
         Message { key: key.to_string(), args: BTreeMap::new() }
     }
 
+    /// The message's catalogue key (its English text with placeholders).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
     /// This message with the placeholder `name` set to `value`.
     pub fn arg(mut self, name: &str, value: impl Into<Arg>) -> Message {
         self.args.insert(name.to_string(), value.into());

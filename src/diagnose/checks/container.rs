@@ -124,13 +124,13 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     } else {
         &["gpus-not-requested", "nvidia-runtime-not-used"]
     };
+    // The fix passes GPUs in whichever of the two it is; the questions that tell them apart come
+    // after it.
     let c = c
         .found(msg!("No GPU was passed into this container"))
         .cause(CauseFinding::candidates(&NO_GPU_IN_CONTAINER, left))
-        .explain(why)
-        .steps(candidate_steps(&NO_GPU_IN_CONTAINER, left))
-        .text(msg!("How to pass GPUs in:"));
-    match kind.as_str() {
+        .explain(why);
+    let c = match kind.as_str() {
         "Kubernetes" => c.text(msg!("Request GPUs in the pod spec: resources: { limits: { nvidia.com/gpu: 1 } }; the node needs the NVIDIA device plugin or GPU Operator.")),
         "Podman" => c
             .text(msg!("On the host, with the NVIDIA Container Toolkit installed, describe the GPUs for Podman:"))
@@ -143,7 +143,8 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
             .cmd("sudo systemctl restart docker")
             .text(msg!("Then start the container with --gpus all; to try it:"))
             .cmd("docker run --gpus all --rm ubuntu nvidia-smi"),
-    }
+    };
+    c.text(msg!("Which of the two it is:")).steps(candidate_steps(&NO_GPU_IN_CONTAINER, left))
 }
 
 /// Whether a device node's open result is "Operation not permitted" (EPERM, os error 1): refused by

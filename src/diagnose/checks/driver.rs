@@ -7,6 +7,10 @@
 //! line and the messages of NVIDIA's open-gpu-kernel-modules; the CUDA Toolkit release notes
 //! (<https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html>) for the
 //! GPU generations each driver flavour supports.
+//!
+//! Length: the module-not-loaded and NVML differentials decide from facts spread over the module's
+//! checks (the module folders, Secure Boot, the blacklists, the libraries found), so they stay
+//! with them.
 
 use super::{Ctx, MISSING, fixes};
 use crate::diagnose::differential::{CauseFinding, MODULE_NOT_LOADED, NVML_DOES_NOT_START, candidate_steps};
