@@ -50,6 +50,12 @@ enum UserFile {
     CondaEnvironments,
     /// `~/.condarc`: only its `envs_dirs` list.
     Condarc,
+    /// A framework's generated build file (TensorFlow's `build_info.py`, ONNX Runtime's
+    /// `build_and_package_info.py`, PaddlePaddle's `version/__init__.py`): only the CUDA it was
+    /// built for and its version.
+    FrameworkBuild,
+    /// A JAX CUDA plugin's `__init__.py`: its existence only (the package name says the CUDA).
+    JaxPlugin,
 }
 
 impl UserFile {
@@ -60,6 +66,20 @@ impl UserFile {
             Some(UserFile::CondaEnvironments)
         } else if path.ends_with("/.condarc") {
             Some(UserFile::Condarc)
+        } else if [
+            "/tensorflow/python/platform/build_info.py",
+            "/onnxruntime/capi/build_and_package_info.py",
+            "/paddle/version/__init__.py",
+        ]
+        .iter()
+        .any(|f| path.ends_with(f))
+            && (path.contains("/site-packages/") || path.contains("/dist-packages/"))
+        {
+            Some(UserFile::FrameworkBuild)
+        } else if path.rsplit('/').nth(1).is_some_and(|d| d.starts_with("jax_cuda") && d.ends_with("_plugin"))
+            && path.ends_with("/__init__.py")
+        {
+            Some(UserFile::JaxPlugin)
         } else {
             None
         }
@@ -87,6 +107,14 @@ impl UserFile {
                     out.push('\n');
                 }
             }
+            UserFile::FrameworkBuild => {
+                for key in ["cuda_version", "is_cuda_build", "__version__", "full_version"] {
+                    if let Some(v) = super::parse::build_value(text, key) {
+                        out.push_str(&format!("{key} = '{v}'\n"));
+                    }
+                }
+            }
+            UserFile::JaxPlugin => {}
             UserFile::Condarc => {
                 let home = path.strip_suffix("/.condarc").unwrap_or("");
                 let dirs = super::parse::condarc_envs_dirs(text, home);
@@ -447,6 +475,19 @@ mod tests {
         assert!(is_system("/usr/src/application", &roots));
         assert!(!system_content("/etc/shadow"));
         assert!(system_content("/proc/driver/nvidia/version"));
+    }
+
+    #[test]
+    fn framework_build_files_keep_only_their_cuda_and_version() {
+        let tf = "/h/.venv/lib/python3.12/site-packages/tensorflow/python/platform/build_info.py";
+        assert_eq!(UserFile::of(tf), Some(UserFile::FrameworkBuild));
+        assert_eq!(UserFile::of("/h/notes/tensorflow/python/platform/build_info.py"), None);
+        let text =
+            "build_info = {'cpu_compiler': '/home/me/secret/clang', 'cuda_version': '12.3', 'is_cuda_build': True}\n";
+        assert_eq!(UserFile::FrameworkBuild.reduce(tf, text), "cuda_version = '12.3'\nis_cuda_build = 'True'\n");
+        let jax = "/usr/lib/python3/dist-packages/jax_cuda12_plugin/__init__.py";
+        assert_eq!(UserFile::of(jax), Some(UserFile::JaxPlugin));
+        assert_eq!(UserFile::JaxPlugin.reduce(jax, "import secrets\n"), "");
     }
 
     #[test]

@@ -136,6 +136,32 @@ pub fn torch_version(version_py: &str) -> Option<String> {
     })
 }
 
+/// The quoted value that follows `key` in a framework's generated build file, whatever the form:
+/// `cuda_version = '12.6'` (ONNX Runtime, PaddlePaddle), `'cuda_version': '12.3'` (TensorFlow's
+/// dictionary), `('cuda_version', '12.3')` (its older ordered dictionary). `None` without the key
+/// or a value right after it; an unquoted value (`'is_cuda_build': True`) is returned as written.
+pub fn build_value(text: &str, key: &str) -> Option<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(at) = text.get(from..).and_then(|r| r.find(key)).map(|a| a + from) {
+        let after = &text[at + key.len()..];
+        from = at + key.len();
+        // The key itself, not a longer name that contains it.
+        if after.starts_with(word) || text[..at].ends_with(word) {
+            continue;
+        }
+        let value = after.trim_start_matches(|c: char| {
+            c == '\'' || c == '"' || c == ':' || c == '=' || c == ',' || c.is_whitespace()
+        });
+        let v: String =
+            value.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_').take(64).collect();
+        if !v.is_empty() {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// One decoded Xid line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Xid {

@@ -421,3 +421,60 @@ mod unusual_is_not_broken {
         }
     }
 }
+
+#[test]
+fn other_frameworks_builds_are_read_from_their_own_files_and_compared_with_the_driver() {
+    // healthy-workstation: driver 550 (CUDA 12.4); an environment at /opt/venv.
+    let venv = |cap: &mut Value| cap["meta"]["env"] = json!({"VIRTUAL_ENV": "/opt/venv"});
+    const SP: &str = "opt/venv/lib/python3.12/site-packages";
+    let tf = format!("{SP}/tensorflow/python/platform/build_info.py");
+    let ort = format!("{SP}/onnxruntime/capi/build_and_package_info.py");
+    let paddle = format!("{SP}/paddle/version/__init__.py");
+    let jax = format!("{SP}/jax_cuda13_plugin/__init__.py");
+    let check = |files: &[(&str, Option<&str>)]| {
+        let r = report_with("healthy-workstation", venv, files);
+        r.get("CUDA-08").unwrap_or_else(|| panic!("CUDA-08")).clone()
+    };
+    // TensorFlow's dictionary (as tf.sysconfig.get_build_info() shows it) for CUDA 12.3: runs.
+    let c = check(&[(
+        &tf,
+        Some(
+            "build_info = {'cpu_compiler': '/usr/bin/clang', 'cuda_compute_capabilities': ['sm_60', 'sm_80'], 'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True, 'is_rocm_build': False}\n",
+        ),
+    )]);
+    assert_eq!(c.verdict, Verdict::Pass, "{}", c.summary.en());
+    assert_eq!(c.finding.en(), "TensorFlow run on this driver");
+    // ONNX Runtime for CUDA 12.8: newer minor, limited compatibility.
+    let c = check(&[(&ort, Some("package_name = 'onnxruntime-gpu'\n__version__ = '1.22.0'\ncuda_version = '12.8'\n"))]);
+    assert_eq!(c.verdict, Verdict::Warn, "{}", c.summary.en());
+    assert!(c.summary.en().starts_with("ONNX Runtime 1.22.0 is built for CUDA 12.8, newer than"), "{}", c.summary.en());
+    // PaddlePaddle for CUDA 13.0 and a JAX CUDA 13 plugin: a newer major version, they fail.
+    let c = check(&[
+        (&paddle, Some("full_version    = '3.2.0'\ncuda_version    = '13.0'\ncudnn_version   = '9.5.0'\n")),
+        (&jax, Some("")),
+    ]);
+    assert_eq!(c.verdict, Verdict::Fail, "{}", c.summary.en());
+    assert_eq!(c.finding.en(), "PaddlePaddle needs a newer driver than this one");
+    assert!(
+        c.summary.en().contains("JAX is built for CUDA 13, but the driver runs CUDA 12.4 at most"),
+        "{}",
+        c.summary.en()
+    );
+    // CPU builds: PaddlePaddle writes 'False', TensorFlow is_cuda_build False.
+    let c = check(&[
+        (&paddle, Some("full_version    = '3.2.0'\ncuda_version    = 'False'\n")),
+        (&tf, Some("build_info = {'cuda_version': '', 'is_cuda_build': False}\n")),
+    ]);
+    assert_eq!(c.verdict, Verdict::Warn);
+    assert!(c.finding.en().ends_with("is a CPU-only build"), "{}", c.finding.en());
+    // None of them: skipped, and a key inside a longer name is not read.
+    assert_eq!(check(&[]).verdict, Verdict::Skipped);
+    assert_eq!(
+        gpu_doctor::diagnose::parse::build_value("get_cuda_version = '1'\ncuda_version_x = '2'", "cuda_version"),
+        None
+    );
+    assert_eq!(
+        gpu_doctor::diagnose::parse::build_value("[('cuda_version', '11.2')]", "cuda_version").as_deref(),
+        Some("11.2")
+    );
+}

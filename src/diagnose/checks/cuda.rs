@@ -211,8 +211,9 @@ fn find_python_prefixes(cx: &Ctx) -> Vec<String> {
     out
 }
 
-/// Python environments' `torch/version.py` files.
-fn torch_installs(cx: &Ctx) -> Vec<String> {
+/// The package folders of the Python environments (`…/lib/python3.X/site-packages`, and
+/// `dist-packages` where Debian puts them).
+pub(super) fn site_packages(cx: &Ctx) -> Vec<String> {
     let mut out = Vec::new();
     for p in python_prefixes(cx) {
         // `lib64`: where Fedora, RHEL and their kin put compiled packages (pip's platlib,
@@ -227,15 +228,20 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
                     .take(8)
             {
                 for sp in ["site-packages", "dist-packages"] {
-                    let f = format!("{p}/{lib}/{py}/{sp}/torch/version.py");
-                    if cx.v.exists(&f) && !out.contains(&f) {
-                        out.push(f);
+                    let d = format!("{p}/{lib}/{py}/{sp}");
+                    if !out.contains(&d) {
+                        out.push(d);
                     }
                 }
             }
         }
     }
     out
+}
+
+/// Python environments' `torch/version.py` files.
+fn torch_installs(cx: &Ctx) -> Vec<String> {
+    site_packages(cx).into_iter().map(|sp| format!("{sp}/torch/version.py")).filter(|f| cx.v.exists(f)).collect()
 }
 
 pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {

@@ -18,6 +18,7 @@ mod access;
 mod container;
 mod cuda;
 mod cuinit;
+mod frameworks;
 pub(crate) use cuda::VENV_NAMES;
 mod driver;
 mod env;
@@ -262,6 +263,15 @@ pub static CHECKS: &[CheckDef] = &[
         depends_on: &["CUDA-01", "DRV-08"],
         explains: &[],
         run: cuda::torch_builds_vs_driver,
+    },
+    CheckDef {
+        id: "CUDA-08",
+        platforms: Platforms::Linux,
+        layer: Layer::Cuda,
+        title: crate::tr_key!("TensorFlow, JAX, ONNX Runtime and PaddlePaddle builds vs the driver"),
+        depends_on: &["CUDA-01", "DRV-08"],
+        explains: &[],
+        run: frameworks::framework_builds_vs_driver,
     },
     CheckDef {
         id: "CUDA-07",
@@ -573,6 +583,7 @@ const NEEDS: &[(&str, &str)] = &[
     ("ENV-03", "environment"),
     ("CUDA-04", "python"),
     ("CUDA-07", "python"),
+    ("CUDA-08", "python"),
     ("DRV-09", "processes"),
     ("CUDA-INIT", "cuda"),
     ("CONT-01", "container"),
