@@ -123,6 +123,14 @@ pub const MODULE_NOT_LOADED: Differential = Differential {
             confirm: "sudo dmesg | grep -i 'not supported by open'",
         },
         CauseDef {
+            id: "gpu-needs-legacy-branch",
+            name: crate::tr_key!(
+                "the installed driver release dropped this GPU (it needs NVIDIA's legacy branch), so the module unloads"
+            ),
+            sources: &["https://www.nvidia.com/en-us/drivers/unix/legacy-gpu/"],
+            confirm: "sudo dmesg | grep -i 'legacy'",
+        },
+        CauseDef {
             id: "module-blacklisted",
             name: crate::tr_key!("the module is blacklisted (modprobe.d or the kernel command line)"),
             sources: &["https://man7.org/linux/man-pages/man5/modprobe.d.5.html"],
@@ -427,6 +435,55 @@ pub const NVML_DOES_NOT_START: Differential = Differential {
     ],
 };
 
+/// The symptom "the driver does not manage a GPU on the PCI bus" (HW-03): the module runs but
+/// did not take (or start) the GPU. The driver says why in the kernel log, in messages of its own
+/// source (`kernel-open/nvidia/nv.c`, `nv-pci.c` in NVIDIA's open-gpu-kernel-modules).
+pub const GPU_NOT_INITIALISED: Differential = Differential {
+    id: "gpu-not-initialised",
+    checks: &["HW-03"],
+    symptom: crate::tr_key!("The driver does not manage a GPU on the PCI bus"),
+    causes: &[
+        CauseDef {
+            id: "gpu-bar-unassigned",
+            name: crate::tr_key!(
+                "the firmware (BIOS) gave the GPU no room in the PCI address space (a BAR is not assigned)"
+            ),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv-pci.c"],
+            confirm: "sudo dmesg | grep -i -e 'region assigned' -e 'BAR'",
+        },
+        CauseDef {
+            id: "gpu-firmware-boot-failed",
+            name: crate::tr_key!("the GPU's own firmware did not finish booting (GFW_BOOT)"),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/issues/789"],
+            confirm: "sudo dmesg | grep -i gfw",
+        },
+        CauseDef {
+            id: "open-module-cannot-start-gsp",
+            name: crate::tr_key!("the open kernel module could not start the GSP firmware on this GPU"),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/issues/116"],
+            confirm: "cat /proc/driver/nvidia/version",
+        },
+        CauseDef {
+            id: "legacy-gpu-not-driven",
+            name: crate::tr_key!("this driver release no longer supports the GPU: it needs NVIDIA's legacy branch"),
+            sources: &["https://www.nvidia.com/en-us/drivers/unix/legacy-gpu/"],
+            confirm: "sudo dmesg | grep -i legacy",
+        },
+        CauseDef {
+            id: "another-driver-owns-gpu",
+            name: crate::tr_key!("another driver (nouveau, vfio-pci, a framebuffer driver) took the GPU first"),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv.c"],
+            confirm: "lspci -nnk -d 10de:",
+        },
+        CauseDef {
+            id: "driver-release-cannot-start-gpu",
+            name: crate::tr_key!("this driver release cannot start this GPU (RmInitAdapter failed)"),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/issues/876"],
+            confirm: "sudo dmesg | grep -i -e RmInitAdapter -e NVRM",
+        },
+    ],
+};
+
 /// NVML's initialisation and its return codes.
 const NVML_INIT: &str = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html";
 
@@ -442,6 +499,13 @@ pub static DIFFERENTIALS: &[Differential] = &[
     NO_GPU_IN_CONTAINER,
     CONTAINER_LOST_GPU,
 ];
+
+impl Differential {
+    /// The name (a catalogue key) of this symptom's cause `id`; empty for an id it does not have.
+    pub fn name_of(&self, id: &str) -> &'static str {
+        self.causes.iter().find(|c| c.id == id).map_or("", |c| c.name)
+    }
+}
 
 /// The cause `id` of the symptom `symptom`.
 pub fn cause(symptom: &str, id: &str) -> Option<&'static CauseDef> {

@@ -478,3 +478,66 @@ fn other_frameworks_builds_are_read_from_their_own_files_and_compared_with_the_d
         Some("11.2")
     );
 }
+
+#[test]
+fn a_gpu_the_driver_does_not_manage_is_explained_by_the_drivers_own_kernel_log_messages() {
+    const S: &str = "gpu-not-initialised";
+    const RM: &str = "rminitadapter-failed-gsp-no-xid";
+    let hw03 = |r: &diagnose::Report| r.get("HW-03").unwrap_or_else(|| panic!("HW-03")).clone();
+    let with_log = |lines: &[&str]| {
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        report_with(RM, move |cap| cap["meta"]["kernel_log"] = json!({ "lines": lines }), &[])
+    };
+    // The thread's log: the GPU's firmware never finished booting.
+    let r = report_with(RM, |_| {}, &[]);
+    assert_eq!(r.root_cause.as_deref(), Some("HW-03"));
+    assert_eq!(hw03(&r).cause, decided(S, "gpu-firmware-boot-failed"));
+    // The firmware left BAR1 unassigned: "Above 4G Decoding", pci=realloc.
+    let c = hw03(&with_log(&[
+        "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:",
+        "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:98:00.0)",
+        "NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x24:0x72:1447)",
+    ]));
+    assert_eq!(c.cause, decided(S, "gpu-bar-unassigned"));
+    assert!(c.fixes.iter().any(|f| f.en().contains("pci=realloc")), "{:?}", c.fixes);
+    // A GPU the installed release no longer drives (wrapped over two lines, as the driver prints it).
+    let c = hw03(&with_log(&[
+        "NVRM: The NVIDIA GeForce GTX 1060 GPU installed in this system is",
+        "NVRM:  supported through the NVIDIA 580.xx Legacy drivers. Please",
+    ]));
+    assert_eq!(c.cause, decided(S, "legacy-gpu-not-driven"));
+    assert!(c.fixes.iter().any(|f| f.en().contains("580 legacy branch")), "{:?}", c.fixes);
+    // Another driver got there first.
+    let c = hw03(&with_log(&["NVRM: The NVIDIA probe routine was not called for 1 device(s)."]));
+    assert_eq!(c.cause, decided(S, "another-driver-owns-gpu"));
+    // RmInitAdapter failed and nothing else: the candidates, each with its command.
+    let c = hw03(&with_log(&["NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x40:2477)"]));
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(ids[0], "driver-release-cannot-start-gpu");
+    assert_eq!(commands(&c).len(), ids.len());
+    // The open module that could not start GSP on an RTX 2060 (the thread's fixture).
+    let r = report_with("wild/open-module-bug-rtx2060-nvdec0", |_| {}, &[]);
+    assert_eq!(hw03(&r).cause, decided(S, "open-module-cannot-start-gsp"));
+
+    // With one GPU that the release dropped, the module unloads: DRV-01 names the legacy branch.
+    let r = report_with(
+        "wild/open-module-on-gtx1060-popos-570-open",
+        |cap| {
+            cap["meta"]["kernel_log"] = json!({"lines": [
+                "NVRM: The NVIDIA GeForce GTX 1060 6GB GPU installed in this system is",
+                "NVRM:  supported through the NVIDIA 580.xx Legacy drivers. Please",
+                "NVRM:  visit http://www.nvidia.com/object/unix.html for more",
+                "NVRM: No NVIDIA GPU found."
+            ]})
+        },
+        &[],
+    );
+    let c = r.get("DRV-01").unwrap_or_else(|| panic!("DRV-01"));
+    assert_eq!(c.cause, decided("module-not-loaded", "gpu-needs-legacy-branch"), "{}", c.finding.en());
+    assert!(
+        c.evidence.iter().any(|e| e.en().contains("supported through the NVIDIA 580.xx Legacy drivers")),
+        "{:?}",
+        c.evidence
+    );
+    assert!(commands(c).contains(&"sudo apt install nvidia-driver-580".to_string()), "{:?}", c.fixes);
+}

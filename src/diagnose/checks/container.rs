@@ -90,7 +90,7 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     // kernel module runs on it.
     if let Some(others) = no_nvidia_gpu_on_the_bus(cx) {
         return c
-            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.causes[0].name)))
+            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.name_of("node-has-no-nvidia-gpu"))))
             .cause(CauseFinding::decided(&NO_GPU_IN_CONTAINER, "node-has-no-nvidia-gpu"))
             .evidence(msg!("PCI display devices: {list}", list = if others.is_empty() { msg!("none") } else { Message::data(others.join(", ")) }))
             .evidence(msg!("/proc/driver/nvidia: absent"))
@@ -100,7 +100,7 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
         // Apptainer binds the host's /dev unless told to contain it: no device file means a
         // minimal /dev.
         return c
-            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.causes[3].name)))
+            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.name_of("apptainer-minimal-dev"))))
             .cause(CauseFinding::decided(&NO_GPU_IN_CONTAINER, "apptainer-minimal-dev"))
             .text(msg!("Run it with --nv and without --contain or --containall (or bind the device files with --bind /dev/nvidia0,/dev/nvidiactl,/dev/nvidia-uvm); old Singularity releases (2.4) dropped them with -c --nv: update it."));
     }
@@ -113,7 +113,7 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
         // The device plugin gave the pod GPUs (their ids are in its environment), yet nothing of
         // the driver reached it: the runtime that injects them did not run.
         return c
-            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.causes[1].name)))
+            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.name_of("nvidia-runtime-not-used"))))
             .cause(CauseFinding::decided(&NO_GPU_IN_CONTAINER, "nvidia-runtime-not-used"))
             .explain(msg!("NVIDIA_VISIBLE_DEVICES holds the ids of GPUs the device plugin allocated to this pod, but no device file and no driver library reached it: NVIDIA's runtime, which injects them, did not run the container."))
             .text(msg!("Add runtimeClassName: nvidia to the pod spec (the GPU Operator creates that runtime class), or make nvidia the default runtime of the node's container runtime. The classes this cluster has:"))

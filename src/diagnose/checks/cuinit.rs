@@ -31,13 +31,11 @@ pub(super) fn cuda_does_not_start(c: Check, code: Option<i32>, cx: &Ctx) -> Chec
         None => c.verdict(Verdict::Fail, msg!("cuInit succeeded but CUDA sees no device")),
     };
     match why(code, cx) {
-        Why::Decided(id, fact) => {
-            let Some(def) = D.causes.iter().find(|d| d.id == id) else { return c };
-            c.found(msg!("CUDA does not start: {cause}", cause = Message::new(def.name)))
-                .cause(CauseFinding::decided(&D, id))
-                .evidence(fact)
-                .steps(fix(id))
-        }
+        Why::Decided(id, fact) => c
+            .found(msg!("CUDA does not start: {cause}", cause = Message::new(D.name_of(id))))
+            .cause(CauseFinding::decided(&D, id))
+            .evidence(fact)
+            .steps(fix(id)),
         Why::Candidates(ids) => {
             let finding = match code {
                 Some(_) => msg!("CUDA does not start ({name})", name = name),

@@ -69,10 +69,18 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                 .evidence(msg!("kernel log: {lines}", lines = Message::data(open_module_refusals(cx).join(" "))))
                 .text(msg!("Install the proprietary kernel-module flavour of the driver (Ubuntu and Pop!_OS: the nvidia-driver-<branch> package without -open; Maxwell to Volta GPUs: the R580 legacy branch for future updates), then reboot."))
                 .cmd("sudo reboot"),
+            _ if legacy_refusal(cx).is_some() => {
+                let line = legacy_refusal(cx).unwrap_or_default();
+                c.verdict(Verdict::Fail, msg!("the installed driver release no longer supports this GPU, so the module unloads"))
+                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("gpu-needs-legacy-branch"))))
+                    .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "gpu-needs-legacy-branch"))
+                    .evidence(msg!("kernel log: {line}", line = Message::data(line.as_str())))
+                    .steps(super::gpuinit::legacy_fix(cx, None))
+            }
             _ if blacklisted(cx, "nvidia").is_some() => {
                 let (place, line) = blacklisted(cx, "nvidia").unwrap_or_default();
                 c.verdict(Verdict::Fail, msg!("the nvidia module is blacklisted: {line}", line = Message::data(line.as_str())))
-                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.causes[5].name)))
+                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("module-blacklisted"))))
                     .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-blacklisted"))
                     .evidence(msg!("{place}: {line}", place = Message::data(place.as_str()), line = Message::data(line.as_str())))
                     .text(msg!("Remove that line (or the kernel parameter from the boot loader's configuration: /etc/default/grub, then update-grub or grub2-mkconfig), rebuild the initramfs, and reboot:"))
@@ -110,6 +118,13 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
             }
         },
     }
+}
+
+/// The driver's line that it supports a GPU only through a legacy branch (the module then finds
+/// no GPU it drives and unloads).
+fn legacy_refusal(cx: &Ctx) -> Option<String> {
+    let KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
+    super::gpuinit::legacy_line(lines)
 }
 
 /// Where the kernel module `module` is blacklisted, and the line that does it: the kernel command
@@ -409,7 +424,7 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
             }
             match cause {
                 Some((id, _, steps)) => {
-                    let name = NVML_DOES_NOT_START.causes.iter().find(|d| d.id == id).map_or("", |d| d.name);
+                    let name = NVML_DOES_NOT_START.name_of(id);
                     c.found(msg!(
                         "The driver's management library (NVML) does not start: {cause}",
                         cause = Message::new(name)

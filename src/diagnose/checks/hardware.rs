@@ -134,23 +134,18 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     if missing.is_empty() {
         c.verdict(Verdict::Pass, msg!("all {n} GPU(s) managed by the driver", n = pci.len()))
             .found(msg!("The driver manages every GPU on the PCI bus"))
-    } else if nvml_ids.is_empty() {
-        c.verdict(Verdict::Fail, msg!("the driver manages none of the PCI GPUs"))
-            .found(msg!("The driver manages none of the GPUs on the PCI bus"))
-            .text(msg!("Look in the kernel log for these addresses: 'RmInitAdapter failed', Xid 79, or 'probe routine was not called':"))
-            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
-    } else if let Some(line) = init_failed_line(cx, &missing) {
-        // The driver tried and failed to bring the GPU up: a failure, not a mere absence.
-        c.evidence(line)
-            .verdict(Verdict::Fail, msg!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")))
-            .found(msg!("The driver could not initialise {gpus}", gpus = missing.join(", ")))
-            .text(msg!("The GPU failed to start (its firmware or board). Reboot once; if it fails again, update the driver (or try the other kernel-module flavour), check the card's power cables and seating, and look at the lines before this one in the kernel log:"))
-            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
     } else {
-        c.verdict(Verdict::Warn, msg!("NVML does not see {gpus}", gpus = missing.join(", ")))
-            .found(msg!("The driver does not manage {gpus}", gpus = missing.join(", ")))
-            .text(msg!("Look in the kernel log for that address, check it is not bound to another driver, and reseat or power-check the card:"))
-            .cmd("sudo dmesg | grep -i -e nvrm -e xid")
+        // Why the driver does not manage them: the kernel log decides it, or leaves candidates.
+        let init_failed = init_failed_line(cx, &missing);
+        let c = match (&init_failed, nvml_ids.is_empty()) {
+            (Some(line), _) => c.evidence(line.clone()).verdict(
+                Verdict::Fail,
+                msg!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")),
+            ),
+            (None, true) => c.verdict(Verdict::Fail, msg!("the driver manages none of the PCI GPUs")),
+            (None, false) => c.verdict(Verdict::Warn, msg!("NVML does not see {gpus}", gpus = missing.join(", "))),
+        };
+        super::gpuinit::explain(c, cx, &missing)
     }
 }
 

@@ -19,6 +19,7 @@ mod container;
 mod cuda;
 mod cuinit;
 mod frameworks;
+mod gpuinit;
 pub(crate) use cuda::VENV_NAMES;
 mod driver;
 mod env;

@@ -246,7 +246,7 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
     let c = match catalogued(true).or_else(|| catalogued(false)) {
         Some(e) => {
             let d = &crate::diagnose::differential::GPU_ERRORS_LOGGED;
-            let part = d.causes.iter().find(|k| k.id == e.part.cause_id()).map_or("", |k| k.name);
+            let part = d.name_of(e.part.cause_id());
             c.cause(crate::diagnose::differential::CauseFinding::decided(d, e.part.cause_id())).evidence(crate::msg!(
                 "NVIDIA's Xid catalogue for Xid {code}: {action} ({token}); it implicates {part}",
                 code = e.code,
