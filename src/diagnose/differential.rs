@@ -484,6 +484,41 @@ pub const GPU_NOT_INITIALISED: Differential = Differential {
     ],
 };
 
+/// The symptom "the GPU device files are missing" (PERM-01) on a machine whose nvidia module is
+/// loaded (a module that is not loaded is DRV-01's; a container's files are CONT-02's).
+pub const DEVICE_FILES_MISSING: Differential = Differential {
+    id: "device-files-missing",
+    checks: &["PERM-01"],
+    symptom: crate::tr_key!("The GPU device files are missing"),
+    causes: &[
+        CauseDef {
+            id: "device-files-disabled",
+            name: crate::tr_key!("the driver is set not to create its device files (NVreg_ModifyDeviceFiles=0)"),
+            sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv-reg.h"],
+            confirm: "grep ModifyDeviceFiles /proc/driver/nvidia/params",
+        },
+        CauseDef {
+            id: "device-files-not-created",
+            name: crate::tr_key!(
+                "the module is loaded but nothing created its device files (a udev rule or nvidia-modprobe missing)"
+            ),
+            sources: &[
+                "https://github.com/negativo17/nvidia-driver/issues/145",
+                "https://github.com/NVIDIA/nvidia-modprobe",
+            ],
+            confirm: "ls /usr/lib/udev/rules.d /etc/udev/rules.d | grep -i nvidia; command -v nvidia-modprobe",
+        },
+        CauseDef {
+            id: "uvm-device-file-missing",
+            name: crate::tr_key!(
+                "/dev/nvidia-uvm was not created (the nvidia-uvm module is not loaded, or its file was never made)"
+            ),
+            sources: &["https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html"],
+            confirm: "grep nvidia_uvm /proc/modules; ls -l /dev/nvidia-uvm",
+        },
+    ],
+};
+
 /// NVML's initialisation and its return codes.
 const NVML_INIT: &str = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html";
 

@@ -541,3 +541,26 @@ fn a_gpu_the_driver_does_not_manage_is_explained_by_the_drivers_own_kernel_log_m
     );
     assert!(commands(c).contains(&"sudo apt install nvidia-driver-580".to_string()), "{:?}", c.fixes);
 }
+
+#[test]
+fn missing_device_files_with_the_module_loaded_are_told_apart_by_the_drivers_option() {
+    const S: &str = "device-files-missing";
+    const UDEV: &str = "wild/udev-rule-no-device-nodes-545-fedora";
+    let perm01 = |r: &diagnose::Report| r.get("PERM-01").unwrap_or_else(|| panic!("PERM-01")).clone();
+    // The thread: the package's udev rule named a device older drivers had; nothing made the files.
+    let r = report_with(UDEV, |_| {}, &[]);
+    assert_eq!(r.root_cause.as_deref(), Some("PERM-01"));
+    let c = perm01(&r);
+    assert_eq!(c.cause, decided(S, "device-files-not-created"));
+    assert!(commands(&c).contains(&"sudo nvidia-modprobe -u -c=0".to_string()), "{:?}", c.fixes);
+    // The driver told not to create them.
+    let r = report_with(
+        UDEV,
+        |_| {},
+        &[("proc/driver/nvidia/params", Some("ResmanDebugLevel: 4294967295\nModifyDeviceFiles: 0\n"))],
+    );
+    assert_eq!(perm01(&r).cause, decided(S, "device-files-disabled"));
+    // /dev/nvidia-uvm alone.
+    let r = report_with("nvidia-uvm-missing", |_| {}, &[]);
+    assert_eq!(perm01(&r).cause, decided(S, "uvm-device-file-missing"));
+}

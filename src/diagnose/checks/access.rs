@@ -5,6 +5,7 @@
 //! `NVreg_DeviceFileMode` / `ModifyDeviceFiles` parameters (`/proc/driver/nvidia/params`).
 
 use super::{Ctx, is_gpu_node};
+use crate::diagnose::differential::{CauseFinding, DEVICE_FILES_MISSING};
 use crate::diagnose::system::Platform;
 use crate::diagnose::system::{DeviceNode, UserInfo};
 use crate::diagnose::{Check, Verdict};
@@ -52,17 +53,46 @@ pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
         ));
     }
     if !has("/dev/nvidiactl") || gpus == 0 {
-        return c
-            .verdict(Verdict::Fail, msg!("/dev/nvidiactl or /dev/nvidiaN is missing"))
-            .found(msg!("The GPU device files are missing"))
-            .text(msg!("Create them (loading the driver creates them too):"))
-            .cmd("sudo nvidia-modprobe")
-            .text(msg!("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params."));
+        let c = c.verdict(Verdict::Fail, msg!("/dev/nvidiactl or /dev/nvidiaN is missing"));
+        // With the module loaded and bound to every GPU (its probe took them), what should have
+        // made the files did not: told not to (the ModifyDeviceFiles option), or nothing ran (udev
+        // rule, nvidia-modprobe). A GPU without the driver bound (lost, or held by another
+        // driver) is the earlier checks' cause instead.
+        let bound =
+            cx.pci.as_ref().is_some_and(|p| !p.is_empty() && p.iter().all(|g| g.driver.as_deref() == Some("nvidia")));
+        let loaded = cx.container.is_none() && cx.module("nvidia") == Some(true) && bound;
+        let disabled =
+            cx.v.read("/proc/driver/nvidia/params")
+                .and_then(|p| {
+                    p.lines().find(|l| l.trim_start().starts_with("ModifyDeviceFiles:")).map(|l| l.trim().to_string())
+                })
+                .filter(|l| l.ends_with(": 0"));
+        return match (loaded, disabled) {
+            (true, Some(line)) => c
+                .found(msg!("The GPU device files are missing: {cause}", cause = Message::new(DEVICE_FILES_MISSING.name_of("device-files-disabled"))))
+                .cause(CauseFinding::decided(&DEVICE_FILES_MISSING, "device-files-disabled"))
+                .evidence(msg!("/proc/driver/nvidia/params: {line}", line = Message::data(line.as_str())))
+                .text(msg!("Remove the NVreg_ModifyDeviceFiles=0 option (grep -r ModifyDeviceFiles /etc/modprobe.d), or create the files the way this setup intends (nvidia-modprobe, as root):"))
+                .cmd("sudo nvidia-modprobe -u -c=0"),
+            (true, None) => c
+                .found(msg!("The GPU device files are missing: {cause}", cause = Message::new(DEVICE_FILES_MISSING.name_of("device-files-not-created"))))
+                .cause(CauseFinding::decided(&DEVICE_FILES_MISSING, "device-files-not-created"))
+                .evidence(msg!("/proc/modules: nvidia is loaded, and every NVIDIA GPU is bound to it"))
+                .text(msg!("Create them now with NVIDIA's helper (it makes /dev/nvidiactl, /dev/nvidia0 and /dev/nvidia-uvm):"))
+                .cmd("sudo nvidia-modprobe -u -c=0")
+                .text(msg!("For them to appear at every boot, the driver package's udev rule (or nvidia-modprobe, setuid root) must be installed and name this driver's device files; reinstall the package, or report it to the packager if its rule is stale.")),
+            _ => c
+                .found(msg!("The GPU device files are missing"))
+                .text(msg!("Create them (loading the driver creates them too):"))
+                .cmd("sudo nvidia-modprobe")
+                .text(msg!("If the module loads but the files stay missing, check the udev rules and ModifyDeviceFiles in /proc/driver/nvidia/params.")),
+        };
     }
     if !has("/dev/nvidia-uvm") {
         return c
             .verdict(Verdict::Fail, msg!("/dev/nvidia-uvm is missing: CUDA cannot start (torch.cuda.is_available() is False, 'CUDA unknown error')"))
             .found(msg!("/dev/nvidia-uvm is missing, so CUDA cannot start"))
+            .cause(CauseFinding::decided(&DEVICE_FILES_MISSING, "uvm-device-file-missing"))
             .cmd("sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0");
     }
     if expected > gpus {
