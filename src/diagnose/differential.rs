@@ -522,6 +522,33 @@ pub const DEVICE_FILES_MISSING: Differential = Differential {
 /// NVML's initialisation and its return codes.
 const NVML_INIT: &str = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html";
 
+/// The symptom "the NVIDIA driver is not responding" (DRV-HUNG): a call into it did not return.
+pub const DRIVER_HUNG: Differential = Differential {
+    id: "driver-hung",
+    checks: &["DRV-HUNG"],
+    symptom: crate::tr_key!("The NVIDIA driver is not responding (calls into it do not return)"),
+    causes: &[
+        CauseDef {
+            id: "gsp-firmware-timeout",
+            name: crate::tr_key!("the GPU's firmware (GSP) stopped answering the driver"),
+            sources: &[XID_CATALOGUE, "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446"],
+            confirm: "sudo dmesg | grep -i -e 'RPC from GSP' -e 'Xid'",
+        },
+        CauseDef {
+            id: "gpu-gone-from-bus",
+            name: crate::tr_key!("the GPU fell off the PCIe bus while the driver waited for it"),
+            sources: &[XID_CATALOGUE],
+            confirm: "sudo dmesg | grep -i -e 'fallen off the bus' -e 'Xid.*79'",
+        },
+        CauseDef {
+            id: "process-stuck-in-driver",
+            name: crate::tr_key!("a process is stuck inside the driver (uninterruptible sleep) and holds it"),
+            sources: &["https://github.com/NVIDIA/nvidia-docker/issues/377"],
+            confirm: "ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ /D/'",
+        },
+    ],
+};
+
 /// NVIDIA's Xid catalogue.
 const XID_CATALOGUE: &str = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html";
 

@@ -776,7 +776,10 @@ fn a_driver_call_that_does_not_return_is_a_hung_driver_not_a_missing_one() {
     let r = report("gsp-timeout-driver-hung");
     let root = r.root().expect("a root cause");
     assert_eq!(root.id, "DRV-HUNG");
-    assert_eq!(root.finding.en(), "The NVIDIA driver is not responding (calls into it do not return)");
+    assert_eq!(
+        root.finding.en(),
+        "The NVIDIA driver is not responding: the GPU's firmware (GSP) stopped answering the driver"
+    );
     assert!(root.evidence.iter().any(|e| e.en().contains("Timeout waiting for RPC from GSP")), "{:?}", root.evidence);
     let commands: Vec<String> = root
         .fixes

@@ -564,3 +564,24 @@ fn missing_device_files_with_the_module_loaded_are_told_apart_by_the_drivers_opt
     let r = report_with("nvidia-uvm-missing", |_| {}, &[]);
     assert_eq!(perm01(&r).cause, decided(S, "uvm-device-file-missing"));
 }
+
+#[test]
+fn a_hung_driver_is_told_apart_by_the_xids_logged_with_it() {
+    let hung =
+        |name: &str| report_with(name, |_| {}, &[]).get("DRV-HUNG").cloned().unwrap_or_else(|| panic!("DRV-HUNG"));
+    assert_eq!(hung("gsp-timeout-driver-hung").cause, decided("driver-hung", "gsp-firmware-timeout"));
+    assert_eq!(hung("gsp-error-then-rpc-timeout-driver-hung").cause, decided("driver-hung", "gsp-firmware-timeout"));
+    let c = hung("nvidia-smi-stuck-in-d-state");
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(ids, ["process-stuck-in-driver", "gsp-firmware-timeout"]);
+    assert!(commands(&c).iter().any(|x| x.contains("awk '$2 ~ /D/'")), "{:?}", c.fixes);
+    let r = report_with(
+        "nvidia-smi-stuck-in-d-state",
+        |cap| {
+            cap["meta"]["kernel_log"] =
+                json!({"lines": ["NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."]})
+        },
+        &[],
+    );
+    assert_eq!(r.get("DRV-HUNG").and_then(|c| c.cause.clone()), decided("driver-hung", "gpu-gone-from-bus"));
+}

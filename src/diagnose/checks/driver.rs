@@ -13,7 +13,9 @@
 //! with them.
 
 use super::{Ctx, MISSING, fixes};
-use crate::diagnose::differential::{CauseFinding, MODULE_NOT_LOADED, NVML_DOES_NOT_START, candidate_steps};
+use crate::diagnose::differential::{
+    CauseFinding, DRIVER_HUNG, MODULE_NOT_LOADED, NVML_DOES_NOT_START, candidate_steps,
+};
 use crate::diagnose::parse;
 use crate::diagnose::system::KernelLog;
 use crate::diagnose::system::Platform;
@@ -702,6 +704,27 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
             "kernel log unknown: {why}; read it with: sudo dmesg | grep -i -e nvrm -e xid",
             why = crate::diagnose::system::kernel_log_unreadable(why)
         )),
+    };
+    // Why it hangs: the kernel log's Xid numbers decide it; without them, the candidates.
+    let xids: Vec<u32> = match &cx.v.meta().kernel_log {
+        KernelLog::Lines(l) => parse::xids(l).into_iter().map(|x| x.code).collect(),
+        KernelLog::Unreadable(_) => Vec::new(),
+    };
+    let logged =
+        |needle: &str| matches!(&cx.v.meta().kernel_log, KernelLog::Lines(l) if l.iter().any(|x| x.contains(needle)));
+    let c = if xids.contains(&79) || logged("fallen off the bus") {
+        c.cause(CauseFinding::decided(&DRIVER_HUNG, "gpu-gone-from-bus")).found(msg!(
+            "The NVIDIA driver is not responding: {cause}",
+            cause = Message::new(DRIVER_HUNG.name_of("gpu-gone-from-bus"))
+        ))
+    } else if xids.iter().any(|x| [119, 120].contains(x)) || logged("RPC from GSP") {
+        c.cause(CauseFinding::decided(&DRIVER_HUNG, "gsp-firmware-timeout")).found(msg!(
+            "The NVIDIA driver is not responding: {cause}",
+            cause = Message::new(DRIVER_HUNG.name_of("gsp-firmware-timeout"))
+        ))
+    } else {
+        c.cause(CauseFinding::candidates(&DRIVER_HUNG, &["process-stuck-in-driver", "gsp-firmware-timeout"]))
+            .steps(candidate_steps(&DRIVER_HUNG, &["process-stuck-in-driver", "gsp-firmware-timeout"]))
     };
     c.text(msg!("Save the kernel log for the bug report before anything else:"))
         .cmd("sudo dmesg --ctime > nvidia-hang-dmesg.txt")
