@@ -555,9 +555,12 @@ const XID_CATALOGUE: &str = "https://docs.nvidia.com/deploy/xid-errors/analyzing
 /// Every symptom with a differential.
 pub static DIFFERENTIALS: &[Differential] = &[
     MODULE_NOT_LOADED,
+    GPU_NOT_INITIALISED,
+    DEVICE_FILES_MISSING,
     NVML_DOES_NOT_START,
     CUDA_DOES_NOT_START,
     GPU_ERRORS_LOGGED,
+    DRIVER_HUNG,
     NO_GPU_IN_CONTAINER,
     CONTAINER_LOST_GPU,
 ];
@@ -568,6 +571,28 @@ impl Differential {
         self.causes.iter().find(|c| c.id == id).map_or("", |c| c.name)
     }
 }
+
+/// Checks whose every failure names its own cause in the finding, with that cause's fix (a
+/// PyTorch build for a newer CUDA, the old kernel module still running, `CUDA_VISIBLE_DEVICES`
+/// hiding every GPU, a user outside the device files' group, MIG on without instances, a Linux
+/// driver inside WSL, a CPU-only PyTorch on Windows, ...): no differential is needed, as the
+/// facts that fail them are the cause. Every other failing check carries a [`CauseFinding`].
+pub const CAUSE_IS_THE_FINDING: &[&str] = &[
+    "CUDA-04",
+    "CUDA-07",
+    "CUDA-08",
+    "DRV-06",
+    "ENV-01",
+    "ENV-03",
+    "PERM-02",
+    "RT-03",
+    "RT-06",
+    "RT-07",
+    "RT-LOST",
+    "WIN-TDR",
+    "WIN-TORCH",
+    "WSL-02",
+];
 
 /// The cause `id` of the symptom `symptom`.
 pub fn cause(symptom: &str, id: &str) -> Option<&'static CauseDef> {

@@ -585,3 +585,76 @@ fn a_hung_driver_is_told_apart_by_the_xids_logged_with_it() {
     );
     assert_eq!(r.get("DRV-HUNG").and_then(|c| c.cause.clone()), decided("driver-hung", "gpu-gone-from-bus"));
 }
+
+/// Every capture fixture (the team's and the threads'), with the failing root cause each gives.
+fn every_fixture() -> Vec<(String, diagnose::Report)> {
+    let mut out = Vec::new();
+    for group in ["", "wild/"] {
+        let dir = fixture(group.trim_end_matches('/'));
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned())).collect())
+            .unwrap_or_default();
+        names.sort();
+        for n in names {
+            let name = format!("{group}{n}");
+            if fixture(&name).join("capture.json").is_file() {
+                let r = diagnose::run(&CapturedSystem::open(&fixture(&name)).unwrap_or_else(|e| panic!("{name}: {e}")));
+                out.push((name, r));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_failing_root_cause_names_a_cause_or_its_candidates_with_their_commands() {
+    use gpu_doctor::diagnose::differential::{CAUSE_IS_THE_FINDING, DIFFERENTIALS};
+    // Findings of checks that fail in more than one way which name their cause themselves.
+    const NAMED: &[(&str, &str)] = &[
+        ("WIN-ADAPTER", "The NVIDIA driver is not installed"),
+        ("WIN-ADAPTER", "No driver is installed for the NVIDIA GPU"),
+        ("WIN-ADAPTER", "The NVIDIA GPU is disabled in Device Manager"),
+        ("WSL-01", "WSL1 cannot use the GPU"),
+    ];
+    // Symptoms that still have no differential: named here so the list can only shrink.
+    const STILL_A_SYMPTOM: &[(&str, &str)] = &[
+        ("WIN-ADAPTER", "Windows stopped the NVIDIA GPU (Code 43)"),
+        ("WIN-ADAPTER", "The NVIDIA GPU does not work (Code "),
+        ("WSL-01", "Windows shares no GPU into WSL"),
+    ];
+    let mut roots = 0;
+    for (name, r) in every_fixture() {
+        let Some(root) = r.root() else { continue };
+        if root.verdict != Verdict::Fail {
+            continue;
+        }
+        roots += 1;
+        match &root.cause {
+            Some(CauseFinding::Decided { symptom, id }) => {
+                let d = DIFFERENTIALS.iter().find(|d| &d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
+                assert!(d.checks.contains(&root.id.as_str()), "{name}: {} is not a check of {symptom}", root.id);
+                assert!(d.causes.iter().any(|c| &c.id == id), "{name}: {id}");
+                assert!(!root.fixes.is_empty(), "{name}: a decided cause comes with its fix");
+            }
+            Some(CauseFinding::Candidates { symptom, ids }) => {
+                let d = DIFFERENTIALS.iter().find(|d| &d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
+                let cmds = commands(root);
+                for id in ids {
+                    let c = d.causes.iter().find(|c| &c.id == id).unwrap_or_else(|| panic!("{name}: {id}"));
+                    assert!(cmds.contains(&c.confirm.to_string()), "{name}: {id}'s command is offered: {cmds:?}");
+                }
+            }
+            None => assert!(
+                CAUSE_IS_THE_FINDING.contains(&root.id.as_str())
+                    || NAMED
+                        .iter()
+                        .chain(STILL_A_SYMPTOM)
+                        .any(|(id, f)| *id == root.id && root.finding.en().starts_with(f)),
+                "{name}: {} fails with a bare symptom: {}",
+                root.id,
+                root.finding.en()
+            ),
+        }
+    }
+    assert!(roots >= 60, "{roots} failing root causes looked at");
+}
