@@ -631,16 +631,16 @@ fn every_failing_root_cause_names_a_cause_or_its_candidates_with_their_commands(
         roots += 1;
         match &root.cause {
             Some(CauseFinding::Decided { symptom, id }) => {
-                let d = DIFFERENTIALS.iter().find(|d| &d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
+                let d = DIFFERENTIALS.iter().find(|d| d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
                 assert!(d.checks.contains(&root.id.as_str()), "{name}: {} is not a check of {symptom}", root.id);
-                assert!(d.causes.iter().any(|c| &c.id == id), "{name}: {id}");
+                assert!(d.causes.iter().any(|c| c.id == id), "{name}: {id}");
                 assert!(!root.fixes.is_empty(), "{name}: a decided cause comes with its fix");
             }
             Some(CauseFinding::Candidates { symptom, ids }) => {
-                let d = DIFFERENTIALS.iter().find(|d| &d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
+                let d = DIFFERENTIALS.iter().find(|d| d.id == symptom).unwrap_or_else(|| panic!("{name}: {symptom}"));
                 let cmds = commands(root);
                 for id in ids {
-                    let c = d.causes.iter().find(|c| &c.id == id).unwrap_or_else(|| panic!("{name}: {id}"));
+                    let c = d.causes.iter().find(|c| c.id == id).unwrap_or_else(|| panic!("{name}: {id}"));
                     assert!(cmds.contains(&c.confirm.to_string()), "{name}: {id}'s command is offered: {cmds:?}");
                 }
             }
