@@ -7,6 +7,9 @@
 //! A check names the cause in its finding when the facts decide it; when they do not, it names
 //! the symptom and offers each remaining candidate with its confirming command (a fix step of its
 //! own, so the window gives it a Copy button), never a guess.
+//!
+//! Length: the tables are data (each cause with its sources and command), kept in one place so
+//! that ids stay unique across symptoms and `docs/diagnosis.md` is checked against all of them.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,12 +60,24 @@ pub enum CauseFinding {
         /// The remaining causes' ids, most likely first.
         ids: Vec<String>,
     },
+    /// None of the symptom's known causes fits what was collected (an error code outside the
+    /// documented ones, an Xid NVIDIA's catalogue does not list): said as such, with what to
+    /// collect next, never a guessed cause.
+    NotExplained {
+        /// The symptom's id.
+        symptom: String,
+    },
 }
 
 impl CauseFinding {
     /// The cause the facts decide.
     pub fn decided(d: &Differential, id: &str) -> CauseFinding {
         CauseFinding::Decided { symptom: d.id.to_string(), id: id.to_string() }
+    }
+
+    /// None of the known causes fits.
+    pub fn not_explained(d: &Differential) -> CauseFinding {
+        CauseFinding::NotExplained { symptom: d.id.to_string() }
     }
 
     /// The causes that remain, most likely first.
@@ -549,6 +564,44 @@ pub const DRIVER_HUNG: Differential = Differential {
     ],
 };
 
+/// The symptom "Windows shares no GPU into WSL" (WSL-01: WSL2 without `/dev/dxg`).
+pub const NO_GPU_IN_WSL: Differential = Differential {
+    id: "no-gpu-in-wsl",
+    checks: &["WSL-01"],
+    symptom: crate::tr_key!("Windows shares no GPU into WSL"),
+    causes: &[
+        CauseDef {
+            id: "wsl-custom-kernel",
+            name: crate::tr_key!("WSL runs a custom kernel, which may lack the dxgkrnl driver that makes /dev/dxg"),
+            sources: &["https://learn.microsoft.com/en-us/windows/wsl/tutorials/gpu-compute"],
+            confirm: "uname -r",
+        },
+        CauseDef {
+            id: "windows-build-without-gpu-in-wsl",
+            name: crate::tr_key!(
+                "this Windows build does not share GPUs into WSL (too old, or a build where it broke)"
+            ),
+            sources: &[
+                "https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                "https://github.com/microsoft/WSL/issues/6809",
+            ],
+            confirm: "cmd.exe /c ver",
+        },
+        CauseDef {
+            id: "wsl-outdated",
+            name: crate::tr_key!("WSL itself is outdated (the current WSL brings GPU support)"),
+            sources: &["https://learn.microsoft.com/en-us/windows/wsl/tutorials/gpu-compute"],
+            confirm: "wsl.exe --version",
+        },
+        CauseDef {
+            id: "windows-driver-without-wsl",
+            name: crate::tr_key!("the Windows NVIDIA driver is too old to share CUDA into WSL"),
+            sources: &["https://docs.nvidia.com/cuda/wsl-user-guide/index.html"],
+            confirm: "cmd.exe /c nvidia-smi",
+        },
+    ],
+};
+
 /// NVIDIA's Xid catalogue.
 const XID_CATALOGUE: &str = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html";
 
@@ -563,6 +616,7 @@ pub static DIFFERENTIALS: &[Differential] = &[
     DRIVER_HUNG,
     NO_GPU_IN_CONTAINER,
     CONTAINER_LOST_GPU,
+    NO_GPU_IN_WSL,
 ];
 
 impl Differential {

@@ -43,6 +43,19 @@ impl Headline {
     /// The diagnosis for a machine without GPU data: the checklist's root cause when it has one,
     /// else NVML's explanation.
     pub fn for_no_gpu(report: Option<&Report>, no: &NoGpu) -> Headline {
+        // A host that gives its GPUs to virtual machines has no NVIDIA driver on purpose: NVML's
+        // "not found, install the driver" would contradict the checklist.
+        let reserved =
+            report.and_then(|r| r.get("DRV-08")).is_some_and(|c| c.summary.key() == super::checks::RESERVED_FOR_VMS);
+        if reserved {
+            return Headline {
+                finding: crate::msg!(
+                    "The NVIDIA GPUs are reserved for virtual machines: no NVIDIA driver is meant to run on this host"
+                ),
+                steps: Vec::new(),
+                check_id: Some("HW-02".into()),
+            };
+        }
         report.and_then(Self::of_report).unwrap_or_else(|| Self::of_nvml(no))
     }
 

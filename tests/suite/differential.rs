@@ -195,6 +195,13 @@ fn each_cause_of_cuda_not_starting_follows_from_the_fact_that_decides_it() {
     );
     assert_eq!(cuda_cause(&r).0, decided(S, "gpus-hidden"));
 
+    // A code outside the documented ones: not explained, what to collect next, no guess.
+    let r = report_with(LAPTOP, set_code(719), &[("sys/power/suspend_stats/success", None)]);
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, Some(CauseFinding::NotExplained { symptom: S.into() }));
+    assert!(c.finding.en().ends_with("not explained by the known causes"), "{}", c.finding.en());
+    assert_eq!(commands(&c), ["sudo nvidia-bug-report.sh"]);
+
     // 304 in a container: the runtime first.
     let r = report_with(LAPTOP, set_code(304), &[(".dockerenv", Some(""))]);
     let Some(CauseFinding::Candidates { ids, .. }) = cuda_cause(&r).0 else { panic!() };
@@ -343,7 +350,7 @@ fn an_xid_is_read_with_nvidia_catalogues_action_and_the_part_it_implicates() {
     // A number the catalogue does not list: no cause guessed, said as not explained.
     let r = xid(9999, "something new");
     let c = r.get("RT-XID").unwrap_or_else(|| panic!("RT-XID"));
-    assert_eq!(c.cause, None);
+    assert_eq!(c.cause, Some(CauseFinding::NotExplained { symptom: S.into() }));
     assert!(c.evidence.iter().any(|e| e.en().contains("not explained")), "{:?}", c.evidence);
     // The thread fixtures: the CMP 40HX that fell off the bus and the laptop whose GSP did not start.
     for (name, part) in [
@@ -644,6 +651,10 @@ fn every_failing_root_cause_names_a_cause_or_its_candidates_with_their_commands(
                     assert!(cmds.contains(&c.confirm.to_string()), "{name}: {id}'s command is offered: {cmds:?}");
                 }
             }
+            Some(CauseFinding::NotExplained { symptom }) => {
+                assert!(DIFFERENTIALS.iter().any(|d| d.id == symptom), "{name}: {symptom}");
+                assert!(root.finding.en().contains("not explained"), "{name}: {}", root.finding.en());
+            }
             None => assert!(
                 CAUSE_IS_THE_FINDING.contains(&root.id.as_str())
                     || NAMED
@@ -706,7 +717,7 @@ fn the_threads_machines_get_the_cause_their_threads_concluded() {
         let first = match &c.cause {
             Some(CauseFinding::Decided { id, .. }) => Some(id.clone()),
             Some(CauseFinding::Candidates { ids, .. }) => ids.first().cloned(),
-            None => None,
+            Some(CauseFinding::NotExplained { .. }) | None => None,
         };
         assert!(
             first.as_deref() == Some(*want) || c.finding.en().contains(want),
@@ -714,4 +725,79 @@ fn the_threads_machines_get_the_cause_their_threads_concluded() {
             c.finding.en()
         );
     }
+}
+
+#[test]
+fn a_host_that_gives_its_gpus_to_virtual_machines_is_not_told_to_install_a_driver() {
+    // healthy-workstation turned into a passthrough host: the GPU bound to vfio-pci, no nvidia
+    // module, no NVML, no device files, no probe.
+    let r = report_with(
+        "healthy-workstation",
+        |cap| {
+            let m = &mut cap["meta"];
+            m["links"] = json!({"/sys/bus/pci/devices/0000:01:00.0/driver": "../../../bus/pci/drivers/vfio-pci"});
+            m["device_nodes"] = json!([]);
+            m["libraries"] = json!([]);
+            m["cuda"] = Value::Null;
+            m["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
+                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
+                "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
+                "samples": [], "facts": []});
+        },
+        &[
+            ("proc/modules", Some("vfio_pci 16384 1 - Live 0x0\nkvm_intel 380928 0 - Live 0x0\n")),
+            ("proc/driver/nvidia/version", None),
+        ],
+    );
+    let failed: Vec<String> = r
+        .checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .map(|c| format!("{}: {}", c.id, c.summary.en()))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    let hw02 = r.get("HW-02").unwrap_or_else(|| panic!("HW-02"));
+    assert_eq!(hw02.verdict, Verdict::Info);
+    assert_eq!(hw02.finding.en(), "GPU 0000:01:00.0 is reserved for virtual machines (vfio-pci)");
+    let drv01 = r.get("DRV-01").unwrap_or_else(|| panic!("DRV-01"));
+    assert_eq!(drv01.verdict, Verdict::Skipped);
+    assert!(
+        drv01.summary.en().starts_with("the GPUs are reserved for virtual machines (0000:01:00.0: vfio-pci)"),
+        "{}",
+        drv01.summary.en()
+    );
+    // The Monitor's banner agrees with the checklist.
+    let no = gpu_doctor::telemetry::source::NoGpu {
+        summary: gpu_doctor::msg!(
+            "The NVIDIA driver's management library (NVML) was not found, so no NVIDIA driver seems to be installed."
+        ),
+        next_step: gpu_doctor::msg!("Install the NVIDIA driver for your GPU."),
+        attempts: Vec::new(),
+        failure: None,
+    };
+    let h = gpu_doctor::diagnose::headline::Headline::for_no_gpu(Some(&r), &no);
+    assert!(h.finding.en().starts_with("The NVIDIA GPUs are reserved for virtual machines"), "{}", h.finding.en());
+    assert!(h.steps.is_empty());
+}
+
+#[test]
+fn wsl_without_dev_dxg_offers_what_only_windows_can_tell_ruling_out_what_wsl_shows() {
+    let r = report_with("wild/wsl-no-dxg-insider-build-21354", |_| {}, &[]);
+    let c = r.get("WSL-01").unwrap_or_else(|| panic!("WSL-01"));
+    let Some(CauseFinding::Candidates { symptom, ids }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(symptom, "no-gpu-in-wsl");
+    // Microsoft's kernel and the driver's libraries in /usr/lib/wsl/lib: the Windows build first,
+    // neither a custom kernel nor an old Windows driver.
+    assert_eq!(ids, ["windows-build-without-gpu-in-wsl", "wsl-outdated"]);
+    assert!(commands(c).contains(&"cmd.exe /c ver".to_string()), "{:?}", c.fixes);
+    let r = report_with(
+        "wild/wsl-no-dxg-insider-build-21354",
+        |cap| cap["meta"]["libraries"] = json!([]),
+        &[("proc/sys/kernel/osrelease", Some("6.6.36-custom-WSL2\n"))],
+    );
+    let Some(CauseFinding::Candidates { ids, .. }) = r.get("WSL-01").and_then(|c| c.cause.clone()) else { panic!() };
+    assert_eq!(
+        ids,
+        ["wsl-custom-kernel", "windows-build-without-gpu-in-wsl", "wsl-outdated", "windows-driver-without-wsl"]
+    );
 }

@@ -291,10 +291,11 @@ fn burn_on_a_healthy_gpu_with_nvml_sensors() {
     assert_ne!(b["verdict"], "fail", "{b}");
     let ticks = r.json["burn"].as_array().cloned().unwrap_or_default();
     assert!(ticks.iter().all(|t| t["errors"] == 0 && t["temperature_c"].as_u64().is_some()), "{ticks:?}");
-    // Sensors were read through the burn: more than one tick, the last one past the first
-    // second. (Not "at 2.0 s or later": the ticks' clock starts when the child's burn starts, and
-    // on a loaded machine the last one can fall just short of the 2 s the parent allows.)
-    assert!(ticks.len() >= 2 && ticks.last().is_some_and(|t| t["t_s"].as_f64().unwrap_or(0.0) >= 1.0), "{ticks:?}");
+    // Sensors were read during the burn, and it ran past its first second. (Not "two ticks or
+    // more", nor "at 2.0 s or later": a tick is written after each round of work, and on a
+    // machine loaded by the other tests one round can take the whole 2 s: seen in CI, one tick
+    // at 2.1 s.)
+    assert!(!ticks.is_empty() && ticks.last().is_some_and(|t| t["t_s"].as_f64().unwrap_or(0.0) >= 1.0), "{ticks:?}");
 }
 
 #[test]

@@ -20,6 +20,8 @@ enum Why {
     Decided(&'static str, Message),
     /// The causes that remain, most likely first.
     Candidates(Vec<&'static str>),
+    /// A code outside the documented ones: no known cause fits.
+    NotExplained,
 }
 
 /// CUDA-INIT's verdict for a `cuInit` that returned `code` (0 with no device counts as a
@@ -36,6 +38,11 @@ pub(super) fn cuda_does_not_start(c: Check, code: Option<i32>, cx: &Ctx) -> Chec
             .cause(CauseFinding::decided(&D, id))
             .evidence(fact)
             .steps(fix(id)),
+        Why::NotExplained => c
+            .found(msg!("CUDA does not start ({name}): not explained by the known causes", name = name))
+            .cause(CauseFinding::not_explained(&D))
+            .explain(msg!("cuInit returned a code that none of the causes gpu-doctor knows produces. What stands out is in the evidence; the driver's own report holds what is needed next (attach it when asking NVIDIA's forum or support):"))
+            .cmd("sudo nvidia-bug-report.sh"),
         Why::Candidates(ids) => {
             let finding = match code {
                 Some(_) => msg!("CUDA does not start ({name})", name = name),
@@ -137,7 +144,7 @@ fn why(code: Option<i32>, cx: &Ctx) -> Why {
             Why::Candidates(vec!["container-blocks-device", "uvm-not-loaded", "gpus-hidden"])
         }
         Some(100) | None => Why::Candidates(vec!["uvm-not-loaded", "gpus-hidden", "driver-could-not-start-gpu"]),
-        _ => Why::Candidates(vec!["module-library-mismatch", "uvm-not-loaded", "gpu-not-answering"]),
+        _ => Why::NotExplained,
     }
 }
 

@@ -66,9 +66,10 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(msg!("{address}: driver {driver}", address = g.address, driver = shown));
         let v = match d {
             "nvidia" => Verdict::Pass,
+            // A GPU handed to virtual machines on purpose: information, not a fault.
             "vfio-pci" | "pci-stub" => {
                 fixes.push(FixStep::Text(msg!("GPU {address} is reserved for VM passthrough ({d}); if that is not intended, remove the vfio/driver_override configuration and reboot.", address = g.address, d = d)));
-                Verdict::Warn
+                Verdict::Info
             }
             "nouveau" => {
                 fixes.extend(fixes::blacklist_nouveau(cx.distro));
@@ -102,6 +103,9 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
     let finding = match pci.iter().find(|g| g.driver.as_deref() != Some("nvidia")) {
         None => msg!("Every GPU is bound to the NVIDIA driver"),
         Some(g) => match g.driver.as_deref() {
+            Some(d @ ("vfio-pci" | "pci-stub")) => {
+                msg!("GPU {address} is reserved for virtual machines ({d})", address = g.address, d = d)
+            }
             Some(d) => msg!("GPU {address} is bound to {d}, not to the NVIDIA driver", address = g.address, d = d),
             None => msg!("GPU {address} has no kernel driver bound", address = g.address),
         },
@@ -126,8 +130,13 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
         .nvml
         .map(|n| n.inventory.gpus.iter().filter_map(|g| g.pci_bus_id.value().map(|b| norm_bus(b))).collect())
         .unwrap_or_default();
-    let missing: Vec<&str> =
-        pci.iter().filter(|g| !nvml_ids.contains(&norm_bus(&g.address))).map(|g| g.address.as_str()).collect();
+    // GPUs reserved for virtual machines (vfio-pci, pci-stub) are not the driver's to manage.
+    let missing: Vec<&str> = pci
+        .iter()
+        .filter(|g| !nvml_ids.contains(&norm_bus(&g.address)))
+        .filter(|g| !g.driver.as_deref().is_some_and(|d| matches!(d, "vfio-pci" | "pci-stub")))
+        .map(|g| g.address.as_str())
+        .collect();
     let c = c
         .evidence(format!("PCI: {}", pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")))
         .evidence(format!("NVML: {}", nvml_ids.join(", ")));

@@ -559,6 +559,10 @@ pub fn find(id: &str) -> Option<&'static CheckDef> {
 pub fn all(v: &dyn SystemView) -> Vec<Check> {
     let cx = Ctx::new(v);
     let platform = v.meta().platform;
+    // A host that reserves every NVIDIA GPU for virtual machines (bound to vfio-pci or pci-stub)
+    // runs no NVIDIA driver on purpose: the driver's, CUDA's, the device files' and the runtime's
+    // checks do not apply to it, and none of them fails.
+    let reserved = reserved_for_vms(&cx);
     CHECKS
         .iter()
         .filter(|d| d.platforms.includes(platform))
@@ -567,9 +571,39 @@ pub fn all(v: &dyn SystemView) -> Vec<Check> {
                 .blank()
                 .verdict(Verdict::Skipped, crate::msg!("not in this report: {what}", what = what))
                 .found(crate::msg!("Not in this report: {what}", what = what)),
+            None if reserved.is_some()
+                && matches!(d.layer, Layer::Driver | Layer::Cuda | Layer::Permissions | Layer::Runtime) =>
+            {
+                d.blank().verdict(
+                    Verdict::Skipped,
+                    crate::i18n::Message::new(RESERVED_FOR_VMS).arg("gpus", reserved.clone().unwrap_or_default()),
+                )
+            }
             None => (d.run)(d.blank(), &cx),
         })
         .collect()
+}
+
+/// The summary of a check that does not apply because every GPU is reserved for virtual machines.
+pub(crate) const RESERVED_FOR_VMS: &str = crate::tr_key!(
+    "the GPUs are reserved for virtual machines ({gpus}): no NVIDIA driver is meant to run on this host"
+);
+
+/// The NVIDIA GPUs and the driver that holds each ("0000:01:00.0: vfio-pci"), when every one is
+/// bound to a driver that reserves it for virtual machines (vfio-pci, pci-stub).
+fn reserved_for_vms(cx: &Ctx) -> Option<String> {
+    let pci = cx.pci.as_ref().filter(|p| !p.is_empty())?;
+    pci.iter().all(|g| g.driver.as_deref().is_some_and(is_vm_driver)).then(|| {
+        pci.iter()
+            .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+/// Whether a PCI driver reserves a device for virtual machines.
+fn is_vm_driver(d: &str) -> bool {
+    matches!(d, "vfio-pci" | "pci-stub")
 }
 
 /// The facts each check needs that a source may not have collected at all (see

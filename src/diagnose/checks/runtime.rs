@@ -255,10 +255,14 @@ pub(super) fn rt_xid(c: Check, cx: &Ctx) -> Check {
                 part = Message::new(part)
             ))
         }
-        None => c.evidence(crate::msg!(
-            "Xid {list}: not in NVIDIA's catalogue of current Xids (not explained here); the driver's release notes or NVIDIA's support may know it",
-            list = list
-        )),
+        None => c
+            .cause(crate::diagnose::differential::CauseFinding::not_explained(
+                &crate::diagnose::differential::GPU_ERRORS_LOGGED,
+            ))
+            .evidence(crate::msg!(
+                "Xid {list}: not in NVIDIA's catalogue of current Xids (not explained here); the driver's release notes or NVIDIA's support may know it",
+                list = list
+            )),
     };
     c.verdict(worst, crate::msg!("Xid {list} logged", list = list)).found(finding)
 }

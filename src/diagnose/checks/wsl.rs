@@ -4,6 +4,7 @@
 //! Source: NVIDIA's CUDA on WSL User Guide (<https://docs.nvidia.com/cuda/wsl-user-guide>).
 
 use super::Ctx;
+use crate::diagnose::differential::{CauseFinding, NO_GPU_IN_WSL, candidate_steps};
 use crate::diagnose::ldcache::WSL_LIB_DIR;
 use crate::diagnose::system::LibraryFound;
 use crate::diagnose::{Check, Verdict};
@@ -21,10 +22,28 @@ pub(super) fn wsl_gpu_paravirtualisation(c: Check, cx: &Ctx) -> Check {
             c.verdict(Verdict::Pass, msg!("WSL2 with /dev/dxg (the GPU is paravirtualised from Windows)"))
                 .found(msg!("WSL2 shares the GPU from Windows"))
         }
-        Some(_) => c
-            .verdict(Verdict::Fail, msg!("WSL2 without /dev/dxg: no GPU is shared into WSL"))
-            .found(msg!("Windows shares no GPU into WSL"))
-            .text(msg!("Update Windows and WSL (wsl --update in PowerShell) and install the current NVIDIA Windows driver; then run wsl --shutdown in PowerShell and start WSL again.")),
+        Some(_) => {
+            // What is known inside WSL: its kernel (Microsoft's is "…-microsoft-standard-WSL2"),
+            // and whether the Windows driver's libraries reached /usr/lib/wsl/lib (a driver new
+            // enough for WSL puts them there). The Windows build is seen only from Windows.
+            let release = cx.v.read("/proc/sys/kernel/osrelease").unwrap_or_default();
+            let custom = !release.trim().is_empty() && !release.contains("microsoft-standard");
+            let driver_shares = cx.v.meta().libraries.iter().any(|l| l.path.starts_with(WSL_LIB_DIR));
+            let mut ids = Vec::new();
+            if custom {
+                ids.push("wsl-custom-kernel");
+            }
+            ids.extend(["windows-build-without-gpu-in-wsl", "wsl-outdated"]);
+            if !driver_shares {
+                ids.push("windows-driver-without-wsl");
+            }
+            c.verdict(Verdict::Fail, msg!("WSL2 without /dev/dxg: no GPU is shared into WSL"))
+                .found(msg!("Windows shares no GPU into WSL"))
+                .cause(CauseFinding::candidates(&NO_GPU_IN_WSL, &ids))
+                .text(msg!("Update Windows and WSL (wsl --update in PowerShell) and install the current NVIDIA Windows driver; then run wsl --shutdown in PowerShell and start WSL again."))
+                .text(msg!("Which of these it is (the commands run from WSL; the .exe ones start Windows' own tools):"))
+                .steps(candidate_steps(&NO_GPU_IN_WSL, &ids))
+        }
     }
 }
 
