@@ -201,6 +201,9 @@ fn reason(err: &NvmlError) -> (Message, bool) {
         }
         NvmlError::NoPermission => (msg!("needs administrator rights"), true),
         NvmlError::NotFound => (msg!("no data yet"), false),
+        // NVML's own words for NVML_ERROR_UNKNOWN (nvmlErrorString), as nvidia-smi prints them
+        // and as the checks recognise a GPU that stopped answering.
+        NvmlError::Unknown => (Message::data("Unknown Error"), false),
         other => (Message::data(other.to_string()), false),
     }
 }

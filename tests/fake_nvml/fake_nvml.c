@@ -8,6 +8,9 @@
  *   gpus = 2              number of GPUs (0-16)
  *   init = 0              nvmlInit_v2's return code (9 DRIVER_NOT_LOADED, 18 LIB_RM_VERSION_MISMATCH)
  *   unsupported = all     every optional query returns NOT_SUPPORTED (3), as on GeForce or WSL
+ *   silent_gpu = 0        this GPU answers every live query (utilization, memory, temperature,
+ *                         power, clocks) with UNKNOWN (999), its inventory still readable: a GPU
+ *                         or its GSP firmware that stopped answering
  *   lost_gpu = 1          this GPU returns GPU_IS_LOST (15) ...
  *   lost_after = 3        ... once it has answered this many utilization queries
  *   hang = nvmlDeviceGetTemperature   this function blocks ...
@@ -43,7 +46,7 @@ typedef struct fake_device *nvmlDevice_t;
 
 enum {
     OK = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NO_PERMISSION = 4,
-    INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15,
+    INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15, UNKNOWN = 999,
 };
 
 #define MAX_GPUS 16
@@ -53,7 +56,7 @@ struct fake_device { unsigned index; unsigned long util_calls; };
 static struct {
     int loaded, initialised;
     unsigned gpus;
-    int init_code, unsupported, lost_gpu, processes_code;
+    int init_code, unsupported, lost_gpu, processes_code, silent_gpu;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
     int util, child_processes, fans, mig, mig_devices, model_now, model_pending;
@@ -74,6 +77,7 @@ static void trim(char *s) {
 static void read_scenario(void) {
     sc.gpus = 2;
     sc.lost_gpu = -1;
+    sc.silent_gpu = -1;
     strcpy(sc.driver, "550.54.15");
     sc.pcie_gen = 4;
     sc.pcie_width = 16;
@@ -101,6 +105,7 @@ static void read_scenario(void) {
         if (!strcmp(k, "gpus")) sc.gpus = (unsigned)strtoul(v, NULL, 10) > MAX_GPUS ? MAX_GPUS : (unsigned)strtoul(v, NULL, 10);
         else if (!strcmp(k, "init")) sc.init_code = atoi(v);
         else if (!strcmp(k, "unsupported")) sc.unsupported = !strcmp(v, "all");
+        else if (!strcmp(k, "silent_gpu")) sc.silent_gpu = atoi(v);
         else if (!strcmp(k, "lost_gpu")) sc.lost_gpu = atoi(v);
         else if (!strcmp(k, "lost_after")) sc.lost_after = strtoul(v, NULL, 10);
         else if (!strcmp(k, "hang")) snprintf(sc.hang, sizeof sc.hang, "%s", v);
@@ -138,6 +143,13 @@ static nvmlReturn_t check(nvmlDevice_t d, const char *fn) {
     if (!d || d < devices || d >= devices + sc.gpus) return INVALID_ARGUMENT;
     maybe_hang(fn);
     if ((int)d->index == sc.lost_gpu && d->util_calls >= sc.lost_after) return GPU_IS_LOST;
+    if ((int)d->index == sc.silent_gpu) {
+        static const char *live[] = {"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetMemoryInfo",
+                                     "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetTemperature",
+                                     "nvmlDeviceGetPowerUsage", "nvmlDeviceGetClockInfo"};
+        for (unsigned i = 0; i < sizeof live / sizeof *live; i++)
+            if (!strcmp(fn, live[i])) return UNKNOWN;
+    }
     return OK;
 }
 

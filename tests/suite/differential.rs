@@ -702,6 +702,7 @@ const THREADS_RIGHT: &[(&str, Option<&str>, &str)] = &[
     ("win-dch-nvml-in-system32-pynvml", None, ""),
     ("win-standard-driver-nvml-load-fails-trex", Some("DRV-08"), "nvml-dependency-missing"),
     ("wsl-libcuda-copies-not-symlinks-archwsl", None, ""),
+    ("wsl-no-dxg-insider-build-21354", Some("WSL-01"), "windows-build-without-gpu-in-wsl"),
 ];
 
 #[test]

@@ -522,3 +522,19 @@ fn a_libcuda_that_blocks_or_crashes_is_probed_in_a_child_process() {
         assert!(init.to_string().contains(expect), "{kind}: {init}");
     }
 }
+
+#[test]
+fn a_gpu_that_answers_no_query_is_named_by_the_live_checklist() {
+    // The inventory came through, then every live query answers UNKNOWN (999): NVML's words reach
+    // the readings, and the checklist names a GPU that stopped answering, with the GSP workaround.
+    let dir = tempfile::tempdir().unwrap();
+    let silent = dir.path().join("silent.scenario");
+    std::fs::write(&silent, "gpus = 2\nsilent_gpu = 1\n").unwrap();
+    let out = cli_with("healthy").env("FAKE_NVML_SCENARIO", &silent).args(["check", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lost =
+        v["checks"].as_array().and_then(|a| a.iter().find(|c| c["id"] == "RT-LOST")).cloned().unwrap_or_default();
+    assert_eq!(lost["verdict"], "fail", "{lost}");
+    assert!(lost["finding"].as_str().unwrap_or_default().starts_with("GPU 1: stopped answering the driver"), "{lost}");
+    assert!(lost.to_string().contains("NVreg_EnableGpuFirmware=0"), "{lost}");
+}

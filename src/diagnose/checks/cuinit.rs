@@ -155,7 +155,14 @@ pub(super) fn silent_gpus(cx: &Ctx) -> Option<String> {
         .nvml_samples()
         .iter()
         .filter(|s| {
-            let unknown = |m: Option<&Message>| m.is_some_and(|m| m.en().eq_ignore_ascii_case("Unknown Error"));
+            // NVML's words for NVML_ERROR_UNKNOWN, and the Rust binding's (in captures made
+            // before gpu-doctor used NVML's).
+            let unknown = |m: Option<&Message>| {
+                m.is_some_and(|m| {
+                    let t = m.en();
+                    t.eq_ignore_ascii_case("Unknown Error") || t == "an internal driver error occurred"
+                })
+            };
             [
                 s.util_gpu_pct.na_reason(),
                 s.vram_used_bytes.na_reason(),
