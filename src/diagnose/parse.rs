@@ -162,6 +162,13 @@ pub fn build_value(text: &str, key: &str) -> Option<String> {
     None
 }
 
+/// Whether a kernel-log line says the driver failed to start a GPU (`RmInitAdapter failed!`,
+/// `rm_init_adapter failed, device minor number 0`).
+pub fn is_rm_init_failure(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    l.contains("rminitadapter failed") || l.contains("rm_init_adapter failed")
+}
+
 /// One decoded Xid line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Xid {

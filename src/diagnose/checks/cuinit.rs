@@ -181,13 +181,7 @@ pub(super) fn silent_gpus(cx: &Ctx) -> Option<String> {
 /// A kernel-log line in which the driver failed to start a GPU.
 fn rm_init_failed(cx: &Ctx) -> Option<String> {
     let KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
-    lines
-        .iter()
-        .find(|l| {
-            let l = l.to_ascii_lowercase();
-            l.contains("rminitadapter failed") || l.contains("rm_init_adapter failed")
-        })
-        .cloned()
+    lines.iter().find(|l| parse::is_rm_init_failure(l)).cloned()
 }
 
 /// The loaded libcuda, when it is a forward-compatibility one (`cuda-compat`: a `compat` folder).

@@ -71,25 +71,25 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
                 .evidence(msg!("kernel log: {lines}", lines = Message::data(open_module_refusals(cx).join(" "))))
                 .text(msg!("Install the proprietary kernel-module flavour of the driver (Ubuntu and Pop!_OS: the nvidia-driver-<branch> package without -open; Maxwell to Volta GPUs: the R580 legacy branch for future updates), then reboot."))
                 .cmd("sudo reboot"),
-            _ if legacy_refusal(cx).is_some() => {
-                let line = legacy_refusal(cx).unwrap_or_default();
-                c.verdict(Verdict::Fail, msg!("the installed driver release no longer supports this GPU, so the module unloads"))
-                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("gpu-needs-legacy-branch"))))
-                    .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "gpu-needs-legacy-branch"))
-                    .evidence(msg!("kernel log: {line}", line = Message::data(line.as_str())))
-                    .steps(super::gpuinit::legacy_fix(cx, None))
-            }
-            _ if blacklisted(cx, "nvidia").is_some() => {
-                let (place, line) = blacklisted(cx, "nvidia").unwrap_or_default();
-                c.verdict(Verdict::Fail, msg!("the nvidia module is blacklisted: {line}", line = Message::data(line.as_str())))
-                    .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("module-blacklisted"))))
-                    .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-blacklisted"))
-                    .evidence(msg!("{place}: {line}", place = Message::data(place.as_str()), line = Message::data(line.as_str())))
-                    .text(msg!("Remove that line (or the kernel parameter from the boot loader's configuration: /etc/default/grub, then update-grub or grub2-mkconfig), rebuild the initramfs, and reboot:"))
-                    .steps([fixes::rebuild_initramfs(cx.distro)])
-                    .cmd("sudo reboot")
-            }
             _ => {
+                // The driver's own word on the GPU (a release that dropped it), then a blacklist;
+                // each read once.
+                if let Some(line) = legacy_refusal(cx) {
+                    return c.verdict(Verdict::Fail, msg!("the installed driver release no longer supports this GPU, so the module unloads"))
+                        .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("gpu-needs-legacy-branch"))))
+                        .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "gpu-needs-legacy-branch"))
+                        .evidence(msg!("kernel log: {line}", line = Message::data(line.as_str())))
+                        .steps(super::gpuinit::legacy_fix(cx, None));
+                }
+                if let Some((place, line)) = blacklisted(cx, "nvidia") {
+                    return c.verdict(Verdict::Fail, msg!("the nvidia module is blacklisted: {line}", line = Message::data(line.as_str())))
+                        .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("module-blacklisted"))))
+                        .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "module-blacklisted"))
+                        .evidence(msg!("{place}: {line}", place = Message::data(place.as_str()), line = Message::data(line.as_str())))
+                        .text(msg!("Remove that line (or the kernel parameter from the boot loader's configuration: /etc/default/grub, then update-grub or grub2-mkconfig), rebuild the initramfs, and reboot:"))
+                        .steps([fixes::rebuild_initramfs(cx.distro)])
+                        .cmd("sudo reboot");
+                }
                 // The module exists for this kernel and nothing collected says why it is not
                 // loaded: the causes that remain, each with the command that tells.
                 let mut left = Vec::new();

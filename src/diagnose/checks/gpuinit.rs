@@ -60,7 +60,7 @@ pub(super) fn explain(c: Check, cx: &Ctx, missing: &[&str]) -> Check {
             .evidence(fact)
             .steps(fix(id, cx)),
         None => {
-            let failed = find(&["rminitadapter failed", "rm_init_adapter failed"]).is_some();
+            let failed = lines.iter().any(|l| parse::is_rm_init_failure(l));
             let ids: Vec<&str> = if failed {
                 let mut v = vec!["driver-release-cannot-start-gpu", "gpu-firmware-boot-failed"];
                 if open {
