@@ -283,5 +283,15 @@ pub fn windows_facts(quick: bool) -> WindowsFacts {
             .as_ref()
             .and_then(|k| k.string("ActiveOverlayAcPowerScheme"))
             .map(|g| g.to_ascii_lowercase()),
+        system: Key::open(HKEY_LOCAL_MACHINE, "HARDWARE\\DESCRIPTION\\System\\BIOS").and_then(|k| {
+            let name = [k.string("SystemManufacturer"), k.string("SystemProductName")]
+                .into_iter()
+                .flatten()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            (!name.is_empty()).then_some(name)
+        }),
     }
 }

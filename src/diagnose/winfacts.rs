@@ -86,7 +86,30 @@ pub struct WindowsFacts {
     /// Windows 11's power mode on mains power (an overlay on the plan's settings), GUID lowercase.
     #[serde(default)]
     pub power_mode_ac: Option<String>,
+    /// The machine's maker and model as its firmware (SMBIOS) names them, e.g. "LENOVO 21D6" or
+    /// "QEMU Standard PC (Q35 + ICH9, 2009)" (v3; `None` when not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
 }
+
+/// What hypervisors write into the SMBIOS maker and model of their guests (the DMI table of
+/// systemd's `detect-virt`, src/basic/virt.c, and Hyper-V's "Microsoft Corporation Virtual
+/// Machine").
+const HYPERVISOR_NAMES: &[&str] = &[
+    "QEMU",
+    "KVM",
+    "VMware",
+    "VirtualBox",
+    "innotek",
+    "Xen",
+    "Bochs",
+    "Parallels",
+    "BHYVE",
+    "Virtual Machine",
+    "OpenStack",
+    "KubeVirt",
+    "Standard PC (",
+];
 
 /// The power plans and power modes Windows ships, by GUID: (name, whether it holds the processor
 /// and PCIe link low to save energy). Microsoft Learn, "Power policy settings" / "Customize the
@@ -154,6 +177,20 @@ impl WindowsFacts {
         }
     }
 
+    /// This Windows runs in a virtual machine (by its firmware's maker and model).
+    pub fn virtual_machine(&self) -> bool {
+        self.system.as_deref().is_some_and(|s| HYPERVISOR_NAMES.iter().any(|h| s.contains(h)))
+    }
+
+    /// A laptop with an integrated GPU beside a mobile NVIDIA GPU (NVIDIA names those "… Laptop
+    /// GPU", "… with Max-Q", or MX): the kind whose maker's tool can switch the NVIDIA GPU off.
+    pub fn hybrid_laptop(&self) -> bool {
+        self.hybrid()
+            && self
+                .nvidia()
+                .any(|a| a.name.contains("Laptop GPU") || a.name.contains("Max-Q") || a.name.contains("GeForce MX"))
+    }
+
     /// The NVIDIA adapters.
     pub fn nvidia(&self) -> impl Iterator<Item = &DisplayAdapter> {
         self.adapters.iter().filter(|a| a.is_nvidia())
@@ -189,6 +226,14 @@ pub fn problem_text(code: u32) -> (crate::i18n::Message, crate::i18n::Message) {
         12 => (
             msg!("This device cannot find enough free resources (Code 12)"),
             msg!("the PCI resources (BAR space) do not fit"),
+        ),
+        45 => (
+            msg!("Currently, this hardware device is not connected to the computer (Code 45)"),
+            msg!("the GPU is not connected now (an external GPU unplugged, or switched off)"),
+        ),
+        52 => (
+            msg!("Windows cannot verify the digital signature for the drivers required for this device (Code 52)"),
+            msg!("the driver's signature was refused"),
         ),
         _ => (msg!("The device has a problem"), msg!("Device Manager reports a problem code")),
     }
@@ -230,7 +275,19 @@ mod tests {
             ..DisplayAdapter::default()
         };
         assert!(!WindowsFacts { adapters: vec![nv.clone(), basic], ..WindowsFacts::default() }.hybrid());
-        assert!(WindowsFacts { adapters: vec![intel, nv], ..WindowsFacts::default() }.hybrid());
+        assert!(WindowsFacts { adapters: vec![intel.clone(), nv.clone()], ..WindowsFacts::default() }.hybrid());
+        assert!(WindowsFacts { adapters: vec![intel, nv], ..WindowsFacts::default() }.hybrid_laptop());
+        for (system, vm) in [
+            (Some("QEMU Standard PC (Q35 + ICH9, 2009)"), true),
+            (Some("Microsoft Corporation Virtual Machine"), true),
+            (Some("VMware, Inc. VMware7,1"), true),
+            (Some("LENOVO 21D6"), false),
+            (Some("ASUSTeK COMPUTER INC. ROG Zephyrus G16 GU605CP"), false),
+            (None, false),
+        ] {
+            let f = WindowsFacts { system: system.map(str::to_string), ..WindowsFacts::default() };
+            assert_eq!(f.virtual_machine(), vm, "{system:?}");
+        }
         assert_eq!(gpu_preference("SwapEffectUpgradeEnable=1;GpuPreference=2;"), Some(2));
         assert_eq!(gpu_preference("GpuPreference=1;"), Some(1));
         assert_eq!(gpu_preference("AutoHDREnable=1;"), None);

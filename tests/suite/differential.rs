@@ -623,12 +623,6 @@ fn every_failing_root_cause_names_a_cause_or_its_candidates_with_their_commands(
         ("WIN-ADAPTER", "The NVIDIA GPU is disabled in Device Manager"),
         ("WSL-01", "WSL1 cannot use the GPU"),
     ];
-    // Symptoms that still have no differential: named here so the list can only shrink.
-    const STILL_A_SYMPTOM: &[(&str, &str)] = &[
-        ("WIN-ADAPTER", "Windows stopped the NVIDIA GPU (Code 43)"),
-        ("WIN-ADAPTER", "The NVIDIA GPU does not work (Code "),
-        ("WSL-01", "Windows shares no GPU into WSL"),
-    ];
     let mut roots = 0;
     for (name, r) in every_fixture() {
         let Some(root) = r.root() else { continue };
@@ -657,10 +651,7 @@ fn every_failing_root_cause_names_a_cause_or_its_candidates_with_their_commands(
             }
             None => assert!(
                 CAUSE_IS_THE_FINDING.contains(&root.id.as_str())
-                    || NAMED
-                        .iter()
-                        .chain(STILL_A_SYMPTOM)
-                        .any(|(id, f)| *id == root.id && root.finding.en().starts_with(f)),
+                    || NAMED.iter().any(|(id, f)| *id == root.id && root.finding.en().starts_with(f)),
                 "{name}: {} fails with a bare symptom: {}",
                 root.id,
                 root.finding.en()
@@ -700,7 +691,9 @@ const THREADS_RIGHT: &[(&str, Option<&str>, &str)] = &[
     ("vllm-v100-driver-cuda-11-4-no-upgrade-rights", Some("CUDA-04"), "PyTorch needs a newer driver"),
     ("win-azure-grid-nvidia-smi-in-system32", None, ""),
     ("win-dch-nvml-in-system32-pynvml", None, ""),
+    ("win-p102-code43-card-bricked", Some("WIN-ADAPTER"), "gpu-hardware-fault"),
     ("win-standard-driver-nvml-load-fails-trex", Some("DRV-08"), "nvml-dependency-missing"),
+    ("win-vfio-guest-code43-host-efifb", Some("WIN-ADAPTER"), "gpu-passthrough-guest"),
     ("wsl-libcuda-copies-not-symlinks-archwsl", None, ""),
     ("wsl-no-dxg-insider-build-21354", Some("WSL-01"), "windows-build-without-gpu-in-wsl"),
 ];
@@ -801,4 +794,99 @@ fn wsl_without_dev_dxg_offers_what_only_windows_can_tell_ruling_out_what_wsl_sho
         ids,
         ["wsl-custom-kernel", "windows-build-without-gpu-in-wsl", "wsl-outdated", "windows-driver-without-wsl"]
     );
+}
+
+#[test]
+fn a_windows_gpu_that_device_manager_stopped_is_explained_by_its_code_and_the_machine_around_it() {
+    use gpu_doctor::diagnose::differential::WINDOWS_STOPPED_GPU;
+    // The causes the WIN-ADAPTER check names (decided, or first of the candidates) for a
+    // Windows capture edited to one fact at a time.
+    let win = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let r = report_with(name, |cap| edit(&mut cap["meta"]["windows"]), &[]);
+        let c = r.get("WIN-ADAPTER").cloned().unwrap_or_else(|| panic!("{name}: WIN-ADAPTER"));
+        assert_eq!(c.verdict, Verdict::Fail, "{name}");
+        assert_eq!(r.root_cause.as_deref(), Some("WIN-ADAPTER"), "{name}");
+        c
+    };
+    let first = |c: &diagnose::Check| match &c.cause {
+        Some(CauseFinding::Decided { id, .. }) => (true, id.clone()),
+        Some(CauseFinding::Candidates { ids, .. }) => (false, ids[0].clone()),
+        other => panic!("{other:?}: {}", c.finding.en()),
+    };
+    let nv = |m: &mut Value| -> usize {
+        m["adapters"]
+            .as_array()
+            .and_then(|a| a.iter().position(|a| a["instance_id"].as_str().is_some_and(|i| i.contains("VEN_10DE"))))
+            .unwrap_or_else(|| panic!("an NVIDIA adapter"))
+    };
+    let set = |code: i64| {
+        move |m: &mut Value| {
+            let i = nv(m);
+            m["adapters"][i]["problem"] = json!(code);
+        }
+    };
+    const DESKTOP: &str = "win-code43-rtx3060-mini-pc";
+    const LAPTOP: &str = "win-code43-laptop-dgpu-after-eco-mode";
+    // Codes with one documented cause decide it, and the finding names it.
+    for (code, id) in [(52, "driver-signature-refused"), (45, "gpu-not-connected"), (12, "firmware-pci-settings")] {
+        let c = win(DESKTOP, &set(code));
+        assert_eq!(first(&c), (true, id.to_string()), "Code {code}");
+        assert!(c.finding.en().contains(&format!("(Code {code}): ")), "{}", c.finding.en());
+        assert!(c.finding.en().contains(WINDOWS_STOPPED_GPU.name_of(id)), "{}", c.finding.en());
+        assert!(!c.fixes.is_empty(), "Code {code}: its fix");
+    }
+    // A desktop with nothing else known: the install first, the card after; Code 10 puts the
+    // firmware second.
+    let c = win(DESKTOP, &|_| {});
+    assert_eq!(first(&c), (false, "driver-install-damaged".to_string()));
+    let Some(CauseFinding::Candidates { ids, .. }) = &c.cause else { panic!() };
+    assert_eq!(ids[1], "gpu-hardware-fault");
+    let c = win(DESKTOP, &set(10));
+    let Some(CauseFinding::Candidates { ids, .. }) = &c.cause else { panic!() };
+    assert_eq!(ids[..2], ["driver-install-damaged".to_string(), "firmware-pci-settings".to_string()]);
+    // Driver resets logged before it: the card first.
+    let c = win(DESKTOP, &|m| {
+        m["tdr_events"] =
+            json!(["2026-11-29 21:14:03 Display driver nvlddmkm stopped responding and has successfully recovered."])
+    });
+    assert_eq!(first(&c).1, "gpu-hardware-fault");
+    // Another NVIDIA GPU works on the same driver: the install is sound, so it is not offered.
+    let c = win(DESKTOP, &|m| {
+        let i = nv(m);
+        let mut twin = m["adapters"][i].clone();
+        twin["problem"] = json!(0);
+        twin["instance_id"] = json!("PCI\\VEN_10DE&DEV_2504&SUBSYS_00000000&REV_A1\\4&2B1C3D4E&0&0010");
+        if let Some(a) = m["adapters"].as_array_mut() {
+            a.push(twin);
+        }
+    });
+    let Some(CauseFinding::Candidates { ids, .. }) = &c.cause else { panic!() };
+    assert_eq!(ids[0], "gpu-hardware-fault");
+    assert!(!ids.iter().any(|i| i == "driver-install-damaged"), "{ids:?}");
+    // A hybrid laptop: its GPU switch first, with the restart of that very device to copy.
+    let c = win(LAPTOP, &|_| {});
+    assert_eq!(first(&c).1, "hybrid-gpu-switched-off");
+    assert!(
+        commands(&c).iter().any(|k| k.starts_with("pnputil /restart-device \"PCI\\VEN_10DE")),
+        "{:?}",
+        commands(&c)
+    );
+    // The same laptop's model in a desktop's firmware name changes nothing; a virtual machine does.
+    let vm = |m: &mut Value| m["system"] = json!("QEMU Standard PC (Q35 + ICH9, 2009)");
+    let c = win(DESKTOP, &vm);
+    assert_eq!(first(&c).1, "gpu-passthrough-guest");
+    assert!(!commands(&c).iter().any(|k| k == "msinfo32"), "no firmware question inside a VM");
+    // A GeForce in a VM on a driver before R465 (27.21.14.6192 = 461.92): NVIDIA's own block.
+    let c = win(DESKTOP, &|m| {
+        vm(m);
+        let i = nv(m);
+        m["adapters"][i]["driver_version"] = json!("27.21.14.6192");
+    });
+    assert_eq!(first(&c).1, "geforce-vm-driver-too-old");
+    // Every candidate is asked with its command.
+    let Some(CauseFinding::Candidates { ids, .. }) = &c.cause else { panic!() };
+    for id in ids {
+        let def = WINDOWS_STOPPED_GPU.causes.iter().find(|d| d.id == id).unwrap_or_else(|| panic!("{id}"));
+        assert!(commands(&c).contains(&def.confirm.to_string()), "{id}");
+    }
 }

@@ -27,6 +27,7 @@ mod fixes;
 mod hardware;
 mod runtime;
 mod windows;
+mod winstopped;
 mod wsl;
 
 pub use windows::tdr_check;

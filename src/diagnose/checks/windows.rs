@@ -100,15 +100,7 @@ pub(super) fn win_adapter(c: Check, cx: &Ctx) -> Check {
                 .found(msg!("No driver is installed for the NVIDIA GPU"))
                 .explain(msg!("Windows sees the GPU but {why}.", why = why))
                 .text(msg!("Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot.")),
-            43 => c
-                .found(msg!("Windows stopped the NVIDIA GPU (Code 43)"))
-                .explain(msg!("Code 43 means {why}. After a driver update a clean reinstall fixes most cases; if it comes back, suspect power, seating or the card itself.", why = why))
-                .text(msg!("Download the current driver from nvidia.com/drivers, uninstall the old one completely (Display Driver Uninstaller in Safe Mode is the usual way), install the new one with 'Perform a clean installation', then reboot."))
-                .text(msg!("If Code 43 stays: power off, reseat the card and its power cables, try another slot, and check the card in another PC; on laptops update the firmware (BIOS).")),
-            _ => c
-                .found(msg!("The NVIDIA GPU does not work (Code {code})", code = code))
-                .explain(msg!("Device Manager: {problem}; usually {why}.", problem = said, why = why))
-                .text(msg!("Reinstall the NVIDIA driver from nvidia.com/drivers with 'Perform a clean installation', then reboot.")),
+            _ => super::winstopped::stopped_gpu(c, f, a, &nvidia, code),
         };
     }
     if let Some(a) =
