@@ -610,6 +610,7 @@ pub fn collect_meta(root: &Path, nvml: Option<NvmlView>, renderer: Option<String
             user(root)
         },
         device_nodes: if windows { Vec::new() } else { device_nodes(root) },
+        holders: if windows { None } else { super::holders::scan(root) },
         links: BTreeMap::new(),
         listings: BTreeMap::new(),
         nvml,

@@ -244,6 +244,14 @@ pub const CUDA_DOES_NOT_START: Differential = Differential {
             confirm: "systemctl status nvidia-fabricmanager",
         },
         CauseDef {
+            id: "fabric-not-ready",
+            name: crate::tr_key!(
+                "the fabric manager runs but the NVSwitch fabric is not ready (its version differs from the driver's, or an NVSwitch or NVLink fault)"
+            ),
+            sources: &["https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"],
+            confirm: "journalctl -u nvidia-fabricmanager -n 50 --no-pager",
+        },
+        CauseDef {
             id: "gpus-hidden",
             name: crate::tr_key!("CUDA_VISIBLE_DEVICES (or MIG without instances) hides every GPU"),
             sources: &["https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"],

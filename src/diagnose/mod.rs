@@ -15,6 +15,7 @@ pub mod collect;
 pub(crate) mod collect_win;
 pub mod differential;
 pub mod headline;
+pub mod holders;
 pub mod input;
 pub mod journal;
 pub mod ldcache;

@@ -198,6 +198,10 @@ pub struct Meta {
     /// Loading libcuda and calling `cuInit`; `None` when not probed (a sleeping GPU, old capture).
     #[serde(default)]
     pub cuda: Option<CudaProbe>,
+    /// Who holds the NVIDIA device files and which of NVIDIA's daemons run (v3); `None` when not
+    /// collected (Windows, an imported bug report, older captures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holders: Option<super::holders::DeviceHolders>,
     /// What the Windows checks read; `None` elsewhere (and in captures from before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub windows: Option<super::winfacts::WindowsFacts>,

@@ -142,6 +142,19 @@ fn each_cause_of_cuda_not_starting_follows_from_the_fact_that_decides_it() {
         let r = report_with(LAPTOP, set_code(code), &[]);
         assert_eq!(cuda_cause(&r).0, decided(S, want), "code {code}");
     }
+    // 802 while the fabric manager runs: not "start it" but its version or the fabric itself.
+    let r = report_with(
+        LAPTOP,
+        |cap| {
+            cap["meta"]["cuda"]["init_code"] = json!(802);
+            cap["meta"]["holders"] = json!({"holders": [], "daemons": ["nvidia-persistenced", "nvidia-fabricmanager"],
+                "scanned": 412, "unreadable": 380});
+        },
+        &[],
+    );
+    let (cause, c) = cuda_cause(&r);
+    assert_eq!(cause, decided(S, "fabric-not-ready"));
+    assert!(commands(&c).iter().any(|x| x.starts_with("journalctl -u nvidia-fabricmanager")), "{:?}", c.fixes);
     let r = report_with(
         LAPTOP,
         |cap| {
@@ -591,6 +604,60 @@ fn a_hung_driver_is_told_apart_by_the_xids_logged_with_it() {
         &[],
     );
     assert_eq!(r.get("DRV-HUNG").and_then(|c| c.cause.clone()), decided("driver-hung", "gpu-gone-from-bus"));
+    // Who holds the device files: a holder in state D decides it, and is named.
+    let with_holders = |holders: Value| {
+        report_with("nvidia-smi-stuck-in-d-state", move |cap| cap["meta"]["holders"] = holders, &[])
+            .get("DRV-HUNG")
+            .cloned()
+            .unwrap_or_else(|| panic!("DRV-HUNG"))
+    };
+    let c = with_holders(json!({"holders": [
+            {"pid": 1187, "name": "nvidia-persiste", "state": "S", "files": ["/dev/nvidia0", "/dev/nvidiactl"]},
+            {"pid": 23110, "name": "python3", "state": "D", "files": ["/dev/nvidia-uvm", "/dev/nvidia0"]}],
+        "daemons": ["nvidia-persistenced"], "scanned": 300, "unreadable": 12}));
+    assert_eq!(c.cause, decided("driver-hung", "process-stuck-in-driver"));
+    assert!(
+        c.evidence.iter().any(|e| e.en().starts_with("python3 (pid 23110) is in uninterruptible sleep")),
+        "{:?}",
+        c.evidence
+    );
+    // Every process read and none waits in the driver: that candidate is ruled out.
+    let c = with_holders(json!({"holders": [
+            {"pid": 1187, "name": "nvidia-persiste", "state": "S", "files": ["/dev/nvidia0"]}],
+        "daemons": [], "scanned": 300, "unreadable": 0}));
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(ids, ["gsp-firmware-timeout", "gpu-gone-from-bus"]);
+    // Some processes unreadable (no root): nothing is ruled out.
+    let c = with_holders(json!({"holders": [], "daemons": [], "scanned": 300, "unreadable": 40}));
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(ids[0], "process-stuck-in-driver");
+}
+
+#[test]
+fn an_updated_driver_names_what_keeps_the_old_module_loaded() {
+    let drv06 = |holders: Value| {
+        report_with("version-mismatch-after-upgrade", move |cap| cap["meta"]["holders"] = holders, &[])
+            .get("DRV-06")
+            .cloned()
+            .unwrap_or_else(|| panic!("DRV-06"))
+    };
+    let c = drv06(json!({"holders": [
+            {"pid": 1187, "name": "nvidia-persiste", "state": "S", "files": ["/dev/nvidia0", "/dev/nvidiactl"]},
+            {"pid": 2210, "name": "Xorg", "state": "S", "files": ["/dev/nvidia0", "/dev/nvidia-modeset"]}],
+        "daemons": ["nvidia-persistenced"], "scanned": 300, "unreadable": 0}));
+    assert_eq!(c.verdict, Verdict::Fail);
+    let text: Vec<String> = c.fixes.iter().map(|f| format!("{f:?}")).collect();
+    assert!(text.iter().any(|t| t.contains("nvidia-persiste (pid 1187), Xorg (pid 2210)")), "{text:?}");
+    assert_eq!(
+        commands(&c),
+        ["sudo reboot", "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"]
+    );
+    // Nobody seen holding them (or not collected): the reboot alone.
+    assert_eq!(
+        commands(&drv06(json!({"holders": [], "daemons": [], "scanned": 300, "unreadable": 0}))),
+        ["sudo reboot"]
+    );
+    assert_eq!(commands(&drv06(Value::Null)), ["sudo reboot"]);
 }
 
 /// Every capture fixture (the team's and the threads'), with the failing root cause each gives.

@@ -224,6 +224,7 @@ fn blank_meta() -> Meta {
         tdr: None,
         cuda: None,
         windows: None,
+        holders: None,
         quick: false,
         not_collected: ["device_nodes", "libraries", "environment", "python", "processes", "cuda", "container"]
             .iter()

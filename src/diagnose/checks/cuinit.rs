@@ -73,10 +73,25 @@ fn why(code: Option<i32>, cx: &Ctx) -> Why {
         Some(34) => return Why::Decided("stub-libcuda", msg!("cuInit returned CUDA_ERROR_STUB_LIBRARY (34)")),
         Some(2) => return Why::Decided("gpu-memory-full", msg!("cuInit returned CUDA_ERROR_OUT_OF_MEMORY (2)")),
         Some(802) => {
-            return Why::Decided(
-                "fabric-manager-not-running",
-                msg!("cuInit returned CUDA_ERROR_SYSTEM_NOT_READY (802): the GPUs wait for their NVSwitch fabric"),
-            );
+            // The daemons' names are readable for every user; in a container the host's are not
+            // visible.
+            let fm_runs =
+                cx.v.meta()
+                    .holders
+                    .as_ref()
+                    .filter(|_| cx.container.is_none())
+                    .is_some_and(|h| h.runs("nvidia-fabricmanager"));
+            return if fm_runs {
+                Why::Decided(
+                    "fabric-not-ready",
+                    msg!("cuInit returned CUDA_ERROR_SYSTEM_NOT_READY (802) while nvidia-fabricmanager runs"),
+                )
+            } else {
+                Why::Decided(
+                    "fabric-manager-not-running",
+                    msg!("cuInit returned CUDA_ERROR_SYSTEM_NOT_READY (802): the GPUs wait for their NVSwitch fabric"),
+                )
+            };
         }
         Some(803 | 804) => {
             return match compat_libcuda(cx) {
@@ -297,6 +312,14 @@ pub(super) fn fix(id: &str) -> Vec<FixStep> {
         "fabric-manager-not-running" => vec![
             t(msg!("Start the fabric manager (its package must be the same version as the driver):")),
             c("sudo systemctl enable --now nvidia-fabricmanager"),
+        ],
+        "fabric-not-ready" => vec![
+            t(msg!(
+                "The fabric manager's package must be exactly the driver's version; its log says whether it is and which NVSwitch or NVLink failed:"
+            )),
+            c("journalctl -u nvidia-fabricmanager -n 50 --no-pager"),
+            t(msg!("After installing the matching fabric manager (or fixing the fault), restart it:")),
+            c("sudo systemctl restart nvidia-fabricmanager"),
         ],
         "gpus-hidden" => vec![
             t(msg!(

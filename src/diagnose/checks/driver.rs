@@ -547,21 +547,35 @@ pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
         "Reboot (or unload and reload the nvidia kernel modules) so the kernel module and the libraries run the same version."
     );
     let mismatch = msg!("The driver was updated but the old kernel module still runs");
+    // Without a reboot, the old module unloads only once nothing holds the device files.
+    let reload = |c: Check| {
+        match cx.v.meta().holders.as_ref().filter(|h| !h.holders.is_empty()) {
+        Some(h) => c
+            .text(msg!(
+                "Without a reboot: stop the programs that hold the GPU's device files ({names}), then reload the modules:",
+                names = h.names()
+            ))
+            .cmd("sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"),
+        None => c,
+    }
+    };
     match (&kernel, &lib_ver) {
-        (Some(k), Some(l)) if k != l => c
-            .verdict(Verdict::Fail, msg!("the driver was updated: kernel module {k}, libraries {l}", k = k, l = l))
-            .found(mismatch)
-            .explain(msg!("The libraries on disk were updated but the old kernel module is still running."))
-            .evidence(format!("/proc/driver/nvidia/version: {k}"))
-            .evidence(format!("{}: {l}", lib.map(|x| x.real_path.as_str()).unwrap_or("")))
-            .text(mismatch_fix)
-            .cmd("sudo reboot"),
-        _ if nvml_says => c
-            .verdict(Verdict::Fail, msg!("NVML reports a driver/library version mismatch: the driver was updated"))
-            .found(mismatch)
-            .evidence("nvmlInit: LIB_RM_VERSION_MISMATCH")
-            .text(mismatch_fix)
-            .cmd("sudo reboot"),
+        (Some(k), Some(l)) if k != l => reload(
+            c.verdict(Verdict::Fail, msg!("the driver was updated: kernel module {k}, libraries {l}", k = k, l = l))
+                .found(mismatch)
+                .explain(msg!("The libraries on disk were updated but the old kernel module is still running."))
+                .evidence(format!("/proc/driver/nvidia/version: {k}"))
+                .evidence(format!("{}: {l}", lib.map(|x| x.real_path.as_str()).unwrap_or("")))
+                .text(mismatch_fix)
+                .cmd("sudo reboot"),
+        ),
+        _ if nvml_says => reload(
+            c.verdict(Verdict::Fail, msg!("NVML reports a driver/library version mismatch: the driver was updated"))
+                .found(mismatch)
+                .evidence("nvmlInit: LIB_RM_VERSION_MISMATCH")
+                .text(mismatch_fix)
+                .cmd("sudo reboot"),
+        ),
         (Some(k), Some(_)) => {
             c.verdict(Verdict::Pass, msg!("both {k}", k = k)).found(msg!("The kernel module and the libraries match"))
         }
@@ -722,6 +736,31 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
             "The NVIDIA driver is not responding: {cause}",
             cause = Message::new(DRIVER_HUNG.name_of("gsp-firmware-timeout"))
         ))
+    } else if let Some(stuck) =
+        cx.v.meta()
+            .holders
+            .as_ref()
+            .map(|h| h.holders.iter().filter(|p| p.stuck()).collect::<Vec<_>>())
+            .filter(|s| !s.is_empty())
+    {
+        let c = stuck.iter().fold(c, |c, p| {
+            c.evidence(msg!(
+                "{name} (pid {pid}) is in uninterruptible sleep (D) holding {files}",
+                name = Message::data(&p.name),
+                pid = p.pid,
+                files = p.files.join(", ")
+            ))
+        });
+        c.cause(CauseFinding::decided(&DRIVER_HUNG, "process-stuck-in-driver")).found(msg!(
+            "The NVIDIA driver is not responding: {cause}",
+            cause = Message::new(DRIVER_HUNG.name_of("process-stuck-in-driver"))
+        ))
+    } else if cx.v.meta().holders.as_ref().is_some_and(|h| h.complete()) {
+        // Every process's open files were read and none waits inside the driver.
+        let left = ["gsp-firmware-timeout", "gpu-gone-from-bus"];
+        c.evidence(msg!("no process holding the GPU's device files waits inside the driver (state D)"))
+            .cause(CauseFinding::candidates(&DRIVER_HUNG, &left))
+            .steps(candidate_steps(&DRIVER_HUNG, &left))
     } else {
         c.cause(CauseFinding::candidates(&DRIVER_HUNG, &["process-stuck-in-driver", "gsp-firmware-timeout"]))
             .steps(candidate_steps(&DRIVER_HUNG, &["process-stuck-in-driver", "gsp-firmware-timeout"]))

@@ -854,6 +854,7 @@ mod tests {
             quick: false,
             not_collected: Default::default(),
             windows: None,
+            holders: None,
         })
     }
 
