@@ -185,6 +185,7 @@ fn healthy() -> Fx {
                 hung_call: None,
             }),
             windows: None,
+            holders: None,
             quick: false,
             not_collected: Default::default(),
         },
