@@ -529,9 +529,21 @@ const CUDA_STAGES: [&str; 4] = ["dlopen of libcuda", "cuInit", "cuDriverGetVersi
 
 /// The probe itself, in this process; `stage(n, library)` is told each call before it is made.
 fn cuda_probe_here(stage: &dyn Fn(u8, &str)) -> CudaProbe {
-    let names: &[&str] = if cfg!(windows) { &["nvcuda.dll"] } else { &["libcuda.so.1", "libcuda.so"] };
+    let mut names: Vec<String> =
+        if cfg!(windows) { vec!["nvcuda.dll".into()] } else { vec!["libcuda.so.1".into(), "libcuda.so".into()] };
+    // A node whose driver the GPU Operator runs from its container (only gpu-doctor looks there;
+    // the checks say host programs do not).
+    if !cfg!(windows) {
+        names.extend(
+            super::ldcache::operator_lib_dirs()
+                .iter()
+                .map(|d| format!("{d}/libcuda.so.1"))
+                .filter(|p| Path::new(p).exists()),
+        );
+    }
     let mut errors = Vec::new();
-    for name in names {
+    for name in &names {
+        let name = name.as_str();
         stage(0, "");
         // SAFETY: loading the CUDA driver library runs its initialisers, as any CUDA program
         // does; the symbols are declared with the driver API's C signatures.

@@ -120,6 +120,18 @@ pub const MODULE_NOT_LOADED: Differential = Differential {
             confirm: "sudo modprobe nvidia",
         },
         CauseDef {
+            id: "operator-driver-not-ready",
+            name: crate::tr_key!(
+                "the NVIDIA GPU Operator manages this node's driver and its driver pod has not loaded the module (still starting, or failing to build it for this kernel)"
+            ),
+            sources: &[
+                "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/troubleshooting.html",
+                "https://github.com/NVIDIA/gpu-operator/issues/751",
+                "https://github.com/NVIDIA/gpu-operator/issues/258",
+            ],
+            confirm: "kubectl get pods -A -o wide -l app=nvidia-driver-daemonset",
+        },
+        CauseDef {
             id: "nouveau-holds-gpu",
             name: crate::tr_key!("the open-source nouveau driver took the GPU first"),
             sources: &[

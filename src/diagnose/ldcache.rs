@@ -19,6 +19,13 @@ pub const LIBRARY_NAMES: [&str; 3] = ["libcuda.so.1", "libnvidia-ml.so.1", "libc
 /// Where the Windows driver's libraries live inside WSL.
 pub const WSL_LIB_DIR: &str = "/usr/lib/wsl/lib";
 
+pub use crate::telemetry::nvml::{OPERATOR_DRIVER_ROOT, operator_lib_dirs};
+
+/// A path inside the operator's driver root.
+pub fn in_operator_root(path: &str) -> bool {
+    path.starts_with(&format!("{OPERATOR_DRIVER_ROOT}/"))
+}
+
 const MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
 const HEADER: usize = 48;
 const ENTRY: usize = 24;
@@ -109,6 +116,9 @@ pub fn candidates(
             push(&format!("{d}/{name}"), "system");
         }
         push(&format!("{WSL_LIB_DIR}/{name}"), "not on the loader's path");
+        for d in operator_lib_dirs() {
+            push(&format!("{d}/{name}"), "not on the loader's path");
+        }
     }
     out
 }
@@ -180,7 +190,8 @@ mod tests {
     fn candidates_follow_the_loader_order_and_record_every_file() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let root = dir.path();
-        for d in ["usr/lib/x86_64-linux-gnu", "usr/lib/wsl/lib", "opt/env/lib", "etc"] {
+        let operator = operator_lib_dirs()[0].trim_start_matches('/').to_string();
+        for d in ["usr/lib/x86_64-linux-gnu", "usr/lib/wsl/lib", "opt/env/lib", "etc", operator.as_str()] {
             std::fs::create_dir_all(root.join(d)).unwrap_or_else(|e| panic!("{e}"));
         }
         for f in [
@@ -191,6 +202,7 @@ mod tests {
         ] {
             std::fs::write(root.join(f), b"").unwrap_or_else(|e| panic!("{e}"));
         }
+        std::fs::write(root.join(&operator).join("libcuda.so.1"), b"").unwrap_or_else(|e| panic!("{e}"));
         let lib64 = wanted_arch().unwrap_or(0x0300) | 0x03;
         std::fs::write(
             root.join("etc/ld.so.cache"),
@@ -208,9 +220,11 @@ mod tests {
             vec![
                 ("libcuda.so.1", "/opt/env/lib/libcuda.so.1", "LD_LIBRARY_PATH"),
                 ("libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", "not on the loader's path"),
+                ("libcuda.so.1", &format!("/{operator}/libcuda.so.1"), "not on the loader's path"),
                 ("libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "ld.so.cache"),
                 ("libnvidia-ml.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1", "ld.so.cache"),
             ]
         );
+        assert!(in_operator_root(&c[2].path) && !in_operator_root(&c[1].path));
     }
 }

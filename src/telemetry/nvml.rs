@@ -28,6 +28,19 @@ use crate::{msg, tr_key};
 /// (used by tests with a fake library, and by users with an unusual install).
 pub const NVML_LIB_ENV: &str = "GPU_DOCTOR_NVML_LIB";
 
+/// Where the NVIDIA GPU Operator's driver container puts its root on the host (the operator's
+/// `driverInstallDir` by default): the driver's libraries and nvidia-smi live below it, not on the
+/// host's loader path, by design (pods get them from the container toolkit). NVIDIA GPU Operator
+/// documentation, <https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/>.
+pub const OPERATOR_DRIVER_ROOT: &str = "/run/nvidia/driver";
+
+/// The driver's library folders inside the operator's driver root: Debian/Ubuntu images, then
+/// RHEL-like ones.
+pub fn operator_lib_dirs() -> [String; 2] {
+    let multiarch = if cfg!(target_arch = "aarch64") { "aarch64-linux-gnu" } else { "x86_64-linux-gnu" };
+    [format!("{OPERATOR_DRIVER_ROOT}/usr/lib/{multiarch}"), format!("{OPERATOR_DRIVER_ROOT}/usr/lib64")]
+}
+
 /// The library paths tried, in order, on this platform.
 pub fn candidates() -> Vec<String> {
     if let Some(p) = std::env::var_os(NVML_LIB_ENV) {
@@ -42,11 +55,20 @@ pub fn candidates() -> Vec<String> {
         v.push(format!("{pf}\\NVIDIA Corporation\\NVSMI\\nvml.dll"));
         v
     } else {
-        vec![
+        let mut v = vec![
             "libnvidia-ml.so.1".to_string(),
             "libnvidia-ml.so".to_string(),
             "/usr/lib/wsl/lib/libnvidia-ml.so.1".to_string(),
-        ]
+        ];
+        // A node whose driver the GPU Operator runs from its container: gpu-doctor reads the
+        // GPUs from there, where only it looks (the checks say host programs do not).
+        v.extend(
+            operator_lib_dirs()
+                .iter()
+                .map(|d| format!("{d}/libnvidia-ml.so.1"))
+                .filter(|p| std::path::Path::new(p).exists()),
+        );
+        v
     }
 }
 

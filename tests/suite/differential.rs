@@ -386,7 +386,8 @@ mod unusual_is_not_broken {
         /// Healthy machines set up the way shared servers and laptops deliberately are (a
         /// scheduler's GPU selection, an exclusive compute mode, persistence either way, MPS, a
         /// machine that suspended since boot, the open module's HMM on or off, a job inside
-        /// Apptainer) never get a fail: unusual is not broken.
+        /// Apptainer, a node whose driver the GPU Operator runs, programs holding the GPU) never
+        /// get a fail: unusual is not broken.
         #[test]
         fn deliberate_configurations_of_healthy_machines_never_fail(
             base in prop::sample::select(vec!["healthy-workstation", "healthy-h200-cloud-vm", "healthy-container"]),
@@ -398,10 +399,39 @@ mod unusual_is_not_broken {
             resumes in prop::sample::select(vec![None, Some(0u32), Some(3)]),
             hmm in prop::sample::select(vec![None, Some("N"), Some("Y")]),
             apptainer in any::<bool>(),
+            operator in any::<bool>(),
+            holders in any::<bool>(),
         ) {
+            // The GPU Operator runs the driver from its container (a host only): the driver's
+            // libraries in its root, where gpu-doctor alone looks.
+            let operator = operator && base != "healthy-container";
+            let root = "/run/nvidia/driver/usr/lib/x86_64-linux-gnu";
             let r = report_with(
                 base,
                 |cap| {
+                    if operator {
+                        let m = &mut cap["meta"];
+                        let base = |p: &Value| p.as_str().and_then(|p| p.rsplit('/').next()).unwrap_or("").to_string();
+                        if let Some(libs) = m["libraries"].as_array_mut() {
+                            for l in libs {
+                                l["path"] = json!(format!("{root}/{}", base(&l["path"])));
+                                l["real_path"] = json!(format!("{root}/{}", base(&l["real_path"])));
+                                l["via"] = json!("not on the loader's path");
+                            }
+                        }
+                        if m["nvml"]["status"]["kind"] == "nvml" {
+                            m["nvml"]["status"]["library"] = json!(format!("{root}/libnvidia-ml.so.1"));
+                        }
+                        if m["cuda"].is_object() {
+                            m["cuda"]["library"] = json!(format!("{root}/libcuda.so.1"));
+                        }
+                    }
+                    if holders {
+                        cap["meta"]["holders"] = json!({"holders": [
+                            {"pid": 1187, "name": "nvidia-persiste", "state": "S", "files": ["/dev/nvidia0", "/dev/nvidiactl"]},
+                            {"pid": 30121, "name": "python3", "state": "R", "files": ["/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl"]}],
+                            "daemons": ["nvidia-persistenced"], "scanned": 512, "unreadable": 0});
+                    }
                     let uuid = cap["meta"]["nvml"]["inventory"]["gpus"][0]["uuid"].clone();
                     let env = cap["meta"]["env"].as_object_mut();
                     let Some(env) = env else { return };
@@ -429,6 +459,7 @@ mod unusual_is_not_broken {
                 &[
                     ("sys/power/suspend_stats/success", resumes.map(|n| format!("{n}\n")).as_deref()),
                     ("sys/module/nvidia_uvm/parameters/uvm_disable_hmm", hmm.map(|h| format!("{h}\n")).as_deref()),
+                    ("run/nvidia/validations/driver-ready", operator.then_some("")),
                 ],
             );
             let failed: Vec<String> = r
@@ -956,4 +987,54 @@ fn a_windows_gpu_that_device_manager_stopped_is_explained_by_its_code_and_the_ma
         let def = WINDOWS_STOPPED_GPU.causes.iter().find(|d| d.id == id).unwrap_or_else(|| panic!("{id}"));
         assert!(commands(&c).contains(&def.confirm.to_string()), "{id}");
     }
+}
+
+#[test]
+fn a_node_whose_driver_the_gpu_operator_runs_is_told_so_and_a_driver_pod_not_ready_is_the_cause() {
+    let root = "/run/nvidia/driver/usr/lib/x86_64-linux-gnu";
+    let operator_node = |cap: &mut Value| {
+        let m = &mut cap["meta"];
+        m["libraries"] = json!([
+            {"name": "libcuda.so.1", "path": format!("{root}/libcuda.so.1"), "real_path": format!("{root}/libcuda.so.550.54.15"), "via": "not on the loader's path"},
+            {"name": "libnvidia-ml.so.1", "path": format!("{root}/libnvidia-ml.so.1"), "real_path": format!("{root}/libnvidia-ml.so.550.54.15"), "via": "not on the loader's path"}]);
+        // A gpu-doctor that did not look in the operator's root: neither library loaded.
+        m["cuda"] = json!({"library": null, "load_error": "libcuda.so.1: cannot open shared object file: No such file or directory",
+            "init_code": null, "driver_version": null, "devices": null});
+        m["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
+                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
+            "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
+            "samples": [], "facts": []});
+    };
+    let r = report_with("healthy-workstation", operator_node, &[("run/nvidia/validations/driver-ready", Some(""))]);
+    let failed: Vec<String> = r
+        .checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .map(|c| format!("{}: {}", c.id, c.summary.en()))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    for id in ["DRV-08", "CUDA-LIB", "CUDA-INIT"] {
+        let c = r.get(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(c.verdict, Verdict::Info, "{id}: {}", c.summary.en());
+        assert_eq!(c.finding.en(), "The GPU Operator manages this node's driver", "{id}");
+        assert_eq!(commands(c), ["sudo chroot /run/nvidia/driver nvidia-smi"], "{id}");
+    }
+    // The driver pod has not loaded the module: that is the cause, not "install a driver".
+    let r = report_with(
+        "healthy-workstation",
+        operator_node,
+        &[
+            ("run/nvidia/validations/driver-ready", None),
+            ("run/nvidia/driver/.keep", Some("")),
+            ("proc/modules", Some("ext4 1003520 1 - Live 0x0\n")),
+            ("proc/driver/nvidia/version", None),
+        ],
+    );
+    let c = r.root().unwrap_or_else(|| panic!("a root cause"));
+    assert_eq!(c.id, "DRV-01");
+    assert_eq!(c.cause, decided("module-not-loaded", "operator-driver-not-ready"));
+    assert!(commands(c).iter().all(|k| k.starts_with("kubectl ")), "{:?}", commands(c));
+    // Inside a pod the same folder means nothing of the kind.
+    let r = report_with("healthy-container", |_| {}, &[("run/nvidia/driver/.keep", Some(""))]);
+    assert!(r.checks.iter().all(|c| c.verdict != Verdict::Fail));
 }

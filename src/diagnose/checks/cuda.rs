@@ -31,6 +31,7 @@ pub(super) fn driver_cuda_version(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
+        Some(l) if crate::diagnose::ldcache::in_operator_root(&l.path) => super::driver::operator_managed(c, &l.path),
         Some(l) => c
             .verdict(Verdict::Pass, crate::msg!("found {path}", path = l.path))
             .found(crate::msg!("The CUDA driver library is present"))
@@ -69,6 +70,14 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
             ));
     }
     let Some(lib) = &p.library else {
+        if let Some(l) =
+            cx.v.meta()
+                .libraries
+                .iter()
+                .find(|l| l.name == "libcuda.so.1" && crate::diagnose::ldcache::in_operator_root(&l.path))
+        {
+            return super::driver::operator_managed(c, &l.path);
+        }
         return c
             .verdict(Verdict::Fail, crate::msg!("no CUDA driver library could be loaded"))
             .found(crate::msg!("No CUDA driver library could be loaded"))

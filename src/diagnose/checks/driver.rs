@@ -41,6 +41,14 @@ pub(super) fn kernel_module_loaded(c: Check, cx: &Ctx) -> Check {
             c.verdict(Verdict::Pass, msg!("nvidia is loaded")).found(msg!("The NVIDIA kernel module is loaded")).evidence(format!("/proc/modules: nvidia{}", others.iter().map(|m| format!(", {m}")).collect::<String>()))
         }
         Some(false) if cx.container.is_some() => c.verdict(Verdict::Info, msg!("no nvidia module listed (the host's modules may not be visible here)")).found(msg!("The host's NVIDIA module is not visible from this container")),
+        Some(false) if operator_node(cx) => c
+            .verdict(Verdict::Fail, msg!("the nvidia module is not loaded, and the NVIDIA GPU Operator manages this node's driver (/run/nvidia)"))
+            .found(msg!("The NVIDIA kernel module is not loaded: {cause}", cause = Message::new(MODULE_NOT_LOADED.name_of("operator-driver-not-ready"))))
+            .cause(CauseFinding::decided(&MODULE_NOT_LOADED, "operator-driver-not-ready"))
+            .explain(msg!("On this node the operator's driver pod builds and loads the module; until it has, no pod gets a GPU. Do not install a driver on the host as well: the two conflict."))
+            .text(msg!("See the driver pod's state on this node, then its log (the operator's namespace is gpu-operator by default):"))
+            .cmd("kubectl get pods -A -o wide -l app=nvidia-driver-daemonset")
+            .cmd("kubectl logs -n gpu-operator -l app=nvidia-driver-daemonset --all-containers --tail=50"),
         Some(false) if no_driver_installed(cx) => c
             .verdict(Verdict::Fail, msg!("no NVIDIA driver is installed: neither the kernel module nor its libraries are present"))
             .found(msg!("The NVIDIA driver is not installed"))
@@ -402,6 +410,22 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
         return c.verdict(Verdict::Skipped, crate::i18n::Message::new(MISSING));
     };
     match &n.status {
+        SourceStatus::Nvml { library, attempts } if crate::diagnose::ldcache::in_operator_root(library) => {
+            let mut c = operator_managed(c, library);
+            for a in attempts {
+                c = c.evidence(format!("{}: {}", a.path, a.error));
+            }
+            c.evidence(msg!("{library}: loaded", library = Message::new(library)))
+        }
+        SourceStatus::Unavailable(no)
+            if no.failure == Some(crate::telemetry::source::NvmlFailure::NotFound)
+                && let Some(l) =
+                    cx.v.meta().libraries.iter().find(|l| {
+                        l.name == "libnvidia-ml.so.1" && crate::diagnose::ldcache::in_operator_root(&l.path)
+                    }) =>
+        {
+            operator_managed(c, &l.path)
+        }
         SourceStatus::Nvml { library, attempts } => {
             let mut c = c
                 .verdict(
@@ -535,6 +559,28 @@ fn nvml_cause(cx: &Ctx, no: &crate::telemetry::source::NoGpu) -> Option<(&'stati
         ));
     }
     None
+}
+
+/// A node whose driver the NVIDIA GPU Operator runs from its container: the library is in the
+/// operator's driver root, where host programs do not look, by design. Info, not a fault: pods
+/// get the driver from the container toolkit.
+pub(super) fn operator_managed(c: Check, path: &str) -> Check {
+    use crate::diagnose::ldcache::OPERATOR_DRIVER_ROOT;
+    c.verdict(
+        Verdict::Info,
+        msg!("the NVIDIA GPU Operator runs the driver from its container: {path}", path = Message::data(path)),
+    )
+    .found(msg!("The GPU Operator manages this node's driver"))
+    .explain(msg!("The driver's libraries and nvidia-smi live in the operator's driver root ({root}), not on the host's library path: pods get them through the container toolkit, and programs started on the host itself do not find them. That is how the operator works, not a fault.", root = OPERATOR_DRIVER_ROOT))
+    .text(msg!("To run nvidia-smi on the node itself:"))
+    .cmd(format!("sudo chroot {OPERATOR_DRIVER_ROOT} nvidia-smi"))
+}
+
+/// The GPU Operator manages this node's driver (its driver root or validation folder exists) and
+/// this is the node, not a container.
+fn operator_node(cx: &Ctx) -> bool {
+    cx.container.is_none()
+        && cx.v.list("/run/nvidia").is_some_and(|l| l.iter().any(|n| n == "driver" || n == "validations"))
 }
 
 pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
