@@ -551,6 +551,23 @@ fn a_gpu_the_driver_does_not_manage_is_explained_by_the_drivers_own_kernel_log_m
     ]));
     assert_eq!(c.cause, decided(S, "gpu-bar-unassigned"));
     assert!(c.fixes.iter().any(|f| f.en().contains("pci=realloc")), "{:?}", c.fixes);
+    // No kernel log to read (an unprivileged user), but the PCI resources say it: BAR1 unplaced.
+    let bars = |bar1: &str| {
+        let text = format!("0x00000000fb000000 0x00000000fbffffff 0x0000000000040200\n{bar1}\n");
+        report_with(
+            RM,
+            |cap| cap["meta"]["kernel_log"] = json!({"unreadable": "Operation not permitted"}),
+            &[("sys/bus/pci/devices/0000:98:00.0/resource", Some(text.as_str()))],
+        )
+    };
+    let c = hw03(&bars("0x0000000000000000 0x0000000000000000 0x0000000000000000"));
+    assert_eq!(c.cause, decided(S, "gpu-bar-unassigned"));
+    assert!(c.evidence.iter().any(|e| e.en() == "0000:98:00.0: BAR0 16.0 MiB, BAR1 unassigned"), "{:?}", c.evidence);
+    // Both placed: that cause is ruled out, and the sizes are evidence.
+    let c = hw03(&bars("0x0000006000000000 0x00000067ffffffff 0x000000000014220c"));
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert!(!ids.iter().any(|i| i == "gpu-bar-unassigned"), "{ids:?}");
+    assert!(c.evidence.iter().any(|e| e.en().contains("BAR1 32.0 GiB")), "{:?}", c.evidence);
     // A GPU the installed release no longer drives (wrapped over two lines, as the driver prints it).
     let c = hw03(&with_log(&[
         "NVRM: The NVIDIA GeForce GTX 1060 GPU installed in this system is",

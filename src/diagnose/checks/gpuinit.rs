@@ -36,8 +36,17 @@ pub(super) fn explain(c: Check, cx: &Ctx, missing: &[&str]) -> Check {
         })
         .map(|g| format!("{}: {}", g.address, g.driver.as_deref().unwrap_or_default()));
     let decided = |id: &'static str, fact: Message| (id, fact);
+    // What the kernel assigned to each GPU's first two BARs (registers, framebuffer window),
+    // readable by every user where the kernel log may not be.
+    let bars: Vec<(&str, [Option<u64>; 2])> = missing
+        .iter()
+        .filter_map(|a| Some((*a, bar_windows(&cx.v.read(&format!("/sys/bus/pci/devices/{a}/resource"))?)?)))
+        .collect();
+    let unassigned = bars.iter().find(|(_, b)| b.iter().any(Option::is_none));
     let why = if let Some(l) = find(&["region assigned to your nvidia device is invalid", "bar1 is 0m"]) {
         Some(decided("gpu-bar-unassigned", Message::data(l.as_str())))
+    } else if let Some((addr, b)) = unassigned {
+        Some(decided("gpu-bar-unassigned", bar_fact(addr, b)))
     } else if let Some(l) = legacy_line(lines) {
         Some(decided("legacy-gpu-not-driven", Message::data(l)))
     } else if let Some(l) = find(&["gfw_boot", "gfw boot"]) {
@@ -67,14 +76,45 @@ pub(super) fn explain(c: Check, cx: &Ctx, missing: &[&str]) -> Check {
                     v.push("open-module-cannot-start-gsp");
                 }
                 v
+            } else if !bars.is_empty() && bars.len() == missing.len() {
+                // Every BAR of these GPUs was assigned: that cause is ruled out.
+                vec!["another-driver-owns-gpu", "driver-release-cannot-start-gpu"]
             } else {
                 vec!["another-driver-owns-gpu", "gpu-bar-unassigned", "driver-release-cannot-start-gpu"]
             };
+            let c = bars.iter().fold(c, |c, (a, b)| c.evidence(bar_fact(a, b)));
             c.found(msg!("The driver does not manage {gpus}", gpus = missing.join(", ")))
                 .cause(CauseFinding::candidates(&D, &ids))
                 .steps(candidate_steps(&D, &ids))
         }
     }
+}
+
+/// The sizes of BAR0 (the GPU's registers) and BAR1 (its framebuffer window) from a PCI function's
+/// sysfs `resource` file (`start end flags` per line, BAR0 first; `drivers/pci/pci-sysfs.c`), or
+/// `None` for a BAR the kernel could not place: it zeroes a resource it fails to assign
+/// (`reset_resource` in `drivers/pci/setup-bus.c`), and no assigned window starts at address 0.
+/// `None` overall when the file is not that format.
+pub(super) fn bar_windows(resource: &str) -> Option<[Option<u64>; 2]> {
+    let mut out = [None, None];
+    let mut lines = resource.lines();
+    for slot in &mut out {
+        let mut f = lines.next()?.split_whitespace().map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16));
+        let (start, end) = (f.next()?.ok()?, f.next()?.ok()?);
+        if start != 0 && end > start {
+            *slot = Some(end - start + 1);
+        }
+    }
+    Some(out)
+}
+
+/// "0000:01:00.0: BAR0 16 MiB, BAR1 unassigned".
+fn bar_fact(addr: &str, bars: &[Option<u64>; 2]) -> Message {
+    let size = |b: &Option<u64>| match b {
+        Some(n) => Message::data(crate::units::bytes(*n)),
+        None => msg!("unassigned"),
+    };
+    msg!("{addr}: BAR0 {bar0}, BAR1 {bar1}", addr = addr, bar0 = size(&bars[0]), bar1 = size(&bars[1]))
 }
 
 /// The driver's line saying a GPU is supported only by a legacy branch ("The NVIDIA GeForce GTX
@@ -145,4 +185,24 @@ pub(super) fn legacy_fix(cx: &Ctx, branch: Option<&str>) -> Vec<FixStep> {
     }
     v.push(FixStep::Command("sudo reboot".into()));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar_windows;
+
+    #[test]
+    fn bar_sizes_come_from_the_sysfs_resource_file_and_an_unplaced_bar_reads_as_none() {
+        // An RTX 4090 with Resizable BAR: 16 MiB of registers, a 32 GiB framebuffer window.
+        let ok = "0x00000000fb000000 0x00000000fbffffff 0x0000000000040200\n\
+                  0x0000006000000000 0x00000067ffffffff 0x000000000014220c\n\
+                  0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+        assert_eq!(bar_windows(ok), Some([Some(16 << 20), Some(32 << 30)]));
+        // BAR1 the firmware could not place: the kernel zeroed it.
+        let lost = "0x00000000fb000000 0x00000000fbffffff 0x0000000000040200\n\
+                    0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+        assert_eq!(bar_windows(lost), Some([Some(16 << 20), None]));
+        assert_eq!(bar_windows("garbage\n"), None);
+        assert_eq!(bar_windows(""), None);
+    }
 }
