@@ -519,6 +519,45 @@ pub const GPU_NOT_INITIALISED: Differential = Differential {
     ],
 };
 
+/// The symptom "the kernel refuses to open the GPU device files" (PERM-02 when the files' modes
+/// allow this user but opening fails): the errno tells a cgroup's device rules (`EPERM`, the
+/// device controller) from a security module (`EACCES`), and a scheduler's job from the rest.
+pub const DEVICE_OPEN_REFUSED: Differential = Differential {
+    id: "device-open-refused",
+    checks: &["PERM-02"],
+    symptom: crate::tr_key!("The kernel refuses to open the GPU device files"),
+    causes: &[
+        CauseDef {
+            id: "job-given-no-gpu",
+            name: crate::tr_key!(
+                "this job was given no GPU: its scheduler's device limits (cgroup) refuse every GPU it did not allocate, and it allocated none"
+            ),
+            sources: &["https://slurm.schedmd.com/cgroup.conf.html", "https://slurm.schedmd.com/gres.html"],
+            confirm: "scontrol show job $SLURM_JOB_ID | grep -i -e gres -e tres",
+        },
+        CauseDef {
+            id: "device-rules-exclude-gpu",
+            name: crate::tr_key!(
+                "the device rules (cgroup) of the container, service or session this runs in leave the GPU out (systemd's DeviceAllow= or PrivateDevices=, or a container's rules rewritten)"
+            ),
+            sources: &[
+                "https://www.freedesktop.org/software/systemd/man/latest/systemd.resource-control.html",
+                "https://docs.kernel.org/admin-guide/cgroup-v1/devices.html",
+            ],
+            confirm: "systemctl show -p DeviceAllow -p DevicePolicy -p PrivateDevices $(ps -o unit= -p $$)",
+        },
+        CauseDef {
+            id: "security-module-denies",
+            name: crate::tr_key!("SELinux or AppArmor denies opening the GPU device files"),
+            sources: &[
+                "https://docs.kernel.org/admin-guide/LSM/index.html",
+                "https://docs.redhat.com/en/documentation/red_hat_enterprise_linux/9/html/using_selinux/troubleshooting-problems-related-to-selinux_using-selinux",
+            ],
+            confirm: "sudo journalctl -k -b | grep -i -e avc -e apparmor",
+        },
+    ],
+};
+
 /// The symptom "the GPU device files are missing" (PERM-01) on a machine whose nvidia module is
 /// loaded (a module that is not loaded is DRV-01's; a container's files are CONT-02's).
 pub const DEVICE_FILES_MISSING: Differential = Differential {
@@ -727,6 +766,7 @@ pub static DIFFERENTIALS: &[Differential] = &[
     CONTAINER_LOST_GPU,
     NO_GPU_IN_WSL,
     WINDOWS_STOPPED_GPU,
+    DEVICE_OPEN_REFUSED,
 ];
 
 impl Differential {

@@ -450,6 +450,17 @@ mod unusual_is_not_broken {
                     if apptainer {
                         env.insert("APPTAINER_CONTAINER".into(), json!("/scratch/images/train.sif"));
                     }
+                    // The job confined to its GPU: the node's other GPUs' files refuse it.
+                    if slurm && base != "healthy-container" && let Some(nodes) = cap["meta"]["device_nodes"].as_array_mut() {
+                        let gpu0 = nodes.iter().find(|n| n["path"] == "/dev/nvidia0").cloned().unwrap_or_default();
+                        for i in 1..4 {
+                            let mut g = gpu0.clone();
+                            g["path"] = json!(format!("/dev/nvidia{i}"));
+                            g["minor"] = json!(i);
+                            g["open"] = json!("Operation not permitted (os error 1)");
+                            nodes.push(g);
+                        }
+                    }
                     let facts = &mut cap["meta"]["nvml"]["facts"][0];
                     facts["persistence"] = json!(persistence);
                     if exclusive {
@@ -1054,4 +1065,79 @@ fn a_node_whose_driver_the_gpu_operator_runs_is_told_so_and_a_driver_pod_not_rea
     // Inside a pod the same folder means nothing of the kind.
     let r = report_with("healthy-container", |_| {}, &[("run/nvidia/driver/.keep", Some(""))]);
     assert!(r.checks.iter().all(|c| c.verdict != Verdict::Fail));
+}
+
+/// healthy-workstation as a 4-GPU node: the other three GPUs on the PCI bus with their device
+/// files, whose opening gave `errno` (the first GPU's: `first`), in the environment `env`.
+fn four_gpu_node(first: &str, errno: &str, env: &[(&str, &str)]) -> diagnose::Report {
+    let (first, errno) = (first.to_string(), errno.to_string());
+    let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut files: Vec<(String, Option<String>)> = Vec::new();
+    for i in 2..5 {
+        files.push((format!("sys/bus/pci/devices/0000:0{i}:00.0/vendor"), Some("0x10de\n".into())));
+        files.push((format!("sys/bus/pci/devices/0000:0{i}:00.0/class"), Some("0x030000\n".into())));
+    }
+    let files_ref: Vec<(&str, Option<&str>)> = files.iter().map(|(p, t)| (p.as_str(), t.as_deref())).collect();
+    report_with(
+        "healthy-workstation",
+        move |cap| {
+            let m = &mut cap["meta"];
+            let Some(nodes) = m["device_nodes"].as_array_mut() else { return };
+            let gpu0 = nodes.iter().find(|n| n["path"] == "/dev/nvidia0").cloned().unwrap_or_default();
+            for n in nodes.iter_mut() {
+                n["open"] = json!(if n["path"] == "/dev/nvidia0" { first.as_str() } else { "ok" });
+            }
+            for i in 1..4 {
+                let mut g = gpu0.clone();
+                g["path"] = json!(format!("/dev/nvidia{i}"));
+                g["minor"] = json!(i);
+                g["open"] = json!(errno);
+                nodes.push(g);
+            }
+            for i in 2..5 {
+                m["links"][format!("/sys/bus/pci/devices/0000:0{i}:00.0/driver")] =
+                    json!("../../../bus/pci/drivers/nvidia");
+            }
+            for (k, v) in &env {
+                m["env"][k] = json!(v);
+            }
+        },
+        &files_ref,
+    )
+}
+
+#[test]
+fn a_refused_device_file_is_told_apart_by_its_errno_and_the_job_around_it() {
+    const EPERM: &str = "Operation not permitted (os error 1)";
+    const EACCES: &str = "Permission denied (os error 13)";
+    let slurm: &[(&str, &str)] = &[("SLURM_JOB_ID", "4242"), ("SLURM_JOB_GPUS", "0")];
+    // A Slurm job given one of four GPUs: the others refused, as configured; nothing fails.
+    let r = four_gpu_node("ok", EPERM, slurm);
+    let failed: Vec<String> = r
+        .checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .map(|c| format!("{}: {}", c.id, c.summary.en()))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    for id in ["PERM-02", "HW-03"] {
+        let c = r.get(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(c.verdict, Verdict::Info, "{id}: {}", c.summary.en());
+        assert_eq!(c.finding.en(), "The scheduler gave this job 1 GPU(s)", "{id}");
+    }
+    // The same job given none: that is the cause, with the request that fixes it.
+    let c = four_gpu_node(EPERM, EPERM, slurm).get("PERM-02").cloned().unwrap_or_else(|| panic!("PERM-02"));
+    assert_eq!(c.verdict, Verdict::Fail);
+    assert_eq!(c.cause, decided("device-open-refused", "job-given-no-gpu"));
+    assert_eq!(commands(&c), ["srun --gres=gpu:1 --pty bash"]);
+    // Outside a job: EPERM is a cgroup's device rules, EACCES a security module; mixed, both asked.
+    let perm02 = |first: &str, errno: &str| {
+        four_gpu_node(first, errno, &[]).get("PERM-02").cloned().unwrap_or_else(|| panic!("PERM-02"))
+    };
+    assert_eq!(perm02("ok", EPERM).cause, decided("device-open-refused", "device-rules-exclude-gpu"));
+    assert_eq!(perm02("ok", EACCES).cause, decided("device-open-refused", "security-module-denies"));
+    let c = perm02(EACCES, EPERM);
+    let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
+    assert_eq!(ids, ["device-rules-exclude-gpu", "security-module-denies"]);
+    assert_eq!(commands(&c).len(), 2);
 }

@@ -27,6 +27,101 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
     bits & 0o6 == 0o6
 }
 
+/// The scheduler job this runs in (Slurm, PBS, LSF), by its variable.
+fn scheduler_job(cx: &Ctx) -> Option<&'static str> {
+    [("SLURM_JOB_ID", "Slurm"), ("PBS_JOBID", "PBS"), ("LSB_JOBID", "LSF")]
+        .into_iter()
+        .find(|(v, _)| cx.env(v).is_some())
+        .map(|(_, s)| s)
+}
+
+/// In a scheduler's job, the GPU device files its device limits refuse ("Operation not
+/// permitted"): the GPUs the job was not given. 0 outside a job.
+pub(super) fn job_refused_gpus(cx: &Ctx) -> usize {
+    if scheduler_job(cx).is_none() {
+        return 0;
+    }
+    cx.v.meta()
+        .device_nodes
+        .iter()
+        .filter(|n| is_gpu_node(&n.path) && n.open.as_deref().is_some_and(|o| o.ends_with("(os error 1)")))
+        .count()
+}
+
+/// PERM-02 when the modes allow this user but the kernel refused to open some files: the
+/// errno and the job around it decide the cause ([`DEVICE_OPEN_REFUSED`]); a scheduler that
+/// limits a job to the GPUs it allocated is doing its job, not failing.
+fn refused_open(c: Check, cx: &Ctx, relevant: &[&DeviceNode], refused: &[String]) -> Check {
+    use crate::diagnose::differential::{DEVICE_OPEN_REFUSED as D, candidate_steps};
+    let eperm = refused.iter().all(|r| r.ends_with("(os error 1)"));
+    let eacces = refused.iter().all(|r| r.ends_with("(os error 13)"));
+    let gpus: Vec<&&DeviceNode> = relevant.iter().filter(|n| is_gpu_node(&n.path)).collect();
+    // The GPUs this process was not refused (opened, or not tried).
+    let opened = gpus.iter().filter(|n| !n.open.as_deref().is_some_and(|o| o.ends_with("(os error 1)"))).count();
+    let c = refused.iter().take(8).fold(c, |c, r| c.evidence(Message::data(r.as_str())));
+    let decided = |c: Check, id: &str| {
+        c.found(msg!("The kernel refuses to open the GPU device files: {cause}", cause = Message::new(D.name_of(id))))
+            .cause(CauseFinding::decided(&D, id))
+    };
+    match scheduler_job(cx) {
+        Some(scheduler) if eperm && opened > 0 => {
+            return c
+                .verdict(
+                    Verdict::Info,
+                    msg!(
+                        "this {scheduler} job may open {n} of the {m} GPUs; its device limits refuse the others, as configured",
+                        scheduler = scheduler,
+                        n = opened,
+                        m = gpus.len()
+                    ),
+                )
+                .found(msg!("The scheduler gave this job {n} GPU(s)", n = opened))
+                .explain(msg!("Schedulers that confine jobs to their GPUs (Slurm's ConstrainDevices, and the like) let a job open only the device files of the GPUs it was allocated: the others are refused with \"Operation not permitted\". Programs in the job see just these GPUs, numbered from 0. To use more, ask for more in the job request."));
+        }
+        Some(scheduler) if eperm => {
+            let c = decided(
+                c.verdict(
+                    Verdict::Fail,
+                    msg!(
+                        "this {scheduler} job may open none of the {m} GPUs: its device limits refuse them all",
+                        scheduler = scheduler,
+                        m = gpus.len()
+                    ),
+                ),
+                "job-given-no-gpu",
+            );
+            return if scheduler == "Slurm" {
+                c.text(msg!("Ask for GPUs in the job request (sbatch/srun), for example:"))
+                    .cmd("srun --gres=gpu:1 --pty bash")
+            } else {
+                c.text(msg!(
+                    "Ask for GPUs in the job request (the scheduler's GPU resource, e.g. ngpus= for PBS, -gpu for LSF)."
+                ))
+            };
+        }
+        _ => {}
+    }
+    let c = c.verdict(
+        Verdict::Fail,
+        msg!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")),
+    );
+    if eacces {
+        return decided(c, "security-module-denies")
+            .text(msg!("Find the denial in the kernel's audit messages, then allow the GPU device files in the policy (or run with a profile that allows them):"))
+            .cmd(D.causes[2].confirm);
+    }
+    if eperm {
+        return decided(c, "device-rules-exclude-gpu")
+            .text(msg!("See the device rules of the unit this runs in, then allow the GPU there (DeviceAllow=/dev/nvidiactl rw and the /dev/nvidia* files, or start it outside that unit):"))
+            .cmd(D.causes[1].confirm);
+    }
+    let ids = ["device-rules-exclude-gpu", "security-module-denies"];
+    c.found(msg!("The kernel refuses to open the GPU device files"))
+        .cause(CauseFinding::candidates(&D, &ids))
+        .explain(msg!("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor."))
+        .steps(candidate_steps(&D, &ids))
+}
+
 pub(super) fn device_files_present(c: Check, cx: &Ctx) -> Check {
     if cx.wsl.is_some() {
         return c.not_here(msg!("native Linux"), msg!("WSL uses /dev/dxg instead"));
@@ -151,12 +246,7 @@ pub(super) fn device_files_open(c: Check, cx: &Ctx) -> Check {
             .cmd("sudo dmesg | grep -i -e NVRM -e xid");
     }
     if denied.is_empty() && !refused.is_empty() {
-        return c
-            .verdict(Verdict::Fail, msg!("the file modes allow it, but opening fails: {files}", files = refused.join(", ")))
-            .found(msg!("The kernel refuses to open the GPU device files"))
-            .explain(msg!("Something other than the file permissions blocks the GPU: a container's or a systemd service's device rules (DeviceAllow=), or SELinux/AppArmor."))
-            .text(msg!("Look for the refusal in the audit or kernel log:"))
-            .cmd("sudo journalctl -k -b | grep -i -e denied -e avc -e apparmor");
+        return refused_open(c, cx, &relevant, &refused);
     }
     if denied.is_empty() {
         let tried = relevant.iter().filter(|n| n.open.is_some()).count();

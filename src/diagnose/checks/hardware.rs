@@ -143,6 +143,17 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     if missing.is_empty() {
         c.verdict(Verdict::Pass, msg!("all {n} GPU(s) managed by the driver", n = pci.len()))
             .found(msg!("The driver manages every GPU on the PCI bus"))
+    } else if !nvml_ids.is_empty() && super::access::job_refused_gpus(cx) >= missing.len() {
+        // A scheduler's job sees the GPUs it was given; the others' device files refuse it.
+        c.verdict(
+            Verdict::Info,
+            msg!(
+                "NVML sees the {n} GPU(s) this job was given; the job's device limits hide {gpus}",
+                n = nvml_ids.len(),
+                gpus = missing.join(", ")
+            ),
+        )
+        .found(msg!("The scheduler gave this job {n} GPU(s)", n = nvml_ids.len()))
     } else {
         // Why the driver does not manage them: the kernel log decides it, or leaves candidates.
         let init_failed = init_failed_line(cx, &missing);
