@@ -91,6 +91,13 @@ impl NoGpu {
         self.shown_message(cfg!(windows)).0
     }
 
+    /// Whether no NVML library was found at all.
+    pub fn is_not_found(&self) -> bool {
+        self.failure == Some(NvmlFailure::NotFound)
+            // (A capture made before `failure` existed holds the English summary.)
+            || (self.failure.is_none() && self.summary.en().contains("was not found"))
+    }
+
     /// Whether NVML said the driver's kernel module and its libraries differ in version.
     pub fn is_version_mismatch(&self) -> bool {
         self.failure == Some(NvmlFailure::VersionMismatch)

@@ -280,13 +280,27 @@ fn nvml_that_does_not_start_is_told_apart_by_what_is_on_disk_and_what_was_passed
         c.summary.en()
     );
     assert!(c.summary.en().contains("(the Standard driver package)"), "{}", c.summary.en());
-    // Without nvml.dll on disk, nothing is decided here.
+    // Without nvml.dll anywhere a driver puts it: no driver installed.
     let r = report_with(
         "wild/win-standard-driver-nvml-load-fails-trex",
         |cap| cap["meta"]["windows"]["nvidia_files"] = json!([]),
         &[],
     );
-    assert_eq!(drv08(&r).cause, None);
+    assert_eq!(drv08(&r).cause, decided(S, "nvml-not-installed"));
+    // Linux: the module runs but the loader finds no libnvidia-ml.so.1 (ldconfig, a partial
+    // install); neither the module nor the library: no driver.
+    let no_nvml = |cap: &mut Value| {
+        cap["meta"]["libraries"] = json!([]);
+        cap["meta"]["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
+            "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
+            "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
+            "samples": [], "facts": []});
+    };
+    let c = drv08(&report_with("healthy-workstation", no_nvml, &[]));
+    assert_eq!(c.cause, decided(S, "nvml-off-loader-path"));
+    assert!(commands(&c).contains(&"sudo ldconfig".to_string()), "{:?}", c.fixes);
+    let c = drv08(&report_with("healthy-workstation", no_nvml, &[("proc/driver/nvidia/version", None)]));
+    assert_eq!(c.cause, decided(S, "nvml-not-installed"));
 
     // A container given the GPU but not the utility capability: no NVML passed in.
     let r = report_with(
@@ -1140,4 +1154,46 @@ fn a_refused_device_file_is_told_apart_by_its_errno_and_the_job_around_it() {
     let Some(CauseFinding::Candidates { ids, .. }) = c.cause.clone() else { panic!("{:?}", c.cause) };
     assert_eq!(ids, ["device-rules-exclude-gpu", "security-module-denies"]);
     assert_eq!(commands(&c).len(), 2);
+}
+
+#[test]
+fn a_container_without_its_gpu_offers_the_host_side_causes_in_order() {
+    let cont02 = |r: &diagnose::Report| r.get("CONT-02").unwrap_or_else(|| panic!("CONT-02")).clone();
+    let ids = |c: &diagnose::Check| match &c.cause {
+        Some(CauseFinding::Candidates { ids, .. }) => ids.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Docker started without --gpus: not requested first, then the runtime.
+    let c = cont02(&report_with("container-without-gpus", |_| {}, &[]));
+    assert_eq!(ids(&c), ["gpus-not-requested", "nvidia-runtime-not-used"]);
+    // Lost after a daemon-reload: systemd first, then the toolkit's no-cgroups; in a pod, the
+    // kubelet's CPU manager is asked too.
+    let c = cont02(&report_with("container-lost-gpus-after-daemon-reload", |_| {}, &[]));
+    assert_eq!(ids(&c), ["cgroup-rewritten-by-systemd", "toolkit-no-cgroups"]);
+    let c = cont02(&report_with(
+        "container-lost-gpus-after-daemon-reload",
+        |cap| cap["meta"]["env"]["KUBERNETES_SERVICE_HOST"] = json!("10.96.0.1"),
+        &[],
+    ));
+    assert_eq!(ids(&c), ["cgroup-rewritten-by-systemd", "kubelet-static-cpu-manager", "toolkit-no-cgroups"]);
+    assert!(commands(&c).iter().any(|k| k.contains("cpuManagerPolicy")), "{:?}", commands(&c));
+}
+
+/// "A test per cause": every cause of every differential is named by a test of this suite, so
+/// a cause no rule can reach (or no test checks) does not go unnoticed.
+#[test]
+fn every_cause_of_every_differential_is_named_by_a_test() {
+    use gpu_doctor::diagnose::differential::DIFFERENTIALS;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
+    let mut text = String::new();
+    for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}")).flatten() {
+        text.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    let untested: Vec<&str> = DIFFERENTIALS
+        .iter()
+        .flat_map(|d| d.causes.iter())
+        .map(|c| c.id)
+        .filter(|id| !text.contains(&format!("\"{id}\"")))
+        .collect();
+    assert!(untested.is_empty(), "causes no test names: {untested:?}");
 }

@@ -418,7 +418,7 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
             c.evidence(msg!("{library}: loaded", library = Message::new(library)))
         }
         SourceStatus::Unavailable(no)
-            if no.failure == Some(crate::telemetry::source::NvmlFailure::NotFound)
+            if no.is_not_found()
                 && let Some(l) =
                     cx.v.meta().libraries.iter().find(|l| {
                         l.name == "libnvidia-ml.so.1" && crate::diagnose::ldcache::in_operator_root(&l.path)
@@ -486,12 +486,23 @@ pub(super) fn nvml_loads(c: Check, cx: &Ctx) -> Check {
 /// check names: the cause, the fact, and its fix steps.
 fn nvml_cause(cx: &Ctx, no: &crate::telemetry::source::NoGpu) -> Option<(&'static str, Message, Vec<FixStep>)> {
     use crate::telemetry::source::NvmlFailure;
-    let not_found = matches!(no.failure, Some(NvmlFailure::NotFound));
+    let not_found = no.is_not_found();
     if cx.v.meta().platform == Platform::Windows {
         let win = cx.v.meta().windows.as_ref()?;
         // nvml.dll is on disk, yet loading it fails with "module not found" (126): a DLL it
         // depends on is missing.
-        let dll = win.nvidia_files.iter().find(|f| f.path.to_ascii_lowercase().ends_with("nvml.dll"))?;
+        let Some(dll) = win.nvidia_files.iter().find(|f| f.path.to_ascii_lowercase().ends_with("nvml.dll")) else {
+            // None anywhere a driver puts it: no NVIDIA driver.
+            return not_found.then(|| {
+                (
+                    "nvml-not-installed",
+                    msg!("no nvml.dll in System32, the NVSMI folder or the driver store"),
+                    vec![FixStep::Text(msg!(
+                        "Install the NVIDIA driver for this GPU from nvidia.com/drivers (or the laptop maker's support page), then reboot."
+                    ))],
+                )
+            });
+        };
         let missing_dependency = no.attempts.iter().any(|a| a.error.contains("os error 126"));
         if !missing_dependency {
             return None;
@@ -558,7 +569,13 @@ fn nvml_cause(cx: &Ctx, no: &crate::telemetry::source::NoGpu) -> Option<(&'stati
             ],
         ));
     }
-    None
+    // No library anywhere and no module running: no driver at all (DRV-01 says it first where
+    // the machine has an NVIDIA GPU; this is what NVML's own check concludes).
+    Some((
+        "nvml-not-installed",
+        msg!("no libnvidia-ml.so.1 where the loader (or gpu-doctor) looks, and no NVIDIA kernel module runs"),
+        fixes::install_driver(cx.distro),
+    ))
 }
 
 /// A node whose driver the NVIDIA GPU Operator runs from its container: the library is in the
