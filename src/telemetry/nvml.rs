@@ -223,6 +223,13 @@ fn reason(err: &NvmlError) -> (Message, bool) {
         }
         NvmlError::NoPermission => (msg!("needs administrator rights"), true),
         NvmlError::NotFound => (msg!("no data yet"), false),
+        // What NVML's reference says these codes mean for a device: the checks name each as the
+        // cause of a GPU that does not answer (RT-LOST).
+        NvmlError::InsufficientPower => (Message::new(crate::telemetry::source::NVML_INSUFFICIENT_POWER), true),
+        NvmlError::IrqIssue => (Message::new(crate::telemetry::source::NVML_IRQ_ISSUE), false),
+        NvmlError::ResetRequired => (Message::new(crate::telemetry::source::NVML_RESET_REQUIRED), false),
+        NvmlError::CorruptedInfoROM => (Message::new(crate::telemetry::source::NVML_CORRUPTED_INFOROM), true),
+        NvmlError::Timeout => (Message::new(crate::telemetry::source::NVML_TIMEOUT), false),
         // NVML's own words for NVML_ERROR_UNKNOWN (nvmlErrorString), as nvidia-smi prints them
         // and as the checks recognise a GPU that stopped answering.
         NvmlError::Unknown => (Message::data("Unknown Error"), false),

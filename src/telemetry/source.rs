@@ -57,6 +57,22 @@ pub struct LoadAttempt {
     pub error: String,
 }
 
+/// A device query's NVML_ERROR_INSUFFICIENT_POWER, NVML_ERROR_IRQ_ISSUE,
+/// NVML_ERROR_RESET_REQUIRED, NVML_ERROR_CORRUPTED_INFOROM and NVML_ERROR_TIMEOUT, as a reading's
+/// reason (NVML API reference, `nvmlReturn_t` and `nvmlDeviceGetHandleByIndex_v2`:
+/// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html>).
+pub const NVML_INSUFFICIENT_POWER: &str =
+    crate::tr_key!("the GPU's external power cables are not attached properly (NVML: insufficient power)");
+/// See [`NVML_INSUFFICIENT_POWER`].
+pub const NVML_IRQ_ISSUE: &str = crate::tr_key!("the driver saw an interrupt problem with the GPU (NVML: IRQ issue)");
+/// See [`NVML_INSUFFICIENT_POWER`].
+pub const NVML_RESET_REQUIRED: &str =
+    crate::tr_key!("the GPU needs a reset before it works again (NVML: reset required)");
+/// See [`NVML_INSUFFICIENT_POWER`].
+pub const NVML_CORRUPTED_INFOROM: &str = crate::tr_key!("the GPU's InfoROM is corrupted (NVML: corrupted InfoROM)");
+/// See [`NVML_INSUFFICIENT_POWER`].
+pub const NVML_TIMEOUT: &str = crate::tr_key!("the driver did not answer in time (NVML: timeout)");
+
 /// Why there is no GPU data, in plain words, with the next step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoGpu {

@@ -11,6 +11,9 @@
  *   silent_gpu = 0        this GPU answers every live query (utilization, memory, temperature,
  *                         power, clocks) with UNKNOWN (999), its inventory still readable: a GPU
  *                         or its GSP firmware that stopped answering
+ *   handle_gpu = 1        nvmlDeviceGetHandleByIndex refuses this GPU ...
+ *   handle_code = 8       ... with this code (8 INSUFFICIENT_POWER, 11 IRQ_ISSUE, 10 TIMEOUT,
+ *                         16 RESET_REQUIRED, 14 CORRUPTED_INFOROM), as NVML documents it can
  *   lost_gpu = 1          this GPU returns GPU_IS_LOST (15) ...
  *   lost_after = 3        ... once it has answered this many utilization queries
  *   hang = nvmlDeviceGetTemperature   this function blocks ...
@@ -56,7 +59,7 @@ struct fake_device { unsigned index; unsigned long util_calls; };
 static struct {
     int loaded, initialised;
     unsigned gpus;
-    int init_code, unsupported, lost_gpu, processes_code, silent_gpu;
+    int init_code, unsupported, lost_gpu, processes_code, silent_gpu, handle_gpu, handle_code;
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
     int util, child_processes, fans, mig, mig_devices, model_now, model_pending;
@@ -78,6 +81,7 @@ static void read_scenario(void) {
     sc.gpus = 2;
     sc.lost_gpu = -1;
     sc.silent_gpu = -1;
+    sc.handle_gpu = -1;
     strcpy(sc.driver, "550.54.15");
     sc.pcie_gen = 4;
     sc.pcie_width = 16;
@@ -106,6 +110,8 @@ static void read_scenario(void) {
         else if (!strcmp(k, "init")) sc.init_code = atoi(v);
         else if (!strcmp(k, "unsupported")) sc.unsupported = !strcmp(v, "all");
         else if (!strcmp(k, "silent_gpu")) sc.silent_gpu = atoi(v);
+        else if (!strcmp(k, "handle_gpu")) sc.handle_gpu = atoi(v);
+        else if (!strcmp(k, "handle_code")) sc.handle_code = atoi(v);
         else if (!strcmp(k, "lost_gpu")) sc.lost_gpu = atoi(v);
         else if (!strcmp(k, "lost_after")) sc.lost_after = strtoul(v, NULL, 10);
         else if (!strcmp(k, "hang")) snprintf(sc.hang, sizeof sc.hang, "%s", v);
@@ -238,6 +244,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned *n) { return nvmlDeviceGetCount_
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d) {
     if (!sc.initialised) return UNINITIALIZED;
     if (i >= sc.gpus || !d) return INVALID_ARGUMENT;
+    if ((int)i == sc.handle_gpu && sc.handle_code) return (nvmlReturn_t)sc.handle_code;
     *d = &devices[i];
     return OK;
 }

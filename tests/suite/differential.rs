@@ -1197,3 +1197,73 @@ fn every_cause_of_every_differential_is_named_by_a_test() {
         .collect();
     assert!(untested.is_empty(), "causes no test names: {untested:?}");
 }
+
+#[test]
+fn a_gpu_nvml_refuses_is_named_by_the_device_code_nvml_gave() {
+    // NVML opens, but refuses GPU 0's handle with a device-level code (what nvmlDeviceGetHandleByIndex
+    // documents): the code is the cause, with its own fix.
+    let refuse = |why: &'static str| {
+        move |cap: &mut Value| {
+            let gpu = &mut cap["meta"]["nvml"]["inventory"]["gpus"][0];
+            for field in [
+                "uuid",
+                "pci_bus_id",
+                "vram_total_bytes",
+                "power_limit_default_w",
+                "max_sm_clock_mhz",
+                "max_mem_clock_mhz",
+                "max_pcie_gen",
+                "max_pcie_width",
+                "slowdown_temp_c",
+                "compute_capability",
+            ] {
+                gpu[field] = json!({ "na": why });
+            }
+            cap["meta"]["nvml"]["samples"] = json!([]);
+        }
+    };
+    let cases = [
+        (
+            "the GPU's external power cables are not attached properly (NVML: insufficient power)",
+            Verdict::Fail,
+            "GPU 0 does not get enough power",
+            None,
+        ),
+        (
+            "the GPU needs a reset before it works again (NVML: reset required)",
+            Verdict::Fail,
+            "GPU 0 needs a reset",
+            Some("sudo nvidia-smi --gpu-reset -i 0"),
+        ),
+        (
+            "the driver did not answer in time (NVML: timeout)",
+            Verdict::Fail,
+            "GPU 0 did not answer the driver in time",
+            Some("sudo nvidia-smi --gpu-reset -i 0"),
+        ),
+        (
+            "the driver saw an interrupt problem with the GPU (NVML: IRQ issue)",
+            Verdict::Fail,
+            "GPU 0 cannot be used: the driver saw an interrupt problem",
+            Some("sudo dmesg | grep -i -e NVRM -e irq -e msi"),
+        ),
+        (
+            "the GPU's InfoROM is corrupted (NVML: corrupted InfoROM)",
+            Verdict::Warn,
+            "GPU 0's InfoROM is corrupted",
+            None,
+        ),
+    ];
+    for (why, verdict, finding, cmd) in cases {
+        let r = report_with("healthy-workstation", refuse(why), &[]);
+        let c = r.get("RT-LOST").unwrap_or_else(|| panic!("RT-LOST"));
+        assert_eq!(c.verdict, verdict, "{why}: {}", c.summary.en());
+        assert!(c.finding.en().starts_with(finding), "{why}: {}", c.finding.en());
+        if let Some(cmd) = cmd {
+            assert!(commands(c).contains(&cmd.to_string()), "{why}: {:?}", commands(c));
+        }
+        if verdict == Verdict::Fail {
+            assert_eq!(r.root_cause.as_deref(), Some("RT-LOST"), "{why}: the device code is the root cause");
+        }
+    }
+}

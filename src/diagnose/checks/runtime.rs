@@ -26,6 +26,9 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
     if !cx.nvml_open() {
         return c.verdict(Verdict::Skipped, crate::msg!("NVML not open"));
     }
+    if let Some((index, key)) = device_error(cx) {
+        return device_error_finding(c, index, key);
+    }
     let lost: Vec<String> = cx
         .nvml_samples()
         .iter()
@@ -55,6 +58,66 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
             .found(gone)
             .explain(crate::msg!("The GPU stopped responding on the PCIe bus (Xid 79)."))
             .text(crate::msg!("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA."))
+    }
+}
+
+/// The device-level NVML return codes that say why a GPU does not answer, worst first.
+const DEVICE_ERRORS: [&str; 5] = [
+    crate::telemetry::source::NVML_INSUFFICIENT_POWER,
+    crate::telemetry::source::NVML_RESET_REQUIRED,
+    crate::telemetry::source::NVML_TIMEOUT,
+    crate::telemetry::source::NVML_IRQ_ISSUE,
+    crate::telemetry::source::NVML_CORRUPTED_INFOROM,
+];
+
+/// The first GPU (by index) whose handle or readings NVML refused with one of
+/// [`DEVICE_ERRORS`], the worst code found.
+fn device_error(cx: &Ctx) -> Option<(u32, &'static str)> {
+    let inventory = cx.nvml.map(|n| n.inventory.gpus.iter().map(|g| (g.index, g.uuid.na_reason())).collect::<Vec<_>>());
+    let samples = cx.nvml_samples().iter().map(|s| (s.index, s.util_gpu_pct.na_reason()));
+    let found: Vec<(u32, &str)> = inventory
+        .unwrap_or_default()
+        .into_iter()
+        .chain(samples)
+        .filter_map(|(i, why)| {
+            let key = why?.key();
+            DEVICE_ERRORS.iter().find(|k| **k == key).map(|k| (i, *k))
+        })
+        .collect();
+    DEVICE_ERRORS.iter().find_map(|k| found.iter().filter(|(_, f)| f == k).map(|(i, _)| *i).min().map(|i| (i, *k)))
+}
+
+/// RT-LOST's finding for a GPU NVML refused with a device-level code: the code is the cause.
+fn device_error_finding(c: Check, index: u32, key: &'static str) -> Check {
+    use crate::telemetry::source as s;
+    let c = c.evidence(crate::msg!("GPU {index}: {why}", index = index, why = Message::new(key)));
+    match key {
+        s::NVML_INSUFFICIENT_POWER => c
+            .verdict(Verdict::Fail, crate::msg!("GPU {index}: NVML refuses it for lack of power", index = index))
+            .found(crate::msg!("GPU {index} does not get enough power: its external power cables are not attached properly", index = index))
+            .text(crate::msg!("Power the machine off, connect every power connector the card has (a separate cable from the power supply for each), then start it again.")),
+        s::NVML_RESET_REQUIRED => c
+            .verdict(Verdict::Fail, crate::msg!("GPU {index} needs a reset", index = index))
+            .found(crate::msg!("GPU {index} needs a reset before it works again", index = index))
+            .text(crate::msg!("Stop the programs that use it, then reset it (or reboot):"))
+            .cmd(format!("sudo nvidia-smi --gpu-reset -i {index}")),
+        s::NVML_TIMEOUT => c
+            .verdict(Verdict::Fail, crate::msg!("GPU {index} did not answer the driver in time", index = index))
+            .found(crate::msg!("GPU {index} did not answer the driver in time", index = index))
+            .text(crate::msg!("Save the kernel log for the bug report before anything else:"))
+            .cmd("sudo dmesg --ctime > nvidia-hang-dmesg.txt")
+            .text(crate::msg!("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):"))
+            .cmd(format!("sudo nvidia-smi --gpu-reset -i {index}")),
+        s::NVML_IRQ_ISSUE => c
+            .verdict(Verdict::Fail, crate::msg!("GPU {index}: the driver saw an interrupt problem", index = index))
+            .found(crate::msg!("GPU {index} cannot be used: the driver saw an interrupt problem with it", index = index))
+            .text(crate::msg!("Update the machine's firmware (BIOS) and try the card in another slot; what the driver said when it started the GPU tells more:"))
+            .cmd("sudo dmesg | grep -i -e NVRM -e irq -e msi"),
+        _ => c
+            .verdict(Verdict::Warn, crate::msg!("GPU {index}: its InfoROM is corrupted", index = index))
+            .found(crate::msg!("GPU {index}'s InfoROM is corrupted", index = index))
+            .explain(crate::msg!("The InfoROM is the board's small store of configuration and error records (ECC, retired pages). The GPU may still compute, but those records are unreliable."))
+            .text(crate::msg!("Ask the board's vendor for an InfoROM update or a replacement.")),
     }
 }
 
