@@ -290,34 +290,26 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                 let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok()).unwrap_or(0);
                 match crate::knowledge::cmp_version(dc, &tc) {
                     // Minor-version compatibility began with CUDA 11: a build for CUDA 10.1
-                    // needs a driver for 10.1 (418.39 or newer), not just any 10.x one.
-                    std::cmp::Ordering::Less if major(&tc) < 11 => {
-                        if need.is_none() {
-                            need = Some(tc.clone());
-                        }
-                        (
-                            Verdict::Fail,
+                    // needs a driver for 10.1 (418.39 or newer), not just any 10.x one; from 11
+                    // on, a driver of an older major version is what it cannot run on.
+                    std::cmp::Ordering::Less if major(&tc) < 11 || major(dc) < major(&tc) => {
+                        need.get_or_insert_with(|| tc.clone());
+                        let note = if major(&tc) < 11 {
                             crate::msg!(
                                 "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (before CUDA 11 every minor version needs its own driver)",
                                 ver = ver,
                                 tc = tc,
                                 dc = dc
-                            ),
-                        )
-                    }
-                    std::cmp::Ordering::Less if major(dc) < major(&tc) => {
-                        if need.is_none() {
-                            need = Some(tc.clone());
-                        }
-                        (
-                            Verdict::Fail,
+                            )
+                        } else {
                             crate::msg!(
                                 "torch {ver} needs CUDA {tc}, but the driver supports only CUDA {dc} (older major version)",
                                 ver = ver,
                                 tc = tc,
                                 dc = dc
-                            ),
-                        )
+                            )
+                        };
+                        (Verdict::Fail, note)
                     }
                     std::cmp::Ordering::Less => (
                         Verdict::Warn,
