@@ -34,6 +34,7 @@ const SYSTEM_FILES: &[&str] = &[
     "/proc/devices",
     "/proc/1/cgroup",
     "/proc/self/cgroup",
+    "/run/systemd/container",
     "/etc/os-release",
     "/usr/lib/os-release",
 ];

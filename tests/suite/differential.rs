@@ -1267,3 +1267,15 @@ fn a_gpu_nvml_refuses_is_named_by_the_device_code_nvml_gave() {
         }
     }
 }
+
+#[test]
+fn a_container_is_recognised_by_what_systemd_or_the_cgroup_path_says_of_it() {
+    let kind = |files: &[(&str, Option<&str>)]| {
+        report_with("healthy-workstation", |_| {}, files).get("CONT-01").map(|c| c.summary.en()).unwrap_or_default()
+    };
+    assert_eq!(kind(&[("run/systemd/container", Some("lxc\n"))]), "yes: container (lxc)");
+    assert_eq!(kind(&[("run/systemd/container", Some("systemd-nspawn\n"))]), "yes: container (systemd-nspawn)");
+    assert_eq!(kind(&[("run/systemd/container", Some("docker\n"))]), "yes: Docker");
+    assert_eq!(kind(&[("proc/1/cgroup", Some("0::/lxc.payload.gpu-box/init.scope\n"))]), "yes: container (lxc)");
+    assert!(!kind(&[]).starts_with("yes"), "{}", kind(&[]));
+}

@@ -776,7 +776,18 @@ fn detect_container(v: &dyn SystemView) -> Option<String> {
     if cg.contains("libpod") {
         return Some("Podman".into());
     }
-    env.get("container").map(|c| format!("container ({c})"))
+    if cg.contains("/lxc/") || cg.contains("/lxc.payload") {
+        return Some("container (lxc)".into());
+    }
+    // systemd inside a container writes its kind here (systemd-detect-virt reads it): lxc,
+    // systemd-nspawn, docker, podman …, also where the cgroup path says nothing (cgroup v2).
+    let kind = v.read("/run/systemd/container").map(|k| k.trim().to_string()).filter(|k| !k.is_empty());
+    match kind.as_deref().or(env.get("container").map(String::as_str)) {
+        Some("docker") => Some("Docker".into()),
+        Some("podman") => Some("Podman".into()),
+        Some(k) => Some(format!("container ({k})")),
+        None => None,
+    }
 }
 
 /// The distribution from os-release (`/etc/os-release`, else `/usr/lib/os-release`, as
