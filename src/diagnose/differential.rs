@@ -661,6 +661,53 @@ pub const NO_GPU_IN_WSL: Differential = Differential {
     ],
 };
 
+/// The symptom "no NVIDIA GPU is visible on the PCI bus" (HW-01 on a machine, not a container or
+/// WSL): the firmware's DMI strings (a hypervisor, a laptop's chassis) and the other makers'
+/// display devices order the causes.
+pub const NO_NVIDIA_ON_BUS: Differential = Differential {
+    id: "no-nvidia-gpu-on-bus",
+    checks: &["HW-01"],
+    symptom: crate::tr_key!("No NVIDIA GPU is visible on the PCI bus"),
+    causes: &[
+        CauseDef {
+            id: "vm-without-gpu-passthrough",
+            name: crate::tr_key!("this is a virtual machine and its hypervisor passes no NVIDIA GPU through to it"),
+            sources: &[
+                "https://docs.kernel.org/driver-api/vfio.html",
+                "https://github.com/systemd/systemd/blob/main/src/basic/virt.c",
+            ],
+            confirm: "cat /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name",
+        },
+        CauseDef {
+            id: "machine-has-no-nvidia-gpu",
+            name: crate::tr_key!(
+                "this machine has no NVIDIA GPU: its PCI bus shows only other makers' display devices"
+            ),
+            sources: &[
+                "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html",
+                "https://github.com/fboulnois/stable-diffusion-docker/issues/82",
+            ],
+            confirm: "lspci -nn | grep -i -e vga -e 3d -e display",
+        },
+        CauseDef {
+            id: "gpu-switched-off-by-firmware",
+            name: crate::tr_key!(
+                "the laptop's firmware or its GPU switch (an integrated-only or Eco mode) turned the NVIDIA GPU off, so it is not on the bus"
+            ),
+            sources: &["https://github.com/seerge/g-helper/issues/4581"],
+            confirm: "sudo dmesg | grep -i -e 10de -e nvidia",
+        },
+        CauseDef {
+            id: "gpu-not-seated-or-powered",
+            name: crate::tr_key!(
+                "the card is not seated or not powered, is disabled in the firmware (BIOS/UEFI), or has failed"
+            ),
+            sources: &["https://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html"],
+            confirm: "sudo dmesg | grep -i -e 'pcie bus error' -e 'link down' -e 10de",
+        },
+    ],
+};
+
 /// Microsoft Learn: the Device Manager problem codes.
 const DEVICE_MANAGER_CODES: &str =
     "https://learn.microsoft.com/en-us/windows-hardware/drivers/install/device-manager-error-messages";
@@ -767,6 +814,7 @@ pub static DIFFERENTIALS: &[Differential] = &[
     NO_GPU_IN_WSL,
     WINDOWS_STOPPED_GPU,
     DEVICE_OPEN_REFUSED,
+    NO_NVIDIA_ON_BUS,
 ];
 
 impl Differential {

@@ -95,7 +95,7 @@ pub struct WindowsFacts {
 /// What hypervisors write into the SMBIOS maker and model of their guests (the DMI table of
 /// systemd's `detect-virt`, src/basic/virt.c, and Hyper-V's "Microsoft Corporation Virtual
 /// Machine").
-const HYPERVISOR_NAMES: &[&str] = &[
+pub const HYPERVISOR_NAMES: &[&str] = &[
     "QEMU",
     "KVM",
     "VMware",
@@ -110,6 +110,11 @@ const HYPERVISOR_NAMES: &[&str] = &[
     "KubeVirt",
     "Standard PC (",
 ];
+
+/// Whether a firmware maker or model string (SMBIOS) is a hypervisor's.
+pub fn names_a_hypervisor(s: &str) -> bool {
+    HYPERVISOR_NAMES.iter().any(|h| s.contains(h))
+}
 
 /// The power plans and power modes Windows ships, by GUID: (name, whether it holds the processor
 /// and PCIe link low to save energy). Microsoft Learn, "Power policy settings" / "Customize the
@@ -179,7 +184,7 @@ impl WindowsFacts {
 
     /// This Windows runs in a virtual machine (by its firmware's maker and model).
     pub fn virtual_machine(&self) -> bool {
-        self.system.as_deref().is_some_and(|s| HYPERVISOR_NAMES.iter().any(|h| s.contains(h)))
+        self.system.as_deref().is_some_and(names_a_hypervisor)
     }
 
     /// A laptop with an integrated GPU beside a mobile NVIDIA GPU (NVIDIA names those "… Laptop

@@ -78,6 +78,43 @@ pub fn torch_arch_support(torch: &str, cuda: &str) -> (f64, bool) {
     }
 }
 
+/// The newest compute capability a CUDA release compiles for: a build made with it has no kernels
+/// for a newer GPU ("no kernel image is available for execution on the device"). From the CUDA
+/// Toolkit release notes: 11.0 added 8.0, 11.1 added 8.6, 11.4 added 8.7, 11.8 added 8.9 and 9.0,
+/// 12.8 added 10.0 and 12.0, 12.9 added 10.3 and 12.1.
+pub fn cuda_max_cc(cuda: &str) -> f64 {
+    let v: Vec<u32> = cuda.split('.').take(2).map(|p| p.trim().parse().unwrap_or(0)).collect();
+    let (maj, min) = (v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0));
+    match (maj, min) {
+        (0..=10, _) => 7.5,
+        (11, 0) => 8.0,
+        (11, 1..=3) => 8.6,
+        (11, 4..=7) => 8.7,
+        (11, _) | (12, 0..=7) => 9.0,
+        (12, 8) => 12.0,
+        _ => 12.1,
+    }
+}
+
+/// The first CUDA release that compiles for compute capability `cc` (see [`cuda_max_cc`]).
+pub fn cuda_for_cc(cc: f64) -> &'static str {
+    if cc <= 7.5 {
+        "10.0"
+    } else if cc <= 8.0 {
+        "11.0"
+    } else if cc <= 8.6 {
+        "11.1"
+    } else if cc <= 8.7 {
+        "11.4"
+    } else if cc <= 9.0 {
+        "11.8"
+    } else if cc <= 12.0 {
+        "12.8"
+    } else {
+        "12.9"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +150,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_cuda_release_compiles_up_to_its_newest_architecture() {
+        assert_eq!(cuda_max_cc("10.2"), 7.5);
+        assert_eq!(cuda_max_cc("11.0"), 8.0);
+        assert_eq!(cuda_max_cc("11.3"), 8.6);
+        assert_eq!(cuda_max_cc("11.8"), 9.0);
+        assert_eq!(cuda_max_cc("12.6"), 9.0);
+        assert_eq!(cuda_max_cc("12.8"), 12.0);
+        assert_eq!(cuda_max_cc("13.0"), 12.1);
+        for cc in [7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 12.0] {
+            assert!(cuda_max_cc(cuda_for_cc(cc)) >= cc, "{cc}");
+        }
+        assert_eq!(cuda_for_cc(8.6), "11.1");
     }
 
     #[test]

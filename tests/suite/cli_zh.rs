@@ -116,8 +116,8 @@ fn fixtures() -> std::path::PathBuf {
 fn stored_machines() -> Vec<std::path::PathBuf> {
     let root = fixtures();
     let mut inputs = Vec::new();
-    // The fixtures, and the machines written from public threads (tests/fixtures/wild).
-    for dir in [root.clone(), root.join("wild")] {
+    // The fixtures, and the machines written from public threads (tests/fixtures/wild, wild2).
+    for dir in [root.clone(), root.join("wild"), root.join("wild2")] {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             if e.path().join("capture.json").is_file() {
                 inputs.push(e.path());

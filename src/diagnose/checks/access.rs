@@ -29,10 +29,7 @@ fn can_open(user: &UserInfo, n: &DeviceNode) -> bool {
 
 /// The scheduler job this runs in (Slurm, PBS, LSF), by its variable.
 fn scheduler_job(cx: &Ctx) -> Option<&'static str> {
-    [("SLURM_JOB_ID", "Slurm"), ("PBS_JOBID", "PBS"), ("LSB_JOBID", "LSF")]
-        .into_iter()
-        .find(|(v, _)| cx.env(v).is_some())
-        .map(|(_, s)| s)
+    super::env::scheduler(cx).map(|(name, _)| name)
 }
 
 /// In a scheduler's job, the GPU device files its device limits refuse ("Operation not

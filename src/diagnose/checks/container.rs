@@ -161,7 +161,7 @@ pub(super) fn is_eperm(open: &str) -> bool {
 /// When this machine has no NVIDIA GPU: its PCI bus is visible (at least one function listed),
 /// none of its GPUs is NVIDIA's, and no NVIDIA kernel module answers in /proc. The other display
 /// devices found ("0000:03:00.0 (AMD)").
-fn no_nvidia_gpu_on_the_bus(cx: &Ctx) -> Option<Vec<String>> {
+pub(super) fn no_nvidia_gpu_on_the_bus(cx: &Ctx) -> Option<Vec<String>> {
     let base = "/sys/bus/pci/devices";
     let functions = cx.v.list(base)?;
     if functions.is_empty()

@@ -429,6 +429,7 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
         let text = cx.v.read(f).unwrap_or_default();
         let (Some(ver), Some(Some(cuda))) = (parse::torch_version(&text), parse::torch_cuda(&text)) else { continue };
         let (min_cc, blackwell) = crate::knowledge::frameworks::torch_arch_support(&ver, &cuda);
+        let max_cc = crate::knowledge::frameworks::cuda_max_cc(&cuda);
         for (i, name, cc) in &gpus {
             let (v, note) = if *cc < min_cc {
                 (
@@ -440,6 +441,21 @@ pub(super) fn gpu_arch_in_torch_builds(c: Check, cx: &Ctx) -> Check {
                         name = name,
                         cc = format!("{cc:.1}"),
                         min_cc = format!("{min_cc:.1}")
+                    ),
+                )
+            } else if *cc > max_cc + 0.01 && *cc < 10.0 {
+                // Built with a CUDA that cannot compile for this GPU.
+                (
+                    Verdict::Fail,
+                    crate::msg!(
+                        "torch {ver} (CUDA {cuda}) predates GPU {i} ({name}, compute capability {cc}): CUDA {cuda} compiles for compute capability {max} at most, so 'no kernel image is available'; use a build for CUDA {need} or newer",
+                        ver = ver,
+                        cuda = cuda,
+                        i = i,
+                        name = name,
+                        cc = format!("{cc:.1}"),
+                        max = format!("{max_cc:.1}"),
+                        need = crate::knowledge::frameworks::cuda_for_cc(*cc)
                     ),
                 )
             } else if *cc >= 10.0 && !blackwell {

@@ -33,17 +33,31 @@ pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
                 entry = format!("{e:?}")
             ),
         };
-        return c
-            .verdict(
-                Verdict::Fail,
-                msg!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why),
-            )
-            .found(msg!("CUDA_VISIBLE_DEVICES hides every GPU"))
-            .cmd("unset CUDA_VISIBLE_DEVICES")
-            .text(msg!(
-                "Or set it to GPU indices or UUIDs that exist here: {gpus}",
-                gpus = gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
-            ));
+        let c = c.verdict(
+            Verdict::Fail,
+            msg!("CUDA_VISIBLE_DEVICES={val} hides every GPU: {why}", val = format!("{val:?}"), why = why),
+        );
+        // Slurm set it to the node's numbers of the job's GPUs, but the job sees only those GPUs,
+        // renumbered from 0 (a container, or device limits Slurm does not know of): Slurm numbers
+        // them from 0 itself only with ConstrainDevices=yes (cgroup.conf).
+        let assigned = ["SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "GPU_DEVICE_ORDINAL"].iter().find_map(|k| cx.env(k));
+        if scheduler(cx).is_some() && assigned.is_some_and(|a| a.trim() == val.trim()) {
+            let local = (0..gpus.len()).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+            return c
+                .found(msg!(
+                    "CUDA_VISIBLE_DEVICES holds the node's numbers of the job's GPUs, but the job sees them numbered from 0"
+                ))
+                .explain(msg!(
+                    "The scheduler set CUDA_VISIBLE_DEVICES={val}, the GPUs' numbers on the whole node, while this job (its container, or its device limits) sees only {n} GPU(s), numbered from 0: no GPU has that number here. Slurm numbers a job's GPUs from 0 itself only when cgroup.conf has ConstrainDevices=yes; ask the administrators for it. Until then, in the job:",
+                    val = format!("{val:?}"),
+                    n = gpus.len()
+                ))
+                .cmd(format!("export CUDA_VISIBLE_DEVICES={local}"));
+        }
+        return c.found(msg!("CUDA_VISIBLE_DEVICES hides every GPU")).cmd("unset CUDA_VISIBLE_DEVICES").text(msg!(
+            "Or set it to GPU indices or UUIDs that exist here: {gpus}",
+            gpus = gpus.iter().map(|(i, u)| format!("{i} ({u})")).collect::<Vec<_>>().join(", ")
+        ));
     }
     match vis.cut_at {
         Some(e) => c
@@ -77,7 +91,7 @@ pub(super) fn cuda_visible_devices(c: Check, cx: &Ctx) -> Check {
 }
 
 /// The batch scheduler that started this job, and the job's id, from the variables it sets.
-fn scheduler<'c>(cx: &'c Ctx) -> Option<(&'static str, &'c str)> {
+pub(super) fn scheduler<'c>(cx: &'c Ctx) -> Option<(&'static str, &'c str)> {
     [("SLURM_JOB_ID", "Slurm"), ("PBS_JOBID", "PBS"), ("LSB_JOBID", "LSF")]
         .into_iter()
         .find_map(|(k, name)| cx.env(k).map(|v| (name, v)))

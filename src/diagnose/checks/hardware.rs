@@ -30,12 +30,7 @@ pub(super) fn gpu_on_pci_bus(c: Check, cx: &Ctx) -> Check {
                 .found(msg!("No NVIDIA PCI device is visible here (normal in a container)"))
                 .evidence(msg!("/sys/bus/pci/devices: no vendor 0x10de display functions"));
         }
-        return c
-            .verdict(Verdict::Fail, msg!("no NVIDIA GPU is visible on the PCI bus"))
-            .found(msg!("No NVIDIA GPU is visible on the PCI bus"))
-            .explain(msg!("Nothing else can work until the system sees the card."))
-            .evidence(msg!("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function"))
-            .text(msg!("Check the card is seated and powered (PCIe power cables) and enabled in the BIOS/UEFI; in a VM, pass the GPU through to this VM."));
+        return no_nvidia_on_bus(c, cx);
     }
     let mut c = c
         .verdict(
@@ -51,6 +46,50 @@ pub(super) fn gpu_on_pci_bus(c: Check, cx: &Ctx) -> Check {
         c = c.evidence(msg!("/sys/bus/pci/devices/{address}: vendor 0x10de, display class", address = g.address));
     }
     c
+}
+
+/// HW-01 failing: the firmware's DMI strings and the other display devices order the causes
+/// ([`NO_NVIDIA_ON_BUS`]); a hypervisor's name decides it.
+fn no_nvidia_on_bus(c: Check, cx: &Ctx) -> Check {
+    use crate::diagnose::differential::{CauseFinding, NO_NVIDIA_ON_BUS as D, candidate_steps};
+    let dmi =
+        |f: &str| cx.v.read(&format!("/sys/class/dmi/id/{f}")).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let system = [dmi("sys_vendor"), dmi("product_name")].into_iter().flatten().collect::<Vec<_>>().join(" ");
+    // SMBIOS chassis types: 8-10, 14, 31, 32 portable; 17, 23, 28 servers.
+    let chassis: Option<u32> = dmi("chassis_type").and_then(|t| t.parse().ok());
+    let laptop = chassis.is_some_and(|t| matches!(t, 8 | 9 | 10 | 14 | 31 | 32));
+    let server = chassis.is_some_and(|t| matches!(t, 17 | 23 | 28));
+    let others = super::container::no_nvidia_gpu_on_the_bus(cx).unwrap_or_default();
+    let c = c
+        .verdict(Verdict::Fail, msg!("no NVIDIA GPU is visible on the PCI bus"))
+        .explain(msg!("Nothing else can work until the system sees the card."))
+        .evidence(msg!("/sys/bus/pci/devices: no vendor 0x10de, class 0x0300/0x0302 function"))
+        .evidence(msg!(
+            "PCI display devices: {list}",
+            list = if others.is_empty() { msg!("none") } else { Message::data(others.join(", ")) }
+        ));
+    let c = if system.is_empty() {
+        c
+    } else {
+        c.evidence(msg!("firmware (DMI): {system}", system = Message::data(system.as_str())))
+    };
+    if crate::diagnose::winfacts::names_a_hypervisor(&system) {
+        return c
+            .found(msg!("No NVIDIA GPU is visible on the PCI bus: {cause}", cause = Message::new(D.name_of("vm-without-gpu-passthrough"))))
+            .cause(CauseFinding::decided(&D, "vm-without-gpu-passthrough"))
+            .text(msg!("Pass the GPU through to this virtual machine in the hypervisor (PCI passthrough / vfio-pci, or a cloud instance type that has a GPU), then start it again."));
+    }
+    let ids: &[&str] = if laptop {
+        &["machine-has-no-nvidia-gpu", "gpu-switched-off-by-firmware"]
+    } else if server || others.is_empty() || chassis.is_some() {
+        &["gpu-not-seated-or-powered", "machine-has-no-nvidia-gpu"]
+    } else {
+        &["machine-has-no-nvidia-gpu", "gpu-not-seated-or-powered"]
+    };
+    c.found(msg!("No NVIDIA GPU is visible on the PCI bus"))
+        .cause(CauseFinding::candidates(&D, ids))
+        .text(msg!("Which of these it is, most likely first:"))
+        .steps(candidate_steps(&D, ids))
 }
 
 pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
@@ -143,7 +182,15 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     if missing.is_empty() {
         c.verdict(Verdict::Pass, msg!("all {n} GPU(s) managed by the driver", n = pci.len()))
             .found(msg!("The driver manages every GPU on the PCI bus"))
-    } else if !nvml_ids.is_empty() && super::access::job_refused_gpus(cx) >= missing.len() {
+    } else if super::access::job_refused_gpus(cx) >= missing.len() && nvml_ids.is_empty() {
+        // A scheduler's job whose device limits refuse every GPU: NVML cannot open what the job
+        // was not given; PERM-02 says why (no GPU requested).
+        c.verdict(
+            Verdict::Info,
+            msg!("NVML sees no GPU: this job's device limits refuse {gpus}", gpus = missing.join(", ")),
+        )
+        .found(msg!("The scheduler gave this job no GPU"))
+    } else if super::access::job_refused_gpus(cx) >= missing.len() {
         // A scheduler's job sees the GPUs it was given; the others' device files refuse it.
         c.verdict(
             Verdict::Info,
@@ -154,6 +201,21 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
             ),
         )
         .found(msg!("The scheduler gave this job {n} GPU(s)", n = nvml_ids.len()))
+    } else if (cx.container.is_some() || super::env::scheduler(cx).is_some())
+        && !nvml_ids.is_empty()
+        && init_failed_line(cx, &missing).is_none()
+    {
+        // A container or a scheduler's job sees the node's whole PCI bus but is given only some
+        // of its GPUs.
+        c.verdict(
+            Verdict::Info,
+            msg!(
+                "this container or job was given {n} of the node's {m} GPUs; the others are not passed in",
+                n = nvml_ids.len(),
+                m = pci.len()
+            ),
+        )
+        .found(msg!("The container or job was given {n} GPU(s)", n = nvml_ids.len()))
     } else {
         // Why the driver does not manage them: the kernel log decides it, or leaves candidates.
         let init_failed = init_failed_line(cx, &missing);
