@@ -164,9 +164,12 @@ fn a_server_over_real_ssh_streams_and_reports_stops_and_wrong_keys() {
         "samples from the server",
         || {
             let s = sampler.snapshot();
+            // (The link marks itself live on its next poll, up to 100 ms after the first line: on
+            // a loaded machine a snapshot can fall in between.)
             s.gpus.len() == 2
                 && s.gpus.iter().all(|g| g.util_gpu_pct.get().is_some())
                 && s.host.as_ref().is_some_and(|h| h.cpu_pct.get().is_some())
+                && s.remote.as_ref().is_some_and(|r| r.line().en().contains(": live"))
         },
         log,
     );
