@@ -50,6 +50,14 @@ fn commands(c: &diagnose::Check) -> Vec<String> {
         .collect()
 }
 
+/// NVML as a capture records it when no libnvidia-ml.so.1 could be loaded.
+fn nvml_not_found() -> Value {
+    json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
+        "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
+        "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
+        "samples": [], "facts": []})
+}
+
 fn decided(symptom: &str, id: &str) -> Option<CauseFinding> {
     Some(CauseFinding::Decided { symptom: symptom.into(), id: id.into() })
 }
@@ -291,10 +299,7 @@ fn nvml_that_does_not_start_is_told_apart_by_what_is_on_disk_and_what_was_passed
     // install); neither the module nor the library: no driver.
     let no_nvml = |cap: &mut Value| {
         cap["meta"]["libraries"] = json!([]);
-        cap["meta"]["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
-            "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
-            "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
-            "samples": [], "facts": []});
+        cap["meta"]["nvml"] = nvml_not_found();
     };
     let c = drv08(&report_with("healthy-workstation", no_nvml, &[]));
     assert_eq!(c.cause, decided(S, "nvml-off-loader-path"));
@@ -308,10 +313,7 @@ fn nvml_that_does_not_start_is_told_apart_by_what_is_on_disk_and_what_was_passed
         |cap| {
             cap["meta"]["env"]["NVIDIA_DRIVER_CAPABILITIES"] = json!("compute");
             cap["meta"]["libraries"] = json!([cap["meta"]["libraries"][0].clone()]);
-            cap["meta"]["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
-                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
-                "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
-                "samples": [], "facts": []});
+            cap["meta"]["nvml"] = nvml_not_found();
         },
         &[],
     );
@@ -890,10 +892,7 @@ fn a_host_that_gives_its_gpus_to_virtual_machines_is_not_told_to_install_a_drive
             m["device_nodes"] = json!([]);
             m["libraries"] = json!([]);
             m["cuda"] = Value::Null;
-            m["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
-                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
-                "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
-                "samples": [], "facts": []});
+            m["nvml"] = nvml_not_found();
         },
         &[
             ("proc/modules", Some("vfio_pci 16384 1 - Live 0x0\nkvm_intel 380928 0 - Live 0x0\n")),
@@ -1059,10 +1058,7 @@ fn a_node_whose_driver_the_gpu_operator_runs_is_told_so_and_a_driver_pod_not_rea
         // A gpu-doctor that did not look in the operator's root: neither library loaded.
         m["cuda"] = json!({"library": null, "load_error": "libcuda.so.1: cannot open shared object file: No such file or directory",
             "init_code": null, "driver_version": null, "devices": null});
-        m["nvml"] = json!({"status": {"kind": "unavailable", "summary": "x", "next_step": "y", "failure": "not_found",
-                "attempts": [{"path": "libnvidia-ml.so.1", "error": "libnvidia-ml.so.1: cannot open shared object file: No such file or directory"}]},
-            "inventory": {"driver_version": null, "cuda_driver_version": null, "nvml_version": null, "gpus": []},
-            "samples": [], "facts": []});
+        m["nvml"] = nvml_not_found();
     };
     let r = report_with("healthy-workstation", operator_node, &[("run/nvidia/validations/driver-ready", Some(""))]);
     let failed: Vec<String> = r

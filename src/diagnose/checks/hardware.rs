@@ -179,10 +179,12 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     let c = c
         .evidence(format!("PCI: {}", pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")))
         .evidence(format!("NVML: {}", nvml_ids.join(", ")));
+    // GPUs a scheduler's job was not given: their device files refuse it.
+    let job_refused = super::access::job_refused_gpus(cx);
     if missing.is_empty() {
         c.verdict(Verdict::Pass, msg!("all {n} GPU(s) managed by the driver", n = pci.len()))
             .found(msg!("The driver manages every GPU on the PCI bus"))
-    } else if super::access::job_refused_gpus(cx) >= missing.len() && nvml_ids.is_empty() {
+    } else if job_refused >= missing.len() && nvml_ids.is_empty() {
         // A scheduler's job whose device limits refuse every GPU: NVML cannot open what the job
         // was not given; PERM-02 says why (no GPU requested).
         c.verdict(
@@ -190,7 +192,7 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
             msg!("NVML sees no GPU: this job's device limits refuse {gpus}", gpus = missing.join(", ")),
         )
         .found(msg!("The scheduler gave this job no GPU"))
-    } else if super::access::job_refused_gpus(cx) >= missing.len() {
+    } else if job_refused >= missing.len() {
         // A scheduler's job sees the GPUs it was given; the others' device files refuse it.
         c.verdict(
             Verdict::Info,
