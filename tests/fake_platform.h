@@ -16,6 +16,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/types.h>
 #include <unistd.h>
 #endif
 #include <limits.h>

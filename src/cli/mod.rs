@@ -13,6 +13,7 @@ pub mod run;
 pub mod scale;
 pub mod serve;
 pub mod smoke;
+pub mod tune;
 pub mod vram;
 
 use std::process::ExitCode;
@@ -72,6 +73,13 @@ pub enum Command {
     /// Scaling test: run COMMAND (after --) once per --sizes value substituted for {size}, fit
     /// time against size and say whether it scales or a fixed overhead dominates.
     Scale(scale::ScaleArgs),
+    /// Tune: find the batch size, the copies run at once and the workers for COMMAND (after --,
+    /// with {batch}, {workers} or --param placeholders), one change per trial, each measured;
+    /// keeps GPU memory headroom, writes a journal, ends with the setting and why it stopped.
+    Tune(Box<tune::TuneArgs>),
+    /// Compare two measured runs (run --json-out A.json, then B.json) side by side, with the
+    /// change of each figure and what changed in the command.
+    Compare(tune::CompareArgs),
     /// Serve Prometheus metrics (GPU, host, bottleneck verdicts, checklist, smoke test) on
     /// 127.0.0.1:9835/metrics, with dcgm-exporter's names where there is an equivalent.
     Serve(serve::ServeArgs),
@@ -90,6 +98,8 @@ impl Command {
             Command::Run(a) => a.json,
             Command::Focus(a) => a.json,
             Command::Scale(a) => a.json,
+            Command::Tune(a) => a.json,
+            Command::Compare(a) => a.json,
             Command::Capture(_) | Command::Report(_) | Command::Record(_) | Command::Serve(_) => false,
         }
     }
@@ -380,6 +390,10 @@ pub fn run(launch: &Launch, command: &Command) -> ExitCode {
     if matches!(command, Command::Capture(_)) || matches!(command, Command::Check(a) if a.from.is_some()) {
         crate::diagnose::archive::remove_scratch_on_signals();
     }
+    // A tune stops its trial and writes its answer when interrupted.
+    if matches!(command, Command::Tune(_)) {
+        tune::stop_on_signals();
+    }
     let result = match command {
         Command::Info(a) => info::run(a),
         Command::Monitor(a) => monitor::run(a),
@@ -394,6 +408,8 @@ pub fn run(launch: &Launch, command: &Command) -> ExitCode {
         Command::Scale(a) => scale::run(a),
         Command::Replay(a) => record::run_replay(a),
         Command::Serve(a) => serve::run(a),
+        Command::Tune(a) => tune::run(a),
+        Command::Compare(a) => tune::run_compare(a),
     };
     result.unwrap_or_else(|e| {
         use std::io::Write as _;

@@ -2,9 +2,11 @@
 //! ([`focus`]) and the scaling test's fit ([`scale`]). Plain option structs and results in, no
 //! command-line or window types: the CLI and the app both call these.
 
+pub mod compare;
 pub mod focus;
 pub mod run;
 pub mod scale;
+pub mod tune;
 
 use serde::{Deserialize, Serialize};
 

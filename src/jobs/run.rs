@@ -54,6 +54,9 @@ pub struct GpuRun {
     pub vram_peak_device: u64,
     /// The device's VRAM, bytes.
     pub vram_total: Option<u64>,
+    /// Mean memory-bandwidth utilization, % (absent in summaries from before it was kept).
+    #[serde(default)]
+    pub membw_mean: Option<f64>,
 }
 
 /// The summary of one run.
@@ -136,37 +139,14 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         }
     };
     let pid = child.id();
-    let root = Path::new("/");
-    let (mut cpu_prev, mut t_prev) = (0.0f64, Instant::now());
-    let (mut cpu_samples, mut cpu_peak, mut threads_peak, mut rss_peak) = (Vec::new(), 0.0f64, 0u32, 0u64);
-    let (mut read, mut written) = (0u64, 0u64);
-    let mut vram_proc: Option<u64> = None;
+    let mut meter = TreeMeter::default();
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
             Ok(None) => {}
             Err(_) => break None,
         }
-        let tree = proctree::tree(root, pid);
-        let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
-        // The kernel adds a collected child's CPU time and I/O to its parent's counters, so the
-        // live tree's sums include the processes that already ended; they only ever grow.
-        let cpu_total: f64 = tree.iter().map(|p| p.cpu_secs + p.children_cpu_secs).sum::<f64>().max(cpu_prev);
-        let now = Instant::now();
-        let dt = now.duration_since(t_prev).as_secs_f64();
-        if dt > 0.0 && cpu_prev > 0.0 {
-            let pct = 100.0 * (cpu_total - cpu_prev) / dt;
-            cpu_samples.push(pct);
-            cpu_peak = cpu_peak.max(pct);
-        }
-        (cpu_prev, t_prev) = (cpu_total, now);
-        threads_peak = threads_peak.max(tree.iter().map(|p| p.threads).sum());
-        rss_peak = rss_peak.max(tree.iter().map(|p| p.rss_bytes).sum());
-        read = read.max(tree.iter().filter_map(|p| p.rchar).sum());
-        written = written.max(tree.iter().filter_map(|p| p.write_bytes).sum());
-        if let (Some(mine), _) = super::gpu_use(&sampler.snapshot(), &pids) {
-            vram_proc = Some(vram_proc.unwrap_or(0).max(mine));
-        }
+        meter.tick(sampler, &[pid]);
         std::thread::sleep(interval.min(Duration::from_millis(250)));
     };
     let secs = wall.elapsed().as_secs_f64();
@@ -181,45 +161,21 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         },
         None => Ended::Exited { code: 1 },
     };
-    let snap = sampler.snapshot();
-    let (gpus, verdicts) = sampler.with_history(|h| {
-        let gpus: Vec<GpuRun> = snap
-            .inventory
-            .gpus
-            .iter()
-            .filter_map(|g| {
-                let u = h.stats(&keys::gpu(g.index, GpuMetric::Util), t0, t1)?;
-                let v = h.stats(&keys::gpu(g.index, GpuMetric::VramUsed), t0, t1);
-                Some(GpuRun {
-                    gpu: g.index,
-                    util_mean: u.mean,
-                    util_peak: u.max,
-                    vram_peak_device: v.map_or(0, |v| v.max as u64),
-                    vram_total: g.vram_total_bytes.get(),
-                })
-            })
-            .collect();
-        let window = (t1 - t0).max(1.0);
-        (gpus, bottleneck::evaluate(&snap, h, window, t1))
-    });
+    let (gpus, verdicts) = gpu_figures(sampler, t0, t1);
     let peak =
-        vram_proc.filter(|v| *v > 0).or_else(|| gpus.iter().map(|g| g.vram_peak_device).max().filter(|v| *v > 0));
+        meter.vram_proc.filter(|v| *v > 0).or_else(|| gpus.iter().map(|g| g.vram_peak_device).max().filter(|v| *v > 0));
     RunSummary {
         command: shown,
         ended,
         secs,
-        vram_peak_process: vram_proc,
+        vram_peak_process: meter.vram_proc,
         gpus,
-        cpu_mean_pct: if cpu_samples.is_empty() {
-            0.0
-        } else {
-            cpu_samples.iter().sum::<f64>() / cpu_samples.len() as f64
-        },
-        cpu_peak_pct: cpu_peak,
-        threads_peak,
-        rss_peak,
-        read_bytes: read,
-        write_bytes: written,
+        cpu_mean_pct: meter.cpu_mean(),
+        cpu_peak_pct: meter.cpu_peak,
+        threads_peak: meter.threads_peak,
+        rss_peak: meter.rss_peak,
+        read_bytes: meter.read,
+        write_bytes: meter.written,
         verdicts,
         vram_plan: peak.map(|p| ((p as f64 * 1.2) as u64, (p as f64 * 1.3) as u64)),
         demo,
@@ -227,13 +183,112 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
     }
 }
 
+/// The figures of process trees watched tick by tick: CPU, threads, memory, I/O and their own GPU
+/// memory. Shared by `run` and each `tune` trial.
+#[derive(Debug)]
+pub(crate) struct TreeMeter {
+    cpu_prev: f64,
+    t_prev: Instant,
+    cpu_sum: f64,
+    cpu_n: u32,
+    /// Peak CPU, % of one core.
+    pub cpu_peak: f64,
+    /// Most threads seen.
+    pub threads_peak: u32,
+    /// Peak resident memory, bytes.
+    pub rss_peak: u64,
+    /// Bytes read through read calls.
+    pub read: u64,
+    /// Bytes written to storage.
+    pub written: u64,
+    /// Peak GPU memory of the trees' processes (None when the driver reports none).
+    pub vram_proc: Option<u64>,
+}
+
+impl Default for TreeMeter {
+    fn default() -> Self {
+        TreeMeter {
+            cpu_prev: 0.0,
+            t_prev: Instant::now(),
+            cpu_sum: 0.0,
+            cpu_n: 0,
+            cpu_peak: 0.0,
+            threads_peak: 0,
+            rss_peak: 0,
+            read: 0,
+            written: 0,
+            vram_proc: None,
+        }
+    }
+}
+
+impl TreeMeter {
+    /// Reads the process trees under `roots` once.
+    pub fn tick(&mut self, sampler: &Sampler, roots: &[u32]) {
+        let root = Path::new("/");
+        let tree: Vec<proctree::ProcStat> = roots.iter().flat_map(|pid| proctree::tree(root, *pid)).collect();
+        let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
+        // The kernel adds a collected child's CPU time and I/O to its parent's counters, so the
+        // live tree's sums include the processes that already ended; they only ever grow.
+        let cpu_total: f64 = tree.iter().map(|p| p.cpu_secs + p.children_cpu_secs).sum::<f64>().max(self.cpu_prev);
+        let now = Instant::now();
+        let dt = now.duration_since(self.t_prev).as_secs_f64();
+        if dt > 0.0 && self.cpu_prev > 0.0 {
+            let pct = 100.0 * (cpu_total - self.cpu_prev) / dt;
+            self.cpu_sum += pct;
+            self.cpu_n += 1;
+            self.cpu_peak = self.cpu_peak.max(pct);
+        }
+        (self.cpu_prev, self.t_prev) = (cpu_total, now);
+        self.threads_peak = self.threads_peak.max(tree.iter().map(|p| p.threads).sum());
+        self.rss_peak = self.rss_peak.max(tree.iter().map(|p| p.rss_bytes).sum());
+        self.read = self.read.max(tree.iter().filter_map(|p| p.rchar).sum());
+        self.written = self.written.max(tree.iter().filter_map(|p| p.write_bytes).sum());
+        if let (Some(mine), _) = super::gpu_use(&sampler.snapshot(), &pids) {
+            self.vram_proc = Some(self.vram_proc.unwrap_or(0).max(mine));
+        }
+    }
+
+    /// Mean CPU, % of one core.
+    pub fn cpu_mean(&self) -> f64 {
+        if self.cpu_n == 0 { 0.0 } else { self.cpu_sum / f64::from(self.cpu_n) }
+    }
+}
+
+/// Each GPU's figures between sampler times `t0` and `t1`, and the bottleneck verdicts then.
+pub(crate) fn gpu_figures(sampler: &Sampler, t0: f64, t1: f64) -> (Vec<GpuRun>, Vec<Bottleneck>) {
+    let snap = sampler.snapshot();
+    sampler.with_history(|h| {
+        let gpus: Vec<GpuRun> = snap
+            .inventory
+            .gpus
+            .iter()
+            .filter_map(|g| {
+                let u = h.stats(&keys::gpu(g.index, GpuMetric::Util), t0, t1)?;
+                let v = h.stats(&keys::gpu(g.index, GpuMetric::VramUsed), t0, t1);
+                let bw = h.stats(&keys::gpu(g.index, GpuMetric::MemBw), t0, t1);
+                Some(GpuRun {
+                    gpu: g.index,
+                    util_mean: u.mean,
+                    util_peak: u.max,
+                    vram_peak_device: v.map_or(0, |v| v.max as u64),
+                    vram_total: g.vram_total_bytes.get(),
+                    membw_mean: bw.map(|b| b.mean),
+                })
+            })
+            .collect();
+        let window = (t1 - t0).max(1.0);
+        (gpus, bottleneck::evaluate(&snap, h, window, t1))
+    })
+}
+
 #[cfg(unix)]
-fn signal_of(s: &std::process::ExitStatus) -> Option<i32> {
+pub(crate) fn signal_of(s: &std::process::ExitStatus) -> Option<i32> {
     std::os::unix::process::ExitStatusExt::signal(s)
 }
 
 #[cfg(not(unix))]
-fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
+pub(crate) fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
     None
 }
 

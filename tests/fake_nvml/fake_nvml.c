@@ -33,6 +33,13 @@
  *   child_processes = 1   the compute process list is the loading process's children (their
  *                         PIDs, 2 GiB each), so a launched job's GPU memory can be attributed
  *
+ *   vram_dir = /tmp/x     (POSIX) a test workload's GPU use: each file in this folder named by a
+ *                         live process's PID holds "BYTES UTIL"; the compute process list is those
+ *                         processes with their bytes, memory used is 1 GiB plus their sum and
+ *                         utilization their summed UTIL (at most 100; 0 with none), so a launched
+ *                         job's memory and load move with its parameters (tests/tune_workload)
+ *   vram_total_gib = 24   the GPUs' memory, GiB (default 80)
+ *
  * FAKE_NVML_INIT_MARKER, when set, names a file nvmlInit_v2 appends a line to.
  *
  * Compiled with -DFAKE_OLD_DRIVER it lacks the newer symbols (versioned memory, fan and process
@@ -53,6 +60,7 @@ enum {
 };
 
 #define MAX_GPUS 16
+#define GIB (1024ULL * 1024ULL * 1024ULL)
 
 struct fake_device { unsigned index; unsigned long util_calls; };
 
@@ -63,7 +71,8 @@ static struct {
     unsigned long lost_after, hang_after, hang_secs, hang_calls;
     unsigned pcie_gen, pcie_width;
     int util, child_processes, fans, mig, mig_devices, model_now, model_pending;
-    char hang[128], driver[64];
+    unsigned long long vram_total;
+    char hang[128], driver[64], vram_dir[PATH_MAX];
 } sc;
 static struct fake_device devices[MAX_GPUS];
 static fake_lock_t lock = FAKE_LOCK_INIT;
@@ -87,6 +96,7 @@ static void read_scenario(void) {
     sc.pcie_width = 16;
     sc.util = -1;
     sc.fans = 1;
+    sc.vram_total = 80 * GIB;
     char path[PATH_MAX] = {0};
     const char *env = getenv("FAKE_NVML_SCENARIO");
     if (env && *env) {
@@ -124,6 +134,8 @@ static void read_scenario(void) {
         else if (!strcmp(k, "util")) sc.util = atoi(v);
         else if (!strcmp(k, "child_processes")) sc.child_processes = atoi(v);
         else if (!strcmp(k, "fans")) sc.fans = atoi(v);
+        else if (!strcmp(k, "vram_dir")) snprintf(sc.vram_dir, sizeof sc.vram_dir, "%s", v);
+        else if (!strcmp(k, "vram_total_gib")) sc.vram_total = strtoull(v, NULL, 10) * GIB;
         else if (!strcmp(k, "mig")) sc.mig = atoi(v);
         else if (!strcmp(k, "mig_devices")) sc.mig_devices = atoi(v);
         else if (!strcmp(k, "driver_model")) {
@@ -133,6 +145,49 @@ static void read_scenario(void) {
         }
     }
     fclose(f);
+}
+
+/* The workload processes of vram_dir (see the header): up to max of them into pids/bytes; their
+ * summed utilization into *util. Files of processes that ended are skipped. */
+static unsigned workload_use(unsigned *pids, unsigned long long *bytes, unsigned max, unsigned *util) {
+    unsigned n = 0, u = 0;
+#ifndef _WIN32
+    DIR *dir = sc.vram_dir[0] ? opendir(sc.vram_dir) : NULL;
+    struct dirent *e;
+    while (dir && (e = readdir(dir)) && n < max) {
+        unsigned pid = (unsigned)strtoul(e->d_name, NULL, 10);
+        if (!pid || kill((pid_t)pid, 0) != 0) continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", sc.vram_dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long long b = 0;
+        unsigned pu = 0;
+        int got = fscanf(f, "%llu %u", &b, &pu);
+        fclose(f);
+        if (got < 1) continue;
+        pids[n] = pid;
+        bytes[n++] = b;
+        u += got == 2 ? pu : 0;
+    }
+    if (dir) closedir(dir);
+#else
+    (void)pids; (void)bytes; (void)max;
+#endif
+    if (util) *util = u > 100 ? 100 : u;
+    return n;
+}
+
+static unsigned wave(nvmlDevice_t d, unsigned span);
+
+/* Memory used on a device: the workload's when vram_dir is set, else a slow wave. */
+static unsigned long long used_memory(nvmlDevice_t d) {
+    if (!sc.vram_dir[0]) return 20 * GIB + wave(d, 10) * GIB;
+    unsigned pids[64];
+    unsigned long long bytes[64], sum = GIB;
+    unsigned n = workload_use(pids, bytes, 64, NULL);
+    for (unsigned i = 0; i < n; i++) sum += bytes[i];
+    return sum;
 }
 
 /* Blocks once, on the configured call of the configured function. */
@@ -278,14 +333,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) {
     return OK;
 }
 
-#define GIB (1024ULL * 1024ULL * 1024ULL)
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetMemoryInfo");
     if (r) return r;
-    m->total = 80 * GIB;
-    m->used = 20 * GIB + wave(d, 10) * GIB;
-    m->free = m->total - m->used;
+    m->total = sc.vram_total;
+    m->used = used_memory(d);
+    m->free = m->used < m->total ? m->total - m->used : 0;
     return OK;
 }
 #ifndef FAKE_OLD_DRIVER
@@ -293,10 +347,10 @@ typedef struct { unsigned version; unsigned long long total, reserved, free, use
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m) {
     nvmlReturn_t r = check(d, "nvmlDeviceGetMemoryInfo_v2");
     if (r) return r;
-    m->total = 80 * GIB;
+    m->total = sc.vram_total;
     m->reserved = GIB / 2;
-    m->used = 20 * GIB + wave(d, 10) * GIB;
-    m->free = m->total - m->reserved - m->used;
+    m->used = used_memory(d);
+    m->free = m->used + m->reserved < m->total ? m->total - m->reserved - m->used : 0;
     return OK;
 }
 #endif
@@ -418,7 +472,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
     d->util_calls++;
     fake_unlock(&lock);
     if (sc.unsupported) return NOT_SUPPORTED;
-    u->gpu = sc.util >= 0 ? (unsigned)sc.util : 50 + wave(d, 50);
+    unsigned pids[64], load = 0;
+    unsigned long long bytes[64];
+    if (sc.vram_dir[0]) workload_use(pids, bytes, 64, &load);
+    u->gpu = sc.util >= 0 ? (unsigned)sc.util : sc.vram_dir[0] ? load : 50 + wave(d, 50);
     u->memory = 20 + wave(d, 30);
     return OK;
 }
@@ -495,6 +552,19 @@ static nvmlReturn_t processes(nvmlDevice_t d, const char *fn, int compute, unsig
     if (r) return r;
     if (sc.processes_code) return sc.processes_code;
     if (sc.child_processes && compute) return child_list(count, out);
+    if (sc.vram_dir[0] && compute) {
+        unsigned pids[64];
+        unsigned long long bytes[64];
+        unsigned m = workload_use(pids, bytes, 64, NULL);
+        if (!out || *count < m) { *count = m; return m ? INSUFFICIENT_SIZE : OK; }
+        for (unsigned i = 0; i < m; i++) {
+            out[i].pid = pids[i];
+            out[i].usedGpuMemory = bytes[i];
+            out[i].gpuInstanceId = out[i].computeInstanceId = 0xFFFFFFFFu;
+        }
+        *count = m;
+        return OK;
+    }
     unsigned n = compute ? 2 : 0;
     if (!out || *count < n) { *count = n; return n ? INSUFFICIENT_SIZE : OK; }
     for (unsigned i = 0; i < n; i++) {

@@ -30,5 +30,6 @@ mod remote_ssh;
 mod report;
 mod run;
 mod smoke;
+mod tune;
 mod units;
 mod vram_accuracy;

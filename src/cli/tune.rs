@@ -1,0 +1,413 @@
+//! `tune -- COMMAND {batch} ...` ([`crate::jobs::tune`]): the search, trial by trial, with one
+//! line per trial on stderr, the journal written as it goes, and the table and the recommendation
+//! at the end; `tune --resume JOURNAL` goes on where a journal stopped. `compare A.json B.json`
+//! ([`crate::jobs::compare`]) shows two measured runs side by side.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Args;
+
+use super::{CliError, SourceArgs, exit};
+use crate::jobs::tune::journal::{End, GpuLine, Journal, Line, Start, VERSION, Writer};
+use crate::jobs::tune::search::{self, Next};
+use crate::jobs::tune::spec::{self, Range, TuneSpec, Unit};
+use crate::jobs::tune::trial::Runner;
+use crate::jobs::tune::{Stop, Trial, render};
+use crate::telemetry::interval::Interval;
+use crate::telemetry::sampler::Sampler;
+
+/// Arguments of `tune`.
+#[derive(Debug, Clone, Args)]
+pub struct TuneArgs {
+    /// A placeholder's range, NAME=LO..HI (repeatable); {batch} defaults to 1..1024 and {workers}
+    /// to 0..the CPU count.
+    #[arg(long = "param", value_name = "NAME=LO..HI")]
+    pub params: Vec<String>,
+    /// How many copies of the command to run at once, LO..HI (tuned after the batch).
+    #[arg(long, value_name = "LO..HI", value_parser = Range::parse)]
+    pub concurrency: Option<Range>,
+    /// Throughput as items per second: the items one copy processes, a number or a product such
+    /// as {batch}*50.
+    #[arg(long, value_name = "EXPR", conflicts_with = "rate_pattern")]
+    pub items: Option<String>,
+    /// Throughput as the last number this regular expression's first group matches in each copy's
+    /// output, summed over copies, e.g. '([0-9.]+) it/s'. Default: runs per hour.
+    #[arg(long, value_name = "REGEX")]
+    pub rate_pattern: Option<String>,
+    /// Keep at least this share of the GPU's memory free, % (the guide: 20-30).
+    #[arg(long, default_value_t = 20.0, value_name = "PCT", value_parser = parse_headroom)]
+    pub headroom: f64,
+    /// Never use more GPU memory than this on purpose, GiB; a trial that goes over is stopped.
+    #[arg(long, value_name = "GIB", value_parser = super::parse_gib)]
+    pub vram_cap: Option<f64>,
+    /// Stop a trial that runs longer than this, seconds.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS", value_parser = parse_timeout)]
+    pub trial_timeout: f64,
+    /// A step must raise throughput by at least this much to count, %.
+    #[arg(long, default_value_t = 5.0, value_name = "PCT", value_parser = parse_margin)]
+    pub margin: f64,
+    /// At most this many trials.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub max_trials: u32,
+    /// Write the journal (JSON lines) to this new file; default tune-DATE-TIME.jsonl here. Each
+    /// trial's output goes to a folder of the same name without .jsonl.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub journal: Option<PathBuf>,
+    /// Go on with the tune this journal recorded (same command and settings), appending to it.
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["params", "concurrency", "items", "rate_pattern", "vram_cap"])]
+    pub resume: Option<PathBuf>,
+    /// Seconds between samples (0.25-10).
+    #[arg(long, default_value_t = Interval::RUN_DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
+    pub interval: Interval,
+    /// Print the trials and the answer as JSON on stdout at the end.
+    #[arg(long)]
+    pub json: bool,
+    /// Data source options.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The command template, after `--`, with {batch}, {workers} or --param placeholders; {out}
+    /// is the trial's own output folder and {copy} the copy's number.
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "resume")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+fn parse_headroom(s: &str) -> Result<f64, String> {
+    super::parse_bounded(s, 0.0, 90.0, "%")
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    super::parse_bounded(s, 1.0, 604_800.0, "s")
+}
+
+fn parse_margin(s: &str) -> Result<f64, String> {
+    super::parse_bounded(s, 0.0, 100.0, "%")
+}
+
+/// Set by the first Ctrl-C (SIGINT, SIGTERM, SIGHUP): the trial running is stopped and recorded,
+/// and the tune ends with the answer so far. A second one ends the process at once.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Takes SIGINT, SIGTERM and SIGHUP on a thread of their own (as the capture's scratch
+/// directories do): the first sets [`STOP`], a second ends the process. Call before any other
+/// thread starts. Not on Windows, where a console's Ctrl+C ends the process and the journal keeps
+/// every trial written so far.
+pub fn stop_on_signals() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a zeroed sigset_t is valid for sigemptyset, which initialises it; sigaddset and
+        // pthread_sigmask only touch that set and this thread's mask.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaddset(&mut set, s);
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return;
+            }
+            set
+        };
+        let spawned = std::thread::Builder::new().name("gd-tune-signals".into()).spawn(move || {
+            let mut sig: libc::c_int = 0;
+            loop {
+                // SAFETY: `set` is initialised; `sig` is a valid out-pointer.
+                if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
+                    return;
+                }
+                if STOP.swap(true, Ordering::SeqCst) {
+                    // SAFETY: the second signal ends the process at once, as asked.
+                    unsafe { libc::_exit(128 + sig) }
+                }
+            }
+        });
+        if spawned.is_err() {
+            // SAFETY: as above, on this thread's own mask.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+fn now() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The spec from the arguments.
+fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
+    let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
+    let command: Vec<String> = a
+        .command
+        .iter()
+        .map(|c| c.to_str().map(String::from))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad(&crate::tr!("the command must be valid UTF-8 text to be kept in the journal")))?;
+    let params = spec::params(&command, &a.params, u64::from(cpus)).map_err(|e| bad(&e))?;
+    let unit = match (&a.items, &a.rate_pattern) {
+        (Some(expr), _) => {
+            spec::check_items(expr, &params).map_err(|e| bad(&e))?;
+            Unit::Items { expr: expr.clone() }
+        }
+        (None, Some(re)) => Unit::Pattern { regex: re.clone() },
+        (None, None) => Unit::RunsPerHour,
+    };
+    let s = TuneSpec {
+        command,
+        params,
+        concurrency: a.concurrency.map(|r| Range { lo: r.lo.max(1), hi: r.hi.max(1) }).unwrap_or(Range { lo: 1, hi: 1 }),
+        headroom_pct: a.headroom,
+        vram_cap: a.vram_cap.map(|g| (g * crate::units::GIB) as u64),
+        trial_timeout_secs: a.trial_timeout,
+        margin_pct: a.margin,
+        unit,
+        max_trials: a.max_trials,
+    };
+    if search::phases(&s).is_empty() {
+        return Err(bad(&spec::SpecError::NothingToTune));
+    }
+    Ok(s)
+}
+
+fn compile(unit: &Unit) -> Result<Option<regex::Regex>, CliError> {
+    match unit {
+        Unit::Pattern { regex } => regex::RegexBuilder::new(regex)
+            .size_limit(1 << 20)
+            .build()
+            .map(Some)
+            .map_err(|e| CliError::new(exit::BAD_ARGS, spec::SpecError::BadPattern(e.to_string()))),
+        _ => Ok(None),
+    }
+}
+
+/// The trials' folder beside a journal: its name without `.jsonl`.
+pub fn trials_dir(journal: &Path) -> PathBuf {
+    let stem = journal.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "tune".into());
+    journal.with_file_name(stem)
+}
+
+/// Runs `tune`.
+pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1));
+    let (gpu, host) = a.source.options().open();
+    let sampler = Sampler::start(gpu, host, a.interval.duration())
+        .map_err(|e| CliError::runtime(crate::tr!("could not start sampling: {error}", error = e)))?;
+    // The GPUs' memory is known before the first trial: NVML opened and sampled once (up to the
+    // limit `info` uses; a driver that never answers leaves the tune without memory figures).
+    let deadline = std::time::Instant::now() + super::info::OPEN_TIMEOUT;
+    while std::time::Instant::now() < deadline {
+        let snap = sampler.snapshot();
+        let opened = !matches!(snap.source, crate::telemetry::source::SourceStatus::Opening);
+        let sampled = snap.gpu_t.is_some() || !matches!(snap.source, crate::telemetry::source::SourceStatus::Nvml { .. });
+        if opened && sampled {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (journal_path, mut writer, start, mut trials) = match &a.resume {
+        Some(path) => {
+            let j = Journal::read(path)
+                .map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
+            let w = Writer::append(path)
+                .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e)))?;
+            eprintln!(
+                "gpu-doctor: {}",
+                crate::tr!("going on with {path}: {n} trials so far", path = path.display(), n = j.trials.len())
+            );
+            (path.clone(), w, j.start, j.trials)
+        }
+        None => {
+            let spec = spec_of(a, cpus)?;
+            let path = a
+                .journal
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("tune-{}.jsonl", chrono::Local::now().format("%Y%m%d-%H%M%S"))));
+            super::run::check_new_file(&path)?;
+            let dir = trials_dir(&path);
+            if std::fs::symlink_metadata(&dir).is_ok() {
+                return Err(CliError::new(
+                    exit::BAD_ARGS,
+                    crate::tr!(
+                        "{path} already exists; gpu-doctor never overwrites a file: choose a new name",
+                        path = dir.display()
+                    ),
+                ));
+            }
+            let w = Writer::create(&path)
+                .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e)))?;
+            let snap = sampler.snapshot();
+            let start = Start {
+                version: VERSION,
+                started: now(),
+                spec,
+                gpus: snap
+                    .inventory
+                    .gpus
+                    .iter()
+                    .map(|g| GpuLine { index: g.index, name: g.name.clone(), total: g.vram_total_bytes.get() })
+                    .collect(),
+                demo: snap.is_demo(),
+                cpus,
+                trials_dir: dir.to_string_lossy().into_owned(),
+            };
+            (path, w, start, Vec::new())
+        }
+    };
+    let spec = start.spec.clone();
+    let pattern = compile(&spec.unit)?;
+    let write = |w: &mut Writer, line: &Line| {
+        w.write(line).map_err(|e| {
+            CliError::runtime(crate::tr!("could not write {path}: {error}", path = journal_path.display(), error = e))
+        })
+    };
+    if a.resume.is_none() {
+        write(&mut writer, &Line::Start(Box::new(start.clone())))?;
+    }
+    let dir = PathBuf::from(&start.trials_dir);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = dir.display(), error = e)))?;
+    eprintln!("gpu-doctor: {}", crate::tr!("journal: {path}", path = journal_path.display()));
+    let total = start.gpus.iter().filter_map(|g| g.total).max();
+    eprintln!("gpu-doctor: {}", render::policy(&spec, total).here());
+    if start.demo {
+        eprintln!("gpu-doctor: {}", crate::tr!("(GPU figures are DEMO data: simulated, not this machine)"));
+    }
+    let runner = Runner { spec: &spec, sampler: &sampler, stop: &STOP, pattern, cpus, tick: a.interval.duration() };
+    let mut interrupted = false;
+    let outcome = loop {
+        match search::next(&spec, &trials) {
+            Next::Done(o) => break o,
+            Next::Run { phase, setting } => {
+                if STOP.load(Ordering::SeqCst) {
+                    interrupted = true;
+                    break search::outcome_so_far(&spec, &trials, Stop::Interrupted);
+                }
+                let id = trials.iter().map(|t| t.id).max().unwrap_or(0) + 1;
+                if !trials.is_empty() {
+                    // The memory of the trial before is given back before the next one is measured.
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+                eprintln!(
+                    "gpu-doctor: {}",
+                    crate::tr!("trial {id} ({phase}): {setting} ...", id = id, phase = phase, setting = setting.describe())
+                );
+                let trial_dir = dir.join(format!("t{id:03}-{}", setting.slug()));
+                let t = runner.run(id, &phase, &setting, &trial_dir);
+                write(&mut writer, &Line::Trial(Box::new(t.clone())))?;
+                eprintln!("gpu-doctor: {}", trial_line(&spec, &t));
+                let stop = t.end == crate::jobs::tune::TrialEnd::Interrupted;
+                trials.push(t);
+                if stop {
+                    interrupted = true;
+                    break search::outcome_so_far(&spec, &trials, Stop::Interrupted);
+                }
+            }
+        }
+    };
+    let end = End { outcome: outcome.clone(), finished: now(), interrupted };
+    write(&mut writer, &Line::End(Box::new(end.clone())))?;
+    let answer = render::answer(&spec, &trials, &outcome);
+    if a.json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            journal: String,
+            trials: &'a [Trial],
+            end: &'a End,
+            command: Option<String>,
+        }
+        let out = Out { journal: journal_path.display().to_string(), trials: &trials, end: &end, command: answer.command.clone() };
+        super::outln(&super::to_json(&out)?)?;
+    } else {
+        let lang = crate::i18n::current();
+        super::out(&render::table(&spec, &trials, outcome.best, lang))?;
+        super::outln("")?;
+        super::outln(&answer.headline.render(lang))?;
+        for p in &answer.phases {
+            super::outln(&format!("  {}", p.render(lang)))?;
+        }
+        if let Some(c) = &answer.command {
+            super::outln(&crate::tr!("Command: {command}", command = c))?;
+        }
+        let (own, total) = render::own_cost(&trials);
+        if total > 0.0 {
+            super::outln(&crate::tr!(
+                "gpu-doctor's own CPU: {own} s over {total} s of trials ({pct} %)",
+                own = format!("{own:.2}"),
+                total = format!("{total:.1}"),
+                pct = format!("{:.2}", 100.0 * own / total)
+            ))?;
+        }
+        super::outln(&crate::tr!(
+            "Journal: {journal} (each trial's output in {dir})",
+            journal = journal_path.display(),
+            dir = dir.display()
+        ))?;
+        if interrupted {
+            super::outln(&crate::tr!(
+                "Interrupted: continue with gpu-doctor-cli tune --resume {journal}",
+                journal = journal_path.display()
+            ))?;
+        }
+    }
+    Ok(ExitCode::from(if interrupted {
+        130
+    } else if outcome.best.is_some() {
+        exit::OK
+    } else {
+        exit::ERROR
+    }))
+}
+
+/// One trial's line on stderr.
+fn trial_line(spec: &TuneSpec, t: &Trial) -> String {
+    let rate = t.throughput.map_or_else(|| "-".into(), render::rate);
+    let peak = t.device_peak.map_or_else(|| "-".into(), crate::units::bytes);
+    crate::tr!(
+        "trial {id}: {result} in {secs} s; {rate} {unit}; peak VRAM {peak}; {verdict}",
+        id = t.id,
+        result = t.end.word().here(),
+        secs = format!("{:.1}", t.secs),
+        rate = rate,
+        unit = spec.unit.label().here(),
+        peak = peak,
+        verdict = t.verdict.here()
+    )
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The first run's summary (run --json-out A.json).
+    #[arg(value_name = "A.json")]
+    pub a: PathBuf,
+    /// The second run's summary.
+    #[arg(value_name = "B.json")]
+    pub b: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `compare`.
+pub fn run_compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
+    let read = |p: &Path| -> Result<crate::jobs::run::RunSummary, CliError> {
+        let text = crate::safe_fs::read_text(p, crate::safe_fs::CONFIG_JSON_CAP).map_err(CliError::runtime)?;
+        serde_json::from_str(&text).map_err(|e| {
+            CliError::runtime(crate::tr!(
+                "{path} is not a run summary (write one with gpu-doctor-cli run --json-out FILE -- COMMAND): {error}",
+                path = p.display(),
+                error = e
+            ))
+        })
+    };
+    let (ra, rb) = (read(&a.a)?, read(&a.b)?);
+    let c = crate::jobs::compare::compare(&ra, &rb);
+    if a.json {
+        super::outln(&super::to_json(&c)?)?;
+    } else {
+        let name = |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+        super::out(&crate::jobs::compare::render(&c, &name(&a.a), &name(&a.b), crate::i18n::current()))?;
+    }
+    Ok(ExitCode::from(exit::OK))
+}

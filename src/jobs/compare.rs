@@ -1,0 +1,186 @@
+//! `compare A.json B.json`: two measured runs (`run --json-out`) side by side, with the change
+//! from A to B of each figure a person needs for "one change at a time": time, GPU utilization and
+//! memory, CPU, memory, I/O and the verdicts; and what changed in the command line, so a
+//! comparison of two changes at once is called out.
+
+use serde::Serialize;
+
+use super::run::{Ended, RunSummary};
+use crate::i18n::{Lang, Message};
+use crate::{msg, units};
+
+/// One compared figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// What it is.
+    pub label: Message,
+    /// A's value, as shown.
+    pub a: String,
+    /// B's value, as shown.
+    pub b: String,
+    /// B − A, as shown with its sign and percentage ("" when not a number).
+    pub delta: String,
+    /// Lower is better for this figure (time, memory); None when neither.
+    pub lower_is_better: Option<bool>,
+    /// B − A relative to A, % (None when A is 0 or not a number).
+    pub change_pct: Option<f64>,
+}
+
+/// The comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The arguments that differ between the two command lines: (position, A's, B's).
+    pub changed_args: Vec<(usize, String, String)>,
+    /// The rows.
+    pub rows: Vec<Row>,
+}
+
+fn num_row(label: Message, a: Option<f64>, b: Option<f64>, show: &dyn Fn(f64) -> String, lower: Option<bool>) -> Row {
+    let fmt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), show);
+    let (delta, change_pct) = match (a, b) {
+        (Some(a), Some(b)) => {
+            let d = b - a;
+            let pct = (a.abs() > f64::EPSILON).then(|| 100.0 * d / a);
+            let sign = if d >= 0.0 { "+" } else { "-" };
+            let text = match pct {
+                Some(p) => format!("{sign}{} ({p:+.0} %)", show(d.abs())),
+                None => format!("{sign}{}", show(d.abs())),
+            };
+            (text, pct)
+        }
+        _ => (String::new(), None),
+    };
+    Row { label, a: fmt(a), b: fmt(b), delta, lower_is_better: lower, change_pct }
+}
+
+fn ended(e: &Ended) -> String {
+    match e {
+        Ended::Exited { code } => crate::tr!("exit {code}", code = code),
+        Ended::Signal { signal } => crate::tr!("signal {signal}", signal = signal),
+        Ended::NotStarted { .. } => crate::tr!("not started").to_string(),
+    }
+}
+
+/// Compares `a` with `b`.
+pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
+    let (wa, wb): (Vec<&str>, Vec<&str>) = (a.command.split(' ').collect(), b.command.split(' ').collect());
+    let changed_args = (0..wa.len().max(wb.len()))
+        .filter_map(|i| {
+            let (x, y) = (wa.get(i).copied().unwrap_or(""), wb.get(i).copied().unwrap_or(""));
+            (x != y).then(|| (i, x.to_string(), y.to_string()))
+        })
+        .collect();
+    let secs = |v: f64| format!("{v:.1} s");
+    let pct = |v: f64| format!("{v:.0} %");
+    let bytes = |v: f64| units::bytes(v as u64);
+    let mut rows = vec![
+        Row {
+            label: msg!("ended"),
+            a: ended(&a.ended),
+            b: ended(&b.ended),
+            delta: String::new(),
+            lower_is_better: None,
+            change_pct: None,
+        },
+        num_row(msg!("wall time"), Some(a.secs), Some(b.secs), &secs, Some(true)),
+        num_row(
+            msg!("its own GPU memory, peak"),
+            a.vram_peak_process.map(|v| v as f64),
+            b.vram_peak_process.map(|v| v as f64),
+            &bytes,
+            Some(true),
+        ),
+    ];
+    let gpus: std::collections::BTreeSet<u32> = a.gpus.iter().chain(&b.gpus).map(|g| g.gpu).collect();
+    for i in gpus {
+        let (ga, gb) = (a.gpus.iter().find(|g| g.gpu == i), b.gpus.iter().find(|g| g.gpu == i));
+        rows.push(num_row(
+            msg!("GPU {gpu} utilization, mean", gpu = i),
+            ga.map(|g| g.util_mean),
+            gb.map(|g| g.util_mean),
+            &pct,
+            Some(false),
+        ));
+        rows.push(num_row(
+            msg!("GPU {gpu} memory bandwidth, mean", gpu = i),
+            ga.and_then(|g| g.membw_mean),
+            gb.and_then(|g| g.membw_mean),
+            &pct,
+            None,
+        ));
+        rows.push(num_row(
+            msg!("GPU {gpu} memory in use, peak (whole device)", gpu = i),
+            ga.map(|g| g.vram_peak_device as f64),
+            gb.map(|g| g.vram_peak_device as f64),
+            &bytes,
+            Some(true),
+        ));
+    }
+    rows.push(num_row(msg!("CPU, mean (% of a core)"), Some(a.cpu_mean_pct), Some(b.cpu_mean_pct), &pct, None));
+    rows.push(num_row(
+        msg!("memory (RSS), peak"),
+        Some(a.rss_peak as f64),
+        Some(b.rss_peak as f64),
+        &bytes,
+        Some(true),
+    ));
+    rows.push(num_row(msg!("read"), Some(a.read_bytes as f64), Some(b.read_bytes as f64), &bytes, None));
+    rows.push(num_row(msg!("written"), Some(a.write_bytes as f64), Some(b.write_bytes as f64), &bytes, None));
+    let titles = |s: &RunSummary| {
+        let t: Vec<String> = s.verdicts.iter().map(|v| v.title.here()).collect();
+        if t.is_empty() { "-".to_string() } else { t.join("; ") }
+    };
+    rows.push(Row {
+        label: msg!("diagnosis"),
+        a: titles(a),
+        b: titles(b),
+        delta: String::new(),
+        lower_is_better: None,
+        change_pct: None,
+    });
+    Comparison { changed_args, rows }
+}
+
+/// The comparison as text.
+pub fn render(c: &Comparison, a_name: &str, b_name: &str, lang: Lang) -> String {
+    let mut out = String::new();
+    match c.changed_args.len() {
+        0 => out.push_str(&msg!("Both runs ran the same command line.").render(lang)),
+        1 => {
+            let (_, x, y) = &c.changed_args[0];
+            out.push_str(&msg!("One change: {a} → {b}", a = x.clone(), b = y.clone()).render(lang));
+        }
+        n => out.push_str(
+            &msg!(
+                "{n} arguments changed: a difference below cannot be pinned to one change (change one thing at a time)",
+                n = n
+            )
+            .render(lang),
+        ),
+    }
+    out.push('\n');
+    let mut rows: Vec<[String; 4]> = vec![[String::new(), a_name.to_string(), b_name.to_string(), msg!("change").render(lang)]];
+    for r in &c.rows {
+        let verdict = match (r.lower_is_better, r.change_pct) {
+            (Some(lower), Some(p)) if p.abs() >= 1.0 => {
+                if (p < 0.0) == lower { msg!("better") } else { msg!("worse") }.render(lang)
+            }
+            _ => String::new(),
+        };
+        let delta = if verdict.is_empty() { r.delta.clone() } else { format!("{}  {verdict}", r.delta) };
+        rows.push([r.label.render(lang), r.a.clone(), r.b.clone(), delta]);
+    }
+    let widths: Vec<usize> = (0..3).map(|c| rows.iter().map(|r| crate::i18n::columns(&r[c])).max().unwrap_or(0)).collect();
+    for r in &rows {
+        let line = format!(
+            "{}  {}  {}  {}",
+            crate::i18n::pad(&r[0], widths[0]),
+            crate::i18n::pad(&r[1], widths[1]),
+            crate::i18n::pad(&r[2], widths[2]),
+            r[3]
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
