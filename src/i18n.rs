@@ -295,6 +295,7 @@ pub const ZH_PARTS: &[(&str, &str)] = &[
     ("vram.ron", include_str!("../i18n/zh-CN/vram.ron")),
     ("report.ron", include_str!("../i18n/zh-CN/report.ron")),
     ("cli.ron", include_str!("../i18n/zh-CN/cli.ron")),
+    ("tune.ron", include_str!("../i18n/zh-CN/tune.ron")),
     ("clap.ron", include_str!("../i18n/zh-CN/clap.ron")),
 ];
 

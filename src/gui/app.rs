@@ -47,6 +47,8 @@ pub enum Tab {
     Vram,
     /// Does the GPU compute correctly: the CUDA smoke test.
     Smoke,
+    /// Find the batch size, copies at once and workers: the tuner.
+    Tune,
     /// Version, renderer, data source and how NVML was loaded.
     About,
 }
@@ -79,6 +81,8 @@ pub struct AppInit {
     pub settings_path: Option<std::path::PathBuf>,
     /// A recording to open in the Monitor instead of live data.
     pub replay: Option<std::path::PathBuf>,
+    /// A tune's journal to show in the Tune tab.
+    pub tune_journal: Option<std::path::PathBuf>,
     /// Open the support card once data is there.
     pub support_card: bool,
     /// Run the checklist in the background at start, so the no-GPU banner can lead with its root
@@ -105,6 +109,7 @@ impl AppInit {
             settings_notice: None,
             settings_path: None,
             replay: None,
+            tune_journal: None,
             support_card: false,
             diagnose_at_start: false,
             connect: None,
@@ -215,6 +220,8 @@ pub struct DoctorApp {
     pub run_dialog: jobs::RunDialog,
     /// "Focus on a process".
     pub focus_dialog: jobs::FocusDialog,
+    /// The Tune tab.
+    pub tune: super::tune_tab::TuneState,
     /// Outcome of the last screenshot, recording or export (set from callbacks too).
     pub info: Arc<std::sync::Mutex<Option<String>>>,
     screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
@@ -288,7 +295,8 @@ impl DoctorApp {
             report: share::ReportDialog::new(init.settings.redaction),
             card: super::support_card::SupportCard::default(),
             run_dialog: jobs::RunDialog::new(program.clone(), nvml_lib.clone()),
-            focus_dialog: jobs::FocusDialog::new(program, nvml_lib),
+            focus_dialog: jobs::FocusDialog::new(program.clone(), nvml_lib.clone()),
+            tune: super::tune_tab::TuneState::new(program, nvml_lib),
             info: Arc::new(std::sync::Mutex::new(None)),
             screenshot_dialog: None,
             open_dialog: None,
@@ -321,6 +329,9 @@ impl DoctorApp {
         }
         if let Some(path) = replay {
             app.open_replay(&cc.egui_ctx, &path);
+        }
+        if let Some(path) = init.tune_journal {
+            app.tune.open(path);
         }
         if let Some((target, setup)) = init.connect {
             app.connect(&cc.egui_ctx, target, setup);
@@ -529,6 +540,7 @@ impl eframe::App for DoctorApp {
                         self.smoke.remote_host = snap.remote.as_ref().map(|r| r.host.clone());
                         self.smoke.ui(ui);
                     }
+                    Tab::Tune => self.tune.ui(ui),
                     Tab::About => self.about(ui, &snap),
                 }
             },

@@ -17,13 +17,13 @@ use crate::tr;
 const KEEP_LINES: usize = 400;
 
 /// A child process whose stdout and stderr are collected.
-struct Job {
-    child: Child,
+pub(super) struct Job {
+    pub(super) child: Child,
     output: Arc<Mutex<Vec<String>>>,
 }
 
 impl Job {
-    fn start(program: &PathBuf, args: &[std::ffi::OsString]) -> std::io::Result<Job> {
+    pub(super) fn start(program: &PathBuf, args: &[std::ffi::OsString]) -> std::io::Result<Job> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
@@ -53,7 +53,7 @@ impl Job {
     }
 
     /// Some(exit code) once it ended.
-    fn poll(&mut self) -> Option<Option<i32>> {
+    pub(super) fn poll(&mut self) -> Option<Option<i32>> {
         match self.child.try_wait() {
             Ok(Some(s)) => Some(s.code()),
             Ok(None) => None,
@@ -61,7 +61,7 @@ impl Job {
         }
     }
 
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.output.lock().map(|o| o.join("\n")).unwrap_or_default()
     }
 }

@@ -12,6 +12,7 @@ mod screenshot;
 mod share;
 mod smoke_tab;
 mod support_card;
+mod tune_tab;
 mod vram_image;
 mod vram_tab;
 
@@ -132,6 +133,9 @@ pub struct GuiArgs {
     /// labelled REPLAY, with a time slider.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Open a tune's journal (from `gpu-doctor-cli tune` or the Tune tab) in the Tune tab.
+    #[arg(long, value_name = "FILE")]
+    pub tune_journal: Option<PathBuf>,
     /// Open the one-screen support card when the window opens.
     #[arg(long)]
     pub support_card: bool,
@@ -341,6 +345,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     let source = args.source.options();
     let checklist_from = args.checklist_from.clone();
     let replay = args.replay.clone();
+    let tune_journal = args.tune_journal.clone();
     let support_card = args.support_card;
     let connect = args.connect.clone().map(|target| {
         let setup = crate::telemetry::remote::SshSetup {
@@ -381,6 +386,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 settings_notice: loaded.notice,
                 settings_path,
                 replay,
+                tune_journal,
                 support_card,
                 diagnose_at_start: connect.is_none(),
                 connect,

@@ -43,6 +43,7 @@ impl DoctorApp {
             ui.selectable_value(&mut self.tab, Tab::Checklist, tr!("Checklist"));
             ui.selectable_value(&mut self.tab, Tab::Vram, tr!("VRAM"));
             ui.selectable_value(&mut self.tab, Tab::Smoke, tr!("Smoke test"));
+            ui.selectable_value(&mut self.tab, Tab::Tune, tr!("Tune"));
             ui.selectable_value(&mut self.tab, Tab::About, tr!("About"));
             ui.separator();
             if ui

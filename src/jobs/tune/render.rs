@@ -17,9 +17,14 @@ pub fn rate(v: f64) -> String {
     }
 }
 
-/// "batch 40" / "concurrency 4".
+/// "batch 40" / "4 copies".
 fn named(phase: &str, v: u64) -> String {
-    format!("{phase} {v}")
+    if phase == CONCURRENCY { crate::tr!("{n} copies", n = v) } else { format!("{phase} {v}") }
+}
+
+/// A parameter's name as shown: the placeholder's own, or "copies at once".
+pub fn phase_label(phase: &str) -> String {
+    if phase == CONCURRENCY { crate::tr!("copies at once").to_string() } else { phase.to_string() }
 }
 
 /// Why a parameter's search stopped, in a sentence.
@@ -97,8 +102,8 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
         .map(|p| {
             let why = stop_reason(spec, &p.phase, &p.stop);
             match p.chosen {
-                Some(v) => msg!("{phase}: {value}, because {why}", phase = p.phase.clone(), value = v, why = why),
-                None => msg!("{phase}: no value worked: {why}", phase = p.phase.clone(), why = why),
+                Some(v) => msg!("{phase}: {value}, because {why}", phase = phase_label(&p.phase), value = v, why = why),
+                None => msg!("{phase}: no value worked: {why}", phase = phase_label(&p.phase), why = why),
             }
         })
         .collect();
@@ -167,7 +172,7 @@ pub fn table(spec: &TuneSpec, trials: &[Trial], best: Option<u32>, lang: Lang) -
     for t in trials {
         rows.push(vec![
             format!("{}{}", t.id, if Some(t.id) == best { " *" } else { "" }),
-            if t.phase == CONCURRENCY { msg!("copies").render(lang) } else { t.phase.clone() },
+            phase_label(&t.phase),
             t.setting.describe(),
             t.end.word().render(lang),
             format!("{:.1} s", t.secs),

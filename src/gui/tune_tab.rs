@@ -1,0 +1,449 @@
+//! The Tune tab: start a tune on a command (this program's own `tune` in a child process, so the
+//! window never waits on a trial) or open a journal; the trials are read back from the journal
+//! as it grows: throughput and peak VRAM per trial with the headroom line and the chosen trial
+//! marked, the table, and the answer with a Copy button for the command it recommends.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, RichText};
+use egui_plot::{Corner, Legend, Line, Plot, PlotPoints, Points};
+
+use super::jobs::Job;
+use super::palette::{self, Tone};
+use crate::jobs::tune::journal::Journal;
+use crate::jobs::tune::{render, search};
+use crate::{tr, units};
+
+/// The Tune tab's state.
+pub struct TuneState {
+    program: PathBuf,
+    nvml_lib: Option<PathBuf>,
+    /// The command line (run by the shell), with {batch}, {workers} or named placeholders.
+    pub command: String,
+    /// Ranges, `name=LO..HI` separated by spaces.
+    pub ranges: String,
+    /// Copies at once, `LO..HI` (empty: one).
+    pub copies: String,
+    /// The rate pattern (empty: runs per hour).
+    pub pattern: String,
+    /// Free GPU memory to keep, %.
+    pub headroom: f64,
+    /// A trial's time limit, seconds.
+    pub timeout_secs: f64,
+    job: Option<Job>,
+    /// The journal shown (being written, or opened).
+    pub journal_path: Option<PathBuf>,
+    /// It, read.
+    pub journal: Option<Journal>,
+    last_read: Option<Instant>,
+    /// Why the journal could not be read, or the tune not started.
+    pub error: Option<String>,
+    open_dialog: Option<std::sync::mpsc::Receiver<Option<PathBuf>>>,
+    /// "Copied" after a Copy.
+    copied: bool,
+}
+
+impl TuneState {
+    /// A tab that runs `program`'s `tune` subcommand.
+    pub fn new(program: PathBuf, nvml_lib: Option<PathBuf>) -> Self {
+        TuneState {
+            program,
+            nvml_lib,
+            command: String::new(),
+            ranges: String::new(),
+            copies: String::new(),
+            pattern: String::new(),
+            headroom: 20.0,
+            timeout_secs: 600.0,
+            job: None,
+            journal_path: None,
+            journal: None,
+            last_read: None,
+            error: None,
+            open_dialog: None,
+            copied: false,
+        }
+    }
+
+    /// True while a tune runs.
+    pub fn running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Shows the journal at `path` (read now and again while a tune writes it).
+    pub fn open(&mut self, path: PathBuf) {
+        self.journal_path = Some(path);
+        self.journal = None;
+        self.error = None;
+        self.read();
+    }
+
+    fn read(&mut self) {
+        let Some(path) = &self.journal_path else { return };
+        self.last_read = Some(Instant::now());
+        match Journal::read(path) {
+            Ok(j) => {
+                self.journal = Some(j);
+                self.error = None;
+            }
+            // A tune just started may not have written its first line yet.
+            Err(_) if self.job.is_some() => {}
+            Err(e) => self.error = Some(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// The arguments of `tune` for the form, or what is missing.
+    pub fn arguments(&self, journal: &std::path::Path) -> Result<Vec<std::ffi::OsString>, String> {
+        if self.command.trim().is_empty() {
+            return Err(tr!("Write the command to tune, with {batch} or {workers} where the value goes.").to_string());
+        }
+        let mut args: Vec<std::ffi::OsString> = vec!["tune".into(), "--journal".into(), journal.into()];
+        args.extend(["--headroom".into(), format!("{}", self.headroom).into()]);
+        args.extend(["--trial-timeout".into(), format!("{}", self.timeout_secs).into()]);
+        for r in self.ranges.split_whitespace() {
+            args.extend(["--param".into(), r.into()]);
+        }
+        if !self.copies.trim().is_empty() {
+            args.extend(["--concurrency".into(), self.copies.trim().into()]);
+        }
+        if !self.pattern.trim().is_empty() {
+            args.extend(["--rate-pattern".into(), self.pattern.trim().into()]);
+        }
+        if let Some(l) = &self.nvml_lib {
+            args.extend(["--nvml-lib".into(), l.into()]);
+        }
+        args.push("--".into());
+        if cfg!(windows) {
+            args.extend(["cmd".into(), "/C".into(), self.command.clone().into()]);
+        } else {
+            args.extend(["sh".into(), "-c".into(), self.command.clone().into()]);
+        }
+        Ok(args)
+    }
+
+    /// Starts a tune of the form's command; its journal goes to the config directory's `tunes`.
+    pub fn start(&mut self) {
+        self.error = None;
+        let dir = crate::paths::config_dir().unwrap_or_else(std::env::temp_dir).join("tunes");
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            self.error = Some(tr!("could not write {path}: {error}", path = dir.display(), error = e));
+            return;
+        }
+        let path = dir.join(format!("tune-{}.jsonl", chrono::Local::now().format("%Y%m%d-%H%M%S")));
+        let args = match self.arguments(&path) {
+            Ok(a) => a,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        match Job::start(&self.program, &args) {
+            Ok(j) => {
+                self.job = Some(j);
+                self.journal_path = Some(path);
+                self.journal = None;
+            }
+            Err(e) => self.error = Some(tr!("could not start: {error}", error = e)),
+        }
+    }
+
+    /// Asks the running tune to stop: it ends its trial, records it and writes its answer.
+    pub fn stop(&mut self) {
+        let Some(job) = self.job.as_mut() else { return };
+        #[cfg(target_os = "linux")]
+        if let Ok(pid) = libc::pid_t::try_from(job.child.id()) {
+            // SAFETY: kill() only sends SIGINT to the tune we started.
+            unsafe { libc::kill(pid, libc::SIGINT) };
+            return;
+        }
+        let _ = job.child.kill();
+    }
+
+    /// Polls the tune and re-reads its journal; true while something changes.
+    fn poll(&mut self) -> bool {
+        if let Some(job) = self.job.as_mut()
+            && let Some(code) = job.poll()
+        {
+            let output = job.text();
+            self.job = None;
+            self.read();
+            // Its own refusal (bad arguments) or a failure is in its last lines.
+            if code != Some(0) && code != Some(130) && (self.journal.is_none() || code == Some(2)) {
+                let last: Vec<&str> = output.lines().rev().take(3).collect();
+                self.error = Some(last.into_iter().rev().collect::<Vec<_>>().join("\n"));
+            }
+            return true;
+        }
+        if self.job.is_some() && self.last_read.is_none_or(|t| t.elapsed() >= Duration::from_millis(500)) {
+            self.read();
+        }
+        self.job.is_some()
+    }
+
+    /// Draws the tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        if self.poll() {
+            ui.ctx().request_repaint_after(Duration::from_millis(300));
+        }
+        if let Some(picked) = super::share::poll_dialog(&mut self.open_dialog) {
+            if let Some(p) = picked {
+                self.open(p);
+            }
+        } else if self.open_dialog.is_some() {
+            ui.ctx().request_repaint_after(Duration::from_millis(200));
+        }
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            ui.heading(tr!("Tune: batch size, copies at once, workers"));
+            ui.label(tr!(
+                "One change per trial, each measured: the batch first until GPU memory nears the headroom, then copies at once while throughput still rises, then the data-loading workers."
+            ));
+            ui.add_space(4.0);
+            self.form(ui);
+            ui.add_space(8.0);
+            if let Some(e) = &self.error {
+                ui.colored_label(palette::tone(ui, Tone::Fail), e);
+            }
+            if self.journal.is_some() {
+                self.results(ui);
+            } else if self.running() {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(tr!("Starting the tune..."));
+                });
+            }
+        });
+    }
+
+    fn form(&mut self, ui: &mut egui::Ui) {
+        let enabled = !self.running();
+        egui::Grid::new("tune_form").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+            let l = ui.label(tr!("Command"));
+            ui.add_enabled(
+                enabled,
+                egui::TextEdit::singleline(&mut self.command)
+                    .desired_width(620.0)
+                    .hint_text("python train.py --batch-size {batch} --num-workers {workers}"),
+            )
+            .labelled_by(l.id);
+            ui.end_row();
+            let l = ui.label(tr!("Ranges"));
+            ui.add_enabled(
+                enabled,
+                egui::TextEdit::singleline(&mut self.ranges).desired_width(300.0).hint_text("batch=1..256 workers=0..8"),
+            )
+            .labelled_by(l.id)
+            .on_hover_text(tr!("NAME=LO..HI for each placeholder; {batch} and {workers} have defaults"));
+            ui.end_row();
+            let l = ui.label(tr!("Copies at once"));
+            ui.add_enabled(enabled, egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text("1..4"))
+                .labelled_by(l.id)
+                .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
+            ui.end_row();
+            let l = ui.label(tr!("Rate in the output"));
+            ui.add_enabled(
+                enabled,
+                egui::TextEdit::singleline(&mut self.pattern).desired_width(300.0).hint_text("([0-9.]+) it/s"),
+            )
+            .labelled_by(l.id)
+            .on_hover_text(tr!("A regular expression whose first group is the rate; empty: runs per hour"));
+            ui.end_row();
+            ui.label(tr!("Headroom"));
+            ui.add_enabled(enabled, egui::Slider::new(&mut self.headroom, 5.0..=50.0).suffix(" %").integer());
+            ui.end_row();
+            ui.label(tr!("Time limit per trial"));
+            ui.add_enabled(
+                enabled,
+                egui::Slider::new(&mut self.timeout_secs, 10.0..=7200.0).logarithmic(true).suffix(" s").integer(),
+            );
+            ui.end_row();
+        });
+        ui.horizontal(|ui| {
+            if self.running() {
+                if ui.button(tr!("Stop")).on_hover_text(tr!("Ends the running trial and writes the answer so far")).clicked()
+                {
+                    self.stop();
+                }
+                ui.spinner();
+            } else if ui.button(tr!("Start tuning")).clicked() {
+                self.start();
+            }
+            if ui.add_enabled(!self.running(), egui::Button::new(tr!("Open journal..."))).clicked() {
+                let dir = crate::paths::config_dir().map(|d| d.join("tunes")).filter(|d| d.is_dir());
+                self.open_dialog = Some(super::share::open_dialog(dir.unwrap_or_else(super::share::default_dir)));
+            }
+        });
+    }
+
+    fn results(&mut self, ui: &mut egui::Ui) {
+        let Some(j) = &self.journal else { return };
+        let lang = crate::i18n::current();
+        let spec = &j.start.spec;
+        let path = self.journal_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        ui.label(RichText::new(tr!("Journal: {path} (started {when})", path = path, when = j.start.started)).small());
+        if j.start.demo {
+            ui.colored_label(palette::tone(ui, Tone::Warn), tr!("(GPU figures are DEMO data: simulated, not this machine)"));
+        }
+        if j.skipped > 0 {
+            ui.colored_label(palette::tone(ui, Tone::Warn), tr!("{n} damaged lines skipped", n = j.skipped));
+        }
+        let total = j.start.gpus.iter().filter_map(|g| g.total).max();
+        ui.label(render::policy(spec, total).render(lang));
+        // The answer, once the tune has written one.
+        let best = j.end.as_ref().and_then(|e| e.outcome.best);
+        match (&j.end, self.running()) {
+            (Some(end), false) => {
+                let answer = render::answer(spec, &j.trials, &end.outcome);
+                let tone = if answer.command.is_some() { Tone::Pass } else { Tone::Fail };
+                egui::Frame::group(ui.style()).stroke(egui::Stroke::new(2.0, palette::tone(ui, tone))).show(ui, |ui| {
+                    ui.label(RichText::new(answer.headline.render(lang)).strong());
+                    for p in &answer.phases {
+                        ui.label(format!("• {}", p.render(lang)));
+                    }
+                    if end.interrupted {
+                        ui.label(tr!("Interrupted: continue with gpu-doctor-cli tune --resume {journal}", journal = path));
+                    }
+                    if let Some(cmd) = &answer.command {
+                        ui.horizontal_wrapped(|ui| {
+                            ui.monospace(cmd);
+                            if ui.small_button(tr!("Copy")).on_hover_text(tr!("Copy this command to the clipboard")).clicked() {
+                                ui.ctx().copy_text(cmd.clone());
+                                self.copied = true;
+                            }
+                            // Kept in the row (no layout shift): empty until copied.
+                            ui.label(if self.copied { tr!("copied") } else { "" });
+                        });
+                    }
+                });
+            }
+            _ => {
+                let running = j.trials.len() + 1;
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(tr!("Trial {n} is running...", n = running));
+                });
+            }
+        }
+        ui.add_space(6.0);
+        self.charts(ui, best);
+        ui.add_space(6.0);
+        self.table(ui, best);
+    }
+
+    fn charts(&self, ui: &mut egui::Ui, best: Option<u32>) {
+        let Some(j) = &self.journal else { return };
+        let lang = crate::i18n::current();
+        let spec = &j.start.spec;
+        let total = j.start.gpus.iter().filter_map(|g| g.total).max();
+        let limit = search::limit(spec, &j.trials).or_else(|| search::limit_with(spec, total));
+        let chosen = palette::tone(ui, Tone::Pass);
+        let line = ui.visuals().text_color().gamma_multiply(0.6);
+        let warn = palette::tone(ui, Tone::Warn);
+        let width = ((ui.available_width() - 16.0) / 2.0).max(240.0);
+        let point = |f: &dyn Fn(&crate::jobs::tune::Trial) -> Option<f64>| -> Vec<[f64; 2]> {
+            j.trials.iter().filter_map(|t| Some([f64::from(t.id), f(t)?])).collect()
+        };
+        let thr = point(&|t| t.throughput);
+        let vram = point(&|t| t.device_peak.map(|b| b as f64 / units::GIB));
+        let pick = |pts: &[[f64; 2]]| -> Vec<[f64; 2]> {
+            pts.iter().filter(|p| best.is_some_and(|b| f64::from(b) == p[0])).copied().collect()
+        };
+        let (thr_best, vram_best) = (pick(&thr), pick(&vram));
+        let unit = spec.unit.label().render(lang);
+        ui.horizontal(|ui| {
+            ui.vertical(|ui| {
+                ui.label(RichText::new(tr!("Throughput per trial ({unit})", unit = unit)).strong());
+                Plot::new("tune_throughput")
+                    .width(width)
+                    .height(200.0)
+                    .legend(Legend::default().position(Corner::RightBottom))
+                    .include_y(0.0)
+                    .allow_drag(false)
+                    .allow_zoom(false)
+                    .allow_scroll(false)
+                    .x_axis_label(tr!("trial"))
+                    .show(ui, |p| {
+                        p.line(Line::new(tr!("throughput"), PlotPoints::from(thr.clone())).color(line));
+                        p.points(Points::new(tr!("trials"), PlotPoints::from(thr.clone())).radius(3.0).color(line));
+                        p.points(Points::new(tr!("chosen"), PlotPoints::from(thr_best)).radius(7.0).color(chosen));
+                    });
+            });
+            ui.vertical(|ui| {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(tr!("Peak VRAM per trial (GiB)")).strong());
+                    // The key, outside the plot so it never covers a trial.
+                    ui.label(RichText::new("●").color(chosen)).on_hover_text(tr!("chosen"));
+                    ui.label(tr!("chosen"));
+                    if let Some(l) = limit {
+                        ui.label(RichText::new("—").color(warn));
+                        ui.label(tr!("headroom limit {limit}", limit = units::bytes(l)));
+                    }
+                    if let Some(t) = total {
+                        ui.label(RichText::new("—").color(line));
+                        ui.label(tr!("GPU memory {total}", total = units::bytes(t)));
+                    }
+                });
+                Plot::new("tune_vram")
+                    .width(width)
+                    .height(200.0)
+                    .include_y(0.0)
+                    .allow_drag(false)
+                    .allow_zoom(false)
+                    .allow_scroll(false)
+                    .x_axis_label(tr!("trial"))
+                    .show(ui, |p| {
+                        p.points(Points::new(tr!("peak VRAM"), PlotPoints::from(vram.clone())).radius(3.0).color(line));
+                        p.points(Points::new(tr!("chosen"), PlotPoints::from(vram_best)).radius(7.0).color(chosen));
+                        // Lines across the trials (data, so the bounds include them).
+                        let last = j.trials.last().map_or(1.0, |t| f64::from(t.id));
+                        let across = |y: f64| PlotPoints::from(vec![[1.0, y], [last, y]]);
+                        if let Some(l) = limit {
+                            p.line(Line::new("headroom", across(l as f64 / units::GIB)).color(warn).width(1.5));
+                        }
+                        if let Some(t) = total {
+                            p.line(Line::new("memory", across(t as f64 / units::GIB)).color(line).width(1.0));
+                        }
+                    });
+            });
+        });
+    }
+
+    fn table(&self, ui: &mut egui::Ui, best: Option<u32>) {
+        let Some(j) = &self.journal else { return };
+        let lang = crate::i18n::current();
+        egui::Grid::new("tune_trials").num_columns(8).striped(true).spacing([12.0, 4.0]).show(ui, |ui| {
+            let unit = j.start.spec.unit.label().render(lang);
+            for h in [
+                tr!("trial"),
+                tr!("setting"),
+                tr!("result"),
+                tr!("time"),
+                unit.as_str(),
+                tr!("peak VRAM"),
+                tr!("GPU util"),
+                tr!("what limited it"),
+            ] {
+                ui.label(RichText::new(h).strong());
+            }
+            ui.end_row();
+            for t in &j.trials {
+                let mark = if Some(t.id) == best { " *" } else { "" };
+                ui.label(format!("{}{mark}", t.id));
+                ui.label(t.setting.describe());
+                let tone = if t.end == crate::jobs::tune::TrialEnd::Ok { Tone::Pass } else { Tone::Warn };
+                ui.colored_label(palette::tone(ui, tone), t.end.word().render(lang));
+                ui.label(format!("{:.1} s", t.secs));
+                ui.label(t.throughput.map_or_else(|| "-".into(), render::rate));
+                let peak = match (t.device_peak, t.headroom_pct()) {
+                    (Some(p), Some(f)) => tr!("{peak} ({free} % free)", peak = units::bytes(p), free = format!("{f:.0}")),
+                    (Some(p), None) => units::bytes(p),
+                    _ => "-".into(),
+                };
+                ui.label(peak);
+                ui.label(t.util_mean.map_or_else(|| "-".into(), |u| format!("{u:.0} %")));
+                ui.label(t.verdict.render(lang));
+                ui.end_row();
+            }
+        });
+    }
+}
