@@ -21,6 +21,7 @@ pub use checklist::{ChecklistSource, ChecklistState};
 pub use monitor::{MonitorData, MonitorState, ProcessSort, TimeWindow};
 pub use share::{ReportDialog, unique_path};
 pub use smoke_tab::{SmokeSetup, SmokeState, write_report};
+pub use tune_tab::TuneState;
 pub use vram_tab::VramState;
 
 use std::path::PathBuf;

@@ -42,6 +42,8 @@ pub struct TuneState {
     open_dialog: Option<std::sync::mpsc::Receiver<Option<PathBuf>>>,
     /// "Copied" after a Copy.
     copied: bool,
+    /// Where a tune started here writes its journal (the config directory's `tunes`).
+    pub journal_dir: PathBuf,
 }
 
 impl TuneState {
@@ -63,6 +65,7 @@ impl TuneState {
             error: None,
             open_dialog: None,
             copied: false,
+            journal_dir: crate::paths::config_dir().unwrap_or_else(std::env::temp_dir).join("tunes"),
         }
     }
 
@@ -76,6 +79,7 @@ impl TuneState {
         self.journal_path = Some(path);
         self.journal = None;
         self.error = None;
+        self.copied = false;
         self.read();
     }
 
@@ -125,7 +129,7 @@ impl TuneState {
     /// Starts a tune of the form's command; its journal goes to the config directory's `tunes`.
     pub fn start(&mut self) {
         self.error = None;
-        let dir = crate::paths::config_dir().unwrap_or_else(std::env::temp_dir).join("tunes");
+        let dir = self.journal_dir.clone();
         if let Err(e) = std::fs::create_dir_all(&dir) {
             self.error = Some(tr!("could not write {path}: {error}", path = dir.display(), error = e));
             return;
@@ -143,6 +147,7 @@ impl TuneState {
                 self.job = Some(j);
                 self.journal_path = Some(path);
                 self.journal = None;
+                self.copied = false;
             }
             Err(e) => self.error = Some(tr!("could not start: {error}", error = e)),
         }
@@ -248,14 +253,17 @@ impl TuneState {
             .labelled_by(l.id)
             .on_hover_text(tr!("A regular expression whose first group is the rate; empty: runs per hour"));
             ui.end_row();
-            ui.label(tr!("Headroom"));
-            ui.add_enabled(enabled, egui::Slider::new(&mut self.headroom, 5.0..=50.0).suffix(" %").integer());
+            let l = ui.label(tr!("Headroom"));
+            ui.add_enabled(enabled, egui::DragValue::new(&mut self.headroom).range(5.0..=50.0).suffix(" %").speed(1.0))
+                .labelled_by(l.id)
+                .on_hover_text(tr!("GPU memory kept free; the guide keeps 20-30 %"));
             ui.end_row();
-            ui.label(tr!("Time limit per trial"));
+            let l = ui.label(tr!("Time limit per trial"));
             ui.add_enabled(
                 enabled,
-                egui::Slider::new(&mut self.timeout_secs, 10.0..=7200.0).logarithmic(true).suffix(" s").integer(),
-            );
+                egui::DragValue::new(&mut self.timeout_secs).range(10.0..=86_400.0).suffix(" s").speed(10.0),
+            )
+            .labelled_by(l.id);
             ui.end_row();
         });
         ui.horizontal(|ui| {
@@ -372,14 +380,14 @@ impl TuneState {
                 ui.horizontal(|ui| {
                     ui.label(RichText::new(tr!("Peak VRAM per trial (GiB)")).strong());
                     // The key, outside the plot so it never covers a trial.
-                    ui.label(RichText::new("●").color(chosen)).on_hover_text(tr!("chosen"));
+                    swatch(ui, chosen, true);
                     ui.label(tr!("chosen"));
                     if let Some(l) = limit {
-                        ui.label(RichText::new("—").color(warn));
+                        swatch(ui, warn, false);
                         ui.label(tr!("headroom limit {limit}", limit = units::bytes(l)));
                     }
                     if let Some(t) = total {
-                        ui.label(RichText::new("—").color(line));
+                        swatch(ui, line, false);
                         ui.label(tr!("GPU memory {total}", total = units::bytes(t)));
                     }
                 });
@@ -445,5 +453,15 @@ impl TuneState {
                 ui.end_row();
             }
         });
+    }
+}
+
+/// A key's mark drawn, not typed (the bundled fonts lack the symbols): a dot or a short line.
+fn swatch(ui: &mut egui::Ui, color: egui::Color32, dot: bool) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
+    if dot {
+        ui.painter().circle_filled(rect.center(), 5.0, color);
+    } else {
+        ui.painter().line_segment([rect.left_center(), rect.right_center()], egui::Stroke::new(2.0, color));
     }
 }

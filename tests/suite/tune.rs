@@ -317,3 +317,92 @@ fn compare_puts_two_runs_side_by_side_and_names_the_change() {
     let out = Command::new(CLI).arg("compare").arg(&a).arg(dir.path().join("x.json")).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a run summary (write one with gpu-doctor-cli run --json-out"));
 }
+
+/// The Tune tab, end to end: a tune started from the form (this program's own CLI in a child
+/// process, on the fake GPU), its journal read back as it grows, the answer with the command to
+/// copy, the charts' key and the table; then the same journal opened in Chinese.
+#[cfg(feature = "gui")]
+#[test]
+fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
+    use egui_kittest::kittest::Queryable;
+    use gpu_doctor::gui::{AppInit, DoctorApp, Tab};
+    use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+    use gpu_doctor::telemetry::sampler::Sampler;
+
+    let lab = Lab::new();
+    let app = |lab_lib: PathBuf, dir: PathBuf| {
+        let sampler = Sampler::manual(
+            std::sync::Arc::new(DemoGpus::new(Scenario::Idle, 1, 3)),
+            Box::new(DemoHost::new(Scenario::Idle, 3)),
+            std::time::Duration::from_secs(1),
+        );
+        egui_kittest::Harness::builder().with_size(eframe::egui::vec2(1280.0, 900.0)).build_eframe(move |cc| {
+            let mut i = AppInit::new(sampler);
+            i.tab = Tab::Tune;
+            i.smoke.launcher = gpu_doctor::smoke::runner::Launcher::new(CLI);
+            i.source.nvml_lib = Some(lab_lib);
+            let mut a = DoctorApp::new(cc, i);
+            a.tune.journal_dir = dir;
+            a
+        })
+    };
+    let mut h = app(lab.lib.clone(), lab.dir.path().join("tunes"));
+    h.step();
+    // Nothing written yet: Start says what is missing, and nothing runs.
+    h.get_by_label("Start tuning").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Write the command to tune");
+    let command = format!("FAKE_VRAM_DIR={} {} memory {{batch}}", lab.dir.path().join("vram").display(), workload().display());
+    h.state_mut().tune.command = command.clone();
+    h.state_mut().tune.pattern = "([0-9.]+) it/s".into();
+    h.step();
+    h.get_by_label("Start tuning").click();
+    h.step();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while h.state().tune.running() {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        h.step();
+    }
+    h.step();
+    h.step();
+    assert!(h.state().tune.error.is_none(), "{:?}", h.state().tune.error);
+    h.get_by_label_contains("Use batch 40:");
+    h.get_by_label_contains("batch: 40, because batch 41 would leave less GPU memory free");
+    h.get_by_label("headroom limit 19.2 GiB");
+    h.get_by_label("GPU memory 24.0 GiB");
+    // The recommended command is the shell's line with the value in place, and Copy copies it.
+    let want = format!("sh -c 'FAKE_VRAM_DIR={} {} memory 40'", lab.dir.path().join("vram").display(), workload().display());
+    h.get_by_label(&want);
+    h.get_by_label("Copy").click();
+    h.step();
+    let copied: Vec<String> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            eframe::egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, [want.clone()]);
+    // Seven trials in the table, the chosen one marked.
+    h.get_by_label("7 *");
+    let journal = std::fs::read_dir(lab.dir.path().join("tunes"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    // The same journal, opened in Chinese.
+    gpu_doctor::i18n::scoped(gpu_doctor::i18n::Lang::ZhCn, || {
+        let mut h = app(lab.lib.clone(), lab.dir.path().join("tunes"));
+        h.state_mut().tune.open(journal.clone());
+        h.step();
+        h.step();
+        h.get_by_label_contains("建议使用 batch 40：");
+        h.get_by_label("余量线 19.2 GiB");
+        h.get_by_label(&want);
+    });
+}
