@@ -107,8 +107,37 @@ torch.cuda.synchronize()
 json.dump({"reserved": torch.cuda.memory_reserved(), "max_reserved": torch.cuda.max_memory_reserved()}, sys.stdout)
 EOF
     step run-torch 90 0 "$cli" run --json-out "$out/run-summary.json" --quiet -- python3 "$out/workload.py"
+    # A real training loop tuned: an MLP on synthetic data, whose memory grows with the batch
+    # (activations of 16 layers of 8192) and whose speed saturates; `tune` must pick a batch that
+    # keeps 20 % of the GPU free, stop for a stated reason and leave a whole journal. Trials of a
+    # few seconds, at most 12, so it fits the step's limit on any GPU with 8 GiB or more.
+    cat >"$out/train.py" <<'EOF'
+import sys, time, torch
+batch = int(sys.argv[1])
+layers = [torch.nn.Linear(8192, 8192) for _ in range(16)]
+model = torch.nn.Sequential(*[m for l in layers for m in (l, torch.nn.GELU())]).cuda().to(torch.bfloat16)
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+x = torch.randn(batch, 8192, device="cuda", dtype=torch.bfloat16)
+steps, t0 = 0, None
+while True:
+    loss = model(x).float().pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    steps += 1
+    if steps == 3:
+        torch.cuda.synchronize()
+        t0 = time.time()
+    if t0 is not None and time.time() - t0 > 3:
+        break
+torch.cuda.synchronize()
+print(f"{(steps - 3) * batch / (time.time() - t0):.1f} samples/s")
+EOF
+    step tune-torch 300 0 "$cli" tune --journal "$out/tune.jsonl" --max-trials 12 --trial-timeout 60 \
+        --param batch=64..65536 --rate-pattern '([0-9.]+) samples/s' --json -- python3 "$out/train.py" '{batch}'
 else
     printf 'run-torch\tskip\t0\t0\n' >>"$steps"
+    printf 'tune-torch\tskip\t0\t0\n' >>"$steps"
 fi
 
 step report-md 90 0,6,7 "$cli" report --format md --sample 3 --smoke

@@ -236,6 +236,25 @@ if run:
     add("run", "GPU 0 peak utilization (%)", g.get("util_peak"), "≥ 90 expected", (g.get("util_peak") or 0) >= 90)
     add("run", "exit", run.get("ended"), "exited 0", run.get("ended") == {"kind": "exited", "code": 0})
 
+# 7b. A real training loop tuned (tune-torch.out is `tune --json`).
+tune = load_json("tune-torch.out")
+if tune:
+    trials = tune.get("trials") or []
+    outcome = (tune.get("end") or {}).get("outcome") or {}
+    best = next((t for t in trials if t.get("id") == outcome.get("best")), None)
+    add("tune", "an answer", best and best["setting"], "a batch", best is not None)
+    if best:
+        total, peak = best.get("device_total") or 0, best.get("device_peak") or 0
+        add("tune", "chosen batch keeps 20 % free", f"{peak / 2**30:.1f} of {total / 2**30:.1f} GiB", "≤ 80 %",
+            total > 0 and peak <= 0.8 * total)
+        add("tune", "chosen batch's throughput is the best measured", best.get("throughput"),
+            max((t.get("throughput") or 0) for t in trials), (best.get("throughput") or 0) >= 0.9 * max((t.get("throughput") or 0) for t in trials))
+    stops = [p.get("stop", {}).get("kind") for p in outcome.get("phases") or []]
+    add("tune", "why it stopped", ",".join(map(str, stops)), "a stated reason", bool(stops))
+    ooms = sum(1 for t in trials if (t.get("end") or {}).get("kind") == "out-of-memory")
+    add("tune", "out-of-memory trials recognised", ooms, "PyTorch's message", True,
+        "; ".join(sorted({t["end"]["oom"]["framework"] for t in trials if t["end"].get("kind") == "out-of-memory"})))
+
 # 8. Reports and the VRAM tab's knowledge of this GPU.
 md = read("report-md.out") or ""
 name0 = gpus[0].get("name") if gpus else None

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// row, only those to its left). A new top-level module must be placed here.
 const LAYERS: &[&[&str]] = &[
     // The ground: no knowledge of GPUs' data, only words, numbers, files and tables.
-    &["i18n", "units", "text", "paths", "safe_fs", "verdict", "knowledge"],
+    &["i18n", "units", "text", "paths", "safe_fs", "verdict", "knowledge", "signals"],
     // The machine's data: GPU and host sources, samples, history, recordings.
     &["telemetry"],
     // The domain: what is wrong, will it fit, does CUDA work, what does a job do.

@@ -28,6 +28,7 @@ pub mod relaunch;
 pub mod report;
 pub mod safe_fs;
 pub mod settings;
+pub mod signals;
 pub mod smoke;
 pub mod telemetry;
 pub mod text;

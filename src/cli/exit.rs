@@ -20,4 +20,4 @@ pub const CHECK_WARN: u8 = 6;
 pub const CHECK_FAIL: u8 = 7;
 
 /// The exit-code table as shown in `--help`.
-pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli); 5 the GPU driver stopped answering (smoke: the test hung); 6 check/smoke found warnings; 7 check/smoke found failures. run and scale return the command's own exit code (127 not found, 126 not executable, 128+N killed by signal N).";
+pub const HELP: &str = "Exit codes: 0 ok; 1 runtime error; 2 bad arguments; 3 no NVIDIA GPU/driver usable; 4 window could not be opened (use gpu-doctor-cli); 5 the GPU driver stopped answering (smoke: the test hung); 6 check/smoke found warnings; 7 check/smoke found failures. run and scale return the command's own exit code (127 not found, 126 not executable, 128+N killed by signal N); tune returns 0 with an answer, 1 when no setting worked, 130 when interrupted.";

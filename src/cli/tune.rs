@@ -94,41 +94,11 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// thread starts. Not on Windows, where a console's Ctrl+C ends the process and the journal keeps
 /// every trial written so far.
 pub fn stop_on_signals() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: a zeroed sigset_t is valid for sigemptyset, which initialises it; sigaddset and
-        // pthread_sigmask only touch that set and this thread's mask.
-        let set = unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                libc::sigaddset(&mut set, s);
-            }
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-                return;
-            }
-            set
-        };
-        let spawned = std::thread::Builder::new().name("gd-tune-signals".into()).spawn(move || {
-            let mut sig: libc::c_int = 0;
-            loop {
-                // SAFETY: `set` is initialised; `sig` is a valid out-pointer.
-                if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
-                    return;
-                }
-                if STOP.swap(true, Ordering::SeqCst) {
-                    // SAFETY: the second signal ends the process at once, as asked.
-                    unsafe { libc::_exit(128 + sig) }
-                }
-            }
-        });
-        if spawned.is_err() {
-            // SAFETY: as above, on this thread's own mask.
-            unsafe {
-                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            }
+    crate::signals::take_stop_signals(|sig| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            crate::signals::exit_for(sig)
         }
-    }
+    });
 }
 
 fn now() -> String {
@@ -156,7 +126,10 @@ fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
     let s = TuneSpec {
         command,
         params,
-        concurrency: a.concurrency.map(|r| Range { lo: r.lo.max(1), hi: r.hi.max(1) }).unwrap_or(Range { lo: 1, hi: 1 }),
+        concurrency: a
+            .concurrency
+            .map(|r| Range { lo: r.lo.max(1), hi: r.hi.max(1) })
+            .unwrap_or(Range { lo: 1, hi: 1 }),
         headroom_pct: a.headroom,
         vram_cap: a.vram_cap.map(|g| (g * crate::units::GIB) as u64),
         trial_timeout_secs: a.trial_timeout,
@@ -199,7 +172,8 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     while std::time::Instant::now() < deadline {
         let snap = sampler.snapshot();
         let opened = !matches!(snap.source, crate::telemetry::source::SourceStatus::Opening);
-        let sampled = snap.gpu_t.is_some() || !matches!(snap.source, crate::telemetry::source::SourceStatus::Nvml { .. });
+        let sampled =
+            snap.gpu_t.is_some() || !matches!(snap.source, crate::telemetry::source::SourceStatus::Nvml { .. });
         if opened && sampled {
             break;
         }
@@ -207,10 +181,10 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     }
     let (journal_path, mut writer, start, mut trials) = match &a.resume {
         Some(path) => {
-            let j = Journal::read(path)
-                .map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
-            let w = Writer::append(path)
-                .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e)))?;
+            let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
+            let w = Writer::append(path).map_err(|e| {
+                CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
+            })?;
             eprintln!(
                 "gpu-doctor: {}",
                 crate::tr!("going on with {path}: {n} trials so far", path = path.display(), n = j.trials.len())
@@ -219,10 +193,9 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         }
         None => {
             let spec = spec_of(a, cpus)?;
-            let path = a
-                .journal
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(format!("tune-{}.jsonl", chrono::Local::now().format("%Y%m%d-%H%M%S"))));
+            let path = a.journal.clone().unwrap_or_else(|| {
+                PathBuf::from(format!("tune-{}.jsonl", chrono::Local::now().format("%Y%m%d-%H%M%S")))
+            });
             super::run::check_new_file(&path)?;
             let dir = trials_dir(&path);
             if std::fs::symlink_metadata(&dir).is_ok() {
@@ -234,8 +207,9 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                     ),
                 ));
             }
-            let w = Writer::create(&path)
-                .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e)))?;
+            let w = Writer::create(&path).map_err(|e| {
+                CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
+            })?;
             let snap = sampler.snapshot();
             let start = Start {
                 version: VERSION,
@@ -265,8 +239,9 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         write(&mut writer, &Line::Start(Box::new(start.clone())))?;
     }
     let dir = PathBuf::from(&start.trials_dir);
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::runtime(crate::tr!("could not write {path}: {error}", path = dir.display(), error = e)))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::runtime(crate::tr!("could not write {path}: {error}", path = dir.display(), error = e))
+    })?;
     eprintln!("gpu-doctor: {}", crate::tr!("journal: {path}", path = journal_path.display()));
     let total = start.gpus.iter().filter_map(|g| g.total).max();
     eprintln!("gpu-doctor: {}", render::policy(&spec, total).here());
@@ -290,7 +265,12 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 }
                 eprintln!(
                     "gpu-doctor: {}",
-                    crate::tr!("trial {id} ({phase}): {setting} ...", id = id, phase = phase, setting = setting.describe())
+                    crate::tr!(
+                        "trial {id} ({phase}): {setting} ...",
+                        id = id,
+                        phase = phase,
+                        setting = setting.describe().here()
+                    )
                 );
                 let trial_dir = dir.join(format!("t{id:03}-{}", setting.slug()));
                 let t = runner.run(id, &phase, &setting, &trial_dir);
@@ -316,7 +296,12 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
             end: &'a End,
             command: Option<String>,
         }
-        let out = Out { journal: journal_path.display().to_string(), trials: &trials, end: &end, command: answer.command.clone() };
+        let out = Out {
+            journal: journal_path.display().to_string(),
+            trials: &trials,
+            end: &end,
+            command: answer.command.clone(),
+        };
         super::outln(&super::to_json(&out)?)?;
     } else {
         let lang = crate::i18n::current();
@@ -330,7 +315,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
             super::outln(&crate::tr!("Command: {command}", command = c))?;
         }
         let (own, total) = render::own_cost(&trials);
-        if total > 0.0 {
+        if total >= 1.0 {
             super::outln(&crate::tr!(
                 "gpu-doctor's own CPU: {own} s over {total} s of trials ({pct} %)",
                 own = format!("{own:.2}"),
@@ -406,7 +391,8 @@ pub fn run_compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     if a.json {
         super::outln(&super::to_json(&c)?)?;
     } else {
-        let name = |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name =
+            |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
         super::out(&crate::jobs::compare::render(&c, &name(&a.a), &name(&a.b), crate::i18n::current()))?;
     }
     Ok(ExitCode::from(exit::OK))

@@ -36,42 +36,13 @@ static LIVE_SCRATCH: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec:
 /// any other thread exists. Not on Windows, where a console's Ctrl+C ends the process and its
 /// temporary folder is the user's.
 pub fn remove_scratch_on_signals() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: a zeroed sigset_t is a valid argument to sigemptyset, which initialises it;
-        // sigaddset and pthread_sigmask only read and write that set and this thread's mask.
-        let set = unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                libc::sigaddset(&mut set, s);
-            }
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-                return;
-            }
-            set
-        };
-        let spawned = std::thread::Builder::new().name("gd-signals".into()).spawn(move || {
-            let mut sig: libc::c_int = 0;
-            // SAFETY: `set` is an initialised signal set; `sig` is a valid out-pointer.
-            if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
-                return;
-            }
-            let dirs = LIVE_SCRATCH.lock().map(|d| d.clone()).unwrap_or_default();
-            for d in dirs {
-                let _ = fs::remove_dir_all(d);
-            }
-            // SAFETY: ends the process at once; the interrupted work is abandoned on purpose.
-            unsafe { libc::_exit(128 + sig) }
-        });
-        if spawned.is_err() {
-            // Nobody would take the signals: let them act as before.
-            // SAFETY: as above, on this thread's own mask.
-            unsafe {
-                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            }
+    crate::signals::take_stop_signals(|sig| {
+        let dirs = LIVE_SCRATCH.lock().map(|d| d.clone()).unwrap_or_default();
+        for d in dirs {
+            let _ = fs::remove_dir_all(d);
         }
-    }
+        crate::signals::exit_for(sig)
+    });
 }
 
 /// A new, private directory under the system's temporary directory, removed (with everything in

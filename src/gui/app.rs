@@ -14,7 +14,7 @@ use super::monitor::{MonitorAction, MonitorData, MonitorState};
 use super::palette::{self, Tone};
 use super::screenshot::ScreenshotPlan;
 use super::share;
-use super::smoke_tab::{SmokeSetup, SmokeState};
+use super::smoke_tab::SmokeState;
 use super::vram_tab::VramState;
 use crate::diagnose::headline::Headline;
 use crate::present;
@@ -28,11 +28,13 @@ use crate::tr;
 
 mod about;
 mod bars;
+mod init;
 mod language;
 mod pacing;
 mod remote;
 mod replay;
 
+pub use init::AppInit;
 use pacing::{FrameStats, Pacer};
 use replay::replay_snapshot;
 
@@ -51,70 +53,6 @@ pub enum Tab {
     Tune,
     /// Version, renderer, data source and how NVML was loaded.
     About,
-}
-
-/// What the app starts with.
-pub struct AppInit {
-    /// The sampler, already running (or stepped by hand in tests).
-    pub sampler: Sampler,
-    /// The tab shown first.
-    pub tab: Tab,
-    /// Renderer and adapter name, e.g. "OpenGL: llvmpipe (LLVM 15.0.6, 256 bits)".
-    pub renderer_name: String,
-    /// A pending `--screenshot`.
-    pub screenshot: Option<ScreenshotPlan>,
-    /// When the process started, for the start-to-first-frame figure.
-    pub process_start: Option<Instant>,
-    /// Print the start-to-first-frame time on stderr.
-    pub report_startup: bool,
-    /// The data-source options the app was started with (kept when switching to demo and back).
-    pub source: SourceOptions,
-    /// A capture directory to run the checklist on instead of this machine.
-    pub checklist_from: Option<std::path::PathBuf>,
-    /// How the Smoke test tab runs its child process.
-    pub smoke: SmokeSetup,
-    /// The user's settings.
-    pub settings: Settings,
-    /// Why the settings file could not be used (shown once).
-    pub settings_notice: Option<String>,
-    /// Where settings are saved when they change; None: never saved (tests, screenshots).
-    pub settings_path: Option<std::path::PathBuf>,
-    /// A recording to open in the Monitor instead of live data.
-    pub replay: Option<std::path::PathBuf>,
-    /// A tune's journal to show in the Tune tab.
-    pub tune_journal: Option<std::path::PathBuf>,
-    /// Open the support card once data is there.
-    pub support_card: bool,
-    /// Run the checklist in the background at start, so the no-GPU banner can lead with its root
-    /// cause (the app does; tests that pin the NVML text do not).
-    pub diagnose_at_start: bool,
-    /// A server to show instead of this machine (`--connect`).
-    pub connect: Option<(crate::telemetry::remote::Target, crate::telemetry::remote::SshSetup)>,
-}
-
-impl AppInit {
-    /// An init for tests and embedding: no screenshot, no timing.
-    pub fn new(sampler: Sampler) -> Self {
-        AppInit {
-            sampler,
-            tab: Tab::Monitor,
-            renderer_name: "none (test harness)".to_string(),
-            screenshot: None,
-            process_start: None,
-            report_startup: false,
-            source: SourceOptions::default(),
-            checklist_from: None,
-            smoke: SmokeSetup::default(),
-            settings: Settings::default(),
-            settings_notice: None,
-            settings_path: None,
-            replay: None,
-            tune_journal: None,
-            support_card: false,
-            diagnose_at_start: false,
-            connect: None,
-        }
-    }
 }
 
 /// True when the renderer draws on the CPU: Mesa llvmpipe/softpipe/swrast, Windows WARP (Microsoft

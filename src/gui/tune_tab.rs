@@ -235,15 +235,20 @@ impl TuneState {
             let l = ui.label(tr!("Ranges"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.ranges).desired_width(300.0).hint_text("batch=1..256 workers=0..8"),
+                egui::TextEdit::singleline(&mut self.ranges)
+                    .desired_width(300.0)
+                    .hint_text("batch=1..256 workers=0..8"),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("NAME=LO..HI for each placeholder; {batch} and {workers} have defaults"));
             ui.end_row();
             let l = ui.label(tr!("Copies at once"));
-            ui.add_enabled(enabled, egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text("1..4"))
-                .labelled_by(l.id)
-                .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
+            ui.add_enabled(
+                enabled,
+                egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text("1..4"),
+            )
+            .labelled_by(l.id)
+            .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
             ui.end_row();
             let l = ui.label(tr!("Rate in the output"));
             ui.add_enabled(
@@ -268,7 +273,10 @@ impl TuneState {
         });
         ui.horizontal(|ui| {
             if self.running() {
-                if ui.button(tr!("Stop")).on_hover_text(tr!("Ends the running trial and writes the answer so far")).clicked()
+                if ui
+                    .button(tr!("Stop"))
+                    .on_hover_text(tr!("Ends the running trial and writes the answer so far"))
+                    .clicked()
                 {
                     self.stop();
                 }
@@ -290,7 +298,10 @@ impl TuneState {
         let path = self.journal_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         ui.label(RichText::new(tr!("Journal: {path} (started {when})", path = path, when = j.start.started)).small());
         if j.start.demo {
-            ui.colored_label(palette::tone(ui, Tone::Warn), tr!("(GPU figures are DEMO data: simulated, not this machine)"));
+            ui.colored_label(
+                palette::tone(ui, Tone::Warn),
+                tr!("(GPU figures are DEMO data: simulated, not this machine)"),
+            );
         }
         if j.skipped > 0 {
             ui.colored_label(palette::tone(ui, Tone::Warn), tr!("{n} damaged lines skipped", n = j.skipped));
@@ -309,12 +320,19 @@ impl TuneState {
                         ui.label(format!("• {}", p.render(lang)));
                     }
                     if end.interrupted {
-                        ui.label(tr!("Interrupted: continue with gpu-doctor-cli tune --resume {journal}", journal = path));
+                        ui.label(tr!(
+                            "Interrupted: continue with gpu-doctor-cli tune --resume {journal}",
+                            journal = path
+                        ));
                     }
                     if let Some(cmd) = &answer.command {
                         ui.horizontal_wrapped(|ui| {
                             ui.monospace(cmd);
-                            if ui.small_button(tr!("Copy")).on_hover_text(tr!("Copy this command to the clipboard")).clicked() {
+                            if ui
+                                .small_button(tr!("Copy"))
+                                .on_hover_text(tr!("Copy this command to the clipboard"))
+                                .clicked()
+                            {
                                 ui.ctx().copy_text(cmd.clone());
                                 self.copied = true;
                             }
@@ -437,13 +455,15 @@ impl TuneState {
             for t in &j.trials {
                 let mark = if Some(t.id) == best { " *" } else { "" };
                 ui.label(format!("{}{mark}", t.id));
-                ui.label(t.setting.describe());
+                ui.label(t.setting.describe().render(lang));
                 let tone = if t.end == crate::jobs::tune::TrialEnd::Ok { Tone::Pass } else { Tone::Warn };
                 ui.colored_label(palette::tone(ui, tone), t.end.word().render(lang));
                 ui.label(format!("{:.1} s", t.secs));
                 ui.label(t.throughput.map_or_else(|| "-".into(), render::rate));
                 let peak = match (t.device_peak, t.headroom_pct()) {
-                    (Some(p), Some(f)) => tr!("{peak} ({free} % free)", peak = units::bytes(p), free = format!("{f:.0}")),
+                    (Some(p), Some(f)) => {
+                        tr!("{peak} ({free} % free)", peak = units::bytes(p), free = format!("{f:.0}"))
+                    }
                     (Some(p), None) => units::bytes(p),
                     _ => "-".into(),
                 };

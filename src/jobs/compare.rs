@@ -15,9 +15,9 @@ pub struct Row {
     /// What it is.
     pub label: Message,
     /// A's value, as shown.
-    pub a: String,
+    pub a: Message,
     /// B's value, as shown.
-    pub b: String,
+    pub b: Message,
     /// B − A, as shown with its sign and percentage ("" when not a number).
     pub delta: String,
     /// Lower is better for this figure (time, memory); None when neither.
@@ -50,14 +50,14 @@ fn num_row(label: Message, a: Option<f64>, b: Option<f64>, show: &dyn Fn(f64) ->
         }
         _ => (String::new(), None),
     };
-    Row { label, a: fmt(a), b: fmt(b), delta, lower_is_better: lower, change_pct }
+    Row { label, a: Message::data(fmt(a)), b: Message::data(fmt(b)), delta, lower_is_better: lower, change_pct }
 }
 
-fn ended(e: &Ended) -> String {
+fn ended(e: &Ended) -> Message {
     match e {
-        Ended::Exited { code } => crate::tr!("exit {code}", code = code),
-        Ended::Signal { signal } => crate::tr!("signal {signal}", signal = signal),
-        Ended::NotStarted { .. } => crate::tr!("not started").to_string(),
+        Ended::Exited { code } => msg!("exit {code}", code = *code),
+        Ended::Signal { signal } => msg!("signal {signal}", signal = *signal),
+        Ended::NotStarted { .. } => msg!("not started"),
     }
 }
 
@@ -127,8 +127,8 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
     rows.push(num_row(msg!("read"), Some(a.read_bytes as f64), Some(b.read_bytes as f64), &bytes, None));
     rows.push(num_row(msg!("written"), Some(a.write_bytes as f64), Some(b.write_bytes as f64), &bytes, None));
     let titles = |s: &RunSummary| {
-        let t: Vec<String> = s.verdicts.iter().map(|v| v.title.here()).collect();
-        if t.is_empty() { "-".to_string() } else { t.join("; ") }
+        let t: Vec<Message> = s.verdicts.iter().map(|v| v.title.clone()).collect();
+        if t.is_empty() { Message::data("-") } else { Message::join(t, &Message::data("; ")) }
     };
     rows.push(Row {
         label: msg!("diagnosis"),
@@ -159,7 +159,8 @@ pub fn render(c: &Comparison, a_name: &str, b_name: &str, lang: Lang) -> String 
         ),
     }
     out.push('\n');
-    let mut rows: Vec<[String; 4]> = vec![[String::new(), a_name.to_string(), b_name.to_string(), msg!("change").render(lang)]];
+    let mut rows: Vec<[String; 4]> =
+        vec![[String::new(), a_name.to_string(), b_name.to_string(), msg!("change").render(lang)]];
     for r in &c.rows {
         let verdict = match (r.lower_is_better, r.change_pct) {
             (Some(lower), Some(p)) if p.abs() >= 1.0 => {
@@ -168,9 +169,10 @@ pub fn render(c: &Comparison, a_name: &str, b_name: &str, lang: Lang) -> String 
             _ => String::new(),
         };
         let delta = if verdict.is_empty() { r.delta.clone() } else { format!("{}  {verdict}", r.delta) };
-        rows.push([r.label.render(lang), r.a.clone(), r.b.clone(), delta]);
+        rows.push([r.label.render(lang), r.a.render(lang), r.b.render(lang), delta]);
     }
-    let widths: Vec<usize> = (0..3).map(|c| rows.iter().map(|r| crate::i18n::columns(&r[c])).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> =
+        (0..3).map(|c| rows.iter().map(|r| crate::i18n::columns(&r[c])).max().unwrap_or(0)).collect();
     for r in &rows {
         let line = format!(
             "{}  {}  {}  {}",

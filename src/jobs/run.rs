@@ -226,7 +226,7 @@ impl TreeMeter {
     /// Reads the process trees under `roots` once.
     pub fn tick(&mut self, sampler: &Sampler, roots: &[u32]) {
         let root = Path::new("/");
-        let tree: Vec<proctree::ProcStat> = roots.iter().flat_map(|pid| proctree::tree(root, *pid)).collect();
+        let tree = proctree::trees(root, roots);
         let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
         // The kernel adds a collected child's CPU time and I/O to its parent's counters, so the
         // live tree's sums include the processes that already ended; they only ever grow.

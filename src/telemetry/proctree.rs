@@ -89,29 +89,33 @@ pub fn read(root: &Path, pid: u32) -> Option<ProcStat> {
 
 /// `pid` and every descendant, read now.
 pub fn tree(root: &Path, pid: u32) -> Vec<ProcStat> {
+    trees(root, &[pid])
+}
+
+/// The processes of the trees under `roots` (each once), read now. The family is found from the
+/// `stat` files alone (the parent is there); only its members are read in full (memory, I/O), so
+/// the cost of a look stays with the job's size, not the machine's process count.
+pub fn trees(root: &Path, roots: &[u32]) -> Vec<ProcStat> {
     let Ok(entries) = std::fs::read_dir(root.join("proc")) else { return Vec::new() };
-    let all: Vec<ProcStat> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
-        .filter_map(|p| read(root, p))
-        .collect();
-    let mut children: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, p) in all.iter().enumerate() {
-        children.entry(p.ppid).or_default().push(i);
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for pid in entries.filter_map(Result::ok).filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+    {
+        let Ok(text) = std::fs::read_to_string(root.join("proc").join(pid.to_string()).join("stat")) else { continue };
+        if let Some(s) = parse_stat(&text) {
+            children.entry(s.ppid).or_default().push(pid);
+        }
     }
     let mut out = Vec::new();
-    let mut stack = vec![pid];
+    let mut stack: Vec<u32> = roots.to_vec();
     let mut seen = std::collections::HashSet::new();
     while let Some(p) = stack.pop() {
         if !seen.insert(p) {
             continue;
         }
-        if let Some(me) = all.iter().find(|x| x.pid == p) {
-            out.push(me.clone());
+        if let Some(me) = read(root, p) {
+            out.push(me);
         }
-        for &c in children.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
-            stack.push(all[c].pid);
-        }
+        stack.extend(children.get(&p).map(Vec::as_slice).unwrap_or(&[]));
     }
     out
 }

@@ -138,7 +138,10 @@ fn out_of_memory_is_recognised_bisected_and_not_retried() {
         v["trials"].as_array().unwrap().iter().filter(|t| t["end"]["kind"] == "out-of-memory").collect();
     assert!(!ooms.is_empty());
     assert!(ooms.iter().all(|t| t["end"]["oom"]["framework"] == "PyTorch"));
-    assert!(ooms.iter().all(|t| t["verdict"]["text"].as_str().unwrap_or("").contains("ran out of memory")), "{ooms:#?}");
+    assert!(
+        ooms.iter().all(|t| t["verdict"]["text"].as_str().unwrap_or("").contains("ran out of memory")),
+        "{ooms:#?}"
+    );
     let mut settings: Vec<String> = v["trials"].as_array().unwrap().iter().map(|t| t["setting"].to_string()).collect();
     let n = settings.len();
     settings.sort();
@@ -152,7 +155,11 @@ fn a_saturated_gpu_stops_the_batch_then_copies_help_until_flat() {
     let (out, v) = lab.tune(&["--concurrency", "1..8"], &["saturating", "{batch}"]);
     assert_eq!(out.status.code(), Some(0));
     let b = best(&v);
-    assert_eq!((b["setting"]["values"]["batch"].as_u64(), b["setting"]["concurrency"].as_u64()), (Some(32), Some(2)), "{v:#}");
+    assert_eq!(
+        (b["setting"]["values"]["batch"].as_u64(), b["setting"]["concurrency"].as_u64()),
+        (Some(32), Some(2)),
+        "{v:#}"
+    );
     assert_eq!(stop(&v, 0)["kind"], "flat");
     assert_eq!(stop(&v, 0)["saturated"], true);
     assert_eq!(stop(&v, 1)["kind"], "flat");
@@ -272,7 +279,8 @@ fn bad_arguments_are_refused_before_anything_runs() {
         (&["--rate-pattern", "([0-9", "--", "train", "{batch}"], "--rate-pattern"),
     ];
     for (args, want) in cases {
-        let out = Command::new(CLI).current_dir(lab.dir.path()).args(["tune", "--demo", "idle"]).args(args).output().unwrap();
+        let out =
+            Command::new(CLI).current_dir(lab.dir.path()).args(["tune", "--demo", "idle"]).args(args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
@@ -315,7 +323,10 @@ fn compare_puts_two_runs_side_by_side_and_names_the_change() {
     // Not a run summary: says what is expected.
     std::fs::write(dir.path().join("x.json"), "{}").unwrap();
     let out = Command::new(CLI).arg("compare").arg(&a).arg(dir.path().join("x.json")).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a run summary (write one with gpu-doctor-cli run --json-out"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("is not a run summary (write one with gpu-doctor-cli run --json-out")
+    );
 }
 
 /// The Tune tab, end to end: a tune started from the form (this program's own CLI in a child
@@ -353,7 +364,8 @@ fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
     h.step();
     h.step();
     h.get_by_label_contains("Write the command to tune");
-    let command = format!("FAKE_VRAM_DIR={} {} memory {{batch}}", lab.dir.path().join("vram").display(), workload().display());
+    let command =
+        format!("FAKE_VRAM_DIR={} {} memory {{batch}}", lab.dir.path().join("vram").display(), workload().display());
     h.state_mut().tune.command = command.clone();
     h.state_mut().tune.pattern = "([0-9.]+) it/s".into();
     h.step();
@@ -373,7 +385,8 @@ fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
     h.get_by_label("headroom limit 19.2 GiB");
     h.get_by_label("GPU memory 24.0 GiB");
     // The recommended command is the shell's line with the value in place, and Copy copies it.
-    let want = format!("sh -c 'FAKE_VRAM_DIR={} {} memory 40'", lab.dir.path().join("vram").display(), workload().display());
+    let want =
+        format!("sh -c 'FAKE_VRAM_DIR={} {} memory 40'", lab.dir.path().join("vram").display(), workload().display());
     h.get_by_label(&want);
     h.get_by_label("Copy").click();
     h.step();
@@ -387,7 +400,7 @@ fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
             _ => None,
         })
         .collect();
-    assert_eq!(copied, [want.clone()]);
+    assert_eq!(copied, std::slice::from_ref(&want));
     // Seven trials in the table, the chosen one marked.
     h.get_by_label("7 *");
     let journal = std::fs::read_dir(lab.dir.path().join("tunes"))

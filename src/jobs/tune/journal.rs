@@ -83,18 +83,41 @@ pub struct Journal {
 }
 
 /// Why a journal could not be read.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum JournalError {
     /// Not readable.
-    #[error("{0}")]
-    Read(#[from] crate::safe_fs::ReadError),
+    Read(crate::safe_fs::ReadError),
     /// No start line: not a tune journal.
-    #[error("{}", crate::tr!("not a gpu-doctor tune journal (no start line)"))]
     NotAJournal,
     /// A newer format.
-    #[error("{}", crate::tr!("a journal of a newer gpu-doctor (format {version}); update gpu-doctor to read it", version = .0))]
     Newer(u32),
 }
+
+impl From<crate::safe_fs::ReadError> for JournalError {
+    fn from(e: crate::safe_fs::ReadError) -> Self {
+        JournalError::Read(e)
+    }
+}
+
+impl std::fmt::Display for JournalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JournalError::Read(e) => write!(f, "{e}"),
+            JournalError::NotAJournal => {
+                f.write_str(&crate::msg!("not a gpu-doctor tune journal (no start line)").here())
+            }
+            JournalError::Newer(v) => f.write_str(
+                &crate::msg!(
+                    "a journal of a newer gpu-doctor (format {version}); update gpu-doctor to read it",
+                    version = *v
+                )
+                .here(),
+            ),
+        }
+    }
+}
+
+impl std::error::Error for JournalError {}
 
 impl Journal {
     /// Reads `path`.
@@ -160,5 +183,38 @@ impl Writer {
         self.file.write_all(text.as_bytes())?;
         self.file.flush()?;
         self.file.sync_data()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = r#"{"type":"start","version":1,"started":"2026-12-02 20:49:12","spec":{"command":["w","{batch}"],"params":[{"name":"batch","range":{"lo":1,"hi":8}}],"concurrency":{"lo":1,"hi":1},"headroom_pct":20.0,"vram_cap":null,"trial_timeout_secs":60.0,"margin_pct":5.0,"unit":{"kind":"runs-per-hour"},"max_trials":30},"gpus":[],"demo":false,"cpus":2,"trials_dir":"t"}"#;
+
+    #[test]
+    fn torn_and_foreign_lines_are_skipped_and_counted() {
+        let text = format!("{{\"type\":\"trial\",\"id\":0}}\n{START}\nnot json\n{{\"type\":\"end\",\"outc");
+        let j = Journal::parse(&text).unwrap();
+        assert_eq!((j.trials.len(), j.end.is_none(), j.skipped), (0, true, 3));
+        assert!(matches!(Journal::parse("{}\n"), Err(JournalError::NotAJournal)));
+        let newer = START.replace("\"version\":1", "\"version\":9");
+        assert!(matches!(Journal::parse(&newer), Err(JournalError::Newer(9))));
+    }
+
+    #[test]
+    fn appending_after_a_torn_line_spoils_only_that_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, format!("{START}\n{{\"type\":\"tri")).unwrap();
+        let end = End {
+            outcome: crate::jobs::tune::Outcome { best: None, phases: Vec::new() },
+            finished: "x".into(),
+            interrupted: true,
+        };
+        Writer::append(&path).unwrap().write(&Line::End(Box::new(end.clone()))).unwrap();
+        let j = Journal::read(&path).unwrap();
+        assert_eq!((j.end, j.skipped), (Some(end), 1));
+        assert!(Writer::create(&path).is_err(), "an existing journal was opened for writing anew");
     }
 }

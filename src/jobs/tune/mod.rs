@@ -99,7 +99,7 @@ pub struct Trial {
     /// GPU memory the trial itself used at its peak (its processes, else the devices' rise over
     /// what was in use before it started), bytes.
     pub vram_peak: Option<u64>,
-    /// Peak memory in use on the GPU it used most (every process), bytes.
+    /// Peak memory in use on the fullest GPU it used (every process), bytes.
     pub device_peak: Option<u64>,
     /// That GPU's memory, bytes.
     pub device_total: Option<u64>,
@@ -119,6 +119,20 @@ pub struct Trial {
     pub verdict: Message,
     /// gpu-doctor's own CPU time during the trial, seconds (the tuner's cost).
     pub tuner_cpu_secs: f64,
+    /// Peak memory in use on each GPU the trial used (its memory rose there).
+    #[serde(default)]
+    pub per_gpu: Vec<GpuPeak>,
+}
+
+/// A GPU's peak memory during a trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuPeak {
+    /// The GPU's index.
+    pub gpu: u32,
+    /// Memory in use at the peak (every process), bytes.
+    pub peak: u64,
+    /// Its memory, bytes.
+    pub total: Option<u64>,
 }
 
 impl Trial {

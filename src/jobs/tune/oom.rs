@@ -46,10 +46,10 @@ pub struct OomLine {
 /// The first line of `text` that reports running out of GPU memory.
 pub fn find(text: &str) -> Option<OomLine> {
     text.lines().find_map(|line| {
-        PATTERNS.iter().find(|p| line.contains(p.text)).map(|p| OomLine {
-            framework: p.framework.to_string(),
-            line: line.trim().chars().take(300).collect(),
-        })
+        PATTERNS
+            .iter()
+            .find(|p| line.contains(p.text))
+            .map(|p| OomLine { framework: p.framework.to_string(), line: line.trim().chars().take(300).collect() })
     })
 }
 
@@ -60,11 +60,26 @@ mod tests {
     #[test]
     fn each_framework_is_named_and_other_failures_are_not_oom() {
         let cases = [
-            ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity", "PyTorch"),
-            ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)", "PyTorch"),
-            ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[256,1024]", "TensorFlow"),
-            ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.2GiB", "JAX/XLA"),
-            ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory", "llama.cpp"),
+            (
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity",
+                "PyTorch",
+            ),
+            (
+                "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)",
+                "PyTorch",
+            ),
+            (
+                "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[256,1024]",
+                "TensorFlow",
+            ),
+            (
+                "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.2GiB",
+                "JAX/XLA",
+            ),
+            (
+                "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
+                "llama.cpp",
+            ),
             ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`", "vLLM"),
         ];
         for (line, who) in cases {
@@ -75,6 +90,9 @@ mod tests {
         assert_eq!(find("RuntimeError: CUDA error: an illegal memory access was encountered"), None);
         assert_eq!(find("MemoryError\nKilled"), None);
         // Host memory is not the GPU's.
-        assert_eq!(find("XlaRuntimeError: RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 9 GiB"), None);
+        assert_eq!(
+            find("XlaRuntimeError: RESOURCE_EXHAUSTED: Out of host memory while trying to allocate 9 GiB"),
+            None
+        );
     }
 }

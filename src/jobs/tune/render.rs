@@ -18,13 +18,13 @@ pub fn rate(v: f64) -> String {
 }
 
 /// "batch 40" / "4 copies".
-fn named(phase: &str, v: u64) -> String {
-    if phase == CONCURRENCY { crate::tr!("{n} copies", n = v) } else { format!("{phase} {v}") }
+fn named(phase: &str, v: u64) -> Message {
+    if phase == CONCURRENCY { msg!("{n} copies", n = v) } else { Message::data(format!("{phase} {v}")) }
 }
 
 /// A parameter's name as shown: the placeholder's own, or "copies at once".
-pub fn phase_label(phase: &str) -> String {
-    if phase == CONCURRENCY { crate::tr!("copies at once").to_string() } else { phase.to_string() }
+pub fn phase_label(phase: &str) -> Message {
+    if phase == CONCURRENCY { msg!("copies at once") } else { Message::data(phase) }
 }
 
 /// Why a parameter's search stopped, in a sentence.
@@ -37,11 +37,7 @@ pub fn stop_reason(spec: &TuneSpec, phase: &str, stop: &Stop) -> Message {
                 gain = format!("{gain_pct:.1}"),
                 margin = format!("{:.0}", spec.margin_pct)
             );
-            if *saturated {
-                msg!("{reason}: the GPU is saturated", reason = base)
-            } else {
-                base
-            }
+            if *saturated { msg!("{reason}: the GPU is saturated", reason = base) } else { base }
         }
         Stop::OutOfMemory { at } => msg!("{setting} ran out of GPU memory", setting = named(phase, *at)),
         Stop::Headroom { at, predicted: true } => msg!(
@@ -108,19 +104,21 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
         })
         .collect();
     let Some(t) = best else {
-        return Answer {
-            headline: msg!("No setting worked: even the first trial failed. See its log and run it alone."),
-            phases,
-            command: None,
+        let not_started = trials.iter().find_map(|t| match &t.end {
+            super::TrialEnd::NotStarted { error } => Some(error.clone()),
+            _ => None,
+        });
+        let headline = match not_started {
+            Some(error) => msg!("The command could not be started: {error}", error = error),
+            None => msg!("No setting worked: even the first trial failed. See its log and run it alone."),
         };
+        return Answer { headline, phases, command: None };
     };
     let thr = t.throughput.map_or_else(|| "?".to_string(), rate);
     let memory = match (t.device_peak, t.headroom_pct()) {
-        (Some(peak), Some(free)) => msg!(
-            "{peak} in use at peak ({free} % free)",
-            peak = units::bytes(peak),
-            free = format!("{free:.0}")
-        ),
+        (Some(peak), Some(free)) => {
+            msg!("{peak} in use at peak ({free} % free)", peak = units::bytes(peak), free = format!("{free:.0}"))
+        }
         _ => msg!("GPU memory not measured"),
     };
     let headline = msg!(
@@ -172,8 +170,8 @@ pub fn table(spec: &TuneSpec, trials: &[Trial], best: Option<u32>, lang: Lang) -
     for t in trials {
         rows.push(vec![
             format!("{}{}", t.id, if Some(t.id) == best { " *" } else { "" }),
-            phase_label(&t.phase),
-            t.setting.describe(),
+            phase_label(&t.phase).render(lang),
+            t.setting.describe().render(lang),
             t.end.word().render(lang),
             format!("{:.1} s", t.secs),
             t.throughput.map_or_else(|| "-".into(), rate),

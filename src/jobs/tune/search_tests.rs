@@ -11,7 +11,10 @@ const GIB: u64 = 1 << 30;
 fn spec(params: &[(&str, u64, u64)], concurrency: (u64, u64)) -> TuneSpec {
     TuneSpec {
         command: vec!["w".into()],
-        params: params.iter().map(|(n, lo, hi)| Param { name: n.to_string(), range: Range { lo: *lo, hi: *hi } }).collect(),
+        params: params
+            .iter()
+            .map(|(n, lo, hi)| Param { name: n.to_string(), range: Range { lo: *lo, hi: *hi } })
+            .collect(),
         concurrency: Range { lo: concurrency.0, hi: concurrency.1 },
         headroom_pct: 20.0,
         vram_cap: None,
@@ -46,6 +49,7 @@ fn trial(id: u32, phase: String, setting: Setting, (end, thr, mem, util): (Trial
         rss_peak: 0,
         verdict: crate::i18n::Message::data(""),
         tuner_cpu_secs: 0.0,
+        per_gpu: Vec::new(),
     }
 }
 
@@ -72,7 +76,14 @@ fn memory_limited(s: &Setting) -> (TrialEnd, f64, u64, f64) {
     let b = s.values["batch"] as f64;
     let mem = ((1.0 + 2.0 + 0.4 * b) * GIB as f64) as u64;
     if mem > 24 * GIB {
-        return (TrialEnd::OutOfMemory { oom: crate::jobs::tune::oom::OomLine { framework: "PyTorch".into(), line: String::new() } }, 0.0, 24 * GIB, 0.0);
+        return (
+            TrialEnd::OutOfMemory {
+                oom: crate::jobs::tune::oom::OomLine { framework: "PyTorch".into(), line: String::new() },
+            },
+            0.0,
+            24 * GIB,
+            0.0,
+        );
     }
     (TrialEnd::Ok, 1000.0 * b / (20.0 + b), mem, 100.0 * b / (20.0 + b))
 }
@@ -95,7 +106,14 @@ fn an_out_of_memory_below_the_line_is_bisected_and_never_retried() {
     // Fragmentation: out of memory from batch 20 on although the line says 40 fits.
     let model = |s: &Setting| {
         if s.values["batch"] >= 20 {
-            (TrialEnd::OutOfMemory { oom: crate::jobs::tune::oom::OomLine { framework: "PyTorch".into(), line: String::new() } }, 0.0, 10 * GIB, 0.0)
+            (
+                TrialEnd::OutOfMemory {
+                    oom: crate::jobs::tune::oom::OomLine { framework: "PyTorch".into(), line: String::new() },
+                },
+                0.0,
+                10 * GIB,
+                0.0,
+            )
         } else {
             memory_limited(s)
         }

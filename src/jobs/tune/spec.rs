@@ -39,13 +39,14 @@ impl Range {
             Some((lo, hi)) => (lo.trim(), hi.trim().trim_start_matches('=')),
             None => (t, t),
         };
-        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| crate::tr!("{value} is not a whole number", value = s));
+        let num =
+            |s: &str| s.trim().parse::<u64>().map_err(|_| msg!("{value} is not a whole number", value = s).here());
         let r = Range { lo: num(lo)?, hi: num(hi)? };
         if r.lo > r.hi {
-            return Err(crate::tr!("the range {range} goes downwards", range = t));
+            return Err(msg!("the range {range} goes downwards", range = t).here());
         }
         if r.hi > 1_000_000 {
-            return Err(crate::tr!("{value} is too large (at most 1000000)", value = r.hi));
+            return Err(msg!("{value} is too large (at most 1000000)", value = r.hi).here());
         }
         Ok(r)
     }
@@ -99,9 +100,7 @@ impl Unit {
 fn pattern_unit(regex: &str) -> Option<String> {
     let after = &regex[regex.find(')')? + 1..];
     let text: String = after.replace('\\', "").trim().to_string();
-    let plain = !text.is_empty()
-        && text.len() <= 16
-        && text.chars().all(|c| c.is_alphanumeric() || "/_- ".contains(c));
+    let plain = !text.is_empty() && text.len() <= 16 && text.chars().all(|c| c.is_alphanumeric() || "/_- ".contains(c));
     plain.then_some(text)
 }
 
@@ -139,7 +138,7 @@ pub enum SpecError {
     /// The command has a placeholder no range was given for and that has no default.
     NoRange(String),
     /// A bad `--param`: the text and why.
-    BadParam(String, String),
+    BadParam(String, Message),
     /// A bad `--items` expression.
     BadItems(String),
     /// A pattern that does not compile.
@@ -149,29 +148,30 @@ pub enum SpecError {
 impl std::fmt::Display for SpecError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = match self {
-            SpecError::NothingToTune => crate::tr!(
+            SpecError::NothingToTune => msg!(
                 "nothing to tune: put {batch}, {workers} or a --param placeholder in the command, or give --concurrency"
-            )
-            .to_string(),
+            ),
             SpecError::UnusedParam(name) => {
-                crate::tr!("--param {name}: the command has no such placeholder", name = name)
+                msg!("--param {name}: the command has no such placeholder", name = name.clone())
             }
-            SpecError::NoRange(name) => crate::tr!(
+            SpecError::NoRange(name) => msg!(
                 "the command has the placeholder {placeholder} but no --param {name}=LO..HI",
                 placeholder = format!("{{{name}}}"),
                 name = name
             ),
-            SpecError::BadParam(text, why) => crate::tr!(
-                "--param {text}: {why} (write NAME=LO..HI, e.g. batch=1..256)",
-                text = text,
-                why = why
-            ),
-            SpecError::BadItems(text) => {
-                crate::tr!("--items {text}: write a number or a product such as {batch}*50", text = text)
+            SpecError::BadParam(text, why) => {
+                msg!(
+                    "--param {text}: {why} (write NAME=LO..HI, e.g. batch=1..256)",
+                    text = text.clone(),
+                    why = why.clone()
+                )
             }
-            SpecError::BadPattern(error) => crate::tr!("--rate-pattern: {error}", error = error),
+            SpecError::BadItems(text) => {
+                msg!("--items {text}: write a number or a product such as {batch}*50", text = text.clone())
+            }
+            SpecError::BadPattern(error) => msg!("--rate-pattern: {error}", error = error.clone()),
         };
-        f.write_str(&text)
+        f.write_str(&text.here())
     }
 }
 
@@ -225,9 +225,8 @@ pub fn params(command: &[String], given: &[String], cpus: u64) -> Result<Vec<Par
     let names = placeholders(command);
     let mut ranges = BTreeMap::new();
     for text in given {
-        let (name, range) =
-            text.split_once('=').ok_or_else(|| SpecError::BadParam(text.clone(), crate::tr!("no '='").to_string()))?;
-        let range = Range::parse(range).map_err(|why| SpecError::BadParam(text.clone(), why))?;
+        let (name, range) = text.split_once('=').ok_or_else(|| SpecError::BadParam(text.clone(), msg!("no '='")))?;
+        let range = Range::parse(range).map_err(|why| SpecError::BadParam(text.clone(), Message::data(why)))?;
         let name = name.trim().to_string();
         if !names.contains(&name) {
             return Err(SpecError::UnusedParam(name));
@@ -283,12 +282,12 @@ pub struct Setting {
 
 impl Setting {
     /// "batch 16, workers 4, 2 copies" (names as in the command).
-    pub fn describe(&self) -> String {
-        let mut parts: Vec<String> = self.values.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    pub fn describe(&self) -> Message {
+        let mut parts: Vec<Message> = self.values.iter().map(|(k, v)| Message::data(format!("{k} {v}"))).collect();
         if self.concurrency > 1 {
-            parts.push(crate::tr!("{n} copies", n = self.concurrency));
+            parts.push(msg!("{n} copies", n = self.concurrency));
         }
-        if parts.is_empty() { crate::tr!("(no parameters)").to_string() } else { parts.join(", ") }
+        if parts.is_empty() { msg!("(no parameters)") } else { Message::join(parts, &Message::data(", ")) }
     }
 
     /// The short form used in folder names: `batch16-workers4-c2`.
@@ -300,7 +299,8 @@ impl Setting {
 
     /// The command line of one copy, with `out` as its output folder.
     pub fn command(&self, template: &[String], out: &str, copy: u32) -> Vec<String> {
-        let mut values: BTreeMap<String, String> = self.values.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+        let mut values: BTreeMap<String, String> =
+            self.values.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
         values.insert(OUT.into(), out.into());
         values.insert(COPY.into(), copy.to_string());
         substitute(template, &values)
@@ -311,8 +311,7 @@ impl Setting {
 pub fn shell_line(args: &[String]) -> String {
     args.iter()
         .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c));
+            let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c));
             if plain { a.clone() } else { format!("'{}'", a.replace('\'', "'\\''")) }
         })
         .collect::<Vec<_>>()

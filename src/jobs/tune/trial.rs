@@ -47,6 +47,9 @@ struct LogWatch {
     last_line: String,
 }
 
+/// A trial shorter than this gets no bottleneck rule's verdict, only the tuner's own reading.
+const MIN_RULE_SECS: f64 = 30.0;
+
 /// Bytes read from a log per look (the rest on the next).
 const READ_CHUNK: usize = 1 << 20;
 
@@ -187,15 +190,11 @@ impl Runner<'_> {
             rss_peak: 0,
             verdict: Message::data(""),
             tuner_cpu_secs: 0.0,
+            per_gpu: Vec::new(),
         };
         let cpu_before = own_cpu_secs();
-        let baseline: Vec<(u32, u64)> = self
-            .sampler
-            .snapshot()
-            .gpus
-            .iter()
-            .filter_map(|g| Some((g.index, g.vram_used_bytes.get()?)))
-            .collect();
+        let baseline: Vec<(u32, u64)> =
+            self.sampler.snapshot().gpus.iter().filter_map(|g| Some((g.index, g.vram_used_bytes.get()?))).collect();
         let mut children = Vec::new();
         let mut logs = Vec::new();
         let t0 = self.sampler.now();
@@ -288,16 +287,26 @@ impl Runner<'_> {
             let before = baseline.iter().find(|(i, _)| *i == g.gpu).map_or(0, |(_, b)| *b);
             g.vram_peak_device.saturating_sub(before)
         };
-        // The GPU the trial used most: the largest rise in memory, else the busiest.
-        let used = gpus.iter().max_by(|a, b| {
-            rise(a).cmp(&rise(b)).then(a.util_mean.partial_cmp(&b.util_mean).unwrap_or(std::cmp::Ordering::Equal))
-        });
-        if let Some(g) = used {
+        // The GPUs it used: their memory rose by 64 MiB or more. Headroom is judged on the fullest
+        // of them (the one that runs out first); with none, on the busiest GPU.
+        let used: Vec<&crate::jobs::run::GpuRun> = gpus.iter().filter(|g| rise(g) >= 64 << 20).collect();
+        let fullness = |g: &crate::jobs::run::GpuRun| match g.vram_total.filter(|t| *t > 0) {
+            Some(total) => g.vram_peak_device as f64 / total as f64,
+            None => g.vram_peak_device as f64,
+        };
+        let judged = used
+            .iter()
+            .copied()
+            .max_by(|a, b| fullness(a).total_cmp(&fullness(b)))
+            .or_else(|| gpus.iter().max_by(|a, b| a.util_mean.total_cmp(&b.util_mean)));
+        t.per_gpu =
+            used.iter().map(|g| super::GpuPeak { gpu: g.gpu, peak: g.vram_peak_device, total: g.vram_total }).collect();
+        if let Some(g) = judged {
             t.device_peak = (g.vram_peak_device > 0).then_some(g.vram_peak_device);
             t.device_total = g.vram_total;
             let before = baseline.iter().find(|(i, _)| *i == g.gpu).map_or(0, |(_, b)| *b);
-            let (util, membw) = steady_means(self.sampler, g.gpu, before, t0, t1)
-                .unwrap_or((Some(g.util_mean), g.membw_mean));
+            let (util, membw) =
+                steady_means(self.sampler, g.gpu, before, t0, t1).unwrap_or((Some(g.util_mean), g.membw_mean));
             t.util_mean = util;
             t.membw_mean = membw;
         }
@@ -322,7 +331,11 @@ impl Runner<'_> {
                 Unit::RunsPerHour => Some(copies * 3600.0 / t.secs),
             };
         }
-        let top = verdicts.iter().find(|v| v.severity >= Verdict::Warn).map(|v| v.title.clone());
+        // The bottleneck rules judge a window of samples; a trial of a few seconds is too short
+        // for them (a busy neighbour on the host reads as this job's starvation).
+        let top = (t.secs >= MIN_RULE_SECS)
+            .then(|| verdicts.iter().find(|v| v.severity >= Verdict::Warn).map(|v| v.title.clone()))
+            .flatten();
         t.verdict = verdict(t, self.cpus, top);
     }
 }
