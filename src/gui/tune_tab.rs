@@ -216,6 +216,13 @@ impl TuneState {
                     ui.spinner();
                     ui.label(tr!("Starting the tune..."));
                 });
+            } else {
+                ui.label(
+                    RichText::new(tr!(
+                        "No tune shown: write a command and start, or open a journal (gpu-doctor-cli tune writes one)."
+                    ))
+                    .weak(),
+                );
             }
         });
     }
@@ -228,7 +235,7 @@ impl TuneState {
                 enabled,
                 egui::TextEdit::singleline(&mut self.command)
                     .desired_width(620.0)
-                    .hint_text("python train.py --batch-size {batch} --num-workers {workers}"),
+                    .hint_text(tr!("e.g. {example}", example = "python train.py --batch-size {batch} --num-workers {workers}")),
             )
             .labelled_by(l.id);
             ui.end_row();
@@ -237,7 +244,7 @@ impl TuneState {
                 enabled,
                 egui::TextEdit::singleline(&mut self.ranges)
                     .desired_width(300.0)
-                    .hint_text("batch=1..256 workers=0..8"),
+                    .hint_text(tr!("e.g. {example}", example = "batch=1..256 workers=0..8")),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("NAME=LO..HI for each placeholder; {batch} and {workers} have defaults"));
@@ -245,7 +252,7 @@ impl TuneState {
             let l = ui.label(tr!("Copies at once"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text("1..4"),
+                egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text(tr!("e.g. {example}", example = "1..4")),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
@@ -253,7 +260,7 @@ impl TuneState {
             let l = ui.label(tr!("Rate in the output"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.pattern).desired_width(300.0).hint_text("([0-9.]+) it/s"),
+                egui::TextEdit::singleline(&mut self.pattern).desired_width(300.0).hint_text(tr!("e.g. {example}", example = "([0-9.]+) it/s")),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("A regular expression whose first group is the rate; empty: runs per hour"));
