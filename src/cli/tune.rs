@@ -197,7 +197,8 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 PathBuf::from(format!("tune-{}.jsonl", chrono::Local::now().format("%Y%m%d-%H%M%S")))
             });
             super::run::check_new_file(&path)?;
-            let dir = trials_dir(&path);
+            // Kept absolute, so a --resume from another folder writes beside the journal still.
+            let dir = std::path::absolute(trials_dir(&path)).unwrap_or_else(|_| trials_dir(&path));
             if std::fs::symlink_metadata(&dir).is_ok() {
                 return Err(CliError::new(
                     exit::BAD_ARGS,
@@ -272,7 +273,9 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                         setting = setting.describe().here()
                     )
                 );
-                let trial_dir = dir.join(format!("t{id:03}-{}", setting.slug()));
+                // Named by trial, input and time: no trial ever writes over another's results.
+                let when = chrono::Local::now().format("%H%M%S");
+                let trial_dir = dir.join(format!("t{id:03}-{}-{when}", setting.slug()));
                 let t = runner.run(id, &phase, &setting, &trial_dir);
                 write(&mut writer, &Line::Trial(Box::new(t.clone())))?;
                 eprintln!("gpu-doctor: {}", trial_line(&spec, &t));

@@ -233,9 +233,10 @@ impl TuneState {
             let l = ui.label(tr!("Command"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.command)
-                    .desired_width(620.0)
-                    .hint_text(tr!("e.g. {example}", example = "python train.py --batch-size {batch} --num-workers {workers}")),
+                egui::TextEdit::singleline(&mut self.command).desired_width(620.0).hint_text(tr!(
+                    "e.g. {example}",
+                    example = "python train.py --batch-size {batch} --num-workers {workers}"
+                )),
             )
             .labelled_by(l.id);
             ui.end_row();
@@ -252,7 +253,9 @@ impl TuneState {
             let l = ui.label(tr!("Copies at once"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.copies).desired_width(100.0).hint_text(tr!("e.g. {example}", example = "1..4")),
+                egui::TextEdit::singleline(&mut self.copies)
+                    .desired_width(100.0)
+                    .hint_text(tr!("e.g. {example}", example = "1..4")),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
@@ -260,7 +263,9 @@ impl TuneState {
             let l = ui.label(tr!("Rate in the output"));
             ui.add_enabled(
                 enabled,
-                egui::TextEdit::singleline(&mut self.pattern).desired_width(300.0).hint_text(tr!("e.g. {example}", example = "([0-9.]+) it/s")),
+                egui::TextEdit::singleline(&mut self.pattern)
+                    .desired_width(300.0)
+                    .hint_text(tr!("e.g. {example}", example = "([0-9.]+) it/s")),
             )
             .labelled_by(l.id)
             .on_hover_text(tr!("A regular expression whose first group is the rate; empty: runs per hour"));

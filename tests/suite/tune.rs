@@ -116,7 +116,12 @@ fn memory_limited_ends_at_the_largest_batch_within_the_headroom() {
     assert!((peak - 19.0).abs() < 0.05, "peak {peak} GiB");
     assert_eq!(v["command"], format!("{} memory 40", workload().display()));
     // Each trial's output in its own folder, named by trial and setting.
-    let log = lab.dir.path().join("tune/t007-batch40-c1/copy-1.log");
+    let trial = std::fs::read_dir(lab.dir.path().join("tune"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("t007-batch40-c1-"))
+        .expect("trial 7's folder, named by trial, setting and time");
+    let log = trial.join("copy-1.log");
     assert!(std::fs::read_to_string(&log).unwrap().contains("it/s"), "{}", log.display());
     // The journal is whole: a start line, a line per trial and the end.
     let text = std::fs::read_to_string(lab.journal()).unwrap();
@@ -418,4 +423,29 @@ fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
         h.get_by_label("余量线 19.2 GiB");
         h.get_by_label(&want);
     });
+}
+
+#[test]
+fn without_a_driver_the_batch_is_bounded_by_out_of_memory_and_says_so() {
+    let lab = Lab::new();
+    let out = Command::new(CLI)
+        .current_dir(lab.dir.path())
+        .env("FAKE_VRAM_DIR", lab.dir.path().join("vram"))
+        .env("GPU_DOCTOR_LANG", "en")
+        .args(["tune", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--interval", "0.25", "--json"])
+        .args(["--rate-pattern", "([0-9.]+) it/s", "--journal"])
+        .arg(lab.journal())
+        .arg("--")
+        .arg(workload())
+        .args(["memory", "{batch}"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("no GPU memory figures: the batch is bounded by out-of-memory failures only"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The workload dies past 23 GiB of its own: 2 + 0.4 x 52 fits, 53 does not.
+    assert_eq!(best(&v)["setting"]["values"]["batch"], 52, "{v:#}");
+    assert_eq!(stop(&v, 0), &serde_json::json!({"kind": "out-of-memory", "at": 53}));
+    assert!(best(&v)["verdict"]["text"].as_str().unwrap().contains("no GPU utilization figure"), "{v:#}");
 }
