@@ -89,6 +89,10 @@ pub struct VramArgs {
     /// Inference engine.
     #[arg(long, value_enum, default_value_t = Framework::Hf)]
     pub framework: Framework,
+    /// The transformers version generate runs on (e.g. 4.44): before 4.45 the prefill keeps fp32
+    /// logits for the whole prompt (default: 4.45 or later, the last position's only).
+    #[arg(long, value_name = "VERSION", value_parser = parse_transformers)]
+    pub transformers: Option<(u32, u32)>,
     /// vLLM gpu_memory_utilization.
     #[arg(long, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
@@ -213,6 +217,16 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     Ok(arch)
 }
 
+/// `--transformers 4.44` (or 4.44.2): its major and minor version.
+fn parse_transformers(s: &str) -> Result<(u32, u32), String> {
+    let mut parts = s.trim().split('.');
+    let num = |p: Option<&str>| p.and_then(|x| x.trim().parse::<u32>().ok());
+    match (num(parts.next()), num(parts.next())) {
+        (Some(major), Some(minor)) => Ok((major, minor)),
+        _ => Err(crate::tr!("{value} is not a version such as 4.44", value = s)),
+    }
+}
+
 /// The workload the arguments describe; `total` is the first GPU's memory (vLLM sizes its KV
 /// cache from it).
 fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
@@ -230,6 +244,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
         flash_attention: !args.no_flash_attention && args.attention.fused_for(arch),
         vllm_utilization: args.gpu_memory_utilization,
         gpu_total_bytes: total,
+        hf_generate: args.transformers.map_or(vram::HfGenerate::Current, |(a, b)| vram::HfGenerate::of_version(a, b)),
         ..Workload::default()
     };
     let base = Workload {

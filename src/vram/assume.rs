@@ -11,7 +11,7 @@ use super::arch::Arch;
 use super::breakdown::GIB;
 use super::estimate::estimate;
 use super::fit::need;
-use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Workload};
+use super::workload::{Checkpointing, Framework, HfGenerate, Mode, Optimizer, Precision, Workload};
 use crate::i18n::Message;
 
 /// A change of the figure by more than this share is worth stating.
@@ -20,8 +20,8 @@ pub const MATTERS: f64 = 0.05;
 /// One assumption and what the estimate would be without it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Assumption {
-    /// Stable id (`checkpointing`, `attention`, `optimizer_states`, `master_weights`,
-    /// `lora_targets`, `kbit_upcast`, `chunked_loss`).
+    /// Stable id (`checkpointing`, `attention`, `hf_logits`, `optimizer_states`,
+    /// `master_weights`, `lora_targets`, `kbit_upcast`, `chunked_loss`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: Message,
@@ -67,6 +67,23 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         };
         let w = Workload { flash_attention: !s.flash_attention, ..s.clone() };
         out.push(("attention", assumed, alternative, w));
+    }
+    // Hugging Face generate's logits: the transformers version decides (4.45 kept the last
+    // position's only); at long prompts the older behaviour is the biggest part of the prefill.
+    if !training && s.framework == Framework::Hf && arch.vocab > 0 {
+        let (assumed, alternative, other) = match s.hf_generate {
+            HfGenerate::Current => (
+                crate::msg!("transformers 4.45+ (last logits only)"),
+                crate::msg!("with transformers before 4.45"),
+                HfGenerate::FullLogits,
+            ),
+            HfGenerate::FullLogits => (
+                crate::msg!("transformers before 4.45 (full fp32 logits)"),
+                crate::msg!("with transformers 4.45+"),
+                HfGenerate::Current,
+            ),
+        };
+        out.push(("hf_logits", assumed, alternative, Workload { hf_generate: other, ..s.clone() }));
     }
     if training {
         let (assumed, alternative, other) = match s.optimizer {
@@ -184,6 +201,26 @@ mod tests {
             assert!((w[0].figure_if - base).abs() >= (w[1].figure_if - base).abs());
         }
         assert!(list.iter().all(|a| (a.figure_if - base).abs() > MATTERS * base));
+    }
+
+    #[test]
+    fn a_long_prompt_on_current_transformers_keeps_the_last_logits_only_and_names_the_old_version() {
+        // Llama 3.1 8B, a 16k-token prompt, bf16, HF generate: before 4.45 the prefill's fp32
+        // logits alone are 16384 x 128256 x 4 bytes (7.8 GiB) and a 24 GB card is too small;
+        // since, one row of logits, and it fits.
+        let s = Workload { seq: 16_384, ..Workload::default() };
+        let now = need(&estimate(&llama8b(), &s).unwrap(), &s);
+        let old_w = Workload { hf_generate: HfGenerate::FullLogits, ..s.clone() };
+        let old = need(&estimate(&llama8b(), &old_w).unwrap(), &old_w);
+        assert!(now < 24.0 * 1e9, "fits on a 24 GB card: {:.1} GiB", now / GIB);
+        assert!(old > 24.0 * 1e9, "did not fit before: {:.1} GiB", old / GIB);
+        assert!(old - now > 7.5 * GIB, "{:.1} vs {:.1} GiB", old / GIB, now / GIB);
+        let a = assumptions(&llama8b(), &s).into_iter().find(|a| a.id == "hf_logits").expect("it matters here");
+        assert!((a.figure_if - old).abs() < 1.0, "{} vs {}", a.figure_if, old);
+        assert!(a.assumed.en().contains("4.45+"), "{}", a.assumed.en());
+        // At a short prompt the version does not matter and is not listed.
+        let short = Workload { seq: 512, ..Workload::default() };
+        assert!(assumptions(&llama8b(), &short).iter().all(|a| a.id != "hf_logits"));
     }
 
     #[test]

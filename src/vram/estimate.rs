@@ -6,7 +6,7 @@ use super::arch::{Arch, ModelKind};
 use super::breakdown::{Breakdown, GIB};
 use super::error::InputError;
 use super::quant::Quant;
-use super::workload::{Checkpointing, Framework, Mode, Optimizer, Precision, Sharding, Workload};
+use super::workload::{Checkpointing, Framework, HfGenerate, Mode, Optimizer, Precision, Sharding, Workload};
 
 /// CUDA context with lazy module loading (PyTorch PR #86509: 287 MB lazy, 667 MB eager).
 const CUDA_CONTEXT: f64 = 0.5 * GIB;
@@ -92,15 +92,19 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             match s.framework {
                 Framework::Hf => {
                     out.kv_cache = kv_per_token * b * t / kv_split;
-                    // Prefill: full-prompt fp32 logits, one layer's activations, attention scores
-                    // when not fused.
-                    let logits = b * t * v * 4.0;
+                    // Prefill: the logits (before transformers 4.45 fp32 for every prompt position;
+                    // since, the last position's only, in the model's dtype, then an fp32 copy to
+                    // sample from), one layer's activations, attention scores when not fused.
+                    let logits = if s.hf_generate.full_logits() { b * t * v * 4.0 } else { b * v * (2.0 + 4.0) };
                     let act = b * t * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
                     out.activations = logits + act + dequant_buffer;
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
-                    out.notes.push(crate::msg!("Hugging Face generate: KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt"));
+                    out.notes.push(match s.hf_generate {
+                        HfGenerate::Current => crate::msg!("Hugging Face generate (transformers 4.45 or later): KV cache grows by concatenation; the prefill computes logits for the last position only"),
+                        HfGenerate::FullLogits => crate::msg!("Hugging Face generate (transformers before 4.45): KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt"),
+                    });
                 }
                 Framework::Vllm => {
                     let tp = if s.sharding == Sharding::Tensor { n } else { 1.0 };

@@ -46,6 +46,29 @@ pub enum Framework {
     LlamaCpp,
 }
 
+/// Hugging Face `generate` by transformers version (sources: docs/research/vram-37-inference.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HfGenerate {
+    /// 4.45 or later (PR #31292): the prefill computes the last position's logits only.
+    #[default]
+    Current,
+    /// Before 4.45: the prefill computes fp32 logits for every prompt position.
+    FullLogits,
+}
+
+impl HfGenerate {
+    /// The behaviour of transformers `major.minor`.
+    pub fn of_version(major: u32, minor: u32) -> HfGenerate {
+        if (major, minor) < (4, 45) { HfGenerate::FullLogits } else { HfGenerate::Current }
+    }
+
+    /// Whether the prefill keeps fp32 logits for the whole prompt.
+    pub fn full_logits(self) -> bool {
+        self != HfGenerate::Current
+    }
+}
+
 /// Optimizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -300,6 +323,10 @@ pub struct Workload {
     /// LLaMA-Factory and Unsloth do not).
     #[serde(default)]
     pub kbit_upcast: bool,
+    /// How the transformers version in use runs `generate` (inference with the Hugging Face
+    /// engine): the logits its prefill keeps and how its KV cache grows.
+    #[serde(default)]
+    pub hf_generate: HfGenerate,
     /// Image-generation settings (diffusion models only).
     #[serde(default)]
     pub image: super::image_settings::ImageSettings,
@@ -332,6 +359,7 @@ impl Default for Workload {
             chunked_loss: false,
             lora_dropout: true,
             kbit_upcast: false,
+            hf_generate: HfGenerate::Current,
             image: super::image_settings::ImageSettings::default(),
         }
     }

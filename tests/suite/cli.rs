@@ -655,3 +655,33 @@ fn vram_gives_a_range_judged_on_its_high_end_and_keeps_a_peak_entered_by_hand() 
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_to_string(config.path().join("vram-calibration.json.bak")).unwrap(), "not json");
 }
+
+/// Hugging Face generate's logits follow the transformers version: 4.45 and later keep the last
+/// position's only (the default), `--transformers 4.44` the whole prompt's in fp32; the JSON and
+/// the text name the assumption with the other version's figure.
+#[test]
+fn vram_models_generate_by_transformers_version() {
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+            .args(["vram", "--preset", "Llama-3.1-8B", "--seq", "16384", "--vram-gib", "24", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let gib = |v: &serde_json::Value| v["per_gpu_gib"].as_f64().unwrap();
+    let (now, old) = (run(&[]), run(&["--transformers", "4.44.2"]));
+    assert!(gib(&old) - gib(&now) > 7.0, "{} vs {}", gib(&old), gib(&now));
+    let other = |v: &serde_json::Value| {
+        v["assumptions"].as_array().unwrap().iter().find(|a| a["id"] == "hf_logits").cloned().unwrap()
+    };
+    assert_eq!(other(&now)["alternative"]["text"], "with transformers before 4.45");
+    assert_eq!(other(&old)["alternative"]["text"], "with transformers 4.45+");
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+        .args(["vram", "--preset", "Llama-3.1-8B", "--transformers", "new"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a version such as 4.44"));
+}

@@ -533,6 +533,8 @@ fn vram_app_in(scenario: Scenario, gpus: u32) -> Harness<'static, DoctorApp> {
 #[test]
 fn the_report_carries_the_vram_answer_in_the_commands_words() {
     let mut h = vram_app(1);
+    h.state_mut().vram.settings.seq = 16384;
+    h.run();
     h.get_by_label("TIGHT");
     h.get_by_label("Report...").click();
     h.step();
@@ -551,10 +553,12 @@ fn vram_tab_shows_breakdown_fit_and_suggestions_for_this_machines_gpus() {
     h.get_by_label_contains("8.03 B parameters");
     h.get_by_label("weights");
     h.get_by_label("14.96 GiB");
-    // The idle demo GPU has 23.5 of 24 GiB free: at 4096 tokens an 8B model in bf16 (18.9 GiB)
-    // fits only without the 20 % headroom; at 2048 tokens it fits with it.
+    // The idle demo GPU has 23.5 of 24 GiB free: at 16384 tokens an 8B model in bf16 (21.8 GiB)
+    // fits only without the 20 % headroom; at 4096 tokens (17.7 GiB) it fits with it.
+    h.state_mut().vram.settings.seq = 16384;
+    h.run();
     h.get_by_label("TIGHT");
-    h.state_mut().vram.settings.seq = 2048;
+    h.state_mut().vram.settings.seq = 4096;
     h.run();
     h.get_by_label("FITS");
     h.get_by_label_contains("Within the headroom: largest batch");

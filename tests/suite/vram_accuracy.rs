@@ -6,8 +6,8 @@
 
 use gpu_doctor::vram::presets;
 use gpu_doctor::vram::{
-    Breakdown, Checkpointing, Framework, GIB, ImageSettings, Mode, Offload, Optimizer, Precision, Quant, Sharding,
-    Trainer, VaeDecode, Workload, estimate,
+    Breakdown, Checkpointing, Framework, GIB, HfGenerate, ImageSettings, Mode, Offload, Optimizer, Precision, Quant,
+    Sharding, Trainer, VaeDecode, Workload, estimate,
 };
 
 #[derive(Clone, Copy, Debug)]
@@ -93,8 +93,12 @@ fn img(quant: Quant, batch: u32, size: u32, flash: bool, change: impl FnOnce(&mu
     Workload { mode: Mode::Inference, quant, batch, flash_attention: flash, image, ..Workload::default() }
 }
 
+/// An inference row. Every Hugging Face-style row here was measured before transformers 4.45
+/// (the 2023-24 sources of vram.md §4; litgpt's and torchtune's generators, which preallocate
+/// their cache, also keep every prompt position's logits): fp32 logits for the whole prompt.
 fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Workload {
-    Workload { mode: Mode::Inference, framework, quant, batch, seq, ..Workload::default() }
+    let hf_generate = if framework == Framework::Hf { HfGenerate::FullLogits } else { HfGenerate::Current };
+    Workload { mode: Mode::Inference, framework, quant, batch, seq, hf_generate, ..Workload::default() }
 }
 
 fn rows() -> Vec<Row> {
@@ -504,6 +508,17 @@ fn rows() -> Vec<Row> {
             "the logged model is unnamed (32 layers, 8 KV heads); its vocabulary, which sizes part of the compute buffer, is unknown",
         ),
         r("I33", "Llama-3.1-8B", Metric::Allocated, 18.31 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
+        // Llama-2-7b fp16, HF generate, prompt 256 + 512 new tokens, transformers 4.35.2, A100-80GB,
+        // optimum-benchmark's max allocated in MB (10^6 bytes), batch 1 to 64: how the prefill and
+        // the cache grow with the batch (docs/research/vram-37-inference.md; optimum-benchmark
+        // examples/running-llamas/artifacts/Llama-7b/full_report.csv at c8bbe4e).
+        r("I40b1", "Llama-2-7B", Metric::Allocated, 14356.0 * MB, infer(Framework::Hf, Quant::Bf16, 1, 768)),
+        r("I40b2", "Llama-2-7B", Metric::Allocated, 15162.0 * MB, infer(Framework::Hf, Quant::Bf16, 2, 768)),
+        r("I40b4", "Llama-2-7B", Metric::Allocated, 16774.0 * MB, infer(Framework::Hf, Quant::Bf16, 4, 768)),
+        r("I40b8", "Llama-2-7B", Metric::Allocated, 19997.0 * MB, infer(Framework::Hf, Quant::Bf16, 8, 768)),
+        r("I40b16", "Llama-2-7B", Metric::Allocated, 26442.0 * MB, infer(Framework::Hf, Quant::Bf16, 16, 768)),
+        r("I40b32", "Llama-2-7B", Metric::Allocated, 39331.0 * MB, infer(Framework::Hf, Quant::Bf16, 32, 768)),
+        r("I40b64", "Llama-2-7B", Metric::Allocated, 65112.0 * MB, infer(Framework::Hf, Quant::Bf16, 64, 768)),
         r("I34", "Llama-2-7B", Metric::Smi, 14.3 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
         u(
             "I36",
@@ -773,6 +788,7 @@ fn source(id: &str) -> &'static str {
         ("I", 34) => "meta-llama/llama issue #480",
         ("I", 35) => "diffusers/benchmarks dataset",
         ("I", 36) => "sayakpaul/sample-datasets sdxl_results",
+        ("I", 40) => "optimum-benchmark running-llamas Llama-7b full_report.csv (commit c8bbe4e), transformers 4.35.2",
         _ => "../shared/knowledge/vram.md §4",
     }
 }
