@@ -144,6 +144,23 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
 /// How long `info` waits for NVML to open before calling the driver hung.
 pub const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Waits, up to [`OPEN_TIMEOUT`], until `sampler`'s NVML is no longer being opened and, when
+/// `sampled`, an opened NVML has given its first sample; a driver that never answers is left to
+/// the caller to report.
+pub fn wait_until_opened(sampler: &crate::telemetry::sampler::Sampler, sampled: bool) {
+    use crate::telemetry::source::SourceStatus;
+    let deadline = std::time::Instant::now() + OPEN_TIMEOUT;
+    while std::time::Instant::now() < deadline {
+        let snap = sampler.snapshot();
+        let opened = !matches!(snap.source, SourceStatus::Opening);
+        let first = !sampled || snap.gpu_t.is_some() || !matches!(snap.source, SourceStatus::Nvml { .. });
+        if opened && first {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Runs `info`; returns the exit code.
 pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
     let source = args.source.options();

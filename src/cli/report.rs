@@ -87,12 +87,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     });
     // The GPU part waits for NVML to finish opening (on a loaded machine that can outlast the
     // checks), up to the limit `info` uses; a driver that never answers is reported as hung.
-    let deadline = std::time::Instant::now() + super::info::OPEN_TIMEOUT;
-    while matches!(sampler.snapshot().source, crate::telemetry::source::SourceStatus::Opening)
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    super::info::wait_until_opened(&sampler, false);
     let snap = sampler.snapshot();
     let now = sampler.now();
     let text = sampler.with_history(|h| {

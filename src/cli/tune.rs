@@ -168,17 +168,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::runtime(crate::tr!("could not start sampling: {error}", error = e)))?;
     // The GPUs' memory is known before the first trial: NVML opened and sampled once (up to the
     // limit `info` uses; a driver that never answers leaves the tune without memory figures).
-    let deadline = std::time::Instant::now() + super::info::OPEN_TIMEOUT;
-    while std::time::Instant::now() < deadline {
-        let snap = sampler.snapshot();
-        let opened = !matches!(snap.source, crate::telemetry::source::SourceStatus::Opening);
-        let sampled =
-            snap.gpu_t.is_some() || !matches!(snap.source, crate::telemetry::source::SourceStatus::Nvml { .. });
-        if opened && sampled {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    super::info::wait_until_opened(&sampler, true);
     let (journal_path, mut writer, start, mut trials) = match &a.resume {
         Some(path) => {
             let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;

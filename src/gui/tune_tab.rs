@@ -230,46 +230,21 @@ impl TuneState {
     fn form(&mut self, ui: &mut egui::Ui) {
         let enabled = !self.running();
         egui::Grid::new("tune_form").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
-            let l = ui.label(tr!("Command"));
-            ui.add_enabled(
+            text_row(
+                ui,
                 enabled,
-                egui::TextEdit::singleline(&mut self.command).desired_width(620.0).hint_text(tr!(
-                    "e.g. {example}",
-                    example = "python train.py --batch-size {batch} --num-workers {workers}"
-                )),
-            )
-            .labelled_by(l.id);
-            ui.end_row();
-            let l = ui.label(tr!("Ranges"));
-            ui.add_enabled(
-                enabled,
-                egui::TextEdit::singleline(&mut self.ranges)
-                    .desired_width(300.0)
-                    .hint_text(tr!("e.g. {example}", example = "batch=1..256 workers=0..8")),
-            )
-            .labelled_by(l.id)
-            .on_hover_text(tr!("NAME=LO..HI for each placeholder; {batch} and {workers} have defaults"));
-            ui.end_row();
-            let l = ui.label(tr!("Copies at once"));
-            ui.add_enabled(
-                enabled,
-                egui::TextEdit::singleline(&mut self.copies)
-                    .desired_width(100.0)
-                    .hint_text(tr!("e.g. {example}", example = "1..4")),
-            )
-            .labelled_by(l.id)
-            .on_hover_text(tr!("Empty: one copy. A range tunes how many copies run at once."));
-            ui.end_row();
-            let l = ui.label(tr!("Rate in the output"));
-            ui.add_enabled(
-                enabled,
-                egui::TextEdit::singleline(&mut self.pattern)
-                    .desired_width(300.0)
-                    .hint_text(tr!("e.g. {example}", example = "([0-9.]+) it/s")),
-            )
-            .labelled_by(l.id)
-            .on_hover_text(tr!("A regular expression whose first group is the rate; empty: runs per hour"));
-            ui.end_row();
+                tr!("Command"),
+                &mut self.command,
+                620.0,
+                "python train.py --batch-size {batch} --num-workers {workers}",
+                None,
+            );
+            let hover = tr!("NAME=LO..HI for each placeholder; {batch} and {workers} have defaults");
+            text_row(ui, enabled, tr!("Ranges"), &mut self.ranges, 300.0, "batch=1..256 workers=0..8", Some(hover));
+            let hover = tr!("Empty: one copy. A range tunes how many copies run at once.");
+            text_row(ui, enabled, tr!("Copies at once"), &mut self.copies, 100.0, "1..4", Some(hover));
+            let hover = tr!("A regular expression whose first group is the rate; empty: runs per hour");
+            text_row(ui, enabled, tr!("Rate in the output"), &mut self.pattern, 300.0, "([0-9.]+) it/s", Some(hover));
             let l = ui.label(tr!("Headroom"));
             ui.add_enabled(enabled, egui::DragValue::new(&mut self.headroom).range(5.0..=50.0).suffix(" %").speed(1.0))
                 .labelled_by(l.id)
@@ -486,6 +461,27 @@ impl TuneState {
             }
         });
     }
+}
+
+/// One row of the form: a label, its text field (named by the label, an example as its hint) and
+/// what the field takes on hover.
+fn text_row(
+    ui: &mut egui::Ui,
+    enabled: bool,
+    label: &str,
+    value: &mut String,
+    width: f32,
+    example: &str,
+    hover: Option<&str>,
+) {
+    let l = ui.label(label);
+    let field =
+        egui::TextEdit::singleline(value).desired_width(width).hint_text(tr!("e.g. {example}", example = example));
+    let r = ui.add_enabled(enabled, field).labelled_by(l.id);
+    if let Some(h) = hover {
+        r.on_hover_text(h);
+    }
+    ui.end_row();
 }
 
 /// A key's mark drawn, not typed (the bundled fonts lack the symbols): a dot or a short line.

@@ -105,24 +105,26 @@ impl Ctx<'_> {
         if a > 0.0 { 100.0 * (b / a - 1.0) } else { f64::INFINITY }
     }
 
-    /// Device memory at batch `v`, from a straight line through the two largest good batches.
-    fn predict_batch(&self, good: &[(u64, &Trial)], v: u64) -> Option<u64> {
+    /// The straight line through the two largest good batches' peak memory: (batch, memory,
+    /// slope per batch item).
+    fn line(good: &[(u64, &Trial)]) -> Option<(f64, f64, f64)> {
         let mut pts: Vec<(u64, u64)> = good.iter().filter_map(|(b, t)| Some((*b, t.device_peak?))).collect();
         pts.sort();
         pts.dedup_by_key(|p| p.0);
         let [.., (b1, m1), (b2, m2)] = pts[..] else { return None };
-        let slope = (m2 as f64 - m1 as f64) / (b2 as f64 - b1 as f64);
-        Some((m2 as f64 + slope.max(0.0) * (v as f64 - b2 as f64)).max(0.0) as u64)
+        Some((b2 as f64, m2 as f64, (m2 as f64 - m1 as f64) / (b2 as f64 - b1 as f64)))
+    }
+
+    /// Device memory at batch `v`, from the line.
+    fn predict_batch(&self, good: &[(u64, &Trial)], v: u64) -> Option<u64> {
+        let (b2, m2, slope) = Self::line(good)?;
+        Some((m2 + slope.max(0.0) * (v as f64 - b2)).max(0.0) as u64)
     }
 
     /// The largest batch the line keeps within the limit.
     fn fit_batch(&self, good: &[(u64, &Trial)], limit: u64) -> Option<u64> {
-        let mut pts: Vec<(u64, u64)> = good.iter().filter_map(|(b, t)| Some((*b, t.device_peak?))).collect();
-        pts.sort();
-        pts.dedup_by_key(|p| p.0);
-        let [.., (b1, m1), (b2, m2)] = pts[..] else { return None };
-        let slope = (m2 as f64 - m1 as f64) / (b2 as f64 - b1 as f64);
-        (slope > 0.0).then(|| (b2 as f64 + (limit as f64 - m2 as f64) / slope).floor().max(0.0) as u64)
+        let (b2, m2, slope) = Self::line(good)?;
+        (slope > 0.0).then(|| (b2 + (limit as f64 - m2) / slope).floor().max(0.0) as u64)
     }
 
     /// The batch: doubling, then bisecting below the first size too large for memory.
