@@ -382,7 +382,7 @@ impl TuneState {
                     });
             });
             ui.vertical(|ui| {
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(tr!("Peak VRAM per trial (GiB)")).strong());
                     // The key, outside the plot so it never covers a trial.
                     swatch(ui, chosen, true);
