@@ -58,9 +58,18 @@ pub struct VramArgs {
     /// Inference or a training method.
     #[arg(long, value_enum, default_value_t = Mode::Inference)]
     pub mode: Mode,
-    /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k.
-    #[arg(long, alias = "dtype", default_value = "bf16", value_parser = Quant::parse)]
-    pub quant: Quant,
+    /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k (default: the checkpoint's quantization_config, else bf16).
+    #[arg(long, alias = "dtype", value_parser = Quant::parse)]
+    pub quant: Option<Quant>,
+    /// The checkpoint is saved already quantised (a bitsandbytes 4-bit repository, GPTQ, AWQ), so
+    /// no 16-bit weights pass through the GPU at load (default: on when config.json has a
+    /// quantization_config).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub prequantized: Option<bool>,
+    /// Of --seq, the tokens generate adds after the prompt (Hugging Face engine; default: the
+    /// whole context taken as the prompt).
+    #[arg(long, value_name = "N")]
+    pub new_tokens: Option<u32>,
     /// Training precision (default: the trainer's); --mixed-precision is --precision mixed.
     #[arg(long, value_enum)]
     pub precision: Option<Precision>,
@@ -90,7 +99,8 @@ pub struct VramArgs {
     #[arg(long, value_enum, default_value_t = Framework::Hf)]
     pub framework: Framework,
     /// The transformers version generate runs on (e.g. 4.44): before 4.45 the prefill keeps fp32
-    /// logits for the whole prompt (default: 4.45 or later, the last position's only).
+    /// logits for the whole prompt, before 4.42 decoding also holds two copies of the KV cache
+    /// (default: 4.45 or later).
     #[arg(long, value_name = "VERSION", value_parser = parse_transformers)]
     pub transformers: Option<(u32, u32)>,
     /// vLLM gpu_memory_utilization.
@@ -230,9 +240,12 @@ fn parse_transformers(s: &str) -> Result<(u32, u32), String> {
 /// The workload the arguments describe; `total` is the first GPU's memory (vLLM sizes its KV
 /// cache from it).
 fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
+    // A checkpoint saved quantised is used as stored unless the flags say otherwise.
+    let quant = args.quant.or(arch.quantization).unwrap_or(Quant::Bf16);
     let base = Workload {
         mode: args.mode,
-        quant: args.quant,
+        quant,
+        new_tokens: args.new_tokens.unwrap_or(0),
         framework: args.framework,
         batch: args.batch,
         seq: args.seq,
@@ -240,7 +253,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
         gpus: args.gpus,
         sharding: args.sharding,
         optimizer: args.optimizer,
-        precision: if args.quant == Quant::Fp32 { Precision::Fp32 } else { Precision::Bf16True },
+        precision: if quant == Quant::Fp32 { Precision::Fp32 } else { Precision::Bf16True },
         flash_attention: !args.no_flash_attention && args.attention.fused_for(arch),
         vllm_utilization: args.gpu_memory_utilization,
         gpu_total_bytes: total,
@@ -277,6 +290,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
     }
     w.lora_all_linear |= args.lora_all_linear;
     w.chunked_loss |= args.chunked_loss;
+    w.prequantized = args.prequantized.unwrap_or(arch.quantization == Some(w.weight_quant()));
     w
 }
 

@@ -105,8 +105,16 @@ fn parts(b: &Breakdown) -> [f64; 8] {
 
 impl VramState {
     /// Makes `a` the model, with the attention implementation transformers picks for it.
+    /// A checkpoint saved quantised brings its format, and leaving it brings 16 bits back.
     pub fn set_arch(&mut self, a: Arch) {
         self.settings.flash_attention = !a.eager_by_default();
+        if let Some(q) = a.quantization {
+            self.settings.quant = q;
+            self.settings.prequantized = true;
+        } else if self.settings.prequantized {
+            self.settings.quant = crate::vram::Quant::Bf16;
+            self.settings.prequantized = false;
+        }
         self.arch = a;
     }
 

@@ -101,6 +101,11 @@ pub struct Arch {
     /// attention implementation transformers picks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_type: Option<String>,
+    /// The format the checkpoint is saved in when it is already quantised (a
+    /// `quantization_config` in its config.json: bitsandbytes 4-bit or 8-bit, GPTQ, AWQ):
+    /// loading it puts no 16-bit weights on the GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<super::quant::Quant>,
 }
 
 /// `model_type`s whose transformers implementation has no fused (SDPA/flash) attention, or had
@@ -211,6 +216,7 @@ impl Arch {
     ) -> Arch {
         Arch {
             model_type: None,
+            quantization: None,
             name: name.to_string(),
             kind: ModelKind::Decoder,
             layers,

@@ -8,12 +8,17 @@ use super::error::InputError;
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, HfGenerate, Mode, Optimizer, Precision, Sharding, Workload};
 
-/// CUDA context with lazy module loading (PyTorch PR #86509: 287 MB lazy, 667 MB eager).
-const CUDA_CONTEXT: f64 = 0.5 * GIB;
-/// The CUDA context's range: with lazy module loading (CUDA 11.7+ with PyTorch 1.13+, the
-/// default since) about 0.3 GiB, without it up to 1.3 GiB (Hugging Face's V100 measurement on
-/// CUDA 11.2: 1343 MiB for the context and PyTorch's kernels).
-const CUDA_CONTEXT_RANGE: (f64, f64) = (0.3 * GIB, 1.3 * GIB);
+/// The CUDA context and the runtime's memory outside PyTorch's allocator, as nvidia-smi counts
+/// it for a PyTorch process: 1343 MiB on a V100 with CUDA 11.2 (Hugging Face's
+/// perf_train_gpu_one), 1474 MB on an A100 with torch 2.1.1+cu118 (optimum-benchmark's
+/// running-llamas report: NVML used minus torch's max reserved, the same at batch 1, 2 and 4).
+/// The bare context with lazy module loading is smaller (PyTorch PR #86509: 287 MB), but the
+/// kernels and library handles a model run loads come on top.
+const CUDA_CONTEXT: f64 = 1.5 * GIB;
+/// The CUDA context's range: from a bare context with lazy module loading (0.3 GiB) to the
+/// 2 GiB a CUDA 11.7 stack without it can take (optimum-benchmark's A100 run on torch 2.0.1:
+/// NVML used about 2 GB above the allocated peak).
+const CUDA_CONTEXT_RANGE: (f64, f64) = (0.3 * GIB, 2.0 * GIB);
 /// cuBLAS(Lt) workspaces and small library buffers.
 const LIBRARY_BUFFERS: f64 = 64.0 * 1_048_576.0;
 
@@ -55,7 +60,9 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     }
     // bitsandbytes dequantises each 4-/8-bit matrix to 16 bits for its matmul (prefill,
     // training): the largest one is a transient buffer.
-    let bnb = matches!(quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8);
+    // GPTQ/AWQ kernels (exllama) dequantise into a 16-bit scratch of the same size for
+    // prompt-sized matmuls.
+    let bnb = matches!(quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8 | Quant::Gptq4);
     let tp_split = if s.sharding == Sharding::Tensor { n } else { 1.0 };
     let dequant_buffer = if bnb {
         h * f64::from(arch.moe.as_ref().map_or(arch.intermediate, |m| m.expert_intermediate)) * 2.0 / tp_split
@@ -91,19 +98,42 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             out.trainable_b = 0.0;
             match s.framework {
                 Framework::Hf => {
-                    out.kv_cache = kv_per_token * b * t / kv_split;
-                    // Prefill: the logits (before transformers 4.45 fp32 for every prompt position;
-                    // since, the last position's only, in the model's dtype, then an fp32 copy to
-                    // sample from), one layer's activations, attention scores when not fused.
-                    let logits = if s.hf_generate.full_logits() { b * t * v * 4.0 } else { b * v * (2.0 + 4.0) };
-                    let act = b * t * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
-                    out.activations = logits + act + dequant_buffer;
+                    // The peak is at the prefill (the prompt's KV cache, its logits and one
+                    // layer's activations), at the second step (before transformers 4.42 the
+                    // first step's logits were still held, and the old cache stayed referenced
+                    // while torch.cat built the new one: two copies) or at the end of decoding
+                    // (the whole KV cache, twice before 4.42). Without a prompt/new-token split
+                    // the whole context is taken as the prompt.
+                    let generates = s.new_tokens != 1;
+                    let copies = if generates { s.hf_generate.kv_copies() } else { 1.0 };
+                    let prompt = (t - f64::from(s.new_tokens)).max(1.0);
+                    let kv = |tokens: f64| kv_per_token * b * tokens / kv_split;
+                    // The logits (before transformers 4.45 fp32 for every prompt position; since,
+                    // the last position's only, in the model's dtype, then an fp32 copy to sample
+                    // from), one layer's activations, attention scores when not fused.
+                    let logits = if s.hf_generate.full_logits() { b * prompt * v * 4.0 } else { b * v * (2.0 + 4.0) };
+                    let act = b * prompt * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
+                    let prefill = kv(prompt) + logits + act + dequant_buffer;
+                    let second = copies * kv(prompt) + logits + dequant_buffer;
+                    out.kv_cache = copies * kv(t);
+                    out.activations = (prefill.max(second) - out.kv_cache).max(dequant_buffer + b * layer_per_token);
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
-                    out.allocator_slack = 0.1 * (out.kv_cache + out.activations);
+                    // The cache grows by concatenation: every step allocates larger tensors than
+                    // the blocks the last one freed, which the allocator keeps.
+                    out.allocator_slack = 0.2 * out.kv_cache + 0.1 * out.activations;
+                    if bnb && quant != Quant::Gptq4 {
+                        if !s.prequantized {
+                            // Quantised at load from a 16-bit checkpoint, one weight at a time:
+                            // the freed 16-bit block of the largest matrix stays cached.
+                            out.allocator_slack += dequant_buffer;
+                        }
+                        out.notes.push(load_note(s.prequantized));
+                    }
                     out.notes.push(match s.hf_generate {
                         HfGenerate::Current => crate::msg!("Hugging Face generate (transformers 4.45 or later): KV cache grows by concatenation; the prefill computes logits for the last position only"),
-                        HfGenerate::FullLogits => crate::msg!("Hugging Face generate (transformers before 4.45): KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt"),
+                        HfGenerate::FullLogits => crate::msg!("Hugging Face generate (transformers 4.42 to 4.44): KV cache grows by concatenation; the prefill computes fp32 logits for the whole prompt"),
+                        HfGenerate::CopiedCache => crate::msg!("Hugging Face generate (transformers before 4.42): each step copies the KV cache while the old one is still held, so two copies exist at the end; the prefill computes fp32 logits for the whole prompt"),
                     });
                 }
                 Framework::Vllm => {
@@ -268,12 +298,28 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             }
             if s.mode == Mode::Qlora {
                 // The forward and backward dequantise the 4-bit matrices (two buffers at once),
-                // and quantising the 16-bit checkpoint on the GPU at load leaves freed blocks in
-                // the cache (reserved, not allocated).
+                // and quantising a 16-bit checkpoint on the GPU at load leaves freed blocks in the
+                // cache (reserved, not allocated): torchtune and litgpt quantise the whole
+                // model after loading it (15 % of its 16-bit linear weights stay cached, fitted
+                // on their QLoRA rows).
                 let linear16 = p.linear * 2.0 / split;
                 out.activations += 2.0 * dequant_buffer;
-                out.allocator_slack += 0.15 * linear16;
-                if s.trainer == super::workload::Trainer::Litgpt {
+                use super::workload::Trainer;
+                let quantised_whole = matches!(s.trainer, Trainer::Torchtune | Trainer::Litgpt);
+                if s.prequantized {
+                    // A checkpoint saved in 4-bit (a bitsandbytes 4-bit repository, GPTQ, AWQ)
+                    // is loaded as it is stored: no 16-bit weights reach the GPU.
+                    out.notes.push(load_note(true));
+                } else if quantised_whole {
+                    out.allocator_slack += 0.15 * linear16;
+                } else {
+                    // transformers' bitsandbytes integration quantises each weight as it moves
+                    // to the GPU: the freed 16-bit block is reused by the next, so one of the
+                    // largest 16-bit matrices stays cached.
+                    out.allocator_slack += dequant_buffer;
+                    out.notes.push(load_note(false));
+                }
+                if s.trainer == Trainer::Litgpt && !s.prequantized {
                     // litgpt materialises the 16-bit model on the GPU before quantising it, so
                     // the load can be the peak.
                     let load = p.total() * 2.0 / split;
@@ -301,6 +347,19 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     Ok(out)
 }
 
+/// How a bitsandbytes base reaches the GPU, in words.
+fn load_note(prequantized: bool) -> crate::i18n::Message {
+    if prequantized {
+        crate::msg!(
+            "The checkpoint is saved quantised (quantization_config): it is loaded as stored, no 16-bit weights reach the GPU"
+        )
+    } else {
+        crate::msg!(
+            "A 16-bit checkpoint quantised at load, one weight at a time (transformers' bitsandbytes integration)"
+        )
+    }
+}
+
 /// Sets the low–high range of `out.total` and what would narrow it. vLLM's reservation is fixed
 /// by its utilisation setting, so its range is the total itself.
 fn range(out: &mut Breakdown, s: &Workload) {
@@ -316,7 +375,7 @@ fn range(out: &mut Breakdown, s: &Workload) {
     out.high = rest + 2.0 * out.allocator_slack + ctx_high.max(out.cuda_context);
     out.narrow_by = vec![
         crate::msg!(
-            "the PyTorch and CUDA versions: lazy module loading (CUDA 11.7 and PyTorch 1.13 or later) keeps the CUDA context near 0.3 GiB, without it up to 1.3 GiB"
+            "the PyTorch and CUDA versions: the CUDA context and libraries take from 0.3 GiB (a bare context with lazy module loading) to 2 GiB (a CUDA 11 stack without it)"
         ),
         crate::msg!("a measured run: gpu-doctor-cli run -- COMMAND, saved as a calibration point for these settings"),
     ];
@@ -383,6 +442,61 @@ mod tests {
         let s = Workload { seq: 8192, ..Workload::default() };
         let e = estimate(&a, &s).unwrap();
         assert!((e.kv_cache / GIB - 1.0).abs() < 1e-9, "{}", e.kv_cache / GIB);
+    }
+
+    #[test]
+    fn before_transformers_4_42_decoding_holds_two_copies_of_the_cache_and_the_prompt_sets_the_prefill() {
+        use crate::vram::HfGenerate;
+        assert_eq!(HfGenerate::of_version(4, 41), HfGenerate::CopiedCache);
+        assert_eq!(HfGenerate::of_version(4, 44), HfGenerate::FullLogits);
+        assert_eq!(HfGenerate::of_version(4, 45), HfGenerate::Current);
+        let a = llama31_8b();
+        // Batch 64 × (256 prompt + 512 new): the end of decoding holds the whole cache twice.
+        let w = |g| Workload { batch: 64, seq: 768, new_tokens: 512, hf_generate: g, ..Workload::default() };
+        let one = kv_gib(&a, &w(HfGenerate::FullLogits));
+        let two = kv_gib(&a, &w(HfGenerate::CopiedCache));
+        assert!((two / one - 2.0).abs() < 1e-9, "{one} vs {two}");
+        // A prefill-only run (one new token) never holds two.
+        let prefill = Workload { new_tokens: 1, ..w(HfGenerate::CopiedCache) };
+        assert!((kv_gib(&a, &prefill) - one).abs() < 1e-9);
+        // The fp32 logits are the prompt's, not the whole context's.
+        let long_answer = Workload { batch: 1, seq: 8192, new_tokens: 8000, ..w(HfGenerate::FullLogits) };
+        let long_prompt = Workload { new_tokens: 0, ..long_answer.clone() };
+        let act = |s: &Workload| estimate(&a, s).unwrap().activations;
+        assert!(act(&long_prompt) - act(&long_answer) > 3.0 * GIB, "{} vs {}", act(&long_prompt), act(&long_answer));
+        let bad = Workload { new_tokens: 8192, ..long_answer };
+        assert_eq!(estimate(&a, &bad).err().map(|e| e.field), Some("new_tokens"));
+    }
+
+    fn kv_gib(a: &Arch, s: &Workload) -> f64 {
+        estimate(a, s).unwrap().kv_cache / GIB
+    }
+
+    #[test]
+    fn a_checkpoint_saved_quantised_leaves_nothing_from_the_load() {
+        use crate::vram::Trainer;
+        let a = Arch { context: Some(131_072), ..Arch::decoder("Llama-3.1-70B", 80, 8192, 64, 8, 28672, 128_256) };
+        let q = |trainer, prequantized| Workload {
+            mode: Mode::Qlora,
+            trainer,
+            prequantized,
+            seq: 2048,
+            ..Workload::default()
+        };
+        let reserved = |s: &Workload| estimate(&a, s).unwrap().reserved() / GIB;
+        // torchtune quantises the whole 16-bit model after loading it: 15 % of its linear
+        // weights stay cached (about 20 GiB at 70B); a saved 4-bit checkpoint has none of it.
+        let tt = reserved(&q(Trainer::Torchtune, false)) - reserved(&q(Trainer::Torchtune, true));
+        assert!(tt > 15.0, "{tt}");
+        // transformers quantises one weight at a time: one 16-bit matrix stays cached.
+        let hf = reserved(&q(Trainer::HfTrainer, false)) - reserved(&q(Trainer::HfTrainer, true));
+        assert!(hf > 0.3 && hf < 0.6, "{hf}");
+        let notes = |s: &Workload| estimate(&a, s).unwrap().notes.iter().map(|n| n.en()).collect::<Vec<_>>().join("\n");
+        assert!(notes(&q(Trainer::HfTrainer, true)).contains("saved quantised"));
+        assert!(notes(&q(Trainer::HfTrainer, false)).contains("quantised at load"));
+        // A GPTQ base keeps its own format.
+        let gptq = Workload { quant: crate::vram::Quant::Gptq4, ..q(Trainer::HfTrainer, true) };
+        assert_eq!(gptq.weight_quant(), crate::vram::Quant::Gptq4);
     }
 
     #[test]

@@ -248,6 +248,7 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
     let bad = |field: &'static str, problem: crate::i18n::Message| InputError { field, problem };
     let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| InputError { field: "config.json", problem: crate::msg!("not valid JSON: {error}", error = e) })?;
+    let top = v.clone();
     let v = v.get("text_config").cloned().unwrap_or(v);
     let need = |keys: &[&'static str], field: &'static str| {
         if let Some(n) = field_u32(&v, keys)? {
@@ -314,9 +315,32 @@ pub fn from_hf_config(text: &str, name: &str) -> Result<Arch, InputError> {
         params_b: None,
         note: format!("imported from config.json (model_type {model_type})"),
         model_type: (!model_type.is_empty()).then(|| model_type.to_string()),
+        // `quantization_config` sits at the top level (beside `text_config` for multimodal models).
+        quantization: quantization_of(top.get("quantization_config")),
     };
     arch.validate()?;
     Ok(arch)
+}
+
+/// The stored format a `quantization_config` describes: bitsandbytes 4-bit (NF4, with double
+/// quantisation when `bnb_4bit_use_double_quant`) or 8-bit, GPTQ/AWQ (4-bit; other widths are
+/// taken as 4-bit's neighbour, int8), FP8. `None` for no config or a method the calculator does
+/// not model.
+fn quantization_of(q: Option<&serde_json::Value>) -> Option<super::Quant> {
+    use super::Quant;
+    let q = q?;
+    let flag = |k: &str| q.get(k).and_then(serde_json::Value::as_bool).unwrap_or(false);
+    let method = q.get("quant_method").and_then(|m| m.as_str()).unwrap_or("").to_ascii_lowercase();
+    let bits = q.get("bits").and_then(serde_json::Value::as_u64);
+    match method.as_str() {
+        "bitsandbytes" | "" if flag("load_in_4bit") => {
+            Some(if flag("bnb_4bit_use_double_quant") { Quant::Nf4Dq } else { Quant::Nf4 })
+        }
+        "bitsandbytes" | "" if flag("load_in_8bit") => Some(Quant::Int8),
+        "gptq" | "awq" | "autoround" => Some(if bits.is_some_and(|b| b >= 8) { Quant::Int8 } else { Quant::Gptq4 }),
+        "fp8" | "fbgemm_fp8" => Some(Quant::Fp8),
+        _ => None,
+    }
 }
 
 /// Imports a `config.json` from disk.
@@ -332,6 +356,36 @@ pub fn from_hf_config_file(path: &Path) -> Result<Arch, InputError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn quantization_config_says_how_the_checkpoint_is_saved() {
+        let cfg = |q: &str| {
+            format!(
+                r#"{{"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100{q}}}"#
+            )
+        };
+        let of = |q: &str| from_hf_config(&cfg(q), "m").unwrap().quantization;
+        use crate::vram::Quant;
+        assert_eq!(of(""), None);
+        let bnb = r#", "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true}"#;
+        assert_eq!(of(bnb), Some(Quant::Nf4Dq));
+        assert_eq!(of(r#", "quantization_config": {"load_in_4bit": true}"#), Some(Quant::Nf4));
+        assert_eq!(
+            of(r#", "quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true}"#),
+            Some(Quant::Int8)
+        );
+        assert_eq!(
+            of(r#", "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}"#),
+            Some(Quant::Gptq4)
+        );
+        assert_eq!(of(r#", "quantization_config": {"quant_method": "awq", "bits": 4}"#), Some(Quant::Gptq4));
+        assert_eq!(of(r#", "quantization_config": {"quant_method": "hqq"}"#), None);
+        // The built-in pre-quantised presets say so.
+        let list = built_in();
+        assert_eq!(find(&list, "Llama-3.1-70B-bnb-4bit").unwrap().quantization, Some(Quant::Nf4Dq));
+        assert_eq!(find(&list, "Llama-2-70B-GPTQ").unwrap().quantization, Some(Quant::Gptq4));
+        assert_eq!(find(&list, "Llama-2-70B").unwrap().quantization, None);
+    }
+
     use super::*;
 
     #[test]
@@ -385,7 +439,10 @@ mod tests {
         assert_eq!(name("code llama 34b"), Ok("CodeLlama-34B".to_string()));
         // Several presets fit: the error names them first.
         let e = name("llama 70b").err().unwrap_or_default();
-        assert!(e.starts_with("'llama 70b' could be Llama-2-70B, Llama-3.1-70B:"), "{e}");
+        assert!(e.starts_with("'llama 70b' could be Llama-2-70B, Llama-3.1-70B"), "{e}");
+        // A saved-quantised variant does not make its plain name ambiguous.
+        assert_eq!(name("llama 3.1 70b"), Ok("Llama-3.1-70B".to_string()));
+        assert_eq!(name("llama-2-70b"), Ok("Llama-2-70B".to_string()));
         let e = name("qwen 32b").err().unwrap_or_default();
         assert!(e.contains("Qwen2.5-32B") && e.contains("Qwen3-32B"), "{e}");
         // A size alone is no family: not guessed.

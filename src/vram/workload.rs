@@ -53,14 +53,27 @@ pub enum HfGenerate {
     /// 4.45 or later (PR #31292): the prefill computes the last position's logits only.
     #[default]
     Current,
-    /// Before 4.45: the prefill computes fp32 logits for every prompt position.
+    /// 4.42 to 4.44: the prefill computes fp32 logits for every prompt position.
     FullLogits,
+    /// Before 4.42 (PR #30536 shipped in 4.42.0): fp32 logits for every prompt position, and the
+    /// old KV cache is still referenced while each step's `torch.cat` builds the new one, so two
+    /// full copies exist at the end of decoding.
+    CopiedCache,
 }
 
 impl HfGenerate {
     /// The behaviour of transformers `major.minor`.
     pub fn of_version(major: u32, minor: u32) -> HfGenerate {
-        if (major, minor) < (4, 45) { HfGenerate::FullLogits } else { HfGenerate::Current }
+        match (major, minor) {
+            v if v < (4, 42) => HfGenerate::CopiedCache,
+            v if v < (4, 45) => HfGenerate::FullLogits,
+            _ => HfGenerate::Current,
+        }
+    }
+
+    /// Copies of the KV cache alive at the end of decoding.
+    pub fn kv_copies(self) -> f64 {
+        if self == HfGenerate::CopiedCache { 2.0 } else { 1.0 }
     }
 
     /// Whether the prefill keeps fp32 logits for the whole prompt.
@@ -327,6 +340,15 @@ pub struct Workload {
     /// engine): the logits its prefill keeps and how its KV cache grows.
     #[serde(default)]
     pub hf_generate: HfGenerate,
+    /// Of `seq`, the tokens `generate` adds after the prompt (inference with the Hugging Face
+    /// engine); 0 when not known, and the whole context is then taken as the prompt (the larger
+    /// prefill).
+    #[serde(default)]
+    pub new_tokens: u32,
+    /// The checkpoint is stored already quantised (a bitsandbytes 4-bit repository, GPTQ, AWQ: a
+    /// `quantization_config` in its config.json), so no 16-bit weights pass through the GPU at load.
+    #[serde(default)]
+    pub prequantized: bool,
     /// Image-generation settings (diffusion models only).
     #[serde(default)]
     pub image: super::image_settings::ImageSettings,
@@ -360,6 +382,8 @@ impl Default for Workload {
             lora_dropout: true,
             kbit_upcast: false,
             hf_generate: HfGenerate::Current,
+            new_tokens: 0,
+            prequantized: false,
             image: super::image_settings::ImageSettings::default(),
         }
     }
@@ -370,7 +394,8 @@ impl Workload {
     /// double quantisation) for a QLoRA base, bf16 (fp32 when training in fp32) otherwise.
     pub fn weight_quant(&self) -> Quant {
         match self.mode {
-            Mode::Qlora if self.quant == Quant::Nf4Dq => Quant::Nf4Dq,
+            // A GPTQ/AWQ base is trained with LoRA the same way (PEFT over AutoGPTQ/AutoAWQ).
+            Mode::Qlora if matches!(self.quant, Quant::Nf4Dq | Quant::Gptq4) => self.quant,
             Mode::Qlora => Quant::Nf4,
             Mode::Full if self.precision != Precision::Bf16True => Quant::Fp32,
             Mode::Full | Mode::Lora => Quant::Bf16,
@@ -457,6 +482,12 @@ impl Workload {
         }
         if self.seq == 0 || self.seq > 1 << 24 {
             return Err(bad("seq", crate::msg!("must be between 1 and 16,777,216 tokens")));
+        }
+        if self.new_tokens >= self.seq {
+            return Err(bad(
+                "new_tokens",
+                crate::msg!("must be fewer than the tokens per sequence (the prompt needs at least one)"),
+            ));
         }
         if self.gpus == 0 || self.gpus > 4096 {
             return Err(bad("gpus", crate::msg!("must be between 1 and 4096")));

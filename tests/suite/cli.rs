@@ -306,6 +306,51 @@ fn vram_bad_input_names_the_problem() {
     assert!(text(&out.stderr).contains("num_hidden_layers: missing"), "{}", text(&out.stderr));
 }
 
+/// A config.json with a `quantization_config` (an "-bnb-4bit" or GPTQ repository): the weights
+/// default to its format, the run is marked saved quantised, and `--prequantized off` and
+/// `--quant` still decide.
+#[test]
+fn vram_reads_how_a_checkpoint_is_saved_from_its_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.json");
+    std::fs::write(
+        &cfg,
+        r#"{"model_type":"llama","num_hidden_layers":80,"hidden_size":8192,"num_attention_heads":64,
+            "num_key_value_heads":8,"intermediate_size":28672,"vocab_size":128256,
+            "quantization_config":{"quant_method":"bitsandbytes","load_in_4bit":true,
+            "bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true}}"#,
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = cli()
+            .args(["vram", "--vram-gib", "80", "--seq", "2048", "--json", "--config"])
+            .arg(&cfg)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = run(&[]);
+    assert_eq!(v["settings"]["quant"], "nf4_dq", "{}", v["settings"]);
+    assert_eq!(v["settings"]["prequantized"], true);
+    assert_eq!(v["model"]["quantization"], "nf4_dq");
+    let notes = v["breakdown"]["notes"].to_string();
+    assert!(notes.contains("saved quantised"), "{notes}");
+    // Quantised at load instead: the load's note, and never less memory.
+    let at_load = run(&["--prequantized", "off"]);
+    assert_eq!(at_load["settings"]["prequantized"], false);
+    assert!(at_load["breakdown"]["notes"].to_string().contains("quantised at load"));
+    assert!(at_load["per_gpu_gib"].as_f64().unwrap() >= v["per_gpu_gib"].as_f64().unwrap());
+    // An explicit format wins, and a 16-bit run is not "saved quantised".
+    let bf16 = run(&["--quant", "bf16"]);
+    assert_eq!(bf16["settings"]["quant"], "bf16");
+    assert_eq!(bf16["settings"]["prequantized"], false);
+    // QLoRA over it keeps the saved format.
+    let q = run(&["--mode", "qlora"]);
+    assert_eq!(q["settings"]["prequantized"], true);
+}
+
 #[test]
 fn vram_presets_are_found_by_near_names() {
     for name in ["llama3 8b", "llama-3.1-8b", "Llama 3.1 8B"] {
