@@ -115,6 +115,9 @@ pub struct VramArgs {
     /// Compute the loss in chunks (no full fp32 logits; default: the trainer's).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// Encoder models: the head trained (masked-lm: vocabulary logits for every token).
+    #[arg(long, value_enum, default_value_t = vram::EncoderHead::Classification)]
+    pub head: vram::EncoderHead,
     /// Attention implementation (auto: as transformers picks it for the model).
     #[arg(long, value_enum, default_value_t = Attention::Auto)]
     pub attention: Attention,
@@ -246,6 +249,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
         mode: args.mode,
         quant,
         new_tokens: args.new_tokens.unwrap_or(0),
+        encoder_head: args.head,
         framework: args.framework,
         batch: args.batch,
         seq: args.seq,

@@ -22,7 +22,7 @@ pub const MATTERS: f64 = 0.05;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Assumption {
     /// Stable id (`checkpointing`, `attention`, `hf_logits`, `optimizer_states`,
-    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `chunked_loss`).
+    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`, `chunked_loss`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: Message,
@@ -158,7 +158,23 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         let w = Workload { prequantized: !s.prequantized, ..s.clone() };
         out.push(("prequantized", assumed, alternative, w));
     }
-    if training && arch.vocab > 0 {
+    if training && arch.kind == super::arch::ModelKind::Encoder {
+        use super::workload::EncoderHead;
+        let (assumed, alternative, other) = match s.encoder_head {
+            EncoderHead::Classification => (
+                crate::msg!("a classification head"),
+                crate::msg!("with a masked-LM head (vocabulary logits)"),
+                EncoderHead::MaskedLm,
+            ),
+            EncoderHead::MaskedLm => (
+                crate::msg!("a masked-LM head (vocabulary logits)"),
+                crate::msg!("with a classification head"),
+                EncoderHead::Classification,
+            ),
+        };
+        out.push(("encoder_head", assumed, alternative, Workload { encoder_head: other, ..s.clone() }));
+    }
+    if training && arch.vocab > 0 && arch.kind != super::arch::ModelKind::Encoder {
         let (assumed, alternative) = if s.chunked_loss {
             (crate::msg!("a chunked loss (no full fp32 logits)"), crate::msg!("with a plain loss (full fp32 logits)"))
         } else {

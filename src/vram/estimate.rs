@@ -203,6 +203,11 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 Optimizer::Adafactor => 4.0,
             };
             out.gradients = trainable * grad_bytes / state_split;
+            if s.sharding == Sharding::Fsdp && n > 1.0 {
+                // In backward each gathered layer's gradients exist unsharded until they are
+                // reduce-scattered (two layers with prefetch), like its gathered weights.
+                out.gradients += 2.0 * trainable * grad_bytes / l.max(1.0);
+            }
             out.optimizer = trainable * states_per_param / state_split;
             if s.mode != Mode::Full {
                 out.weights += trainable * 4.0 / state_split;
@@ -252,8 +257,20 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 }
             };
             // Logits and the loss: bf16 logits, their fp32 copy and its gradient; chunked losses
-            // upcast one eighth at a time. Encoders are fine-tuned with a classification head.
-            let logits = if encoder {
+            // upcast one eighth at a time. An encoder's classification head has a few outputs;
+            // its masked-LM head has vocabulary logits for every token (kept, as the model returns
+            // them, in the compute precision) and the loss's log-softmax (fp32 under autocast,
+            // 16-bit in a pure 16-bit run), after a transform layer (dense, GELU, LayerNorm:
+            // three hidden-sized tensors kept).
+            let mlm = encoder && s.encoder_head == super::workload::EncoderHead::MaskedLm;
+            let logits = if mlm {
+                let (logit_bytes, loss_bytes, hidden_bytes) = match s.precision {
+                    Precision::Fp32 => (4.0, 4.0, 4.0),
+                    Precision::Mixed => (2.0, 4.0, 2.0),
+                    Precision::Bf16True => (2.0, 2.0, 2.0),
+                };
+                b * t * (v * (logit_bytes + loss_bytes) + 3.0 * h * hidden_bytes) / tp
+            } else if encoder {
                 0.0
             } else if s.chunked_loss {
                 b * t * v * (2.0 + 4.0 / 8.0) / tp
@@ -276,10 +293,11 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 }
             }
             if encoder {
-                out.notes.push(if s.flash_attention {
-                    crate::msg!("Encoder fine-tuning with a classification head and fused attention")
-                } else {
-                    crate::msg!("Encoder fine-tuning with a classification head; eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul")
+                out.notes.push(match (mlm, s.flash_attention) {
+                    (false, true) => crate::msg!("Encoder fine-tuning with a classification head and fused attention"),
+                    (false, false) => crate::msg!("Encoder fine-tuning with a classification head; eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul"),
+                    (true, true) => crate::msg!("Encoder training with a masked-LM head (vocabulary logits for every token) and fused attention"),
+                    (true, false) => crate::msg!("Encoder training with a masked-LM head (vocabulary logits for every token); eager attention keeps the attention probabilities, their dropout masks and a copy for the next matmul"),
                 });
             }
             out.cuda_context = CUDA_CONTEXT;

@@ -54,5 +54,6 @@ pub use image_settings::{Family, ImageSettings, Offload, VaeDecode};
 pub use quant::Quant;
 pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
 pub use workload::{
-    Attention, Checkpointing, Framework, HfGenerate, MAX_BATCH, Mode, Optimizer, Precision, Sharding, Trainer, Workload,
+    Attention, Checkpointing, EncoderHead, Framework, HfGenerate, MAX_BATCH, Mode, Optimizer, Precision, Sharding,
+    Trainer, Workload,
 };

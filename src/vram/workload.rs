@@ -31,6 +31,19 @@ pub enum Mode {
     Qlora,
 }
 
+/// The head an encoder (BERT-style) is trained with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum EncoderHead {
+    /// Sequence or token classification: a few outputs per sequence or token.
+    #[default]
+    #[value(help = "Sequence or token classification")]
+    Classification,
+    /// Masked-LM (pre-training or domain adaptation): vocabulary-sized logits for every token.
+    #[value(help = "Masked-LM: vocabulary logits for every token")]
+    MaskedLm,
+}
+
 /// The inference engine (how memory is allocated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "snake_case")]
@@ -349,6 +362,9 @@ pub struct Workload {
     /// `quantization_config` in its config.json), so no 16-bit weights pass through the GPU at load.
     #[serde(default)]
     pub prequantized: bool,
+    /// The head an encoder is trained with.
+    #[serde(default)]
+    pub encoder_head: EncoderHead,
     /// Image-generation settings (diffusion models only).
     #[serde(default)]
     pub image: super::image_settings::ImageSettings,
@@ -384,6 +400,7 @@ impl Default for Workload {
             hf_generate: HfGenerate::Current,
             new_tokens: 0,
             prequantized: false,
+            encoder_head: EncoderHead::Classification,
             image: super::image_settings::ImageSettings::default(),
         }
     }

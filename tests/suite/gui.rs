@@ -1097,6 +1097,40 @@ fn eight_starved_gpus_keep_the_charts_above_the_fold_at_1280_by_800() {
     assert!(charts_top < 760.0, "the first chart starts at y={charts_top}, below the fold");
 }
 
+/// Issue 37: a checkpoint saved quantised brings its format and says it is loaded as stored; a
+/// plain model afterwards is 16-bit again; an encoder in training offers its head as an
+/// assumption that moves the figure.
+#[test]
+fn vram_tab_takes_a_saved_quantised_checkpoint_as_stored_and_names_an_encoders_head() {
+    use gpu_doctor::vram::{EncoderHead, Quant, presets};
+    let mut h = vram_app(1);
+    let list = presets::built_in();
+    let bnb = presets::find(&list, "Llama-3.1-70B-bnb-4bit").cloned().unwrap();
+    h.state_mut().vram.set_arch(bnb);
+    h.run();
+    assert_eq!(h.state().vram.settings.quant, Quant::Nf4Dq);
+    assert!(h.state().vram.settings.prequantized);
+    h.get_by_label_contains("The checkpoint is saved quantised");
+    let plain = presets::find(&list, "Llama-3.1-70B").cloned().unwrap();
+    h.state_mut().vram.set_arch(plain);
+    h.run();
+    assert_eq!(h.state().vram.settings.quant, Quant::Bf16);
+    assert!(!h.state().vram.settings.prequantized);
+    // BERT in training: the classification head is the assumption, a masked-LM head the toggle.
+    let bert = presets::find(&list, "BERT-base").cloned().unwrap();
+    h.state_mut().vram.set_arch(bert);
+    h.state_mut().vram.settings.seq = 512;
+    h.state_mut().vram.settings.batch = 16;
+    h.run();
+    h.get_by_label("Full fine-tune").click();
+    h.run();
+    h.get_by_label("a classification head");
+    h.get_by_label_contains("with a masked-LM head (vocabulary logits): ").click();
+    h.run();
+    assert_eq!(h.state().vram.settings.encoder_head, EncoderHead::MaskedLm);
+    h.get_by_label_contains("Encoder training with a masked-LM head");
+}
+
 #[test]
 fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
     use gpu_doctor::vram::{VaeDecode, presets};

@@ -6,14 +6,17 @@
 
 use gpu_doctor::vram::presets;
 use gpu_doctor::vram::{
-    Breakdown, Checkpointing, Framework, GIB, HfGenerate, ImageSettings, Mode, Offload, Optimizer, Precision, Quant,
-    Sharding, Trainer, VaeDecode, Workload, estimate,
+    Breakdown, Checkpointing, EncoderHead, Framework, GIB, HfGenerate, ImageSettings, Mode, Offload, Optimizer,
+    Precision, Quant, Sharding, Trainer, VaeDecode, Workload, estimate,
 };
 
 #[derive(Clone, Copy, Debug)]
 enum Metric {
     /// torch.cuda.max_memory_allocated (or torchtune/litgpt peak allocated).
     Allocated,
+    /// torch.cuda.max_memory_allocated of a forward and backward without an optimizer step
+    /// (a benchmark's training pass): no optimizer states.
+    AllocatedNoStep,
     /// torch.cuda.max_memory_reserved.
     Reserved,
     /// nvidia-smi used (everything incl. the CUDA context).
@@ -75,6 +78,16 @@ fn gptq_fms(batch: u32) -> Workload {
 /// unless stated, a classification head.
 fn bert(batch: u32, seq: u32, precision: Precision, checkpointing: Checkpointing) -> Workload {
     Workload { precision, checkpointing, flash_attention: false, ..train(Mode::Full, batch, seq) }
+}
+
+/// The transformers BERT docs' benchmark: fp16 weights, a language-model head, no checkpointing,
+/// eager or fused (SDPA) attention.
+fn bert_lm(batch: u32, seq: u32, fused: bool) -> Workload {
+    Workload {
+        encoder_head: EncoderHead::MaskedLm,
+        flash_attention: fused,
+        ..bert(batch, seq, Precision::Bf16True, Checkpointing::None)
+    }
 }
 
 /// The CUDA context plus PyTorch's kernels on CUDA 11.2 without lazy loading, as the same
@@ -450,6 +463,23 @@ fn rows() -> Vec<Row> {
         r("D1b", "Mistral-7B-v0.1", Metric::Allocated, 72_434_837_504.0, fms(Mode::Full, 8)),
         r("D2", "Mistral-7B-v0.1", Metric::Allocated, 26_704_571_904.0, fms(Mode::Lora, 4)),
         r("D2b", "Mistral-7B-v0.1", Metric::Allocated, 38_742_912_512.0, fms(Mode::Lora, 8)),
+        // BERT-base with a language-model head (vocabulary logits for every token), weights in
+        // fp16, forward + logits.sum().backward() without an optimizer, eager vs SDPA attention,
+        // batch 4-16 × 256-512 tokens, A100-80GB, PyTorch 2.2 (transformers BERT docs table from
+        // PR #28802, "peak mem (MB)" = max_memory_allocated × 1e-6): how eager attention's kept
+        // probabilities grow with batch × heads × seq².
+        r("E20", "BERT-base", Metric::AllocatedNoStep, 939.213 * MB, bert_lm(4, 256, false)),
+        r("E21", "BERT-base", Metric::AllocatedNoStep, 1970.447 * MB, bert_lm(4, 512, false)),
+        r("E22", "BERT-base", Metric::AllocatedNoStep, 1594.295 * MB, bert_lm(8, 256, false)),
+        r("E23", "BERT-base", Metric::AllocatedNoStep, 3629.401 * MB, bert_lm(8, 512, false)),
+        r("E24", "BERT-base", Metric::AllocatedNoStep, 2874.426 * MB, bert_lm(16, 256, false)),
+        r("E25", "BERT-base", Metric::AllocatedNoStep, 6964.659 * MB, bert_lm(16, 512, false)),
+        r("E26", "BERT-base", Metric::AllocatedNoStep, 764.834 * MB, bert_lm(4, 256, true)),
+        r("E27", "BERT-base", Metric::AllocatedNoStep, 1227.162 * MB, bert_lm(4, 512, true)),
+        r("E28", "BERT-base", Metric::AllocatedNoStep, 1226.114 * MB, bert_lm(8, 256, true)),
+        r("E29", "BERT-base", Metric::AllocatedNoStep, 2134.262 * MB, bert_lm(8, 512, true)),
+        r("E30", "BERT-base", Metric::AllocatedNoStep, 2134.262 * MB, bert_lm(16, 256, true)),
+        r("E31", "BERT-base", Metric::AllocatedNoStep, 3961.013 * MB, bert_lm(16, 512, true)),
         // 4b. Inference.
         r("I4", "Llama-2-13B", Metric::Smi, 27999.54 * MB, before_4_42(infer(Framework::Hf, Quant::Bf16, 1, 512), 1)),
         r(
@@ -870,6 +900,7 @@ fn source(id: &str) -> &'static str {
         ("T", _) => "../shared/knowledge/vram.md §4a",
         ("Q", 5..=8) => "fms-acceleration scripts/benchmarks/refs/a100_80gb.csv (commit 04702cc)",
         ("Q", _) | ("D", _) => "fms-acceleration scripts/benchmarks/refs/a100_80gb.csv (commit 24bdadb)",
+        ("E", 20..=31) => "transformers PR #28802, BERT docs SDPA table (A100-80GB, fp16, PyTorch 2.2)",
         ("E", 1..=6) => "transformers docs perf_train_gpu_one (commit 0016acf), V100 16 GB",
         ("E", _) => "transformers 4.3 docs/source/performance.md (issue #9742)",
         _ if id.starts_with("IS") => match n {
@@ -919,6 +950,7 @@ fn source(id: &str) -> &'static str {
 fn pick(b: &Breakdown, m: Metric) -> f64 {
     match m {
         Metric::Allocated => b.allocated(),
+        Metric::AllocatedNoStep => b.allocated() - b.optimizer,
         Metric::Reserved => b.reserved(),
         Metric::Smi => b.total + b.reserved_cache,
         Metric::SmiWithContext(ctx) => b.total + b.reserved_cache - b.cuda_context + ctx,
