@@ -22,7 +22,7 @@ pub const MATTERS: f64 = 0.05;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Assumption {
     /// Stable id (`checkpointing`, `attention`, `hf_logits`, `optimizer_states`,
-    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`, `chunked_loss`).
+    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`, `image_encoders`, `chunked_loss`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: Message,
@@ -142,6 +142,21 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         };
         let w = Workload { kbit_upcast: !s.kbit_upcast, ..s.clone() };
         out.push(("kbit_upcast", assumed, alternative, w));
+    }
+    // Training an image model: its text encoders and VAE on the GPU, or their outputs computed
+    // beforehand.
+    if training && super::image_settings::Family::of(arch).is_some() {
+        let (assumed, alternative) = if s.image.text_encoders {
+            (crate::msg!("text encoders and VAE on the GPU"), crate::msg!("with prompt embeddings and latents cached"))
+        } else {
+            (
+                crate::msg!("prompt embeddings and latents cached"),
+                crate::msg!("with the text encoders and VAE on the GPU"),
+            )
+        };
+        let mut w = s.clone();
+        w.image.text_encoders = !s.image.text_encoders;
+        out.push(("image_encoders", assumed, alternative, w));
     }
     // Whether the checkpoint is saved quantised or quantised from 16 bits at load (QLoRA and
     // bitsandbytes inference): what the load leaves in the allocator's cache.

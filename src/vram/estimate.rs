@@ -14,7 +14,7 @@ use super::workload::{Checkpointing, Framework, HfGenerate, Mode, Optimizer, Pre
 /// running-llamas report: NVML used minus torch's max reserved, the same at batch 1, 2 and 4).
 /// The bare context with lazy module loading is smaller (PyTorch PR #86509: 287 MB), but the
 /// kernels and library handles a model run loads come on top.
-const CUDA_CONTEXT: f64 = 1.5 * GIB;
+pub(super) const CUDA_CONTEXT: f64 = 1.5 * GIB;
 /// The CUDA context's range: from a bare context with lazy module loading (0.3 GiB) to the
 /// 2 GiB a CUDA 11.7 stack without it can take (optimum-benchmark's A100 run on torch 2.0.1:
 /// NVML used about 2 GB above the allocated peak).
@@ -27,13 +27,11 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     arch.validate()?;
     s.validate()?;
     if let Some(family) = super::image_settings::Family::of(arch) {
-        if s.mode != Mode::Inference {
-            return Err(InputError {
-                field: "mode",
-                problem: crate::msg!("training an image model is not modelled; choose inference"),
-            });
-        }
-        let mut out = super::image::estimate(family, s);
+        let mut out = if s.mode == Mode::Inference {
+            super::image::estimate(family, s)
+        } else {
+            super::image::estimate_training(family, s)?
+        };
         range(&mut out, s);
         return Ok(out);
     }

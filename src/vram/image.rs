@@ -234,3 +234,95 @@ fn encoder_params(f: Family) -> f64 {
         Family::Flux { .. } => CLIP_L + T5_XXL,
     }
 }
+
+/// FLUX.1's transformer: 19 double-stream and 38 single-stream blocks of hidden size 3072.
+const FLUX_BLOCKS: f64 = 57.0;
+const FLUX_HIDDEN: f64 = 3072.0;
+/// diffusers' LoRA targets for FLUX (`to_q`, `to_k`, `to_v`, `to_out.0`): four 3072 × 3072
+/// projections in each double block, three in each single block.
+const FLUX_LORA_MATRICES: f64 = 19.0 * 4.0 + 38.0 * 3.0;
+/// Elements a FLUX block keeps per token for backward without checkpointing (its q, k, v and
+/// attention output, the MLP's input, hidden and activation, norms and modulations: about 15
+/// hidden-sized tensors).
+const FLUX_BLOCK_KEPT: f64 = 15.0 * FLUX_HIDDEN;
+
+/// LoRA or QLoRA training of FLUX.1's transformer, the way diffusers' and SimpleTuner's scripts
+/// run it: the base frozen (16-bit for LoRA, NF4 for QLoRA), LoRA on the attention projections,
+/// fp32 adapters with their optimizer states, gradient checkpointing per block when on; the
+/// text encoders and the VAE on the GPU unless their outputs were computed beforehand
+/// (`text_encoders: false`: cached prompt embeddings and latents). Sources:
+/// docs/research/vram-37-training-image.md §3b.
+pub fn estimate_training(f: Family, s: &Workload) -> Result<Breakdown, crate::vram::InputError> {
+    use super::workload::{Checkpointing, Mode, Optimizer};
+    let not_modelled = |problem| Err(crate::vram::InputError { field: "mode", problem });
+    if !matches!(f, Family::Flux { .. }) {
+        return not_modelled(crate::msg!(
+            "training is modelled for FLUX.1 (LoRA, QLoRA); for SD 1.5 and SDXL choose inference"
+        ));
+    }
+    if s.mode == Mode::Full {
+        return not_modelled(crate::msg!("a full fine-tune of FLUX.1 is not modelled; choose LoRA or QLoRA"));
+    }
+    let img = &s.image;
+    let (w, h) = img.size(f);
+    let batch = f64::from(s.batch.max(1));
+    // Image tokens (16 × 16 pixels each after the VAE and 2 × 2 packing) and 512 text tokens.
+    let tokens = (f64::from(w) / 16.0).floor() * (f64::from(h) / 16.0).floor() + 512.0;
+    let base = if s.mode == Mode::Qlora { s.weight_quant() } else { Quant::Bf16 };
+    let w_den = bytes(f.denoiser(), base, 0.0);
+    // bitsandbytes dequantises each 4-bit matrix for its matmul, forward and backward: the
+    // largest (the single blocks' 3072 × 15360 projection) twice at once.
+    let dequant = if s.mode == Mode::Qlora { 2.0 * FLUX_HIDDEN * 5.0 * FLUX_HIDDEN * 2.0 } else { 0.0 };
+    // Adapters: fp32 weights and gradients, and their optimizer states.
+    let trainable = f64::from(s.lora_rank) * 2.0 * FLUX_HIDDEN * FLUX_LORA_MATRICES;
+    let states = match s.optimizer {
+        Optimizer::AdamW => 8.0,
+        Optimizer::AdamW8bit => 2.0,
+        Optimizer::Sgd | Optimizer::Adafactor => 4.0,
+    };
+    // Activations: under checkpointing every block's input (bf16) plus one block recomputed
+    // with its gradients; without it what every block keeps.
+    let act = match s.checkpointing {
+        Checkpointing::None => batch * tokens * FLUX_BLOCKS * FLUX_BLOCK_KEPT * 2.0,
+        _ => batch * tokens * (FLUX_BLOCKS * FLUX_HIDDEN * 2.0 + 2.0 * FLUX_BLOCK_KEPT * 2.0),
+    };
+    let encoders = if img.text_encoders {
+        bytes(CLIP_L, Quant::Bf16, 0.0) + bytes(T5_XXL, Quant::Bf16, 0.0) + FLUX_VAE * 2.0
+    } else {
+        0.0
+    };
+    let mut out = Breakdown {
+        weights: w_den + encoders + trainable * 4.0,
+        activations: act + dequant,
+        gradients: trainable * 4.0,
+        optimizer: trainable * states,
+        cuda_context: super::estimate::CUDA_CONTEXT,
+        framework: 64.0 * 1_048_576.0,
+        params_b: (f.denoiser() + if img.text_encoders { CLIP_L + T5_XXL + FLUX_VAE } else { 0.0 }) / 1e9,
+        trainable_b: trainable / 1e9,
+        ..Breakdown::default()
+    };
+    out.allocator_slack = 0.05 * (out.activations + out.weights);
+    if s.mode == Mode::Qlora && !s.prequantized {
+        // diffusers quantises the transformer one weight at a time as it loads it.
+        out.allocator_slack += FLUX_HIDDEN * 5.0 * FLUX_HIDDEN * 2.0;
+    }
+    let gib = |x: f64| format!("{:.1}", x / GIB);
+    out.notes.push(crate::msg!(
+        "FLUX.1 {method} at {w}×{h}, {images} per batch: transformer {den} GiB, adapters {adapters} M parameters, activations {act} GiB",
+        method = s.mode_label(),
+        w = w,
+        h = h,
+        images = batch,
+        den = gib(w_den),
+        adapters = format!("{:.1}", trainable / 1e6),
+        act = gib(out.activations)
+    ));
+    out.notes.push(if img.text_encoders {
+        crate::msg!("The text encoders and the VAE stay on the GPU ({gib} GiB); caching prompt embeddings and latents beforehand frees them", gib = gib(encoders))
+    } else {
+        crate::msg!("Prompt embeddings and latents computed beforehand: no text encoder or VAE on the GPU")
+    });
+    out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
+    Ok(out)
+}

@@ -469,6 +469,16 @@ impl Workload {
     fn summary_with(&self, family: Option<super::image_settings::Family>) -> Message {
         if let Some(f) = family {
             let (w, h) = self.image.size(f);
+            if self.mode != Mode::Inference {
+                return crate::msg!(
+                    "{mode}, {batch} × {w}×{h} px, {weights}",
+                    mode = self.mode_label(),
+                    batch = self.batch,
+                    w = w,
+                    h = h,
+                    weights = self.weights_label()
+                );
+            }
             return crate::msg!(
                 "image generation, {batch} × {w}×{h} px, weights {weights}",
                 batch = self.batch,

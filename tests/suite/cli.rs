@@ -351,6 +351,36 @@ fn vram_reads_how_a_checkpoint_is_saved_from_its_config() {
     assert_eq!(q["settings"]["prequantized"], true);
 }
 
+/// Issue 37, item 5: FLUX.1 LoRA and QLoRA training; SD 1.5 and SDXL training say what is
+/// modelled instead.
+#[test]
+fn vram_estimates_flux_lora_training_and_names_what_is_not_modelled() {
+    let run = |args: &[&str]| cli().args(["vram", "--vram-gib", "24"]).args(args).output().unwrap();
+    let flux = [
+        "--preset",
+        "FLUX.1-dev",
+        "--width",
+        "512",
+        "--height",
+        "768",
+        "--checkpointing",
+        "full",
+        "--no-text-encoders",
+        "--lora-rank",
+        "4",
+    ];
+    let q = run(&[&flux[..], &["--mode", "qlora"]].concat());
+    assert_eq!(q.status.code(), Some(0), "{}", text(&q.stderr));
+    let out = text(&q.stdout);
+    assert!(out.contains("QLoRA, 1 × 512×768 px, weights NF4 (QLoRA base)"), "{out}");
+    assert!(out.contains("hypothetical 24 GiB GPU: FITS"), "{out}");
+    let l = run(&[&flux[..], &["--mode", "lora"]].concat());
+    assert!(text(&l.stdout).contains("DOES NOT FIT"), "{}", text(&l.stdout));
+    let sdxl = run(&["--preset", "SDXL-base-1.0", "--mode", "lora"]);
+    assert_eq!(sdxl.status.code(), Some(2));
+    assert!(text(&sdxl.stderr).contains("training is modelled for FLUX.1"), "{}", text(&sdxl.stderr));
+}
+
 #[test]
 fn vram_presets_are_found_by_near_names() {
     for name in ["llama3 8b", "llama-3.1-8b", "Llama 3.1 8B"] {

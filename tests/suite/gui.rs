@@ -1131,6 +1131,36 @@ fn vram_tab_takes_a_saved_quantised_checkpoint_as_stored_and_names_an_encoders_h
     h.get_by_label_contains("Encoder training with a masked-LM head");
 }
 
+/// Issue 37, item 5: FLUX.1 can be trained in the tab: LoRA starts from diffusers' recipe
+/// (checkpointing, 8-bit AdamW, rank 4, prompts and latents cached) and caching is an assumption
+/// with its figure.
+#[test]
+fn vram_tab_trains_a_flux_lora_from_diffusers_recipe() {
+    use gpu_doctor::vram::{Checkpointing, Mode, presets};
+    let mut h = vram_app(1);
+    let flux = presets::find(&presets::built_in(), "FLUX.1-dev").cloned().unwrap();
+    h.state_mut().vram.set_arch(flux);
+    h.run();
+    h.get_by_label("QLoRA").click();
+    h.run();
+    let s = &h.state().vram.settings;
+    assert_eq!(
+        (s.mode, s.checkpointing, s.lora_rank, s.image.text_encoders),
+        (Mode::Qlora, Checkpointing::Full, 4, false)
+    );
+    h.get_by_label_contains("FLUX.1 QLoRA at 1024×1024");
+    h.get_by_label("prompt embeddings and latents cached");
+    h.get_by_label_contains("with the text encoders and VAE on the GPU: ").click();
+    h.run();
+    assert!(h.state().vram.settings.image.text_encoders);
+    h.get_by_label_contains("The text encoders and the VAE stay on the GPU");
+    // Back to generating images: the inference inputs return.
+    h.get_by_label("Generate images").click();
+    h.run();
+    assert_eq!(h.state().vram.settings.mode, Mode::Inference);
+    h.get_by_label("VAE decode");
+}
+
 #[test]
 fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
     use gpu_doctor::vram::{VaeDecode, presets};

@@ -120,16 +120,31 @@ fn infer(framework: Framework, quant: Quant, batch: u32, seq: u32) -> Workload {
     Workload { mode: Mode::Inference, framework, quant, batch, seq, hf_generate, ..Workload::default() }
 }
 
-/// A Hugging Face `generate` row measured on transformers before 4.42 (the 2023-24 optimum
-/// benchmarks): two copies of the KV cache at the end of decoding; `new_tokens` of the context
+/// A Hugging Face `generate` row measured on transformers before 4.36 (the 2023 optimum
+/// benchmarks): eager attention, two copies of the KV cache at the end of decoding; `new_tokens` of the context
 /// were generated after the prompt.
 fn before_4_42(w: Workload, new_tokens: u32) -> Workload {
-    Workload { hf_generate: HfGenerate::CopiedCache, new_tokens, ..w }
+    // These ran before transformers 4.36, whose Llama had no SDPA path: eager attention.
+    Workload { hf_generate: HfGenerate::CopiedCache, new_tokens, flash_attention: false, ..w }
 }
 
 /// optimum-benchmark's running-llamas run at 01ccad5: 512 prompt tokens and 100 new ones.
 fn optimum_01cc(quant: Quant, batch: u32) -> Workload {
     before_4_42(infer(Framework::Hf, quant, batch, 612), 100)
+}
+
+/// FLUX.1-dev LoRA training as the Hugging Face flux-qlora post ran it: batch 1 at 512 × 768,
+/// rank 4 on the attention projections, gradient checkpointing, 8-bit AdamW; prompt embeddings
+/// and latents cached unless `encoders`.
+fn flux_train(mode: Mode, w: u32, h: u32, encoders: bool) -> Workload {
+    Workload {
+        mode,
+        lora_rank: 4,
+        optimizer: Optimizer::AdamW8bit,
+        checkpointing: Checkpointing::Full,
+        image: ImageSettings { width: w, height: h, text_encoders: encoders, ..ImageSettings::default() },
+        ..Workload::default()
+    }
 }
 
 fn rows() -> Vec<Row> {
@@ -869,6 +884,15 @@ fn rows() -> Vec<Row> {
         r("IQ12", "FLUX.1-dev", Metric::Reserved, 28.451 * GIB, img(Quant::Fp8, 1, 1024, true, |_| {})),
         r("IQ16", "FLUX.1-dev", Metric::Allocated, 36.425 * GIB, img(Quant::Fp8, 8, 1024, true, |_| {})),
         r("IQ17", "FLUX.1-dev", Metric::Allocated, 50.458 * GIB, img(Quant::Fp8, 16, 1024, true, |_| {})),
+        // FLUX.1-dev LoRA and QLoRA training (Hugging Face blog flux-qlora, RTX 4090 and H100;
+        // "GB" as published, the metric unstated: compared as PyTorch's reserved peak, the middle
+        // reading (as allocated the estimate is 4-11 % under, as nvidia-smi 1-13 % over);
+        // docs/research/vram-37-training-image.md §3b).
+        r("IT1", "FLUX.1-dev", Metric::Reserved, 9.0 * GB, flux_train(Mode::Qlora, 512, 768, false)),
+        r("IT2", "FLUX.1-dev", Metric::Reserved, 26.0 * GB, flux_train(Mode::Lora, 512, 768, false)),
+        // The FP8 run (torchao's float8 training keeps bf16 weights) with the text encoders and
+        // the VAE on the GPU.
+        r("IT3", "FLUX.1-dev", Metric::Reserved, 36.57 * GB, flux_train(Mode::Lora, 768, 512, true)),
         r("IQ21", "FLUX.1-schnell", Metric::Allocated, 22.879 * GIB, img(Quant::Fp8, 1, 1024, true, |_| {})),
         r(
             "IQ22",
@@ -920,6 +944,7 @@ fn source(id: &str) -> &'static str {
             7 => "siliconflow/onediff examples/flux/README.md",
             _ => "gist sayakpaul/9287f475d4d309a66878af6cdbd4911b",
         },
+        _ if id.starts_with("IT") => "Hugging Face blog flux-qlora",
         _ if id.starts_with("IQ") => match n {
             1..=12 => "Hugging Face blog diffusers-quantization",
             16 | 17 => "sayakpaul/diffusers-torchao README.md",
