@@ -347,6 +347,37 @@ impl VramState {
                 let l = ui.label(crate::tr!("KV cache bytes per element"));
                 ui.add(egui::DragValue::new(&mut s.kv_bytes).range(0.5..=4.0).speed(0.5)).labelled_by(l.id);
             });
+            if s.mode == Mode::Inference && s.framework == Framework::Hf {
+                ui.horizontal(|ui| {
+                    ui.label(crate::tr!("transformers version"));
+                    ui.selectable_value(&mut s.hf_generate, vram::HfGenerate::Current, "4.45+");
+                    ui.selectable_value(&mut s.hf_generate, vram::HfGenerate::FullLogits, "4.42–4.44");
+                    ui.selectable_value(&mut s.hf_generate, vram::HfGenerate::CopiedCache, crate::tr!("before 4.42"));
+                });
+                ui.horizontal(|ui| {
+                    let l = ui.label(crate::tr!("Of the context, tokens generated (0: not known)"));
+                    let most = s.seq.saturating_sub(1);
+                    s.new_tokens = s.new_tokens.min(most);
+                    ui.add(egui::DragValue::new(&mut s.new_tokens).range(0..=most).speed(16.0)).labelled_by(l.id);
+                });
+            }
+            if matches!(s.weight_quant(), Quant::Nf4 | Quant::Nf4Dq | Quant::Int8 | Quant::Gptq4) {
+                ui.checkbox(
+                    &mut s.prequantized,
+                    crate::tr!("Checkpoint saved quantised (bnb-4bit, GPTQ, AWQ): nothing quantised at load"),
+                );
+            }
+            if s.mode != Mode::Inference && self.arch.kind == vram::ModelKind::Encoder {
+                ui.horizontal(|ui| {
+                    ui.label(crate::tr!("Head"));
+                    ui.selectable_value(
+                        &mut s.encoder_head,
+                        vram::EncoderHead::Classification,
+                        crate::tr!("classification"),
+                    );
+                    ui.selectable_value(&mut s.encoder_head, vram::EncoderHead::MaskedLm, crate::tr!("masked LM"));
+                });
+            }
             if s.framework == Framework::Vllm {
                 ui.horizontal(|ui| {
                     let l = ui.label("gpu_memory_utilization");

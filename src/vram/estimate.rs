@@ -3,22 +3,11 @@
 //! framework buffers, allocator slack), with engine models for Hugging Face `generate`, vLLM and llama.cpp.
 
 use super::arch::{Arch, ModelKind};
-use super::breakdown::{Breakdown, GIB};
+use super::breakdown::{Breakdown, CUDA_CONTEXT, CUDA_CONTEXT_RANGE, GIB};
 use super::error::InputError;
 use super::quant::Quant;
 use super::workload::{Checkpointing, Framework, HfGenerate, Mode, Optimizer, Precision, Sharding, Workload};
 
-/// The CUDA context and the runtime's memory outside PyTorch's allocator, as nvidia-smi counts
-/// it for a PyTorch process: 1343 MiB on a V100 with CUDA 11.2 (Hugging Face's
-/// perf_train_gpu_one), 1474 MB on an A100 with torch 2.1.1+cu118 (optimum-benchmark's
-/// running-llamas report: NVML used minus torch's max reserved, the same at batch 1, 2 and 4).
-/// The bare context with lazy module loading is smaller (PyTorch PR #86509: 287 MB), but the
-/// kernels and library handles a model run loads come on top.
-pub(super) const CUDA_CONTEXT: f64 = 1.5 * GIB;
-/// The CUDA context's range: from a bare context with lazy module loading (0.3 GiB) to the
-/// 2 GiB a CUDA 11.7 stack without it can take (optimum-benchmark's A100 run on torch 2.0.1:
-/// NVML used about 2 GB above the allocated peak).
-const CUDA_CONTEXT_RANGE: (f64, f64) = (0.3 * GIB, 2.0 * GIB);
 /// cuBLAS(Lt) workspaces and small library buffers.
 const LIBRARY_BUFFERS: f64 = 64.0 * 1_048_576.0;
 

@@ -296,7 +296,7 @@ pub fn estimate_training(f: Family, s: &Workload) -> Result<Breakdown, crate::vr
         activations: act + dequant,
         gradients: trainable * 4.0,
         optimizer: trainable * states,
-        cuda_context: super::estimate::CUDA_CONTEXT,
+        cuda_context: super::breakdown::CUDA_CONTEXT,
         framework: 64.0 * 1_048_576.0,
         params_b: (f.denoiser() + if img.text_encoders { CLIP_L + T5_XXL + FLUX_VAE } else { 0.0 }) / 1e9,
         trainable_b: trainable / 1e9,
