@@ -684,6 +684,9 @@ fn rows() -> Vec<Row> {
         r("I42b8", "Llama-2-7B", Metric::Smi, 12779.0 * MB, optimum_01cc(Quant::Nf4, 8)),
         r("I42b16", "Llama-2-7B", Metric::Smi, 18905.0 * MB, optimum_01cc(Quant::Nf4, 16)),
         r("I34", "Llama-2-7B", Metric::Smi, 14.3 * GB, infer(Framework::Hf, Quant::Bf16, 1, 512)),
+        // Llama-2-7b-chat loaded in NF4 by transformers (quantised at load), nothing generated yet:
+        // nvidia-smi 4985 MiB on an A10G (meta-llama/llama issue #838; vram-37-inference.md).
+        r("I43", "Llama-2-7B", Metric::Smi, 4985.0 * MIB, infer(Framework::Hf, Quant::Nf4, 1, 1)),
         u(
             "I36",
             "SDXL-base-1.0",
@@ -962,6 +965,7 @@ fn source(id: &str) -> &'static str {
         ("I", 32) => "fedora-copr/logdetective PR #106 (llama.cpp log)",
         ("I", 33) => "torchtune docs/source/tutorials/llama3.rst (commit 20747cd87)",
         ("I", 34) => "meta-llama/llama issue #480",
+        ("I", 43) => "meta-llama/llama issue #838",
         ("I", 35) => "diffusers/benchmarks dataset",
         ("I", 36) => "sayakpaul/sample-datasets sdxl_results",
         ("I", 41 | 42) => {
