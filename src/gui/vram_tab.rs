@@ -106,8 +106,17 @@ fn parts(b: &Breakdown) -> [f64; 8] {
 impl VramState {
     /// Makes `a` the model, with the attention implementation transformers picks for it.
     /// A checkpoint saved quantised brings its format, and leaving it brings 16 bits back.
+    /// Another kind of model (an LLM, SD 1.5, SDXL, FLUX) starts from its own native settings:
+    /// its image size and pipeline defaults, one sequence or image per batch.
     pub fn set_arch(&mut self, a: Arch) {
         self.settings.flash_attention = !a.eager_by_default();
+        if vram::Family::of(&a) != vram::Family::of(&self.arch) {
+            self.settings.image = vram::ImageSettings::default();
+            self.settings.batch = 1;
+            if vram::Family::of(&a).is_some() {
+                self.settings.mode = Mode::Inference;
+            }
+        }
         if let Some(q) = a.quantization {
             self.settings.quant = q;
             self.settings.prequantized = true;

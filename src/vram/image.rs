@@ -223,6 +223,12 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
     if quantized_on_load {
         out.notes.push(crate::msg!("Quantising while loading leaves about 2.8 GiB in PyTorch's cache"));
     }
+    if img.vae == VaeDecode::Tiled && w <= tile && h <= tile {
+        out.notes.push(crate::msg!(
+            "VAE tiling starts above {size}×{size} px: at this size the image is decoded whole, so tiling changes nothing",
+            size = native
+        ));
+    }
     out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
     out
 }

@@ -184,7 +184,9 @@ fn keep_savings(arch: &Arch, base_need: f64, tries: Vec<(Message, Workload)>) ->
         .filter_map(|(change, t)| {
             let b = estimate(arch, &t).ok()?;
             let saving = base_need - need(&b, &t);
-            (saving > 0.01 * GIB).then_some(Suggestion { change, saving, frees_others: false })
+            // A change that saves less than 0.05 GiB (it would read "saves 0.0 GiB") or 1 % of
+            // the figure is not worth making.
+            (saving >= (0.05 * GIB).max(0.01 * base_need)).then_some(Suggestion { change, saving, frees_others: false })
         })
         .collect()
 }
@@ -242,14 +244,25 @@ pub struct Limits {
     pub batch: u32,
     /// An image model: only the batch is solved (images per batch).
     pub image: bool,
+    /// The workload itself fits, only not within the headroom (the verdict is tight).
+    pub tight: bool,
 }
 
 impl Limits {
     /// "Within the headroom: largest batch 12 · longest context at batch 1: 65536 tokens", or,
     /// solved against the total, "With the card free, within the headroom: …".
     pub fn sentence(&self) -> Message {
-        let largest = self.max_batch.map_or_else(|| crate::msg!("none (not even 1)"), |b| Message::data(b.to_string()));
-        let longest = self.max_seq.map_or_else(|| crate::msg!("none"), |s| crate::msg!("{n} tokens", n = s));
+        // A tight fit runs, only without the headroom: "none" alone would read as "does not fit".
+        let (no_batch, no_seq) = if self.tight {
+            (
+                crate::msg!("none (this batch fits only without the headroom)"),
+                crate::msg!("none (this context fits only without the headroom)"),
+            )
+        } else {
+            (crate::msg!("none (not even 1)"), crate::msg!("none"))
+        };
+        let largest = self.max_batch.map_or(no_batch, |b| Message::data(b.to_string()));
+        let longest = self.max_seq.map_or(no_seq, |s| crate::msg!("{n} tokens", n = s));
         if self.image {
             return if self.with_card_free {
                 crate::msg!(
@@ -289,6 +302,7 @@ pub fn limits(arch: &Arch, s: &Workload, f: &Fit) -> Limits {
         max_seq: if image { None } else { max_seq(arch, s, cap) },
         batch: s.batch,
         image,
+        tight: f.verdict == FitVerdict::Tight,
     }
 }
 
@@ -322,7 +336,28 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
         };
         out.push(Suggestion { change, saving: known.unwrap_or(held), frees_others: true });
     }
-    out.extend(suggestions(arch, s));
+    let mut ways = suggestions(arch, s);
+    // When it does not fit, the changes that make it fit come first (within the headroom, then
+    // at all), each group in the method's order: a plain HF Trainer LoRA that is too big leads
+    // with checkpointing, not with a smaller batch that still does not fit.
+    let best = fits.iter().map(Fit::capacity).fold(0.0, f64::max);
+    if let (true, Ok(b)) = (best > 0.0, estimate(arch, s)) {
+        let base = need(&b, s);
+        if base > best {
+            let rank = |w: &Suggestion| {
+                let after = base - w.saving;
+                if after <= best {
+                    0
+                } else if after <= best / (1.0 - super::fit::HEADROOM) {
+                    1
+                } else {
+                    2
+                }
+            };
+            ways.sort_by_key(rank);
+        }
+    }
+    out.extend(ways);
     out
 }
 
@@ -370,6 +405,41 @@ mod tests {
         assert!(sug.iter().any(|x| x.change.en().starts_with("halve the batch")), "{sug:?}");
         assert!(sug.iter().any(|x| x.change.en().contains("bf16")), "{sug:?}");
         assert!(sug.iter().all(|x| x.saving > 0.0));
+    }
+
+    /// Issue 38, item 12: a plain HF Trainer LoRA of Llama 3 8B that does not fit a 24 GB card
+    /// leads with the change that makes it fit (checkpointing), not a smaller batch that still
+    /// does not; a change that saves nothing is not offered; a tight fit's limits say that this
+    /// batch runs, only without the headroom.
+    #[test]
+    fn advice_leads_with_what_makes_it_fit_and_offers_no_empty_savings() {
+        let list = presets::built_in();
+        let a = presets::find(&list, "Llama-3.1-8B").unwrap();
+        let lora = Workload { mode: Mode::Lora, batch: 1, seq: 2048, ..Workload::default() };
+        let s = crate::vram::Trainer::HfTrainer.apply(&lora);
+        assert_eq!(s.checkpointing, Checkpointing::None);
+        let card = Target { name: Message::data("24 GB"), total: 24e9, free: None, holders: Vec::new() };
+        let base = need(&estimate(a, &s).unwrap(), &s);
+        let f = crate::vram::fit(base, &card);
+        assert_eq!(f.verdict, FitVerdict::DoesNotFit, "{:.1} GiB", base / GIB);
+        let advice = advice(a, &s, std::slice::from_ref(&f));
+        let first = advice.first().expect("something to change");
+        assert!(
+            base - first.saving <= card.total,
+            "{} leaves {:.1} GiB",
+            first.change.en(),
+            (base - first.saving) / GIB
+        );
+        assert!(first.change.en().contains("checkpointing"), "{advice:?}");
+        // LoRA's 8-bit optimizer states save next to nothing: not offered.
+        assert!(advice.iter().all(|w| !w.change.en().contains("8-bit AdamW")), "{advice:?}");
+        assert!(advice.iter().all(|w| w.saving >= 0.05 * GIB));
+        // Tight: "none" says this batch still runs without the headroom.
+        let tight =
+            Limits { with_card_free: false, max_batch: None, max_seq: None, batch: 4, image: false, tight: true };
+        assert!(tight.sentence().en().contains("fits only without the headroom"), "{}", tight.sentence().en());
+        let none = Limits { tight: false, ..tight };
+        assert!(none.sentence().en().contains("none (not even 1)"));
     }
 
     /// An 8B model in bf16 (about 16 GiB at 1 × 2048) on a 24 GiB card of which others hold 23 GiB.

@@ -1161,6 +1161,32 @@ fn vram_tab_trains_a_flux_lora_from_diffusers_recipe() {
     h.get_by_label("VAE decode");
 }
 
+/// Issue 38, item 11: a preset of another kind starts from its native settings: SDXL after
+/// SD 1.5 at 512 × 512 and an LLM's batch of 8 answers for 1 image at 1024 × 1024; tiling at the
+/// VAE's own size says it changes nothing.
+#[test]
+fn vram_tab_presets_start_from_their_native_settings() {
+    use gpu_doctor::vram::{Family, VaeDecode, presets};
+    let mut h = vram_app(1);
+    let list = presets::built_in();
+    h.state_mut().vram.settings.batch = 8;
+    h.state_mut().vram.set_arch(presets::find(&list, "SD-1.5").cloned().unwrap());
+    h.run();
+    assert_eq!(h.state().vram.settings.batch, 1);
+    let sd15 = Family::of(&h.state().vram.arch).unwrap();
+    assert_eq!(h.state().vram.settings.image.size(sd15), (512, 512));
+    h.get_by_label("tiled").click();
+    h.run();
+    assert_eq!(h.state().vram.settings.image.vae, VaeDecode::Tiled);
+    h.get_by_label_contains("so tiling changes nothing");
+    h.state_mut().vram.set_arch(presets::find(&list, "SDXL-base-1.0").cloned().unwrap());
+    h.run();
+    let sdxl = Family::of(&h.state().vram.arch).unwrap();
+    assert_eq!(h.state().vram.settings.image.size(sdxl), (1024, 1024));
+    assert_eq!(h.state().vram.settings.image.vae, VaeDecode::Full);
+    h.get_by_label_contains("at 1024×1024, 1 per batch");
+}
+
 #[test]
 fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
     use gpu_doctor::vram::{VaeDecode, presets};
