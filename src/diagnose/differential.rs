@@ -487,6 +487,17 @@ pub const GPU_NOT_INITIALISED: Differential = Differential {
             confirm: "sudo dmesg | grep -i -e 'region assigned' -e 'BAR'",
         },
         CauseDef {
+            id: "gpu-vbios-unreadable",
+            name: crate::tr_key!(
+                "the driver could not read the GPU's video BIOS (on laptops and in virtual machines the system firmware has to provide it)"
+            ),
+            sources: &[
+                "https://github.com/Bumblebee-Project/Bumblebee/issues/111",
+                "https://github.com/Bumblebee-Project/Bumblebee/issues/204",
+            ],
+            confirm: "sudo dmesg | grep -i vbios",
+        },
+        CauseDef {
             id: "gpu-firmware-boot-failed",
             name: crate::tr_key!("the GPU's own firmware did not finish booting (GFW_BOOT)"),
             sources: &["https://github.com/NVIDIA/open-gpu-kernel-modules/issues/789"],

@@ -90,6 +90,7 @@ fn accepted(kind: &str) -> &'static [Option<&'static str>] {
         // A storm of Xids that are not fatal in themselves is a warning, not a failure.
         "xid-storm" => &[Some("RT-XID"), None],
         "gsp-init-failure" => &[Some("HW-03"), Some("DRV-HUNG")],
+        "gpu-vbios-unreadable" => &[Some("HW-03")],
         "dgpu-runtime-suspended" => &[None],
         other => panic!("unknown root-cause kind {other}"),
     }
@@ -148,6 +149,58 @@ fn every_stored_log_gives_the_root_cause_its_thread_concluded() {
         {
             assert!(loaded, "{name}: DRV-01 passed but the header says not loaded");
         }
+    }
+}
+
+/// Issue 38, item 7: a log taken while the driver could not start the only GPU (its VBIOS could
+/// not be copied; no nvidia-smi section) is no "No failure found": HW-03 fails from the kernel
+/// log and names the unreadable VBIOS, in today's format (the GPU's address in each line) and in
+/// the older one that names no GPU.
+#[test]
+fn a_gpu_whose_vbios_cannot_be_read_fails_without_an_nvml_view() {
+    let log = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/assembled-2026-laptop-vbios-copy-failed/nvidia-bug-report.log.gz");
+    let today = bugreport::read(&log).unwrap();
+    assert!(!today.contains("nvidia-smi --query"));
+    // Before about 2015 the lines named no GPU (Bumblebee issue 111).
+    let old = today
+        .replace("NVRM: GPU 0000:01:00.0: Failed to copy vbios", "NVRM: failed to copy vbios")
+        .replace(
+            "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x30:0xffff:794)",
+            "NVRM: RmInitAdapter failed! (0x30:0xffffffff:859)",
+        )
+        .replace(
+            "NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0",
+            "NVRM: rm_init_adapter(0) failed",
+        );
+    assert_ne!(old, today);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("today", &today), ("old", &old)] {
+        let path = dir.path().join(format!("{name}.log"));
+        std::fs::write(&path, text).unwrap();
+        let out = assert_cmd::Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .env("GPU_DOCTOR_LANG", "en")
+            .args(["check", "--json", "--from"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["root_cause"], "HW-03", "{name}");
+        let hw = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "HW-03").unwrap();
+        assert_eq!(hw["verdict"], "fail", "{name}: {hw}");
+        assert_eq!(hw["cause"]["id"], "gpu-vbios-unreadable", "{name}: {hw}");
+        assert!(hw["finding"].as_str().unwrap().contains("0000:01:00.0"), "{name}: {hw}");
+        let text = assert_cmd::Command::cargo_bin("gpu-doctor-cli")
+            .unwrap()
+            .env("GPU_DOCTOR_LANG", "en")
+            .args(["check", "--from"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(!text.contains("No failure found"), "{name}: {text}");
+        assert!(text.contains("sudo dmesg | grep -i vbios"), "{name}: {text}");
     }
 }
 

@@ -49,6 +49,8 @@ pub(super) fn explain(c: Check, cx: &Ctx, missing: &[&str]) -> Check {
         Some(decided("gpu-bar-unassigned", bar_fact(addr, b)))
     } else if let Some(l) = legacy_line(lines) {
         Some(decided("legacy-gpu-not-driven", Message::data(l)))
+    } else if let Some(l) = find(&["failed to copy vbios"]) {
+        Some(decided("gpu-vbios-unreadable", Message::data(l.as_str())))
     } else if let Some(l) = find(&["gfw_boot", "gfw boot"]) {
         Some(decided("gpu-firmware-boot-failed", Message::data(l.as_str())))
     } else if let (true, Some(l)) = (open, find(&["cannot initialize gsp"])) {
@@ -145,6 +147,12 @@ fn fix(id: &str, cx: &Ctx) -> Vec<FixStep> {
         "gpu-bar-unassigned" => vec![t(msg!(
             "Turn on \"Above 4G Decoding\" (and Resizable BAR, where offered) in the BIOS/UEFI setup. If that is on already, the kernel can reassign the PCI windows: add pci=realloc to the kernel command line. In a virtual machine, give the guest a larger 64-bit MMIO window. Then reboot."
         ))],
+        "gpu-vbios-unreadable" => vec![
+            t(msg!(
+                "The driver reads the GPU's video BIOS from the card or, on a laptop, from the system firmware (ACPI). Update the laptop's or board's BIOS/UEFI and the kernel; in a virtual machine with a passed-through GPU, give the guest the GPU's ROM file (libvirt: a <rom file='...'/> element in the hostdev). Then see whether the error is gone:"
+            )),
+            c("sudo dmesg | grep -i vbios"),
+        ],
         "gpu-firmware-boot-failed" => vec![t(msg!(
             "Power the machine off completely (unplug it for a minute), then start it again; reseat the card and check its power cables. If the GPU's firmware still does not boot, the card needs its vendor."
         ))],

@@ -163,6 +163,18 @@ pub(super) fn kernel_driver_bound(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
     let (Some(pci), true) = (cx.pci.as_ref().filter(|p| !p.is_empty()), cx.nvml_open()) else {
+        // Without NVML (a bug report taken while the driver failed, a capture without
+        // nvidia-smi) the kernel log can still say that the driver could not start a GPU.
+        if let Some(pci) = cx.pci.as_ref().filter(|p| !p.is_empty()) {
+            let failed = init_failed_gpus(cx, pci);
+            if !failed.is_empty() {
+                let c = c.evidence(format!(
+                    "PCI: {}",
+                    pci.iter().map(|g| g.address.as_str()).collect::<Vec<_>>().join(", ")
+                ));
+                return not_managed(c, cx, &failed, true);
+            }
+        }
         return c.verdict(Verdict::Skipped, msg!("needs both the PCI list and NVML"));
     };
     let nvml_ids: Vec<String> = cx
@@ -219,30 +231,57 @@ pub(super) fn nvml_sees_every_gpu(c: Check, cx: &Ctx) -> Check {
         )
         .found(msg!("The container or job was given {n} GPU(s)", n = nvml_ids.len()))
     } else {
-        // Why the driver does not manage them: the kernel log decides it, or leaves candidates.
-        let init_failed = init_failed_line(cx, &missing);
-        let c = match (&init_failed, nvml_ids.is_empty()) {
-            (Some(line), _) => c.evidence(line.clone()).verdict(
-                Verdict::Fail,
-                msg!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")),
-            ),
-            (None, true) => c.verdict(Verdict::Fail, msg!("the driver manages none of the PCI GPUs")),
-            (None, false) => c.verdict(Verdict::Warn, msg!("NVML does not see {gpus}", gpus = missing.join(", "))),
-        };
-        super::gpuinit::explain(c, cx, &missing)
+        not_managed(c, cx, &missing, nvml_ids.is_empty())
     }
+}
+
+/// Why the driver does not manage `missing`: the kernel log decides it, or leaves candidates.
+fn not_managed(c: Check, cx: &Ctx, missing: &[&str], none_managed: bool) -> Check {
+    let init_failed = init_failed_line(cx, missing);
+    let c = match (&init_failed, none_managed) {
+        (Some(line), _) => c.evidence(line.clone()).verdict(
+            Verdict::Fail,
+            msg!("the driver could not initialise {gpus} (RmInitAdapter failed)", gpus = missing.join(", ")),
+        ),
+        (None, true) => c.verdict(Verdict::Fail, msg!("the driver manages none of the PCI GPUs")),
+        (None, false) => c.verdict(Verdict::Warn, msg!("NVML does not see {gpus}", gpus = missing.join(", "))),
+    };
+    super::gpuinit::explain(c, cx, missing)
+}
+
+/// The PCI GPUs the kernel log says the driver failed to start: those an `RmInitAdapter
+/// failed` line names, or, when the lines name none (drivers before about 2015 wrote
+/// `NVRM: RmInitAdapter failed! (…)` and `rm_init_adapter(0) failed`), every GPU bound to it.
+fn init_failed_gpus<'a>(cx: &Ctx, pci: &'a [super::PciGpu]) -> Vec<&'a str> {
+    let super::super::system::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return Vec::new() };
+    let failures: Vec<String> =
+        lines.iter().filter(|l| super::super::parse::is_rm_init_failure(l)).map(|l| l.to_ascii_lowercase()).collect();
+    if failures.is_empty() {
+        return Vec::new();
+    }
+    let named: Vec<&str> = pci
+        .iter()
+        .filter(|g| failures.iter().any(|l| l.contains(&norm_bus(&g.address))))
+        .map(|g| g.address.as_str())
+        .collect();
+    if !named.is_empty() || failures.iter().any(|l| l.contains("gpu 0000:") || l.contains("gpu 00000000:")) {
+        return named;
+    }
+    pci.iter().filter(|g| g.driver.as_deref() == Some("nvidia")).map(|g| g.address.as_str()).collect()
 }
 
 /// The kernel-log line saying the driver failed to initialise one of `missing`
 /// (`NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x25:2015)`).
 fn init_failed_line(cx: &Ctx, missing: &[&str]) -> Option<String> {
     let super::super::system::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return None };
+    let failed = |l: &&String| l.contains("RmInitAdapter failed");
     lines
         .iter()
         .rev()
-        .find(|l| {
-            l.contains("RmInitAdapter failed") && missing.iter().any(|m| l.to_ascii_lowercase().contains(&norm_bus(m)))
-        })
+        .filter(failed)
+        .find(|l| missing.iter().any(|m| l.to_ascii_lowercase().contains(&norm_bus(m))))
+        // An old driver's line names no GPU (`NVRM: RmInitAdapter failed! (0x30:0xffffffff:858)`).
+        .or_else(|| lines.iter().rev().filter(failed).find(|l| !l.to_ascii_lowercase().contains("gpu 0")))
         .cloned()
 }
 
