@@ -125,7 +125,7 @@ else bad "wine info with the driver not loaded: exit $rc: $(head -3 "$logs/gpu-i
 
 w "$cli" report --out "$(winpath "$logs")\\gpu-report.md" >"$logs/gpu-report.log" 2>&1
 rc=$?
-if [ -s "$logs/gpu-report.md" ] && grep -q "NVIDIA Fake Test GPU" "$logs/gpu-report.md" && grep -q "PASS\*\* nvml.dll found: loaded C:.windows.System32.nvml.dll" "$logs/gpu-report.md"; then
+if [ -s "$logs/gpu-report.md" ] && grep -q "NVIDIA Fake Test GPU" "$logs/gpu-report.md" && grep -q "PASS\*\* nvml.dll: loaded C:.windows.System32.nvml.dll" "$logs/gpu-report.md"; then
     ok "wine report: the GPUs and the Windows checklist"
 else bad "wine report: exit $rc: $(tail -3 "$logs/gpu-report.log")"; fi
 

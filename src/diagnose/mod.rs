@@ -122,7 +122,7 @@ pub struct Check {
     pub id: String,
     /// The layer it belongs to.
     pub layer: Layer,
-    /// What is checked, e.g. "NVIDIA kernel module loaded": the catalogue key of its title.
+    /// What is checked, e.g. "NVIDIA kernel module": the catalogue key of its title.
     pub title: String,
     /// The outcome.
     pub verdict: Verdict,

@@ -102,7 +102,7 @@ pub enum Item {
     Verdict {
         /// "PASS", "WARN", "FAIL", "INFO", "SKIPPED".
         verdict: String,
-        /// What was checked, e.g. "NVIDIA kernel module loaded".
+        /// What was checked, e.g. "NVIDIA kernel module".
         title: String,
         /// What was found.
         summary: String,

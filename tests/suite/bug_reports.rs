@@ -226,7 +226,7 @@ fn nvidia_smi_q_alone_is_nvmls_view() {
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(t.starts_with("Read from the output of nvidia-smi -q"), "{t}");
     assert!(t.contains("NVIDIA GeForce RTX 3080, NVIDIA GeForce RTX 3080") && t.contains("driver: 535.288.01"), "{t}");
-    assert!(t.contains("management library) loads: loaded"), "{t}");
+    assert!(t.contains("management library): loaded"), "{t}");
     // A file that is neither a log nor nvidia-smi output is not taken for one.
     std::fs::write(&file, "hello\n").unwrap();
     let out = assert_cmd::Command::cargo_bin("gpu-doctor-cli")

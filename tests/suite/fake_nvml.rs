@@ -356,7 +356,7 @@ fn check_reads_nvml_facts_through_the_real_path() {
     let took = started.elapsed();
     assert!(took >= Duration::from_secs(4) && took < Duration::from_secs(20), "check took {took:?}");
     let s = text(&out.stdout);
-    assert!(s.contains("] NVML (the driver's management library) loads: loaded"), "{s}");
+    assert!(s.contains("] NVML (the driver's management library): loaded"), "{s}");
     // The hung call is named, not only "NVML did not answer".
     assert!(s.contains("(nvmlDeviceGetTemperature on GPU 0 had not returned)"), "{s}");
 

@@ -740,9 +740,17 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
             );
         }
         let probed = cx.nvml.is_some_and(|n| !matches!(n.status, SourceStatus::Opening)) || cx.v.meta().cuda.is_some();
-        return if probed {
-            c.verdict(Verdict::Pass, msg!("NVML and cuInit returned (whatever they answered)"))
-                .found(msg!("No call into the driver hangs"))
+        // Only a call that reached a working driver shows that it answers: NVML opening, or
+        // cuInit succeeding. Without a driver (no module, no library, a version mismatch) the
+        // calls return at once with an error, and that judges nothing.
+        let reached = cx.nvml_open() || cx.v.meta().cuda.as_ref().is_some_and(|p| p.init_code == Some(0));
+        return if reached {
+            c.verdict(Verdict::Pass, msg!("NVML and cuInit returned")).found(msg!("No call into the driver hangs"))
+        } else if probed {
+            c.verdict(
+                Verdict::Skipped,
+                msg!("not judged: no call reached a working driver (NVML did not open and cuInit did not succeed)"),
+            )
         } else {
             c.verdict(Verdict::Skipped, msg!("the driver was not called"))
         };

@@ -112,7 +112,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "WIN-ADAPTER",
         platforms: Platforms::Windows,
         layer: Layer::Hardware,
-        title: crate::tr_key!("NVIDIA display adapter works (Device Manager)"),
+        title: crate::tr_key!("NVIDIA display adapter (Device Manager)"),
         depends_on: &[],
         explains: &["DRV-08", "CUDA-INIT", "WIN-04", "RT-LOST"],
         run: windows::win_adapter,
@@ -130,7 +130,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "HW-02",
         platforms: Platforms::Linux,
         layer: Layer::Hardware,
-        title: crate::tr_key!("Kernel driver bound to each GPU"),
+        title: crate::tr_key!("Kernel driver of each GPU"),
         depends_on: &["HW-01", "DRV-04", "DRV-01"],
         explains: &[],
         run: hardware::kernel_driver_bound,
@@ -139,7 +139,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-01",
         platforms: Platforms::Linux,
         layer: Layer::Driver,
-        title: crate::tr_key!("NVIDIA kernel module loaded"),
+        title: crate::tr_key!("NVIDIA kernel module"),
         depends_on: &["HW-01", "DRV-04", "DRV-05"],
         explains: &[],
         run: driver::kernel_module_loaded,
@@ -157,7 +157,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-04",
         platforms: Platforms::Linux,
         layer: Layer::Driver,
-        title: crate::tr_key!("nouveau not holding the GPU"),
+        title: crate::tr_key!("nouveau and the GPU"),
         depends_on: &["HW-01"],
         explains: &[],
         run: driver::nouveau_not_holding_gpu,
@@ -176,7 +176,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-HUNG",
         platforms: Platforms::Any,
         layer: Layer::Driver,
-        title: crate::tr_key!("The driver answers"),
+        title: crate::tr_key!("Driver responsiveness"),
         depends_on: &[],
         // A call that never returns wedges everything that calls the driver after it.
         explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01", "HW-03", "RT-LOST", "RT-XID"],
@@ -186,7 +186,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-08",
         platforms: Platforms::Any,
         layer: Layer::Driver,
-        title: crate::tr_key!("NVML (the driver's management library) loads"),
+        title: crate::tr_key!("NVML (the driver's management library)"),
         depends_on: &["DRV-01", "HW-01", "DRV-06", "CONT-02", "WSL-01", "WSL-02", "PERM-02", "PERM-01"],
         explains: &[],
         run: driver::nvml_loads,
@@ -195,7 +195,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-06",
         platforms: Platforms::Linux,
         layer: Layer::Driver,
-        title: crate::tr_key!("Kernel module and libraries have the same version"),
+        title: crate::tr_key!("Kernel module and library versions"),
         depends_on: &["DRV-01", "HW-01"],
         explains: &[],
         run: driver::module_and_libraries_match,
@@ -204,7 +204,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "HW-03",
         platforms: Platforms::Linux,
         layer: Layer::Hardware,
-        title: crate::tr_key!("NVML sees every PCI GPU"),
+        title: crate::tr_key!("PCI GPUs seen by NVML"),
         depends_on: &["DRV-08", "DRV-06", "DRV-01"],
         explains: &[],
         run: hardware::nvml_sees_every_gpu,
@@ -222,7 +222,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "DRV-10",
         platforms: Platforms::Linux,
         layer: Layer::Driver,
-        title: crate::tr_key!("Kernel module flavour fits the GPU generation"),
+        title: crate::tr_key!("Kernel module flavour for the GPU generation"),
         depends_on: &[],
         explains: &[],
         run: driver::module_flavour_fits_gpu,
@@ -240,7 +240,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "CUDA-LIB",
         platforms: Platforms::Linux,
         layer: Layer::Cuda,
-        title: crate::tr_key!("CUDA driver library (libcuda.so.1) present"),
+        title: crate::tr_key!("CUDA driver library (libcuda.so.1)"),
         depends_on: &["DRV-08", "DRV-06", "DRV-01", "CONT-02", "WSL-01", "WSL-02"],
         explains: &[],
         run: cuda::cuda_lib,
@@ -249,7 +249,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "CUDA-INIT",
         platforms: Platforms::Any,
         layer: Layer::Cuda,
-        title: crate::tr_key!("CUDA driver initialises (cuInit)"),
+        title: crate::tr_key!("CUDA driver initialisation (cuInit)"),
         depends_on: &[
             "CUDA-LIB", "DRV-08", "DRV-06", "DRV-01", "PERM-01", "PERM-02", "CONT-02", "WSL-01", "WSL-02", "ENV-01",
             "ENV-03",
@@ -288,7 +288,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "WIN-TORCH",
         platforms: Platforms::Windows,
         layer: Layer::Cuda,
-        title: crate::tr_key!("PyTorch in the Python environments can use CUDA"),
+        title: crate::tr_key!("CUDA in the Python environments' PyTorch"),
         depends_on: &["WIN-ADAPTER"],
         explains: &[],
         run: windows::win_torch,
@@ -297,7 +297,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "CONT-01",
         platforms: Platforms::Linux,
         layer: Layer::Containers,
-        title: crate::tr_key!("Running in a container"),
+        title: crate::tr_key!("Container environment"),
         depends_on: &[],
         explains: &[],
         run: container::in_container,
@@ -306,7 +306,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "CONT-02",
         platforms: Platforms::Linux,
         layer: Layer::Containers,
-        title: crate::tr_key!("GPUs passed into the container"),
+        title: crate::tr_key!("GPUs in the container"),
         depends_on: &[],
         explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01", "PERM-01", "PERM-02", "HW-03"],
         run: container::gpus_passed_into_container,
@@ -315,7 +315,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "PERM-01",
         platforms: Platforms::Linux,
         layer: Layer::Permissions,
-        title: crate::tr_key!("GPU device files present"),
+        title: crate::tr_key!("GPU device files"),
         depends_on: &["DRV-01", "CONT-02"],
         explains: &[],
         run: access::device_files_present,
@@ -324,7 +324,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "PERM-02",
         platforms: Platforms::Linux,
         layer: Layer::Permissions,
-        title: crate::tr_key!("This user can open the GPU device files"),
+        title: crate::tr_key!("This user's access to the GPU device files"),
         depends_on: &["PERM-01"],
         explains: &[],
         run: access::device_files_open,
@@ -342,7 +342,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "WSL-02",
         platforms: Platforms::Linux,
         layer: Layer::Wsl,
-        title: crate::tr_key!("CUDA comes from the Windows driver (/usr/lib/wsl/lib)"),
+        title: crate::tr_key!("Source of CUDA in WSL (/usr/lib/wsl/lib)"),
         depends_on: &["WSL-01"],
         explains: &["DRV-08", "CUDA-LIB", "CUDA-INIT", "CUDA-01"],
         run: wsl::wsl_cuda_from_windows_driver,
@@ -378,7 +378,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "ENV-02",
         platforms: Platforms::Any,
         layer: Layer::Environment,
-        title: crate::tr_key!("CUDA and nvidia-smi number the GPUs the same way"),
+        title: crate::tr_key!("GPU numbering in CUDA and nvidia-smi"),
         depends_on: &["DRV-08", "PERM-02"],
         explains: &[],
         run: env::cuda_and_smi_order,
@@ -387,7 +387,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "ENV-03",
         platforms: Platforms::Linux,
         layer: Layer::Environment,
-        title: crate::tr_key!("LD_LIBRARY_PATH does not shadow the driver"),
+        title: crate::tr_key!("LD_LIBRARY_PATH and the driver's libraries"),
         depends_on: &[],
         explains: &[],
         run: env::ld_library_path_shadows,
@@ -405,7 +405,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "RT-LOST",
         platforms: Platforms::Any,
         layer: Layer::Runtime,
-        title: crate::tr_key!("Every GPU answers"),
+        title: crate::tr_key!("GPUs answering"),
         depends_on: &["DRV-08"],
         // A lost GPU is missing from NVML's count, fails cuInit, and its Xid lines are the same fault.
         explains: &["HW-03", "CUDA-INIT", "CUDA-01", "RT-XID"],
@@ -444,7 +444,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "RT-04",
         platforms: Platforms::Any,
         layer: Layer::Runtime,
-        title: crate::tr_key!("PCIe link at its maximum"),
+        title: crate::tr_key!("PCIe link speed and width"),
         depends_on: &["DRV-08"],
         explains: &[],
         run: runtime::pcie_link_at_max,
@@ -535,7 +535,7 @@ pub static CHECKS: &[CheckDef] = &[
         id: "WIN-04",
         platforms: Platforms::Windows,
         layer: Layer::Windows,
-        title: crate::tr_key!("nvml.dll found"),
+        title: crate::tr_key!("nvml.dll"),
         depends_on: &[],
         explains: &[],
         run: windows::nvml_dll_found,
@@ -822,6 +822,36 @@ mod tests {
 
     use super::*;
     use crate::diagnose::system::{KernelLog, Meta, Tdr, UserInfo};
+
+    /// Issue 38, item 6: a title names what is checked, never the outcome, so that
+    /// "[FAIL] <title>: <summary>" cannot contradict itself ("[FAIL] GPU passed into container:
+    /// no GPU passed into this container"); in Chinese a question (是否, 能否) or a noun.
+    #[test]
+    fn titles_name_what_is_checked_not_the_outcome() {
+        const CLAIMS: [&str; 14] = [
+            " loaded",
+            " loads",
+            " present",
+            " found",
+            " answers",
+            " works",
+            " can ",
+            " sees ",
+            " does not ",
+            " not holding",
+            " have the same",
+            " passed into",
+            " fits ",
+            " at its maximum",
+        ];
+        for d in CHECKS {
+            let t = d.title;
+            assert!(!CLAIMS.iter().any(|c| format!("{t} ").contains(c)), "{}: \"{t}\" reads as an outcome", d.id);
+            assert!(!t.starts_with("The ") && !t.starts_with("Every "), "{}: \"{t}\"", d.id);
+        }
+        let cont = CHECKS.iter().find(|d| d.id == "CONT-02").map(|d| d.title).unwrap_or_default();
+        assert_eq!(crate::i18n::Message::new(cont).render(crate::i18n::Lang::ZhCn), "容器中是否有 GPU");
+    }
 
     /// A machine where nothing can be read.
     struct Bare(Meta);
