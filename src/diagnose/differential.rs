@@ -350,7 +350,7 @@ pub const NO_GPU_IN_CONTAINER: Differential = Differential {
     causes: &[
         CauseDef {
             id: "node-has-no-nvidia-gpu",
-            name: crate::tr_key!("the machine has no NVIDIA GPU (its PCI bus shows only other makers' GPUs)"),
+            name: crate::tr_key!("the machine has no NVIDIA GPU to pass in (its PCI bus shows none)"),
             sources: &["https://github.com/NVIDIA/k8s-device-plugin/issues/812"],
             confirm: "lspci -nn | grep -i -e vga -e 3d -e display",
         },

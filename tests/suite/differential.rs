@@ -1192,6 +1192,47 @@ fn a_container_without_its_gpu_offers_the_host_side_causes_in_order() {
     assert!(commands(&c).iter().any(|k| k.contains("cpuManagerPolicy")), "{:?}", commands(&c));
 }
 
+/// Issue 38, item 5: a container on a machine with no GPU at all (a virtual machine or cloud
+/// instance without one; aws/deep-learning-containers issue 598: a GPU image on a host without a
+/// GPU): its PCI bus is visible and holds no display device, no NVIDIA module runs. The root
+/// cause is that the machine has none to pass, not a missing Container Toolkit.
+#[test]
+fn a_container_on_a_machine_without_any_gpu_says_there_is_none_to_pass() {
+    let dev = "sys/bus/pci/devices";
+    let r = report_with(
+        "container-without-gpus",
+        |cap| cap["meta"]["links"] = json!({}),
+        &[
+            (&format!("{dev}/0000:01:00.0/vendor"), None),
+            (&format!("{dev}/0000:01:00.0/class"), None),
+            (&format!("{dev}/0000:01:00.1/vendor"), None),
+            (&format!("{dev}/0000:01:00.1/class"), None),
+            (&format!("{dev}/0000:00:02.0/vendor"), None),
+            (&format!("{dev}/0000:00:02.0/class"), None),
+            // A virtio network card: the bus is there, with no display device on it.
+            (&format!("{dev}/0000:00:03.0/vendor"), Some("0x1af4\n")),
+            (&format!("{dev}/0000:00:03.0/class"), Some("0x020000\n")),
+            ("proc/driver/nvidia/version", None),
+            ("proc/modules", Some("overlay 151552 1 - Live 0x0000000000000000\n")),
+        ],
+    );
+    assert_eq!(r.root_cause.as_deref(), Some("CONT-02"));
+    let c = r.get("CONT-02").unwrap_or_else(|| panic!("CONT-02"));
+    assert_eq!(c.cause, decided("no-gpu-in-container", "node-has-no-nvidia-gpu"));
+    let found = c.finding.en();
+    assert!(found.contains("has no NVIDIA GPU, so there is none to pass in"), "{found}");
+    let fix: String = c
+        .fixes
+        .iter()
+        .map(|f| match f {
+            FixStep::Text(t) => t.en(),
+            FixStep::Command(k) => k.clone(),
+        })
+        .collect();
+    assert!(fix.contains("has no GPU at all") && !fix.contains("this GPU's maker"), "{fix}");
+    assert!(!fix.contains("nvidia-ctk runtime configure"), "{fix}");
+}
+
 /// "A test per cause": every cause of every differential is named by a test of this suite, so
 /// a cause no rule can reach (or no test checks) does not go unnoticed.
 #[test]

@@ -94,12 +94,20 @@ pub(super) fn gpus_passed_into_container(c: Check, cx: &Ctx) -> Check {
     // The machine has none to pass: its PCI bus is visible and shows no NVIDIA GPU, and no NVIDIA
     // kernel module runs on it.
     if let Some(others) = no_nvidia_gpu_on_the_bus(cx) {
-        return c
-            .found(msg!("No GPU was passed into this container: {cause}", cause = Message::new(NO_GPU_IN_CONTAINER.name_of("node-has-no-nvidia-gpu"))))
+        // Issue 38, item 5: the host has no GPU to pass, so the container toolkit is not the fix.
+        let c = c
+            .found(msg!("The machine this container runs on has no NVIDIA GPU, so there is none to pass in"))
             .cause(CauseFinding::decided(&NO_GPU_IN_CONTAINER, "node-has-no-nvidia-gpu"))
-            .evidence(msg!("PCI display devices: {list}", list = if others.is_empty() { msg!("none") } else { Message::data(others.join(", ")) }))
-            .evidence(msg!("/proc/driver/nvidia: absent"))
-            .text(msg!("The NVIDIA runtime and CUDA serve NVIDIA GPUs only. Run the job on a machine (Kubernetes: a node) that has one, or use the stack of this GPU's maker (AMD: ROCm and its Kubernetes device plugin)."));
+            .evidence(msg!(
+                "PCI display devices: {list}",
+                list = if others.is_empty() { msg!("none") } else { Message::data(others.join(", ")) }
+            ))
+            .evidence(msg!("/proc/driver/nvidia: absent"));
+        return if others.is_empty() {
+            c.text(msg!("This machine (often a virtual machine or cloud instance without a GPU) has no GPU at all. Run the job on a machine (Kubernetes: a node) with an NVIDIA GPU, or give this one a GPU (a GPU instance type, or PCI passthrough on its host); the container then needs the NVIDIA Container Toolkit there."))
+        } else {
+            c.text(msg!("The NVIDIA runtime and CUDA serve NVIDIA GPUs only. Run the job on a machine (Kubernetes: a node) that has one, or use the stack of this GPU's maker (AMD: ROCm and its Kubernetes device plugin)."))
+        };
     }
     if kind == "Apptainer" {
         // Apptainer binds the host's /dev unless told to contain it: no device file means a
