@@ -13,7 +13,7 @@ out=${2:-target/screenshots}
 [ -x "$bin" ] || cargo build --release --bin gpu-doctor
 command -v xvfb-run >/dev/null || { echo "xvfb-run not installed (apt-get install xvfb)"; exit 1; }
 mkdir -p "$out"
-tabs="monitor checklist vram smoke about"
+tabs="monitor checklist vram smoke tune about"
 shot() { # name args...
     local name=$1; shift
     if xvfb-run -a -s "-screen 0 2000x1200x24" "$bin" --screenshot "$out/$name.png" --frames 20 "$@" >/dev/null 2>&1; then
@@ -42,6 +42,11 @@ for size in 1024x640 1920x1080; do
     shot "zh-demo-card-$size-2gpu" --lang zh-CN --demo data-starved --gpus 2 --support-card --size "$size"
     shot "zh-checklist-mismatch-$size" --lang zh-CN --tab checklist --size "$size" \
         --checklist-from tests/fixtures/version-mismatch-after-upgrade
+    # Titles that name what is checked, a failing one read as question and answer (issue 38).
+    shot "zh-checklist-container-$size" --lang zh-CN --tab checklist --size "$size" \
+        --checklist-from tests/fixtures/container-without-gpus
+    shot "checklist-container-$size" --tab checklist --size "$size" \
+        --checklist-from tests/fixtures/container-without-gpus
 done
 lib=target/tmp/fake-nvml
 if [ -d "$lib" ]; then

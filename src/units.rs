@@ -86,6 +86,26 @@ pub fn duration_secs(secs: f64) -> String {
     }
 }
 
+/// A duration for running prose, in the reader's words: "5 min" in English, "5 分钟" in Chinese
+/// (docs/glossary-zh.md: units in words in prose). Labels and table cells keep
+/// [`duration_secs`].
+pub fn duration_words(secs: f64) -> crate::i18n::Message {
+    let s = secs.round().max(0.0) as u64;
+    if s < 60 {
+        crate::msg!("{n} s", n = s)
+    } else if s < 3600 {
+        if s.is_multiple_of(60) {
+            crate::msg!("{n} min", n = s / 60)
+        } else {
+            crate::msg!("{m} min {s} s", m = s / 60, s = s % 60)
+        }
+    } else if s.is_multiple_of(3600) {
+        crate::msg!("{n} h", n = s / 3600)
+    } else {
+        crate::msg!("{h} h {m} min", h = s / 3600, m = (s % 3600) / 60)
+    }
+}
+
 /// Formats a clock-time offset of seconds as `HH:MM:SS` (wrapping at 24 h), for chart axes.
 pub fn clock(secs_of_day: f64) -> String {
     let s = secs_of_day.rem_euclid(86_400.0) as u64;
@@ -116,6 +136,14 @@ mod tests {
     fn durations_and_clock() {
         assert_eq!(duration_secs(45.0), "45 s");
         assert_eq!(duration_secs(300.0), "5 min");
+        // In prose the unit is a word in the reader's language.
+        let zh = |secs| duration_words(secs).render(crate::i18n::Lang::ZhCn);
+        assert_eq!(duration_words(300.0).en(), "5 min");
+        assert_eq!(zh(60.0), "1 分钟");
+        assert_eq!(zh(90.0), "1 分 30 秒");
+        assert_eq!(zh(45.0), "45 秒");
+        assert_eq!(zh(7200.0), "2 小时");
+        assert_eq!(zh(3900.0), "1 小时 5 分钟");
         assert_eq!(duration_secs(5400.0), "1 h 30 min");
         assert_eq!(clock(3661.0), "01:01:01");
         assert_eq!(clock(86_400.0 + 5.0), "00:00:05");

@@ -412,6 +412,7 @@ impl eframe::App for DoctorApp {
         }
         let ctx = ui.ctx().clone();
         self.follow_language();
+        palette::small_text_for(&ctx, self.lang);
         let mut action = None;
         egui::Panel::top("top_bar").show(ui, |ui| {
             action = self.top_bar(ui, &snap);

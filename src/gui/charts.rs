@@ -62,6 +62,16 @@ pub struct Series {
     pub points: Vec<[f64; 2]>,
     /// Line colour.
     pub color: Color32,
+    /// Drawn dashed: the second metric of the same GPU (memory bandwidth beside utilization, TX
+    /// beside RX), told apart by more than a fainter shade.
+    pub dashed: bool,
+}
+
+impl Series {
+    /// A solid line.
+    pub fn solid(name: impl Into<String>, points: Vec<[f64; 2]>, color: Color32) -> Series {
+        Series { name: name.into(), points, color, dashed: false }
+    }
 }
 
 /// A horizontal reference (a limit, a threshold, a total), drawn thin and faded.
@@ -238,27 +248,50 @@ pub fn value_marks(unit: Unit, lo: f64, hi: f64, height_px: f64) -> Vec<egui_plo
     Vec::new()
 }
 
-/// The legend of a chart as (colour, name) pairs: every line, then every reference (drawn thin).
-pub fn legend(series: &[Series], references: &[Reference]) -> Vec<(Color32, String)> {
+/// One entry of a chart's legend.
+pub struct LegendEntry {
+    /// The line's colour.
+    pub color: Color32,
+    /// Its name as the legend shows it ("thin: GPU 0 power limit" for a reference).
+    pub name: String,
+    /// Drawn dashed: the swatch is dashed, and the hover text says so.
+    pub dashed: bool,
+}
+
+/// The legend of a chart: every line, then every reference (drawn thin).
+pub fn legend(series: &[Series], references: &[Reference]) -> Vec<LegendEntry> {
     series
         .iter()
-        .map(|s| (s.color, s.name.clone()))
-        .chain(references.iter().map(|r| (r.color.gamma_multiply(0.6), tr!("thin: {name}", name = r.name))))
+        .map(|s| LegendEntry { color: s.color, name: s.name.clone(), dashed: s.dashed })
+        .chain(references.iter().map(|r| LegendEntry {
+            color: r.color.gamma_multiply(0.6),
+            name: tr!("thin: {name}", name = r.name),
+            dashed: false,
+        }))
         .collect()
 }
 
+/// The whole legend in words, for the hover text and screen readers.
+fn legend_text(entries: &[LegendEntry]) -> String {
+    entries
+        .iter()
+        .map(|e| if e.dashed { tr!("dashed: {name}", name = e.name) } else { e.name.clone() })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// One line of coloured swatches and names: the legend shown under a title without a caption.
-fn legend_job(ui: &egui::Ui, entries: &[(Color32, String)]) -> egui::text::LayoutJob {
+fn legend_job(ui: &egui::Ui, entries: &[LegendEntry]) -> egui::text::LayoutJob {
     let mut job = egui::text::LayoutJob::default();
     let font = egui::TextStyle::Small.resolve(ui.style());
     let weak = ui.visuals().weak_text_color();
-    for (k, (color, name)) in entries.iter().enumerate() {
+    for (k, e) in entries.iter().enumerate() {
         let fmt = |color| egui::TextFormat { font_id: font.clone(), color, ..Default::default() };
         if k > 0 {
             job.append(" · ", 0.0, fmt(weak));
         }
-        job.append("— ", 0.0, fmt(*color));
-        job.append(name, 0.0, fmt(weak));
+        job.append(if e.dashed { "- - " } else { "— " }, 0.0, fmt(e.color));
+        job.append(&e.name, 0.0, fmt(weak));
     }
     job
 }
@@ -272,7 +305,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
             // Every drawn line is named: the chart's caption, or else a legend of its lines.
             if chart.caption.is_empty() {
                 let entries = legend(&chart.series, &chart.references);
-                let full = entries.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(" · ");
+                let full = legend_text(&entries);
                 ui.add(egui::Label::new(legend_job(ui, &entries)).truncate()).on_hover_text(full);
             } else {
                 ui.label(RichText::new(chart.caption).small().weak());
@@ -363,7 +396,9 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     if scale != 1.0 {
                         s.points.iter_mut().for_each(|pt| pt[1] *= scale);
                     }
-                    p.line(Line::new(s.name, PlotPoints::from(s.points)).color(s.color).width(1.5));
+                    let style =
+                        if s.dashed { egui_plot::LineStyle::dashed_dense() } else { egui_plot::LineStyle::Solid };
+                    p.line(Line::new(s.name, PlotPoints::from(s.points)).color(s.color).width(1.5).style(style));
                 }
             });
         });
@@ -393,6 +428,20 @@ mod tests {
         assert!(time_marks(5.0, 5.0, 400.0, offset).is_empty());
         assert!(time_marks(0.0, 300.0, 0.0, offset).is_empty());
         assert!(time_marks(0.0, f64::NAN, 400.0, offset).is_empty());
+    }
+
+    /// Issue 38, item 13: memory bandwidth is told from utilization by a dashed line, and its
+    /// legend swatch and hover text say so.
+    #[test]
+    fn a_dashed_series_has_a_dashed_swatch_and_says_so() {
+        let green = Color32::from_rgb(118, 185, 0);
+        let series = [
+            Series::solid("GPU 0 GPU utilization", Vec::new(), green),
+            Series { dashed: true, ..Series::solid("GPU 0 memory bandwidth", Vec::new(), green.gamma_multiply(0.55)) },
+        ];
+        let entries = legend(&series, &[]);
+        assert!(!entries[0].dashed && entries[1].dashed);
+        assert_eq!(legend_text(&entries), "GPU 0 GPU utilization · dashed: GPU 0 memory bandwidth");
     }
 
     #[test]

@@ -386,7 +386,9 @@ impl MonitorState {
             name,
             points: h.points(&keys::gpu(i, metric)),
             color,
+            dashed: false,
         };
+        let dashed = |s: Series| Series { dashed: true, ..s };
         let latest = |i: u32| snap.gpus.iter().find(|g| g.index == i);
         let mut util = Vec::new();
         let mut vram = Vec::new();
@@ -400,7 +402,12 @@ impl MonitorState {
             let i = g.index;
             let c = gpu_color(i);
             util.push(line(i, GpuMetric::Util, tr!("GPU {i} GPU utilization", i = i), c));
-            util.push(line(i, GpuMetric::MemBw, tr!("GPU {i} memory bandwidth", i = i), c.gamma_multiply(0.55)));
+            util.push(dashed(line(
+                i,
+                GpuMetric::MemBw,
+                tr!("GPU {i} memory bandwidth", i = i),
+                c.gamma_multiply(0.55),
+            )));
             vram.push(line(i, GpuMetric::VramUsed, tr!("GPU {i} VRAM used", i = i), c));
             if let Some(total) = g.vram_total_bytes.get() {
                 vram_ref.push(Reference { name: tr!("GPU {i} VRAM total", i = i), value: total as f64, color: c });
@@ -418,7 +425,12 @@ impl MonitorState {
                 clock_ref.push(Reference { name: tr!("GPU {i} max SM clock", i = i), value: f64::from(m), color: c });
             }
             pcie.push(line(i, GpuMetric::PcieRx, tr!("GPU {i} PCIe RX (to GPU)", i = i), c));
-            pcie.push(line(i, GpuMetric::PcieTx, tr!("GPU {i} PCIe TX (from GPU)", i = i), c.gamma_multiply(0.55)));
+            pcie.push(dashed(line(
+                i,
+                GpuMetric::PcieTx,
+                tr!("GPU {i} PCIe TX (from GPU)", i = i),
+                c.gamma_multiply(0.55),
+            )));
         }
         let util_help: &str = tr!(
             "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use."
@@ -526,7 +538,7 @@ impl MonitorState {
         ]);
         ui.label(
             RichText::new(tr!(
-                "Line colour = GPU, as on the cards. Faded lines: memory bandwidth (utilization chart) and TX (PCIe \
+                "Line colour = GPU, as on the cards. Dashed lines: memory bandwidth (utilization chart) and TX (PCIe \
                  chart). Thin lines: totals, limits, thresholds and maxima. Hover a title for details."
             ))
             .small()
@@ -588,7 +600,7 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             help: tr!("Average over all logical CPUs; see the per-core strip for single saturated cores."),
             caption: tr!("average over all logical CPUs"),
             unit: Unit::Percent,
-            series: vec![Series { name: "CPU".into(), points: pts(keys::CPU), color: Color32::from_rgb(66, 165, 245) }],
+            series: vec![Series::solid("CPU", pts(keys::CPU), Color32::from_rgb(66, 165, 245))],
             references: Vec::new(),
             fixed_percent: true,
             marks: Vec::new(),
@@ -600,16 +612,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("purple: RAM used · red: swap used · thin grey: total"),
             unit: Unit::Gib,
             series: vec![
-                Series {
-                    name: tr!("RAM used").into(),
-                    points: pts(keys::RAM_USED),
-                    color: Color32::from_rgb(171, 71, 188),
-                },
-                Series {
-                    name: tr!("swap used").into(),
-                    points: pts(keys::SWAP_USED),
-                    color: Color32::from_rgb(239, 83, 80),
-                },
+                Series::solid(tr!("RAM used"), pts(keys::RAM_USED), Color32::from_rgb(171, 71, 188)),
+                Series::solid(tr!("swap used"), pts(keys::SWAP_USED), Color32::from_rgb(239, 83, 80)),
             ],
             references: ram_total
                 .map(|t| vec![Reference { name: tr!("RAM total").into(), value: t, color: Color32::GRAY }])
@@ -624,16 +628,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("cyan: read · orange: write (physical disks)"),
             unit: Unit::Rate,
             series: vec![
-                Series {
-                    name: tr!("read").into(),
-                    points: pts(keys::DISK_READ),
-                    color: Color32::from_rgb(38, 198, 218),
-                },
-                Series {
-                    name: tr!("write").into(),
-                    points: pts(keys::DISK_WRITE),
-                    color: Color32::from_rgb(255, 167, 38),
-                },
+                Series::solid(tr!("read"), pts(keys::DISK_READ), Color32::from_rgb(38, 198, 218)),
+                Series::solid(tr!("write"), pts(keys::DISK_WRITE), Color32::from_rgb(255, 167, 38)),
             ],
             references: Vec::new(),
             fixed_percent: false,
@@ -648,12 +644,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("orange: iowait · yellow: I/O pressure (PSI some, 10 s)"),
             unit: Unit::Percent,
             series: vec![
-                Series { name: "iowait".into(), points: pts(keys::IOWAIT), color: Color32::from_rgb(255, 112, 67) },
-                Series {
-                    name: tr!("I/O pressure").into(),
-                    points: pts(keys::PSI_IO),
-                    color: Color32::from_rgb(255, 202, 40),
-                },
+                Series::solid("iowait", pts(keys::IOWAIT), Color32::from_rgb(255, 112, 67)),
+                Series::solid(tr!("I/O pressure"), pts(keys::PSI_IO), Color32::from_rgb(255, 202, 40)),
             ],
             references: Vec::new(),
             fixed_percent: true,
@@ -666,8 +658,8 @@ fn host_charts(ui: &mut egui::Ui, host: Option<&HostSample>, h: &MonitorData, ax
             caption: tr!("green: receive · brown: transmit"),
             unit: Unit::Rate,
             series: vec![
-                Series { name: "rx".into(), points: pts(keys::NET_RX), color: Color32::from_rgb(102, 187, 106) },
-                Series { name: "tx".into(), points: pts(keys::NET_TX), color: Color32::from_rgb(141, 110, 99) },
+                Series::solid("rx", pts(keys::NET_RX), Color32::from_rgb(102, 187, 106)),
+                Series::solid("tx", pts(keys::NET_TX), Color32::from_rgb(141, 110, 99)),
             ],
             references: Vec::new(),
             fixed_percent: false,

@@ -172,6 +172,23 @@ pub fn tune(ctx: &egui::Context) {
     ctx.all_styles_mut(|s| s.spacing.scroll = scroll);
 }
 
+/// Small text (captions, legends, card statistics): egui's 9 px, and 11 px in Chinese, whose
+/// glyphs are unreadable at 9 px (issue 38, item 13).
+pub fn small_text_for(ctx: &egui::Context, lang: crate::i18n::Lang) {
+    let size = if lang == crate::i18n::Lang::ZhCn { SMALL_CJK } else { SMALL_LATIN };
+    let now = ctx.global_style().text_styles.get(&egui::TextStyle::Small).map(|f| f.size);
+    if now != Some(size) {
+        ctx.all_styles_mut(|s| {
+            s.text_styles.insert(egui::TextStyle::Small, egui::FontId::proportional(size));
+        });
+    }
+}
+
+/// egui's small text size.
+pub const SMALL_LATIN: f32 = 9.0;
+/// The smallest size Chinese text is drawn at.
+pub const SMALL_CJK: f32 = 11.0;
+
 /// Weak text on the dark theme.
 pub const WEAK_DARK: Color32 = Color32::from_gray(150);
 /// Weak text on the light theme.

@@ -478,7 +478,7 @@ pub fn render(f: &Focus, lang: Lang) -> String {
         .render(lang);
         s.push_str(&format!("  {line}\n"));
         if let Some((age, grew)) = f.log {
-            let age = units::duration_secs(age);
+            let age = units::duration_words(age);
             let line = if grew {
                 msg!("log last changed {age} ago; it grew while watched", age = age)
             } else {

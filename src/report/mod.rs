@@ -420,7 +420,7 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
                     confidence = format!("{:.0}", 100.0 * v.confidence)
                 ),
                 title: v.title.here(),
-                summary: tr!("over {duration}", duration = units::duration_secs(v.to - v.from)),
+                summary: tr!("over {duration}", duration = units::duration_words(v.to - v.from).here()),
                 evidence,
                 fix: (!v.next_steps.is_empty()).then(|| {
                     v.next_steps
@@ -472,7 +472,7 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
     let mut items = vec![Item::Text {
         text: tr!(
             "Over the last {duration} (min / mean / max).",
-            duration = units::duration_secs(window.min(now.max(0.0)).max(0.0))
+            duration = units::duration_words(window.min(now.max(0.0)).max(0.0)).here()
         ),
     }];
     if rows.is_empty() {

@@ -377,7 +377,7 @@ mod tests {
         assert_eq!(json["change"], "halve the batch (8 to 4)");
         let back: Suggestion = serde_json::from_value(json).unwrap();
         assert_eq!(back, s);
-        assert_eq!(back.change.render(crate::i18n::Lang::ZhCn), "批大小减半（8 → 4）");
+        assert_eq!(back.change.render(crate::i18n::Lang::ZhCn), "批次大小减半（8 → 4）");
         let old: Suggestion = serde_json::from_str(r#"{"change": "8-bit KV cache", "saving": 1.0}"#).unwrap();
         assert_eq!(old.change.render(crate::i18n::Lang::ZhCn), "使用 8 比特 KV 缓存");
     }

@@ -212,11 +212,18 @@ fn switching_to_chinese_in_the_settings_redraws_the_window_and_the_checklist_liv
             h.query_all_by_label_contains(&layer).count() > 0,
             "the checklist tab does not show the layer {layer:?} in Chinese"
         );
+        // Issue 38, item 13: small text (legends, captions, card statistics) is 11 px in Chinese,
+        // egui's 9 px in English.
+        let small = |h: &Harness<'static, DoctorApp>| {
+            h.ctx.global_style().text_styles.get(&eframe::egui::TextStyle::Small).map(|f| f.size)
+        };
+        assert_eq!(small(&h), Some(gpu_doctor::gui::palette::SMALL_CJK));
         // And back.
         h.state_mut().tab = Tab::About;
         h.run_steps(10);
         h.get_by_label("English").click();
         h.run_steps(10);
+        assert_eq!(small(&h), Some(gpu_doctor::gui::palette::SMALL_LATIN));
         assert!(h.query_all_by_label("Checklist").count() > 0, "the tab bar does not say Checklist again");
         h.get_by_label("550.54.15 (DEMO)");
         i18n::set(Lang::En);

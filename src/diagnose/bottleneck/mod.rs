@@ -121,7 +121,7 @@ pub fn util_windows(snap: &Snapshot, h: &History, window: f64, now: f64) -> Vec<
 
 /// What the Diagnosis panel says while there is no verdict yet, counting down to the first one.
 pub fn countdown_text(secs: f64) -> crate::i18n::Message {
-    crate::msg!("Collecting data: first verdict in {time}.", time = crate::units::duration_secs(secs))
+    crate::msg!("Collecting data: first verdict in {time}.", time = crate::units::duration_words(secs))
 }
 
 /// The window a replay at `at` is judged over: the chosen `window`, or the span recorded up to

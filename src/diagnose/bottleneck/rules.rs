@@ -350,7 +350,7 @@ fn vram_growing(cx: &Ctx, g: &GpuWindow, _: &[Bottleneck]) -> Option<Bottleneck>
             Some(i),
             Verdict::Warn,
             (0.5 + 0.4 * rising) * g.coverage,
-            msg!("GPU {i} memory keeps growing: full in about {left}", i = i, left = units::duration_secs(left)),
+            msg!("GPU {i} memory keeps growing: full in about {left}", i = i, left = units::duration_words(left)),
         )
         .with(
             vec![

@@ -62,7 +62,7 @@ impl MonitorState {
                 .response
                 .labelled_by(l.id);
             if let Some(span) = self.judged_span {
-                ui.label(tr!("(over the {span} recorded)", span = units::duration_secs(span)))
+                ui.label(tr!("(over the {span} recorded)", span = units::duration_words(span).here()))
                     .on_hover_text(tr!("The recording is shorter than the window: it is judged over all it holds."));
             }
         });

@@ -22,7 +22,7 @@ const SPARK_HEIGHT: f32 = 26.0;
 pub fn caption(w: &UtilWindow, latest: Option<f64>) -> String {
     let mut s = tr!(
         "average over {span} · min {min} – max {max} %",
-        span = units::duration_secs(w.span.round()),
+        span = units::duration_words(w.span.round()).here(),
         min = format!("{:.0}", w.min),
         max = format!("{:.0}", w.max)
     );

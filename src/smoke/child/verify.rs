@@ -103,7 +103,7 @@ pub(super) fn check_burn(errors: u32, iterations: u64, ticks: &[BurnTick]) -> Op
         return None;
     }
     let first = ticks.iter().find(|t| t.errors > 0).map_or(0.0, |t| t.t_s);
-    let first = units::duration_secs(first);
+    let first = units::duration_words(first);
     Some(if errors == 1 {
         crate::msg!(
             "{errors} wrong value in {iterations} repeated GEMMs (first seen by {first}); the same inputs must give the same bits",

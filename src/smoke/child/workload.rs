@@ -364,7 +364,7 @@ impl Test {
         let mut g = Good::pass(crate::msg!(
             "{iterations} GEMMs in {duration}, all bit-identical to the verified result",
             iterations = iterations,
-            duration = units::duration_secs(secs)
+            duration = units::duration_words(secs)
         ));
         g.figures.push(Figure::plain(crate::msg!("mean SGEMM throughput"), mean_gflops, "GFLOP/s"));
         if let Some(t) = ticks.iter().filter_map(|t| t.temperature_c).max() {
