@@ -163,6 +163,19 @@ fn convert(_s: &str, _charset: &str) -> Option<Vec<u8>> {
     None
 }
 
+/// Home directories in paths: `/home/NAME`, `/Users/NAME`, `/var/home/NAME`, `C:\\Users\\NAME` (any
+/// slash style, any case); group 2 is the user name.
+#[allow(clippy::expect_used)]
+pub static HOME_PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)((?:/home|/Users|/var/home|[A-Za-z]:[\\/]+Users)[\\/]+)([^\\/\s:;,'`)\]}>]+)")
+        .expect("constant pattern")
+});
+
+/// The user names in the home directories `text` quotes (`/home/alice/...` gives `alice`).
+pub fn home_names(text: &str) -> Vec<String> {
+    HOME_PATH.captures_iter(text).filter_map(|c| c.get(2)).map(|m| m.as_str().to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

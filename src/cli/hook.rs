@@ -146,7 +146,7 @@ mod tests {
 
     fn report(checks: Vec<Check>) -> Report {
         let root = checks.iter().find(|c| c.verdict == Verdict::Fail).map(|c| c.id.clone());
-        Report { checks, root_cause: root, from_capture: false, refused: Vec::new(), imported: None }
+        Report { checks, root_cause: root, from_capture: false, refused: Vec::new(), imported: None, origin: None }
     }
 
     #[test]

@@ -107,14 +107,21 @@ mod tests {
             from_capture: false,
             refused: Vec::new(),
             imported: None,
+            origin: None,
         };
         let h = Headline::for_no_gpu(Some(&report), &no_gpu());
         assert_eq!(h.finding.en(), "No GPU was passed into this container");
         assert_eq!(h.steps, vec![FixStep::Command("docker run --gpus all IMAGE".into())]);
         assert_eq!(h.steps_text(Lang::En), "What to do:\n  $ docker run --gpus all IMAGE\n");
         assert!(h.from_checklist());
-        let none =
-            Report { checks: Vec::new(), root_cause: None, from_capture: false, refused: Vec::new(), imported: None };
+        let none = Report {
+            checks: Vec::new(),
+            root_cause: None,
+            from_capture: false,
+            refused: Vec::new(),
+            imported: None,
+            origin: None,
+        };
         let h = Headline::for_no_gpu(Some(&none), &no_gpu());
         assert_eq!(h.finding.en(), "No NVIDIA driver seems to be installed");
         assert_eq!(h.steps_text(Lang::En), "Next step: Install the driver\n");

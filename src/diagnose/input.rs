@@ -40,14 +40,23 @@ impl CheckSource {
                 bugreport::FileKind::CaptureArchive | bugreport::FileKind::Other if archive::is_archive(file) => {
                     // The unpacked copy lives until the checks are done, then is removed.
                     let unpacked = archive::unpack(file)?;
-                    CapturedSystem::open(unpacked.dir()).map(|c| super::run(&c)).map_err(|e| e.about(file))
+                    CapturedSystem::open(unpacked.dir()).map(|c| run_from(&c, file)).map_err(|e| e.about(file))
                 }
                 // A directory, or something that is none of these: the capture reader says why.
-                _ => CapturedSystem::open(file).map(|c| super::run(&c)),
+                _ => CapturedSystem::open(file).map(|c| run_from(&c, file)),
             },
             CheckSource::Remote(target, setup) => remote_checklist(setup, target).map_err(CaptureError::Remote),
         }
     }
+}
+
+/// Runs the checks on a file's view and says which machine it describes.
+fn run_from(view: &dyn super::system::SystemView, file: &std::path::Path) -> Report {
+    let mut report = super::run(view);
+    let mut origin = super::origin::Origin::of(view, file);
+    origin.learn_from(&report);
+    report.origin = Some(origin);
+    report
 }
 
 /// Runs the checks on an `nvidia-bug-report.log(.gz)` or the text of `nvidia-smi -q`, and marks
@@ -61,7 +70,7 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
     } else {
         BugReportSystem::from_smi(&text).ok_or_else(|| bad(crate::msg!("not the output of nvidia-smi -q")))?
     };
-    let mut report = super::run(&view);
+    let mut report = run_from(&view, file);
     let imported = view.imported();
     if imported.kind == "nvidia-bug-report" && imported.read.is_empty() {
         // A checklist of nothing but "not in this report" would read as "no failure found".
@@ -71,6 +80,15 @@ pub fn run_imported(file: &std::path::Path) -> Result<Report, CaptureError> {
         )));
     }
     bugview::mark_not_in_report(&mut report, &imported);
+    if let Some(o) = report.origin.as_mut() {
+        // What the log's own summary found where the checks' files were not in it.
+        o.os = o.os.take().or_else(|| imported.distribution.clone());
+        o.driver = o.driver.take().or_else(|| imported.driver.clone());
+        if !imported.gpus.is_empty() {
+            // (nvidia-smi's or lspci's names; the view's own stand in with "GPU 0" when neither.)
+            o.gpus = imported.gpus.iter().enumerate().map(|(i, g)| format!("{i}: {g}")).collect();
+        }
+    }
     report.imported = Some(imported);
     Ok(report)
 }
@@ -146,4 +164,54 @@ pub fn live_system_with(source: &SourceOptions, renderer: Option<String>, quick:
     let root = system_root();
     let meta = collect::collect_meta(&root, Some(live_nvml(source)), renderer, quick);
     LiveSystem::new(root, meta)
+}
+
+/// What a file that the checklist could not read is, in words, from its first bytes ("a PNG
+/// image, 12.0 KiB", "a text file that begins “hello”"): said with the error, so a wrong file
+/// dropped on the window is named for what it is, not by an operating-system error.
+pub fn what_file_is(path: &std::path::Path) -> crate::i18n::Message {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else { return crate::msg!("a path that does not exist") };
+    if meta.is_dir() {
+        return if path.join("capture.json").exists() {
+            crate::msg!("a gpu-doctor capture folder")
+        } else {
+            crate::msg!("a folder without a capture.json, so not a gpu-doctor capture")
+        };
+    }
+    let mut head = Vec::with_capacity(512);
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(512).read_to_end(&mut head);
+    }
+    let size = crate::units::bytes(meta.len());
+    let starts = |magic: &[u8]| head.starts_with(magic);
+    let kind = if meta.len() == 0 {
+        return crate::msg!("an empty file");
+    } else if starts(b"\x89PNG") {
+        crate::msg!("a PNG image")
+    } else if starts(b"\xff\xd8\xff") {
+        crate::msg!("a JPEG image")
+    } else if starts(b"GIF8") {
+        crate::msg!("a GIF image")
+    } else if starts(b"%PDF") {
+        crate::msg!("a PDF document")
+    } else if starts(b"PK\x03\x04") {
+        crate::msg!("a ZIP archive")
+    } else if starts(b"\x7fELF") {
+        crate::msg!("a Linux program or library (ELF)")
+    } else if starts(b"MZ") {
+        crate::msg!("a Windows program or library")
+    } else if starts(b"\x1f\x8b") {
+        crate::msg!("a gzip-compressed file")
+    } else if head.len() > 262 && &head[257..262] == b"ustar" {
+        crate::msg!("an uncompressed tar archive")
+    } else if let Ok(text) = std::str::from_utf8(&head[..head.len().min(200)])
+        && !text.contains('\0')
+    {
+        let first: String = text.lines().next().unwrap_or("").chars().take(60).collect();
+        crate::msg!("a text file that begins “{start}”", start = first.trim())
+    } else {
+        crate::msg!("a binary file of an unknown kind")
+    };
+    crate::msg!("{kind}, {size}", kind = kind, size = size)
 }

@@ -19,6 +19,7 @@ pub mod holders;
 pub mod input;
 pub mod journal;
 pub mod ldcache;
+pub mod origin;
 pub mod parse;
 pub mod system;
 pub mod winfacts;
@@ -242,6 +243,10 @@ pub struct Report {
     /// what it is and what it held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<bugview::Imported>,
+    /// Set when the checks read a file (a capture, an imported report): the machine it describes,
+    /// which reports made from it speak of instead of the machine they are made on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<origin::Origin>,
 }
 
 /// The most evidence lines a check from elsewhere (a server's `check --json`) keeps; our own
@@ -351,7 +356,14 @@ pub fn run(view: &dyn SystemView) -> Report {
         .iter()
         .find(|c| c.verdict == Verdict::Fail && c.blocked_by.is_none() && c.explained_by.is_none())
         .map(|c| c.id.clone());
-    Report { checks: list, root_cause, from_capture: view.is_capture(), refused: view.refused(), imported: None }
+    Report {
+        checks: list,
+        root_cause,
+        from_capture: view.is_capture(),
+        refused: view.refused(),
+        imported: None,
+        origin: None,
+    }
 }
 
 /// Causes before symptoms: each failure that another (unblocked) failure explains

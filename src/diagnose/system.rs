@@ -440,6 +440,12 @@ impl std::fmt::Display for CaptureError {
     }
 }
 
+/// A file named as a capture archive (`.tar.gz`, `.tgz`, `.tar`).
+fn is_archive_name(file: &Path) -> bool {
+    let name = file.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    [".tar.gz", ".tgz", ".tar"].iter().any(|e| name.ends_with(e))
+}
+
 impl CaptureError {
     /// What went wrong, as a message.
     pub fn message(&self) -> Message {
@@ -449,6 +455,10 @@ impl CaptureError {
                 dir = dir.display(),
                 why = why
             ),
+            // (An imported log or nvidia-smi output is a file with no capture.json.)
+            CaptureError::Malformed(file, why) if file.is_file() && !is_archive_name(file) => {
+                crate::msg!("{file}: {why}", file = file.display(), why = why)
+            }
             CaptureError::Malformed(dir, why) => {
                 crate::msg!("{dir}: capture.json is damaged ({why})", dir = dir.display(), why = why)
             }

@@ -20,7 +20,6 @@ use crate::diagnose::headline::Headline;
 use crate::present;
 use crate::settings::{Settings, Theme};
 use crate::telemetry::SourceOptions;
-use crate::telemetry::demo::Scenario;
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
@@ -29,6 +28,7 @@ use crate::tr;
 mod about;
 mod bars;
 mod init;
+mod keys;
 mod language;
 mod pacing;
 mod remote;
@@ -226,7 +226,8 @@ impl DoctorApp {
             checklist: ChecklistState::new(match init.checklist_from {
                 Some(dir) => ChecklistSource::Capture(dir),
                 None => ChecklistSource::Live(init.source.clone()),
-            }),
+            })
+            .with_home(ChecklistSource::Live(init.source.clone())),
             source: init.source,
             vram: VramState::default(),
             smoke: SmokeState::new(init.smoke),
@@ -278,6 +279,10 @@ impl DoctorApp {
     }
 
     fn tab_name(&self) -> String {
+        if self.card.open {
+            // The card covers the tab: a screenshot is of the card.
+            return "support-card".to_string();
+        }
         self.tab.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
     }
 
@@ -383,7 +388,30 @@ impl DoctorApp {
 
     /// The diagnosis reports and the support card lead with.
     pub(super) fn headline(&self, snap: &Snapshot) -> Option<Headline> {
-        crate::report::headline(&snap.source, self.checklist.report.as_ref())
+        match &self.checklist.report {
+            // A user's file: its diagnosis, never this machine's NVML state.
+            Some(c) if c.origin.is_some() => Headline::of_report(c),
+            c => crate::report::headline(&snap.source, c.as_ref()),
+        }
+    }
+
+    /// The machine the checklist's file describes, when it read one.
+    pub(super) fn origin(&self) -> Option<crate::diagnose::origin::Origin> {
+        self.checklist.report.as_ref().and_then(|r| r.origin.clone())
+    }
+
+    /// Opens the report dialog on what the app knows now.
+    pub(super) fn open_report(&mut self, snap: &Snapshot) {
+        let doc = self.build_report(snap);
+        let origin = self.origin();
+        self.report.show_for(doc, self.settings.redaction, origin);
+    }
+
+    /// Opens (or refreshes) the support card on what the app knows now.
+    pub(super) fn open_card(&mut self, snap: &Snapshot) {
+        let doc = self.build_report(snap);
+        let origin = self.origin();
+        self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap, origin.as_ref());
     }
 
     /// The sampler feeding the app.
@@ -485,7 +513,7 @@ impl eframe::App for DoctorApp {
             },
         );
         match action {
-            Some(MonitorAction::TryDemo) => self.switch_source(&ctx, Some(Scenario::HealthyTraining)),
+            Some(MonitorAction::TryDemo(scenario)) => self.switch_source(&ctx, Some(scenario)),
             Some(MonitorAction::LeaveDemo) => self.switch_source(&ctx, None),
             Some(MonitorAction::WakeGpu) => self.sampler.allow_wake(),
             Some(MonitorAction::OpenChecklist) => self.tab = Tab::Checklist,
@@ -520,8 +548,7 @@ impl eframe::App for DoctorApp {
         }
         if self.card_pending && (snap.gpu_t.is_some() || snap.host_t.is_some()) {
             self.card_pending = false;
-            let doc = self.build_report(&snap);
-            self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
+            self.open_card(&snap);
         }
         if self.card.open {
             // The card says what is wrong: run the checklist for it, and refresh the card when the
@@ -533,13 +560,18 @@ impl eframe::App for DoctorApp {
             // (The Monitor may have taken the result earlier in this frame: compare with what the
             // card was built from, not with the start of this block.)
             if !self.card.has_checklist() && self.checklist.report.is_some() {
-                let doc = self.build_report(&snap);
-                self.card.show_for(doc, self.headline(&snap), self.settings.redaction, &snap);
+                self.open_card(&snap);
             }
         }
         self.serve_report_language(&snap);
         self.report.ui(&ctx);
-        self.card.ui(&ctx);
+        let shot = self.info.lock().ok().and_then(|i| i.clone());
+        if let Some(super::support_card::CardAction::Screenshot) = self.card.ui(&ctx, shot.as_deref()) {
+            if let Ok(mut i) = self.info.lock() {
+                *i = None;
+            }
+            self.take_screenshot(&ctx, None);
+        }
         if let Some(pid) = self.monitor.focus_request.take() {
             self.focus_dialog.focus_on(pid);
         }
@@ -569,6 +601,7 @@ impl eframe::App for DoctorApp {
         if self.screenshot_dialog.is_some() || self.open_dialog.is_some() || self.csv_dialog.is_some() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
+        self.keyboard(&ctx);
         if ctx.input_mut(|i| {
             i.consume_shortcut(&egui::KeyboardShortcut::new(
                 egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,

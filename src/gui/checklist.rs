@@ -29,23 +29,88 @@ pub struct ChecklistState {
     pub show_all: bool,
     /// "Open…" dialogs in flight.
     open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    /// Where "Back to this machine" returns to (this machine, or the server connected to).
+    home: ChecklistSource,
+    /// What was shown before a file was opened (its source, results and step): shown again when
+    /// the file cannot be read, so a wrong file dropped on the window loses nothing.
+    previous: Option<(ChecklistSource, Option<Report>, usize)>,
 }
 
 fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Report, String> {
-    source.run(renderer).map_err(|e| e.to_string())
+    source.run(renderer).map_err(|e| match source {
+        // A file that is not one the checklist reads is named for what it is, with what was
+        // expected, before the reader's own words.
+        // (The reader's own error says nothing more about a file of another kind.)
+        ChecklistSource::Capture(path) if is_other_kind(path) => tr!(
+            "Could not read {file}: it is {what}. The checklist reads an nvidia-bug-report.log(.gz), the text output of nvidia-smi -q, or a gpu-doctor capture (.tar.gz or its folder).",
+            file = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            what = crate::diagnose::input::what_file_is(path).here()
+        ),
+        ChecklistSource::Capture(path) => tr!(
+            "Could not read {file}: it is {what}. The checklist reads an nvidia-bug-report.log(.gz), the text output of nvidia-smi -q, or a gpu-doctor capture (.tar.gz or its folder). ({error})",
+            file = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            what = crate::diagnose::input::what_file_is(path).here(),
+            error = e
+        ),
+        _ => e.to_string(),
+    })
+}
+
+/// A file that is none of the kinds the checklist reads (not a folder, an archive, a bug report
+/// or nvidia-smi output).
+fn is_other_kind(path: &std::path::Path) -> bool {
+    use crate::diagnose::bugreport::{FileKind, sniff};
+    path.is_file() && sniff(path) == FileKind::Other && !crate::diagnose::archive::is_archive(path)
 }
 
 impl ChecklistState {
     /// A tab that runs its checks when first shown.
     pub fn new(source: ChecklistSource) -> Self {
-        ChecklistState { source, report: None, error: None, pending: None, step: 0, show_all: false, open_dialog: None }
+        ChecklistState {
+            home: source.clone(),
+            source,
+            report: None,
+            error: None,
+            pending: None,
+            step: 0,
+            show_all: false,
+            open_dialog: None,
+            previous: None,
+        }
+    }
+
+    /// The same, with `home` as where "Back to this machine" returns (a window started on a
+    /// file returns to this machine).
+    pub fn with_home(mut self, home: ChecklistSource) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// True when the results are a file's (a capture or bug report), not this machine's.
+    pub fn reads_a_file(&self) -> bool {
+        matches!(self.source, ChecklistSource::Capture(_))
+    }
+
+    /// Leaves the file: the checks run on this machine (or the server connected to) again.
+    pub fn back_home(&mut self, ctx: &egui::Context, renderer: &str) {
+        self.source = self.home.clone();
+        self.report = None;
+        self.error = None;
+        self.step = 0;
+        self.pending = None;
+        self.previous = None;
+        self.start(ctx, renderer);
     }
 
     /// Runs the checks on `path` instead: a capture directory or `.tar.gz`, an
     /// `nvidia-bug-report.log(.gz)`, or the text of `nvidia-smi -q` (from Open… or a file dropped
     /// on the window).
     pub fn open(&mut self, ctx: &egui::Context, path: std::path::PathBuf, renderer: &str) {
-        self.source = ChecklistSource::Capture(path);
+        let old = std::mem::replace(&mut self.source, ChecklistSource::Capture(path));
+        // (While another file is still opening, what to go back to is what was shown before it.)
+        if self.previous.is_none() || self.report.is_some() {
+            self.previous = Some((old, self.report.take(), self.step));
+        }
         self.report = None;
         self.error = None;
         self.step = 0;
@@ -93,11 +158,21 @@ impl ChecklistState {
         match rx.try_recv() {
             Ok(Ok(r)) => {
                 self.pending = None;
+                self.previous = None;
                 self.set_report(r);
             }
             Ok(Err(e)) => {
                 self.pending = None;
-                self.error = Some(e);
+                match self.previous.take() {
+                    // The file could not be read: what was shown before comes back, with why.
+                    Some((source, Some(report), step)) => {
+                        self.source = source;
+                        self.report = Some(report);
+                        self.step = step;
+                        self.error = Some(tr!("{error} The results shown are still the previous ones.", error = e));
+                    }
+                    _ => self.error = Some(e),
+                }
             }
             Err(TryRecvError::Empty) => {}
             Err(TryRecvError::Disconnected) => {
@@ -119,7 +194,7 @@ impl ChecklistState {
         if self.report.is_none() && self.error.is_none() && self.pending.is_none() {
             self.start(ui.ctx(), renderer);
         }
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.heading(tr!("Checklist"));
             if let ChecklistSource::Capture(dir) = &self.source {
                 let text = match (dir.is_file(), dir.file_name()) {
@@ -142,6 +217,18 @@ impl ChecklistState {
                         .background_color(palette::BADGE_REMOTE.fill),
                 )
                 .on_hover_text(tr!("The checklist ran on the server (gpu-doctor-cli check over ssh)."));
+            }
+            let back = match self.home {
+                ChecklistSource::Remote(..) => tr!("Back to the server"),
+                _ => tr!("Back to this machine"),
+            };
+            if self.reads_a_file()
+                && ui
+                    .button(back)
+                    .on_hover_text(tr!("Leave the file and run the checks here again"))
+                    .clicked()
+            {
+                self.back_home(ui.ctx(), renderer);
             }
             ui.separator();
             let recheck = ui
@@ -397,7 +484,16 @@ pub(crate) fn fix_steps(ui: &mut egui::Ui, steps: &[FixStep], color: Option<Colo
             }
             FixStep::Command(cmd) => {
                 ui.horizontal(|ui| {
-                    if ui.small_button(tr!("Copy")).on_hover_text(tr!("Copy this command to the clipboard")).clicked() {
+                    if crate::report::redact::has_token(cmd) {
+                        // A redacted name makes it no command to copy: it says so instead.
+                        ui.label(RichText::new(tr!("redacted")).weak()).on_hover_text(tr!(
+                            "A name in this command is redacted; run it with the real name on the machine it is for"
+                        ));
+                    } else if ui
+                        .small_button(tr!("Copy"))
+                        .on_hover_text(tr!("Copy this command to the clipboard: {command}", command = cmd))
+                        .clicked()
+                    {
                         ui.ctx().copy_text(cmd.clone());
                     }
                     ui.add(egui::Label::new(text(cmd).monospace()).wrap());

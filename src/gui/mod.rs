@@ -154,8 +154,9 @@ pub struct GuiArgs {
     #[arg(long, value_enum, global = true)]
     pub lang: Option<crate::i18n::Lang>,
     /// Window size in logical pixels, e.g. 1280x800.
-    #[arg(long, value_parser = parse_size, default_value = "1280x800", value_name = "WxH")]
-    pub size: [f32; 2],
+    /// (Without it, the window opens at the size it last had, else 1280x800.)
+    #[arg(long, value_parser = parse_size, value_name = "WxH")]
+    pub size: Option<[f32; 2]>,
     /// Show a server's GPUs over SSH (user@host[:port] or an ssh alias): runs gpu-doctor-cli there
     /// through the system ssh, labelled REMOTE.
     #[arg(long, value_name = "SERVER", conflicts_with_all = ["demo", "replay", "checklist_from"])]
@@ -260,11 +261,14 @@ fn relaunch(renderer: RendererChoice) -> ExitCode {
     }
 }
 
+/// The window's size when neither `--size` nor a saved size says otherwise.
+const DEFAULT_SIZE: [f32; 2] = [1280.0, 800.0];
+
 fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOptions {
     let mut viewport = eframe::egui::ViewportBuilder::default()
         .with_title("gpu-doctor")
         .with_app_id(crate::APP_ID)
-        .with_inner_size(args.size)
+        .with_inner_size(args.size.unwrap_or(DEFAULT_SIZE))
         .with_min_inner_size([640.0, 420.0]);
     if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon.png")) {
         viewport = viewport.with_icon(Arc::new(icon));
@@ -287,8 +291,9 @@ fn native_options(args: &GuiArgs, renderer: RendererChoice) -> eframe::NativeOpt
         dithering: false,
         // Screenshot runs must not read or write the user's window state: they get a throw-away
         // state file (eframe restores a saved window size even when persist_window is off).
-        persist_window: args.screenshot.is_none(),
-        persistence_path: args.screenshot.as_ref().map(|_| screenshot_state_file()),
+        // An explicit --size wins over the saved one in the same way.
+        persist_window: args.screenshot.is_none() && args.size.is_none(),
+        persistence_path: (args.screenshot.is_some() || args.size.is_some()).then(screenshot_state_file),
         ..Default::default()
     }
 }
@@ -362,6 +367,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
         ..SmokeSetup::default()
     };
     let options = native_options(args, renderer);
+    let wanted_size = args.size.unwrap_or(DEFAULT_SIZE);
     let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let failure_in = Arc::clone(&failure);
     let result = eframe::run_native(
@@ -377,7 +383,8 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
                 sampler,
                 tab,
                 renderer_name: app::renderer_name(cc),
-                screenshot: screenshot.map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in)),
+                screenshot: screenshot
+                    .map(|path| screenshot::ScreenshotPlan::new(path, frames, failure_in).wanting(wanted_size)),
                 process_start: Some(process_start),
                 report_startup: std::env::var_os(STARTUP_TIMING_ENV).is_some(),
                 source,

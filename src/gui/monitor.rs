@@ -84,11 +84,23 @@ pub enum ProcessSort {
     Kind,
 }
 
+/// The demo scenarios as menu entries (name and what it shows); the one picked, if any.
+pub fn demo_menu(ui: &mut egui::Ui) -> Option<crate::telemetry::demo::Scenario> {
+    let mut picked = None;
+    for s in crate::telemetry::demo::Scenario::ALL {
+        if ui.button(format!("{} — {}", s.name(), s.description().here())).clicked() {
+            picked = Some(s);
+            ui.close();
+        }
+    }
+    picked
+}
+
 /// Something the Monitor asks the app shell to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MonitorAction {
-    /// Switch to demo data.
-    TryDemo,
+    /// Switch to demo data of this scenario.
+    TryDemo(crate::telemetry::demo::Scenario),
     /// Switch back to the real machine.
     LeaveDemo,
     /// Read the sleeping GPU anyway (wakes it).

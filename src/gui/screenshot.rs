@@ -22,6 +22,8 @@ pub struct ScreenshotPlan {
     created: Instant,
     done: Arc<AtomicBool>,
     failure: Arc<Mutex<Option<String>>>,
+    /// The size asked for (`--size`), in points: a smaller picture says why.
+    wanted: Option<[f32; 2]>,
 }
 
 impl ScreenshotPlan {
@@ -36,7 +38,14 @@ impl ScreenshotPlan {
             created: Instant::now(),
             done: Arc::new(AtomicBool::new(false)),
             failure,
+            wanted: None,
         }
+    }
+
+    /// The same plan, told the window size that was asked for.
+    pub fn wanting(mut self, size: [f32; 2]) -> Self {
+        self.wanted = Some(size);
+        self
     }
 
     /// Called once per frame, after the UI was drawn.
@@ -64,6 +73,9 @@ impl ScreenshotPlan {
         let done = Arc::clone(&self.done);
         let failure = Arc::clone(&self.failure);
         let ctx2 = ctx.clone();
+        if let Some(note) = self.wanted.and_then(|w| clamped(w, size)) {
+            eprintln!("gpu-doctor: {note}");
+        }
         ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
             let [w, h] = image.size;
             let saved = super::share::png_bytes(&image)
@@ -87,5 +99,33 @@ impl ScreenshotPlan {
             ctx2.send_viewport_cmd(egui::ViewportCommand::Close);
             ctx2.request_repaint();
         });
+    }
+}
+
+/// What to say when the window came out smaller than `wanted` (the screen could not hold it, so
+/// the window system clamped it): the size asked for, the size got, and how to get a larger one.
+pub fn clamped(wanted: [f32; 2], got: egui::Vec2) -> Option<String> {
+    let short = |w: f32, g: f32| g + 1.0 < w;
+    (short(wanted[0], got.x) || short(wanted[1], got.y)).then(|| {
+        crate::tr!(
+            "the window is {got}, not the {wanted} asked for: the screen is smaller (under Xvfb, give a larger screen: xvfb-run -s \"-screen 0 {wide}x{high}x24\")",
+            got = format!("{:.0}x{:.0}", got.x, got.y),
+            wanted = format!("{:.0}x{:.0}", wanted[0], wanted[1]),
+            wide = format!("{:.0}", wanted[0].max(got.x) + 100.0),
+            high = format!("{:.0}", wanted[1].max(got.y) + 100.0)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_smaller_than_asked_says_so_and_a_fitting_one_says_nothing() {
+        let note = clamped([2000.0, 1200.0], egui::vec2(1600.0, 1000.0)).unwrap();
+        assert!(note.contains("1600x1000") && note.contains("2000x1200") && note.contains("2100x1300"), "{note}");
+        assert_eq!(clamped([1280.0, 800.0], egui::vec2(1280.0, 800.0)), None);
+        assert_eq!(clamped([1280.0, 800.0], egui::vec2(1280.0, 799.5)), None);
     }
 }

@@ -188,6 +188,10 @@ pub struct ReportDialog {
     save: Option<Receiver<Option<PathBuf>>>,
     /// The last save or copy outcome.
     pub message: Option<String>,
+    /// The machine a report made from a file describes: its names are redacted too.
+    origin: Option<crate::diagnose::origin::Origin>,
+    /// The keyboard focus moves to the first control when the dialog opens.
+    focus_first: bool,
 }
 
 impl ReportDialog {
@@ -205,12 +209,16 @@ impl ReportDialog {
             making: false,
             save: None,
             message: None,
+            origin: None,
+            focus_first: false,
         }
     }
 
     /// Opens the dialog on a freshly built (not yet redacted) document.
-    pub fn show_for(&mut self, doc: ReportDoc, redact: RedactOptions) {
+    pub fn show_for(&mut self, doc: ReportDoc, redact: RedactOptions, origin: Option<crate::diagnose::origin::Origin>) {
         self.doc = Some(doc);
+        self.origin = origin;
+        self.focus_first = !self.open;
         self.doc_lang = i18n::current();
         self.lang = self.doc_lang;
         self.making = false;
@@ -240,7 +248,8 @@ impl ReportDialog {
         }
         if let Some(doc) = &self.doc {
             let mut d = doc.clone();
-            report::redact_doc(&mut d, &mut Redactor::new(self.redact, Secrets::this_machine()));
+            let secrets = Secrets::this_machine().with_origin(self.origin.as_ref());
+            report::redact_doc(&mut d, &mut Redactor::new(self.redact, secrets));
             self.preview = i18n::scoped(self.doc_lang, || report::render(&d, self.format));
         }
         self.preview_for = Some(key);
@@ -265,7 +274,10 @@ impl ReportDialog {
         egui::Window::new(tr!("Support report")).open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
             ui.horizontal(|ui| {
                 ui.label(tr!("Format"));
-                ui.selectable_value(&mut self.format, Format::Md, "Markdown");
+                let first = ui.selectable_value(&mut self.format, Format::Md, "Markdown");
+                if std::mem::take(&mut self.focus_first) {
+                    first.request_focus();
+                }
                 ui.selectable_value(&mut self.format, Format::Html, tr!("HTML page"));
                 ui.selectable_value(&mut self.format, Format::Json, "JSON");
                 ui.separator();

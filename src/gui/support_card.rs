@@ -48,6 +48,23 @@ pub struct SupportCard {
     pub gpus: Vec<Vec<String>>,
     /// The GPU data is simulated (demo mode).
     pub demo: bool,
+    /// The file (a user's capture or bug report) the card was made from, redacted.
+    pub from_file: Option<String>,
+    /// A save dialog in flight.
+    save: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    /// The last copy or save outcome.
+    pub message: Option<String>,
+    /// The redaction it was made with (a saved file's name leaves the host out when it is on).
+    redact: RedactOptions,
+    /// The keyboard focus moves to the first button when the card opens.
+    focus_first: bool,
+}
+
+/// What the card's buttons ask of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CardAction {
+    /// Take a screenshot of the card (named after it).
+    Screenshot,
 }
 
 impl SupportCard {
@@ -58,8 +75,12 @@ impl SupportCard {
         headline: Option<Headline>,
         redact: RedactOptions,
         snap: &crate::telemetry::snapshot::Snapshot,
+        origin: Option<&crate::diagnose::origin::Origin>,
     ) {
-        let mut red = Redactor::new(redact, Secrets::this_machine());
+        let mut red = Redactor::new(redact, Secrets::this_machine().with_origin(origin));
+        self.redact = redact;
+        self.message = None;
+        self.focus_first |= !self.open;
         report::redact_doc(&mut doc, &mut red);
         self.headline = headline.map(|h| Headline {
             finding: red.message(&h.finding),
@@ -73,6 +94,22 @@ impl SupportCard {
                 .collect(),
             check_id: h.check_id,
         });
+        self.from_file = origin.map(|o| red.text(&o.file));
+        if let Some(o) = origin {
+            // A user's file: its GPUs as it lists them; it holds no live readings.
+            self.gpus = o
+                .gpus
+                .iter()
+                .map(|g| {
+                    let (i, name) = g.split_once(": ").unwrap_or(("", g));
+                    vec![i.to_string(), red.text(name)]
+                })
+                .collect();
+            self.demo = false;
+            self.doc = Some(doc);
+            self.open = true;
+            return;
+        }
         let info = |i: u32| snap.inventory.gpus.iter().find(|g| g.index == i);
         self.gpus = snap
             .inventory
@@ -106,8 +143,23 @@ impl SupportCard {
 
     /// Draws the card: its own view over the whole window (scrolling only when a very small
     /// window cannot hold it).
-    pub fn ui(&mut self, ctx: &egui::Context) {
-        let Some(doc) = &self.doc else { return };
+    pub fn ui(&mut self, ctx: &egui::Context, screenshot_message: Option<&str>) -> Option<CardAction> {
+        if let Some(Some(path)) = super::share::poll_dialog(&mut self.save)
+            && let Some(doc) = &self.doc
+        {
+            let text = report::render(doc, report::Format::Md);
+            self.message = Some(match super::share::write_new(&path, text.as_bytes()) {
+                Ok(()) => tr!("Support card saved to {path}.", path = path.display()),
+                Err(e) => tr!("Could not save {path}: {error}", path = path.display(), error = e),
+            });
+        }
+        if self.save.is_some() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        let Some(doc) = &self.doc else { return None };
+        let mut action = None;
+        let mut copy = false;
+        let mut save = false;
         let mut open = self.open;
         let area = ctx.content_rect().shrink(6.0);
         egui::Window::new(tr!("Support card"))
@@ -116,8 +168,44 @@ impl SupportCard {
             .resizable(false)
             .fixed_rect(area)
             .show(ctx, |ui| {
-                egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+                // The buttons and their outcome in one row above the card, which never moves: a
+                // message takes the rest of the row instead of pushing the card down.
+                ui.horizontal(|ui| {
+                    let first = ui
+                        .button(tr!("Copy as text"))
+                        .on_hover_text(tr!("Copy the card's report as Markdown text, redacted as shown"));
+                    if std::mem::take(&mut self.focus_first) {
+                        first.request_focus();
+                    }
+                    copy = first.clicked();
+                    save = ui
+                        .button(tr!("Save..."))
+                        .on_hover_text(tr!("Save the card's report as a Markdown file"))
+                        .clicked();
+                    if ui
+                        .button(tr!("Screenshot of the card"))
+                        .on_hover_text(tr!("Save a PNG of the card and copy it to the clipboard"))
+                        .clicked()
+                    {
+                        action = Some(CardAction::Screenshot);
+                    }
+                    if let Some(m) = self.message.as_deref().or(screenshot_message) {
+                        ui.add(egui::Label::new(RichText::new(m).weak()).truncate());
+                    }
+                });
+                egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
                     ui.spacing_mut().item_spacing.y = 3.0;
+                    if let Some(file) = &self.from_file {
+                        ui.label(
+                            RichText::new(tr!(
+                                "FROM THE FILE {file}: the machine it was made on, not this one",
+                                file = file
+                            ))
+                            .strong()
+                            .color(palette::BADGE_REPLAY.text)
+                            .background_color(palette::BADGE_REPLAY.fill),
+                        );
+                    }
                     title(ui, doc, self.demo);
                     diagnosis(ui, self.headline.as_ref(), doc, self.demo);
                     gpu_table(ui, &self.gpus);
@@ -130,6 +218,18 @@ impl SupportCard {
                 });
             });
         self.open = open;
+        if copy {
+            ctx.copy_text(report::render(doc, report::Format::Md));
+            self.message = Some(tr!("Support card copied to the clipboard as text.").to_string());
+        }
+        if save && self.save.is_none() {
+            let name = format!("{}.md", super::share::file_stem("support-card", &self.redact));
+            self.save = Some(super::share::save_dialog(name, (tr!("Report"), "md")));
+        }
+        if action.is_some() {
+            self.message = None;
+        }
+        action
     }
 }
 
@@ -220,7 +320,9 @@ fn gpu_table(ui: &mut egui::Ui, rows: &[Vec<String>]) {
     }
     ui.separator();
     egui::Grid::new("card_gpus").striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
-        for h in GPU_HEADERS {
+        // (A file's GPUs have a name and no live readings: only those columns.)
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0).max(2);
+        for h in GPU_HEADERS.iter().take(columns) {
             ui.label(RichText::new(crate::i18n::tr(h)).strong());
         }
         ui.end_row();

@@ -136,6 +136,74 @@ pub struct Inputs<'a> {
     pub machine: Vec<(String, String)>,
 }
 
+/// Builds the report of a file the checklist read (a user's capture or bug report): its
+/// diagnosis and the facts it holds, which file it is, and nothing of the machine the report is
+/// made on (no host, OS, metrics, smoke test, VRAM estimate or renderer of the reader's).
+pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin) -> ReportDoc {
+    let mut rows = Vec::new();
+    if let Some(h) = Headline::of_report(checklist) {
+        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
+        if !h.steps.is_empty() {
+            rows.push((
+                tr!("First fix").to_string(),
+                h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; ")),
+            ));
+        }
+    }
+    let root = checklist.root_cause.as_ref().and_then(|id| checklist.get(id));
+    rows.push((
+        tr!("Checklist").to_string(),
+        match root {
+            Some(r) => {
+                tr!("{verdict} — root cause: {finding}", verdict = checklist.worst().word(), finding = r.finding.here())
+            }
+            None => checklist.worst().word().to_string(),
+        },
+    ));
+    rows.push((tr!("Made from the file").to_string(), origin.file.clone()));
+    for (key, value) in
+        [(tr!("Operating system"), &origin.os), (tr!("Kernel"), &origin.kernel), (tr!("Driver"), &origin.driver)]
+    {
+        if let Some(v) = value {
+            rows.push((key.to_string(), v.clone()));
+        }
+    }
+    rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
+    let summary = Section {
+        title: tr!("Summary").to_string(),
+        items: vec![
+            Item::Facts { rows },
+            Item::Text {
+                text: tr!(
+                    "Everything below is what {file} holds about the machine it was made on; nothing is about the machine this report was made on.",
+                    file = origin.file
+                )
+                .to_string(),
+            },
+        ],
+    };
+    let gpus = Section {
+        title: tr!("GPU devices").to_string(),
+        items: vec![if origin.gpus.is_empty() {
+            Item::Text { text: tr!("The file lists no NVIDIA GPU.").to_string() }
+        } else {
+            Item::Table {
+                headers: vec!["GPU".to_string()],
+                rows: origin.gpus.iter().map(|g| vec![g.clone()]).collect(),
+            }
+        }],
+    };
+    ReportDoc {
+        format: REPORT_FORMAT.to_string(),
+        version: REPORT_VERSION,
+        title: tr!("gpu-doctor report").to_string(),
+        generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        redaction: tr!("off").to_string(),
+        sections: vec![summary, gpus, checklist_section(checklist)],
+    }
+}
+
 /// Facts about this machine for the report: host name, OS, kernel, CPU, RAM.
 pub fn machine_facts() -> Vec<(String, String)> {
     let mut v = Vec::new();

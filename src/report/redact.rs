@@ -79,12 +79,30 @@ impl Secrets {
         s.users.dedup();
         s
     }
+
+    /// These secrets and the names of the machine a file came from (a capture's user, a bug
+    /// report's host name): a report made from a user's file redacts that machine's names, not
+    /// only the names of the machine making it.
+    pub fn with_origin(mut self, origin: Option<&crate::diagnose::origin::Origin>) -> Secrets {
+        if let Some(o) = origin {
+            for h in &o.hostnames {
+                if let Some((short, _)) = h.split_once('.') {
+                    self.hostnames.push(short.to_string());
+                }
+                self.hostnames.push(h.clone());
+            }
+            self.users.extend(o.users.iter().cloned());
+            for v in [&mut self.hostnames, &mut self.users] {
+                v.sort();
+                v.dedup();
+            }
+        }
+        self
+    }
 }
 
-static HOME: LazyLock<Regex> = LazyLock::new(|| {
-    // /home/NAME, /Users/NAME, /var/home/NAME, C:\Users\NAME (any slash style, any case).
-    regex_or_never(r"(?i)((?:/home|/Users|/var/home|[A-Za-z]:[\\/]+Users)[\\/]+)([^\\/\s:;,'`)\]}>]+)")
-});
+/// Home directories in paths ([`crate::text::HOME_PATH`]): group 2 is the user name.
+use crate::text::HOME_PATH as HOME;
 static MAC: LazyLock<Regex> =
     LazyLock::new(|| regex_or_never(r"\b[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){4}\b"));
 static IPV4: LazyLock<Regex> = LazyLock::new(|| {
@@ -184,6 +202,13 @@ pub fn is_report_word(name: &str) -> bool {
     COMMON_NAMES.contains(&n.as_str()) || REPORT_WORDS.contains(&n)
 }
 
+/// A redaction token (`[user-1]`, `[host-2]`) in `text`: a command holding one cannot be run as
+/// shown.
+pub fn has_token(text: &str) -> bool {
+    static TOKEN: LazyLock<Regex> = LazyLock::new(|| regex_or_never(r"\[(?:host|user|ip|mac|gpu-uuid|serial)-\d+\]"));
+    TOKEN.is_match(text)
+}
+
 /// Replaces private values by stable tokens.
 #[derive(Clone, Debug)]
 pub struct Redactor {
@@ -211,7 +236,12 @@ impl Redactor {
                         r"(?i)(@|\bhost(?:\s*name)?\s*[:=]\s*|\b\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d)?\s+)({n})\b(?:[^-.]|$)"
                     )]
                 } else {
-                    vec![format!(r"(?i)(\buser(?:\s*name)?\s*[:=]\s*)({n})\b"), format!(r"(?i)(^|[\s(])({n})@")]
+                    vec![
+                        format!(r"(?i)(\buser(?:\s*name)?\s*[:=]\s*)({n})\b"),
+                        format!(r"(?i)(^|[\s(])({n})@"),
+                        // The user a command acts on: `usermod -aG video NAME`.
+                        format!(r"(?i)(\busermod\s+-a?G\s+\S+\s+)({n})\b"),
+                    ]
                 };
                 for pattern in patterns {
                     if let Ok(re) = Regex::new(&pattern) {
@@ -425,6 +455,14 @@ impl Redactor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redaction_token_is_found_and_a_plain_command_has_none() {
+        assert!(has_token("sudo usermod -aG video [user-1]"));
+        assert!(has_token("ssh [host-12] nvidia-smi"));
+        assert!(!has_token("sudo usermod -aG video alice"));
+        assert!(!has_token("arr[user-x] and [1]"));
+    }
 
     #[test]
     fn names_that_are_words_of_this_domain_are_redacted_only_as_values() {

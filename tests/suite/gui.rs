@@ -204,9 +204,12 @@ fn no_driver_banner_explains_and_offers_demo() {
     h.get_by_label("Data: this machine's host metrics only (no NVIDIA GPU data)");
     h.get_by_label_contains("gpu-doctor-cli info");
     assert!(h.query_by_label_contains("DEMO DATA").is_none());
+    // The demo is a choice of scenarios.
     h.get_by_label("Try demo mode").click();
     h.run();
-    h.get_by_label_contains("DEMO DATA: healthy-training");
+    h.get_by_label_contains("data-starved —").click();
+    h.run();
+    h.get_by_label_contains("DEMO DATA: data-starved");
     h.get_by_label("Back to this machine");
     assert!(h.query_by_label("No NVIDIA GPU data").is_none());
 }
@@ -903,7 +906,8 @@ fn support_card_is_redacted_and_reports_carry_the_vram_estimate() {
     h.get_by_label("[host-1]");
     // Its own full view: it spans the window instead of floating over the Monitor.
     let title = h.get_by_label_contains("support card").rect();
-    assert!(title.min.x < 40.0 && title.min.y < 60.0, "the card starts at the window's corner: {title:?}");
+    // (Below the card's own row of buttons.)
+    assert!(title.min.x < 40.0 && title.min.y < 100.0, "the card starts at the window's corner: {title:?}");
     // The VRAM estimate joins reports once the tab was used (the card closed first: it covers the
     // window).
     h.state_mut().card.open = false;
@@ -1020,13 +1024,22 @@ fn support_card_with_eight_gpus_fits_one_1280_by_800_screen_with_the_root_cause_
         Box::new(DemoHost::new(Scenario::HealthyTraining, 3)),
         30,
     );
+    // The checklist's result as this machine's (a capture's checks without its origin): the card
+    // of a file is about the file alone, and has no live GPUs.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/container-without-gpus");
+    let mut checklist = gpu_doctor::diagnose::input::CheckSource::Capture(dir).run(None).unwrap();
+    checklist.origin = None;
     let mut h = Harness::builder().with_size(eframe::egui::vec2(1280.0, 800.0)).build_eframe(move |cc| {
         let mut init = AppInit::new(sampler);
-        init.checklist_from = Some(dir);
         init.support_card = true;
         DoctorApp::new(cc, init)
     });
+    // (A fresh state: a live run already started here must not replace the result.)
+    let mut state = gpu_doctor::gui::ChecklistState::new(gpu_doctor::gui::ChecklistSource::Live(Default::default()));
+    state.report = Some(checklist);
+    h.state_mut().checklist = state;
+    // (And the card made again from it, should the live result have reached it first.)
+    h.state_mut().card.doc = None;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while !h.state().card.has_checklist() {
         assert!(std::time::Instant::now() < deadline, "the card never got the checklist's result");

@@ -20,6 +20,8 @@ mod fake_nvml;
 mod fleet;
 mod gui;
 mod gui_import;
+#[cfg(feature = "gui")]
+mod gui_keys;
 mod gui_remote;
 #[cfg(feature = "gui")]
 mod gui_zh;

@@ -419,3 +419,114 @@ fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
     }
     assert!(wrong.is_empty(), "{} names changed the report's own text:\n{}", wrong.len(), wrong.join("\n"));
 }
+
+/// Issue 38 item 2, over every fixture (captures and bug reports): a report made from a user's
+/// file names neither that machine's user nor its host anywhere (fact rows, findings, evidence,
+/// commands such as `usermod`, the HTML), in any format. The names are read here from the files
+/// themselves (the capture's `meta.user.name`, the bug report's `uname:` line and home paths),
+/// not from what the product found; names that are words of the report's own texts are checked
+/// where they stand as values.
+#[test]
+fn a_report_made_from_a_users_file_redacts_that_machines_names_in_every_format() {
+    use gpu_doctor::diagnose::input::CheckSource;
+    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("capture.json").exists())
+        .collect();
+    for e in std::fs::read_dir(root.join("bug-reports")).unwrap().filter_map(Result::ok) {
+        if let Some(f) = std::fs::read_dir(e.path())
+            .ok()
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|f| f.path())
+            .find(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with("nvidia-bug-report")))
+        {
+            files.push(f);
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 60, "{} fixtures", files.len());
+    let home = regex::Regex::new(r"/home/([A-Za-z0-9._-]+)").unwrap();
+    let mut checked_users = 0;
+    for file in &files {
+        // (A log cut short before any section the checks read is refused with why: no report.)
+        let Ok(checklist) = CheckSource::Capture(file.clone()).run(None) else { continue };
+        let origin = checklist.origin.clone().unwrap_or_else(|| panic!("{}: no origin", file.display()));
+        // The machine's names, read here from the file.
+        let mut users = Vec::new();
+        let mut hosts = Vec::new();
+        let capture = file.join("capture.json");
+        if capture.exists() {
+            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&capture).unwrap()).unwrap();
+            if let Some(u) = v["meta"]["user"]["name"].as_str() {
+                users.push(u.to_string());
+            }
+        } else {
+            let mut text = String::new();
+            use std::io::Read;
+            flate2::read::GzDecoder::new(std::fs::File::open(file).unwrap()).read_to_string(&mut text).unwrap();
+            if let Some(line) = text.lines().find(|l| l.starts_with("uname:")) {
+                hosts.extend(line.split_whitespace().nth(2).map(String::from));
+            }
+            users.extend(home.captures_iter(&text).map(|c| c[1].to_string()));
+        }
+        let doc = report::build_from_file(&checklist, &origin);
+        let mut red = Redactor::new(RedactOptions::default(), Secrets::default().with_origin(Some(&origin)));
+        let mut d = doc.clone();
+        report::redact_doc(&mut d, &mut red);
+        for format in [Format::Md, Format::Json, Format::Html] {
+            let out = report::render(&d, format);
+            for h in &hosts {
+                assert!(!out.contains(h.as_str()), "{}: host {h} in the {format:?} report", file.display());
+            }
+            for u in &users {
+                for shown in [format!("/home/{u}"), format!("usermod -aG video {u}"), format!("user: {u}")] {
+                    assert!(!out.contains(&shown), "{}: `{shown}` in the {format:?} report", file.display());
+                }
+                if !gpu_doctor::report::redact::is_report_word(u) {
+                    let word = regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(u))).unwrap();
+                    assert!(!word.is_match(&out), "{}: user {u} in the {format:?} report", file.display());
+                    checked_users += 1;
+                }
+            }
+        }
+    }
+    assert!(checked_users >= 20, "only {checked_users} distinctive user names were checked");
+}
+
+/// Issue 38 item 1: a report made from a file holds the file's facts and says which file; the
+/// reader's machine (its host, OS, kernel, CPU, RAM, renderer, metrics, smoke test, VRAM estimate)
+/// never appears.
+#[test]
+fn a_report_made_from_a_file_holds_the_files_facts_only() {
+    use gpu_doctor::diagnose::input::CheckSource;
+    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/clementpla-2024-3xa6000-xid45-rminit/nvidia-bug-report.log.gz");
+    let checklist = CheckSource::Capture(file).run(None).unwrap();
+    let origin = checklist.origin.clone().unwrap();
+    let md = report::render(&report::build_from_file(&checklist, &origin), Format::Md);
+    assert!(md.contains("nvidia-bug-report.log.gz"), "{md}");
+    assert!(md.contains("6.5.0-17-generic"), "the file's kernel: {md}");
+    assert!(md.contains("535.154.05"), "the file's driver: {md}");
+    assert!(md.contains("RTX A6000"), "the file's GPUs: {md}");
+    for reader in [
+        sysinfo::System::kernel_version().ok(),
+        sysinfo::System::long_os_version().ok(),
+        sysinfo::System::host_name().ok().filter(|h| h.len() > 3),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|v| v != "6.5.0-17-generic")
+    {
+        assert!(!md.contains(&reader), "the reader's {reader} in {md}");
+    }
+    for absent in ["Renderer", "CPU", "RAM", "Smoke test", "VRAM estimate", "GPU data", "Metrics"] {
+        assert!(!md.contains(absent), "{absent} in a report from a file: {md}");
+    }
+}

@@ -296,6 +296,10 @@ impl BugReportSystem {
             s.add_file("/proc/sys/kernel/osrelease", format!("{k}\n"));
         }
         s.imported.kernel = kernel;
+        // uname's node name: the machine's host name, which a report made from the log redacts.
+        if let Some(host) = r.header.uname.as_deref().and_then(|u| u.split_whitespace().nth(1)) {
+            s.add_file("/proc/sys/kernel/hostname", format!("{host}\n"));
+        }
         if !s.files.contains_key("/proc/modules")
             && let Some(lsmod) = r.command(&["lsmod"])
         {

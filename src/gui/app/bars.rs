@@ -39,12 +39,18 @@ impl DoctorApp {
         ui.horizontal(|ui| {
             ui.heading("gpu-doctor");
             ui.separator();
-            ui.selectable_value(&mut self.tab, Tab::Monitor, tr!("Monitor"));
-            ui.selectable_value(&mut self.tab, Tab::Checklist, tr!("Checklist"));
-            ui.selectable_value(&mut self.tab, Tab::Vram, tr!("VRAM"));
-            ui.selectable_value(&mut self.tab, Tab::Smoke, tr!("Smoke test"));
-            ui.selectable_value(&mut self.tab, Tab::Tune, tr!("Tune"));
-            ui.selectable_value(&mut self.tab, Tab::About, tr!("About"));
+            ui.selectable_value(&mut self.tab, Tab::Monitor, tr!("Monitor"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Monitor));
+            ui.selectable_value(&mut self.tab, Tab::Checklist, tr!("Checklist"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Checklist));
+            ui.selectable_value(&mut self.tab, Tab::Vram, tr!("VRAM"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Vram));
+            ui.selectable_value(&mut self.tab, Tab::Smoke, tr!("Smoke test"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Smoke));
+            ui.selectable_value(&mut self.tab, Tab::Tune, tr!("Tune"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Tune));
+            ui.selectable_value(&mut self.tab, Tab::About, tr!("About"))
+                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::About));
             ui.separator();
             if ui
                 .button(tr!("Screenshot"))
@@ -58,16 +64,14 @@ impl DoctorApp {
                 .on_hover_text(tr!("A support report: preview, redaction, save or copy"))
                 .clicked()
             {
-                let doc = self.build_report(snap);
-                self.report.show_for(doc, self.settings.redaction);
+                self.open_report(snap);
             }
             if ui
                 .button(tr!("Support card"))
                 .on_hover_text(tr!("One screen with what support needs, for a screenshot"))
                 .clicked()
             {
-                let doc = self.build_report(snap);
-                self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap);
+                self.open_card(snap);
             }
             if let Some((_, n)) = self.sampler.recording()
                 && ui
@@ -93,6 +97,11 @@ impl DoctorApp {
                 if ui.button(tr!("Connect to a server…")).clicked() {
                     self.connect_dialog.open = true;
                 }
+                ui.menu_button(tr!("Show demo data"), |ui| {
+                    if let Some(s) = super::super::monitor::demo_menu(ui) {
+                        action = Some(MonitorAction::TryDemo(s));
+                    }
+                });
                 if ui.button(tr!("Open recording...")).clicked() && self.open_dialog.is_none() {
                     self.open_dialog = Some(share::open_dialog(share::recordings_dir()));
                 }

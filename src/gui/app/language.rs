@@ -45,6 +45,10 @@ impl DoctorApp {
         checklist: Option<crate::diagnose::Report>,
         fresh_text: bool,
     ) -> crate::report::ReportDoc {
+        if let Some((c, origin)) = checklist.as_ref().and_then(|c| c.origin.as_ref().map(|o| (c, o))) {
+            // A user's file: the report is about the machine it came from, and nothing else.
+            return crate::report::build_from_file(c, origin);
+        }
         let machine = if fresh_text {
             crate::report::machine_facts()
         } else {

@@ -79,13 +79,13 @@ pub(super) fn no_driver_banner(
             {
                 action = Some(MonitorAction::OpenChecklist);
             }
-            if ui
-                .button(tr!("Try demo mode"))
-                .on_hover_text(tr!("Show simulated GPUs, clearly labelled DEMO"))
-                .clicked()
-            {
-                action = Some(MonitorAction::TryDemo);
-            }
+            ui.menu_button(tr!("Try demo mode"), |ui| {
+                if let Some(s) = super::demo_menu(ui) {
+                    action = Some(MonitorAction::TryDemo(s));
+                }
+            })
+            .response
+            .on_hover_text(tr!("Show simulated GPUs, clearly labelled DEMO"));
             if ui
                 .button(tr!("Connect to a server…"))
                 .on_hover_text(tr!("Watch a server's GPUs over SSH (your keys, agent and ~/.ssh/config)"))

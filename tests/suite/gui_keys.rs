@@ -1,0 +1,81 @@
+//! Issue 38 items 9 and 10 in the window: Escape closes the dialog in front, Ctrl+1…6 switch
+//! tabs, a dialog takes the keyboard focus when it opens; the demo scenario is chosen in the
+//! window (not always healthy-training).
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use eframe::egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use gpu_doctor::gui::{AppInit, DoctorApp, Tab};
+use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+use gpu_doctor::telemetry::sampler::Sampler;
+use gpu_doctor::telemetry::source::SourceStatus;
+
+fn window() -> Harness<'static, DoctorApp> {
+    let sampler = Sampler::manual(
+        Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
+        Box::new(DemoHost::new(Scenario::Idle, 1)),
+        Duration::from_secs(1),
+    );
+    sampler.step_host(1.0);
+    sampler.step_gpu(1.0);
+    let mut h = Harness::builder()
+        .with_size(eframe::egui::vec2(1280.0, 800.0))
+        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
+    h.run();
+    h
+}
+
+#[test]
+fn escape_closes_the_dialog_in_front_and_ctrl_digits_switch_tabs() {
+    let mut h = window();
+    h.get_by_label("Report...").click();
+    h.run();
+    assert!(h.state().report.open);
+    // The report dialog takes the focus: its first control.
+    assert!(h.get_by_label("Markdown").is_focused(), "the report dialog's first control has the focus");
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(!h.state().report.open, "Escape closes the report dialog");
+    h.get_by_label("Support card").click();
+    h.run();
+    assert!(h.state().card.open);
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(!h.state().card.open, "Escape closes the card");
+    for (key, tab) in
+        [(Key::Num3, Tab::Vram), (Key::Num2, Tab::Checklist), (Key::Num5, Tab::Tune), (Key::Num1, Tab::Monitor)]
+    {
+        h.key_press_modifiers(Modifiers::COMMAND, key);
+        h.run();
+        assert_eq!(h.state().tab, tab, "{key:?}");
+    }
+}
+
+#[test]
+fn the_support_card_takes_the_focus_when_it_opens() {
+    let mut h = window();
+    h.get_by_label("Support card").click();
+    h.run();
+    assert!(h.get_by_label("Copy as text").is_focused());
+}
+
+#[test]
+fn a_demo_scenario_is_chosen_in_the_window() {
+    let mut h = window();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Show demo data").hover();
+    h.run();
+    h.get_by_label_contains("thermal-throttle").click();
+    h.run();
+    let snap = h.state().sampler().snapshot();
+    match &snap.source {
+        SourceStatus::Demo { scenario, .. } => assert_eq!(scenario.to_string(), "thermal-throttle"),
+        other => panic!("not the demo: {other:?}"),
+    }
+}
