@@ -82,6 +82,7 @@ if [ $want_linux = 1 ]; then
     install -m 755 packaging/linux/install.sh "$stage/"
     install -m 644 README.md LICENSE-MIT LICENSE-APACHE "$stage/"
     install -m 644 assets/fonts/LICENSE-OFL.txt "$stage/LICENSE-OFL-NotoSansSC.txt"
+    install -m 644 assets/fonts/LICENSE-emoji-icon-font.txt "$stage/"
     tar -C "$dist/stage" --owner=0 --group=0 --sort=name -czf "$out/$name.tar.gz" "$name"
 fi
 
@@ -104,6 +105,7 @@ if [ $want_windows = 1 ]; then
         sed 's/$/\r/' LICENSE-MIT > "$stage/LICENSE-MIT.txt"
         sed 's/$/\r/' LICENSE-APACHE > "$stage/LICENSE-APACHE.txt"
         sed 's/$/\r/' assets/fonts/LICENSE-OFL.txt > "$stage/LICENSE-OFL-NotoSansSC.txt"
+        sed 's/$/\r/' assets/fonts/LICENSE-emoji-icon-font.txt > "$stage/LICENSE-emoji-icon-font.txt"
         step "portable .zip"
         (cd "$dist/stage" && python3 -m zipfile -c "../packages/$name.zip" "$name")
         if command -v makensis >/dev/null; then

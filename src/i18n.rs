@@ -30,6 +30,14 @@ pub use message::{Arg, Message};
 /// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).
 pub const CJK_FONT: &[u8] = include_bytes!("../assets/fonts/NotoSansSC-gpu-doctor.otf");
 
+/// The pictographs the in-window file chooser draws (folder, open folder; from Noto Emoji, OFL)
+/// and (floppy disk, up arrow, refresh, folder and file entries; from emoji-icon-font, MIT),
+/// which egui's default fonts lack: a few KiB made by scripts/make-symbol-font.py.
+pub const SYMBOL_FONTS: [(&str, &[u8]); 2] = [
+    ("noto-emoji-gpu-doctor", include_bytes!("../assets/fonts/NotoEmoji-gpu-doctor.ttf")),
+    ("emoji-icon-gpu-doctor", include_bytes!("../assets/fonts/emoji-icon-gpu-doctor.ttf")),
+];
+
 /// Environment variable choosing the language of both programs (`en` or `zh-CN`).
 pub const LANG_ENV: &str = "GPU_DOCTOR_LANG";
 

@@ -69,7 +69,9 @@ pub fn rate(bytes_per_sec: f64) -> String {
 
 /// Formats a percentage with no decimals below 10 % precision needs: `7.5 %`, `93 %`.
 pub fn percent(p: f64) -> String {
-    if p < 10.0 && p > 0.0 { format!("{p:.1} %") } else { format!("{p:.0} %") }
+    // Chinese writes the sign against the number (30%); English here with a space (30 %).
+    let space = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "" } else { " " };
+    if p < 10.0 && p > 0.0 { format!("{p:.1}{space}%") } else { format!("{p:.0}{space}%") }
 }
 
 /// Formats a duration in seconds as the shortest clear form: `45 s`, `5 min`, `1 h 30 min`.
@@ -149,5 +151,7 @@ mod tests {
         assert_eq!(clock(86_400.0 + 5.0), "00:00:05");
         assert_eq!(percent(7.52), "7.5 %");
         assert_eq!(percent(93.4), "93 %");
+        let zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn, || (percent(7.52), percent(43.0)));
+        assert_eq!(zh, ("7.5%".to_string(), "43%".to_string()), "Chinese writes no space before %");
     }
 }

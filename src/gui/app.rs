@@ -91,6 +91,16 @@ pub const NO_CJK_FONT_ENV: &str = "GPU_DOCTOR_NO_CJK_FONT";
 /// Latin text keeps its face and the app's Chinese text renders on any machine. Chinese user data
 /// beyond it (process names, paths) comes from a system CJK font through eframe's system fonts.
 pub fn add_cjk_font(ctx: &egui::Context) {
+    for (name, data) in crate::i18n::SYMBOL_FONTS {
+        ctx.add_font(egui::epaint::text::FontInsert::new(
+            name,
+            egui::FontData::from_static(data),
+            vec![egui::epaint::text::InsertFontFamily {
+                family: egui::FontFamily::Proportional,
+                priority: egui::epaint::text::FontPriority::Lowest,
+            }],
+        ));
+    }
     ctx.add_font(egui::epaint::text::FontInsert::new(
         "noto-sans-sc-gpu-doctor",
         egui::FontData::from_static(crate::i18n::CJK_FONT),
@@ -162,9 +172,9 @@ pub struct DoctorApp {
     pub tune: super::tune_tab::TuneState,
     /// Outcome of the last screenshot, recording or export (set from callbacks too).
     pub info: Arc<std::sync::Mutex<Option<String>>>,
-    screenshot_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
-    open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
-    csv_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    screenshot_dialog: Option<share::Chooser>,
+    open_dialog: Option<share::Chooser>,
+    csv_dialog: Option<share::Chooser>,
     machine: Option<Vec<(String, String)>>,
     /// First and last sample time of the recording being replayed.
     pub replay_span: Option<(f64, f64)>,
@@ -286,7 +296,8 @@ impl DoctorApp {
         self.tab.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
     }
 
-    fn set_info(&self, text: String) {
+    /// Shows a note of what just happened (the toast over the lower right corner).
+    pub fn set_info(&self, text: String) {
         if let Ok(mut i) = self.info.lock() {
             *i = Some(text);
         }
@@ -395,25 +406,6 @@ impl DoctorApp {
         }
     }
 
-    /// The machine the checklist's file describes, when it read one.
-    pub(super) fn origin(&self) -> Option<crate::diagnose::origin::Origin> {
-        self.checklist.report.as_ref().and_then(|r| r.origin.clone())
-    }
-
-    /// Opens the report dialog on what the app knows now.
-    pub(super) fn open_report(&mut self, snap: &Snapshot) {
-        let doc = self.build_report(snap);
-        let origin = self.origin();
-        self.report.show_for(doc, self.settings.redaction, origin);
-    }
-
-    /// Opens (or refreshes) the support card on what the app knows now.
-    pub(super) fn open_card(&mut self, snap: &Snapshot) {
-        let doc = self.build_report(snap);
-        let origin = self.origin();
-        self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap, origin.as_ref());
-    }
-
     /// The sampler feeding the app.
     pub fn sampler(&self) -> &Sampler {
         &self.sampler
@@ -452,17 +444,7 @@ impl eframe::App for DoctorApp {
                 if let Some(msg) = &self.message {
                     ui.colored_label(palette::tone(ui, Tone::Fail), msg);
                 }
-                let info = self.info.lock().ok().and_then(|i| i.clone());
-                if let Some(text) = info {
-                    ui.horizontal_wrapped(|ui| {
-                        ui.label(text);
-                        if ui.small_button(tr!("Dismiss")).clicked()
-                            && let Ok(mut i) = self.info.lock()
-                        {
-                            *i = None;
-                        }
-                    });
-                }
+                self.info_toast(ui.ctx());
                 if let (true, Some((a, b))) = (self.tab == Tab::Monitor && snap.source.is_replay(), self.replay_span) {
                     // (Ordered whatever the file held: clamp panics on an inverted range.)
                     let (a, b) = (a.min(b), a.max(b));
@@ -581,13 +563,13 @@ impl eframe::App for DoctorApp {
             self.connect(&ctx, target, setup);
         }
         self.take_dropped_file(&ctx);
-        if let Some(Some(path)) = share::poll_dialog(&mut self.screenshot_dialog) {
+        if let Some(Some(path)) = share::poll_dialog(&ctx, &mut self.screenshot_dialog) {
             self.take_screenshot(&ctx, Some(path));
         }
-        if let Some(Some(path)) = share::poll_dialog(&mut self.open_dialog) {
+        if let Some(Some(path)) = share::poll_dialog(&ctx, &mut self.open_dialog) {
             self.open_replay(&ctx, &path);
         }
-        if let (Some(Some(path)), Some(rec)) = (share::poll_dialog(&mut self.csv_dialog), &self.replay) {
+        if let (Some(Some(path)), Some(rec)) = (share::poll_dialog(&ctx, &mut self.csv_dialog), &self.replay) {
             let mut rows = 0;
             let written = crate::safe_fs::write_new_atomic_with(&path, |w| {
                 rows = rec.write_csv(w).map_err(std::io::Error::other)?;

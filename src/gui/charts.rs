@@ -117,6 +117,12 @@ pub struct Mark {
     pub color: Color32,
 }
 
+/// The names of the marks within `tolerance` seconds of `x`: what the vertical line under the
+/// pointer stands for (a verdict starting or ending, a GPU lost).
+pub fn marks_near(marks: &[(f64, String)], x: f64, tolerance: f64) -> Vec<&str> {
+    marks.iter().filter(|(t, _)| (t - x).abs() <= tolerance).map(|(_, n)| n.as_str()).collect()
+}
+
 /// The shared time axis of all charts in a frame.
 #[derive(Clone, Copy)]
 pub struct TimeAxis {
@@ -283,7 +289,9 @@ fn legend_text(entries: &[LegendEntry]) -> String {
 /// One line of coloured swatches and names: the legend shown under a title without a caption.
 fn legend_job(ui: &egui::Ui, entries: &[LegendEntry]) -> egui::text::LayoutJob {
     let mut job = egui::text::LayoutJob::default();
-    let font = egui::TextStyle::Small.resolve(ui.style());
+    // Legends are read, not glanced at: never below 11 points (egui's small text is 9).
+    let mut font = egui::TextStyle::Small.resolve(ui.style());
+    font.size = font.size.max(LEGEND_MIN_SIZE);
     let weak = ui.visuals().weak_text_color();
     for (k, e) in entries.iter().enumerate() {
         let fmt = |color| egui::TextFormat { font_id: font.clone(), color, ..Default::default() };
@@ -296,21 +304,30 @@ fn legend_job(ui: &egui::Ui, entries: &[LegendEntry]) -> egui::text::LayoutJob {
     job
 }
 
+/// The smallest legend text, points.
+const LEGEND_MIN_SIZE: f32 = 11.0;
+
 /// Draws `chart` at `size`; when it is scrolled out of view only the space is reserved.
 pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec2) {
     ui.allocate_ui(size, |ui| {
         ui.set_min_size(size);
         ui.vertical(|ui| {
             ui.label(RichText::new(chart.title).strong()).on_hover_text(chart.help);
-            // Every drawn line is named: the chart's caption, or else a legend of its lines.
+            // Every drawn line is named: the chart's caption, or else a legend of its lines, wrapped
+            // onto as many lines as it needs (never cut with "…"); the plot gives up the height.
+            let mut legend_height = 18.0;
             if chart.caption.is_empty() {
                 let entries = legend(&chart.series, &chart.references);
                 let full = legend_text(&entries);
-                ui.add(egui::Label::new(legend_job(ui, &entries)).truncate()).on_hover_text(full);
+                let mut job = legend_job(ui, &entries);
+                job.wrap.max_width = size.x - 14.0;
+                let galley = ui.painter().layout_job(job);
+                legend_height = galley.size().y.max(legend_height);
+                ui.add(egui::Label::new(galley)).on_hover_text(full);
             } else {
                 ui.label(RichText::new(chart.caption).small().weak());
             }
-            let plot_height = size.y - 22.0 - 18.0;
+            let plot_height = size.y - 22.0 - legend_height;
             let plot_height = plot_height.max(40.0);
             let probe = egui::Rect::from_min_size(ui.cursor().min, egui::vec2(size.x, plot_height));
             if !ui.is_rect_visible(probe) {
@@ -339,6 +356,10 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
             // Byte charts are plotted in GiB so the axis ticks land on whole GiB.
             let scale = if unit == Unit::Gib { 1.0 / units::GIB } else { 1.0 };
             let TimeAxis { from, to, started_unix, offset_secs, link } = axis;
+            // The marks in view, named on hover within 6 points of the pointer.
+            let near: Vec<(f64, String)> =
+                chart.marks.iter().filter(|m| (from..=to).contains(&m.t)).map(|m| (m.t, m.name.clone())).collect();
+            let tolerance = (to - from) / f64::from(size.x.max(1.0)) * 6.0;
             let mut plot = Plot::new(chart.id)
                 .height(plot_height)
                 .width(size.x - 14.0)
@@ -366,13 +387,21 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                     let (lo, hi) = input.bounds;
                     value_marks(unit, lo, hi, (hi - lo) / input.base_step_size * f64::from(*GRID_SPACING.start()))
                 })
-                .label_formatter(move |pos| match pos {
-                    egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => Some(format!(
-                        "{plot_name}: {}\n{}",
-                        unit.format(position.y),
-                        present::wall_clock(started_unix, position.x, offset_secs)
-                    )),
-                    _ => None,
+                .label_formatter(move |pos| {
+                    let (x, value) = match pos {
+                        egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => {
+                            (position.x, Some(format!("{plot_name}: {}", unit.format(position.y))))
+                        }
+                        egui_plot::HoverPosition::Elsewhere { position } => (position.x, None),
+                    };
+                    let marks = marks_near(&near, x, tolerance);
+                    if value.is_none() && marks.is_empty() {
+                        return None;
+                    }
+                    let mut lines: Vec<String> = marks.iter().map(|m| (*m).to_string()).collect();
+                    lines.extend(value);
+                    lines.push(present::wall_clock(started_unix, x, offset_secs));
+                    Some(lines.join("\n"))
                 });
             if chart.fixed_percent {
                 plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
@@ -408,6 +437,14 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mark_under_the_pointer_is_named_and_one_further_away_is_not() {
+        let marks = vec![(100.0, "data-starved starts".to_string()), (160.0, "data-starved ends".to_string())];
+        assert_eq!(marks_near(&marks, 101.0, 2.0), vec!["data-starved starts"]);
+        assert_eq!(marks_near(&marks, 160.0, 2.0), vec!["data-starved ends"]);
+        assert!(marks_near(&marks, 130.0, 2.0).is_empty());
+    }
 
     #[test]
     fn time_marks_land_on_round_local_times_and_keep_labels_apart() {

@@ -28,7 +28,7 @@ pub struct ChecklistState {
     /// Show every result at once instead of the wizard.
     pub show_all: bool,
     /// "Open…" dialogs in flight.
-    open_dialog: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    open_dialog: Option<super::share::Chooser>,
     /// Where "Back to this machine" returns to (this machine, or the server connected to).
     home: ChecklistSource,
     /// What was shown before a file was opened (its source, results and step): shown again when
@@ -184,7 +184,7 @@ impl ChecklistState {
 
     /// Draws the tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &str) {
-        if let Some(Some(path)) = super::share::poll_dialog(&mut self.open_dialog) {
+        if let Some(Some(path)) = super::share::poll_dialog(ui.ctx(), &mut self.open_dialog) {
             self.open(ui.ctx(), path, renderer);
         }
         if self.open_dialog.is_some() {

@@ -5,6 +5,7 @@
 mod app;
 mod charts;
 mod checklist;
+mod chooser;
 mod jobs;
 mod monitor;
 pub mod palette;
@@ -18,6 +19,7 @@ mod vram_tab;
 
 pub use app::{AppInit, DoctorApp, Tab, is_software_renderer};
 pub use checklist::{ChecklistSource, ChecklistState};
+pub use chooser::{CHOOSER_ENV, always_in_window};
 pub use monitor::{MonitorData, MonitorState, ProcessSort, TimeWindow};
 pub use share::{ReportDialog, unique_path};
 pub use smoke_tab::{SmokeSetup, SmokeState, write_report};

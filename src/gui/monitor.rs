@@ -334,7 +334,8 @@ impl MonitorState {
         ui.horizontal_wrapped(|ui| {
             ui.label(tr!("Window:"));
             for w in TimeWindow::ALL {
-                ui.selectable_value(&mut self.window, w, w.label());
+                // (In the reader's words: "5 min", "5 分钟".)
+                ui.selectable_value(&mut self.window, w, crate::units::duration_words(w.secs()).here());
             }
             ui.separator();
             let paused = self.paused_at.is_some();

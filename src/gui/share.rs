@@ -3,7 +3,6 @@
 //! report dialog (format, language, redaction, preview, save, copy) and file names for recordings.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 
 use eframe::egui::{self, RichText};
@@ -12,6 +11,9 @@ use crate::i18n::{self, Lang};
 use crate::report::redact::{RedactOptions, Redactor, Secrets};
 use crate::report::{self, Format, ReportDoc};
 use crate::tr;
+
+pub use super::chooser::Chooser;
+use super::chooser::Want;
 
 /// Where screenshots and reports go by default: the Pictures folder when there is one, else the
 /// home folder, else the current directory.
@@ -115,56 +117,30 @@ pub fn screenshot(ctx: &egui::Context, path: Option<PathBuf>, stem: String, mess
     });
 }
 
-/// Opens a save dialog on a helper thread (the window keeps drawing); the answer arrives on the
-/// returned channel.
-pub fn save_dialog(name: String, filter: (&'static str, &'static str)) -> Receiver<Option<PathBuf>> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new().name("gd-save-dialog".into()).spawn(move || {
-        let picked = rfd::FileDialog::new()
-            .set_directory(default_dir())
-            .set_file_name(name)
-            .add_filter(filter.0, &[filter.1])
-            .save_file();
-        let _ = tx.send(picked);
-    });
-    if spawned.is_err() {
-        // No thread: the receiver reports a closed channel, read as "cancelled".
-    }
-    rx
+/// Starts choosing where to save a new file (the desktop's dialog, else one drawn in the window).
+pub fn save_dialog(name: String, filter: (&'static str, &'static str)) -> Chooser {
+    Chooser::start(Want::Save(name, filter), default_dir())
 }
 
-/// Opens an open-file dialog on a helper thread.
-pub fn open_dialog(dir: PathBuf) -> Receiver<Option<PathBuf>> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let _ = std::thread::Builder::new().name("gd-open-dialog".into()).spawn(move || {
-        let _ = tx.send(rfd::FileDialog::new().set_directory(dir).pick_file());
-    });
-    rx
+/// Starts choosing a file to open, in `dir`.
+pub fn open_dialog(dir: PathBuf) -> Chooser {
+    Chooser::start(Want::File(None), dir)
 }
 
-/// A folder picker on a helper thread (a capture directory for the Checklist).
-pub fn folder_dialog(dir: PathBuf) -> Receiver<Option<PathBuf>> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let _ = std::thread::Builder::new().name("gd-folder-dialog".into()).spawn(move || {
-        let _ = tx.send(rfd::FileDialog::new().set_directory(dir).pick_folder());
-    });
-    rx
+/// Starts choosing a file of one kind (label, extension) to open, in `dir`.
+pub fn open_dialog_for(dir: PathBuf, kind: (&'static str, &'static str)) -> Chooser {
+    Chooser::start(Want::File(Some(kind)), dir)
 }
 
-/// Polls a dialog: Some(Some(path)) chosen, Some(None) cancelled, None still open.
-pub fn poll_dialog(rx: &mut Option<Receiver<Option<PathBuf>>>) -> Option<Option<PathBuf>> {
-    let r = rx.as_ref()?;
-    match r.try_recv() {
-        Ok(p) => {
-            *rx = None;
-            Some(p)
-        }
-        Err(TryRecvError::Empty) => None,
-        Err(TryRecvError::Disconnected) => {
-            *rx = None;
-            Some(None)
-        }
-    }
+/// Starts choosing a folder to open, in `dir`.
+pub fn folder_dialog(dir: PathBuf) -> Chooser {
+    Chooser::start(Want::Folder, dir)
+}
+
+/// Polls a chooser: Some(Some(path)) chosen, Some(None) cancelled, None still open (an
+/// in-window chooser is drawn meanwhile).
+pub fn poll_dialog(ctx: &egui::Context, slot: &mut Option<Chooser>) -> Option<Option<PathBuf>> {
+    super::chooser::poll(ctx, slot)
 }
 
 /// The report dialog.
@@ -185,7 +161,7 @@ pub struct ReportDialog {
     doc_lang: Lang,
     /// A report in another language is being made (its checks run again in that language).
     pub making: bool,
-    save: Option<Receiver<Option<PathBuf>>>,
+    save: Option<Chooser>,
     /// The last save or copy outcome.
     pub message: Option<String>,
     /// The machine a report made from a file describes: its names are redacted too.
@@ -261,7 +237,7 @@ impl ReportDialog {
             return;
         }
         self.refresh();
-        if let Some(answer) = poll_dialog(&mut self.save) {
+        if let Some(answer) = poll_dialog(ctx, &mut self.save) {
             self.message = answer.map(|p| match write_new(&p, self.preview.as_bytes()) {
                 Ok(()) => tr!("Saved {path}", path = p.display()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

@@ -65,8 +65,12 @@ pub struct SmokeState {
     cancel: Arc<AtomicBool>,
     /// The last finished run.
     pub report: Option<SmokeReport>,
-    /// Result of the last copy or export.
+    /// Why the last run could not start.
     pub message: Option<String>,
+    /// Result of the last copy or export, shown beside their buttons.
+    pub note: Option<String>,
+    /// Where to export the report, being chosen.
+    save: Option<super::share::Chooser>,
 }
 
 impl SmokeState {
@@ -83,6 +87,8 @@ impl SmokeState {
             cancel: Arc::new(AtomicBool::new(false)),
             report: None,
             message: None,
+            note: None,
+            save: None,
         }
     }
 
@@ -177,6 +183,14 @@ impl SmokeState {
         ui.add_space(8.0);
         if let Some(msg) = &self.message {
             ui.label(msg);
+        }
+        if let Some(Some(path)) = super::share::poll_dialog(ui.ctx(), &mut self.save)
+            && let Some(r) = &self.report
+        {
+            self.note = Some(match write_report(r, &path) {
+                Ok(()) => crate::tr!("Saved {path}", path = path.display()),
+                Err(e) => crate::tr!("Could not save {path}: {error}", path = path.display(), error = e),
+            });
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             if let Some(p) = &progress {
@@ -287,10 +301,20 @@ impl SmokeState {
         ui.horizontal(|ui| {
             if ui.button(crate::tr!("Copy report")).clicked() {
                 ui.ctx().copy_text(r.render_text(crate::i18n::current()));
-                self.message = Some(crate::tr!("Report copied to the clipboard.").to_string());
+                self.note = Some(crate::tr!("Report copied to the clipboard.").to_string());
             }
-            if ui.button(crate::tr!("Export...")).clicked() {
-                self.message = export(original);
+            if ui
+                .button(crate::tr!("Export..."))
+                .on_hover_text(crate::tr!("Save the report as text; a name ending in .json saves it as JSON"))
+                .clicked()
+                && self.save.is_none()
+            {
+                let name = format!("gpu-doctor-smoke-{}.txt", chrono::Local::now().format("%Y%m%d-%H%M%S"));
+                self.save = Some(super::share::save_dialog(name, (crate::tr!("Text"), "txt")));
+            }
+            // The outcome beside the buttons: nothing below moves when it appears.
+            if let Some(n) = &self.note {
+                ui.label(n);
             }
         });
         ui.add_space(6.0);
@@ -386,20 +410,6 @@ fn burn_line(t: &crate::smoke::BurnTick) -> String {
         ));
     }
     s
-}
-
-/// Saves the report where the user chooses: JSON for a .json name, text otherwise.
-fn export(r: &SmokeReport) -> Option<String> {
-    let name = format!("gpu-doctor-smoke-{}.txt", chrono::Local::now().format("%Y%m%d-%H%M%S"));
-    let path = rfd::FileDialog::new()
-        .set_file_name(name)
-        .add_filter(crate::tr!("Text"), &["txt"])
-        .add_filter("JSON", &["json"])
-        .save_file()?;
-    Some(match write_report(r, &path) {
-        Ok(()) => crate::tr!("Saved {path}", path = path.display()),
-        Err(e) => crate::tr!("Could not save {path}: {error}", path = path.display(), error = e),
-    })
 }
 
 /// Writes the report to `path`: JSON when it ends in .json, the text report otherwise.

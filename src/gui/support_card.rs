@@ -51,7 +51,7 @@ pub struct SupportCard {
     /// The file (a user's capture or bug report) the card was made from, redacted.
     pub from_file: Option<String>,
     /// A save dialog in flight.
-    save: Option<std::sync::mpsc::Receiver<Option<std::path::PathBuf>>>,
+    save: Option<super::share::Chooser>,
     /// The last copy or save outcome.
     pub message: Option<String>,
     /// The redaction it was made with (a saved file's name leaves the host out when it is on).
@@ -144,7 +144,7 @@ impl SupportCard {
     /// Draws the card: its own view over the whole window (scrolling only when a very small
     /// window cannot hold it).
     pub fn ui(&mut self, ctx: &egui::Context, screenshot_message: Option<&str>) -> Option<CardAction> {
-        if let Some(Some(path)) = super::share::poll_dialog(&mut self.save)
+        if let Some(Some(path)) = super::share::poll_dialog(ctx, &mut self.save)
             && let Some(doc) = &self.doc
         {
             let text = report::render(doc, report::Format::Md);

@@ -39,7 +39,7 @@ pub struct TuneState {
     last_read: Option<Instant>,
     /// Why the journal could not be read, or the tune not started.
     pub error: Option<String>,
-    open_dialog: Option<std::sync::mpsc::Receiver<Option<PathBuf>>>,
+    open_dialog: Option<super::share::Chooser>,
     /// "Copied" after a Copy.
     copied: bool,
     /// Where a tune started here writes its journal (the config directory's `tunes`).
@@ -191,7 +191,7 @@ impl TuneState {
         if self.poll() {
             ui.ctx().request_repaint_after(Duration::from_millis(300));
         }
-        if let Some(picked) = super::share::poll_dialog(&mut self.open_dialog) {
+        if let Some(picked) = super::share::poll_dialog(ui.ctx(), &mut self.open_dialog) {
             if let Some(p) = picked {
                 self.open(p);
             }

@@ -3,9 +3,6 @@
 //! and who holds the rest), the largest batch and longest context that fit, and what to change
 //! to need less, each with its saving.
 
-use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
-
 use eframe::egui::{self, Color32, RichText};
 
 use super::palette::{self, Tone};
@@ -30,7 +27,7 @@ pub struct VramState {
     pub message: Option<String>,
     /// How byte counts are shown (the app copies the "Byte units" setting here).
     pub units: crate::units::ByteUnits,
-    pending_import: Option<Receiver<Option<PathBuf>>>,
+    pending_import: Option<super::share::Chooser>,
     /// The tab was shown in this session (its estimate then goes into reports).
     pub visited: bool,
     /// Measured peaks saved for models and settings, and the last run `run` measured (read when
@@ -140,20 +137,10 @@ impl VramState {
         }
     }
 
-    fn open_dialog(&mut self, ctx: &egui::Context) {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let ctx = ctx.clone();
-        // The dialog blocks, so it runs on its own thread (crates.md: never inside ui()).
-        let spawned = std::thread::Builder::new().name("gd-file-dialog".into()).spawn(move || {
-            let picked = rfd::FileDialog::new()
-                .add_filter(crate::tr!("Hugging Face config"), &["json"])
-                .set_title(crate::tr!("Import config.json"))
-                .pick_file();
-            let _ = tx.send(picked);
-            ctx.request_repaint();
-        });
-        if spawned.is_ok() {
-            self.pending_import = Some(rx);
+    fn open_dialog(&mut self) {
+        if self.pending_import.is_none() {
+            let kind = (crate::tr!("Hugging Face config"), "json");
+            self.pending_import = Some(super::share::open_dialog_for(super::share::default_dir(), kind));
         }
     }
 
@@ -200,13 +187,8 @@ impl VramState {
     /// Draws the tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, snap: &Snapshot) {
         self.visited = true;
-        if let Some(rx) = &self.pending_import
-            && let Ok(picked) = rx.try_recv()
-        {
-            self.pending_import = None;
-            if let Some(p) = picked {
-                self.import_config(&p);
-            }
+        if let Some(Some(p)) = super::share::poll_dialog(ui.ctx(), &mut self.pending_import) {
+            self.import_config(&p);
         }
         ui.columns(2, |cols| {
             egui::ScrollArea::vertical().id_salt("vram_inputs").show(&mut cols[0], |ui| self.inputs(ui, snap));
@@ -236,7 +218,7 @@ impl VramState {
                 .on_hover_text(crate::tr!("Read the architecture from a Hugging Face config.json"))
                 .clicked()
             {
-                self.open_dialog(ui.ctx());
+                self.open_dialog();
             }
         });
         if let Some(a) = chosen {
@@ -458,10 +440,13 @@ impl VramState {
     }
 
     fn assumption_toggles(&mut self, ui: &mut egui::Ui, settings: &vram::Workload) {
-        let assumed = vram::assumptions(&self.arch, settings);
+        let mut assumed = vram::assumptions(&self.arch, settings);
         if assumed.is_empty() {
             return;
         }
+        // In a fixed order (by the setting's name), not by how much each moves the figure: a row
+        // clicked changes the figures, and the rows must not change places under the pointer.
+        assumed.sort_by_key(|a| a.id);
         ui.add_space(4.0);
         ui.label(RichText::new(crate::tr!("Assumed (each changes the figure by more than 5 %):")).strong());
         let mut chosen = None;

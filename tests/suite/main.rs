@@ -19,9 +19,10 @@ mod differential;
 mod fake_nvml;
 mod fleet;
 mod gui;
+mod gui_chooser;
 mod gui_import;
-#[cfg(feature = "gui")]
 mod gui_keys;
+mod gui_layout;
 mod gui_remote;
 #[cfg(feature = "gui")]
 mod gui_zh;

@@ -185,3 +185,28 @@ impl DoctorApp {
         });
     }
 }
+
+impl DoctorApp {
+    /// What just happened (a screenshot saved, an export written) as a note over the window's
+    /// lower right corner, above the status bar: it covers nothing the pointer is on and moves
+    /// nothing when it appears or goes.
+    pub(super) fn info_toast(&self, ctx: &egui::Context) {
+        let Some(text) = self.info.lock().ok().and_then(|i| i.clone()) else { return };
+        egui::Area::new(egui::Id::unique("gd-info-toast"))
+            .anchor(egui::Align2::RIGHT_BOTTOM, [-12.0, -36.0])
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.set_max_width(520.0);
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(text);
+                        if ui.small_button(tr!("Dismiss")).clicked()
+                            && let Ok(mut i) = self.info.lock()
+                        {
+                            *i = None;
+                        }
+                    });
+                });
+            });
+    }
+}

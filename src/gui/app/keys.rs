@@ -38,7 +38,9 @@ impl DoctorApp {
         ]
         .into_iter()
         .find(|open| **open);
+        // (An in-window file chooser takes its own Escape.)
         if let Some(open) = front
+            && !crate::gui::chooser::in_window_open()
             && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
         {
             *open = false;

@@ -75,3 +75,24 @@ impl DoctorApp {
         })
     }
 }
+
+impl DoctorApp {
+    /// The machine the checklist's file describes, when it read one.
+    pub(super) fn origin(&self) -> Option<crate::diagnose::origin::Origin> {
+        self.checklist.report.as_ref().and_then(|r| r.origin.clone())
+    }
+
+    /// Opens the report dialog on what the app knows now.
+    pub(super) fn open_report(&mut self, snap: &Snapshot) {
+        let doc = self.build_report(snap);
+        let origin = self.origin();
+        self.report.show_for(doc, self.settings.redaction, origin);
+    }
+
+    /// Opens (or refreshes) the support card on what the app knows now.
+    pub(super) fn open_card(&mut self, snap: &Snapshot) {
+        let doc = self.build_report(snap);
+        let origin = self.origin();
+        self.card.show_for(doc, self.headline(snap), self.settings.redaction, snap, origin.as_ref());
+    }
+}

@@ -1,0 +1,202 @@
+//! Choosing a file: the desktop's own dialog (rfd: the xdg-desktop-portal or zenity on Linux,
+//! the system dialog on Windows and macOS) on a helper thread, or, where the desktop has none
+//! (minimal and server installs, X forwarding), a file chooser drawn in the window (egui_file).
+//! A desktop dialog that answers "cancelled" at once, faster than a person can, did not open:
+//! the in-window chooser takes over. Which one is used is said in its title and in the status.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+
+use crate::tr;
+
+/// The environment variable that chooses the chooser: `window` (always the in-window one) or
+/// `system` (always the desktop's).
+pub const CHOOSER_ENV: &str = "GPU_DOCTOR_FILE_CHOOSER";
+
+/// A desktop dialog that returns "cancelled" sooner than this never showed itself.
+const NOT_SHOWN: Duration = Duration::from_millis(250);
+
+/// Set when the in-window chooser is always used (the setting, or a test).
+static ALWAYS_IN_WINDOW: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Always use the chooser drawn in the window, whatever the desktop offers.
+pub fn always_in_window(on: bool) {
+    ALWAYS_IN_WINDOW.store(on, Ordering::Relaxed);
+}
+
+/// In-window choosers open now (Escape goes to them, not to the dialog behind).
+static OPEN_IN_WINDOW: AtomicUsize = AtomicUsize::new(0);
+
+/// True while a chooser drawn in the window is open.
+pub fn in_window_open() -> bool {
+    OPEN_IN_WINDOW.load(Ordering::Relaxed) > 0
+}
+
+/// What is chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// An existing file, of this kind (label, extension) when given.
+    File(Option<(&'static str, &'static str)>),
+    /// A folder.
+    Folder,
+    /// A new file: its proposed name and a filter (label, extension).
+    Save(String, (&'static str, &'static str)),
+}
+
+enum Inner {
+    Desktop(Receiver<Option<PathBuf>>, Instant),
+    Window(Box<egui_file::FileDialog>),
+}
+
+/// A file choice in progress.
+pub struct Chooser {
+    want: Want,
+    dir: PathBuf,
+    inner: Inner,
+}
+
+/// Why this desktop has no file dialog to use, if it has none: on Linux, neither a D-Bus session
+/// (for the xdg-desktop-portal) nor zenity; the environment variable decides first.
+pub fn no_desktop_dialog() -> Option<String> {
+    if ALWAYS_IN_WINDOW.load(Ordering::Relaxed) {
+        return Some(tr!("chosen in the settings").to_string());
+    }
+    match std::env::var(CHOOSER_ENV).as_deref() {
+        Ok("window") => return Some(tr!("{var}=window", var = CHOOSER_ENV).to_string()),
+        Ok("system") => return None,
+        _ => {}
+    }
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+    let zenity =
+        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("zenity").is_file()));
+    (!bus && !zenity)
+        .then(|| tr!("this desktop has no file dialog service (no xdg-desktop-portal, no zenity)").to_string())
+}
+
+impl Chooser {
+    /// Starts choosing `want`, in `dir`.
+    pub fn start(want: Want, dir: PathBuf) -> Chooser {
+        match no_desktop_dialog() {
+            Some(why) => Chooser::in_window(want, dir, why),
+            None => {
+                let rx = desktop(&want, &dir);
+                Chooser { want, dir, inner: Inner::Desktop(rx, Instant::now()) }
+            }
+        }
+    }
+
+    fn in_window(want: Want, dir: PathBuf, why: String) -> Chooser {
+        let mut d = match &want {
+            Want::File(filter) => {
+                let d = egui_file::FileDialog::open_file()
+                    .title(&tr!("Open a file (gpu-doctor's own chooser: {why})", why = why));
+                match filter {
+                    Some((_, ext)) => {
+                        let ext = std::ffi::OsString::from(*ext);
+                        // (Folders stay listed: the way to the file goes through them.)
+                        d.show_files_filter(Box::new(move |p: &std::path::Path| {
+                            p.is_dir() || p.extension() == Some(ext.as_os_str())
+                        }))
+                    }
+                    None => d,
+                }
+            }
+            Want::Folder => egui_file::FileDialog::select_folder()
+                .title(&tr!("Open a folder (gpu-doctor's own chooser: {why})", why = why)),
+            Want::Save(name, (_, ext)) => {
+                let ext = std::ffi::OsString::from(*ext);
+                egui_file::FileDialog::save_file()
+                    .title(&tr!("Save as (gpu-doctor's own chooser: {why})", why = why))
+                    .default_filename(name.clone())
+                    .show_files_filter(Box::new(move |p: &std::path::Path| p.extension() == Some(ext.as_os_str())))
+            }
+        }
+        .initial_path(dir.clone())
+        .open_button_text(tr!("Open").into())
+        .save_button_text(tr!("Save").into())
+        .cancel_button_text(tr!("Cancel").into())
+        .new_folder_button_text(tr!("New folder").into())
+        .new_folder_name_text(tr!("New folder").into())
+        .rename_button_text(tr!("Rename").into())
+        .refresh_button_hover_text(tr!("Read the folder again").into())
+        .parent_folder_button_hover_text(tr!("The folder above").into())
+        .file_label_text(tr!("File:").into())
+        .show_hidden_checkbox_text(tr!("Show hidden files").into())
+        .default_size([640.0, 420.0]);
+        d.open();
+        OPEN_IN_WINDOW.fetch_add(1, Ordering::Relaxed);
+        Chooser { want, dir, inner: Inner::Window(Box::new(d)) }
+    }
+
+    /// Some(Some(path)) chosen, Some(None) cancelled, None still open; draws the in-window
+    /// chooser.
+    pub fn poll(&mut self, ctx: &egui::Context) -> Option<Option<PathBuf>> {
+        match &mut self.inner {
+            Inner::Desktop(rx, started) => match rx.try_recv() {
+                // Nothing was shown: the desktop has no working dialog (handled below).
+                Ok(None) if started.elapsed() < NOT_SHOWN => {}
+                Ok(answer) => return Some(answer),
+                Err(TryRecvError::Empty) => {
+                    ctx.request_repaint_after(Duration::from_millis(100));
+                    return None;
+                }
+                Err(TryRecvError::Disconnected) => return Some(None),
+            },
+            Inner::Window(d) => {
+                return match d.show(ctx).state() {
+                    egui_file::State::Open => None,
+                    egui_file::State::Selected => Some(d.path().map(std::path::Path::to_path_buf)),
+                    _ => Some(None),
+                };
+            }
+        }
+        let why = tr!("the desktop's file dialog did not open").to_string();
+        *self = Chooser::in_window(self.want.clone(), self.dir.clone(), why);
+        ctx.request_repaint();
+        None
+    }
+}
+
+impl Drop for Chooser {
+    fn drop(&mut self) {
+        if matches!(self.inner, Inner::Window(_)) {
+            OPEN_IN_WINDOW.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Polls the chooser in `slot`, emptying it once answered.
+pub fn poll(ctx: &egui::Context, slot: &mut Option<Chooser>) -> Option<Option<PathBuf>> {
+    let answer = slot.as_mut()?.poll(ctx);
+    if answer.is_some() {
+        *slot = None;
+    }
+    answer
+}
+
+/// The desktop's dialog on a helper thread (it blocks); the answer arrives on the channel.
+fn desktop(want: &Want, dir: &std::path::Path) -> Receiver<Option<PathBuf>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let want = want.clone();
+    let dir = dir.to_path_buf();
+    let spawned = std::thread::Builder::new().name("gd-file-dialog".into()).spawn(move || {
+        let d = rfd::FileDialog::new().set_directory(dir);
+        let picked = match want {
+            Want::File(None) => d.pick_file(),
+            Want::File(Some((label, ext))) => d.add_filter(label, &[ext]).pick_file(),
+            Want::Folder => d.pick_folder(),
+            Want::Save(name, (label, ext)) => d.set_file_name(name).add_filter(label, &[ext]).save_file(),
+        };
+        let _ = tx.send(picked);
+    });
+    // (No thread: the receiver reports a closed channel, read as "cancelled".)
+    drop(spawned);
+    rx
+}
