@@ -47,6 +47,13 @@ for size in 1024x640 1920x1080; do
         --checklist-from tests/fixtures/container-without-gpus
     shot "checklist-container-$size" --tab checklist --size "$size" \
         --checklist-from tests/fixtures/container-without-gpus
+    # A support card made from a user's capture: that machine only, its user redacted (issue 38).
+    shot "card-from-capture-$size" --tab checklist --support-card --size "$size" \
+        --checklist-from tests/fixtures/user-not-in-video-group
+    shot "zh-card-from-capture-$size" --lang zh-CN --tab checklist --support-card --size "$size" \
+        --checklist-from tests/fixtures/user-not-in-video-group
+    # Eight GPUs on the card at the smallest size: it scrolls instead of clipping.
+    shot "demo-card-$size-8gpu" --demo healthy-training --gpus 8 --support-card --size "$size"
 done
 lib=target/tmp/fake-nvml
 if [ -d "$lib" ]; then

@@ -70,8 +70,18 @@ pub fn rate(bytes_per_sec: f64) -> String {
 /// Formats a percentage with no decimals below 10 % precision needs: `7.5 %`, `93 %`.
 pub fn percent(p: f64) -> String {
     // Chinese writes the sign against the number (30%); English here with a space (30 %).
+    if p < 10.0 && p > 0.0 {
+        let space = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "" } else { " " };
+        format!("{p:.1}{space}%")
+    } else {
+        percent_whole(p)
+    }
+}
+
+/// A whole percentage as the reader's language writes it: `83 %` in English, `83%` in Chinese.
+pub fn percent_whole(p: f64) -> String {
     let space = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "" } else { " " };
-    if p < 10.0 && p > 0.0 { format!("{p:.1}{space}%") } else { format!("{p:.0}{space}%") }
+    format!("{p:.0}{space}%")
 }
 
 /// Formats a duration in seconds as the shortest clear form: `45 s`, `5 min`, `1 h 30 min`.

@@ -29,7 +29,7 @@ impl Unit {
     /// Formats a value of this unit.
     pub fn format(self, v: f64) -> String {
         match self {
-            Unit::Percent => format!("{v:.0} %"),
+            Unit::Percent => units::percent_whole(v),
             Unit::Gib => format!("{v:.1} GiB"),
             Unit::Rate => units::rate(v),
             Unit::Watts => format!("{v:.0} W"),
@@ -254,6 +254,23 @@ pub fn value_marks(unit: Unit, lo: f64, hi: f64, height_px: f64) -> Vec<egui_plo
     Vec::new()
 }
 
+/// The mean of each solid line over the window it holds, as a thin reference line: a saw-tooth
+/// that fills a long window solid still shows its level (a data-starved GPU's 30 %).
+pub fn mean_references(series: &[Series]) -> Vec<Reference> {
+    series
+        .iter()
+        .filter(|s| !s.dashed && !s.points.is_empty())
+        .map(|s| {
+            let mean = s.points.iter().map(|p| p[1]).sum::<f64>() / s.points.len() as f64;
+            Reference {
+                name: tr!("{series}: mean {value}", series = s.name, value = units::percent_whole(mean)),
+                value: mean,
+                color: s.color,
+            }
+        })
+        .collect()
+}
+
 /// One entry of a chart's legend.
 pub struct LegendEntry {
     /// The line's colour.
@@ -437,6 +454,21 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_solid_line_gets_its_mean_and_a_dashed_one_none() {
+        let util = Series::solid(
+            "GPU 0 GPU utilization",
+            vec![[0.0, 0.0], [1.0, 90.0], [2.0, 0.0], [3.0, 30.0]],
+            Color32::RED,
+        );
+        let mut bw = Series::solid("GPU 0 memory bandwidth", vec![[0.0, 10.0]], Color32::RED);
+        bw.dashed = true;
+        let refs = mean_references(&[util, bw]);
+        assert_eq!(refs.len(), 1);
+        assert!((refs[0].value - 30.0).abs() < 1e-9);
+        assert_eq!(refs[0].name, "GPU 0 GPU utilization: mean 30 %");
+    }
 
     #[test]
     fn a_mark_under_the_pointer_is_named_and_one_further_away_is_not() {

@@ -463,14 +463,15 @@ impl MonitorState {
         if split {
             let mut lines = util.into_iter();
             for (id, title) in &names {
+                let series: Vec<Series> = lines.by_ref().take(2).collect();
                 charts.push(Chart {
                     id,
                     title,
                     help: util_help,
                     caption: "",
                     unit: Unit::Percent,
-                    series: lines.by_ref().take(2).collect(),
-                    references: Vec::new(),
+                    references: charts::mean_references(&series),
+                    series,
                     fixed_percent: true,
                     marks: event_marks(h, &axis),
                 });
@@ -482,8 +483,8 @@ impl MonitorState {
                 help: util_help,
                 caption: "",
                 unit: Unit::Percent,
+                references: charts::mean_references(&util),
                 series: util,
-                references: Vec::new(),
                 fixed_percent: true,
                 marks: event_marks(h, &axis),
             });

@@ -377,7 +377,7 @@ fn figure(ui: &mut egui::Ui, f: &Figure) {
             ui.add(
                 egui::ProgressBar::new((p / 100.0).clamp(0.0, 1.0) as f32)
                     .desired_width(120.0)
-                    .text(format!("{p:.0} %")),
+                    .text(crate::units::percent_whole(p)),
             );
             let of =
                 crate::tr!("of {what} ({limit} {unit})", what = what, limit = crate::smoke::number(l), unit = f.unit);

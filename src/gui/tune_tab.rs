@@ -455,7 +455,7 @@ impl TuneState {
                     _ => "-".into(),
                 };
                 ui.label(peak);
-                ui.label(t.util_mean.map_or_else(|| "-".into(), |u| format!("{u:.0} %")));
+                ui.label(t.util_mean.map_or_else(|| "-".into(), crate::units::percent_whole));
                 ui.label(t.verdict.render(lang));
                 ui.end_row();
             }

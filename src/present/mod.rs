@@ -58,10 +58,10 @@ pub fn vram(sample: &GpuSample) -> String {
     match (sample.vram_used_bytes.get(), sample.vram_total_bytes.get()) {
         (Some(u), Some(t)) if t > 0 => {
             format!(
-                "{:.1} / {:.1} GiB ({:.0} %)",
+                "{:.1} / {:.1} GiB ({})",
                 u as f64 / units::GIB,
                 t as f64 / units::GIB,
-                100.0 * u as f64 / t as f64
+                units::percent_whole(100.0 * u as f64 / t as f64)
             )
         }
         _ => sample.vram_used_bytes.show(|u| units::bytes(*u)),

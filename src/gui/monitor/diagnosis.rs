@@ -53,10 +53,10 @@ impl MonitorState {
             ));
             let l = ui.label(tr!("over the last"));
             egui::ComboBox::from_id_salt("diag_window")
-                .selected_text(units::duration_secs(self.diag_window))
+                .selected_text(units::duration_words(self.diag_window).here())
                 .show_ui(ui, |ui| {
                     for w in [30.0, 60.0, 300.0, 900.0] {
-                        ui.selectable_value(&mut self.diag_window, w, units::duration_secs(w));
+                        ui.selectable_value(&mut self.diag_window, w, units::duration_words(w).here());
                     }
                 })
                 .response

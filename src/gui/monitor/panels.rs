@@ -286,7 +286,7 @@ pub(super) fn gpu_card(
                     tr!("Fan · P-state"),
                     format!(
                         "{} · {}",
-                        s.fan_pct.show_short(|f| format!("{f} %")),
+                        s.fan_pct.show_short(|f| crate::units::percent_whole(f64::from(*f))),
                         s.pstate.show_short(|p| format!("P{p}"))
                     ),
                     tr!("fan speed; performance state (P0 = maximum)"),
@@ -525,9 +525,9 @@ pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_un
             let na = || tr!("n/a").to_string();
             ui.label(tr!(
                 "pressure: cpu {cpu} · io {io} · memory {memory}",
-                cpu = p.cpu_some.map_or_else(na, |v| format!("{v:.0} %")),
-                io = p.io_some.map_or_else(na, |v| format!("{v:.0} %")),
-                memory = p.memory_some.map_or_else(na, |v| format!("{v:.0} %"))
+                cpu = p.cpu_some.map_or_else(na, crate::units::percent_whole),
+                io = p.io_some.map_or_else(na, crate::units::percent_whole),
+                memory = p.memory_some.map_or_else(na, crate::units::percent_whole)
             ))
             .on_hover_text(tr!("Share of the last 10 s in which some task waited for CPU, I/O or memory (Linux PSI)."));
         }
@@ -579,7 +579,7 @@ fn per_core_strip(ui: &mut egui::Ui, cores: &[f64]) {
         if let Some(pos) = resp.hover_pos() {
             let i = ((pos.x - rect.left()) / w).floor() as usize;
             if let Some(v) = cores.get(i) {
-                resp.on_hover_text(format!("CPU {i}: {v:.0} %"));
+                resp.on_hover_text(format!("CPU {i}: {}", crate::units::percent_whole(*v)));
             }
         }
     });

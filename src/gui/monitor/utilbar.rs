@@ -35,8 +35,8 @@ pub fn caption(w: &UtilWindow, latest: Option<f64>) -> String {
 /// The big number: the window's average, or the latest reading while there is no window yet.
 pub fn big_number(w: Option<&UtilWindow>, latest: Option<f64>) -> Option<String> {
     match (w, latest) {
-        (Some(w), _) => Some(format!("{:.0} %", w.mean)),
-        (None, Some(now)) => Some(format!("{now:.0} %")),
+        (Some(w), _) => Some(crate::units::percent_whole(w.mean)),
+        (None, Some(now)) => Some(crate::units::percent_whole(now)),
         (None, None) => None,
     }
 }
