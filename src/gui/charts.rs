@@ -368,6 +368,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                 );
                 return;
             }
+            let accessible_lines = legend_text(&legend(&chart.series, &chart.references));
             let unit = chart.unit;
             let grid_color = ui.visuals().widgets.noninteractive.bg_stroke.color;
             // Byte charts are plotted in GiB so the axis ticks land on whole GiB.
@@ -423,7 +424,7 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
             if chart.fixed_percent {
                 plot = plot.include_y(100.0).auto_bounds([false, false]).default_y_bounds(0.0, 100.0);
             }
-            plot.show(ui, |p| {
+            let shown = plot.show(ui, |p| {
                 p.set_plot_bounds_x(from..=to);
                 if chart.fixed_percent {
                     p.set_plot_bounds_y(0.0..=105.0);
@@ -446,6 +447,12 @@ pub fn draw(ui: &mut egui::Ui, chart: Chart<'_>, axis: TimeAxis, size: egui::Vec
                         if s.dashed { egui_plot::LineStyle::dashed_dense() } else { egui_plot::LineStyle::Solid };
                     p.line(Line::new(s.name, PlotPoints::from(s.points)).color(s.color).width(1.5).style(style));
                 }
+            });
+            // Screen readers hear the chart by its title, and its lines in the description.
+            let (title, lines) = (tr!("{title} (chart)", title = chart.title), accessible_lines.clone());
+            ui.ctx().accesskit_node_builder(shown.response.id, |node| {
+                node.set_label(title);
+                node.set_description(lines);
             });
         });
     });

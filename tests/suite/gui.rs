@@ -277,7 +277,7 @@ fn fake_nvml_init_failures_explain_and_host_charts_stay() {
         h.get_by_label_contains(step);
         h.get_by_label("Host");
         h.get_by_label("Host charts below keep running.");
-        h.get_by_label_contains("CPU utilization (all cores)");
+        h.get_by_label("CPU utilization (all cores) (chart)");
     }
 }
 
