@@ -140,26 +140,7 @@ pub struct Inputs<'a> {
 /// diagnosis and the facts it holds, which file it is, and nothing of the machine the report is
 /// made on (no host, OS, metrics, smoke test, VRAM estimate or renderer of the reader's).
 pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin) -> ReportDoc {
-    let mut rows = Vec::new();
-    if let Some(h) = Headline::of_report(checklist) {
-        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
-        if !h.steps.is_empty() {
-            rows.push((
-                tr!("First fix").to_string(),
-                h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; ")),
-            ));
-        }
-    }
-    let root = checklist.root_cause.as_ref().and_then(|id| checklist.get(id));
-    rows.push((
-        tr!("Checklist").to_string(),
-        match root {
-            Some(r) => {
-                tr!("{verdict} — root cause: {finding}", verdict = checklist.worst().word(), finding = r.finding.here())
-            }
-            None => checklist.worst().word().to_string(),
-        },
-    ));
+    let mut rows = diagnosis_rows(Headline::of_report(checklist).as_ref(), Some(checklist));
     rows.push((tr!("Made from the file").to_string(), origin.file.clone()));
     for (key, value) in
         [(tr!("Operating system"), &origin.os), (tr!("Kernel"), &origin.kernel), (tr!("Driver"), &origin.driver)]
@@ -193,15 +174,7 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
             }
         }],
     };
-    ReportDoc {
-        format: REPORT_FORMAT.to_string(),
-        version: REPORT_VERSION,
-        title: tr!("gpu-doctor report").to_string(),
-        generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-        redaction: tr!("off").to_string(),
-        sections: vec![summary, gpus, checklist_section(checklist)],
-    }
+    document(vec![summary, gpus, checklist_section(checklist)])
 }
 
 /// Facts about this machine for the report: host name, OS, kernel, CPU, RAM.
@@ -249,15 +222,7 @@ pub fn build(inp: &Inputs<'_>) -> ReportDoc {
             items: lines.iter().map(|l| Item::Text { text: l.clone() }).collect(),
         });
     }
-    ReportDoc {
-        format: REPORT_FORMAT.to_string(),
-        version: REPORT_VERSION,
-        title: tr!("gpu-doctor report").to_string(),
-        generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
-        app_version: env!("CARGO_PKG_VERSION").to_string(),
-        redaction: tr!("off").to_string(),
-        sections,
-    }
+    document(sections)
 }
 
 /// The diagnosis a report (and the support card) leads with: the checklist's root cause and its
@@ -279,11 +244,23 @@ fn shown_step(step: &diagnose::FixStep) -> diagnose::FixStep {
     }
 }
 
-fn summary_section(inp: &Inputs<'_>) -> Section {
+/// A report of these sections, made now, not yet redacted.
+fn document(sections: Vec<Section>) -> ReportDoc {
+    ReportDoc {
+        format: REPORT_FORMAT.to_string(),
+        version: REPORT_VERSION,
+        title: tr!("gpu-doctor report").to_string(),
+        generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
+        app_version: env!("CARGO_PKG_VERSION").to_string(),
+        redaction: tr!("off").to_string(),
+        sections,
+    }
+}
+
+/// The summary's first rows: the diagnosis and its first fix, then the checklist's verdict.
+fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Report>) -> Vec<(String, String)> {
     let mut rows = Vec::new();
-    // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
-    // data and without a checklist failure, NVML's own explanation.
-    if let Some(h) = &headline(&inp.snapshot.source, inp.checklist) {
+    if let Some(h) = headline {
         rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
         if !h.steps.is_empty() {
             rows.push((
@@ -292,7 +269,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
             ));
         }
     }
-    if let Some(c) = inp.checklist {
+    if let Some(c) = checklist {
         let root = c.root_cause.as_ref().and_then(|id| c.get(id));
         rows.push((
             tr!("Checklist").to_string(),
@@ -304,6 +281,13 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
             },
         ));
     }
+    rows
+}
+
+fn summary_section(inp: &Inputs<'_>) -> Section {
+    // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
+    // data and without a checklist failure, NVML's own explanation.
+    let mut rows = diagnosis_rows(headline(&inp.snapshot.source, inp.checklist).as_ref(), inp.checklist);
     if let Some(s) = inp.smoke {
         rows.push((
             tr!("Smoke test").to_string(),

@@ -4,29 +4,13 @@
 #![cfg(feature = "gui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports a failure
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use eframe::egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use gpu_doctor::gui::{AppInit, DoctorApp, Tab};
-use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
-use gpu_doctor::telemetry::sampler::Sampler;
+use gpu_doctor::gui::{DoctorApp, Tab};
 
 fn window() -> Harness<'static, DoctorApp> {
-    let sampler = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
-        Box::new(DemoHost::new(Scenario::Idle, 1)),
-        Duration::from_secs(1),
-    );
-    sampler.step_host(1.0);
-    sampler.step_gpu(1.0);
-    let mut h = Harness::builder()
-        .with_size(eframe::egui::vec2(1280.0, 800.0))
-        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
-    h.run();
-    h
+    super::gui_import::demo_window()
 }
 
 #[test]

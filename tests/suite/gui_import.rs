@@ -47,17 +47,7 @@ fn drop_file(h: &mut Harness<'static, DoctorApp>, path: PathBuf) {
 
 #[test]
 fn a_bug_report_dropped_on_the_window_opens_in_the_checklist() {
-    let sampler = Sampler::manual(
-        Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
-        Box::new(DemoHost::new(Scenario::Idle, 1)),
-        Duration::from_secs(1),
-    );
-    sampler.step_host(1.0);
-    sampler.step_gpu(1.0);
-    let mut h = Harness::builder()
-        .with_size(eframe::egui::vec2(1280.0, 800.0))
-        .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));
-    h.run();
+    let mut h = demo_window();
     drop_file(&mut h, log("trourest-2023-2080ti-vm-nvml-mismatch"));
     assert_eq!(h.state().tab, Tab::Checklist);
     h.get_by_label_contains("Read from an nvidia-bug-report log (script version 32875599");
@@ -77,7 +67,8 @@ fn capture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-fn demo_window() -> Harness<'static, DoctorApp> {
+/// A window on one idle demo GPU, 1280x800, settled (shared by the window tests of issue 38).
+pub(crate) fn demo_window() -> Harness<'static, DoctorApp> {
     let sampler = Sampler::manual(
         Arc::new(DemoGpus::new(Scenario::Idle, 1, 1)),
         Box::new(DemoHost::new(Scenario::Idle, 1)),
