@@ -61,6 +61,23 @@ if [ -d "$lib" ]; then
         name=$(basename "$sc" .scenario)
         LD_LIBRARY_PATH=$lib FAKE_NVML_SCENARIO=$sc shot "fake-nvml-$name" --theme dark --size 1280x800
     done
+    # The process table with a job of this user (a sleep the fake says holds 6 GiB and 40 % of the
+    # GPU): its share of the GPU and of the video engines, and End... (issue 38, item 15). Tall,
+    # so the table is in the picture; enough frames for the slow reading of the process list.
+    work=$(mktemp -d)
+    sleep 300 &
+    job=$!
+    echo "6442450944 40" >"$work/$job"
+    printf 'gpus = 1\nvram_dir = %s\nvram_total_gib = 24\n' "$work" >"$work/job.scenario"
+    if LD_LIBRARY_PATH=$lib FAKE_NVML_SCENARIO=$work/job.scenario xvfb-run -a -s "-screen 0 1400x2000x24" \
+        "$bin" --screenshot "$out/fake-nvml-process-table.png" --frames 200 --tab monitor --size 1400x2000 \
+        >/dev/null 2>&1; then
+        echo "$out/fake-nvml-process-table.png"
+    else
+        echo "FAILED: fake-nvml-process-table"
+    fi
+    kill "$job"
+    rm -rf "$work"
 else
     echo "no fake NVML library at $lib (cargo test --test suite fake_nvml:: builds it): fake NVML shots skipped"
 fi

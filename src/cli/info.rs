@@ -71,6 +71,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
         let _ = writeln!(o, "{}", tr!("  Max PCIe link  {link}", link = link));
         let _ = writeln!(o, "{}", tr!("  Slowdown temp  {temp}", temp = g.slowdown_temp_c.show(|t| format!("{t} °C"))));
         let _ = writeln!(o, "{}", tr!("  Compute cap.   {cc}", cc = g.compute_capability.show(|c| c.clone())));
+        let _ = writeln!(o, "{}", tr!("  VBIOS          {vbios}", vbios = g.vbios_version.show(|v| v.clone())));
     }
     match status {
         SourceStatus::Nvml { library, attempts } => {

@@ -326,6 +326,27 @@ impl Exposition {
                             b as f64,
                         );
                     }
+                    for (name, help, value) in [
+                        (
+                            "gpu_doctor_process_sm_utilization_percent",
+                            "% of time one process's kernels ran on the GPU since the previous reading (--expose-processes)",
+                            &p.sm_pct,
+                        ),
+                        (
+                            "gpu_doctor_process_encoder_utilization_percent",
+                            "Video encoder utilization by one process, % (--expose-processes)",
+                            &p.encoder_pct,
+                        ),
+                        (
+                            "gpu_doctor_process_decoder_utilization_percent",
+                            "Video decoder utilization by one process, % (--expose-processes)",
+                            &p.decoder_pct,
+                        ),
+                    ] {
+                        if let Some(v) = value.get() {
+                            self.set(name, help, &with, f64::from(v));
+                        }
+                    }
                 }
             }
         }

@@ -168,6 +168,8 @@ pub struct DoctorApp {
     pub run_dialog: jobs::RunDialog,
     /// "Focus on a process".
     pub focus_dialog: jobs::FocusDialog,
+    /// "End a process", asked from the process table.
+    pub end_dialog: super::end_dialog::EndDialog,
     /// The Tune tab.
     pub tune: super::tune_tab::TuneState,
     /// Outcome of the last screenshot, recording or export (set from callbacks too).
@@ -245,6 +247,7 @@ impl DoctorApp {
             card: super::support_card::SupportCard::default(),
             run_dialog: jobs::RunDialog::new(program.clone(), nvml_lib.clone()),
             focus_dialog: jobs::FocusDialog::new(program.clone(), nvml_lib.clone()),
+            end_dialog: Default::default(),
             tune: super::tune_tab::TuneState::new(program, nvml_lib),
             info: Arc::new(std::sync::Mutex::new(None)),
             screenshot_dialog: None,
@@ -559,6 +562,10 @@ impl eframe::App for DoctorApp {
         }
         self.run_dialog.ui(&ctx);
         self.focus_dialog.ui(&ctx);
+        if let Some((pid, name, gpu)) = self.monitor.end_request.take() {
+            self.end_dialog.ask(pid, name, gpu);
+        }
+        self.end_dialog.ui(&ctx);
         if let Some((target, setup)) = self.connect_dialog.ui(&ctx) {
             self.connect(&ctx, target, setup);
         }

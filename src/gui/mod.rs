@@ -6,6 +6,7 @@ mod app;
 mod charts;
 mod checklist;
 mod chooser;
+mod end_dialog;
 mod jobs;
 mod monitor;
 pub mod palette;

@@ -80,6 +80,8 @@ pub enum ProcessSort {
     Name,
     /// VRAM used.
     Vram,
+    /// The process's share of the GPU (its kernels' time).
+    Sm,
     /// Compute / graphics.
     Kind,
 }
@@ -149,6 +151,8 @@ pub struct MonitorState {
     pub judged_span: Option<f64>,
     /// A process the user asked to focus on (taken by the app).
     pub focus_request: Option<u32>,
+    /// A process the user asked to end: PID, name, GPU (taken by the app, which asks to confirm).
+    pub end_request: Option<(u32, String, u32)>,
     /// How byte counts are shown (the app copies the "Byte units" setting here).
     pub units: ByteUnits,
     /// The checklist's root cause, shown first in the no-GPU banner (set by the app).
@@ -172,6 +176,7 @@ impl Default for MonitorState {
             first_verdict_in: None,
             judged_span: None,
             focus_request: None,
+            end_request: None,
             units: ByteUnits::default(),
             root_cause: None,
             checking: false,
@@ -298,7 +303,14 @@ impl MonitorState {
             host_charts(ui, snap.host.as_ref(), data, axis);
             if !snap.inventory.gpus.is_empty() {
                 ui.add_space(8.0);
-                self.process_table(ui, &snap.gpus, snap.remote.is_some());
+                let here = if snap.remote.is_some() {
+                    processes::Where::Server
+                } else if matches!(snap.source, SourceStatus::Nvml { .. }) {
+                    processes::Where::ThisMachine
+                } else {
+                    processes::Where::NotLive
+                };
+                self.process_table(ui, &snap.gpus, here);
             }
         });
         if (self.window, self.paused_at, self.gpu_filter) != view_before {

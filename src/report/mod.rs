@@ -370,7 +370,7 @@ fn gpu_section(snap: &Snapshot) -> Section {
     if let Some(n) = &inv.nvml_version {
         facts.push(("NVML".to_string(), reading(n)));
     }
-    let headers = ["GPU", tr!("Name"), "UUID", "PCI", tr!("VRAM"), tr!("Compute capability"), tr!("Max PCIe")];
+    let headers = ["GPU", tr!("Name"), "UUID", "PCI", tr!("VRAM"), tr!("Compute capability"), tr!("Max PCIe"), "VBIOS"];
     let rows = inv
         .gpus
         .iter()
@@ -386,6 +386,7 @@ fn gpu_section(snap: &Snapshot) -> Section {
                     (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
                     _ => tr!("n/a").to_string(),
                 },
+                reading(&g.vbios_version),
             ]
         })
         .collect::<Vec<_>>();

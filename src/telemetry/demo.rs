@@ -187,6 +187,8 @@ impl DemoGpus {
                 max_pcie_width: Reading::Value(16),
                 slowdown_temp_c: Reading::Value(SLOWDOWN_C),
                 compute_capability: Reading::Value("8.9".to_string()),
+                // Made up (demo data), in the form nvidia-smi -q prints an Ada board's VBIOS version.
+                vbios_version: Reading::Value("95.02.18.80.5F".to_string()),
             })
             .collect();
         let inventory = Inventory {
@@ -294,8 +296,8 @@ impl DemoGpus {
             mem_clock_mhz: Reading::Value(if busy { MAX_MEM_MHZ } else { 405 }),
             pcie_gen: Reading::Value(if busy { 4 } else { 1 }),
             pcie_width: Reading::Value(16),
-            pcie_rx_bps: Reading::na(crate::msg!("sampled at a lower rate")),
-            pcie_tx_bps: Reading::na(crate::msg!("sampled at a lower rate")),
+            pcie_rx_bps: Reading::na(crate::i18n::Message::new(crate::telemetry::sample::SAMPLED_SLOWER)),
+            pcie_tx_bps: Reading::na(crate::i18n::Message::new(crate::telemetry::sample::SAMPLED_SLOWER)),
             fan_pct: Reading::Value(if self.scenario == Scenario::ThermalThrottle {
                 100
             } else {
@@ -323,24 +325,21 @@ impl DemoGpus {
                 Scenario::VramFull => (4242, "python serve.py"),
                 _ => (4242 + i, "python train.py"),
             };
-            vec![
-                GpuProcess {
-                    pid,
-                    name: name.to_string(),
-                    vram_bytes: Reading::Value(if self.scenario == Scenario::VramFull {
-                        23 * GIB
-                    } else {
-                        19 * GIB + GIB / 2
-                    }),
-                    kind: ProcessKind::Compute,
-                },
-                GpuProcess {
-                    pid: DEMO_XORG_PID,
-                    name: "Xorg".to_string(),
-                    vram_bytes: Reading::Value(180 << 20),
-                    kind: ProcessKind::Graphics,
-                },
-            ]
+            // The job runs every kernel on the GPU; the display server's share rounds to 0.
+            let mut job = GpuProcess::new(
+                pid,
+                name,
+                Reading::Value(if self.scenario == Scenario::VramFull { 23 * GIB } else { 19 * GIB + GIB / 2 }),
+                ProcessKind::Compute,
+            );
+            job.sm_pct = Reading::Value((100.0 * load).round() as u32);
+            let mut xorg = GpuProcess::new(DEMO_XORG_PID, "Xorg", Reading::Value(180 << 20), ProcessKind::Graphics);
+            xorg.sm_pct = Reading::Value(0);
+            for p in [&mut job, &mut xorg] {
+                p.encoder_pct = Reading::Value(0);
+                p.decoder_pct = Reading::Value(0);
+            }
+            vec![job, xorg]
         } else {
             Vec::new()
         };

@@ -6,6 +6,7 @@
 //! the [`history::History`]; the GUI, the CLI and tests only read those.
 
 pub mod demo;
+pub mod endproc;
 pub mod history;
 pub mod host;
 pub mod interval;

@@ -12,17 +12,16 @@ use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, MemoryError, PcieUtilCounter, PerformanceState, TemperatureSensor, TemperatureThreshold,
 };
-use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::error::NvmlError;
 
 use super::Reading;
-use super::sample::{
-    GpuFacts, GpuHealth, GpuInfo, GpuProcess, GpuSample, GpuSlowSample, Inventory, ProcessKind, RemappedRows,
-};
+use super::sample::{GpuFacts, GpuHealth, GpuInfo, GpuSample, GpuSlowSample, Inventory, RemappedRows};
 use super::source::NvmlFailure;
 use super::source::{GpuSource, LoadAttempt, NoGpu, SourceStatus};
 use crate::i18n::Message;
 use crate::{msg, tr_key};
+
+mod processes;
 
 /// Environment variable naming one NVML library to load instead of the standard locations
 /// (used by tests with a fake library, and by users with an unusual install).
@@ -162,6 +161,7 @@ enum Metric {
     Decoder,
     Ecc,
     Processes,
+    ProcessUtil,
     Handle,
 }
 
@@ -185,13 +185,14 @@ impl Metric {
             Metric::Decoder => "nvmlDeviceGetDecoderUtilization",
             Metric::Ecc => "nvmlDeviceGetTotalEccErrors",
             Metric::Processes => "nvmlDeviceGetComputeRunningProcesses",
+            Metric::ProcessUtil => "nvmlDeviceGetProcessUtilization",
             Metric::Handle => "nvmlDeviceGetHandleByIndex",
         }
     }
 
     /// Read by the slow sampler thread.
     fn is_slow(self) -> bool {
-        matches!(self, Metric::PcieRx | Metric::PcieTx | Metric::Processes)
+        matches!(self, Metric::PcieRx | Metric::PcieTx | Metric::Processes | Metric::ProcessUtil)
     }
 }
 
@@ -211,6 +212,9 @@ pub struct NvmlSource {
     lost: Mutex<HashMap<u32, Message>>,
     /// The call running now on the fast (0) and slow (1) sampler thread.
     calls: [Mutex<Option<(u32, Metric)>>; 2],
+    /// Per GPU, the newest per-process utilization sample read (NVML's CPU timestamp, µs): the
+    /// next reading asks for the samples after it.
+    process_util_seen: Mutex<HashMap<u32, u64>>,
 }
 
 /// A missing metric's reason, chosen from the error; `quiet` errors are cached so they are not
@@ -319,6 +323,7 @@ impl NvmlSource {
                         quiet: Mutex::new(HashMap::new()),
                         lost: Mutex::new(HashMap::new()),
                         calls: [Mutex::new(None), Mutex::new(None)],
+                        process_util_seen: Mutex::new(HashMap::new()),
                     });
                 }
                 Err(e) => {
@@ -486,8 +491,8 @@ impl NvmlSource {
                 mem_clock_mhz: self.read(idx, Metric::MemClock, || dev.clock_info(Clock::Memory))?,
                 pcie_gen: self.read(idx, Metric::PcieGen, || dev.current_pcie_link_gen())?,
                 pcie_width: self.read(idx, Metric::PcieWidth, || dev.current_pcie_link_width())?,
-                pcie_rx_bps: Reading::na(msg!("sampled at a lower rate")),
-                pcie_tx_bps: Reading::na(msg!("sampled at a lower rate")),
+                pcie_rx_bps: Reading::na(Message::new(crate::telemetry::sample::SAMPLED_SLOWER)),
+                pcie_tx_bps: Reading::na(Message::new(crate::telemetry::sample::SAMPLED_SLOWER)),
                 fan_pct: self.read(idx, Metric::Fan, || dev.fan_speed(0))?,
                 pstate: self.read(idx, Metric::Pstate, || dev.performance_state())?.map(pstate_number),
                 throttle_mask: self.read(idx, Metric::Throttle, || dev.current_throttle_reasons())?.map(|r| r.bits()),
@@ -495,7 +500,7 @@ impl NvmlSource {
                 decoder_pct: self.read(idx, Metric::Decoder, || dev.decoder_utilization())?.map(|u| u.utilization),
                 ecc_uncorrected_volatile: self
                     .read(idx, Metric::Ecc, || dev.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile))?,
-                processes: Reading::na(msg!("sampled at a lower rate")),
+                processes: Reading::na(Message::new(crate::telemetry::sample::SAMPLED_SLOWER)),
             })
         })();
         result.unwrap_or_else(|why| self.mark_lost(idx, why))
@@ -518,12 +523,7 @@ impl NvmlSource {
             // NVML reports PCIe throughput in KiB/s over a 20 ms window.
             let rx = self.read(idx, Metric::PcieRx, || dev.pcie_throughput(PcieUtilCounter::Receive))?;
             let tx = self.read(idx, Metric::PcieTx, || dev.pcie_throughput(PcieUtilCounter::Send))?;
-            let compute = self.read(idx, Metric::Processes, || dev.running_compute_processes())?;
-            let graphics = self.read(idx, Metric::Processes, || dev.running_graphics_processes())?;
-            let processes = match (compute.value(), graphics.value()) {
-                (None, None) => compute.map(|_| Vec::new()),
-                (c, g) => Reading::Value(self.merge_processes(c.map(Vec::as_slice), g.map(Vec::as_slice))),
-            };
+            let processes = self.processes(idx, &dev)?;
             Ok(GpuSlowSample {
                 index: idx,
                 pcie_rx_bps: rx.map(|k| f64::from(k) * 1024.0),
@@ -537,36 +537,6 @@ impl NvmlSource {
             }
             lost()
         })
-    }
-
-    fn merge_processes(
-        &self,
-        compute: Option<&[nvml_wrapper::struct_wrappers::device::ProcessInfo]>,
-        graphics: Option<&[nvml_wrapper::struct_wrappers::device::ProcessInfo]>,
-    ) -> Vec<GpuProcess> {
-        let mut out: Vec<GpuProcess> = Vec::new();
-        let lists = [(compute.unwrap_or(&[]), ProcessKind::Compute), (graphics.unwrap_or(&[]), ProcessKind::Graphics)];
-        for (list, kind) in lists {
-            for p in list {
-                let vram = match p.used_gpu_memory {
-                    UsedGpuMemory::Used(b) => Reading::Value(b),
-                    UsedGpuMemory::Unavailable => Reading::na(msg!("not reported by the driver (Windows WDDM or WSL)")),
-                };
-                if let Some(existing) = out.iter_mut().find(|e| e.pid == p.pid) {
-                    if existing.kind != kind {
-                        existing.kind = ProcessKind::Both;
-                    }
-                    continue;
-                }
-                out.push(GpuProcess { pid: p.pid, name: self.process_name(p.pid), vram_bytes: vram, kind });
-            }
-        }
-        out
-    }
-
-    fn process_name(&self, pid: u32) -> String {
-        let from_proc = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_string());
-        from_proc.filter(|s| !s.is_empty()).or_else(|| self.nvml.sys_process_name(pid, 64).ok()).unwrap_or_default()
     }
 }
 
@@ -620,6 +590,7 @@ fn read_inventory(nvml: &Nvml) -> Inventory {
                 compute_capability: Reading::from(
                     d.cuda_compute_capability().map(|c| format!("{}.{}", c.major, c.minor)).map_err(|e| reason(&e).0),
                 ),
+                vbios_version: r(d.vbios_version()),
             },
             Err(e) => GpuInfo::unavailable(i, reason(&e).0),
         })

@@ -34,6 +34,10 @@ pub struct GpuInfo {
     /// CUDA compute capability, e.g. "8.9" (absent in captures from before it was recorded).
     #[serde(default = "not_recorded")]
     pub compute_capability: Reading<String>,
+    /// Version of the board's video BIOS, e.g. "96.00.89.00.01" (what a support ticket or an RMA
+    /// asks for; absent in captures from before it was recorded).
+    #[serde(default = "not_recorded")]
+    pub vbios_version: Reading<String>,
 }
 
 fn not_recorded<T>() -> Reading<T> {
@@ -58,6 +62,7 @@ impl GpuInfo {
             max_pcie_width: Reading::na(why.clone()),
             slowdown_temp_c: Reading::na(why.clone()),
             compute_capability: Reading::na(why.clone()),
+            vbios_version: Reading::na(why.clone()),
         }
     }
 }
@@ -105,6 +110,10 @@ impl ProcessKind {
     }
 }
 
+/// Why a fast sample has no PCIe throughput or process list: those are read by the slow sampler
+/// and merged in, so a sample shows this only until the first slow reading (a catalogue key).
+pub const SAMPLED_SLOWER: &str = crate::tr_key!("sampled at a lower rate");
+
 /// One process holding a GPU context.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuProcess {
@@ -117,9 +126,33 @@ pub struct GpuProcess {
     pub vram_bytes: Reading<u64>,
     /// Compute, graphics or both.
     pub kind: ProcessKind,
+    /// The process's share of the GPU: % of time its kernels were running (NVML's per-process
+    /// SM samples, their mean since the previous reading; 0 when it ran none).
+    #[serde(default = "not_recorded")]
+    pub sm_pct: Reading<u32>,
+    /// Its use of the video encoder, % (same samples).
+    #[serde(default = "not_recorded")]
+    pub encoder_pct: Reading<u32>,
+    /// Its use of the video decoder, % (same samples).
+    #[serde(default = "not_recorded")]
+    pub decoder_pct: Reading<u32>,
 }
 
 impl GpuProcess {
+    /// A process with its VRAM known and its utilization not read (yet).
+    pub fn new(pid: u32, name: impl Into<String>, vram_bytes: Reading<u64>, kind: ProcessKind) -> Self {
+        let unread = || Reading::na(crate::msg!("not read"));
+        GpuProcess {
+            pid,
+            name: name.into(),
+            vram_bytes,
+            kind,
+            sm_pct: unread(),
+            encoder_pct: unread(),
+            decoder_pct: unread(),
+        }
+    }
+
     /// The name, or "(other namespace)" when it has none here.
     pub fn shown_name(&self) -> Message {
         if self.name.is_empty() { crate::msg!("(other namespace)") } else { Message::data(&self.name) }

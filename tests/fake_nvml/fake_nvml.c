@@ -56,13 +56,13 @@ typedef struct fake_device *nvmlDevice_t;
 
 enum {
     OK = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NO_PERMISSION = 4,
-    INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15, UNKNOWN = 999,
+    NOT_FOUND = 6, INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15, UNKNOWN = 999,
 };
 
 #define MAX_GPUS 16
 #define GIB (1024ULL * 1024ULL * 1024ULL)
 
-struct fake_device { unsigned index; unsigned long util_calls; };
+struct fake_device { unsigned index; unsigned long util_calls, process_util_calls; };
 
 static struct {
     int loaded, initialised;
@@ -147,9 +147,11 @@ static void read_scenario(void) {
     fclose(f);
 }
 
-/* The workload processes of vram_dir (see the header): up to max of them into pids/bytes; their
- * summed utilization into *util. Files of processes that ended are skipped. */
-static unsigned workload_use(unsigned *pids, unsigned long long *bytes, unsigned max, unsigned *util) {
+/* The workload processes of vram_dir (see the header): up to max of them into pids/bytes (and
+ * each one's utilization into each, when given); their summed utilization into *util. Files of
+ * processes that ended are skipped. */
+static unsigned workload_use_each(unsigned *pids, unsigned long long *bytes, unsigned *each, unsigned max,
+                                  unsigned *util) {
     unsigned n = 0, u = 0;
 #ifndef _WIN32
     DIR *dir = sc.vram_dir[0] ? opendir(sc.vram_dir) : NULL;
@@ -167,15 +169,19 @@ static unsigned workload_use(unsigned *pids, unsigned long long *bytes, unsigned
         fclose(f);
         if (got < 1) continue;
         pids[n] = pid;
+        if (each) each[n] = got == 2 ? pu : 0;
         bytes[n++] = b;
         u += got == 2 ? pu : 0;
     }
     if (dir) closedir(dir);
 #else
-    (void)pids; (void)bytes; (void)max;
+    (void)pids; (void)bytes; (void)max; (void)each;
 #endif
     if (util) *util = u > 100 ? 100 : u;
     return n;
+}
+static unsigned workload_use(unsigned *pids, unsigned long long *bytes, unsigned max, unsigned *util) {
+    return workload_use_each(pids, bytes, NULL, max, util);
 }
 
 static unsigned wave(nvmlDevice_t d, unsigned span);
@@ -584,4 +590,51 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, uns
 EXPORT nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *out) {
     return processes(d, "nvmlDeviceGetMPSComputeRunningProcesses_v3", 0, count, out);
 }
+
+typedef struct {
+    unsigned pid;
+    unsigned long long timeStamp;
+    unsigned smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+/* One sample per process that ran something, newer than last_seen: the default list's first
+ * process runs the GPU's kernels and the second (in no /proc) decodes video; a vram_dir workload
+ * each its own UTIL; launched children (child_processes) run nothing, so there are no samples and
+ * the answer is NOT_FOUND, as NVML gives it. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *out,
+                                                    unsigned *count, unsigned long long last_seen) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetProcessUtilization");
+    if (r) return r;
+    if (sc.processes_code) return sc.processes_code;
+    if (!count) return INVALID_ARGUMENT;
+    nvmlProcessUtilizationSample_t s[64];
+    unsigned n = 0;
+    if (sc.vram_dir[0]) {
+        unsigned pids[64], each[64];
+        unsigned long long bytes[64];
+        unsigned m = workload_use_each(pids, bytes, each, 64, NULL);
+        for (unsigned i = 0; i < m; i++) {
+            if (!each[i]) continue;
+            s[n] = (nvmlProcessUtilizationSample_t){pids[i], 0, each[i] > 100 ? 100 : each[i], 0, 0, 0};
+            n++;
+        }
+    } else if (!sc.child_processes) {
+        unsigned sm = sc.util >= 0 ? (unsigned)sc.util : 50 + wave(d, 50);
+        s[n++] = (nvmlProcessUtilizationSample_t){fake_pid(), 0, sm, 20, 0, 0};
+        s[n++] = (nvmlProcessUtilizationSample_t){4000000 + d->index, 0, 0, 5, 0, 25};
+    }
+    fake_lock(&lock);
+    unsigned long long now = (unsigned long long)(++d->process_util_calls) * 1000000ULL;
+    fake_unlock(&lock);
+    if (now <= last_seen) n = 0;
+    if (!n) { *count = 0; return NOT_FOUND; }
+    if (!out || *count < n) { *count = n; return INSUFFICIENT_SIZE; }
+    for (unsigned i = 0; i < n; i++) { out[i] = s[i]; out[i].timeStamp = now; }
+    *count = n;
+    return OK;
+}
 #endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *v, unsigned len) {
+    nvmlReturn_t r = optional(d, "nvmlDeviceGetVbiosVersion");
+    return r ? r : copy_str(v, len, "96.00.89.00.01");
+}

@@ -112,12 +112,12 @@ fn memory_bandwidth_bound_work() {
 fn a_process_that_holds_the_gpu_and_does_nothing() {
     let v = judge(|_, g, h| {
         g.util_gpu_pct = Reading::Value(0.0);
-        g.processes = Reading::Value(vec![GpuProcess {
-            pid: 4242,
-            name: "python train.py".into(),
-            vram_bytes: Reading::Value(6 * GIB),
-            kind: ProcessKind::Compute,
-        }]);
+        g.processes = Reading::Value(vec![GpuProcess::new(
+            4242,
+            "python train.py",
+            Reading::Value(6 * GIB),
+            ProcessKind::Compute,
+        )]);
         // The host idles too: nothing explains the wait.
         h.cpu_pct = Reading::Value(3.0);
         h.per_core_pct.iter_mut().for_each(|c| *c = 3.0);

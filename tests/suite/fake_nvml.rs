@@ -171,6 +171,24 @@ fn processes_are_listed_with_names_when_permitted() {
     assert_eq!(procs.len(), 2, "{procs:?}");
     assert_eq!(procs[0]["name"], "gpu-doctor-cli", "the fake reports the caller's own pid first");
     assert_eq!(procs[1]["name"], "fake-process", "no /proc entry: NVML's name");
+    // Each process's share of the GPU and of the video engines, from NVML's per-process samples:
+    // the first runs the kernels (50-99 % in the fake), the second decodes video at 25 %.
+    assert!(procs[0]["sm_pct"].as_u64().is_some_and(|v| (50..=99).contains(&v)), "{procs:?}");
+    assert_eq!(
+        (&procs[1]["sm_pct"], &procs[1]["decoder_pct"], &procs[1]["encoder_pct"]),
+        (&0.into(), &25.into(), &0.into())
+    );
+}
+
+#[test]
+fn the_inventory_names_the_vbios_or_why_it_has_none() {
+    let out = cli_with("healthy").arg("info").output().unwrap();
+    assert!(text(&out.stdout).contains("VBIOS          96.00.89.00.01"), "{}", text(&out.stdout));
+    let out = cli_with("unsupported").args(["info", "--json"]).output().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    let g = &v["inventory"]["gpus"][0];
+    assert!(g["vbios_version"]["na"].as_str().is_some_and(|r| r.contains("not supported")), "{v}");
 }
 
 #[test]

@@ -229,6 +229,17 @@ fn serve_exports_gpus_verdicts_and_checks_and_processes_only_when_asked() {
     })
     .expect("per-process series with --expose-processes");
     assert!(body.contains(r#"process="gpu-doctor-cli""#), "{body}");
+    // With each process's share of the GPU and of the video engines (NVML's per-process samples:
+    // the fake's second process decodes video at 25 %).
+    let share = |metric: &str| {
+        body.lines()
+            .filter(|l| l.starts_with(metric))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .collect::<Vec<_>>()
+    };
+    let sm = share("gpu_doctor_process_sm_utilization_percent{");
+    assert!(!sm.is_empty() && sm.iter().all(|v| (0.0..=100.0).contains(v)), "{body}");
+    assert!(share("gpu_doctor_process_decoder_utilization_percent{").contains(&25.0), "{body}");
     // The smoke test ran once at start (over the fake libcuda) and its result is exported.
     let body = wait_for(60, || get(addr, "/metrics").filter(|(_, b)| b.contains("gpu_doctor_smoke_ok{")).map(|r| r.1))
         .expect("the smoke test's result with --smoke-every");

@@ -18,7 +18,7 @@ use gpu_doctor::telemetry::pci;
 use gpu_doctor::telemetry::sampler::Sampler;
 use gpu_doctor::telemetry::source::{LoadAttempt, NoGpu, StaticGpus};
 
-fn stepped(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, ticks: u32) -> Sampler {
+pub(crate) fn stepped(gpu: Arc<dyn GpuSource>, host: Box<dyn HostSource>, ticks: u32) -> Sampler {
     let s = Sampler::manual(gpu, host, Duration::from_secs(1));
     s.step_slow(0.0);
     for t in 1..=ticks {
@@ -38,7 +38,7 @@ fn sample_until_90_s(h: &mut Harness<'static, DoctorApp>) {
     h.step();
 }
 
-fn demo_app(scenario: Scenario, gpus: u32, height: f32) -> Harness<'static, DoctorApp> {
+pub(crate) fn demo_app(scenario: Scenario, gpus: u32, height: f32) -> Harness<'static, DoctorApp> {
     let sampler = stepped(Arc::new(DemoGpus::new(scenario, gpus, 3)), Box::new(DemoHost::new(scenario, 3)), 30);
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, height))
@@ -245,7 +245,7 @@ fn four_gpus_get_a_compact_table_and_three_chart_columns_fit_a_1280_window() {
 
 // The real NVML path against the test-only fake library (tests/fake_nvml).
 
-fn fake_source(scenario_text: &str, root: Option<&std::path::Path>) -> (tempfile::TempDir, Arc<LiveGpus>) {
+pub(crate) fn fake_source(scenario_text: &str, root: Option<&std::path::Path>) -> (tempfile::TempDir, Arc<LiveGpus>) {
     let (dir, lib) = common::private_fake(common::Fake::Current, scenario_text);
     let root = root.map_or_else(|| dir.path().to_path_buf(), std::path::Path::to_path_buf);
     let src = Arc::new(LiveGpus::new(NvmlOptions { library: Some(lib), wake_sleeping: false, root }));
@@ -256,7 +256,7 @@ fn app_on(sampler: Sampler) -> Harness<'static, DoctorApp> {
     app_on_sized(sampler, 800.0)
 }
 
-fn app_on_sized(sampler: Sampler, height: f32) -> Harness<'static, DoctorApp> {
+pub(crate) fn app_on_sized(sampler: Sampler, height: f32) -> Harness<'static, DoctorApp> {
     let mut h = Harness::builder()
         .with_size(eframe::egui::vec2(1280.0, height))
         .build_eframe(move |cc| DoctorApp::new(cc, AppInit::new(sampler)));

@@ -23,6 +23,7 @@ mod gui_chooser;
 mod gui_import;
 mod gui_keys;
 mod gui_layout;
+mod gui_processes;
 mod gui_remote;
 #[cfg(feature = "gui")]
 mod gui_zh;

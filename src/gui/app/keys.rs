@@ -30,6 +30,7 @@ impl DoctorApp {
         // Escape closes the dialog in front (the report over the card over the rest); with no
         // dialog open it is left to the widget that has focus.
         let front: Option<&mut bool> = [
+            &mut self.end_dialog.open,
             &mut self.report.open,
             &mut self.card.open,
             &mut self.run_dialog.open,

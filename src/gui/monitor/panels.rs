@@ -242,7 +242,13 @@ pub(super) fn gpu_card(
                 RichText::new(format!("GPU {}  {}", info.index, crate::present::gpu_name(&info.name)))
                     .strong()
                     .color(palette::gpu_text(info.index, palette::is_dark(ui))),
-            );
+            )
+            .on_hover_text(tr!(
+                "PCI {bus} · VBIOS {vbios} · compute capability {cc}",
+                bus = info.pci_bus_id.show_short(|b| b.clone()),
+                vbios = info.vbios_version.show_short(|v| v.clone()),
+                cc = info.compute_capability.show_short(|c| c.clone())
+            ));
             if let Some(v) = card_verdict(verdicts, info.index) {
                 ui.label(
                     RichText::new(format!("{} {}", v.severity.word(), v.title.here()))

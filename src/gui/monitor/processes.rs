@@ -1,12 +1,25 @@
-//! The Monitor's GPU process table: rows from every GPU's process list, sortable by column; a
-//! PID opens the "Focus on a process" triage.
+//! The Monitor's GPU process table: rows from every GPU's process list with each process's share
+//! of the GPU and of its video engines, sortable by column; a PID opens the "Focus on a process"
+//! triage, and a process of this user can be ended (the app asks to confirm).
 
 use eframe::egui::{self, RichText};
 
 use super::{MonitorState, ProcessSort};
-use crate::telemetry::sample::{GpuProcess, GpuSample};
+use crate::telemetry::endproc::{self, Owner};
+use crate::telemetry::sample::{GpuProcess, GpuSample, SAMPLED_SLOWER};
 use crate::tr;
 use crate::units;
+
+/// Where the processes shown run, which decides what can be done with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Where {
+    /// This machine, read live: focus and end are offered.
+    ThisMachine,
+    /// A server this window is connected to: its PIDs mean nothing here.
+    Server,
+    /// Demo data or a recording: the PIDs are not processes of this machine.
+    NotLive,
+}
 
 /// One row of the process table.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +43,7 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
             ProcessSort::Pid => a.process.pid.cmp(&b.process.pid),
             ProcessSort::Name => a.process.name.to_lowercase().cmp(&b.process.name.to_lowercase()),
             ProcessSort::Vram => a.process.vram_bytes.get().cmp(&b.process.vram_bytes.get()),
+            ProcessSort::Sm => a.process.sm_pct.get().cmp(&b.process.sm_pct.get()),
             ProcessSort::Kind => a.process.kind.cmp(&b.process.kind),
         };
         let o = o.then(a.process.pid.cmp(&b.process.pid));
@@ -39,15 +53,20 @@ pub fn process_rows(gpus: &[GpuSample], sort: ProcessSort, desc: bool) -> Vec<Pr
 }
 
 impl MonitorState {
-    /// The process table; `remote`: the processes run on a server, where "Focus on a process"
-    /// (which reads this machine) cannot follow them.
-    pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample], remote: bool) {
+    /// The process table of the processes running `here`.
+    pub(super) fn process_table(&mut self, ui: &mut egui::Ui, gpus: &[GpuSample], here: Where) {
         ui.heading(tr!("GPU processes"));
         let unavailable: Vec<String> = gpus
             .iter()
             .filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {}", g.index, r.here())))
             .collect();
         let rows = process_rows(gpus, self.sort, self.sort_desc);
+        let first_reading = gpus.iter().any(|g| g.processes.reason().is_some_and(|r| r.key() == SAMPLED_SLOWER));
+        if rows.is_empty() && first_reading {
+            // The list is read every few seconds, apart from the fast sample: not read yet.
+            ui.weak(tr!("Reading the process list…"));
+            return;
+        }
         if rows.is_empty() {
             ui.label(if unavailable.is_empty() {
                 tr!("No process is using a GPU.")
@@ -61,53 +80,106 @@ impl MonitorState {
         if rows.is_empty() {
             return;
         }
-        egui::Grid::new("process_table").striped(true).num_columns(5).min_col_width(60.0).show(ui, |ui| {
-            for (col, label) in [
-                (ProcessSort::Gpu, "GPU"),
-                (ProcessSort::Pid, "PID"),
-                (ProcessSort::Name, tr!("Name")),
-                (ProcessSort::Vram, tr!("VRAM")),
-                (ProcessSort::Kind, tr!("Type")),
-            ] {
-                let arrow = match (self.sort == col, self.sort_desc) {
-                    (true, true) => tr!(" (desc)"),
-                    (true, false) => tr!(" (asc)"),
-                    _ => "",
-                };
-                if ui
-                    .button(RichText::new(format!("{label}{arrow}")).strong())
-                    .on_hover_text(tr!("Sort by {label}", label = label))
-                    .clicked()
-                {
-                    if self.sort == col {
-                        self.sort_desc = !self.sort_desc;
-                    } else {
-                        self.sort = col;
-                        self.sort_desc = matches!(col, ProcessSort::Vram);
-                    }
-                }
+        let columns = if here == Where::ThisMachine { 8 } else { 7 };
+        egui::Grid::new("process_table").striped(true).num_columns(columns).min_col_width(48.0).show(ui, |ui| {
+            let sortable = [
+                (ProcessSort::Gpu, "GPU", ""),
+                (ProcessSort::Pid, "PID", ""),
+                (ProcessSort::Name, tr!("Name"), ""),
+                (
+                    ProcessSort::Sm,
+                    tr!("GPU util."),
+                    tr!(
+                        "% of time this process's kernels ran on the GPU, the mean of NVML's samples since the previous reading (0: it ran none)"
+                    ),
+                ),
+            ];
+            for (col, label, help) in sortable {
+                self.sort_header(ui, col, label, help);
+            }
+            ui.label(RichText::new(tr!("Enc. / dec.")).strong())
+                .on_hover_text(tr!("This process's use of the video encoder / decoder, %"));
+            for (col, label) in [(ProcessSort::Vram, tr!("VRAM")), (ProcessSort::Kind, tr!("Type"))] {
+                self.sort_header(ui, col, label, "");
+            }
+            if here == Where::ThisMachine {
+                ui.label("");
             }
             ui.end_row();
             for r in rows {
+                let p = &r.process;
                 ui.label(r.gpu.to_string());
-                if remote {
-                    ui.label(r.process.pid.to_string()).on_hover_text(tr!(
-                        "A process on the server: run gpu-doctor-cli focus --pid PID there for its triage"
-                    ));
-                } else if ui
-                    .link(r.process.pid.to_string())
-                    .on_hover_text(tr!("Focus on this process: state, CPU, I/O, is it stuck?"))
-                    .clicked()
-                {
-                    self.focus_request = Some(r.process.pid);
+                match here {
+                    Where::ThisMachine => {
+                        if ui
+                            .link(p.pid.to_string())
+                            .on_hover_text(tr!("Focus on this process: state, CPU, I/O, is it stuck?"))
+                            .clicked()
+                        {
+                            self.focus_request = Some(p.pid);
+                        }
+                    }
+                    Where::Server => {
+                        ui.label(p.pid.to_string()).on_hover_text(tr!(
+                            "A process on the server: run gpu-doctor-cli focus --pid PID there for its triage"
+                        ));
+                    }
+                    Where::NotLive => {
+                        ui.label(p.pid.to_string());
+                    }
                 }
-                ui.label(r.process.shown_name().here());
-                ui.label(r.process.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)));
-                ui.label(r.process.kind.label().here());
+                ui.label(p.shown_name().here());
+                ui.label(p.sm_pct.show_short(|v| units::percent_whole(f64::from(*v))));
+                ui.label(match (p.encoder_pct.get(), p.decoder_pct.get()) {
+                    (Some(e), Some(d)) => {
+                        format!("{} / {}", units::percent_whole(f64::from(e)), units::percent_whole(f64::from(d)))
+                    }
+                    _ => p.encoder_pct.show_short(|v| units::percent_whole(f64::from(*v))),
+                });
+                ui.label(p.vram_bytes.show_short(|b| units::bytes_in(*b, self.units)));
+                ui.label(p.kind.label().here());
+                if here == Where::ThisMachine {
+                    self.end_cell(ui, &r);
+                }
                 ui.end_row();
             }
         });
         ui.weak(tr!("In a container the PIDs are those of the host's PID namespace unless it runs with --pid=host."));
+    }
+
+    /// A sortable column's header button.
+    fn sort_header(&mut self, ui: &mut egui::Ui, col: ProcessSort, label: &str, help: &str) {
+        let arrow = match (self.sort == col, self.sort_desc) {
+            (true, true) => tr!(" (desc)"),
+            (true, false) => tr!(" (asc)"),
+            _ => "",
+        };
+        let sort_hint = tr!("Sort by {label}", label = label);
+        let hover = if help.is_empty() { sort_hint } else { format!("{help}\n{sort_hint}") };
+        if ui.button(RichText::new(format!("{label}{arrow}")).strong()).on_hover_text(hover).clicked() {
+            if self.sort == col {
+                self.sort_desc = !self.sort_desc;
+            } else {
+                self.sort = col;
+                self.sort_desc = matches!(col, ProcessSort::Vram | ProcessSort::Sm);
+            }
+        }
+    }
+
+    /// "End…" for a process of this user (never gpu-doctor's own); the app asks to confirm.
+    fn end_cell(&mut self, ui: &mut egui::Ui, r: &ProcessRow) {
+        if endproc::owner(r.process.pid) != Owner::Me {
+            ui.label("");
+            return;
+        }
+        let name = r.process.shown_name().here();
+        if ui
+            .small_button(tr!("End…"))
+            .on_hover_text(tr!("End process {pid} ({name}): asks to confirm first", pid = r.process.pid, name = name))
+            .clicked()
+        {
+            self.end_request = Some((r.process.pid, name, r.gpu));
+        }
     }
 }
 
@@ -122,12 +194,7 @@ mod tests {
         g.processes = Reading::Value(
             procs
                 .into_iter()
-                .map(|(pid, name, vram)| GpuProcess {
-                    pid,
-                    name: name.into(),
-                    vram_bytes: Reading::Value(vram),
-                    kind: ProcessKind::Compute,
-                })
+                .map(|(pid, name, vram)| GpuProcess::new(pid, name, Reading::Value(vram), ProcessKind::Compute))
                 .collect(),
         );
         g
