@@ -22,6 +22,13 @@ from fontTools.ttLib import TTCollection, TTFont
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 OUT = os.path.join(ROOT, "assets", "fonts", "NotoSansSC-gpu-doctor.otf")
+# The Chinese quotation marks alone, for a Chinese window to draw them before egui's Latin font
+# (which has narrow ones of its own): full-width, as Chinese sets them. Its line metrics are those
+# of egui's Ubuntu-Light, so putting it first in the family changes no row's height.
+QUOTES_OUT = os.path.join(ROOT, "assets", "fonts", "NotoSansSC-quotes-gpu-doctor.otf")
+QUOTES = "“”‘’"
+# Ubuntu-Light's vertical metrics (units per em 1000, as Noto Sans CJK's).
+UBUNTU_LIGHT = {"hhea": (932, -189, 28), "typo": (776, -185, 56), "win": (932, 189)}
 # Punctuation and symbols Chinese text uses beside the catalogue's own (full-width forms, quotes,
 # the ideographic space and full stop, brackets, the middle dot, ellipsis and dashes).
 # Also the languages' own names, which the language chooser shows in any language.
@@ -67,6 +74,27 @@ def main():
     if missing:
         print("not in the source font:", "".join(missing))
         sys.exit(1)
+    quotes_font()
+
+
+def quotes_font():
+    font = open_sc(SOURCE)
+    opts = subset.Options()
+    opts.layout_features = []
+    opts.name_IDs = ["*"]
+    opts.name_languages = ["*"]
+    opts.hinting = False
+    opts.desubroutinize = True
+    sub = subset.Subsetter(opts)
+    sub.populate(unicodes=[ord(c) for c in QUOTES])
+    sub.subset(font)
+    assert font["head"].unitsPerEm == 1000
+    hhea, os2 = font["hhea"], font["OS/2"]
+    hhea.ascent, hhea.descent, hhea.lineGap = UBUNTU_LIGHT["hhea"]
+    os2.sTypoAscender, os2.sTypoDescender, os2.sTypoLineGap = UBUNTU_LIGHT["typo"]
+    os2.usWinAscent, os2.usWinDescent = UBUNTU_LIGHT["win"]
+    font.save(QUOTES_OUT)
+    print(f"wrote {QUOTES_OUT}: {QUOTES}, {os.path.getsize(QUOTES_OUT)} bytes")
 
 
 main()

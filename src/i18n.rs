@@ -30,6 +30,10 @@ pub use message::{Arg, Message};
 /// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).
 pub const CJK_FONT: &[u8] = include_bytes!("../assets/fonts/NotoSansSC-gpu-doctor.otf");
 
+/// The Chinese quotation marks “”‘’ alone, full-width, from the same font, with egui's Latin line
+/// metrics: a Chinese window draws them before the Latin font's narrow ones (same script).
+pub const CJK_QUOTES_FONT: &[u8] = include_bytes!("../assets/fonts/NotoSansSC-quotes-gpu-doctor.otf");
+
 /// The pictographs the in-window file chooser draws (folder, open folder; from Noto Emoji, OFL)
 /// and (floppy disk, up arrow, refresh, folder and file entries; from emoji-icon-font, MIT),
 /// which egui's default fonts lack: a few KiB made by scripts/make-symbol-font.py.

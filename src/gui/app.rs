@@ -90,31 +90,27 @@ pub const NO_CJK_FONT_ENV: &str = "GPU_DOCTOR_NO_CJK_FONT";
 /// assets/fonts/, made by scripts/make-cjk-font.py), after egui's own fonts in both families, so
 /// Latin text keeps its face and the app's Chinese text renders on any machine. Chinese user data
 /// beyond it (process names, paths) comes from a system CJK font through eframe's system fonts.
-pub fn add_cjk_font(ctx: &egui::Context) {
+/// In a Chinese window the Chinese quotation marks come first, so “” and ‘’ are drawn full-width
+/// as Chinese sets them rather than by egui's Latin font; called again when the language changes.
+pub fn add_cjk_font(ctx: &egui::Context, lang: crate::i18n::Lang) {
+    use egui::FontFamily::{Monospace, Proportional};
+    let mut defs = egui::FontDefinitions::default();
+    let mut add = |name: &str, data: &'static [u8], families: &[egui::FontFamily]| {
+        defs.font_data.insert(name.to_string(), std::sync::Arc::new(egui::FontData::from_static(data)));
+        for f in families {
+            defs.families.entry(f.clone()).or_default().push(name.to_string());
+        }
+    };
     for (name, data) in crate::i18n::SYMBOL_FONTS {
-        ctx.add_font(egui::epaint::text::FontInsert::new(
-            name,
-            egui::FontData::from_static(data),
-            vec![egui::epaint::text::InsertFontFamily {
-                family: egui::FontFamily::Proportional,
-                priority: egui::epaint::text::FontPriority::Lowest,
-            }],
-        ));
+        add(name, data, &[Proportional]);
     }
-    ctx.add_font(egui::epaint::text::FontInsert::new(
-        "noto-sans-sc-gpu-doctor",
-        egui::FontData::from_static(crate::i18n::CJK_FONT),
-        vec![
-            egui::epaint::text::InsertFontFamily {
-                family: egui::FontFamily::Proportional,
-                priority: egui::epaint::text::FontPriority::Lowest,
-            },
-            egui::epaint::text::InsertFontFamily {
-                family: egui::FontFamily::Monospace,
-                priority: egui::epaint::text::FontPriority::Lowest,
-            },
-        ],
-    ));
+    add("noto-sans-sc-gpu-doctor", crate::i18n::CJK_FONT, &[Proportional, Monospace]);
+    let quotes = "noto-sans-sc-quotes-gpu-doctor";
+    add(quotes, crate::i18n::CJK_QUOTES_FONT, &[]);
+    if lang == crate::i18n::Lang::ZhCn {
+        defs.families.entry(Proportional).or_default().insert(0, quotes.to_string());
+    }
+    ctx.set_fonts(defs);
 }
 
 /// Applies the theme setting.
@@ -215,7 +211,7 @@ impl DoctorApp {
         apply_theme(&cc.egui_ctx, init.settings.theme);
         palette::tune(&cc.egui_ctx);
         if std::env::var_os(NO_CJK_FONT_ENV).is_none() {
-            add_cjk_font(&cc.egui_ctx);
+            add_cjk_font(&cc.egui_ctx, crate::i18n::current());
         }
         let mut monitor = MonitorState { units: init.settings.units, ..MonitorState::default() };
         if let Some(w) = TimeWindow::ALL.into_iter().find(|w| w.secs() as u32 == init.settings.window_secs) {

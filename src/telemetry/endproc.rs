@@ -50,7 +50,7 @@ fn owner_of(pid: u32) -> Owner {
 
 #[cfg(windows)]
 fn windows_process(pid: u32) -> Option<sysinfo::System> {
-    let mut sys = sysinfo::System::new();
+    let mut sys = sysinfo::System::new().ok()?;
     let p = sysinfo::Pid::from_u32(pid);
     sys.refresh_processes(sysinfo::ProcessesToUpdate::Some(&[p]), true);
     sys.process(p).is_some().then_some(sys)

@@ -218,16 +218,33 @@ fn switching_to_chinese_in_the_settings_redraws_the_window_and_the_checklist_liv
             h.ctx.global_style().text_styles.get(&eframe::egui::TextStyle::Small).map(|f| f.size)
         };
         assert_eq!(small(&h), Some(gpu_doctor::gui::palette::SMALL_CJK));
+        // Issue 38, item 16: Chinese quotation marks are the CJK font's, full-width, and putting
+        // that font first changed no row's height.
+        let (quote, row) = quote_and_row(&h);
+        assert!(quote >= 13.0, "“ is {quote} points wide at 14 points: not the CJK font's full-width mark");
         // And back.
         h.state_mut().tab = Tab::About;
         h.run_steps(10);
         h.get_by_label("English").click();
         h.run_steps(10);
         assert_eq!(small(&h), Some(gpu_doctor::gui::palette::SMALL_LATIN));
+        let (latin_quote, latin_row) = quote_and_row(&h);
+        assert!(latin_quote < 8.0, "English keeps the Latin font's “ ({latin_quote} points)");
+        assert_eq!(row, latin_row, "the quotation marks' font changed the height of a Latin row");
         assert!(h.query_all_by_label("Checklist").count() > 0, "the tab bar does not say Checklist again");
         h.get_by_label("550.54.15 (DEMO)");
         i18n::set(Lang::En);
     });
+}
+
+/// The width of “ and the height of a row of Latin text, at 14 points, with the window's fonts.
+fn quote_and_row(h: &Harness<'static, DoctorApp>) -> (f32, f32) {
+    use eframe::egui::{Color32, FontId};
+    h.ctx.fonts_mut(|f| {
+        let quote = f.layout_no_wrap("“".into(), FontId::proportional(14.0), Color32::WHITE).size().x;
+        let row = f.layout_no_wrap("GPU 0 (x)".into(), FontId::proportional(14.0), Color32::WHITE).size().y;
+        (quote, row)
+    })
 }
 
 /// What the Chinese window shows on a machine with no driver (NVML's explanation, made in English

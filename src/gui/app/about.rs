@@ -28,6 +28,9 @@ impl DoctorApp {
                     self.settings.language = chosen;
                     // The user's choice here wins over GPU_DOCTOR_LANG; "System" goes back to it.
                     i18n::set(chosen.unwrap_or_else(|| i18n::choose(None, None)));
+                    if std::env::var_os(super::NO_CJK_FONT_ENV).is_none() {
+                        super::add_cjk_font(ui.ctx(), i18n::current());
+                    }
                 }
             });
             ui.end_row();
