@@ -77,7 +77,7 @@ pub fn no_desktop_dialog() -> Option<String> {
     let zenity =
         std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("zenity").is_file()));
     (!bus && !zenity)
-        .then(|| tr!("this desktop has no file dialog service (no xdg-desktop-portal, no zenity)").to_string())
+        .then(|| tr!("no xdg-desktop-portal or zenity here").to_string())
 }
 
 impl Chooser {
@@ -129,7 +129,8 @@ impl Chooser {
         .parent_folder_button_hover_text(tr!("The folder above").into())
         .file_label_text(tr!("File:").into())
         .show_hidden_checkbox_text(tr!("Show hidden files").into())
-        .default_size([640.0, 420.0]);
+        // Wide enough for the title to say why (it is cut at the window's width).
+        .default_size([760.0, 420.0]);
         d.open();
         OPEN_IN_WINDOW.fetch_add(1, Ordering::Relaxed);
         Chooser { want, dir, inner: Inner::Window(Box::new(d)) }
