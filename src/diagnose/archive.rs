@@ -87,11 +87,7 @@ impl Drop for ScratchDir {
     }
 }
 
-/// True when `path` is a file that starts like a gzip stream (a capture archive, not a directory).
-pub fn is_archive(path: &Path) -> bool {
-    let mut magic = [0u8; 2];
-    path.is_file() && File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
-}
+pub use super::system::is_archive;
 
 /// Packs the capture directory `dir` into a new `.tar.gz` file `file`. Never overwrites: an
 /// existing `file` is an error. File owners, modes and times are not stored (deterministic

@@ -65,16 +65,16 @@ impl Origin {
         if let Some(h) = read("/proc/sys/kernel/hostname") {
             o.hostnames.push(h);
         }
-        if let KernelLog::Lines(lines) = &meta.kernel_log {
-            o.hostnames.extend(lines.iter().filter_map(|l| syslog_host(l)));
-        }
         o.users.extend(meta.user.name.iter().cloned());
-        let mut texts: Vec<&str> = meta.env.values().map(String::as_str).collect();
-        if let KernelLog::Lines(lines) = &meta.kernel_log {
-            texts.extend(lines.iter().map(String::as_str));
-        }
-        for t in texts {
+        for t in meta.env.values() {
             o.users.extend(crate::text::home_names(t));
+        }
+        // One pass over the kernel log: syslog's host field and the user names of home paths.
+        if let KernelLog::Lines(lines) = &meta.kernel_log {
+            for l in lines {
+                o.hostnames.extend(syslog_host(l));
+                o.users.extend(crate::text::home_names(l));
+            }
         }
         for v in [&mut o.hostnames, &mut o.users] {
             v.retain(|n| !n.trim().is_empty());

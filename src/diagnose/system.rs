@@ -440,10 +440,15 @@ impl std::fmt::Display for CaptureError {
     }
 }
 
-/// A file named as a capture archive (`.tar.gz`, `.tgz`, `.tar`).
-fn is_archive_name(file: &Path) -> bool {
-    let name = file.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-    [".tar.gz", ".tgz", ".tar"].iter().any(|e| name.ends_with(e))
+/// True when `path` is a file that starts like a gzip stream (a capture archive, not a directory).
+/// (Here, below the archive module that reads them, so that a capture error can tell an archive
+/// from an imported log without an import cycle.)
+pub fn is_archive(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 2];
+    path.is_file()
+        && std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && magic == [0x1f, 0x8b]
 }
 
 impl CaptureError {
@@ -456,7 +461,7 @@ impl CaptureError {
                 why = why
             ),
             // (An imported log or nvidia-smi output is a file with no capture.json.)
-            CaptureError::Malformed(file, why) if file.is_file() && !is_archive_name(file) => {
+            CaptureError::Malformed(file, why) if file.is_file() && !is_archive(file) => {
                 crate::msg!("{file}: {why}", file = file.display(), why = why)
             }
             CaptureError::Malformed(dir, why) => {

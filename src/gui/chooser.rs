@@ -76,8 +76,7 @@ pub fn no_desktop_dialog() -> Option<String> {
     let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
     let zenity =
         std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("zenity").is_file()));
-    (!bus && !zenity)
-        .then(|| tr!("no xdg-desktop-portal or zenity here").to_string())
+    (!bus && !zenity).then(|| tr!("no xdg-desktop-portal or zenity here").to_string())
 }
 
 impl Chooser {

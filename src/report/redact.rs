@@ -57,11 +57,7 @@ impl Secrets {
     pub fn this_machine() -> Secrets {
         let mut s = Secrets::default();
         if let Some(h) = sysinfo::System::host_name().ok().filter(|h| !h.trim().is_empty()) {
-            let h = h.trim().to_string();
-            if let Some((short, _)) = h.split_once('.') {
-                s.hostnames.push(short.to_string());
-            }
-            s.hostnames.push(h);
+            s.add_host(h.trim());
         }
         for var in ["USER", "USERNAME", "LOGNAME", "SUDO_USER"] {
             if let Ok(u) = std::env::var(var) {
@@ -80,16 +76,21 @@ impl Secrets {
         s
     }
 
+    /// A host name, and its short form too (`gpu7` of `gpu7.lab.example`): logs use either.
+    fn add_host(&mut self, h: &str) {
+        if let Some((short, _)) = h.split_once('.') {
+            self.hostnames.push(short.to_string());
+        }
+        self.hostnames.push(h.to_string());
+    }
+
     /// These secrets and the names of the machine a file came from (a capture's user, a bug
     /// report's host name): a report made from a user's file redacts that machine's names, not
     /// only the names of the machine making it.
     pub fn with_origin(mut self, origin: Option<&crate::diagnose::origin::Origin>) -> Secrets {
         if let Some(o) = origin {
             for h in &o.hostnames {
-                if let Some((short, _)) = h.split_once('.') {
-                    self.hostnames.push(short.to_string());
-                }
-                self.hostnames.push(h.clone());
+                self.add_host(h);
             }
             self.users.extend(o.users.iter().cloned());
             for v in [&mut self.hostnames, &mut self.users] {
