@@ -152,9 +152,12 @@ pub struct VramArgs {
     /// Image models: the text encoders are not on the GPU (prompts encoded elsewhere).
     #[arg(long)]
     pub no_text_encoders: bool,
-    /// Image models: FLUX's T5 encoder is quantised like the transformer.
+    /// Image models: the T5 encoder (FLUX, Stable Diffusion 3) is quantised like the transformer.
     #[arg(long)]
     pub quantize_text_encoder: bool,
+    /// Stable Diffusion 3: without the T5-XXL encoder (text_encoder_3=None).
+    #[arg(long)]
+    pub without_t5: bool,
     /// Image models: SD 1.5 without its safety checker.
     #[arg(long)]
     pub no_safety_checker: bool,
@@ -274,6 +277,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
             offload: args.offload,
             text_encoders: !args.no_text_encoders,
             quantized_text_encoder: args.quantize_text_encoder,
+            without_t5: args.without_t5,
             safety_checker: !args.no_safety_checker,
         },
         ..base

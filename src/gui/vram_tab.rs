@@ -291,6 +291,7 @@ impl VramState {
                     ui.selectable_value(&mut s.framework, Framework::Hf, "Transformers");
                     ui.selectable_value(&mut s.framework, Framework::Vllm, "vLLM");
                     ui.selectable_value(&mut s.framework, Framework::LlamaCpp, "llama.cpp");
+                    ui.selectable_value(&mut s.framework, Framework::LitGpt, "litgpt");
                 });
                 ui.end_row();
                 let l = ui.label(crate::tr!("Weights"));

@@ -32,13 +32,28 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
 
     // Weights as stored.
     let quant = s.weight_quant();
-    let weight_bytes = (p.linear * quant.linear_bits() + (p.embed + p.head) * quant.embedding_bits()) / 8.0
+    // litgpt's model has an lm_head of its own whatever the checkpoint ties (model.py's
+    // `nn.Linear(n_embd, padded_vocab_size)`), and its bitsandbytes plugin replaces every
+    // nn.Linear, the head included; Hugging Face keeps the head in 16 bits.
+    let litgpt = s.mode == Mode::Inference && s.framework == Framework::LitGpt;
+    let head = if litgpt { v * h } else { p.head };
+    let (quantised, kept) = if litgpt { (p.linear + head, p.embed) } else { (p.linear, p.embed + p.head) };
+    let weight_bytes = (quantised * quant.linear_bits() + kept * quant.embedding_bits()) / 8.0
         + p.other * if quant == Quant::Fp32 { 4.0 } else { 2.0 };
+    if litgpt {
+        out.params_b = (p.total() - p.head + head) / 1e9;
+    }
     let split = match s.sharding {
         Sharding::Replicated => 1.0,
         _ => n,
     };
     out.weights = weight_bytes / split;
+    if litgpt && s.sharding == Sharding::Layers && n > 1.0 {
+        // litgpt's sequential generation puts the blocks in even shares on the GPUs and the
+        // embedding, the head and the final norm on the first, which is the one it reports.
+        let ends = (head * quant.linear_bits() + p.embed * quant.embedding_bits()) / 8.0;
+        out.weights = (weight_bytes - ends) / n + ends;
+    }
     if s.mode == Mode::Inference && s.sharding == Sharding::Tensor && s.framework != Framework::Vllm && n > 1.0 {
         // Tensor parallelism outside vLLM (litgpt, transformers' tp_plan) splits the attention
         // and MLP matrices; the embeddings, the head and the norms stay whole on every GPU.
@@ -52,7 +67,10 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     let bnb = matches!(quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8 | Quant::Gptq4);
     let tp_split = if s.sharding == Sharding::Tensor { n } else { 1.0 };
     let dequant_buffer = if bnb {
-        h * f64::from(arch.moe.as_ref().map_or(arch.intermediate, |m| m.expert_intermediate)) * 2.0 / tp_split
+        let block =
+            h * f64::from(arch.moe.as_ref().map_or(arch.intermediate, |m| m.expert_intermediate)) * 2.0 / tp_split;
+        // litgpt's quantised head is dequantised whole for the prompt (it is never split).
+        if litgpt { block.max(head * 2.0) } else { block }
     } else {
         0.0
     };
@@ -142,6 +160,25 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                         ));
                     }
                     out.notes.push(crate::msg!("vLLM activation peak is profiled at start-up (about 4.8 GiB for dense models, 7.4 GiB for MoE with default batching)"));
+                }
+                Framework::LitGpt => {
+                    // The KV cache is allocated for the prompt and the new tokens before the
+                    // prefill and filled in place; the prefill computes the head's output for
+                    // every prompt position in the model's dtype (generate/base.py, model.py).
+                    let prompt = (t - f64::from(s.new_tokens)).max(1.0);
+                    out.kv_cache = kv_per_token * b * t / kv_split;
+                    let logits = b * prompt * v * 2.0;
+                    let act = b * prompt * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
+                    out.activations = logits + act + dequant_buffer;
+                    out.cuda_context = CUDA_CONTEXT;
+                    out.framework = LIBRARY_BUFFERS;
+                    out.allocator_slack = 0.1 * out.activations;
+                    if bnb && quant != Quant::Gptq4 && !s.prequantized {
+                        // Each weight is copied to the GPU in 16 bits and quantised there; the
+                        // freed block of the largest stays cached.
+                        out.allocator_slack += dequant_buffer;
+                    }
+                    out.notes.push(crate::msg!("litgpt generate: the output head is a matrix of its own (never tied) and is quantised with the other linear layers; the KV cache is allocated for the prompt and the new tokens at start"));
                 }
                 Framework::LlamaCpp => {
                     let pad = if s.flash_attention { 256.0 } else { 32.0 };

@@ -1,4 +1,4 @@
-//! Image-generation inference (Stable Diffusion 1.5, SDXL, FLUX.1 dev/schnell): the weights of
+//! Image-generation inference (Stable Diffusion 1.5, SDXL, 3 and 3.5, FLUX.1 dev/schnell): the weights of
 //! each component (denoiser, text encoders, VAE, SD 1.5's safety checker) and the peak of the
 //! phase that sets it (text encoding, denoising, VAE decode), following diffusers' defaults:
 //! classifier-free guidance doubles the UNet batch of SD 1.5 and SDXL (FLUX.1-dev is
@@ -11,7 +11,7 @@
 //! the rows: tests/suite/vram_accuracy.rs).
 
 use super::breakdown::{Breakdown, GIB};
-use super::image_settings::{Family, Offload, VaeDecode};
+use super::image_settings::{Family, Offload, Sd3, VaeDecode};
 use super::quant::Quant;
 use super::workload::Workload;
 
@@ -37,21 +37,40 @@ const QUANTIZE_ON_LOAD: f64 = 2.8 * GIB;
 /// CUDA context with lazy loading.
 const CONTEXT: f64 = 0.5 * GIB;
 
+/// Text tokens of Stable Diffusion 3.x's joint attention: CLIP's 77 and T5's 256 (the
+/// pipeline's default `max_sequence_length`).
+const SD3_TEXT_TOKENS: f64 = 77.0 + 256.0;
+
 impl Family {
     fn denoiser(self) -> f64 {
         match self {
             Family::Sd15 => 859_520_964.0,
             Family::Sdxl => 2_567_463_684.0,
             Family::Flux { .. } => 11_901_408_320.0,
+            // The quanto blog's table (2.028 B); Stability's "2.5 billion" and "8.1 billion".
+            Family::Sd3(Sd3::Medium) => 2_028_000_000.0,
+            Family::Sd3(Sd3::Medium35) => 2_500_000_000.0,
+            Family::Sd3(Sd3::Large35) => 8_100_000_000.0,
         }
     }
 
-    /// Denoiser activations: elements per latent pixel (UNets) or per token (FLUX) and batch item.
+    /// Hidden size of a transformer's blocks (MMDiT: attention heads × 64).
+    fn hidden(self) -> f64 {
+        match self {
+            Family::Sd3(Sd3::Large35) => 2432.0,
+            Family::Sd3(_) => 1536.0,
+            _ => 3072.0,
+        }
+    }
+
+    /// Denoiser activations: elements per latent pixel (UNets) or per token (transformers) and
+    /// batch item. One block runs at a time, so a transformer's scale with its hidden size:
+    /// FLUX's fitted 55 000 at 3072 (about 18 hidden-sized tensors per token).
     fn per_token(self) -> f64 {
         match self {
             Family::Sd15 => 9600.0,
             Family::Sdxl => 8800.0,
-            Family::Flux { .. } => 55_000.0,
+            Family::Flux { .. } | Family::Sd3(_) => 55_000.0 / 3072.0 * self.hidden(),
         }
     }
 
@@ -60,6 +79,7 @@ impl Family {
             Family::Sd15 => 8.0,
             Family::Sdxl => 10.0,
             Family::Flux { .. } => 24.0,
+            Family::Sd3(_) => self.hidden() / 64.0,
         }
     }
 
@@ -68,8 +88,13 @@ impl Family {
         match self {
             Family::Sd15 => 0.02 * GIB,
             Family::Sdxl => 0.03 * GIB,
-            Family::Flux { .. } => 0.15 * GIB,
+            Family::Flux { .. } | Family::Sd3(_) => 0.15 * GIB,
         }
+    }
+
+    /// The 16-channel VAE of FLUX.1 and Stable Diffusion 3 (the same architecture).
+    fn sixteen_channel_vae(self) -> bool {
+        matches!(self, Family::Flux { .. } | Family::Sd3(_))
     }
 }
 
@@ -114,11 +139,19 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
                 let t5 = if img.quantized_text_encoder { s.quant } else { sixteen };
                 vec![bytes(CLIP_L, sixteen, 0.0), bytes(T5_XXL, t5, T5_EMBEDDING)]
             }
+            Family::Sd3(_) => {
+                let t5 = if img.quantized_text_encoder { s.quant } else { sixteen };
+                let mut v = vec![bytes(CLIP_L, sixteen, 0.0), bytes(OPENCLIP_BIGG, sixteen, 0.0)];
+                if !img.without_t5 {
+                    v.push(bytes(T5_XXL, t5, T5_EMBEDDING));
+                }
+                v
+            }
         }
     } else {
         Vec::new()
     };
-    let vae_params = if matches!(f, Family::Flux { .. }) { FLUX_VAE } else { VAE };
+    let vae_params = if f.sixteen_channel_vae() { FLUX_VAE } else { VAE };
     let vae_fp32 = fp32 || img.vae_fp32.unwrap_or(f == Family::Sdxl);
     let w_vae_stored = vae_params * act;
     let w_vae_decode = vae_params * if vae_fp32 { 4.0 } else { 2.0 };
@@ -129,6 +162,11 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
     let (tokens, attended) = match f {
         Family::Flux { schnell } => {
             let t = (w / 16.0).floor() * (h / 16.0).floor() + if schnell { 256.0 } else { 512.0 };
+            (t, t)
+        }
+        // Latents 8× smaller than the image, patches of 2 × 2: one token per 16 × 16 pixels.
+        Family::Sd3(_) => {
+            let t = (w / 16.0).floor() * (h / 16.0).floor() + SD3_TEXT_TOKENS;
             (t, t)
         }
         Family::Sdxl => (latent, latent / 4.0),
@@ -174,18 +212,24 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
             slack: DECODE_SLACK * a_dec,
         },
     ];
-    let peak = phases.iter().max_by(|a, b| a.reserved().total_cmp(&b.reserved())).unwrap_or(&phases[1]);
+    // What must fit is the largest phase's weights and activations with a 5 % fragmentation
+    // margin; what a large card shows reserved is the largest phase's reserved figure, the rest
+    // of which is cache PyTorch returns before it runs out of memory. (With model offload the
+    // two can be different phases: denoising needs the most, the VAE decode reserves the most.)
+    let must_fit = |p: &Phase| p.weights + p.activations * (1.0 + DENOISE_SLACK);
+    let peak = phases.iter().max_by(|a, b| must_fit(a).total_cmp(&must_fit(b))).unwrap_or(&phases[1]);
+    let most_reserved = phases.iter().map(Phase::reserved).fold(0.0, f64::max);
     let quantized_on_load = matches!(s.quant, Quant::Nf4 | Quant::Nf4Dq | Quant::Int8 | Quant::Fp8 | Quant::Gptq4);
-    // What must fit keeps a 5 % fragmentation margin; the rest of what a large card shows
-    // reserved is cache PyTorch returns before it runs out of memory.
     let margin = DENOISE_SLACK * peak.activations;
     let mut out = Breakdown {
         weights: peak.weights,
         activations: peak.activations,
         allocator_slack: margin,
-        reserved_cache: (peak.slack - margin).max(0.0) + if quantized_on_load { QUANTIZE_ON_LOAD } else { 0.0 },
+        reserved_cache: (most_reserved - must_fit(peak)).max(0.0)
+            + if quantized_on_load { QUANTIZE_ON_LOAD } else { 0.0 },
         cuda_context: CONTEXT,
-        params_b: (f.denoiser() + if img.text_encoders { encoder_params(f) } else { 0.0 } + vae_params) / 1e9,
+        params_b: (f.denoiser() + if img.text_encoders { encoder_params(f, img.without_t5) } else { 0.0 } + vae_params)
+            / 1e9,
         ..Breakdown::default()
     };
     let gib = |x: f64| format!("{:.1}", x / GIB);
@@ -233,11 +277,12 @@ pub fn estimate(f: Family, s: &Workload) -> Breakdown {
     out
 }
 
-fn encoder_params(f: Family) -> f64 {
+fn encoder_params(f: Family, without_t5: bool) -> f64 {
     match f {
         Family::Sd15 => CLIP_L,
         Family::Sdxl => CLIP_L + OPENCLIP_BIGG,
         Family::Flux { .. } => CLIP_L + T5_XXL,
+        Family::Sd3(_) => CLIP_L + OPENCLIP_BIGG + if without_t5 { 0.0 } else { T5_XXL },
     }
 }
 
@@ -263,7 +308,7 @@ pub fn estimate_training(f: Family, s: &Workload) -> Result<Breakdown, crate::vr
     let not_modelled = |problem| Err(crate::vram::InputError { field: "mode", problem });
     if !matches!(f, Family::Flux { .. }) {
         return not_modelled(crate::msg!(
-            "training is modelled for FLUX.1 (LoRA, QLoRA); for SD 1.5 and SDXL choose inference"
+            "training is modelled for FLUX.1 (LoRA, QLoRA); for Stable Diffusion 1.5, XL and 3.x choose inference"
         ));
     }
     if s.mode == Mode::Full {
@@ -331,4 +376,40 @@ pub fn estimate_training(f: Family, s: &Workload) -> Result<Breakdown, crate::vr
     });
     out.total = out.allocated() + out.allocator_slack + out.cuda_context + out.framework;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vram::image_settings::ImageSettings;
+    use crate::vram::workload::Mode;
+
+    fn run(f: Family, change: impl FnOnce(&mut ImageSettings)) -> Breakdown {
+        let mut image = ImageSettings::default();
+        change(&mut image);
+        estimate(f, &Workload { mode: Mode::Inference, quant: Quant::Bf16, batch: 1, image, ..Workload::default() })
+    }
+
+    #[test]
+    fn with_model_offload_the_phase_that_needs_most_sets_what_must_fit() {
+        // SD3 Medium without T5, offloaded: denoising holds the 3.8 GiB transformer and its
+        // activations (4.2 GiB); the VAE decode reserves more (4.4 GiB with its cache) but needs
+        // less (2.3 GiB).
+        let b = run(Family::Sd3(Sd3::Medium), |i| {
+            i.offload = Offload::Model;
+            i.without_t5 = true;
+        });
+        assert!((b.weights / GIB - 3.78).abs() < 0.05, "the transformer's weights: {}", b.weights / GIB);
+        assert!(b.reserved() > 4.3 * GIB && b.reserved() > b.allocated(), "the decode's reserved figure is kept");
+        assert!(b.notes.iter().any(|n| n.en().contains("denoising phase")), "{:?}", b.notes);
+    }
+
+    #[test]
+    fn sd3_leaves_t5_out_when_asked_and_sd35_large_is_the_largest() {
+        let with = run(Family::Sd3(Sd3::Medium), |_| {});
+        let without = run(Family::Sd3(Sd3::Medium), |i| i.without_t5 = true);
+        // T5-XXL's 4.76 B parameters in 16 bits.
+        assert!(((with.weights - without.weights) / GIB - 8.87).abs() < 0.05);
+        assert!(run(Family::Sd3(Sd3::Large35), |_| {}).weights > with.weights + 7.0 * GIB);
+    }
 }

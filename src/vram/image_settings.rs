@@ -54,8 +54,11 @@ pub struct ImageSettings {
     pub offload: Offload,
     /// The text encoders are on the GPU (not encoded elsewhere or on the CPU).
     pub text_encoders: bool,
-    /// FLUX's T5 encoder is quantised like the transformer.
+    /// The T5 encoder (FLUX, Stable Diffusion 3) is quantised like the denoiser.
     pub quantized_text_encoder: bool,
+    /// Stable Diffusion 3 without its T5-XXL encoder (`text_encoder_3=None`: the pipeline
+    /// feeds zeros in its place).
+    pub without_t5: bool,
     /// SD 1.5's safety checker is loaded (the pipeline's default).
     pub safety_checker: bool,
 }
@@ -71,6 +74,7 @@ impl Default for ImageSettings {
             offload: Offload::None,
             text_encoders: true,
             quantized_text_encoder: false,
+            without_t5: false,
             safety_checker: true,
         }
     }
@@ -96,6 +100,20 @@ pub enum Family {
         /// FLUX.1-schnell.
         schnell: bool,
     },
+    /// Stable Diffusion 3 / 3.5 (an MMDiT transformer, CLIP-L, OpenCLIP bigG and T5-XXL, a
+    /// 16-channel VAE).
+    Sd3(Sd3),
+}
+
+/// The Stable Diffusion 3.x transformers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sd3 {
+    /// SD3 Medium: 24 joint blocks of hidden size 1536 (2.03 B).
+    Medium,
+    /// SD3.5 Medium: SD3 Medium's shape with a second attention in its first 13 blocks (2.5 B).
+    Medium35,
+    /// SD3.5 Large: 38 joint blocks of hidden size 2432 (8.1 B).
+    Large35,
 }
 
 impl Family {
@@ -107,6 +125,14 @@ impl Family {
         let n = arch.name.to_ascii_lowercase();
         if n.contains("flux") {
             Some(Family::Flux { schnell: n.contains("schnell") })
+        } else if n.contains("sd3") || n.contains("sd-3") || n.contains("diffusion-3") {
+            Some(Family::Sd3(if n.contains("large") {
+                Sd3::Large35
+            } else if n.contains("3.5") || n.contains("3-5") {
+                Sd3::Medium35
+            } else {
+                Sd3::Medium
+            }))
         } else if n.contains("xl") {
             Some(Family::Sdxl)
         } else if ["1.5", "1-5", "v1", "sd15", "sd-1", "sd1", "1.4"].iter().any(|k| n.contains(k)) {

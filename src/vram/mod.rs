@@ -17,7 +17,7 @@
 //! - `quant`: weight formats ([`Quant`]) and their bits per weight;
 //! - `workload`: the settings of a run ([`Workload`] and its choice enums);
 //! - `estimate`: the estimator ([`estimate()`] → [`Breakdown`]);
-//! - `image`: image-generation inference (SD 1.5, SDXL, FLUX.1) by pipeline phase;
+//! - `image`: image-generation inference (SD 1.5, SDXL, SD 3.x, FLUX.1) by pipeline phase;
 //! - `fit`: what must fit on a GPU ([`need`]) and the verdict for one GPU ([`fit()`]), naming the
 //!   processes to stop when the card is big enough but busy ([`FITS_ONCE_FREED`]);
 //! - `solver`: the largest batch / longest sequence that fit ([`limits`]), and the one advice list
@@ -50,7 +50,7 @@ pub use breakdown::{Breakdown, GIB};
 pub use error::InputError;
 pub use estimate::estimate;
 pub use fit::{Fit, FitVerdict, HEADROOM, Holder, Target, fit, need};
-pub use image_settings::{Family, ImageSettings, Offload, VaeDecode};
+pub use image_settings::{Family, ImageSettings, Offload, Sd3, VaeDecode};
 pub use quant::Quant;
 pub use solver::{Limits, Suggestion, advice, advice_heading, limits, max_batch, max_seq, suggestions};
 pub use workload::{

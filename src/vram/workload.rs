@@ -57,6 +57,10 @@ pub enum Framework {
     /// llama.cpp / Ollama: weights + KV for `n_ctx` + a compute buffer.
     #[value(name = "llamacpp", help = "llama.cpp / Ollama")]
     LlamaCpp,
+    /// litgpt (Lightning AI) `generate`: the output head is its own matrix (never tied) and
+    /// bitsandbytes quantises it like every Linear; the KV cache is allocated at start.
+    #[value(name = "litgpt", help = "litgpt (Lightning AI)")]
+    LitGpt,
 }
 
 /// Hugging Face `generate` by transformers version (sources: docs/research/vram-37-inference.md).

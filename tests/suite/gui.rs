@@ -1200,6 +1200,31 @@ fn vram_tab_presets_start_from_their_native_settings() {
     h.get_by_label_contains("at 1024×1024, 1 per batch");
 }
 
+/// Issue 37, item 5: Stable Diffusion 3 in the VRAM tab, with the T5-XXL encoder left out by a
+/// checkbox only SD3 shows; litgpt as an inference engine.
+#[test]
+fn vram_tab_leaves_sd3s_t5_out_and_offers_litgpt() {
+    use gpu_doctor::vram::{Framework, presets};
+    let mut h = vram_app(1);
+    let list = presets::built_in();
+    h.state_mut().vram.set_arch(presets::find(&list, "SD3-medium").cloned().unwrap());
+    h.run();
+    h.get_by_label_contains("text encoders 10.4 GiB");
+    h.get_by_label("left out (text_encoder_3=None)").click();
+    h.run();
+    assert!(h.state().vram.settings.image.without_t5);
+    h.get_by_label_contains("text encoders 1.5 GiB");
+    h.state_mut().vram.set_arch(presets::find(&list, "SDXL-base-1.0").cloned().unwrap());
+    h.run();
+    assert!(h.query_by_label("left out (text_encoder_3=None)").is_none(), "only SD3 has a T5 to leave out");
+    h.state_mut().vram.set_arch(presets::find(&list, "Falcon-40B").cloned().unwrap());
+    h.run();
+    h.get_by_label("litgpt").click();
+    h.run();
+    assert_eq!(h.state().vram.settings.framework, Framework::LitGpt);
+    h.get_by_label_contains("litgpt generate: the output head is a matrix of its own");
+}
+
 #[test]
 fn vram_tab_answers_an_image_model_in_images_pixels_and_the_vae_decode() {
     use gpu_doctor::vram::{VaeDecode, presets};

@@ -527,33 +527,33 @@ fn rows() -> Vec<Row> {
             before_4_42(infer(Framework::Hf, Quant::Gptq4, 16, 1024), 512),
         ),
         r("I6", "Llama-2-13B", Metric::Smi, 11018.36 * MB, before_4_42(infer(Framework::Hf, Quant::Nf4, 1, 1024), 512)),
-        r("I8a", "phi-1.5", Metric::Allocated, 2.86 * GB, infer(Framework::Hf, Quant::Bf16, 1, 256)),
-        r("I8b", "StableLM-base-alpha-3B", Metric::Allocated, 7.30 * GB, infer(Framework::Hf, Quant::Bf16, 1, 256)),
-        r("I8c", "Llama-2-7B", Metric::Allocated, 13.52 * GB, infer(Framework::Hf, Quant::Bf16, 1, 256)),
-        r("I8d", "Llama-2-13B", Metric::Allocated, 26.21 * GB, infer(Framework::Hf, Quant::Bf16, 1, 256)),
-        r("I10", "CodeLlama-34B", Metric::Allocated, 18.95 * GB, infer(Framework::Hf, Quant::Nf4Dq, 1, 256)),
-        r("I11", "Falcon-40B", Metric::Allocated, 24.63 * GB, infer(Framework::Hf, Quant::Nf4Dq, 1, 256)),
-        r("I12", "Llama-2-70B", Metric::Allocated, 37.21 * GB, infer(Framework::Hf, Quant::Nf4Dq, 1, 256)),
+        r("I8a", "phi-1.5", Metric::Allocated, 2.86 * GB, infer(Framework::LitGpt, Quant::Bf16, 1, 256)),
+        r("I8b", "StableLM-base-alpha-3B", Metric::Allocated, 7.30 * GB, infer(Framework::LitGpt, Quant::Bf16, 1, 256)),
+        r("I8c", "Llama-2-7B", Metric::Allocated, 13.52 * GB, infer(Framework::LitGpt, Quant::Bf16, 1, 256)),
+        r("I8d", "Llama-2-13B", Metric::Allocated, 26.21 * GB, infer(Framework::LitGpt, Quant::Bf16, 1, 256)),
+        r("I10", "CodeLlama-34B", Metric::Allocated, 18.95 * GB, infer(Framework::LitGpt, Quant::Nf4Dq, 1, 256)),
+        r("I11", "Falcon-40B", Metric::Allocated, 24.63 * GB, infer(Framework::LitGpt, Quant::Nf4Dq, 1, 256)),
+        r("I12", "Llama-2-70B", Metric::Allocated, 37.21 * GB, infer(Framework::LitGpt, Quant::Nf4Dq, 1, 256)),
         r(
             "I15",
             "Llama-2-70B",
             Metric::Allocated,
             35.46 * GB,
-            Workload { gpus: 4, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
+            Workload { gpus: 4, sharding: Sharding::Tensor, ..infer(Framework::LitGpt, Quant::Bf16, 1, 512) },
         ),
         r(
             "I16",
             "Llama-2-70B",
             Metric::Allocated,
             6.15 * GB,
-            Workload { gpus: 8, sharding: Sharding::Tensor, ..infer(Framework::Hf, Quant::Nf4Dq, 1, 512) },
+            Workload { gpus: 8, sharding: Sharding::Tensor, ..infer(Framework::LitGpt, Quant::Nf4Dq, 1, 512) },
         ),
         r(
             "I13",
             "Llama-2-70B",
             Metric::Allocated,
             18.35 * GB,
-            Workload { gpus: 8, sharding: Sharding::Layers, ..infer(Framework::Hf, Quant::Bf16, 1, 512) },
+            Workload { gpus: 8, sharding: Sharding::Layers, ..infer(Framework::LitGpt, Quant::Bf16, 1, 512) },
         ),
         r("I19w", "Llama-3.1-8B", Metric::Weights, 14.99 * GIB, infer(Framework::Vllm, Quant::Bf16, 1, 16000)),
         r(
@@ -605,15 +605,21 @@ fn rows() -> Vec<Row> {
             Workload { flash_attention: false, ..infer(Framework::LlamaCpp, Quant::Bf16, 1, 32768) },
             "the logged model is unnamed (32 layers, 8 KV heads); its vocabulary, which sizes part of the compute buffer, is unknown",
         ),
-        // torchtune's generate preallocates its KV cache for the model's max_seq_len (8192 for
-        // Llama 3 8B; recipes/generate.py calls setup_caches without a length): a static cache of
-        // 8192 positions, of which the prompt (short; 512 taken) is prefilled.
-        r(
+        // torchtune's Llama 3 tutorial (20747cd87, April 2024): `tune run generate` of Llama3-8B in
+        // bf16, a 6-token prompt and at most 300 new tokens (about 206 generated), peak allocated
+        // 18.31 GB. That recipe's setup_caches sized the cache to the model's max_seq_len (4096
+        // for llama3_8b) with all 32 query heads (kv_cache.py: "we take num_heads instead of
+        // num_kv_heads"), 2.15 GB, and every layer holds its own RoPE table (0.07 GB): weights
+        // 16.06 + 2.15 + 0.07 = 18.28 GB (docs/research/vram-37-inference.md). No engine the
+        // calculator models allocates a cache of query heads for a length nobody asked for;
+        // torchtune sizes it to the prompt and new tokens since September 2024 (#1603).
+        u(
             "I33",
             "Llama-3.1-8B",
             Metric::Allocated,
             18.31 * GB,
-            Workload { new_tokens: 8192 - 512, ..infer(Framework::Hf, Quant::Bf16, 1, 8192) },
+            Workload { new_tokens: 300, ..infer(Framework::Hf, Quant::Bf16, 1, 306) },
+            "torchtune's generate before September 2024 allocated its KV cache with all 32 query heads for the model's 4096 positions (2.15 GB) whatever the prompt",
         ),
         // Llama-2-7b fp16, HF generate, prompt 256 + 512 new tokens, transformers 4.35.2, A100-80GB,
         // optimum-benchmark's max allocated in MB (10^6 bytes), batch 1 to 64: how the prefill and
@@ -904,6 +910,55 @@ fn rows() -> Vec<Row> {
             18.466 * GIB,
             img(Quant::Fp8, 1, 1024, true, |i| i.quantized_text_encoder = true),
         ),
+        // Stable Diffusion 3 Medium, fp16, 1024 × 1024, 28 steps, batch 1, the pipeline's
+        // defaults (guidance on); "GB" in the posts, which the gists compute as bytes / 1024³.
+        // sd3.md (A100, PyTorch 2.3) does not show which counter it read: its rows are printed,
+        // not counted (its default and no-T5 rows match the reserved figure within 3 %, its
+        // offload row is 3 GiB above the T5 encoder alone).
+        u(
+            "ID1",
+            "SD3-medium",
+            Metric::Reserved,
+            18.765 * GIB,
+            img(Quant::Bf16, 1, 1024, true, |_| {}),
+            "the post does not show which PyTorch counter it read (taken here as reserved)",
+        ),
+        u(
+            "ID2",
+            "SD3-medium",
+            Metric::Reserved,
+            12.0645 * GIB,
+            img(Quant::Bf16, 1, 1024, true, |i| i.offload = Offload::Model),
+            "the post does not show which PyTorch counter it read; 3 GiB above its largest component, T5-XXL",
+        ),
+        u(
+            "ID3",
+            "SD3-medium",
+            Metric::Reserved,
+            4.266 * GIB,
+            img(Quant::Bf16, 1, 1024, true, |i| {
+                i.offload = Offload::Model;
+                i.without_t5 = true;
+            }),
+            "the post does not show which PyTorch counter it read (taken here as reserved)",
+        ),
+        // quanto-diffusers.md (H100, PyTorch 2.4), max allocated.
+        r("ID4", "SD3-medium", Metric::Allocated, 16.403 * GIB, img(Quant::Bf16, 1, 1024, true, |_| {})),
+        // quanto's FP8 for the transformer and T5: 6.1 GiB below ID6 of the same table, where
+        // only the T5 differs (16-bit there), though FP8 saves 4.3 GiB of its weights.
+        u(
+            "ID5",
+            "SD3-medium",
+            Metric::Allocated,
+            8.294 * GIB,
+            img(Quant::Fp8, 1, 1024, true, |i| i.quantized_text_encoder = true),
+            "6.1 GiB below the same table's row that differs only by a 16-bit T5, whose FP8 weights save 4.3 GiB",
+        ),
+        // FP8 transformer, T5 in 16 bits (only CLIP-L quantised besides: 0.1 GiB, not a setting).
+        r("ID6", "SD3-medium", Metric::Allocated, 14.384 * GIB, img(Quant::Fp8, 1, 1024, true, |_| {})),
+        // SD3.5 Large, bf16, 1024 × 1024, 50 steps, batch 1, PyTorch 2.5.1 eager, H100: the
+        // device's peak by NVML in MB (10^6 B; onnxruntime's benchmark helper).
+        r("ID7", "SD3.5-large", Metric::Smi, 31_517.0 * MB, img(Quant::Bf16, 1, 1024, true, |_| {})),
     ]
 }
 
@@ -948,6 +1003,11 @@ fn source(id: &str) -> &'static str {
             _ => "gist sayakpaul/9287f475d4d309a66878af6cdbd4911b",
         },
         _ if id.starts_with("IT") => "Hugging Face blog flux-qlora",
+        _ if id.starts_with("ID") => match n {
+            1..=3 => "Hugging Face blog sd3.md (commit 04fdd03), gist sayakpaul/82acb5976509851f2db1a83456e504f1",
+            4..=6 => "Hugging Face blog quanto-diffusers.md (commit 0dd3fc4)",
+            _ => "onnxruntime PR #22986 (commit 6550f4b)",
+        },
         _ if id.starts_with("IQ") => match n {
             1..=12 => "Hugging Face blog diffusers-quantization",
             16 | 17 => "sayakpaul/diffusers-torchao README.md",
@@ -1072,10 +1132,35 @@ fn estimates_match_measured_runs() {
         }
     }
     // An under-estimate sends people to a card that runs out of memory: no training or inference
-    // row may be more than 10 % under its measurement (issue 37 asks for 5 %; the rows still
-    // between are listed in its note).
-    for (id, _, err) in errors.iter().filter(|x| x.1 != "image" && x.2 < -10.0) {
-        failures.push(format!("{id}: {err:+.1} % (under by more than 10 %)"));
+    // row may be more than 5 % under its measurement (issue 37), apart from the rows below,
+    // whose cause no source explains yet, which may not go past 10 %.
+    const STILL_UNDER: [(&str, &str); 5] = [
+        (
+            "T21",
+            "torchtune's table does not say whether it padded to 2048 or checkpointed (PR #961 could not reproduce a neighbouring row)",
+        ),
+        (
+            "I16",
+            "litgpt's tensor-parallel nf4-dq run holds 0.3 GiB per GPU that its code, read at that commit, does not explain",
+        ),
+        (
+            "I42b1",
+            "torch 2.0.1's stack holds about 0.5 GB more outside PyTorch's allocator than the 1.5 GiB central context",
+        ),
+        ("I42b2", "as I42b1"),
+        ("I42b4", "as I42b1"),
+    ];
+    for (id, _, err) in errors.iter().filter(|x| x.1 != "image") {
+        let known = STILL_UNDER.iter().any(|(k, _)| k == id);
+        let limit = if known { -10.0 } else { -5.0 };
+        if *err < limit {
+            failures.push(format!("{id}: {err:+.1} % (under by more than {:.0} %)", -limit));
+        }
+    }
+    for (id, why) in STILL_UNDER {
+        if errors.iter().any(|x| x.0 == id && x.2 >= -5.0) {
+            failures.push(format!("{id} is no longer more than 5 % under: take it off STILL_UNDER ({why})"));
+        }
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
