@@ -48,6 +48,9 @@ fn a_process_of_this_user_is_ended_only_after_it_is_confirmed() {
     end_button_of(&h, pid).expect("an End… button on the sleeper's row").click();
     h.run_steps(3);
     h.get_by_label_contains(&format!("Process {pid} (sleep) on GPU 0"));
+    // In the middle of the window (2400 px tall), not at its top, far from the table.
+    let middle = h.get_by_label_contains(&format!("Process {pid} (sleep)")).rect().center().y;
+    assert!((900.0..1500.0).contains(&middle), "the dialog is at y={middle}");
     h.get_by_label("Cancel").click();
     h.run_steps(3);
     assert!(h.query_by_label_contains(&format!("Process {pid} (sleep)")).is_none(), "the dialog closed");
