@@ -153,6 +153,9 @@ pub struct MonitorState {
     pub focus_request: Option<u32>,
     /// A process the user asked to end: PID, name, GPU (taken by the app, which asks to confirm).
     pub end_request: Option<(u32, String, u32)>,
+    /// Whose each listed process is, decided once when it first appears in the list (not on
+    /// every frame: on Windows it takes a process snapshot), dropped when it leaves the list.
+    pub owners: std::collections::HashMap<u32, crate::telemetry::endproc::Owner>,
     /// How byte counts are shown (the app copies the "Byte units" setting here).
     pub units: ByteUnits,
     /// The checklist's root cause, shown first in the no-GPU banner (set by the app).
@@ -177,6 +180,7 @@ impl Default for MonitorState {
             judged_span: None,
             focus_request: None,
             end_request: None,
+            owners: std::collections::HashMap::new(),
             units: ByteUnits::default(),
             root_cause: None,
             checking: false,

@@ -10,14 +10,16 @@ pub const GIB: f64 = 1_073_741_824.0;
 
 /// The CUDA context and the runtime's memory outside PyTorch's allocator, as nvidia-smi counts
 /// it for a PyTorch process: 1343 MiB on a V100 with CUDA 11.2 (Hugging Face's
-/// perf_train_gpu_one), 1474 MB on an A100 with torch 2.1.1+cu118 (optimum-benchmark's
-/// running-llamas report: NVML used minus torch's max reserved, the same at batch 1, 2 and 4).
-/// The bare context with lazy module loading is smaller (PyTorch PR #86509: 287 MB), but the
-/// kernels and library handles a model run loads come on top.
+/// perf_train_gpu_one, a driver from before R510, whose used memory had no reservation in it);
+/// on an A100 80GB, optimum-benchmark's running-llamas reports read NVML's version-1 used, which
+/// counts the driver's reservation (669 MiB on that card) too: about 0.8 GB with torch 2.1.1
+/// (1474 MB above torch's max reserved) and about 1.4 GB with torch 2.0.1 once the reservation is
+/// taken off. The bare context with lazy module loading is smaller (PyTorch PR #86509: 287 MB),
+/// but the kernels and library handles a model run loads come on top.
 pub(super) const CUDA_CONTEXT: f64 = 1.5 * GIB;
-/// The CUDA context's range: from a bare context with lazy module loading (0.3 GiB) to the
-/// 2 GiB a CUDA 11.7 stack without it can take (optimum-benchmark's A100 run on torch 2.0.1:
-/// NVML used about 2 GB above the allocated peak).
+/// The CUDA context's range: from a bare context with lazy module loading (0.3 GiB) to 2 GiB,
+/// above the largest measured (a CUDA 11 stack without lazy loading, 1343 MiB, plus the kernels
+/// a larger model run loads).
 pub(super) const CUDA_CONTEXT_RANGE: (f64, f64) = (0.3 * GIB, 2.0 * GIB);
 
 /// Where the memory goes, bytes per GPU.

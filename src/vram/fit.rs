@@ -58,8 +58,15 @@ impl Target {
     /// A GPU of this machine as a target: its total and free memory and the processes holding
     /// memory on it, from its inventory entry and latest sample. None when its total is unknown.
     /// `suffix` is added to the name (the app marks demo GPUs).
+    ///
+    /// The total is what processes can have: drivers from R510 on count the memory the driver
+    /// reserves for itself in the card's total (an A100 80GB: 81920 MiB, where earlier drivers
+    /// said 81251 MiB) and leave it out of used and free, so used + free is the smaller figure
+    /// when a sample has both.
     pub fn of_gpu(info: &GpuInfo, sample: Option<&GpuSample>, suffix: Message) -> Option<Target> {
-        let total = info.vram_total_bytes.get().filter(|t| *t > 0)?;
+        let card = info.vram_total_bytes.get().filter(|t| *t > 0)?;
+        let usable = sample.and_then(|s| Some(s.vram_used_bytes.get()? + s.vram_free_bytes.get()?));
+        let total = usable.filter(|u| *u > 0).map_or(card, |u| u.min(card));
         let holders = sample
             .and_then(|s| s.processes.value())
             .map(|ps| {
@@ -305,6 +312,29 @@ pub(crate) mod tests {
                 Holder { name: "python serve.py".into(), pid: 4242, bytes: Some(20.0 * GIB) },
             ],
         }
+    }
+
+    #[test]
+    fn a_gpu_of_this_machine_offers_what_processes_can_have_not_the_drivers_reservation() {
+        use crate::telemetry::Reading;
+        // An idle A100 80GB under an R510+ driver: the total counts the 669 MiB the driver keeps,
+        // used and free leave it out.
+        const MIB: u64 = 1_048_576;
+        let mut info = crate::telemetry::sample::GpuInfo::unavailable(0, "x");
+        info.name = "NVIDIA A100-SXM4-80GB".into();
+        info.vram_total_bytes = Reading::Value(81920 * MIB);
+        let mut s = crate::telemetry::sample::GpuSample::unavailable(0, crate::telemetry::sample::GpuHealth::Ok, "x");
+        s.vram_used_bytes = Reading::Value(4 * MIB);
+        s.vram_free_bytes = Reading::Value(81247 * MIB);
+        let t = Target::of_gpu(&info, Some(&s), Message::default()).unwrap();
+        assert_eq!(t.total, (81251 * MIB) as f64);
+        // 80.5 GiB needed: more than processes can have on this card, though less than its total.
+        let f = fit(80.5 * GIB, &t);
+        assert_eq!(f.verdict, FitVerdict::DoesNotFit, "{}", f.detail.en());
+        // Without a sample (or without used), the card's total is all there is to go on.
+        assert_eq!(Target::of_gpu(&info, None, Message::default()).unwrap().total, (81920 * MIB) as f64);
+        s.vram_used_bytes = Reading::na("not supported");
+        assert_eq!(Target::of_gpu(&info, Some(&s), Message::default()).unwrap().total, (81920 * MIB) as f64);
     }
 
     #[test]

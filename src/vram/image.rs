@@ -54,12 +54,14 @@ impl Family {
         }
     }
 
-    /// Hidden size of a transformer's blocks (MMDiT: attention heads × 64).
-    fn hidden(self) -> f64 {
+    /// Hidden size of a transformer's blocks (MMDiT: attention heads × 64); `None` for a UNet,
+    /// whose width changes from level to level (its activations are fitted per latent pixel).
+    fn hidden(self) -> Option<f64> {
         match self {
-            Family::Sd3(Sd3::Large35) => 2432.0,
-            Family::Sd3(_) => 1536.0,
-            _ => 3072.0,
+            Family::Flux { .. } => Some(3072.0),
+            Family::Sd3(Sd3::Large35) => Some(2432.0),
+            Family::Sd3(Sd3::Medium | Sd3::Medium35) => Some(1536.0),
+            Family::Sd15 | Family::Sdxl => None,
         }
     }
 
@@ -70,7 +72,7 @@ impl Family {
         match self {
             Family::Sd15 => 9600.0,
             Family::Sdxl => 8800.0,
-            Family::Flux { .. } | Family::Sd3(_) => 55_000.0 / 3072.0 * self.hidden(),
+            Family::Flux { .. } | Family::Sd3(_) => 55_000.0 / 3072.0 * self.hidden().unwrap_or(3072.0),
         }
     }
 
@@ -79,7 +81,7 @@ impl Family {
             Family::Sd15 => 8.0,
             Family::Sdxl => 10.0,
             Family::Flux { .. } => 24.0,
-            Family::Sd3(_) => self.hidden() / 64.0,
+            Family::Sd3(_) => self.hidden().unwrap_or(1536.0) / 64.0,
         }
     }
 

@@ -61,13 +61,18 @@ impl MonitorState {
             .filter_map(|g| g.processes.reason().map(|r| format!("GPU {}: {}", g.index, r.here())))
             .collect();
         let rows = process_rows(gpus, self.sort, self.sort_desc);
-        let first_reading = gpus.iter().any(|g| g.processes.reason().is_some_and(|r| r.key() == SAMPLED_SLOWER));
-        if rows.is_empty() && first_reading {
-            // The list is read every few seconds, apart from the fast sample: not read yet.
-            ui.weak(tr!("Reading the process list…"));
-            return;
+        if here == Where::ThisMachine {
+            self.owners.retain(|pid, _| rows.iter().any(|r| r.process.pid == *pid));
+            for r in &rows {
+                self.owners.entry(r.process.pid).or_insert_with(|| endproc::owner(r.process.pid));
+            }
         }
         if rows.is_empty() {
+            // The list is read every few seconds, apart from the fast sample: not read yet.
+            if gpus.iter().any(|g| g.processes.reason().is_some_and(|r| r.key() == SAMPLED_SLOWER)) {
+                ui.weak(tr!("Reading the process list…"));
+                return;
+            }
             ui.label(if unavailable.is_empty() {
                 tr!("No process is using a GPU.")
             } else {
@@ -168,7 +173,7 @@ impl MonitorState {
 
     /// "End…" for a process of this user (never gpu-doctor's own); the app asks to confirm.
     fn end_cell(&mut self, ui: &mut egui::Ui, r: &ProcessRow) {
-        if endproc::owner(r.process.pid) != Owner::Me {
+        if self.owners.get(&r.process.pid) != Some(&Owner::Me) {
             ui.label("");
             return;
         }
