@@ -317,6 +317,7 @@ fn targets(args: &VramArgs) -> Vec<Target> {
         return vec![Target {
             name: crate::msg!("hypothetical {gib} GiB GPU", gib = g),
             total: g * GIB,
+            card_total: None,
             free: None,
             holders: Vec::new(),
         }];
@@ -463,6 +464,7 @@ mod tests {
         Target {
             name: "GPU 0 RTX 4090".into(),
             total: 24.0 * GIB,
+            card_total: None,
             free: Some(GIB),
             holders: vec![Holder { name: "python serve.py".into(), pid: 4242, bytes: Some(23.0 * GIB) }],
         }

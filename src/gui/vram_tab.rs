@@ -160,6 +160,7 @@ impl VramState {
             out.push(Target {
                 name: crate::msg!("hypothetical {gib} GiB GPU", gib = self.hypothetical_gib),
                 total: self.hypothetical_gib * GIB,
+                card_total: None,
                 free: None,
                 holders: Vec::new(),
             });

@@ -45,8 +45,13 @@ pub struct Target {
     /// "GPU 0 NVIDIA GeForce RTX 4090" or "hypothetical 24 GiB GPU" (a demo GPU's name is a
     /// catalogue text, shown in the reader's language).
     pub name: Message,
-    /// Total memory, bytes.
+    /// Memory processes can have, bytes: the card's total less what the driver keeps for itself
+    /// where NVML says it ([`Target::of_gpu`]), or the size the user gave.
     pub total: f64,
+    /// The card's total as NVML reports it, bytes, where it is larger than `total` (drivers from
+    /// R510 on count their own reservation in it): the size the verdict names the card by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_total: Option<f64>,
     /// Free right now, bytes (this machine only).
     pub free: Option<f64>,
     /// The processes holding memory on it now (this machine only).
@@ -67,6 +72,7 @@ impl Target {
         let card = info.vram_total_bytes.get().filter(|t| *t > 0)?;
         let usable = sample.and_then(|s| Some(s.vram_used_bytes.get()? + s.vram_free_bytes.get()?));
         let total = usable.filter(|u| *u > 0).map_or(card, |u| u.min(card));
+        let card_total = (total < card).then_some(card as f64);
         let holders = sample
             .and_then(|s| s.processes.value())
             .map(|ps| {
@@ -81,6 +87,7 @@ impl Target {
                 &Message::default(),
             ),
             total: total as f64,
+            card_total,
             free: sample.and_then(|s| s.vram_free_bytes.get()).map(|b| b as f64),
             holders,
         })
@@ -266,7 +273,7 @@ pub fn fit(need: f64, t: &Target) -> Fit {
             FitVerdict::FitsOnceFreed,
             crate::msg!(
                 "fits this {total} GiB card {once} (needs {need} GiB; only {free} GiB is free now, other processes hold the rest)",
-                total = format!("{:.0}", t.total / GIB),
+                total = format!("{:.0}", t.card_total.unwrap_or(t.total) / GIB),
                 once = once_stopped(&to_stop),
                 need = need_gib,
                 free = room_gib
@@ -285,14 +292,20 @@ pub fn fit(need: f64, t: &Target) -> Fit {
             ),
         )
     } else {
-        (
-            FitVerdict::DoesNotFit,
-            crate::msg!(
+        let detail = match t.card_total {
+            Some(card) => crate::msg!(
+                "needs {need} GiB; processes can have {total} GiB of this {card} GiB GPU (the driver keeps the rest)",
+                need = need_gib,
+                total = format!("{:.1}", t.total / GIB),
+                card = format!("{:.1}", card / GIB)
+            ),
+            None => crate::msg!(
                 "needs {need} GiB, the GPU has {total} GiB",
                 need = need_gib,
                 total = format!("{:.1}", t.total / GIB)
             ),
-        )
+        };
+        (FitVerdict::DoesNotFit, detail)
     };
     Fit { target: t.clone(), verdict, detail, to_stop }
 }
@@ -306,6 +319,7 @@ pub(crate) mod tests {
         Target {
             name: Message::data("GPU 0 RTX 4090"),
             total: 24.0 * GIB,
+            card_total: None,
             free: Some(GIB),
             holders: vec![
                 Holder { name: "Xorg".into(), pid: 900, bytes: Some(3.0 * GIB) },
@@ -328,9 +342,20 @@ pub(crate) mod tests {
         s.vram_free_bytes = Reading::Value(81247 * MIB);
         let t = Target::of_gpu(&info, Some(&s), Message::default()).unwrap();
         assert_eq!(t.total, (81251 * MIB) as f64);
+        assert_eq!(t.card_total, Some((81920 * MIB) as f64));
         // 80.5 GiB needed: more than processes can have on this card, though less than its total.
         let f = fit(80.5 * GIB, &t);
         assert_eq!(f.verdict, FitVerdict::DoesNotFit, "{}", f.detail.en());
+        assert_eq!(
+            f.detail.en(),
+            "needs 80.5 GiB; processes can have 79.3 GiB of this 80.0 GiB GPU (the driver keeps the rest)"
+        );
+        // Once freed: the card is named by its size as nvidia-smi gives it.
+        let mut busy = t.clone();
+        busy.free = Some(10.0 * GIB);
+        busy.holders = vec![Holder { name: "python serve.py".into(), pid: 4242, bytes: Some(60.0 * GIB) }];
+        let f = fit(40.0 * GIB, &busy);
+        assert!(f.detail.en().starts_with("fits this 80 GiB card once"), "{}", f.detail.en());
         // Without a sample (or without used), the card's total is all there is to go on.
         assert_eq!(Target::of_gpu(&info, None, Message::default()).unwrap().total, (81920 * MIB) as f64);
         s.vram_used_bytes = Reading::na("not supported");

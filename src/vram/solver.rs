@@ -418,7 +418,8 @@ mod tests {
         let lora = Workload { mode: Mode::Lora, batch: 1, seq: 2048, ..Workload::default() };
         let s = crate::vram::Trainer::HfTrainer.apply(&lora);
         assert_eq!(s.checkpointing, Checkpointing::None);
-        let card = Target { name: Message::data("24 GB"), total: 24e9, free: None, holders: Vec::new() };
+        let card =
+            Target { name: Message::data("24 GB"), total: 24e9, card_total: None, free: None, holders: Vec::new() };
         let base = need(&estimate(a, &s).unwrap(), &s);
         let f = crate::vram::fit(base, &card);
         assert_eq!(f.verdict, FitVerdict::DoesNotFit, "{:.1} GiB", base / GIB);

@@ -253,8 +253,13 @@ fn vram_prints_the_engines_advice_in_text_and_json() {
     let list = vram::presets::built_in();
     let arch = vram::presets::find(&list, "Llama-3.1-8B").unwrap();
     let w: vram::Workload = serde_json::from_value(v["settings"].clone()).unwrap();
-    let t =
-        vram::Target { name: "hypothetical 24 GiB GPU".into(), total: 24.0 * vram::GIB, free: None, holders: vec![] };
+    let t = vram::Target {
+        name: "hypothetical 24 GiB GPU".into(),
+        total: 24.0 * vram::GIB,
+        card_total: None,
+        free: None,
+        holders: vec![],
+    };
     let need = vram::need(&vram::estimate(arch, &w).unwrap(), &w);
     let advice = vram::advice(arch, &w, &[vram::fit(need, &t)]);
     assert!(!advice.is_empty());
