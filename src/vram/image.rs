@@ -41,6 +41,16 @@ const CONTEXT: f64 = 0.5 * GIB;
 /// pipeline's default `max_sequence_length`).
 const SD3_TEXT_TOKENS: f64 = 77.0 + 256.0;
 
+impl Sd3 {
+    /// Hidden size of the MMDiT's blocks (attention heads × 64).
+    fn hidden(self) -> f64 {
+        match self {
+            Sd3::Medium | Sd3::Medium35 => 1536.0,
+            Sd3::Large35 => 2432.0,
+        }
+    }
+}
+
 impl Family {
     fn denoiser(self) -> f64 {
         match self {
@@ -54,17 +64,6 @@ impl Family {
         }
     }
 
-    /// Hidden size of a transformer's blocks (MMDiT: attention heads × 64); `None` for a UNet,
-    /// whose width changes from level to level (its activations are fitted per latent pixel).
-    fn hidden(self) -> Option<f64> {
-        match self {
-            Family::Flux { .. } => Some(3072.0),
-            Family::Sd3(Sd3::Large35) => Some(2432.0),
-            Family::Sd3(Sd3::Medium | Sd3::Medium35) => Some(1536.0),
-            Family::Sd15 | Family::Sdxl => None,
-        }
-    }
-
     /// Denoiser activations: elements per latent pixel (UNets) or per token (transformers) and
     /// batch item. One block runs at a time, so a transformer's scale with its hidden size:
     /// FLUX's fitted 55 000 at 3072 (about 18 hidden-sized tensors per token).
@@ -72,7 +71,8 @@ impl Family {
         match self {
             Family::Sd15 => 9600.0,
             Family::Sdxl => 8800.0,
-            Family::Flux { .. } | Family::Sd3(_) => 55_000.0 / 3072.0 * self.hidden().unwrap_or(3072.0),
+            Family::Flux { .. } => 55_000.0,
+            Family::Sd3(sd3) => 55_000.0 / 3072.0 * sd3.hidden(),
         }
     }
 
@@ -81,7 +81,7 @@ impl Family {
             Family::Sd15 => 8.0,
             Family::Sdxl => 10.0,
             Family::Flux { .. } => 24.0,
-            Family::Sd3(_) => self.hidden().unwrap_or(1536.0) / 64.0,
+            Family::Sd3(sd3) => sd3.hidden() / 64.0,
         }
     }
 
