@@ -115,6 +115,9 @@ pub struct VramArgs {
     /// Compute the loss in chunks (no full fp32 logits; default: the trainer's).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// The training loop keeps the fp32 logits through backward (no del logits before backward: torchtune before 0.3, many hand-written loops).
+    #[arg(long)]
+    pub held_logits: bool,
     /// Encoder models: the head trained (masked-lm: vocabulary logits for every token).
     #[arg(long, value_enum, default_value_t = vram::EncoderHead::Classification)]
     pub head: vram::EncoderHead,
@@ -298,6 +301,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
     }
     w.lora_all_linear |= args.lora_all_linear;
     w.chunked_loss |= args.chunked_loss;
+    w.held_logits |= args.held_logits;
     w.prequantized = args.prequantized.unwrap_or(arch.quantization == Some(w.weight_quant()));
     w
 }

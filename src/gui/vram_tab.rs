@@ -399,6 +399,12 @@ impl VramState {
                     ui.selectable_value(&mut s.checkpointing, Checkpointing::Full, crate::tr!("full"));
                 });
                 ui.checkbox(&mut s.chunked_loss, crate::tr!("Chunked loss (torchtune, Unsloth, Liger)"));
+                if !s.chunked_loss {
+                    ui.checkbox(&mut s.held_logits, crate::tr!("The loop keeps the logits through backward"))
+                        .on_hover_text(crate::tr!(
+                            "No del logits before loss.backward(): torchtune before 0.3 and many hand-written loops hold the fp32 logits until backward ends"
+                        ));
+                }
                 if matches!(s.mode, Mode::Lora | Mode::Qlora) {
                     ui.horizontal(|ui| {
                         let l = ui.label(crate::tr!("LoRA rank"));

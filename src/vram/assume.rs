@@ -22,7 +22,8 @@ pub const MATTERS: f64 = 0.05;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Assumption {
     /// Stable id (`checkpointing`, `attention`, `hf_logits`, `optimizer_states`,
-    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`, `image_encoders`, `chunked_loss`).
+    /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`,
+    /// `image_encoders`, `chunked_loss`, `held_logits`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: Message,
@@ -200,6 +201,15 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         };
         let w = Workload { chunked_loss: !s.chunked_loss, ..s.clone() };
         out.push(("chunked_loss", assumed, alternative, w));
+        if !s.chunked_loss {
+            let (assumed, alternative) = if s.held_logits {
+                (crate::msg!("fp32 logits kept through backward"), crate::msg!("with the logits freed before backward"))
+            } else {
+                (crate::msg!("logits freed before backward"), crate::msg!("with the fp32 logits kept through backward"))
+            };
+            let w = Workload { held_logits: !s.held_logits, ..s.clone() };
+            out.push(("held_logits", assumed, alternative, w));
+        }
     }
     out
 }

@@ -177,6 +177,9 @@ mod tests {
         let same = Workload { gpu_total_bytes: Some(24.0 * GIB), ..s.clone() };
         assert!(find(&points, &llama(), &same).is_some());
         assert!(find(&points, &llama(), &Workload { batch: 4, ..s.clone() }).is_none());
+        // A setting added later leaves the key of points saved before it alone while it is off.
+        assert!(key(&s).get("held_logits").is_none());
+        assert!(find(&points, &llama(), &Workload { held_logits: true, ..s.clone() }).is_none());
         let again = LastRun { peak_bytes: 19.0 * GIB, ..last };
         save(&file, point_from(&again, &llama(), &s)).unwrap();
         let points = load(&file).unwrap();

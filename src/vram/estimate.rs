@@ -301,7 +301,18 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             } else {
                 b * t * v * (2.0 + 4.0) / tp
             };
-            out.activations = fp32_stream + body + logits;
+            // A loop that keeps the fp32 logits it passed to the loss (no `del logits` before
+            // backward) holds them through the whole backward, the recomputed layers included:
+            // torchtune's "free logits otherwise it peaks backward memory" (PRs #1046, #1235);
+            // torchtitan's PR #391, 3.9 GiB for Llama 3 8B at 8192 tokens.
+            let held = if s.held_logits && !s.chunked_loss && !encoder { b * t * v * 4.0 / tp } else { 0.0 };
+            if held > 0.0 {
+                out.notes.push(crate::msg!(
+                    "The training loop keeps the fp32 logits until backward ends: {gib} GiB more than a loop that frees them",
+                    gib = format!("{:.1}", held / GIB)
+                ));
+            }
+            out.activations = fp32_stream + body + logits + held;
             // torch's AdamW (foreach, the default on CUDA) makes one state-sized temporary in its
             // step (`_foreach_sqrt` of the second moments); the activations are gone by then, so
             // the step sets the peak when that copy is the larger (a full fine-tune's 67.5 GiB
@@ -508,6 +519,29 @@ mod tests {
         assert!(act(&long_prompt) - act(&long_answer) > 3.0 * GIB, "{} vs {}", act(&long_prompt), act(&long_answer));
         let bad = Workload { new_tokens: 8192, ..long_answer };
         assert_eq!(estimate(&a, &bad).err().map(|e| e.field), Some("new_tokens"));
+    }
+
+    #[test]
+    fn a_loop_that_keeps_its_logits_holds_them_through_backward() {
+        // torchtitan PR #391: `del logits` for Llama 3 8B at batch 1 × 8192 tokens saves 3.9 GB
+        // (1 × 8192 × 128256 fp32 logits = 3.9 GiB).
+        let a = llama31_8b();
+        let plain = Workload { mode: Mode::Full, batch: 1, seq: 8192, ..Workload::default() };
+        let held = Workload { held_logits: true, ..plain.clone() };
+        let e = |s: &Workload| estimate(&a, s).unwrap();
+        let more = e(&held).activations - e(&plain).activations;
+        assert!((more / GIB - 3.91).abs() < 0.01, "{}", more / GIB);
+        assert!(e(&held).notes.iter().any(|n| n.en().contains("keeps the fp32 logits")));
+        assert!(!e(&plain).notes.iter().any(|n| n.en().contains("keeps the fp32 logits")));
+        // A chunked loss never has the full logits to keep; inference has no backward.
+        let chunked = Workload { chunked_loss: true, ..plain.clone() };
+        assert_eq!(e(&Workload { held_logits: true, ..chunked.clone() }).activations, e(&chunked).activations);
+        let infer = Workload { seq: 8192, ..Workload::default() };
+        assert_eq!(e(&Workload { held_logits: true, ..infer.clone() }).total, e(&infer).total);
+        // Over two tensor-parallel GPUs each holds its half of the vocabulary.
+        let tp = |s: &Workload| Workload { gpus: 2, sharding: Sharding::Tensor, ..s.clone() };
+        let more_tp = e(&tp(&held)).activations - e(&tp(&plain)).activations;
+        assert!((more_tp / more - 0.5).abs() < 1e-9);
     }
 
     fn kv_gib(a: &Arch, s: &Workload) -> f64 {

@@ -118,6 +118,13 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
     if Family::of(arch).is_some() {
         return keep_savings(arch, base_need, image_tries(s));
     }
+    // Free and first: the loss keeps what its backward needs, the loop's copy is dead weight.
+    if training && s.held_logits && !s.chunked_loss {
+        tries.push((
+            crate::msg!("free the logits before backward (del logits once the loss is computed)"),
+            Workload { held_logits: false, ..s.clone() },
+        ));
+    }
     if s.batch > 1 {
         tries.push((
             crate::msg!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
@@ -405,6 +412,26 @@ mod tests {
         assert!(sug.iter().any(|x| x.change.en().starts_with("halve the batch")), "{sug:?}");
         assert!(sug.iter().any(|x| x.change.en().contains("bf16")), "{sug:?}");
         assert!(sug.iter().all(|x| x.saving > 0.0));
+    }
+
+    /// A loop that keeps its fp32 logits through backward is told to free them (the change that
+    /// costs nothing) and the assumption is stated; once freed, neither is offered.
+    #[test]
+    fn a_loop_holding_its_logits_is_told_to_free_them() {
+        let list = presets::built_in();
+        let a = presets::find(&list, "Llama-3.1-8B").unwrap();
+        let s = Workload { mode: Mode::Lora, batch: 2, seq: 4096, held_logits: true, ..Workload::default() };
+        let held = 2.0 * 4096.0 * 128_256.0 * 4.0;
+        let sug = suggestions(a, &s);
+        let free = sug.iter().find(|x| x.change.en().starts_with("free the logits")).expect("offered");
+        assert!(free.saving >= held && free.saving < 1.1 * held, "{} GiB", free.saving / GIB);
+        let said = crate::vram::assumptions(a, &s);
+        assert!(said.iter().any(|x| x.id == "held_logits" && x.figure_if < need(&estimate(a, &s).unwrap(), &s)));
+        let freed = Workload { held_logits: false, ..s };
+        assert!(suggestions(a, &freed).iter().all(|x| !x.change.en().starts_with("free the logits")));
+        let chunked = Workload { chunked_loss: true, held_logits: true, ..freed };
+        assert!(suggestions(a, &chunked).iter().all(|x| !x.change.en().starts_with("free the logits")));
+        assert!(crate::vram::assumptions(a, &chunked).iter().all(|x| x.id != "held_logits"));
     }
 
     /// Issue 38, item 12: a plain HF Trainer LoRA of Llama 3 8B that does not fit a 24 GB card

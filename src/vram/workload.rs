@@ -344,6 +344,14 @@ pub struct Workload {
     /// Unsloth, Liger): no full fp32 copy of the logits.
     #[serde(default)]
     pub chunked_loss: bool,
+    /// The training loop keeps the model's fp32 logits (batch × tokens × vocabulary, 4 bytes
+    /// each) in a variable until backward ends, so they are held through the whole backward
+    /// (a loop without `del logits` before `loss.backward()`: torchtune before 0.3, torchtitan
+    /// before its PR #391, many hand-written loops). Hugging Face's Trainer drops them with the
+    /// model's outputs. Left out of the JSON when off, so calibration points saved before it
+    /// existed keep their key.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub held_logits: bool,
     /// LoRA dropout is on (litgpt's 0.05, Axolotl's examples): each adapted layer keeps its
     /// dropped input and mask. PEFT's default is 0.0, which keeps nothing extra.
     #[serde(default = "yes")]
@@ -378,6 +386,10 @@ fn yes() -> bool {
     true
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 impl Default for Workload {
     fn default() -> Self {
         Workload {
@@ -399,6 +411,7 @@ impl Default for Workload {
             vllm_utilization: 0.9,
             gpu_total_bytes: None,
             chunked_loss: false,
+            held_logits: false,
             lora_dropout: true,
             kbit_upcast: false,
             hf_generate: HfGenerate::Current,

@@ -602,6 +602,38 @@ fn vram_tab_training_takes_the_trainers_defaults_and_toggles_an_assumption() {
     assert_eq!((s.trainer, s.lora_rank, s.lora_all_linear, s.chunked_loss), (Trainer::Unsloth, 16, true, true));
 }
 
+/// A loop that keeps its fp32 logits through backward (torchtune before 0.3, a hand-written loop
+/// without `del logits`): the checkbox adds them, the breakdown says so, the advice offers to free
+/// them and the assumption toggles back; a chunked loss has no such checkbox.
+#[test]
+fn vram_tab_counts_logits_a_training_loop_keeps() {
+    use gpu_doctor::vram::Checkpointing;
+    let mut h = vram_app(1);
+    h.get_by_label("LoRA").click();
+    h.run();
+    h.state_mut().vram.settings.checkpointing = Checkpointing::Full;
+    h.run();
+    assert!(h.query_by_label_contains("The training loop keeps the fp32 logits until").is_none());
+    h.get_by_label("Advanced").click();
+    h.run();
+    h.get_by_label("The loop keeps the logits through backward").click();
+    h.run();
+    assert!(h.state().vram.settings.held_logits);
+    h.get_by_label_contains("The training loop keeps the fp32 logits until backward ends: 2.0 GiB more");
+    h.get_by_label_contains("free the logits before backward (del logits once the loss is computed)");
+    // Folded again, so the assumption's button is on the screen.
+    h.get_by_label("Advanced").click();
+    h.run();
+    h.get_by_label_contains("with the logits freed before backward: ").click();
+    h.run();
+    assert!(!h.state().vram.settings.held_logits);
+    h.get_by_label("Advanced").click();
+    h.run();
+    h.get_by_label("Chunked loss (torchtune, Unsloth, Liger)").click();
+    h.run();
+    assert!(h.query_by_label("The loop keeps the logits through backward").is_none());
+}
+
 #[test]
 fn vram_tab_on_a_busy_card_says_what_to_stop_before_shrinking_the_model() {
     // The VramFull demo: `python serve.py` (pid 4242) holds 23 of 24 GiB. An 8B model in bf16 at
