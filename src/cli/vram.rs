@@ -103,6 +103,9 @@ pub struct VramArgs {
     /// (default: 4.45 or later).
     #[arg(long, value_name = "VERSION", value_parser = parse_transformers)]
     pub transformers: Option<(u32, u32)>,
+    /// The bitsandbytes version (e.g. 0.41): before 0.43 4-bit weights were quantised from fp16, so a bf16 run dequantises each matrix to fp16 and then casts it, two copies at once (default: 0.43 or later).
+    #[arg(long, value_name = "VERSION", value_parser = parse_bitsandbytes)]
+    pub bitsandbytes: Option<(u32, u32)>,
     /// vLLM gpu_memory_utilization.
     #[arg(long, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
@@ -238,11 +241,21 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
 
 /// `--transformers 4.44` (or 4.44.2): its major and minor version.
 fn parse_transformers(s: &str) -> Result<(u32, u32), String> {
+    parse_version(s, "4.44")
+}
+
+/// `--bitsandbytes 0.41` (or 0.41.1): its major and minor version.
+fn parse_bitsandbytes(s: &str) -> Result<(u32, u32), String> {
+    parse_version(s, "0.42")
+}
+
+/// A MAJOR.MINOR[.PATCH] version; the error shows `example`.
+fn parse_version(s: &str, example: &str) -> Result<(u32, u32), String> {
     let mut parts = s.trim().split('.');
     let num = |p: Option<&str>| p.and_then(|x| x.trim().parse::<u32>().ok());
     match (num(parts.next()), num(parts.next())) {
         (Some(major), Some(minor)) => Ok((major, minor)),
-        _ => Err(crate::tr!("{value} is not a version such as 4.44", value = s)),
+        _ => Err(crate::tr!("{value} is not a version such as {example}", value = s, example = example)),
     }
 }
 
@@ -302,6 +315,7 @@ fn workload_from(args: &VramArgs, arch: &Arch, total: Option<f64>) -> Workload {
     w.lora_all_linear |= args.lora_all_linear;
     w.chunked_loss |= args.chunked_loss;
     w.held_logits |= args.held_logits;
+    w.bnb_before_0_43 = args.bitsandbytes.is_some_and(|v| v < (0, 43));
     w.prequantized = args.prequantized.unwrap_or(arch.quantization == Some(w.weight_quant()));
     w
 }

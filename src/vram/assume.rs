@@ -23,7 +23,7 @@ pub const MATTERS: f64 = 0.05;
 pub struct Assumption {
     /// Stable id (`checkpointing`, `attention`, `hf_logits`, `optimizer_states`,
     /// `master_weights`, `lora_targets`, `kbit_upcast`, `prequantized`, `encoder_head`,
-    /// `image_encoders`, `chunked_loss`, `held_logits`).
+    /// `image_encoders`, `chunked_loss`, `held_logits`, `bnb_version`).
     pub id: &'static str,
     /// What the estimate assumes, in words ("no gradient checkpointing").
     pub assumed: Message,
@@ -173,6 +173,21 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         };
         let w = Workload { prequantized: !s.prequantized, ..s.clone() };
         out.push(("prequantized", assumed, alternative, w));
+    }
+    if matches!(s.weight_quant(), Quant::Nf4 | Quant::Nf4Dq) {
+        let (assumed, alternative) = if s.bnb_before_0_43 {
+            (
+                crate::msg!("bitsandbytes before 0.43 (dequantised through fp16)"),
+                crate::msg!("with bitsandbytes 0.43 or later"),
+            )
+        } else {
+            (
+                crate::msg!("bitsandbytes 0.43 or later"),
+                crate::msg!("with bitsandbytes before 0.43 (dequantised through fp16)"),
+            )
+        };
+        let w = Workload { bnb_before_0_43: !s.bnb_before_0_43, ..s.clone() };
+        out.push(("bnb_version", assumed, alternative, w));
     }
     if training && arch.kind == super::arch::ModelKind::Encoder {
         use super::workload::EncoderHead;

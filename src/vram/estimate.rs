@@ -74,6 +74,19 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     } else {
         0.0
     };
+    // What a dequantising matmul holds: the 16-bit matrix, and with bitsandbytes before 0.43
+    // under a bf16 compute dtype also its cast (the 4-bit state remembers fp16; litgpt's
+    // resource tables ran 0.41.1: the head's second copy is what their 4-bit rows show beyond
+    // the rest, 0.49 GiB for Llama 2 70B, 0.99 GiB for Falcon 40B).
+    let matmul_buffer = if s.bnb_before_0_43 && matches!(quant, Quant::Nf4 | Quant::Nf4Dq) {
+        out.notes.push(crate::msg!(
+            "bitsandbytes before 0.43: each 4-bit matrix is dequantised to fp16 and then cast to bf16, two copies at once ({gib} GiB for the largest)",
+            gib = format!("{:.2}", 2.0 * dequant_buffer / GIB)
+        ));
+        2.0 * dequant_buffer
+    } else {
+        dequant_buffer
+    };
     if s.sharding == Sharding::Fsdp && n > 1.0 {
         // One layer is gathered in full at a time (two with prefetch).
         out.weights += 2.0 * weight_bytes / l.max(1.0);
@@ -118,10 +131,10 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     // from), one layer's activations, attention scores when not fused.
                     let logits = if s.hf_generate.full_logits() { b * prompt * v * 4.0 } else { b * v * (2.0 + 4.0) };
                     let act = b * prompt * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
-                    let prefill = kv(prompt) + logits + act + dequant_buffer;
-                    let second = copies * kv(prompt) + logits + dequant_buffer;
+                    let prefill = kv(prompt) + logits + act + matmul_buffer;
+                    let second = copies * kv(prompt) + logits + matmul_buffer;
                     out.kv_cache = copies * kv(t);
-                    out.activations = (prefill.max(second) - out.kv_cache).max(dequant_buffer + b * layer_per_token);
+                    out.activations = (prefill.max(second) - out.kv_cache).max(matmul_buffer + b * layer_per_token);
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     // The cache grows by concatenation: every step allocates larger tensors than
@@ -169,7 +182,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                     out.kv_cache = kv_per_token * b * t / kv_split;
                     let logits = b * prompt * v * 2.0;
                     let act = b * prompt * (layer_per_token + scores_per_token_layer * 2.0 / 5.0);
-                    out.activations = logits + act + dequant_buffer;
+                    out.activations = logits + act + matmul_buffer;
                     out.cuda_context = CUDA_CONTEXT;
                     out.framework = LIBRARY_BUFFERS;
                     out.allocator_slack = 0.1 * out.activations;
@@ -356,7 +369,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
                 // model after loading it (15 % of its 16-bit linear weights stay cached, fitted
                 // on their QLoRA rows).
                 let linear16 = p.linear * 2.0 / split;
-                out.activations += 2.0 * dequant_buffer;
+                out.activations += 2.0 * matmul_buffer;
                 use super::workload::Trainer;
                 let quantised_whole = matches!(s.trainer, Trainer::Torchtune | Trainer::Litgpt);
                 if s.prequantized {
@@ -542,6 +555,33 @@ mod tests {
         let tp = |s: &Workload| Workload { gpus: 2, sharding: Sharding::Tensor, ..s.clone() };
         let more_tp = e(&tp(&held)).activations - e(&tp(&plain)).activations;
         assert!((more_tp / more - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn old_bitsandbytes_dequantises_through_fp16_so_a_bf16_matmul_holds_two_copies() {
+        // litgpt generate of Llama 2 70B in nf4-dq (bitsandbytes 0.41.1, bf16-true): the prompt's
+        // matmul through the 32000 × 8192 head holds its fp16 dequantisation and the bf16 cast.
+        let a = Arch::decoder("Llama-2-70B", 80, 8192, 64, 8, 28672, 32_000);
+        let now = Workload { framework: Framework::LitGpt, quant: Quant::Nf4Dq, seq: 256, ..Workload::default() };
+        let old = Workload { bnb_before_0_43: true, ..now.clone() };
+        let e = |s: &Workload| estimate(&a, s).unwrap();
+        let head16 = 32_000.0 * 8192.0 * 2.0;
+        assert!((e(&old).activations - e(&now).activations - head16).abs() < 1.0);
+        assert!(e(&old).notes.iter().any(|n| n.en().starts_with("bitsandbytes before 0.43")));
+        // The load's cached 16-bit block is one copy in either version.
+        assert_eq!(
+            e(&old).allocator_slack - 0.1 * e(&old).activations,
+            e(&now).allocator_slack - 0.1 * e(&now).activations
+        );
+        // Nothing changes for weights that bitsandbytes' 4-bit path does not hold.
+        for quant in [Quant::Bf16, Quant::Gptq4, Quant::Int8] {
+            let w = Workload { quant, ..now.clone() };
+            assert_eq!(e(&Workload { bnb_before_0_43: true, ..w.clone() }).total, e(&w).total, "{quant:?}");
+        }
+        // QLoRA's forward and backward each dequantise: both hold the two copies.
+        let qlora = Workload { mode: Mode::Qlora, seq: 2048, ..Workload::default() };
+        let more = e(&Workload { bnb_before_0_43: true, ..qlora.clone() }).activations - e(&qlora).activations;
+        assert!((more - 2.0 * 8192.0 * 28672.0 * 2.0).abs() < 1.0, "{more}");
     }
 
     fn kv_gib(a: &Arch, s: &Workload) -> f64 {

@@ -352,6 +352,12 @@ pub struct Workload {
     /// existed keep their key.
     #[serde(default, skip_serializing_if = "is_false")]
     pub held_logits: bool,
+    /// bitsandbytes before 0.43: 4-bit weights were quantised from fp16 (`Params4bit.cuda` called
+    /// `.half()`), so with a bf16 compute dtype every dequantising matmul makes the fp16 matrix
+    /// and then its bf16 cast (`dequantize_4bit(B).to(A.dtype)`): two copies at once. From 0.43
+    /// the weight keeps its own dtype and the cast is a no-op. Left out of the JSON when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bnb_before_0_43: bool,
     /// LoRA dropout is on (litgpt's 0.05, Axolotl's examples): each adapted layer keeps its
     /// dropped input and mask. PEFT's default is 0.0, which keeps nothing extra.
     #[serde(default = "yes")]
@@ -412,6 +418,7 @@ impl Default for Workload {
             gpu_total_bytes: None,
             chunked_loss: false,
             held_logits: false,
+            bnb_before_0_43: false,
             lora_dropout: true,
             kbit_upcast: false,
             hf_generate: HfGenerate::Current,

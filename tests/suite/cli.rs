@@ -765,3 +765,49 @@ fn vram_models_generate_by_transformers_version() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a version such as 4.44"));
 }
+
+/// `--bitsandbytes 0.41`: a bf16 run's 4-bit matmul holds the fp16 dequantisation and its cast
+/// (litgpt's Falcon-40B head: 65024 × 8192 in 16 bits, 1.0 GiB more); 0.43 and later is the
+/// default; the JSON settings say which; a bad version is refused with an example.
+/// `--held-logits`: the logits a loop keeps are counted and freeing them is the first advice.
+#[test]
+fn vram_takes_the_bitsandbytes_version_and_logits_a_loop_keeps() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+            .args(["vram", "--vram-gib", "80", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let gib = |v: &serde_json::Value| v["per_gpu_gib"].as_f64().unwrap();
+    let falcon = ["--preset", "Falcon-40B", "--framework", "litgpt", "--quant", "nf4-dq", "--seq", "256"];
+    let now = run(&falcon);
+    let old = run(&[&falcon[..], &["--bitsandbytes", "0.41.1"]].concat());
+    let newer = run(&[&falcon[..], &["--bitsandbytes", "0.45"]].concat());
+    let act = |v: &serde_json::Value| v["breakdown"]["activations"].as_f64().unwrap();
+    assert!((act(&old) - act(&now) - 65024.0 * 8192.0 * 2.0).abs() < 1.0);
+    assert!(gib(&old) > gib(&now) + 0.99);
+    assert_eq!(gib(&newer), gib(&now));
+    assert_eq!(old["settings"]["bnb_before_0_43"], true);
+    assert!(now["settings"].get("bnb_before_0_43").is_none());
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+        .args(["vram", "--preset", "Falcon-40B", "--bitsandbytes", "old"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("old is not a version such as 0.42"));
+
+    let lora =
+        ["--preset", "Llama-3.1-8B", "--mode", "lora", "--batch", "2", "--seq", "4096", "--checkpointing", "full"];
+    let (freed, held) = (run(&lora), run(&[&lora[..], &["--held-logits"]].concat()));
+    let logits = 2.0 * 4096.0 * 128_256.0 * 4.0 / 1_073_741_824.0;
+    assert!(gib(&held) - gib(&freed) >= logits, "{} vs {}", gib(&held), gib(&freed));
+    assert_eq!(held["settings"]["held_logits"], true);
+    let advice = held["suggestions"].as_array().expect("suggestions in the JSON");
+    assert!(
+        advice.iter().any(|a| a["change"].as_str().is_some_and(|c| c.starts_with("free the logits"))),
+        "{advice:?}"
+    );
+}

@@ -634,6 +634,25 @@ fn vram_tab_counts_logits_a_training_loop_keeps() {
     assert!(h.query_by_label("The loop keeps the logits through backward").is_none());
 }
 
+/// A 4-bit model offers the bitsandbytes version in the Advanced section; before 0.43 the
+/// breakdown says the matmul holds two copies.
+#[test]
+fn vram_tab_takes_an_old_bitsandbytes() {
+    use gpu_doctor::vram::{Framework, Quant};
+    let mut h = vram_app(1);
+    h.get_by_label("Advanced").click();
+    h.run();
+    assert!(h.query_by_label("bitsandbytes before 0.43 (dequantised through fp16)").is_none());
+    h.state_mut().vram.settings.quant = Quant::Nf4Dq;
+    h.state_mut().vram.settings.framework = Framework::LitGpt;
+    h.run();
+    assert!(h.query_by_label_contains("each 4-bit matrix is dequantised to fp16").is_none());
+    h.get_by_label("bitsandbytes before 0.43 (dequantised through fp16)").click();
+    h.run();
+    assert!(h.state().vram.settings.bnb_before_0_43);
+    h.get_by_label_contains("bitsandbytes before 0.43: each 4-bit matrix is dequantised to fp16 and then cast to bf16");
+}
+
 #[test]
 fn vram_tab_on_a_busy_card_says_what_to_stop_before_shrinking_the_model() {
     // The VramFull demo: `python serve.py` (pid 4242) holds 23 of 24 GiB. An 8B model in bf16 at
