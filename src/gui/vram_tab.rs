@@ -464,7 +464,9 @@ impl VramState {
         egui::Grid::new("vram_assumptions").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
             for a in &assumed {
                 ui.label(a.assumed.here());
-                if ui.button(a.line().here()).on_hover_text(crate::tr!("Use this setting instead")).clicked() {
+                // Wrapped, so a long alternative stays inside the window.
+                let button = egui::Button::new(a.line().here()).wrap();
+                if ui.add(button).on_hover_text(crate::tr!("Use this setting instead")).clicked() {
                     chosen = Some(a.workload.clone());
                 }
                 ui.end_row();

@@ -80,7 +80,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     // the rest, 0.49 GiB for Llama 2 70B, 0.99 GiB for Falcon 40B).
     let matmul_buffer = if s.bnb_before_0_43 && matches!(quant, Quant::Nf4 | Quant::Nf4Dq) {
         out.notes.push(crate::msg!(
-            "bitsandbytes before 0.43: each 4-bit matrix is dequantised to fp16 and then cast to bf16, two copies at once ({gib} GiB for the largest)",
+            "bitsandbytes before 0.43: each 4-bit matrix is dequantised to fp16 and then cast to bf16, so the largest takes {gib} GiB in two copies at once",
             gib = format!("{:.2}", 2.0 * dequant_buffer / GIB)
         ));
         2.0 * dequant_buffer
@@ -321,7 +321,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
             let held = if s.held_logits && !s.chunked_loss && !encoder { b * t * v * 4.0 / tp } else { 0.0 };
             if held > 0.0 {
                 out.notes.push(crate::msg!(
-                    "The training loop keeps the fp32 logits until backward ends: {gib} GiB more than a loop that frees them",
+                    "The training loop keeps the fp32 logits ({gib} GiB) until backward ends",
                     gib = format!("{:.1}", held / GIB)
                 ));
             }

@@ -613,13 +613,13 @@ fn vram_tab_counts_logits_a_training_loop_keeps() {
     h.run();
     h.state_mut().vram.settings.checkpointing = Checkpointing::Full;
     h.run();
-    assert!(h.query_by_label_contains("The training loop keeps the fp32 logits until").is_none());
+    assert!(h.query_by_label_contains("The training loop keeps the fp32 logits (").is_none());
     h.get_by_label("Advanced").click();
     h.run();
     h.get_by_label("The loop keeps the logits through backward").click();
     h.run();
     assert!(h.state().vram.settings.held_logits);
-    h.get_by_label_contains("The training loop keeps the fp32 logits until backward ends: 2.0 GiB more");
+    h.get_by_label_contains("The training loop keeps the fp32 logits (2.0 GiB) until backward ends");
     h.get_by_label_contains("free the logits before backward (del logits once the loss is computed)");
     // Folded again, so the assumption's button is on the screen.
     h.get_by_label("Advanced").click();

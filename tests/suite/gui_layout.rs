@@ -46,3 +46,25 @@ fn the_vram_assumption_rows_keep_their_places_when_one_is_clicked() {
     h.run();
     assert_eq!(h.get_by_label_contains("with eager attention: ").rect().min, attention.min, "the other row stayed");
 }
+
+/// A long alternative ("with a checkpoint saved quantised (bnb-4bit, GPTQ, AWQ): …") wraps inside
+/// the window instead of running past its right edge.
+#[test]
+fn the_vram_assumption_buttons_stay_inside_the_window() {
+    use gpu_doctor::vram::{Framework, Quant};
+    let mut h = window();
+    h.state_mut().tab = Tab::Vram;
+    let s = &mut h.state_mut().vram.settings;
+    (s.framework, s.quant, s.seq, s.bnb_before_0_43) = (Framework::LitGpt, Quant::Nf4Dq, 2048, true);
+    h.run();
+    let width = 1280.0;
+    let buttons: Vec<_> = h.query_all_by_label_contains(" GiB").filter(|n| n.rect().min.x > 600.0).collect();
+    assert!(
+        buttons.iter().any(|n| n.rect().height() > 30.0),
+        "the long alternative takes two lines: {:?}",
+        buttons.iter().map(|n| n.rect()).collect::<Vec<_>>()
+    );
+    for b in &buttons {
+        assert!(b.rect().max.x <= width, "{:?} runs past the window", b.rect());
+    }
+}
