@@ -143,12 +143,27 @@ fn every_tab_in_both_languages_fits_1024_by_640_and_1920_by_1080() {
         for lang in Lang::ALL {
             i18n::set(lang);
             for size in [(1024.0, 640.0), (1920.0, 1080.0)] {
-                // (The VRAM tab twice: inference, then a LoRA run with its assumption toggles.)
-                for (tab, training) in TABS.map(|t| (t, false)).into_iter().chain([(Tab::Vram, true)]) {
+                // (The VRAM tab four times: inference, then runs whose assumption toggles have
+                // long alternatives: a LoRA run, a QLoRA run, litgpt's 4-bit engine on an old
+                // bitsandbytes.)
+                let vram_runs = [1, 2, 3].map(|k| (Tab::Vram, k));
+                for (tab, run) in TABS.map(|t| (t, 0)).into_iter().chain(vram_runs) {
                     let mut h = app(tab, size);
-                    if training {
-                        let s = gpu_doctor::vram::Workload { mode: gpu_doctor::vram::Mode::Lora, ..Default::default() };
-                        h.state_mut().vram.settings = gpu_doctor::vram::Trainer::HfTrainer.apply(&s);
+                    use gpu_doctor::vram::{Framework, Mode, Quant, Trainer, Workload};
+                    let lora = |mode| Trainer::HfTrainer.apply(&Workload { mode, ..Default::default() });
+                    match run {
+                        1 => h.state_mut().vram.settings = lora(Mode::Lora),
+                        2 => h.state_mut().vram.settings = lora(Mode::Qlora),
+                        3 => {
+                            h.state_mut().vram.settings = Workload {
+                                framework: Framework::LitGpt,
+                                quant: Quant::Nf4Dq,
+                                seq: 2048,
+                                bnb_before_0_43: true,
+                                ..Default::default()
+                            }
+                        }
+                        _ => {}
                     }
                     open(&mut h, tab);
                     let items = texts(&h);
