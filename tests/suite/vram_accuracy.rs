@@ -174,6 +174,17 @@ fn bnb_0_41(w: Workload) -> Workload {
     Workload { bnb_before_0_43: true, ..w }
 }
 
+/// litgpt's multi-GPU generation of Llama 2 70B (tutorials/inference.md at 51d5328: 256 new
+/// tokens after a short prompt, taken as 512 like the rows before): the blocks in sequence over
+/// `gpus` GPUs, or tensor parallel.
+fn seq70(gpus: u32, quant: Quant) -> Workload {
+    Workload { gpus, sharding: Sharding::Layers, ..infer(Framework::LitGpt, quant, 1, 512) }
+}
+
+fn tp70(gpus: u32, quant: Quant) -> Workload {
+    Workload { gpus, sharding: Sharding::Tensor, ..infer(Framework::LitGpt, quant, 1, 512) }
+}
+
 fn rows() -> Vec<Row> {
     let r = |id, model, metric, measured, settings| Row { id, model, metric, measured, settings, unmodelled: None };
     let u = |id, model, metric, measured, settings, why| Row {
@@ -653,6 +664,18 @@ fn rows() -> Vec<Row> {
             18.35 * GB,
             Workload { gpus: 8, sharding: Sharding::Layers, ..infer(Framework::LitGpt, Quant::Bf16, 1, 512) },
         ),
+        // The same tutorial's other device counts (held out until the fifth session of
+        // 2026-12-03): sequential bf16 over 4 and 5 GPUs, sequential and tensor-parallel nf4-dq,
+        // tensor-parallel bf16 over 8 GPUs.
+        r("I13b", "Llama-2-70B", Metric::Allocated, 35.64 * GB, seq70(4, Quant::Bf16)),
+        r("I13c", "Llama-2-70B", Metric::Allocated, 28.72 * GB, seq70(5, Quant::Bf16)),
+        r("I14a", "Llama-2-70B", Metric::Allocated, 20.00 * GB, bnb_0_41(seq70(2, Quant::Nf4Dq))),
+        r("I14b", "Llama-2-70B", Metric::Allocated, 10.80 * GB, bnb_0_41(seq70(4, Quant::Nf4Dq))),
+        r("I14c", "Llama-2-70B", Metric::Allocated, 8.96 * GB, bnb_0_41(seq70(5, Quant::Nf4Dq))),
+        r("I14d", "Llama-2-70B", Metric::Allocated, 6.23 * GB, bnb_0_41(seq70(8, Quant::Nf4Dq))),
+        r("I15b", "Llama-2-70B", Metric::Allocated, 18.19 * GB, tp70(8, Quant::Bf16)),
+        r("I16b", "Llama-2-70B", Metric::Allocated, 19.79 * GB, bnb_0_41(tp70(2, Quant::Nf4Dq))),
+        r("I16c", "Llama-2-70B", Metric::Allocated, 10.73 * GB, bnb_0_41(tp70(4, Quant::Nf4Dq))),
         r("I19w", "Llama-3.1-8B", Metric::Weights, 14.99 * GIB, infer(Framework::Vllm, Quant::Bf16, 1, 16000)),
         r(
             "I19kv",
