@@ -360,7 +360,7 @@ impl VramState {
                     crate::tr!("Checkpoint saved quantised (bnb-4bit, GPTQ, AWQ): nothing quantised at load"),
                 );
             }
-            if matches!(s.weight_quant(), Quant::Nf4 | Quant::Nf4Dq) {
+            if s.bnb_4bit() {
                 ui.checkbox(&mut s.bnb_before_0_43, crate::tr!("bitsandbytes before 0.43 (dequantised through fp16)"));
             }
             if s.mode != Mode::Inference && self.arch.kind == vram::ModelKind::Encoder {

@@ -174,7 +174,7 @@ fn alternatives(arch: &Arch, s: &Workload) -> Vec<(&'static str, Message, Messag
         let w = Workload { prequantized: !s.prequantized, ..s.clone() };
         out.push(("prequantized", assumed, alternative, w));
     }
-    if matches!(s.weight_quant(), Quant::Nf4 | Quant::Nf4Dq) {
+    if s.bnb_4bit() {
         let (assumed, alternative) = if s.bnb_before_0_43 {
             (
                 crate::msg!("bitsandbytes before 0.43 (dequantised through fp16)"),

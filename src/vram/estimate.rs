@@ -78,7 +78,7 @@ pub fn estimate(arch: &Arch, s: &Workload) -> Result<Breakdown, InputError> {
     // under a bf16 compute dtype also its cast (the 4-bit state remembers fp16; litgpt's
     // resource tables ran 0.41.1: the head's second copy is what their 4-bit rows show beyond
     // the rest, 0.49 GiB for Llama 2 70B, 0.99 GiB for Falcon 40B).
-    let matmul_buffer = if s.bnb_before_0_43 && matches!(quant, Quant::Nf4 | Quant::Nf4Dq) {
+    let matmul_buffer = if s.bnb_before_0_43 && s.bnb_4bit() {
         out.notes.push(crate::msg!(
             "bitsandbytes before 0.43: each 4-bit matrix is dequantised to fp16 and then cast to bf16, so the largest takes {gib} GiB in two copies at once",
             gib = format!("{:.2}", 2.0 * dequant_buffer / GIB)

@@ -444,6 +444,12 @@ impl Workload {
         }
     }
 
+    /// The weights go through bitsandbytes' 4-bit path (nf4, nf4-dq), so its version
+    /// ([`Workload::bnb_before_0_43`]) matters.
+    pub fn bnb_4bit(&self) -> bool {
+        matches!(self.weight_quant(), Quant::Nf4 | Quant::Nf4Dq)
+    }
+
     /// The weight format in words: "weights BF16", "weights NF4 (QLoRA base)".
     pub fn weights_label(&self) -> Message {
         let q = self.weight_quant().name().to_uppercase();

@@ -742,13 +742,7 @@ fn vram_gives_a_range_judged_on_its_high_end_and_keeps_a_peak_entered_by_hand() 
 #[test]
 fn vram_models_generate_by_transformers_version() {
     let run = |extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
-            .args(["vram", "--preset", "Llama-3.1-8B", "--seq", "16384", "--vram-gib", "24", "--json"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        vram_json(&[&["--preset", "Llama-3.1-8B", "--seq", "16384", "--vram-gib", "24"][..], extra].concat())
     };
     let gib = |v: &serde_json::Value| v["per_gpu_gib"].as_f64().unwrap();
     let (now, old) = (run(&[]), run(&["--transformers", "4.44.2"]));
@@ -766,21 +760,25 @@ fn vram_models_generate_by_transformers_version() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a version such as 4.44"));
 }
 
+/// `gpu-doctor-cli vram ARGS --json`, which must succeed, as JSON.
+fn vram_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
+        .arg("vram")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+}
+
 /// `--bitsandbytes 0.41`: a bf16 run's 4-bit matmul holds the fp16 dequantisation and its cast
 /// (litgpt's Falcon-40B head: 65024 × 8192 in 16 bits, 1.0 GiB more); 0.43 and later is the
 /// default; the JSON settings say which; a bad version is refused with an example.
 /// `--held-logits`: the logits a loop keeps are counted and freeing them is the first advice.
 #[test]
 fn vram_takes_the_bitsandbytes_version_and_logits_a_loop_keeps() {
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpu-doctor-cli"))
-            .args(["vram", "--vram-gib", "80", "--json"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let run = |args: &[&str]| vram_json(&[&["--vram-gib", "80"][..], args].concat());
     let gib = |v: &serde_json::Value| v["per_gpu_gib"].as_f64().unwrap();
     let falcon = ["--preset", "Falcon-40B", "--framework", "litgpt", "--quant", "nf4-dq", "--seq", "256"];
     let now = run(&falcon);
