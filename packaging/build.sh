@@ -10,6 +10,11 @@
 # Needs: cargo-deb and cargo-generate-rpm (cargo install), gzip; for Windows the
 # x86_64-pc-windows-gnu target, mingw-w64 and makensis (nsis). A part whose tools are missing is
 # skipped with a SKIP line saying why, and the script ends with status 3 so nothing goes unnoticed.
+#
+# GPU_DOCTOR_PROFILE picks the cargo profile the programs are built with (default: dist, the
+# release one). CI sets it to `ci`, the profile its tests were built and run with, and sets
+# GPU_DOCTOR_PREBUILT=1: the Linux programs it tested are packaged as they are, with no second
+# compile (the Windows ones are built in the same profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_linux=0 want_windows=0
@@ -21,6 +26,8 @@ for a in "$@"; do
     esac
 done
 [ $# -eq 0 ] && want_linux=1 want_windows=1
+profile=${GPU_DOCTOR_PROFILE:-dist}
+prebuilt=${GPU_DOCTOR_PREBUILT:-0}
 
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 id=io.github.gpu_doctor.GpuDoctor
@@ -43,24 +50,28 @@ rm -rf "$out" "$dist/assets" "$dist/stage"
 mkdir -p "$out"
 
 if [ $want_linux = 1 ]; then
-    step "Linux binaries (profile dist) and the man page and completion writer"
-    # One build: the example links the same optimised library (a separate `cargo run` would build
-    # the whole dependency tree again in the dev profile).
-    cargo build --profile dist --locked --bins --example package-assets
-    bin=target/dist
+    bin=target/$profile
+    if [ "$prebuilt" = 1 ] && [ -x "$bin/gpu-doctor" ] && [ -x "$bin/gpu-doctor-cli" ] && [ -x "$bin/examples/package-assets" ]; then
+        step "Linux binaries: the ones built and tested in profile $profile (no second compile)"
+    else
+        step "Linux binaries (profile $profile) and the man page and completion writer"
+        # One build: the example links the same library (a separate `cargo run` would build the
+        # whole dependency tree again in the dev profile).
+        cargo build --profile "$profile" --locked --bins --example package-assets
+    fi
     step "man pages and shell completions from the argument definitions"
-    target/dist/examples/package-assets "$dist/assets"
+    "$bin/examples/package-assets" "$dist/assets"
     gzip -9n "$dist"/assets/man/*.1
 
     if command -v cargo-deb >/dev/null; then
         step ".deb"
-        cargo deb --no-build --profile dist --locked --output "$out/"
+        cargo deb --no-build --profile "$profile" --locked --output "$out/"
     else
         skip ".deb not built: cargo-deb is not installed (cargo install cargo-deb)"
     fi
     if command -v cargo-generate-rpm >/dev/null; then
         step ".rpm"
-        cargo generate-rpm --profile dist --output "$out/"
+        cargo generate-rpm --profile "$profile" --output "$out/"
     else
         skip ".rpm not built: cargo-generate-rpm is not installed (cargo install cargo-generate-rpm)"
     fi
@@ -71,7 +82,7 @@ if [ $want_linux = 1 ]; then
     mkdir -p "$stage/bin" "$stage/share/applications" "$stage/share/metainfo" "$stage/share/man/man1" \
         "$stage/share/bash-completion/completions" "$stage/share/zsh/site-functions" \
         "$stage/share/fish/vendor_completions.d"
-    install -m 755 "$bin/gpu-doctor" "$bin/gpu-doctor-cli" "$stage/bin/"
+    install -m 755 -s "$bin/gpu-doctor" "$bin/gpu-doctor-cli" "$stage/bin/"
     install -m 644 "packaging/linux/$id.desktop" "$stage/share/applications/"
     install -m 644 "packaging/linux/$id.metainfo.xml" "$stage/share/metainfo/"
     cp -r packaging/icons "$stage/share/icons"
@@ -93,13 +104,17 @@ if [ $want_windows = 1 ]; then
     elif ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
         skip "Windows not built (nor its code linted): no mingw-w64 compiler (apt-get install gcc-mingw-w64-x86-64)"
     else
-        step "Windows executables (profile dist, $target)"
-        cargo build --profile dist --locked --bins --target $target
-        win=target/$target/dist
+        step "Windows executables (profile $profile, $target)"
+        cargo build --profile "$profile" --locked --bins --target $target
+        win=target/$target/$profile
         name=gpu-doctor-$version-windows-x64
         stage=$dist/stage/$name
         mkdir -p "$stage"
         cp "$win/gpu-doctor.exe" "$win/gpu-doctor-cli.exe" "$stage/"
+        # (A profile with debug information, as CI's, ships the programs without it.)
+        if [ "$profile" != dist ] && command -v x86_64-w64-mingw32-strip >/dev/null; then
+            x86_64-w64-mingw32-strip "$stage/gpu-doctor.exe" "$stage/gpu-doctor-cli.exe"
+        fi
         # Windows readers: CRLF text files with a .txt name.
         sed 's/$/\r/' README.md > "$stage/README.txt"
         sed 's/$/\r/' LICENSE-MIT > "$stage/LICENSE-MIT.txt"

@@ -249,5 +249,5 @@ if [ -n "${DISPLAY:-}" ]; then
 else skip "Xvfb not installed: no GUI screenshot under Wine"; fi
 
 echo "== under Wine, with the test-only fake NVIDIA driver (nvml.dll, nvcuda.dll)"
-packaging/check-wine-gpu.sh "$wine" "$gui" "$cli" "$logs" target/dist/gpu-doctor-cli || failed=1
+packaging/check-wine-gpu.sh "$wine" "$gui" "$cli" "$logs" "target/${GPU_DOCTOR_PROFILE:-dist}/gpu-doctor-cli" || failed=1
 exit $failed

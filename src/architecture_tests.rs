@@ -4,13 +4,19 @@
 //!   machine's data (`telemetry`), the domain (smoke test, checklist, VRAM calculator, jobs), the
 //!   presentation and outputs (`present`, `report`, `export`), the saved settings, the
 //!   self-relaunch children, and the front ends (`cli`, `gui`) on top;
-//! - no two files import each other, directly or round a circle;
+//! - no two files import each other, directly or round a circle, but through the module tree;
 //! - the app reaches the command-line layer only where it dispatches a subcommand;
-//! - no source file grows past about 700 lines unless its module doc says why.
+//! - no source file grows past about 700 lines unless its module doc says why, and none but a
+//!   generated one (saying so in its first line) past 800.
 //!
-//! An import is a path written from `crate::`, `super::` or `self::` (in a `use` or in code),
-//! resolved to the file that defines its module; a parent's use of its own child modules by their
-//! bare names is the module tree itself and not counted.
+//! An import is a path written from `crate::`, `super::`, `self::` or, in a parent, the bare name
+//! of one of its child modules (`checks::all` in `diagnose/mod.rs`), in a `use` or in code,
+//! resolved to the file that defines what it names (through re-exports: `checks::CHECKS` is
+//! `checks/registry.rs`'s). A parent's `mod` declarations and its re-exports of its own children
+//! are the module tree, not imports; so is a circle through the module file that is the common
+//! parent of every file in it (a parent uses its children, they use its shared definitions). Any
+//! other circle fails: between sibling modules, or out of one module's files into another's and
+//! back.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -190,89 +196,181 @@ fn without_unit_tests(text: &str) -> &str {
     text.find("#[cfg(test)]\nmod tests").map_or(text, |i| &text[..i])
 }
 
-/// The files each file imports from: `crate::`, `super::` and `self::` paths resolved to the
-/// deepest file module they name.
+/// The paths the rest of a path names (the text after `head::`), each as its segments after the
+/// head, and how many bytes of the text they span: `a::b` gives `[[a, b]]`; a `use` list
+/// `{a, b::{self, c as d}, e::*}` gives `[[a], [b, self], [b, c], [e]]`.
+fn path_rest(rest: &str) -> (Vec<Vec<String>>, usize) {
+    if !rest.starts_with('{') {
+        let n = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        if n == 0 {
+            return (vec![Vec::new()], 0);
+        }
+        let Some(more) = rest[n..].strip_prefix("::") else { return (vec![vec![rest[..n].to_string()]], n) };
+        let (mut paths, used) = path_rest(more);
+        for p in &mut paths {
+            p.insert(0, rest[..n].to_string());
+        }
+        return (paths, n + 2 + used);
+    }
+    let mut paths = Vec::new();
+    let mut at = 1;
+    while at < rest.len() {
+        let item = rest[at..].trim_start();
+        at = rest.len() - item.len();
+        if item.starts_with('}') {
+            return (paths, at + 1);
+        }
+        let (more, used) = path_rest(item);
+        paths.extend(more);
+        at += used;
+        // On past an `as` name or a `*` to the next item, or to the list's end.
+        match rest[at..].find([',', '}']) {
+            Some(i) if rest[at + i..].starts_with(',') => at += i + 1,
+            Some(i) => return (paths, at + i + 1),
+            None => break,
+        }
+    }
+    (paths, rest.len())
+}
+
+/// Whether the code before a path ends with `pub use` (or `pub(crate) use`, `pub(super) use`):
+/// the path is re-exported.
+fn reexported(before: &str) -> bool {
+    let Some(b) = before.trim_end().strip_suffix("use") else { return false };
+    let b = b.trim_end();
+    let b = match b.strip_suffix(')') {
+        Some(inner) => match inner.rfind("pub(") {
+            Some(i) => &inner[..i + 3],
+            None => return false,
+        },
+        None => b,
+    };
+    b.strip_suffix("pub").is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// The paths the code of the file with module path `me` names, made absolute, each with whether
+/// it is re-exported (`pub use`): every path written from `crate::`, `super::`, `self::` or the
+/// bare name of one of the file's own child modules (`checks::all` in `diagnose/mod.rs`), with
+/// `use` lists expanded.
+fn named_paths(me: &[String], children: &BTreeSet<String>, code: &str) -> Vec<(Vec<String>, bool)> {
+    let mut out = Vec::new();
+    // The end of the last path read: a `use` list's items are not paths of their own.
+    let mut skip = 0;
+    for (i, _) in code.match_indices("::") {
+        if i < skip {
+            continue;
+        }
+        let head_len: usize =
+            code[..i].chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').map(char::len_utf8).sum();
+        let start = i - head_len;
+        let head = &code[start..i];
+        let wanted = matches!(head, "crate" | "super" | "self") || children.contains(head);
+        if !wanted || code[..start].ends_with("::") {
+            continue;
+        }
+        let (rests, used) = path_rest(&code[i + 2..]);
+        skip = i + 2 + used;
+        let reexport = reexported(&code[..start]);
+        for rest in rests {
+            let mut path: Vec<String> = match head {
+                "crate" => Vec::new(),
+                "self" => me.to_vec(),
+                "super" => me[..me.len().saturating_sub(1)].to_vec(),
+                child => {
+                    let mut p = me.to_vec();
+                    p.push(child.to_string());
+                    p
+                }
+            };
+            for seg in rest {
+                if seg == "super" {
+                    path.pop();
+                } else if seg != "self" {
+                    path.push(seg);
+                }
+            }
+            out.push((path, reexport));
+        }
+    }
+    out
+}
+
+/// The file that defines what `path` names: the deepest file module on it, followed through that
+/// file's re-exports (`pub use`) to the file the name comes from.
+fn resolve(
+    path: &[String],
+    by_path: &BTreeMap<Vec<String>, String>,
+    reexports: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    depth: usize,
+) -> Option<String> {
+    let n = (1..=path.len()).rev().find(|n| by_path.contains_key(&path[..*n]))?;
+    let file = by_path.get(&path[..n])?;
+    let through = match (path.get(n), reexports.get(file)) {
+        (Some(name), Some(names)) if depth < 8 => names.get(name).and_then(|to| {
+            let mut p = to.clone();
+            p.extend_from_slice(&path[n + 1..]);
+            resolve(&p, by_path, reexports, depth + 1)
+        }),
+        _ => None,
+    };
+    Some(through.unwrap_or_else(|| file.clone()))
+}
+
+/// The files each of `files` (path under `src/`, text) imports from: the paths its code names
+/// ([`named_paths`]) resolved to the files that define them ([`resolve`]). A parent's re-export of
+/// its own descendants (`pub use cuda::X` in `checks/mod.rs`) is the module tree, not an import.
+fn imports_among(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let by_path: BTreeMap<Vec<String>, String> = files.iter().map(|(r, _)| (module_path(r), r.clone())).collect();
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for p in by_path.keys() {
+        if let Some((name, parent)) = p.split_last() {
+            children.entry(parent.to_vec()).or_default().insert(name.clone());
+        }
+    }
+    let none: BTreeSet<String> = BTreeSet::new();
+    let named = files
+        .iter()
+        .map(|(r, text)| {
+            let me = module_path(r);
+            let paths = named_paths(&me, children.get(&me).unwrap_or(&none), &code(without_unit_tests(text)));
+            (r.clone(), me, paths)
+        })
+        .collect::<Vec<_>>();
+    let mut reexports: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (r, _, paths) in &named {
+        for (path, _) in paths.iter().filter(|(_, re)| *re) {
+            if let Some(name) = path.last() {
+                reexports.entry(r.clone()).or_default().insert(name.clone(), path.clone());
+            }
+        }
+    }
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (r, me, paths) in &named {
+        let mut targets: BTreeSet<String> = BTreeSet::new();
+        for (path, re) in paths {
+            if *re && path.len() > me.len() && path.starts_with(me) {
+                continue;
+            }
+            targets.extend(resolve(path, &by_path, &reexports, 0));
+        }
+        targets.remove(r.as_str());
+        out.insert(r.clone(), targets);
+    }
+    out
+}
+
+/// The files each file of the crate imports from (the binaries and the test files left out).
 fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
     let files: Vec<(String, String)> = sources(&src())
         .iter()
         .map(|p| (rel(p), std::fs::read_to_string(p).unwrap_or_default()))
         .filter(|(r, _)| !r.starts_with("bin/") && !r.ends_with("tests.rs") && !r.contains("/tests/"))
         .collect();
-    let by_path: BTreeMap<Vec<String>, String> = files.iter().map(|(r, _)| (module_path(r), r.clone())).collect();
-    let resolve =
-        |path: &[String]| -> Option<String> { (1..=path.len()).rev().find_map(|n| by_path.get(&path[..n]).cloned()) };
-    let mut out = BTreeMap::new();
-    for (r, text) in &files {
-        let me = module_path(r);
-        let code = code(without_unit_tests(text));
-        let mut targets = BTreeSet::new();
-        for (i, _) in code.match_indices("::") {
-            // The path this `::` is the first separator of.
-            let start = code[..i].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |s| s + 1);
-            let head = &code[start..i];
-            if !matches!(head, "crate" | "super" | "self") || code[..start].ends_with("::") {
-                continue;
-            }
-            let mut base: Vec<String> = match head {
-                "crate" => Vec::new(),
-                "self" => me.clone(),
-                _ => me[..me.len().saturating_sub(1)].to_vec(),
-            };
-            let tail = &code[i + 2..];
-            let mut segs: Vec<String> = Vec::new();
-            let mut lists: Vec<String> = Vec::new();
-            let mut s = tail;
-            loop {
-                if let Some(list) = s.strip_prefix('{') {
-                    let end = list.find('}').unwrap_or(list.len());
-                    lists.extend(
-                        list[..end].split(',').map(|x| x.trim().split(" as ").next().unwrap_or("").to_string()),
-                    );
-                    break;
-                }
-                let seg: String = s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if seg.is_empty() {
-                    break;
-                }
-                s = &s[seg.len()..];
-                if seg == "super" {
-                    base.pop();
-                } else {
-                    segs.push(seg);
-                }
-                match s.strip_prefix("::") {
-                    Some(more) => s = more,
-                    None => break,
-                }
-            }
-            let mut path = base.clone();
-            path.extend(segs.iter().cloned());
-            if lists.is_empty() {
-                targets.extend(resolve(&path));
-            } else {
-                for item in lists.iter().filter(|x| !x.is_empty()) {
-                    let mut p = path.clone();
-                    p.extend(item.split("::").map(|x| x.trim().to_string()));
-                    targets.extend(resolve(&p));
-                }
-            }
-        }
-        targets.remove(r);
-        out.insert(r.clone(), targets);
-    }
-    out
+    imports_among(&files)
 }
 
-#[test]
-fn no_two_files_import_each_other_even_round_a_circle() {
-    let graph = file_imports();
-    assert!(graph.len() > 100, "read the sources: {} files", graph.len());
-    assert!(
-        graph.get("diagnose/checks/cuda.rs").is_some_and(|t| t.contains("knowledge/cuda.rs")),
-        "the resolver follows crate:: paths: {:?}",
-        graph.get("diagnose/checks/cuda.rs")
-    );
-    // Strongly connected components (Tarjan): any with two or more files is a circle.
+/// The strongly connected components of `graph` with two or more files (Tarjan), each sorted.
+fn strongly_connected(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     struct Walk<'a> {
         graph: &'a BTreeMap<String, BTreeSet<String>>,
         index: BTreeMap<&'a str, usize>,
@@ -312,17 +410,136 @@ fn no_two_files_import_each_other_even_round_a_circle() {
             }
         }
     }
-    let mut walk =
-        Walk { graph: &graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), circles: Vec::new() };
+    let mut walk = Walk { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), circles: Vec::new() };
     for v in graph.keys() {
         if !walk.index.contains_key(v.as_str()) {
             walk.visit(v);
         }
     }
+    walk.circles.into_iter().map(|c| c.into_iter().map(String::from).collect::<Vec<_>>()).collect()
+}
+
+/// The circles of imports among `graph`'s files that are not the module tree, each given as the
+/// imports in it that cross between two modules (`diagnose/capture.rs -> diagnose/checks/cuda.rs`).
+/// A parent that uses its children while they use its shared definitions is one module: a circle
+/// through the module file that is the common parent of all its files (`checks/mod.rs` runs
+/// `driver::loaded`, which takes `super::Ctx`) is allowed. Any other circle fails: between sibling
+/// modules, or out of one module's files into another's and back, whichever files it enters by.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let paths: BTreeMap<String, Vec<String>> = graph.keys().map(|f| (f.clone(), module_path(f))).collect();
+    // Every module with files below it, the crate's root included: below it, with its own file
+    // left out, no circle may span two of its branches.
+    let parents: BTreeSet<&[String]> = paths.values().flat_map(|p| (0..p.len()).map(move |n| &p[..n])).collect();
+    let mut out = Vec::new();
+    for parent in parents {
+        // The child of `parent` a file lies under.
+        let branch = |f: &str| {
+            paths.get(f).filter(|p| p.len() > parent.len() && p.starts_with(parent)).map(|p| p[parent.len()].clone())
+        };
+        let below: BTreeMap<String, BTreeSet<String>> = graph
+            .iter()
+            .filter(|(f, _)| branch(f.as_str()).is_some())
+            .map(|(f, to)| {
+                (f.clone(), to.iter().filter(|t| branch(t.as_str()).is_some()).cloned().collect::<BTreeSet<_>>())
+            })
+            .collect();
+        for comp in strongly_connected(&below) {
+            let mut crossing = Vec::new();
+            for f in &comp {
+                for t in below.get(f).into_iter().flatten() {
+                    if comp.contains(t) && branch(f.as_str()) != branch(t.as_str()) {
+                        crossing.push(format!("{f} -> {t}"));
+                    }
+                }
+            }
+            if !crossing.is_empty() {
+                out.push(crossing);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_files_import_each_other_even_round_a_circle() {
+    let graph = file_imports();
+    assert!(graph.len() > 100, "read the sources: {} files", graph.len());
     assert!(
-        walk.circles.is_empty(),
-        "files that import each other (move what both need into a third): {:#?}",
-        walk.circles
+        graph.get("diagnose/checks/cuda.rs").is_some_and(|t| t.contains("knowledge/cuda.rs")),
+        "the resolver follows crate:: paths: {:?}",
+        graph.get("diagnose/checks/cuda.rs")
+    );
+    assert!(
+        graph.get("diagnose/mod.rs").is_some_and(|t| t.iter().any(|f| f.starts_with("diagnose/checks/"))),
+        "the resolver follows a parent's bare child module names (checks::all): {:?}",
+        graph.get("diagnose/mod.rs")
+    );
+    let found = circles(&graph);
+    assert!(found.is_empty(), "files that import each other (move what both need into a third): {found:#?}");
+}
+
+#[test]
+fn a_circle_through_a_parents_bare_child_names_is_seen_and_the_module_tree_is_none() {
+    // capture.rs and the checks before the names both need moved down into system.rs: capture.rs
+    // reads a name checks/mod.rs re-exports from checks/cuda.rs, checks/driver.rs reads one of
+    // capture.rs's, and checks/mod.rs runs the checks by their modules' bare names.
+    let checks = "mod cuda;\nmod driver;\npub(crate) use cuda::VENV_NAMES;\npub struct Ctx;\n\
+                  pub fn all() { driver::loaded(&Ctx) }\n";
+    let capture = "pub(crate) const MODPROBE_DIRS: &[&str] = &[];\n\
+                   fn keep(n: &str) -> bool { crate::diagnose::checks::VENV_NAMES.contains(&n) }\n";
+    let driver = "use super::Ctx;\nuse crate::diagnose::Check;\n\
+                  pub(super) fn loaded(_: &Ctx) { for _ in crate::diagnose::capture::MODPROBE_DIRS {} }\n";
+    let tree = |capture: &str, checks: &str, driver: &str| {
+        let file = |r: &str, t: &str| (r.to_string(), t.to_string());
+        imports_among(&[
+            file(
+                "diagnose/mod.rs",
+                "pub mod capture;\npub mod checks;\npub mod system;\npub struct Check;\nfn run() { checks::all() }\n",
+            ),
+            file(
+                "diagnose/system.rs",
+                "pub(crate) const MODPROBE_DIRS: &[&str] = &[];\npub(crate) const VENV_NAMES: &[&str] = &[];\n",
+            ),
+            file("diagnose/capture.rs", capture),
+            file("diagnose/checks/mod.rs", checks),
+            file("diagnose/checks/cuda.rs", "use super::Ctx;\npub(crate) const VENV_NAMES: &[&str] = &[\".venv\"];\n"),
+            file("diagnose/checks/driver.rs", driver),
+        ])
+    };
+    let before = tree(capture, checks, driver);
+    // A parent's bare child name is an import; a path through a re-export leads to the file that
+    // defines the name; the re-export itself is none.
+    assert!(before["diagnose/checks/mod.rs"].contains("diagnose/checks/driver.rs"), "{before:#?}");
+    assert!(!before["diagnose/checks/mod.rs"].contains("diagnose/checks/cuda.rs"), "{before:#?}");
+    assert!(before["diagnose/capture.rs"].contains("diagnose/checks/cuda.rs"), "{before:#?}");
+    assert!(before["diagnose/mod.rs"].contains("diagnose/checks/mod.rs"), "{before:#?}");
+    assert_eq!(
+        circles(&before),
+        vec![vec![
+            "diagnose/capture.rs -> diagnose/checks/cuda.rs".to_string(),
+            "diagnose/checks/driver.rs -> diagnose/capture.rs".to_string(),
+        ]]
+    );
+    // The names moved down: no circle. A parent using its children while they use its shared
+    // definitions (diagnose/mod.rs and checks/driver.rs, checks/mod.rs and checks/driver.rs) is
+    // the module tree.
+    let capture_after = "use super::system::VENV_NAMES;\nfn keep(n: &str) -> bool { VENV_NAMES.contains(&n) }\n";
+    let driver_after = "use super::Ctx;\nuse crate::diagnose::Check;\nuse crate::diagnose::system::MODPROBE_DIRS;\n\
+                        pub(super) fn loaded(_: &Ctx) { for _ in MODPROBE_DIRS {} }\n";
+    let after = tree(capture_after, checks, driver_after);
+    assert!(after["diagnose/checks/driver.rs"].contains("diagnose/checks/mod.rs"), "{after:#?}");
+    assert!(after["diagnose/checks/driver.rs"].contains("diagnose/mod.rs"), "{after:#?}");
+    assert_eq!(circles(&after), Vec::<Vec<String>>::new());
+    // A circle back through a parent's own code, entered by one of its children, is seen too.
+    let capture_kept = [capture, "pub(crate) const KEPT: usize = 1;\n"].concat();
+    let checks_reading_capture = [checks, "pub fn kept() -> usize { super::capture::KEPT }\n"].concat();
+    let through_parent = tree(capture_kept.as_str(), checks_reading_capture.as_str(), driver_after);
+    assert_eq!(
+        circles(&through_parent),
+        vec![vec![
+            "diagnose/capture.rs -> diagnose/checks/cuda.rs".to_string(),
+            "diagnose/checks/mod.rs -> diagnose/capture.rs".to_string(),
+        ]]
     );
 }
 
@@ -426,8 +643,13 @@ fn no_source_file_is_long_without_a_stated_reason() {
             let lines = text.lines().count();
             // A file may be longer when its module doc says why, in a line starting "Length:".
             let reason = text.lines().take_while(|l| l.starts_with("//!")).any(|l| l.contains("Length:"));
-            (lines > 700 && !reason).then(|| format!("{} ({lines} lines)", rel(p)))
+            // Past 800 lines no reason is enough, unless the file is generated and says so first.
+            let generated = text.lines().next().is_some_and(|l| l.to_ascii_lowercase().contains("generated"));
+            ((lines > 700 && !reason) || (lines > 800 && !generated)).then(|| format!("{} ({lines} lines)", rel(p)))
         })
         .collect();
-    assert!(long.is_empty(), "split these files or say in their module doc why they are long: {long:?}");
+    assert!(
+        long.is_empty(),
+        "split these files (none over 800 lines), or say in their module doc why they pass 700: {long:?}"
+    );
 }

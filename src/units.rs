@@ -84,6 +84,54 @@ pub fn percent_whole(p: f64) -> String {
     format!("{p:.0}{space}%")
 }
 
+/// The unit of a metric's values (the metric table's, `telemetry::metric`): how a value is
+/// written, one way on every surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricUnit {
+    /// Percent, 0-100.
+    Percent,
+    /// Percent of one CPU core (above 100 when a process tree runs on several cores).
+    CorePercent,
+    /// Bytes.
+    Bytes,
+    /// Bytes per second.
+    BytesPerSec,
+    /// Watts.
+    Watts,
+    /// Degrees Celsius.
+    Celsius,
+    /// Megahertz.
+    Mhz,
+    /// 0 or 1 (a state off or on); a mean over time is the share of the time it was on.
+    Flag,
+}
+
+impl MetricUnit {
+    /// A value as a reading shows it: `7.5 %`, `23.9 GiB`, `1.20 GB/s`, `410 W`, `72 °C`,
+    /// `2520 MHz`; a flag as the share of time it was on (`100 %`).
+    pub fn format(self, v: f64) -> String {
+        match self {
+            MetricUnit::Percent | MetricUnit::CorePercent => percent(v),
+            MetricUnit::Bytes => bytes(v.max(0.0) as u64),
+            MetricUnit::BytesPerSec => rate(v),
+            MetricUnit::Watts => format!("{v:.0} W"),
+            MetricUnit::Celsius => format!("{v:.0} °C"),
+            MetricUnit::Mhz => format!("{v:.0} MHz"),
+            MetricUnit::Flag => percent_whole(100.0 * v),
+        }
+    }
+
+    /// A value in whole units, as a report's min / mean / max columns write it: percentages as
+    /// `83 %` in every language, the rest as [`MetricUnit::format`].
+    pub fn format_whole(self, v: f64) -> String {
+        match self {
+            MetricUnit::Percent | MetricUnit::CorePercent => format!("{v:.0} %"),
+            MetricUnit::Flag => format!("{:.0} %", 100.0 * v),
+            other => other.format(v),
+        }
+    }
+}
+
 /// Formats a duration in seconds as the shortest clear form: `45 s`, `5 min`, `1 h 30 min`.
 pub fn duration_secs(secs: f64) -> String {
     let s = secs.round().max(0.0) as u64;
@@ -163,5 +211,19 @@ mod tests {
         assert_eq!(percent(93.4), "93 %");
         let zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn, || (percent(7.52), percent(43.0)));
         assert_eq!(zh, ("7.5%".to_string(), "43%".to_string()), "Chinese writes no space before %");
+    }
+
+    #[test]
+    fn metric_units_write_values_one_way() {
+        assert_eq!(MetricUnit::Percent.format(7.52), "7.5 %");
+        assert_eq!(MetricUnit::Percent.format_whole(7.52), "8 %");
+        assert_eq!(MetricUnit::Bytes.format(1536.0), "1.5 KiB");
+        assert_eq!(MetricUnit::Bytes.format(-1.0), "0 B");
+        assert_eq!(MetricUnit::BytesPerSec.format_whole(1.2e9), "1.20 GB/s");
+        assert_eq!(MetricUnit::Watts.format(410.4), "410 W");
+        assert_eq!(MetricUnit::Celsius.format_whole(72.0), "72 °C");
+        assert_eq!(MetricUnit::Mhz.format(2520.0), "2520 MHz");
+        assert_eq!(MetricUnit::Flag.format_whole(0.25), "25 %");
+        assert_eq!(MetricUnit::CorePercent.format_whole(250.0), "250 %");
     }
 }

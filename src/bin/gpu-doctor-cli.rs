@@ -11,7 +11,7 @@ fn main() -> std::process::ExitCode {
     i18n::set(i18n::choose(i18n::lang_in_args(std::env::args_os()), None));
     let matches = i18n::localize_command(Cli::command()).try_get_matches().unwrap_or_else(|e| cli::usage_exit(&e));
     let args = Cli::from_arg_matches(&matches).unwrap_or_else(|e| cli::usage_exit(&e));
-    let code = cli::run(&cli::Launch::resolve(args.lang, &args.command), &args.command);
+    let code = cli::run(&cli::Launch::resolve(args.lang.lang, &args.command), &args.command);
     // A library load that never returned (a blocking file named as the NVIDIA library, a dead
     // mount) holds the dynamic loader's lock: the normal exit would wait for it forever in the
     // exit handlers. Everything is printed; end now.

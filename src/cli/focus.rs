@@ -9,7 +9,6 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::jobs::focus::{FocusOptions, Triage, observe, render};
-use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `focus`.
@@ -24,9 +23,9 @@ pub struct FocusArgs {
     /// Seconds to watch before judging.
     #[arg(long, default_value_t = 5.0, value_name = "SECS", value_parser = super::parse_watch_secs)]
     pub watch: f64,
-    /// Seconds between readings (0.25-10).
-    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`super::options`]).
+    #[command(flatten)]
+    pub interval: super::options::IntervalArg<super::options::Sampling>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -43,12 +42,12 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::new(exit::BAD_ARGS, format!("--log {}: {e}", log.display())))?;
     }
     let (gpu, host) = a.source.options().open();
-    let sampler = Sampler::start(gpu, host, a.interval.duration()).ok();
+    let sampler = Sampler::start(gpu, host, a.interval.get().duration()).ok();
     let options = FocusOptions {
         pid: a.pid,
         log: a.log.clone(),
-        watch: Duration::from_secs_f64(a.watch.max(a.interval.secs())),
-        every: a.interval.duration(),
+        watch: Duration::from_secs_f64(a.watch.max(a.interval.get().secs())),
+        every: a.interval.get().duration(),
     };
     let f = observe(sampler.as_ref(), &options);
     if a.json {

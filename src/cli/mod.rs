@@ -7,6 +7,7 @@ pub mod focus;
 pub mod hook;
 pub mod info;
 pub mod monitor;
+pub mod options;
 pub mod record;
 pub mod report;
 pub mod run;
@@ -23,7 +24,6 @@ use serde::Serialize;
 
 use crate::telemetry::SourceOptions;
 use crate::telemetry::demo::{MAX_DEMO_GPUS, Scenario};
-use crate::telemetry::interval::Interval;
 
 /// `gpu-doctor-cli`'s arguments (here rather than in the binary so the packages' man page and
 /// shell completions are generated from the same definition).
@@ -33,10 +33,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// Language of the output and of reports (default: GPU_DOCTOR_LANG, else the system's locale).
-    /// --json output, exit codes and commands are the same in every language.
-    #[arg(long, value_enum, global = true)]
-    pub lang: Option<crate::i18n::Lang>,
+    /// `--lang` (one definition for both binaries: [`options::LangArg`]).
+    #[command(flatten)]
+    pub lang: options::LangArg,
 }
 
 /// Subcommands shared by `gpu-doctor` and `gpu-doctor-cli`.
@@ -186,9 +185,9 @@ pub struct MonitorArgs {
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
-    /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`options`]).
+    #[command(flatten)]
+    pub interval: options::IntervalArg<options::Sampling>,
     /// Stop after N ticks (default: run until interrupted).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
@@ -428,7 +427,7 @@ mod tests {
 
     fn launch(args: &[&str]) -> Launch {
         let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{e}"));
-        Launch::resolve(cli.lang, &cli.command)
+        Launch::resolve(cli.lang.lang, &cli.command)
     }
 
     #[test]

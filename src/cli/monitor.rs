@@ -11,6 +11,8 @@ use super::exit;
 use super::{CliError, MonitorArgs};
 use crate::diagnose::bottleneck::{self, Bottleneck};
 use crate::present;
+use crate::telemetry::history::keys::GpuMetric;
+use crate::telemetry::metric::GPU_METRICS;
 use crate::telemetry::sample::{GpuHealth, GpuSample, HostSample, Inventory};
 use crate::telemetry::sampler::Sampler;
 use crate::telemetry::snapshot::{Snapshot, Stall};
@@ -60,25 +62,25 @@ fn host_line(h: &HostSample) -> String {
     o
 }
 
-/// One GPU's values, each after its label ("n/a" when missing).
+/// One GPU's values, each after its label ("n/a" when missing): the metrics of the table that
+/// have a short label, in its order, the PCIe link before the traffic on it, then the throttle
+/// reasons.
 fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
     if let GpuHealth::Lost(why) = &g.health {
         return tr!("GPU{gpu} LOST: {why}", gpu = g.index, why = why.here());
     }
     let info = inv.gpus.iter().find(|i| i.index == g.index);
-    tr!(
-        "GPU{gpu}  util {util}  mem-bw {mem_bw}  VRAM {vram}  temp {temp}  power {power}  SM {sm}  PCIe {pcie}  rx {rx}  throttle: {throttle}",
-        gpu = g.index,
-        util = present::pct(&g.util_gpu_pct),
-        mem_bw = present::pct(&g.util_mem_bw_pct),
-        vram = present::vram(g),
-        temp = g.temp_c.show_short(|t| format!("{t} °C")),
-        power = present::power(g),
-        sm = present::sm_clock(g, info),
-        pcie = present::pcie_link(g, info),
-        rx = g.pcie_rx_bps.show_short(|r| units::rate(*r)),
-        throttle = present::throttle_summary(g),
-    )
+    let mut o = format!("GPU{}", g.index);
+    for d in GPU_METRICS {
+        let Some(short) = d.short else { continue };
+        if d.key == GpuMetric::PcieRx {
+            let _ = write!(o, "  PCIe {}", present::pcie_link(g, info));
+        }
+        let _ = write!(o, "  {} {}", crate::i18n::tr(short), present::gpu_metric(d, g, info));
+    }
+    o.push_str("  ");
+    o.push_str(&tr!("throttle: {throttle}", throttle = present::throttle_summary(g)));
+    o
 }
 
 /// Renders one tick as the text block `monitor` prints.
@@ -176,7 +178,7 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let (gpu, host) = args.source.options().open();
     let mut announced = gpu.status();
     announce(&announced, args.json);
-    let interval = args.interval.duration();
+    let interval = args.interval.get().duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     let offset = present::local_offset_secs();

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
-use crate::telemetry::interval::Interval;
 use crate::telemetry::recording::{Header, Record, RecordStream, Recorder, csv_header, csv_row};
 use crate::telemetry::sampler::Sampler;
 use crate::tr;
@@ -24,9 +23,9 @@ pub struct RecordArgs {
     /// program is killed).
     #[arg(long, value_name = "SECS", value_parser = super::parse_duration_secs)]
     pub duration: Option<f64>,
-    /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`super::options`]).
+    #[command(flatten)]
+    pub interval: super::options::IntervalArg<super::options::Sampling>,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -54,7 +53,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         )));
     }
     let (gpu, host) = a.source.options().open();
-    let interval = a.interval.duration();
+    let interval = a.interval.get().duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("could not start sampling: {error}", error = e)))?;
     // Let the first GPU sample arrive (NVML opens lazily), so the header names the GPUs.
@@ -68,7 +67,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         tr!(
             "recording to {path} every {secs} s{until}; the file is readable at any time (gpu-doctor-cli replay {arg})",
             path = a.out.display(),
-            secs = a.interval,
+            secs = a.interval.get(),
             until = a
                 .duration
                 .map(|d| tr!(" for {secs} s", secs = d))

@@ -8,15 +8,14 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::jobs::run::{Ended, measure, render};
-use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = Interval::RUN_DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`super::options`]).
+    #[command(flatten)]
+    pub interval: super::options::IntervalArg<super::options::Run>,
     /// Print the summary as JSON (on stderr, like the text summary).
     #[arg(long)]
     pub json: bool,
@@ -42,9 +41,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         check_new_file(path)?;
     }
     let (gpu, host) = a.source.options().open();
-    let sampler = Sampler::start(gpu, host, a.interval.duration())
+    let sampler = Sampler::start(gpu, host, a.interval.get().duration())
         .map_err(|e| CliError::new(exit::ERROR, crate::tr!("could not start sampling: {error}", error = e)))?;
-    let summary = measure(&sampler, &a.command, a.interval.duration());
+    let summary = measure(&sampler, &a.command, a.interval.get().duration());
     let kept = keep_for_calibration(&summary);
     if a.quiet {
     } else if a.json {

@@ -19,7 +19,6 @@ use crate::diagnose::input::CheckSource;
 use crate::export::http::{self, Limits, Page};
 use crate::export::prom::{self, Exposition};
 use crate::smoke::SmokeReport;
-use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 use crate::tr;
 
@@ -39,9 +38,9 @@ pub struct ServeArgs {
     /// Also export each GPU process's pid, name and VRAM (never its command line or environment).
     #[arg(long)]
     pub expose_processes: bool,
-    /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = Interval::DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`super::options`]).
+    #[command(flatten)]
+    pub interval: super::options::IntervalArg<super::options::Sampling>,
     /// Seconds of history the bottleneck verdicts judge (10-3600).
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::parse_window)]
     pub window: f64,
@@ -85,7 +84,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, CliError> {
         CliError::runtime(tr!("cannot listen on {addr}: {error}{hint}", addr = args.listen, error = e, hint = hint))
     })?;
     let (gpu, host) = args.source.options().open();
-    let interval = args.interval.duration();
+    let interval = args.interval.get().duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     let page = Arc::new(ArcSwap::from_pointee(Page { body: "# EOF\n".into(), content_type: prom::CONTENT_TYPE }));

@@ -11,11 +11,11 @@ use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
 use crate::jobs::tune::journal::{End, GpuLine, Journal, Line, Start, VERSION, Writer};
+use crate::jobs::tune::request::{self, Request};
 use crate::jobs::tune::search::{self, Next};
-use crate::jobs::tune::spec::{self, Range, TuneSpec, Unit};
+use crate::jobs::tune::spec::{Range, TuneSpec};
 use crate::jobs::tune::trial::Runner;
 use crate::jobs::tune::{Stop, Trial, render};
-use crate::telemetry::interval::Interval;
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `tune`.
@@ -37,30 +37,34 @@ pub struct TuneArgs {
     #[arg(long, value_name = "REGEX")]
     pub rate_pattern: Option<String>,
     /// Keep at least this share of the GPU's memory free, % (the guide: 20-30).
-    #[arg(long, default_value_t = 20.0, value_name = "PCT", value_parser = parse_headroom)]
+    #[arg(long, default_value_t = Request::HEADROOM_PCT, value_name = "PCT", value_parser = parse_headroom)]
     pub headroom: f64,
     /// Never use more GPU memory than this on purpose, GiB; a trial that goes over is stopped.
     #[arg(long, value_name = "GIB", value_parser = super::parse_gib)]
     pub vram_cap: Option<f64>,
     /// Stop a trial that runs longer than this, seconds.
-    #[arg(long, default_value_t = 600.0, value_name = "SECS", value_parser = parse_timeout)]
+    #[arg(long, default_value_t = Request::TRIAL_TIMEOUT_SECS, value_name = "SECS", value_parser = parse_timeout)]
     pub trial_timeout: f64,
     /// A step must raise throughput by at least this much to count, %.
-    #[arg(long, default_value_t = 5.0, value_name = "PCT", value_parser = parse_margin)]
+    #[arg(long, default_value_t = Request::MARGIN_PCT, value_name = "PCT", value_parser = parse_margin)]
     pub margin: f64,
     /// At most this many trials.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=500))]
+    #[arg(long, default_value_t = Request::MAX_TRIALS, value_parser = clap::value_parser!(u32).range(1..=500))]
     pub max_trials: u32,
     /// Write the journal (JSON lines) to this new file; default tune-DATE-TIME.jsonl here. Each
     /// trial's output goes to a folder of the same name without .jsonl.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     pub journal: Option<PathBuf>,
+    /// The tune's specification as JSON (what the app's Tune tab writes), instead of the command
+    /// and its options.
+    #[arg(long, value_name = "FILE", hide = true, conflicts_with_all = ["resume", "params", "concurrency", "items", "rate_pattern", "vram_cap", "command"])]
+    pub spec: Option<PathBuf>,
     /// Go on with the tune this journal recorded (same command and settings), appending to it.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["params", "concurrency", "items", "rate_pattern", "vram_cap"])]
     pub resume: Option<PathBuf>,
-    /// Seconds between samples (0.25-10).
-    #[arg(long, default_value_t = Interval::RUN_DEFAULT, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Interval,
+    /// `--interval` (one definition for every command: [`super::options`]).
+    #[command(flatten)]
+    pub interval: super::options::IntervalArg<super::options::Run>,
     /// Print the trials and the answer as JSON on stdout at the end.
     #[arg(long)]
     pub json: bool,
@@ -69,7 +73,7 @@ pub struct TuneArgs {
     pub source: SourceArgs,
     /// The command template, after `--`, with {batch}, {workers} or --param placeholders; {out}
     /// is the trial's own output folder and {copy} the copy's number.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "resume")]
+    #[arg(last = true, value_name = "COMMAND", required_unless_present_any = ["resume", "spec"])]
     pub command: Vec<std::ffi::OsString>,
 }
 
@@ -105,54 +109,40 @@ fn now() -> String {
     chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// The spec from the arguments.
+/// The spec from the arguments: the command and its options as a [`Request`], or the spec file
+/// the Tune tab wrote (`--spec`); checked the same way either way.
 fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
     let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
+    if let Some(path) = &a.spec {
+        let text =
+            crate::safe_fs::read_regular(path, SPEC_CAP).map_err(|e| bad(&format!("{}: {e}", path.display())))?;
+        let s: TuneSpec = serde_json::from_slice(&text).map_err(|e| bad(&format!("{}: {e}", path.display())))?;
+        request::check(&s).map_err(|e| bad(&e))?;
+        return Ok(s);
+    }
     let command: Vec<String> = a
         .command
         .iter()
         .map(|c| c.to_str().map(String::from))
         .collect::<Option<_>>()
         .ok_or_else(|| bad(&crate::tr!("the command must be valid UTF-8 text to be kept in the journal")))?;
-    let params = spec::params(&command, &a.params, u64::from(cpus)).map_err(|e| bad(&e))?;
-    let unit = match (&a.items, &a.rate_pattern) {
-        (Some(expr), _) => {
-            spec::check_items(expr, &params).map_err(|e| bad(&e))?;
-            Unit::Items { expr: expr.clone() }
-        }
-        (None, Some(re)) => Unit::Pattern { regex: re.clone() },
-        (None, None) => Unit::RunsPerHour,
-    };
-    let s = TuneSpec {
+    let r = Request {
         command,
-        params,
-        concurrency: a
-            .concurrency
-            .map(|r| Range { lo: r.lo.max(1), hi: r.hi.max(1) })
-            .unwrap_or(Range { lo: 1, hi: 1 }),
+        params: a.params.clone(),
+        concurrency: a.concurrency,
+        items: a.items.clone(),
+        rate_pattern: a.rate_pattern.clone(),
         headroom_pct: a.headroom,
-        vram_cap: a.vram_cap.map(|g| (g * crate::units::GIB) as u64),
+        vram_cap_gib: a.vram_cap,
         trial_timeout_secs: a.trial_timeout,
         margin_pct: a.margin,
-        unit,
         max_trials: a.max_trials,
     };
-    if search::phases(&s).is_empty() {
-        return Err(bad(&spec::SpecError::NothingToTune));
-    }
-    Ok(s)
+    r.spec(u64::from(cpus)).map_err(|e| bad(&e))
 }
 
-fn compile(unit: &Unit) -> Result<Option<regex::Regex>, CliError> {
-    match unit {
-        Unit::Pattern { regex } => regex::RegexBuilder::new(regex)
-            .size_limit(1 << 20)
-            .build()
-            .map(Some)
-            .map_err(|e| CliError::new(exit::BAD_ARGS, spec::SpecError::BadPattern(e.to_string()))),
-        _ => Ok(None),
-    }
-}
+/// The largest spec file read (a spec is a few hundred bytes).
+const SPEC_CAP: u64 = 1 << 20;
 
 /// The trials' folder beside a journal: its name without `.jsonl`.
 pub fn trials_dir(journal: &Path) -> PathBuf {
@@ -164,7 +154,7 @@ pub fn trials_dir(journal: &Path) -> PathBuf {
 pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1));
     let (gpu, host) = a.source.options().open();
-    let sampler = Sampler::start(gpu, host, a.interval.duration())
+    let sampler = Sampler::start(gpu, host, a.interval.get().duration())
         .map_err(|e| CliError::runtime(crate::tr!("could not start sampling: {error}", error = e)))?;
     // The GPUs' memory is known before the first trial: NVML opened and sampled once (up to the
     // limit `info` uses; a driver that never answers leaves the tune without memory figures).
@@ -220,7 +210,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         }
     };
     let spec = start.spec.clone();
-    let pattern = compile(&spec.unit)?;
+    let pattern = request::pattern(&spec.unit).map_err(|e| CliError::new(exit::BAD_ARGS, e))?;
     let write = |w: &mut Writer, line: &Line| {
         w.write(line).map_err(|e| {
             CliError::runtime(crate::tr!("could not write {path}: {error}", path = journal_path.display(), error = e))
@@ -239,7 +229,8 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     if start.demo {
         eprintln!("gpu-doctor: {}", crate::tr!("(GPU figures are DEMO data: simulated, not this machine)"));
     }
-    let runner = Runner { spec: &spec, sampler: &sampler, stop: &STOP, pattern, cpus, tick: a.interval.duration() };
+    let runner =
+        Runner { spec: &spec, sampler: &sampler, stop: &STOP, pattern, cpus, tick: a.interval.get().duration() };
     let mut interrupted = false;
     let outcome = loop {
         match search::next(&spec, &trials) {

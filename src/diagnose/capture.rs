@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::system::{CaptureError, LiveSystem, sorted_names, write_capture_json};
+use super::system::{CaptureError, LiveSystem, MODPROBE_DIRS, VENV_NAMES, sorted_names, write_capture_json};
 
 /// The manifest's file name inside a capture directory.
 pub const MANIFEST: &str = "MANIFEST.txt";
@@ -146,10 +146,6 @@ fn is_system(path: &str, user_roots: &[String]) -> bool {
 fn system_content(path: &str) -> bool {
     SYSTEM_FILES.contains(&path) || SYSTEM_CONTENT_TREES.iter().any(|t| path.starts_with(t))
 }
-
-/// The module-configuration folders modprobe reads (modprobe.d(5)).
-pub(crate) const MODPROBE_DIRS: &[&str] =
-    &["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"];
 
 /// The words of a kernel command line or a modprobe configuration line that concern the GPU's
 /// drivers: what blacklists, configures or hands a GPU to another driver.
@@ -294,7 +290,7 @@ fn plan(live: &LiveSystem) -> Plan {
                 folder
                     && (container
                         || leads_on
-                        || crate::diagnose::checks::VENV_NAMES.contains(&n.as_str())
+                        || VENV_NAMES.contains(&n.as_str())
                         || (dir.ends_with("/lib") && n.starts_with("python3")))
             })
             .collect();

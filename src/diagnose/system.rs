@@ -288,6 +288,16 @@ pub const GPU_ENV_VARS: &[&str] = &[
     "CUDA_MPS_PIPE_DIRECTORY",
 ];
 
+/// The module-configuration folders modprobe reads (modprobe.d(5)): the driver checks look in them
+/// for a blacklisted NVIDIA module, and a capture keeps their lines about the GPU's drivers.
+pub(crate) const MODPROBE_DIRS: &[&str] =
+    &["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"];
+
+/// The folder names of project environments looked for in a home or working directory (the last
+/// one, `env`, only there, not one level under). The capture writer keeps these names, and only
+/// these, from the listings of a user's own folders.
+pub(crate) const VENV_NAMES: &[&str] = &[".venv", "venv", "env"];
+
 /// What a check reads. Paths are absolute, `/`-separated.
 pub trait SystemView: Send + Sync {
     /// A text file, or `None` when missing or unreadable.

@@ -4,13 +4,15 @@
 //! GPU metrics take the names and labels of NVIDIA's dcgm-exporter where it has an equivalent
 //! (`DCGM_FI_DEV_GPU_UTIL{gpu,UUID,pci_bus_id,device,modelName,Hostname}`), so its dashboards and
 //! alert rules work unchanged; everything else is `gpu_doctor_*`. The table of every metric is in
-//! docs/fleet.md. The text is made by the maintained `prometheus-client` crate (its OpenMetrics
-//! text encoder: escaping, HELP/TYPE lines, `# EOF`), from a fresh registry per exposition, so
-//! a GPU that disappears leaves no stale series behind.
+//! docs/fleet.md; the per-GPU metrics' names, help and type are the metric table's
+//! (`telemetry::metric::GPU_METRICS`). The text is made by the maintained `prometheus-client`
+//! crate (its OpenMetrics text encoder: escaping, HELP/TYPE lines, `# EOF`), from a fresh
+//! registry per exposition, so a GPU that disappears leaves no stale series behind.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 
+use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
@@ -18,6 +20,7 @@ use prometheus_client::registry::Registry;
 use crate::diagnose::bottleneck::Bottleneck;
 use crate::diagnose::{Report, Verdict};
 use crate::smoke::SmokeReport;
+use crate::telemetry::metric::{GPU_METRICS, PromDef, PromKind};
 use crate::telemetry::sample::{GpuHealth, GpuSample, Inventory};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
@@ -33,6 +36,7 @@ pub const TEXTFILE_MARK: &str = "# gpu-doctor-cli check --format prom; replaced 
 
 type Labels = Vec<(String, String)>;
 type Fam = Family<Labels, Gauge<f64, AtomicU64>>;
+type CounterFam = Family<Labels, Counter<f64, AtomicU64>>;
 
 /// A verdict as a number for alert rules: pass and skipped 0, info 1, warn 2, fail 3.
 pub fn severity(v: Verdict) -> f64 {
@@ -69,6 +73,7 @@ const MIB: f64 = 1024.0 * 1024.0;
 pub struct Exposition {
     reg: Registry,
     fams: HashMap<&'static str, Fam>,
+    counters: HashMap<&'static str, CounterFam>,
 }
 
 impl Default for Exposition {
@@ -80,7 +85,7 @@ impl Default for Exposition {
 impl Exposition {
     /// An empty exposition.
     pub fn new() -> Self {
-        Exposition { reg: Registry::default(), fams: HashMap::new() }
+        Exposition { reg: Registry::default(), fams: HashMap::new(), counters: HashMap::new() }
     }
 
     /// Sets one series of gauge `name` (registered with `help` on first use). A value that is not
@@ -96,6 +101,29 @@ impl Exposition {
         });
         let labels: Labels = labels.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect();
         fam.get_or_create(&labels).set(v);
+    }
+
+    /// Adds one series of a counter `name` (registered with `help` on first use; the exposition
+    /// names it `name_total`). A value that is not finite or below zero is left out.
+    fn count(&mut self, name: &'static str, help: &'static str, labels: &[(&str, &str)], v: f64) {
+        if !v.is_finite() || v < 0.0 {
+            return;
+        }
+        let fam = self.counters.entry(name).or_insert_with(|| {
+            let f = CounterFam::default();
+            self.reg.register(name, help, f.clone());
+            f
+        });
+        let labels: Labels = labels.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect();
+        fam.get_or_create(&labels).inc_by(v);
+    }
+
+    /// One series of a metric of the table, as its kind says.
+    fn put(&mut self, p: &PromDef, labels: &[(&str, &str)], v: f64) {
+        match p.kind {
+            PromKind::Gauge => self.set(p.name, p.help, labels, v),
+            PromKind::Counter => self.count(p.name, p.help, labels, v),
+        }
     }
 
     /// The exporter's own facts: its version, the host name, and whether GPU data flows.
@@ -213,35 +241,18 @@ impl Exposition {
         if lost {
             return;
         }
+        // The metric table's series (dcgm-exporter's names where it has one), then the sample's
+        // facts that are no history metric.
+        for d in GPU_METRICS {
+            if let (Some(p), Some(v)) = (d.prom, (d.read)(g)) {
+                self.put(&p, l, (p.value)(v));
+            }
+        }
         let f = |r: Option<u32>| r.map(f64::from);
-        let gauges: [(&'static str, &'static str, Option<f64>); 17] = [
-            ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization: time a kernel ran (%)", g.util_gpu_pct.get()),
-            (
-                "DCGM_FI_DEV_MEM_COPY_UTIL",
-                "Memory bandwidth utilization: time memory was read or written (%)",
-                g.util_mem_bw_pct.get(),
-            ),
-            (
-                "DCGM_FI_DEV_FB_USED",
-                "Frame buffer (VRAM) used (MiB)",
-                g.vram_used_bytes.get().map(|b| (b as f64 / MIB).round()),
-            ),
-            (
-                "DCGM_FI_DEV_FB_FREE",
-                "Frame buffer (VRAM) free (MiB)",
-                g.vram_free_bytes.get().map(|b| (b as f64 / MIB).round()),
-            ),
-            (
-                "DCGM_FI_DEV_FB_TOTAL",
-                "Frame buffer (VRAM) total (MiB)",
-                g.vram_total_bytes.get().map(|b| (b as f64 / MIB).round()),
-            ),
-            ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (°C)", f(g.temp_c.get())),
-            ("DCGM_FI_DEV_POWER_USAGE", "Power draw (W)", g.power_w.get()),
-            ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power limit now enforced (W)", g.power_limit_w.get()),
-            ("DCGM_FI_DEV_SM_CLOCK", "SM clock (MHz)", f(g.sm_clock_mhz.get())),
-            ("DCGM_FI_DEV_MEM_CLOCK", "Memory clock (MHz)", f(g.mem_clock_mhz.get())),
-            ("DCGM_FI_DEV_FAN_SPEED", "Fan speed (% of maximum)", f(g.fan_pct.get())),
+        let mib = |r: Option<u64>| r.map(|b| (b as f64 / MIB).round());
+        let gauges: [(&'static str, &'static str, Option<f64>); 8] = [
+            ("DCGM_FI_DEV_FB_FREE", "Frame buffer (VRAM) free (MiB)", mib(g.vram_free_bytes.get())),
+            ("DCGM_FI_DEV_FB_TOTAL", "Frame buffer (VRAM) total (MiB)", mib(g.vram_total_bytes.get())),
             ("DCGM_FI_DEV_PSTATE", "Performance state (0 fastest, 15 slowest)", f(g.pstate.get())),
             ("DCGM_FI_DEV_PCIE_LINK_GEN", "PCIe link generation now", f(g.pcie_gen.get())),
             ("DCGM_FI_DEV_PCIE_LINK_WIDTH", "PCIe link width now (lanes)", f(g.pcie_width.get())),
@@ -275,22 +286,6 @@ impl Exposition {
                     f64::from(v),
                 );
             }
-        }
-        if let Some(v) = g.pcie_rx_bps.get() {
-            self.set(
-                "gpu_doctor_gpu_pcie_rx_bytes_per_second",
-                "PCIe traffic into the GPU (NVML's sampled throughput)",
-                l,
-                v,
-            );
-        }
-        if let Some(v) = g.pcie_tx_bps.get() {
-            self.set(
-                "gpu_doctor_gpu_pcie_tx_bytes_per_second",
-                "PCIe traffic out of the GPU (NVML's sampled throughput)",
-                l,
-                v,
-            );
         }
         if let Some(mask) = g.throttle_mask.get() {
             self.set(
@@ -459,5 +454,38 @@ mod tests {
         assert!(t.contains(r#"gpu_doctor_test{a="x\\y"} 2.5"#), "{t}");
         assert!(!t.contains("nan\""), "a NaN value is left out: {t}");
         assert!(t.contains("# TYPE gpu_doctor_test gauge") && t.trim_end().ends_with("# EOF"), "{t}");
+    }
+
+    #[test]
+    fn the_metric_tables_series_keep_their_names_help_and_type() {
+        use crate::telemetry::Reading;
+        let mut g = GpuSample::unavailable(0, GpuHealth::Ok, "not supported");
+        g.util_gpu_pct = Reading::Value(97.0);
+        g.util_mem_bw_pct = Reading::Value(40.0);
+        g.vram_used_bytes = Reading::Value(3 << 30);
+        g.temp_c = Reading::Value(70);
+        g.power_w = Reading::Value(300.0);
+        g.power_limit_w = Reading::Value(350.0);
+        g.sm_clock_mhz = Reading::Value(2000);
+        g.mem_clock_mhz = Reading::Value(9000);
+        g.pcie_rx_bps = Reading::Value(1e9);
+        g.pcie_tx_bps = Reading::Value(2e8);
+        g.fan_pct = Reading::Value(50);
+        let mut e = Exposition::new();
+        e.add_gpu(&g, &Inventory::default(), "node", false);
+        let t = e.render();
+        for p in GPU_METRICS.iter().filter_map(|d| d.prom) {
+            let head = format!("# HELP {0} {1}.\n# TYPE {0} gauge\n{0}{{", p.name, p.help);
+            assert!(t.contains(&head), "{head}\n{t}");
+        }
+        assert!(t.contains("DCGM_FI_DEV_FB_USED{") && t.contains("} 3072"), "VRAM in whole MiB: {t}");
+        // A counter of the table would be exported as one.
+        let events = PromDef { name: "gpu_doctor_test_events", help: "Events", kind: PromKind::Counter, value: |v| v };
+        e.put(&events, &[("gpu", "0")], 3.0);
+        let t = e.render();
+        assert!(
+            t.contains("# TYPE gpu_doctor_test_events counter") && t.contains("gpu_doctor_test_events_total{"),
+            "{t}"
+        );
     }
 }

@@ -10,7 +10,7 @@ use eframe::egui::{self, Color32};
 use super::checklist::{ChecklistSource, ChecklistState};
 use super::jobs;
 use super::monitor::TimeWindow;
-use super::monitor::{MonitorAction, MonitorData, MonitorState};
+use super::monitor::{MonitorAction, MonitorState};
 use super::palette::{self, Tone};
 use super::screenshot::ScreenshotPlan;
 use super::share;
@@ -33,27 +33,12 @@ mod language;
 mod pacing;
 mod remote;
 mod replay;
+mod views;
 
 pub use init::AppInit;
 use pacing::{FrameStats, Pacer};
 use replay::replay_snapshot;
-
-/// A top-level tab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Tab {
-    /// Live GPU and host charts.
-    Monitor,
-    /// The step-by-step checklist: what is wrong and how to fix it.
-    Checklist,
-    /// Will a model fit: the VRAM calculator.
-    Vram,
-    /// Does the GPU compute correctly: the CUDA smoke test.
-    Smoke,
-    /// Find the batch size, copies at once and workers: the tuner.
-    Tune,
-    /// Version, renderer, data source and how NVML was loaded.
-    About,
-}
+pub use views::{Tab, View};
 
 /// True when the renderer draws on the CPU: Mesa llvmpipe/softpipe/swrast, Windows WARP (Microsoft
 /// Basic Render Driver), or a wgpu CPU adapter. The WSL and "software rendering" checks use it too.
@@ -467,29 +452,8 @@ impl eframe::App for DoctorApp {
                         }
                     });
                 }
-                match self.tab {
-                    Tab::Monitor => {
-                        let now = self.sampler.now().max(snap.latest_t());
-                        self.update_verdicts(&snap, now);
-                        self.checklist.poll();
-                        self.monitor.root_cause = self.checklist.report.as_ref().and_then(Headline::of_report);
-                        self.monitor.checking = self.checklist.running();
-                        // Copy what the charts need under the history lock, then lay out without it.
-                        let (from, to) = self.monitor.span(now);
-                        let wanted = self.monitor.wanted_series(&snap);
-                        let data = self.sampler.with_history(|h| MonitorData::gather(h, &wanted, from, to));
-                        if let Some(a) = self.monitor.ui(ui, &snap, &data, now, self.offset_secs) {
-                            action = Some(a);
-                        }
-                    }
-                    Tab::Checklist => self.checklist.ui(ui, &self.renderer_name),
-                    Tab::Vram => self.vram.ui(ui, &snap),
-                    Tab::Smoke => {
-                        self.smoke.remote_host = snap.remote.as_ref().map(|r| r.host.clone());
-                        self.smoke.ui(ui);
-                    }
-                    Tab::Tune => self.tune.ui(ui),
-                    Tab::About => self.about(ui, &snap),
+                if let Some(a) = self.tab.view().draw(self, ui, &snap) {
+                    action = Some(a);
                 }
             },
         );

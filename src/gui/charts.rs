@@ -54,6 +54,21 @@ impl Unit {
     }
 }
 
+/// A metric's unit as a chart's: percentages on a percent axis (a 0/1 flag too), bytes in GiB,
+/// rates, watts, degrees and megahertz as they are.
+impl From<units::MetricUnit> for Unit {
+    fn from(u: units::MetricUnit) -> Unit {
+        match u {
+            units::MetricUnit::Percent | units::MetricUnit::CorePercent | units::MetricUnit::Flag => Unit::Percent,
+            units::MetricUnit::Bytes => Unit::Gib,
+            units::MetricUnit::BytesPerSec => Unit::Rate,
+            units::MetricUnit::Watts => Unit::Watts,
+            units::MetricUnit::Celsius => Unit::Celsius,
+            units::MetricUnit::Mhz => Unit::Mhz,
+        }
+    }
+}
+
 /// One line of a chart.
 pub struct Series {
     /// Legend and hover name.
@@ -464,17 +479,14 @@ mod tests {
 
     #[test]
     fn each_solid_line_gets_its_mean_and_a_dashed_one_none() {
-        let util = Series::solid(
-            "GPU 0 GPU utilization",
-            vec![[0.0, 0.0], [1.0, 90.0], [2.0, 0.0], [3.0, 30.0]],
-            Color32::RED,
-        );
+        let util =
+            Series::solid("GPU 0 utilization", vec![[0.0, 0.0], [1.0, 90.0], [2.0, 0.0], [3.0, 30.0]], Color32::RED);
         let mut bw = Series::solid("GPU 0 memory bandwidth", vec![[0.0, 10.0]], Color32::RED);
         bw.dashed = true;
         let refs = mean_references(&[util, bw]);
         assert_eq!(refs.len(), 1);
         assert!((refs[0].value - 30.0).abs() < 1e-9);
-        assert_eq!(refs[0].name, "GPU 0 GPU utilization: mean 30 %");
+        assert_eq!(refs[0].name, "GPU 0 utilization: mean 30 %");
     }
 
     #[test]
@@ -512,12 +524,12 @@ mod tests {
     fn a_dashed_series_has_a_dashed_swatch_and_says_so() {
         let green = Color32::from_rgb(118, 185, 0);
         let series = [
-            Series::solid("GPU 0 GPU utilization", Vec::new(), green),
+            Series::solid("GPU 0 utilization", Vec::new(), green),
             Series { dashed: true, ..Series::solid("GPU 0 memory bandwidth", Vec::new(), green.gamma_multiply(0.55)) },
         ];
         let entries = legend(&series, &[]);
         assert!(!entries[0].dashed && entries[1].dashed);
-        assert_eq!(legend_text(&entries), "GPU 0 GPU utilization · dashed: GPU 0 memory bandwidth");
+        assert_eq!(legend_text(&entries), "GPU 0 utilization · dashed: GPU 0 memory bandwidth");
     }
 
     #[test]

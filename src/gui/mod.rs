@@ -112,10 +112,10 @@ pub struct GuiArgs {
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
-    /// Seconds between samples (0.25-10).
-    /// Default: the settings file's, else 1.
-    #[arg(long, value_parser = Interval::parse, value_name = "SECS")]
-    pub interval: Option<Interval>,
+    /// `--interval` (one definition for every command: [`cli::options`]); the default is the
+    /// settings file's.
+    #[command(flatten)]
+    pub interval: cli::options::IntervalArg<cli::options::FromSettings>,
     /// Graphics backend (default: gl on Linux, wgpu on Windows). If the window cannot be created,
     /// gpu-doctor retries once with the other one.
     #[arg(long, value_enum)]
@@ -153,9 +153,9 @@ pub struct GuiArgs {
     /// --screenshot, the way to capture the light theme headless.
     #[arg(long, value_enum)]
     pub theme: Option<crate::settings::Theme>,
-    /// Interface language (default: GPU_DOCTOR_LANG, else the app's setting, else the system's locale).
-    #[arg(long, value_enum, global = true)]
-    pub lang: Option<crate::i18n::Lang>,
+    /// `--lang` (one definition for both binaries: [`cli::options::LangArg`]).
+    #[command(flatten)]
+    pub lang: cli::options::LangArg,
     /// Window size in logical pixels, e.g. 1280x800.
     /// (Without it, the window opens at the size it last had, else 1280x800.)
     #[arg(long, value_parser = parse_size, value_name = "WxH")]
@@ -187,7 +187,7 @@ pub fn prefer_lean_software_rendering() {
 /// Runs the `gpu-doctor` binary: a subcommand, or the window.
 pub fn main_with(args: GuiArgs) -> ExitCode {
     if let Some(cmd) = &args.command {
-        return cli::run(&cli::Launch::resolve(args.lang, cmd), cmd);
+        return cli::run(&cli::Launch::resolve(args.lang.lang, cmd), cmd);
     }
     let process_start = Instant::now();
     if cfg!(all(unix, not(target_os = "macos")))
@@ -326,10 +326,10 @@ impl Launch {
     /// `args` over `settings` (a tab the settings name that no longer exists: the Monitor).
     pub fn resolve(args: &GuiArgs, settings: &crate::settings::Settings) -> Launch {
         Launch {
-            interval: args.interval.unwrap_or(settings.interval()),
+            interval: args.interval.given().unwrap_or(settings.interval()),
             tab: args.tab.or_else(|| Tab::from_str(&settings.tab, true).ok()).unwrap_or(Tab::Monitor),
             theme: args.theme.unwrap_or(settings.theme),
-            lang: crate::i18n::choose(args.lang, settings.language),
+            lang: crate::i18n::choose(args.lang.lang, settings.language),
         }
     }
 }

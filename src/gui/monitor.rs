@@ -10,11 +10,12 @@ use crate::diagnose::bottleneck::Bottleneck;
 use crate::diagnose::headline::Headline;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::history::{Event, EventLevel, History};
-use crate::telemetry::sample::{GpuInfo, HostSample};
+use crate::telemetry::metric::{self, GPU_METRICS, GpuChart, MetricDef};
+use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::SourceStatus;
 use crate::tr;
-use crate::units::ByteUnits;
+use crate::units::{ByteUnits, MetricUnit};
 
 mod diagnosis;
 mod panels;
@@ -202,17 +203,6 @@ fn points_per_line(lines: usize) -> usize {
     (CHART_POINT_BUDGET / lines.max(1)).clamp(CHART_MIN_POINTS, CHART_POINTS)
 }
 
-/// The per-GPU history metrics the charts draw.
-const GPU_CHART_METRICS: [GpuMetric; 8] = [
-    GpuMetric::Util,
-    GpuMetric::MemBw,
-    GpuMetric::VramUsed,
-    GpuMetric::Power,
-    GpuMetric::Temp,
-    GpuMetric::SmClock,
-    GpuMetric::PcieRx,
-    GpuMetric::PcieTx,
-];
 /// The host history series the charts draw.
 const HOST_CHART_KEYS: [&str; 9] = [
     keys::CPU,
@@ -336,8 +326,8 @@ impl MonitorState {
         let per_line = points_per_line(2 * gpus.len());
         let mut out = Vec::new();
         for i in gpus {
-            for metric in GPU_CHART_METRICS {
-                out.push((keys::gpu(i, metric), per_line));
+            for d in GPU_METRICS.iter().filter(|d| d.chart.is_some()) {
+                out.push((keys::gpu(i, d.key), per_line));
             }
         }
         for key in HOST_CHART_KEYS {
@@ -411,60 +401,8 @@ impl MonitorState {
 
     fn gpu_charts(&self, ui: &mut egui::Ui, snap: &Snapshot, h: &MonitorData, axis: TimeAxis) {
         let gpus: Vec<&GpuInfo> = snap.inventory.gpus.iter().filter(|g| self.shown(g.index)).collect();
-        let line = |i: u32, metric: GpuMetric, name: String, color: Color32| Series {
-            name,
-            points: h.points(&keys::gpu(i, metric)),
-            color,
-            dashed: false,
-        };
-        let dashed = |s: Series| Series { dashed: true, ..s };
         let latest = |i: u32| snap.gpus.iter().find(|g| g.index == i);
-        let mut util = Vec::new();
-        let mut vram = Vec::new();
-        let mut power = Vec::new();
-        let mut temp = Vec::new();
-        let mut clock = Vec::new();
-        let mut pcie = Vec::new();
-        let (mut vram_ref, mut power_ref, mut temp_ref, mut clock_ref) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for g in &gpus {
-            let i = g.index;
-            let c = gpu_color(i);
-            util.push(line(i, GpuMetric::Util, tr!("GPU {i} GPU utilization", i = i), c));
-            util.push(dashed(line(
-                i,
-                GpuMetric::MemBw,
-                tr!("GPU {i} memory bandwidth", i = i),
-                c.gamma_multiply(0.55),
-            )));
-            vram.push(line(i, GpuMetric::VramUsed, tr!("GPU {i} VRAM used", i = i), c));
-            if let Some(total) = g.vram_total_bytes.get() {
-                vram_ref.push(Reference { name: tr!("GPU {i} VRAM total", i = i), value: total as f64, color: c });
-            }
-            power.push(line(i, GpuMetric::Power, tr!("GPU {i} power", i = i), c));
-            if let Some(limit) = latest(i).and_then(|s| s.power_limit_w.get()) {
-                power_ref.push(Reference { name: tr!("GPU {i} power limit", i = i), value: limit, color: c });
-            }
-            temp.push(line(i, GpuMetric::Temp, tr!("GPU {i} temperature", i = i), c));
-            if let Some(s) = g.slowdown_temp_c.get() {
-                temp_ref.push(Reference { name: tr!("GPU {i} slowdown", i = i), value: f64::from(s), color: c });
-            }
-            clock.push(line(i, GpuMetric::SmClock, tr!("GPU {i} SM clock", i = i), c));
-            if let Some(m) = g.max_sm_clock_mhz.get() {
-                clock_ref.push(Reference { name: tr!("GPU {i} max SM clock", i = i), value: f64::from(m), color: c });
-            }
-            pcie.push(line(i, GpuMetric::PcieRx, tr!("GPU {i} PCIe RX (to GPU)", i = i), c));
-            pcie.push(dashed(line(
-                i,
-                GpuMetric::PcieTx,
-                tr!("GPU {i} PCIe TX (from GPU)", i = i),
-                c.gamma_multiply(0.55),
-            )));
-        }
-        let util_help: &str = tr!(
-            "GPU utilization: % of time a kernel ran. Memory bandwidth utilization: % of time device memory was read or written. Neither is the share of VRAM in use."
-        );
-        // Small multiples: each GPU's two utilization lines in a chart of its own.
+        // Small multiples: each GPU's utilization lines in a chart of its own.
         let split = self.split_util && gpus.len() > 1;
         let names: Vec<(String, String)> = if split {
             gpus.iter()
@@ -476,96 +414,52 @@ impl MonitorState {
             Vec::new()
         };
         let mut charts = Vec::new();
-        if split {
-            let mut lines = util.into_iter();
-            for (id, title) in &names {
-                let series: Vec<Series> = lines.by_ref().take(2).collect();
-                charts.push(Chart {
-                    id,
-                    title,
-                    help: util_help,
-                    caption: "",
-                    unit: Unit::Percent,
-                    references: charts::mean_references(&series),
-                    series,
-                    fixed_percent: true,
-                    marks: event_marks(h, &axis),
-                });
+        // Each chart draws the metrics the table puts in it, each GPU's lines together.
+        for group in GpuChart::ALL {
+            let defs: Vec<&MetricDef> =
+                GPU_METRICS.iter().filter(|d| d.chart.is_some_and(|c| c.chart == group)).collect();
+            let Some(first) = defs.first() else { continue };
+            let (unit, fixed_percent) = (Unit::from(first.unit), first.unit == MetricUnit::Percent);
+            let (title, help) = (crate::i18n::tr(group.title()), crate::i18n::tr(group.help()));
+            let per_gpu: Vec<Vec<Series>> = gpus.iter().map(|g| gpu_lines(h, g.index, &defs)).collect();
+            if group == GpuChart::Util {
+                // The utilization charts carry the events' marks and each solid line's mean.
+                let titled: Vec<(&str, &str, Vec<Series>)> = if split {
+                    names
+                        .iter()
+                        .zip(per_gpu)
+                        .map(|((id, title), series)| (id.as_str(), title.as_str(), series))
+                        .collect()
+                } else {
+                    vec![(group.id(), title, per_gpu.into_iter().flatten().collect())]
+                };
+                for (id, title, series) in titled {
+                    charts.push(Chart {
+                        id,
+                        title,
+                        help,
+                        caption: "",
+                        unit,
+                        references: charts::mean_references(&series),
+                        series,
+                        fixed_percent,
+                        marks: event_marks(h, &axis),
+                    });
+                }
+                continue;
             }
-        } else {
             charts.push(Chart {
-                id: "gpu_util",
-                title: tr!("GPU utilization and memory bandwidth utilization"),
-                help: util_help,
+                id: group.id(),
+                title,
+                help,
                 caption: "",
-                unit: Unit::Percent,
-                references: charts::mean_references(&util),
-                series: util,
-                fixed_percent: true,
-                marks: event_marks(h, &axis),
+                unit,
+                series: per_gpu.into_iter().flatten().collect(),
+                references: gpus.iter().filter_map(|g| reference(group, g, latest(g.index))).collect(),
+                fixed_percent,
+                marks: Vec::new(),
             });
         }
-        charts.extend([
-            Chart {
-                id: "gpu_vram",
-                title: tr!("VRAM used vs total"),
-                help: tr!("Device memory in use; the thin line is each GPU's total."),
-                caption: "",
-                unit: Unit::Gib,
-                series: vram,
-                references: vram_ref,
-                fixed_percent: false,
-                marks: Vec::new(),
-            },
-            Chart {
-                id: "gpu_power",
-                title: tr!("Power draw vs enforced limit"),
-                help: tr!("Board power draw; the thin line is the power limit the driver enforces."),
-                caption: "",
-                unit: Unit::Watts,
-                series: power,
-                references: power_ref,
-                fixed_percent: false,
-                marks: Vec::new(),
-            },
-            Chart {
-                id: "gpu_temp",
-                title: tr!("Temperature vs slowdown threshold"),
-                help: tr!("GPU core temperature; the thin line is where the hardware starts to slow down."),
-                caption: "",
-                unit: Unit::Celsius,
-                series: temp,
-                references: temp_ref,
-                fixed_percent: false,
-                marks: Vec::new(),
-            },
-            Chart {
-                id: "gpu_clock",
-                title: tr!("SM clock vs maximum (MHz)"),
-                help: tr!(
-                    "Streaming-multiprocessor clock; the thin line is the maximum. Far below the maximum under load means throttling."
-                ),
-                caption: "",
-                unit: Unit::Mhz,
-                series: clock,
-                references: clock_ref,
-                fixed_percent: false,
-                marks: Vec::new(),
-            },
-            Chart {
-                id: "gpu_pcie",
-                title: tr!("PCIe throughput"),
-                help: tr!(
-                    "Host-to-GPU (RX) and GPU-to-host (TX) traffic, sampled every 2 s or slower (the NVML call is slow)."
-                ),
-                caption: "",
-                unit: Unit::Rate,
-                series: pcie,
-                references: Vec::new(),
-                fixed_percent: false,
-                marks: Vec::new(),
-            },
-        ]);
         ui.label(
             RichText::new(tr!(
                 "Line colour = GPU, as on the cards. Dashed lines: memory bandwidth (utilization chart) and TX (PCIe \
@@ -600,6 +494,40 @@ fn chart_grid(ui: &mut egui::Ui, charts: Vec<Chart<'_>>, axis: TimeAxis) {
             }
         });
     }
+}
+
+/// One GPU's lines of a chart: its metrics `defs` in the table's order, named as the table names
+/// them, in the GPU's colour (a dashed line fainter).
+fn gpu_lines(h: &MonitorData, gpu: u32, defs: &[&MetricDef]) -> Vec<Series> {
+    let c = gpu_color(gpu);
+    defs.iter()
+        .filter_map(|d| {
+            let (line, name) = (d.chart?, d.chart_name(gpu)?);
+            Some(Series {
+                name: name.here(),
+                points: h.points(&keys::gpu(gpu, d.key)),
+                color: if line.dashed { c.gamma_multiply(0.55) } else { c },
+                dashed: line.dashed,
+            })
+        })
+        .collect()
+}
+
+/// A GPU's thin reference line in a chart: its VRAM total, its enforced power limit (the latest
+/// reading), its slowdown temperature, its maximum SM clock.
+fn reference(chart: GpuChart, g: &GpuInfo, latest: Option<&GpuSample>) -> Option<Reference> {
+    let i = g.index;
+    let (name, value) = match chart {
+        GpuChart::Vram => (tr!("GPU {i} VRAM total", i = i), g.vram_total_bytes.get()? as f64),
+        GpuChart::Power => {
+            let limit = metric::def(GpuMetric::PowerLimit)?;
+            (limit.for_gpu(i).here(), (limit.read)(latest?)?)
+        }
+        GpuChart::Temp => (tr!("GPU {i} slowdown", i = i), f64::from(g.slowdown_temp_c.get()?)),
+        GpuChart::Clock => (tr!("GPU {i} max SM clock", i = i), f64::from(g.max_sm_clock_mhz.get()?)),
+        GpuChart::Util | GpuChart::Pcie => return None,
+    };
+    Some(Reference { name, value, color: gpu_color(i) })
 }
 
 /// Vertical marks for the history's events in the visible window (verdicts starting and ending,

@@ -12,6 +12,8 @@ use egui_plot::{Corner, Legend, Line, Plot, PlotPoints, Points};
 use super::jobs::Job;
 use super::palette::{self, Tone};
 use crate::jobs::tune::journal::Journal;
+use crate::jobs::tune::request::Request;
+use crate::jobs::tune::spec::Range;
 use crate::jobs::tune::{render, search};
 use crate::{tr, units};
 
@@ -97,31 +99,41 @@ impl TuneState {
         }
     }
 
-    /// The arguments of `tune` for the form, or what is missing.
-    pub fn arguments(&self, journal: &std::path::Path) -> Result<Vec<std::ffi::OsString>, String> {
+    /// The form as the tune it asks for (the same [`Request`] the command line fills), or what
+    /// is missing or wrong, as `tune` would say it.
+    pub fn request(&self) -> Result<Request, String> {
         if self.command.trim().is_empty() {
             return Err(tr!("Write the command to tune, with {batch} or {workers} where the value goes.").to_string());
         }
-        let mut args: Vec<std::ffi::OsString> = vec!["tune".into(), "--journal".into(), journal.into()];
-        args.extend(["--headroom".into(), format!("{}", self.headroom).into()]);
-        args.extend(["--trial-timeout".into(), format!("{}", self.timeout_secs).into()]);
-        for r in self.ranges.split_whitespace() {
-            args.extend(["--param".into(), r.into()]);
-        }
+        let command = if cfg!(windows) {
+            vec!["cmd".to_string(), "/C".to_string(), self.command.clone()]
+        } else {
+            vec!["sh".to_string(), "-c".to_string(), self.command.clone()]
+        };
+        let mut r = Request::new(command);
+        r.params = self.ranges.split_whitespace().map(String::from).collect();
         if !self.copies.trim().is_empty() {
-            args.extend(["--concurrency".into(), self.copies.trim().into()]);
+            r.concurrency = Some(Range::parse(&self.copies).map_err(|e| format!("{}: {e}", tr!("Copies at once")))?);
         }
-        if !self.pattern.trim().is_empty() {
-            args.extend(["--rate-pattern".into(), self.pattern.trim().into()]);
-        }
+        r.rate_pattern = Some(self.pattern.trim().to_string()).filter(|p| !p.is_empty());
+        r.headroom_pct = self.headroom;
+        r.trial_timeout_secs = self.timeout_secs;
+        Ok(r)
+    }
+
+    /// The arguments of `tune` for the form: the checked spec written beside the journal (as
+    /// data, `--spec FILE`), or what is missing or wrong.
+    pub fn arguments(&self, journal: &std::path::Path) -> Result<Vec<std::ffi::OsString>, String> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        let spec = self.request()?.spec(cpus).map_err(|e| e.to_string())?;
+        let path = journal.with_extension("spec.json");
+        let json = serde_json::to_vec_pretty(&spec).map_err(|e| e.to_string())?;
+        crate::safe_fs::write_new_atomic(&path, &json)
+            .map_err(|e| tr!("could not write {path}: {error}", path = path.display(), error = e))?;
+        let mut args: Vec<std::ffi::OsString> =
+            vec!["tune".into(), "--journal".into(), journal.into(), "--spec".into(), path.into()];
         if let Some(l) = &self.nvml_lib {
             args.extend(["--nvml-lib".into(), l.into()]);
-        }
-        args.push("--".into());
-        if cfg!(windows) {
-            args.extend(["cmd".into(), "/C".into(), self.command.clone().into()]);
-        } else {
-            args.extend(["sh".into(), "-c".into(), self.command.clone().into()]);
         }
         Ok(args)
     }

@@ -7,6 +7,8 @@ mod checklist_tests;
 pub mod vram;
 
 use crate::telemetry::Reading;
+use crate::telemetry::history::keys::GpuMetric;
+use crate::telemetry::metric::MetricDef;
 use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
 use crate::units;
@@ -94,6 +96,18 @@ pub fn sm_clock(sample: &GpuSample, info: Option<&GpuInfo>) -> String {
     }
 }
 
+/// A GPU metric's value as a line of values shows it (`monitor`): VRAM, power and the SM clock
+/// with what they are measured against ("20.0 / 24.0 GiB (83 %)", "410 / 450 W", "2520 / 2790
+/// MHz"), any other metric in its unit ("97 %", "72 °C", "1.20 GB/s"); "n/a" when it has none.
+pub fn gpu_metric(def: &MetricDef, sample: &GpuSample, info: Option<&GpuInfo>) -> String {
+    match def.key {
+        GpuMetric::VramUsed => vram(sample),
+        GpuMetric::Power => power(sample),
+        GpuMetric::SmClock => sm_clock(sample, info),
+        _ => (def.read)(sample).map_or_else(|| tr!("n/a").to_string(), |v| def.unit.format(v)),
+    }
+}
+
 /// Short throttle summary: "none", "power cap", or the reason when unavailable.
 pub fn throttle_summary(sample: &GpuSample) -> String {
     sample.throttle_mask.show(|m| throttle::summary_message(*m).here())
@@ -151,5 +165,11 @@ mod tests {
         assert_eq!(pcie_link(&lost, None), "n/a");
         assert_eq!(power(&lost), "n/a (not supported on this GPU)");
         assert_eq!(wall_clock(3600.0, 61.0, 0), "01:01:01");
+        let metric = |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &s, info)).unwrap_or_default();
+        assert!(metric(GpuMetric::Temp).ends_with(" °C"), "{}", metric(GpuMetric::Temp));
+        assert_eq!(metric(GpuMetric::VramUsed), vram(&s));
+        let missing = |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &lost, None)).unwrap_or_default();
+        assert_eq!(missing(GpuMetric::Util), "n/a");
+        assert_eq!(missing(GpuMetric::Power), "n/a (not supported on this GPU)");
     }
 }

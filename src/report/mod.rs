@@ -14,7 +14,8 @@ use crate::diagnose;
 use crate::diagnose::headline::Headline;
 use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
-use crate::telemetry::history::keys::{self, GpuMetric};
+use crate::telemetry::history::keys;
+use crate::telemetry::metric::GPU_METRICS;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
 use crate::tr;
@@ -507,14 +508,9 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
     let bytes = |v: f64| units::bytes(v.max(0.0) as u64);
     let rate = |v: f64| units::rate(v);
     for g in &snap.inventory.gpus {
-        let i = g.index;
-        row(tr!("GPU {i} utilization", i = i), &keys::gpu(i, GpuMetric::Util), &pct);
-        row(tr!("GPU {i} memory-bandwidth utilization", i = i), &keys::gpu(i, GpuMetric::MemBw), &pct);
-        row(tr!("GPU {i} VRAM used", i = i), &keys::gpu(i, GpuMetric::VramUsed), &bytes);
-        row(tr!("GPU {i} temperature", i = i), &keys::gpu(i, GpuMetric::Temp), &|v| format!("{v:.0} °C"));
-        row(tr!("GPU {i} power", i = i), &keys::gpu(i, GpuMetric::Power), &|v| format!("{v:.0} W"));
-        row(tr!("GPU {i} SM clock", i = i), &keys::gpu(i, GpuMetric::SmClock), &|v| format!("{v:.0} MHz"));
-        row(tr!("GPU {i} PCIe receive", i = i), &keys::gpu(i, GpuMetric::PcieRx), &rate);
+        for d in GPU_METRICS.iter().filter(|d| d.report) {
+            row(d.for_gpu(g.index).here(), &keys::gpu(g.index, d.key), &|v| d.unit.format_whole(v));
+        }
     }
     row(tr!("Host CPU").to_string(), keys::CPU, &pct);
     row(tr!("Host iowait").to_string(), keys::IOWAIT, &pct);

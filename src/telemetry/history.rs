@@ -376,7 +376,9 @@ impl History {
 /// Series key names shared by the sampler, the GUI and the CLI.
 pub mod keys {
     /// A per-GPU metric kept in the history. Its [`GpuMetric::name`] is the stored key's suffix
-    /// (`gpu0.util`), part of the recording and CSV formats: never rename one.
+    /// (`gpu0.util`), part of the recording and CSV formats: never rename one. Each has one entry
+    /// in the metric table, [`crate::telemetry::metric::GPU_METRICS`] (its unit, wording, chart,
+    /// CSV column, Prometheus name and how it is read).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum GpuMetric {
         /// GPU utilization (% of time a kernel ran).

@@ -3,7 +3,9 @@
 //!
 //! Data flows one way: a [`source::GpuSource`] and a [`host::HostSource`] are read by the
 //! [`sampler::Sampler`] threads, which publish an immutable [`snapshot::Snapshot`] and append to
-//! the [`history::History`]; the GUI, the CLI and tests only read those.
+//! the [`history::History`]; the GUI, the CLI and tests only read those. What each per-GPU metric
+//! is (unit, wording, chart, CSV column, Prometheus name, how it is read) is one table,
+//! [`metric::GPU_METRICS`].
 
 pub mod demo;
 pub mod endproc;
@@ -12,6 +14,7 @@ pub mod host;
 pub mod interval;
 pub mod libprobe;
 pub mod live;
+pub mod metric;
 pub mod nvml;
 pub mod open;
 pub mod pci;

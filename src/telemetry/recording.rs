@@ -8,10 +8,12 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::history::keys::GpuMetric;
+use super::metric::GPU_METRICS;
 use super::sample::{GpuSample, HostSample, Inventory, MAX_GPUS};
 use super::snapshot::Snapshot;
 use super::source::SourceStatus;
@@ -455,24 +457,31 @@ pub fn note_gpu(seen: &mut Vec<u32>, index: u32) -> bool {
     }
 }
 
-/// The CSV column names per GPU.
-const CSV_GPU_COLS: [&str; 15] = [
-    "util_pct",
-    "mem_bw_util_pct",
-    "vram_used_bytes",
-    "vram_total_bytes",
-    "temp_c",
-    "power_w",
-    "power_limit_w",
-    "sm_clock_mhz",
-    "mem_clock_mhz",
-    "pcie_gen",
-    "pcie_width",
-    "pcie_rx_bps",
-    "pcie_tx_bps",
-    "fan_pct",
-    "throttle_mask",
+/// How a GPU's CSV cell is read from its sample.
+type CellReader = fn(&GpuSample) -> Option<f64>;
+
+/// The sample's facts with a CSV column that are no history metric, each placed after the column
+/// of a metric (the documented order, docs/recording-format.md).
+const CSV_FIELDS: [(GpuMetric, &str, CellReader); 4] = [
+    (GpuMetric::VramUsed, "vram_total_bytes", |g| g.vram_total_bytes.get().map(|v| v as f64)),
+    (GpuMetric::MemClock, "pcie_gen", |g| g.pcie_gen.get().map(f64::from)),
+    (GpuMetric::MemClock, "pcie_width", |g| g.pcie_width.get().map(f64::from)),
+    (GpuMetric::Fan, "throttle_mask", |g| g.throttle_mask.get().map(|m| m as f64)),
 ];
+
+/// The CSV columns per GPU: every metric of the table with a CSV column, in the table's order,
+/// each followed by the facts placed after it. A metric added at the table's end is a new last
+/// column, so the columns spreadsheets know keep their places.
+static CSV_GPU_COLS: LazyLock<Vec<(&'static str, CellReader)>> = LazyLock::new(|| {
+    let mut cols: Vec<(&'static str, CellReader)> = Vec::new();
+    for d in GPU_METRICS {
+        if let Some(name) = d.csv {
+            cols.push((name, d.read));
+        }
+        cols.extend(CSV_FIELDS.iter().filter(|(after, _, _)| *after == d.key).map(|(_, name, read)| (*name, *read)));
+    }
+    cols
+});
 
 /// The CSV header line for these GPUs.
 pub fn csv_header(gpus: &[u32]) -> String {
@@ -480,7 +489,7 @@ pub fn csv_header(gpus: &[u32]) -> String {
         "time_unix,time_utc,t_s,cpu_pct,iowait_pct,ram_used_bytes,swap_used_bytes,disk_read_bps,disk_write_bps",
     );
     for g in gpus {
-        for c in CSV_GPU_COLS {
+        for (c, _) in CSV_GPU_COLS.iter() {
             out.push_str(&format!(",gpu{g}_{c}"));
         }
     }
@@ -514,32 +523,29 @@ pub fn csv_row(header: &Header, gpus: &[u32], r: &Record) -> String {
         out.push_str(&cells.join(","));
         for gi in gpus {
             let g = r.gpus.iter().find(|g| g.index == *gi);
-            let vals: [Option<f64>; 15] = match g {
-                None => [None; 15],
-                Some(g) => [
-                    g.util_gpu_pct.get(),
-                    g.util_mem_bw_pct.get(),
-                    g.vram_used_bytes.get().map(|v| v as f64),
-                    g.vram_total_bytes.get().map(|v| v as f64),
-                    g.temp_c.get().map(f64::from),
-                    g.power_w.get(),
-                    g.power_limit_w.get(),
-                    g.sm_clock_mhz.get().map(f64::from),
-                    g.mem_clock_mhz.get().map(f64::from),
-                    g.pcie_gen.get().map(f64::from),
-                    g.pcie_width.get().map(f64::from),
-                    g.pcie_rx_bps.get(),
-                    g.pcie_tx_bps.get(),
-                    g.fan_pct.get().map(f64::from),
-                    g.throttle_mask.get().map(|m| m as f64),
-                ],
-            };
-            for v in vals {
+            for (_, read) in CSV_GPU_COLS.iter() {
                 out.push(',');
-                out.push_str(&num(v));
+                out.push_str(&num(g.and_then(*read)));
             }
         }
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_csv_columns_are_the_documented_ones() {
+        // docs/recording-format.md: spreadsheets read these names, in this order.
+        assert_eq!(
+            csv_header(&[1]),
+            "time_unix,time_utc,t_s,cpu_pct,iowait_pct,ram_used_bytes,swap_used_bytes,disk_read_bps,\
+             disk_write_bps,gpu1_util_pct,gpu1_mem_bw_util_pct,gpu1_vram_used_bytes,gpu1_vram_total_bytes,\
+             gpu1_temp_c,gpu1_power_w,gpu1_power_limit_w,gpu1_sm_clock_mhz,gpu1_mem_clock_mhz,gpu1_pcie_gen,\
+             gpu1_pcie_width,gpu1_pcie_rx_bps,gpu1_pcie_tx_bps,gpu1_fan_pct,gpu1_throttle_mask\n"
+        );
+    }
 }

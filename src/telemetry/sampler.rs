@@ -23,9 +23,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwap;
 
-use super::history::keys::{self, GpuMetric};
+use super::history::keys;
 use super::history::{Event, EventKind, EventLevel, History, HistoryConfig};
 use super::host::{HostSource, SelfProbe};
+use super::metric::{GPU_METRICS, Sampled};
 use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, MAX_CORES, MAX_GPUS};
 use super::snapshot::{Snapshot, Stall};
 use super::source::GpuSource;
@@ -639,31 +640,14 @@ fn record_host(h: &mut History, t: f64, s: &HostSample) {
     }
 }
 
+/// Appends a sample's metrics: every metric of the table a sample holds (the job's CPU comes from
+/// the slow step's process trees, `record_job_cpu`). A throttle reason is a 0/1 series, whose mean
+/// over a window is the share of time throttled.
 fn record_gpu(h: &mut History, t: f64, g: &GpuSample) {
-    let i = g.index;
-    let mut put = |metric: GpuMetric, v: Option<f64>| {
-        if let Some(v) = v {
-            h.push(&keys::gpu(i, metric), t, v);
+    for d in GPU_METRICS.iter().filter(|d| d.sampled != Sampled::Processes) {
+        if let Some(v) = (d.read)(g) {
+            h.push(&keys::gpu(g.index, d.key), t, v);
         }
-    };
-    put(GpuMetric::Util, g.util_gpu_pct.get());
-    put(GpuMetric::MemBw, g.util_mem_bw_pct.get());
-    put(GpuMetric::VramUsed, g.vram_used_bytes.get().map(|b| b as f64));
-    put(GpuMetric::Temp, g.temp_c.get().map(f64::from));
-    put(GpuMetric::Power, g.power_w.get());
-    put(GpuMetric::PowerLimit, g.power_limit_w.get());
-    put(GpuMetric::SmClock, g.sm_clock_mhz.get().map(f64::from));
-    put(GpuMetric::MemClock, g.mem_clock_mhz.get().map(f64::from));
-    put(GpuMetric::PcieRx, g.pcie_rx_bps.get());
-    put(GpuMetric::PcieTx, g.pcie_tx_bps.get());
-    put(GpuMetric::Fan, g.fan_pct.get().map(f64::from));
-    // Throttle reasons as 0/1 series: their mean over a window is the share of time throttled.
-    if let Some(m) = g.throttle_mask.get() {
-        use super::throttle as t;
-        let on = |bits: u64| if m & bits != 0 { 1.0 } else { 0.0 };
-        put(GpuMetric::ThrottleThermal, Some(on(t::SW_THERMAL | t::HW_THERMAL)));
-        put(GpuMetric::ThrottlePower, Some(on(t::SW_POWER_CAP)));
-        put(GpuMetric::ThrottleHw, Some(on(t::HW_SLOWDOWN | t::HW_POWER_BRAKE)));
     }
 }
 

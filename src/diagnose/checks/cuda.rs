@@ -11,7 +11,7 @@
 
 use super::Ctx;
 use crate::diagnose::parse;
-use crate::diagnose::system::Platform;
+use crate::diagnose::system::{Platform, VENV_NAMES};
 use crate::diagnose::{Check, Verdict};
 use crate::i18n::Message;
 
@@ -31,7 +31,7 @@ pub(super) fn driver_cuda_version(c: Check, cx: &Ctx) -> Check {
 
 pub(super) fn cuda_lib(c: Check, cx: &Ctx) -> Check {
     match cx.v.meta().libraries.iter().find(|l| l.name == "libcuda.so.1") {
-        Some(l) if crate::diagnose::ldcache::in_operator_root(&l.path) => super::driver::operator_managed(c, &l.path),
+        Some(l) if crate::diagnose::ldcache::in_operator_root(&l.path) => super::nvml::operator_managed(c, &l.path),
         Some(l) => c
             .verdict(Verdict::Pass, crate::msg!("found {path}", path = l.path))
             .found(crate::msg!("The CUDA driver library is present"))
@@ -76,7 +76,7 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
                 .iter()
                 .find(|l| l.name == "libcuda.so.1" && crate::diagnose::ldcache::in_operator_root(&l.path))
         {
-            return super::driver::operator_managed(c, &l.path);
+            return super::nvml::operator_managed(c, &l.path);
         }
         return c
             .verdict(Verdict::Fail, crate::msg!("no CUDA driver library could be loaded"))
@@ -120,11 +120,6 @@ pub(super) fn cuda_init(c: Check, cx: &Ctx) -> Check {
 /// server with thousands of users or projects.
 const MAX_PYTHON_PREFIXES: usize = 256;
 const MAX_DIR_NAMES: usize = 512;
-
-/// The folder names of project environments looked for in a home or working directory (the last
-/// one, `env`, only there, not one level under). The capture writer keeps these names, and only
-/// these, from the listings of a user's own folders.
-pub(crate) const VENV_NAMES: &[&str] = &[".venv", "venv", "env"];
 
 /// The Python environments (prefixes holding `lib/python3.*`) a user may run, activated or not:
 /// the active ones, those whose `bin` is on `PATH`, conda's (`~/.conda/environments.txt`,

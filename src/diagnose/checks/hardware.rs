@@ -252,7 +252,7 @@ fn not_managed(c: Check, cx: &Ctx, missing: &[&str], none_managed: bool) -> Chec
 /// The PCI GPUs the kernel log says the driver failed to start: those an `RmInitAdapter
 /// failed` line names, or, when the lines name none (drivers before about 2015 wrote
 /// `NVRM: RmInitAdapter failed! (…)` and `rm_init_adapter(0) failed`), every GPU bound to it.
-fn init_failed_gpus<'a>(cx: &Ctx, pci: &'a [super::PciGpu]) -> Vec<&'a str> {
+fn init_failed_gpus<'a>(cx: &Ctx, pci: &'a [super::ctx::PciGpu]) -> Vec<&'a str> {
     let super::super::system::KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return Vec::new() };
     let failures: Vec<String> =
         lines.iter().filter(|l| super::super::parse::is_rm_init_failure(l)).map(|l| l.to_ascii_lowercase()).collect();

@@ -39,18 +39,10 @@ impl DoctorApp {
         ui.horizontal(|ui| {
             ui.heading("gpu-doctor");
             ui.separator();
-            ui.selectable_value(&mut self.tab, Tab::Monitor, tr!("Monitor"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Monitor));
-            ui.selectable_value(&mut self.tab, Tab::Checklist, tr!("Checklist"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Checklist));
-            ui.selectable_value(&mut self.tab, Tab::Vram, tr!("VRAM"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Vram));
-            ui.selectable_value(&mut self.tab, Tab::Smoke, tr!("Smoke test"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Smoke));
-            ui.selectable_value(&mut self.tab, Tab::Tune, tr!("Tune"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::Tune));
-            ui.selectable_value(&mut self.tab, Tab::About, tr!("About"))
-                .on_hover_text(super::keys::tab_shortcut(ui.ctx(), Tab::About));
+            for tab in Tab::all() {
+                ui.selectable_value(&mut self.tab, tab, tab.title())
+                    .on_hover_text(super::keys::tab_shortcut(ui.ctx(), tab));
+            }
             ui.separator();
             if ui
                 .button(tr!("Screenshot"))

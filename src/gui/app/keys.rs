@@ -1,27 +1,22 @@
-//! The window by keyboard: Escape closes the dialog in front, Ctrl+1…6 switch tabs (shown in
+//! The window by keyboard: Escape closes the dialog in front, Ctrl+1…9 switch tabs (the views in their bar's order) (shown in
 //! each tab's hover text), and a dialog that opens takes the keyboard focus (its first control).
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 
 use super::{DoctorApp, Tab};
 
-/// The tabs in their bar's order with the key that selects them (with Ctrl, or ⌘ on macOS).
-pub const TAB_KEYS: [(Key, Tab); 6] = [
-    (Key::Num1, Tab::Monitor),
-    (Key::Num2, Tab::Checklist),
-    (Key::Num3, Tab::Vram),
-    (Key::Num4, Tab::Smoke),
-    (Key::Num5, Tab::Tune),
-    (Key::Num6, Tab::About),
-];
+/// The number keys, in order: the n-th view in the tab bar is selected with Ctrl+n (⌘ on macOS).
+const NUMBER_KEYS: [Key; 9] =
+    [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5, Key::Num6, Key::Num7, Key::Num8, Key::Num9];
+
+/// The key that selects `tab` with Ctrl (its place in the tab bar), if it is among the first nine.
+pub fn tab_key(tab: Tab) -> Option<Key> {
+    NUMBER_KEYS.get(tab.position()).copied()
+}
 
 /// The shortcut that selects `tab`, as the hover text shows it ("Ctrl+3").
 pub fn tab_shortcut(ctx: &egui::Context, tab: Tab) -> String {
-    TAB_KEYS
-        .iter()
-        .find(|(_, t)| *t == tab)
-        .map(|(k, _)| ctx.format_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, *k)))
-        .unwrap_or_default()
+    tab_key(tab).map(|k| ctx.format_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, k))).unwrap_or_default()
 }
 
 impl DoctorApp {
@@ -46,7 +41,7 @@ impl DoctorApp {
         {
             *open = false;
         }
-        for (key, tab) in TAB_KEYS {
+        for (tab, key) in Tab::all().filter_map(|t| tab_key(t).map(|k| (t, k))) {
             if ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, key))) {
                 self.tab = tab;
                 // A tab chosen by keyboard is shown, not hidden behind the card.

@@ -11,6 +11,7 @@
 pub mod journal;
 pub mod oom;
 pub mod render;
+pub mod request;
 pub mod search;
 pub mod spec;
 pub mod trial;
