@@ -57,7 +57,7 @@ if [ $want_linux = 1 ]; then
         step "Linux binaries (profile $profile) and the man page and completion writer"
         # One build: the example links the same library (a separate `cargo run` would build the
         # whole dependency tree again in the dev profile).
-        cargo build --profile "$profile" --locked --bins --example package-assets
+        cargo build -p gpu-doctor --profile "$profile" --locked --bins --example package-assets
     fi
     step "man pages and shell completions from the argument definitions"
     "$bin/examples/package-assets" "$dist/assets"
@@ -65,13 +65,13 @@ if [ $want_linux = 1 ]; then
 
     if command -v cargo-deb >/dev/null; then
         step ".deb"
-        cargo deb --no-build --profile "$profile" --locked --output "$out/"
+        cargo deb -p gpu-doctor --no-build --profile "$profile" --locked --output "$out/"
     else
         skip ".deb not built: cargo-deb is not installed (cargo install cargo-deb)"
     fi
     if command -v cargo-generate-rpm >/dev/null; then
         step ".rpm"
-        cargo generate-rpm --profile "$profile" --output "$out/"
+        cargo generate-rpm -p gpu-doctor --profile "$profile" --output "$out/"
     else
         skip ".rpm not built: cargo-generate-rpm is not installed (cargo install cargo-generate-rpm)"
     fi
@@ -105,7 +105,7 @@ if [ $want_windows = 1 ]; then
         skip "Windows not built (nor its code linted): no mingw-w64 compiler (apt-get install gcc-mingw-w64-x86-64)"
     else
         step "Windows executables (profile $profile, $target)"
-        cargo build --profile "$profile" --locked --bins --target $target
+        cargo build -p gpu-doctor --profile "$profile" --locked --bins --target $target
         win=target/$target/$profile
         name=gpu-doctor-$version-windows-x64
         stage=$dist/stage/$name

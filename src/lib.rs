@@ -1,46 +1,34 @@
 //! gpu-doctor: find out why an NVIDIA GPU is idle, slow or not working.
 //!
-//! The library holds every piece of domain logic; the two binaries are thin wrappers. Modules:
-//! - [`telemetry`]: what is measured: GPU sources (NVML, demo, replay), host metrics, the
-//!   sampler threads, the bounded history and recordings.
-//! - [`diagnose`]: the checklist (a registry of checks over a live or captured system view) and
-//!   the bottleneck verdicts over the history.
-//! - [`jobs`]: measuring a run, stuck-job triage of one process, the scaling test's fit.
-//! - [`vram`]: the VRAM estimator, its presets and the fit verdict against real GPUs.
-//! - [`smoke`]: the CUDA smoke test (a parent that runs the stages in a child process).
-//! - [`report`]: support reports (Markdown, JSON, HTML) and redaction.
-//! - [`export`]: Prometheus exposition, the exporter's HTTP server, health-check hook output.
-//! - [`settings`]: the user's settings file.
-//! - [`present`] and [`units`]: how values are worded and formatted, shared by every front end.
-//! - Front ends: [`cli`] (clap arguments, text/JSON output, exit codes) and, with the `gui`
-//!   feature, `gui` (the desktop app). Front ends call the modules above; never the reverse.
+//! The workspace's crates, each a layer the compiler keeps in its place (ARCHITECTURE.md says
+//! which may depend on which), re-exported here under the names the binaries, the tests, the
+//! benchmarks and the examples use:
+//! - [`i18n`], [`units`], [`verdict`], [`knowledge`], [`safe_fs`], [`text`], [`paths`],
+//!   [`signals`] (crate `gpu-doctor-core`): the ground.
+//! - [`telemetry`] (`gpu-doctor-telemetry`): what is measured: GPU sources (NVML, demo, replay),
+//!   host metrics, the sampler threads, the bounded history, recordings, the metric table.
+//! - [`diagnose`] (`gpu-doctor-judgement`, over the facts of `gpu-doctor-facts`): the checklist,
+//!   the differentials and the bottleneck verdicts.
+//! - [`vram`], [`smoke`], [`jobs`]: the VRAM calculator, the CUDA smoke test, the jobs (run,
+//!   focus, scale, tune, compare).
+//! - [`present`], [`report`], [`export`], [`settings`] (`gpu-doctor-present`): what people and
+//!   programs read.
+//! - Front ends: [`cli`] (`gpu-doctor-cli`) and, with the `gui` feature, `gui`
+//!   (`gpu-doctor-gui`). [`relaunch`] is the binaries' own: the self-relaunched children.
 #![deny(missing_docs)]
 
-pub mod cli;
-pub mod diagnose;
-pub mod export;
-pub mod i18n;
-pub mod jobs;
-pub mod knowledge;
-pub mod paths;
-pub mod present;
-pub mod relaunch;
-pub mod report;
-pub mod safe_fs;
-pub mod settings;
-pub mod signals;
-pub mod smoke;
-pub mod telemetry;
-pub mod text;
-pub mod units;
-pub mod verdict;
-pub mod vram;
-
+pub use gpu_doctor_cli::cli;
+pub use gpu_doctor_core::{APP_ID, i18n, knowledge, msg, paths, safe_fs, signals, text, tr, tr_key, units, verdict};
 #[cfg(feature = "gui")]
-pub mod gui;
+pub use gpu_doctor_gui::gui;
+pub use gpu_doctor_jobs as jobs;
+pub use gpu_doctor_judgement as diagnose;
+pub use gpu_doctor_present::{export, present, report, settings};
+pub use gpu_doctor_smoke as smoke;
+pub use gpu_doctor_telemetry as telemetry;
+pub use gpu_doctor_vram as vram;
+
+pub mod relaunch;
 
 #[cfg(test)]
 mod architecture_tests;
-
-/// Reverse-DNS application id shared by the window, the desktop file and the persistence folder.
-pub const APP_ID: &str = "io.github.gpu_doctor.GpuDoctor";

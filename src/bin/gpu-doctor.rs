@@ -1,5 +1,7 @@
 //! `gpu-doctor`: opens the app; with a subcommand it runs headless like `gpu-doctor-cli`.
-#![cfg_attr(all(windows, not(debug_assertions)), windows_subsystem = "windows")]
+// The window's subsystem in every profile (CI packages and runs under Wine the very programs its
+// tests built, in a profile with debug assertions): no console window behind the app.
+#![cfg_attr(windows, windows_subsystem = "windows")]
 
 use clap::{CommandFactory, FromArgMatches};
 use gpu_doctor::gui::GuiArgs;

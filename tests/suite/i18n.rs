@@ -70,7 +70,9 @@ fn texts_in_code() -> BTreeMap<String, String> {
         }
     }
     let mut files = Vec::new();
+    // (The root package's and every crate's sources.)
     rust_files(&repo().join("src"), &mut files);
+    rust_files(&repo().join("crates"), &mut files);
     for f in files {
         let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let mut rest = code.as_str();

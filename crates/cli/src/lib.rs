@@ -1,0 +1,26 @@
+//! gpu-doctor's command-line front end: the [`cli`] module (clap arguments shared by both
+//! binaries, one file per subcommand, text and JSON output, exit codes), under its own name so its
+//! subcommand modules (`cli::vram`, `cli::smoke`, `cli::report`) stand beside the crates they
+//! drive.
+
+// The crates below this one under the names the code has always used for them (`crate::units`,
+// `crate::telemetry::…`, `crate::tr!`), and this crate under its own module name: a module keeps
+// its paths whichever crate it lives in. (Not every crate uses every name.)
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_core::{
+    APP_ID, i18n, knowledge, msg, paths, safe_fs, signals, text, tr, tr_key, units, verdict,
+};
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_jobs as jobs;
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_judgement as diagnose;
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_present::{export, present, report, settings};
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_smoke as smoke;
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_telemetry as telemetry;
+#[allow(unused_imports)]
+pub(crate) use gpu_doctor_vram as vram;
+
+pub mod cli;

@@ -1,0 +1,18 @@
+//! gpu-doctor's ground: what every other crate of the workspace stands on and nothing of theirs
+//! stands under. The languages and the catalogue of messages ([`i18n`], `tr!`, `msg!`), units and
+//! their formatting ([`units`]), the verdict scale ([`verdict`]), NVIDIA's and the frameworks'
+//! published tables ([`knowledge`]), the one way to read and write a user's files ([`safe_fs`]),
+//! text made safe for where it is written ([`text`]), where the user's files live ([`paths`]) and
+//! the stop signals ([`signals`]).
+
+pub mod i18n;
+pub mod knowledge;
+pub mod paths;
+pub mod safe_fs;
+pub mod signals;
+pub mod text;
+pub mod units;
+pub mod verdict;
+
+/// Reverse-DNS application id shared by the window, the desktop file and the persistence folder.
+pub const APP_ID: &str = "io.github.gpu_doctor.GpuDoctor";
