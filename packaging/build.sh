@@ -14,7 +14,8 @@
 # GPU_DOCTOR_PROFILE picks the cargo profile the programs are built with (default: dist, the
 # release one). CI sets it to `ci`, the profile its tests were built and run with, and sets
 # GPU_DOCTOR_PREBUILT=1: the Linux programs it tested are packaged as they are, with no second
-# compile (the Windows ones are built in the same profile).
+# compile, and the Windows ones it built while the tests ran (in GPU_DOCTOR_WINDOWS_TARGET_DIR)
+# likewise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_linux=0 want_windows=0
@@ -65,13 +66,18 @@ if [ $want_linux = 1 ]; then
 
     if command -v cargo-deb >/dev/null; then
         step ".deb"
-        cargo deb -p gpu-doctor --no-build --profile "$profile" --locked --output "$out/"
+        cargo deb -p gpu-doctor --no-build --profile "$profile" --output "$out/"
     else
         skip ".deb not built: cargo-deb is not installed (cargo install cargo-deb)"
     fi
     if command -v cargo-generate-rpm >/dev/null; then
         step ".rpm"
-        cargo generate-rpm -p gpu-doctor --profile "$profile" --output "$out/"
+        # (The metadata names target/release/; the programs of any profile are put there in a
+        # target directory of their own, which every version of the tool reads.)
+        rpm_dir=$dist/rpm-target
+        rm -rf "$rpm_dir" && mkdir -p "$rpm_dir/release"
+        cp "$bin/gpu-doctor" "$bin/gpu-doctor-cli" "$rpm_dir/release/"
+        cargo generate-rpm -p gpu-doctor --target-dir "$rpm_dir" --output "$out/"
     else
         skip ".rpm not built: cargo-generate-rpm is not installed (cargo install cargo-generate-rpm)"
     fi
@@ -104,9 +110,15 @@ if [ $want_windows = 1 ]; then
     elif ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
         skip "Windows not built (nor its code linted): no mingw-w64 compiler (apt-get install gcc-mingw-w64-x86-64)"
     else
-        step "Windows executables (profile $profile, $target)"
-        cargo build -p gpu-doctor --profile "$profile" --locked --bins --target $target
-        win=target/$target/$profile
+        # (GPU_DOCTOR_WINDOWS_TARGET_DIR: the target directory they were built in beforehand, as CI
+        # builds them while its tests run.)
+        win=${GPU_DOCTOR_WINDOWS_TARGET_DIR:-target}/$target/$profile
+        if [ "$prebuilt" = 1 ] && [ -f "$win/gpu-doctor.exe" ] && [ -f "$win/gpu-doctor-cli.exe" ]; then
+            step "Windows executables: the ones built in profile $profile beforehand ($win)"
+        else
+            step "Windows executables (profile $profile, $target)"
+            CARGO_TARGET_DIR=${GPU_DOCTOR_WINDOWS_TARGET_DIR:-target} cargo build -p gpu-doctor --profile "$profile" --locked --bins --target $target
+        fi
         name=gpu-doctor-$version-windows-x64
         stage=$dist/stage/$name
         mkdir -p "$stage"

@@ -12,11 +12,10 @@ use windows_sys::Win32::System::EventLog::{
     EVT_HANDLE, EvtClose, EvtNext, EvtQuery, EvtQueryChannelPath, EvtQueryReverseDirection, EvtRender,
     EvtRenderEventXml,
 };
-use windows_sys::Win32::System::Registry::{HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE};
 
 use super::parse;
 use super::winfacts::{FoundFile, PythonEnv, WindowsFacts};
-use crate::telemetry::winpci::{Key, adapters, from_wide, wide};
+use crate::telemetry::winpci::{Key, Root, adapters, from_wide, wide};
 
 /// The version resource of a file ("31.0.15.5222").
 fn file_version(path: &Path) -> Option<String> {
@@ -91,7 +90,7 @@ fn nvidia_files() -> Vec<FoundFile> {
 /// one level under the desktop, downloads, documents and the home folder.
 fn pythons() -> Vec<PythonEnv> {
     let mut prefixes: Vec<PathBuf> = Vec::new();
-    for root in [HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE] {
+    for root in [Root::CurrentUser, Root::LocalMachine] {
         if let Some(core) = Key::open(root, "Software\\Python\\PythonCore") {
             for v in core.subkeys() {
                 if let Some(p) = core.child(&format!("{v}\\InstallPath")).and_then(|k| k.string("")) {
@@ -246,7 +245,7 @@ fn tdr_events() -> Option<Vec<String>> {
 
 /// The GPU watchdog (TDR) settings (`None` fields: not set, the default).
 pub fn tdr() -> super::system::Tdr {
-    let k = Key::open(HKEY_LOCAL_MACHINE, "System\\CurrentControlSet\\Control\\GraphicsDrivers");
+    let k = Key::open(Root::LocalMachine, "System\\CurrentControlSet\\Control\\GraphicsDrivers");
     let get = |v: &str| k.as_ref().and_then(|k| k.dword(v));
     super::system::Tdr { level: get("TdrLevel"), delay: get("TdrDelay"), ddi_delay: get("TdrDdiDelay") }
 }
@@ -254,15 +253,15 @@ pub fn tdr() -> super::system::Tdr {
 /// Everything the Windows checks read from this machine; `quick` (`check --quick`) leaves out the
 /// search for Python environments.
 pub fn windows_facts(quick: bool) -> WindowsFacts {
-    let nt = Key::open(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
+    let nt = Key::open(Root::LocalMachine, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
     let prefs: BTreeMap<String, String> =
-        Key::open(HKEY_CURRENT_USER, "Software\\Microsoft\\DirectX\\UserGpuPreferences")
+        Key::open(Root::CurrentUser, "Software\\Microsoft\\DirectX\\UserGpuPreferences")
             .map(|k| k.string_values().into_iter().collect())
             .unwrap_or_default();
-    let wsl = Key::open(HKEY_CURRENT_USER, "Software\\Microsoft\\Windows\\CurrentVersion\\Lxss").map(|lxss| {
+    let wsl = Key::open(Root::CurrentUser, "Software\\Microsoft\\Windows\\CurrentVersion\\Lxss").map(|lxss| {
         lxss.subkeys().iter().filter_map(|d| lxss.child(d).and_then(|k| k.string("DistributionName"))).collect()
     });
-    let power = Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\Power\\User\\PowerSchemes");
+    let power = Key::open(Root::LocalMachine, "SYSTEM\\CurrentControlSet\\Control\\Power\\User\\PowerSchemes");
     WindowsFacts {
         product: nt.as_ref().and_then(|k| k.string("ProductName")),
         display_version: nt.as_ref().and_then(|k| k.string("DisplayVersion")),
@@ -273,17 +272,17 @@ pub fn windows_facts(quick: bool) -> WindowsFacts {
         pythons: if quick { Vec::new() } else { pythons() },
         tdr_events: tdr_events(),
         watchdog_dumps: watchdog_dumps(),
-        hags: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")
+        hags: Key::open(Root::LocalMachine, "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")
             .and_then(|k| k.dword("HwSchMode")),
         wsl_distros: wsl,
-        dch: Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Services\\nvlddmkm")
+        dch: Key::open(Root::LocalMachine, "SYSTEM\\CurrentControlSet\\Services\\nvlddmkm")
             .map(|k| k.has_value("DCHUVen")),
         power_scheme: power.as_ref().and_then(|k| k.string("ActivePowerScheme")).map(|g| g.to_ascii_lowercase()),
         power_mode_ac: power
             .as_ref()
             .and_then(|k| k.string("ActiveOverlayAcPowerScheme"))
             .map(|g| g.to_ascii_lowercase()),
-        system: Key::open(HKEY_LOCAL_MACHINE, "HARDWARE\\DESCRIPTION\\System\\BIOS").and_then(|k| {
+        system: Key::open(Root::LocalMachine, "HARDWARE\\DESCRIPTION\\System\\BIOS").and_then(|k| {
             let name = [k.string("SystemManufacturer"), k.string("SystemProductName")]
                 .into_iter()
                 .flatten()

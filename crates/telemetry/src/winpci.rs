@@ -8,8 +8,8 @@ use windows_sys::Win32::Devices::DeviceAndDriverInstallation::{
 };
 use windows_sys::Win32::Devices::Properties::DEVPKEY_Device_PowerData;
 use windows_sys::Win32::System::Registry::{
-    HKEY, HKEY_LOCAL_MACHINE, KEY_READ, RRF_RT_ANY, RRF_RT_REG_DWORD, RRF_RT_REG_SZ, RegCloseKey, RegEnumKeyExW,
-    RegEnumValueW, RegGetValueW, RegOpenKeyExW,
+    HKEY, HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE, KEY_READ, RRF_RT_ANY, RRF_RT_REG_DWORD, RRF_RT_REG_SZ, RegCloseKey,
+    RegEnumKeyExW, RegEnumValueW, RegGetValueW, RegOpenKeyExW,
 };
 
 use super::pci::DisplayAdapter;
@@ -26,13 +26,33 @@ const DISPLAY_CLASS: &str = "{4d36e968-e325-11ce-bfc1-08002be10318}";
 /// At most this many subkeys or values are read from one key.
 pub const MAX_ENTRIES: u32 = 4096;
 
+/// `s` as a NUL-terminated UTF-16 string, for the wide Windows calls.
 pub fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain(Some(0)).collect()
 }
 
+/// The text of a UTF-16 buffer a Windows call filled, up to its first NUL.
 pub fn from_wide(buf: &[u16]) -> String {
     let end = buf.iter().position(|c| *c == 0).unwrap_or(buf.len());
     String::from_utf16_lossy(&buf[..end])
+}
+
+/// A predefined registry root a [`Key`] is opened under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    /// HKEY_LOCAL_MACHINE: the machine's settings.
+    LocalMachine,
+    /// HKEY_CURRENT_USER: this user's settings.
+    CurrentUser,
+}
+
+impl Root {
+    fn hkey(self) -> HKEY {
+        match self {
+            Root::LocalMachine => HKEY_LOCAL_MACHINE,
+            Root::CurrentUser => HKEY_CURRENT_USER,
+        }
+    }
 }
 
 /// An open registry key, closed when dropped.
@@ -48,16 +68,22 @@ impl Drop for Key {
 }
 
 impl Key {
-    pub fn open(root: HKEY, path: &str) -> Option<Key> {
+    /// `path` under a predefined root, opened for reading.
+    pub fn open(root: Root, path: &str) -> Option<Key> {
+        Key::open_under(root.hkey(), path)
+    }
+
+    fn open_under(parent: HKEY, path: &str) -> Option<Key> {
         let p = wide(path);
         let mut k: HKEY = std::ptr::null_mut();
         // SAFETY: `p` is NUL-terminated and outlives the call; `k` receives the handle.
-        let rc = unsafe { RegOpenKeyExW(root, p.as_ptr(), 0, KEY_READ, &mut k) };
+        let rc = unsafe { RegOpenKeyExW(parent, p.as_ptr(), 0, KEY_READ, &mut k) };
         (rc == 0).then_some(Key(k))
     }
 
+    /// `path` under this key, opened for reading.
     pub fn child(&self, path: &str) -> Option<Key> {
-        Key::open(self.0, path)
+        Key::open_under(self.0, path)
     }
 
     /// The names of its subkeys.
@@ -144,6 +170,7 @@ impl Key {
         (rc == 0).then(|| from_wide(&buf)).filter(|s| !s.is_empty())
     }
 
+    /// A DWORD value.
     pub fn dword(&self, value: &str) -> Option<u32> {
         let v = wide(value);
         let mut data = 0u32;
@@ -213,7 +240,7 @@ fn device_state(instance_id: &str) -> Option<(u32, Option<String>)> {
 /// The display adapters present: every PCI device of the Display class, its driver from the class
 /// key its `Driver` value names, and its problem code.
 pub fn adapters() -> Vec<DisplayAdapter> {
-    let Some(pci) = Key::open(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Enum\\PCI") else { return Vec::new() };
+    let Some(pci) = Key::open(Root::LocalMachine, "SYSTEM\\CurrentControlSet\\Enum\\PCI") else { return Vec::new() };
     let mut out = Vec::new();
     for dev in pci.subkeys() {
         let Some(dk) = pci.child(&dev) else { continue };
@@ -226,7 +253,7 @@ pub fn adapters() -> Vec<DisplayAdapter> {
             // Devices not present now (a card removed) are not located: left out.
             let Some((problem, power_state)) = device_state(&instance_id) else { continue };
             let driver = ik.string("Driver").and_then(|d| {
-                Key::open(HKEY_LOCAL_MACHINE, &format!("SYSTEM\\CurrentControlSet\\Control\\Class\\{d}"))
+                Key::open(Root::LocalMachine, &format!("SYSTEM\\CurrentControlSet\\Control\\Class\\{d}"))
             });
             let desc = ik.string("DeviceDesc").map(|d| d.rsplit(';').next().unwrap_or(&d).to_string());
             out.push(DisplayAdapter {
