@@ -77,7 +77,7 @@ if [ $want_linux = 1 ]; then
         rpm_dir=$dist/rpm-target
         rm -rf "$rpm_dir" && mkdir -p "$rpm_dir/release"
         cp "$bin/gpu-doctor" "$bin/gpu-doctor-cli" "$rpm_dir/release/"
-        cargo generate-rpm -p gpu-doctor --target-dir "$rpm_dir" --output "$out/"
+        cargo generate-rpm --target-dir "$rpm_dir" --output "$out/"
     else
         skip ".rpm not built: cargo-generate-rpm is not installed (cargo install cargo-generate-rpm)"
     fi

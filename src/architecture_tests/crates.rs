@@ -73,3 +73,27 @@ fn each_crate_depends_only_on_crates_before_it_and_architecture_md_says_so() {
         );
     }
 }
+
+/// The root package's own files that the headless build compiles (the facade, the self-relaunched
+/// children, the CLI binary) name the app only behind the `gui` feature: without it (`cargo build
+/// -p gpu-doctor --no-default-features`, CI's `cargo tree` check) they build with no window. The
+/// crates below need no such rule: gpu-doctor-cli does not depend on gpu-doctor-gui, so the
+/// compiler refuses any use of it there.
+#[test]
+fn the_root_package_names_the_app_only_behind_its_feature() {
+    let mut offenders = Vec::new();
+    for f in ["src/lib.rs", "src/relaunch.rs", "src/bin/gpu-doctor-cli.rs"] {
+        let text = std::fs::read_to_string(root().join(f)).unwrap_or_default();
+        assert!(!text.is_empty(), "{f} is missing");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let names_app = code.contains("gpu_doctor_gui") || code.contains("gui::") || code.contains("crate::gui");
+            let gated = i > 0 && lines[i - 1].trim() == "#[cfg(feature = \"gui\")]";
+            if names_app && !gated {
+                offenders.push(format!("{f}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "the headless build would need the app: {offenders:?}");
+}

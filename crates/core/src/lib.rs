@@ -16,3 +16,16 @@ pub mod verdict;
 
 /// Reverse-DNS application id shared by the window, the desktop file and the persistence folder.
 pub const APP_ID: &str = "io.github.gpu_doctor.GpuDoctor";
+
+/// Brings the ground's modules and macros into a crate of the workspace under the names its code
+/// has always used for them (`crate::units`, `crate::i18n::Message`, `crate::tr!`): one line,
+/// `gpu_doctor_core::ground!();`, at the crate's root.
+#[macro_export]
+macro_rules! ground {
+    () => {
+        #[allow(unused_imports)]
+        pub(crate) use $crate::{
+            APP_ID, i18n, knowledge, msg, paths, safe_fs, signals, text, tr, tr_key, units, verdict,
+        };
+    };
+}

@@ -2,14 +2,12 @@
 //! own name so its parts (`gui::jobs`, the tabs) stand beside the crates they show.
 
 // The crates below this one under the names the code has always used for them (`crate::units`,
-// `crate::telemetry::…`, `crate::tr!`), and this crate under its own module name: a module keeps
-// its paths whichever crate it lives in. (Not every crate uses every name.)
+// `crate::telemetry::…`, `crate::tr!`; the ground's through `ground!`), and this crate under its
+// own module name where it has one: a module keeps its paths whichever crate it lives in. (Not
+// every crate uses every name.)
 #[allow(unused_imports)]
 pub(crate) use gpu_doctor_cli::cli;
-#[allow(unused_imports)]
-pub(crate) use gpu_doctor_core::{
-    APP_ID, i18n, knowledge, msg, paths, safe_fs, signals, text, tr, tr_key, units, verdict,
-};
+gpu_doctor_core::ground!();
 #[allow(unused_imports)]
 pub(crate) use gpu_doctor_jobs as jobs;
 #[allow(unused_imports)]

@@ -104,12 +104,12 @@ impl Command {
     }
 }
 
-/// Where data comes from: the real machine, or a named demo scenario.
+/// Where data comes from: the real machine (with [`NvmlArgs`]' choices), or a named demo scenario.
 #[derive(Debug, Clone, Default, Args)]
 pub struct SourceArgs {
     /// Use simulated data instead of the real machine. Scenarios: healthy-training, data-starved,
     /// io-bound, thermal-throttle, vram-full, imbalance, idle.
-    #[arg(long, value_name = "SCENARIO", value_parser = parse_scenario)]
+    #[arg(long, value_name = "SCENARIO", value_parser = parse_scenario, conflicts_with_all = ["nvml_lib", "wake_sleeping_gpu"])]
     pub demo: Option<Scenario>,
     /// Number of simulated GPUs (1-8; demo mode only).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEMO_GPUS)), requires = "demo")]
@@ -117,17 +117,15 @@ pub struct SourceArgs {
     /// Seed of the simulation (demo mode only); the same seed gives the same data.
     #[arg(long, default_value_t = 1, requires = "demo")]
     pub seed: u64,
-    /// Load NVML from this file instead of the standard places (for unusual installs).
-    #[arg(long, value_name = "PATH", conflicts_with = "demo")]
-    pub nvml_lib: Option<std::path::PathBuf>,
-    /// Read the GPU even when it is asleep (runtime-suspended; D3 on Windows). By default gpu-doctor leaves a
-    /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
-    #[arg(long, conflicts_with = "demo")]
-    pub wake_sleeping_gpu: bool,
+    /// The real machine's NVML: `--nvml-lib`, `--wake-sleeping-gpu` (one definition with the
+    /// commands that only read the real machine).
+    #[command(flatten)]
+    pub nvml: NvmlArgs,
 }
 
-/// Where NVML comes from, for the commands that only read the real machine (`check`, `capture`):
-/// no `--demo`, since a checklist of simulated data would describe no machine.
+/// Where NVML comes from: its own flags, and alone for the commands that only read the real
+/// machine (`check`, `capture`): no `--demo`, since a checklist of simulated data would describe
+/// no machine.
 #[derive(Debug, Clone, Default, Args)]
 pub struct NvmlArgs {
     /// Load NVML from this file instead of the standard places (for unusual installs).
@@ -158,13 +156,7 @@ pub use crate::telemetry::open::SYSTEM_ROOT_ENV;
 impl SourceArgs {
     /// The same choices as plain options, for [`SourceOptions::open`].
     pub fn options(&self) -> SourceOptions {
-        SourceOptions {
-            demo: self.demo,
-            gpus: self.gpus,
-            seed: self.seed,
-            nvml_lib: self.nvml_lib.clone(),
-            wake_sleeping_gpu: self.wake_sleeping_gpu,
-        }
+        SourceOptions { demo: self.demo, gpus: self.gpus, seed: self.seed, ..self.nvml.options() }
     }
 }
 

@@ -76,7 +76,8 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let checklist = diagnose::run(&live_system(&source, None));
     let smoke = a.smoke.then(|| {
         eprintln!("gpu-doctor: {}", crate::tr!("running the CUDA smoke test..."));
-        let opts = crate::smoke::Options { nvml_lib: a.source.nvml_lib.clone(), ..crate::smoke::Options::default() };
+        let opts =
+            crate::smoke::Options { nvml_lib: a.source.nvml.nvml_lib.clone(), ..crate::smoke::Options::default() };
         crate::smoke::runner::run(
             &crate::smoke::runner::Launcher::this_program(),
             &opts,
