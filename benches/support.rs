@@ -34,7 +34,7 @@ fn report_bench(c: &mut Criterion) {
     let snap = s.snapshot();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pcie-link-downtrained");
     let checklist = gpu_doctor::diagnose::run(&CapturedSystem::open(std::path::Path::new(dir)).unwrap());
-    let machine = report::machine_facts();
+    let machine = report::machine_facts(gpu_doctor::i18n::Lang::En);
     for format in [Format::Md, Format::Html, Format::Json] {
         c.bench_function(&format!("report: build + redact + render {format:?} (8 GPUs, 15 min, checklist)"), |b| {
             b.iter(|| {
@@ -48,6 +48,7 @@ fn report_bench(c: &mut Criterion) {
                         vram: None,
                         renderer: None,
                         machine: machine.clone(),
+                        lang: gpu_doctor::i18n::Lang::En,
                     });
                     report::redact_doc(&mut doc, &mut Redactor::new(RedactOptions::default(), Secrets::this_machine()));
                     report::render(&doc, format)

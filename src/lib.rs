@@ -4,7 +4,8 @@
 //! which may depend on which), re-exported here under the names the binaries, the tests, the
 //! benchmarks and the examples use:
 //! - [`i18n`], [`units`], [`verdict`], [`knowledge`], [`safe_fs`], [`text`], [`paths`],
-//!   [`signals`] (crate `gpu-doctor-core`): the ground.
+//!   [`signals`] (crate `gpu-doctor-core`): the ground; `i18n` and `units` as the front ends
+//!   see them, with the language they show ([`lang`]).
 //! - [`telemetry`] (`gpu-doctor-telemetry`): what is measured: GPU sources (NVML, demo, replay),
 //!   host metrics, the sampler threads, the bounded history, recordings, the metric table.
 //! - [`diagnose`] (`gpu-doctor-judgement`, over the facts of `gpu-doctor-facts`): the checklist,
@@ -17,8 +18,8 @@
 //!   (`gpu-doctor-gui`). [`relaunch`] is the binaries' own: the self-relaunched children.
 #![deny(missing_docs)]
 
-pub use gpu_doctor_cli::cli;
-pub use gpu_doctor_core::{APP_ID, i18n, knowledge, msg, paths, safe_fs, signals, text, tr, tr_key, units, verdict};
+pub use gpu_doctor_cli::{cli, i18n, lang, tr, units};
+pub use gpu_doctor_core::{APP_ID, knowledge, msg, paths, safe_fs, signals, text, tr_in, tr_key, verdict};
 #[cfg(feature = "gui")]
 pub use gpu_doctor_gui::gui;
 pub use gpu_doctor_jobs as jobs;

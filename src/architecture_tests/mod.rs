@@ -1,13 +1,14 @@
 //! Architecture rules the compiler does not check, kept by scanning the sources. The crates keep
 //! the layers apart (ARCHITECTURE.md, "Crates": a crate depends only on those below it, so an
-//! upward import does not compile); what is left is inside a crate and across the tree the code's
-//! paths name (each crate re-imports the ones below under their module names):
+//! upward import does not compile; and the language a person reads lives in the lowest front-end
+//! crate, `gpu_doctor_cli::lang`, so no domain or presentation code can read it: they take a
+//! `Lang`). What is left is inside a crate and across the tree the code's paths name (each crate
+//! re-imports the ones below under their module names):
 //! - the modules stand in one order of layers ([`LAYERS`]) and a module imports only modules
 //!   below it (inside a crate: the ground's modules, the presentation's `present` < `report` <
 //!   `export` < `settings`);
 //! - no two files import each other, directly or round a circle, but through the module tree;
 //! - the app reaches the command-line layer only where it dispatches a subcommand;
-//! - the domain makes messages and renders none;
 //! - no source file grows past about 700 lines unless its module doc says why, and none but a
 //!   generated one (saying so in its first line) past 800.
 //!
@@ -38,12 +39,12 @@ const LAYERS: &[&[&str]] = &[
     &["present", "report", "export"],
     // The front ends' saved state, and the children the binaries start of themselves.
     &["settings", "relaunch"],
-    // The front ends.
-    &["cli", "gui"],
+    // The front ends: the language they show (`lang`), the command line, the window.
+    &["lang", "cli", "gui"],
 ];
 
 /// Macros exported at the crate's root, and the module they belong to.
-const ROOT_MACROS: &[(&str, &str)] = &[("tr", "i18n"), ("tr_key", "i18n"), ("msg", "i18n")];
+const ROOT_MACROS: &[(&str, &str)] = &[("tr", "lang"), ("tr_in", "i18n"), ("tr_key", "i18n"), ("msg", "i18n")];
 
 fn sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -586,89 +587,10 @@ fn a_circle_through_a_parents_bare_child_names_is_seen_and_the_module_tree_is_no
     );
 }
 
-/// The domain modules whose texts are messages: they make [`crate::i18n::Message`]s and never
-/// render a sentence in the process's language (`tr!`, `i18n::tr`, `tr_dyn`, `i18n::current`).
-/// A front end renders them where they are shown, in the language it is drawing in. (Telemetry is
-/// the one domain layer still to move; see ARCHITECTURE.md.)
-const MESSAGE_DOMAINS: &[&str] = &["diagnose", "smoke", "jobs", "vram", "knowledge", "telemetry"];
-
-/// Where `code` renders a text in the process's language.
-fn renders_in_place(code: &str) -> Option<&'static str> {
-    // (Written apart so the catalogue test, which reads the sources for texts, does not take these
-    // for texts.)
-    [concat!("tr", "!("), "i18n::tr(", "tr_dyn(", "i18n::current()"].into_iter().find(|p| {
-        code.match_indices(p).any(|(i, _)| {
-            // `tr!(` inside `include_str!(` or `tr_key!(` is not a render.
-            !(code[..i].ends_with("include_s") || code[..i].ends_with("crate::i18n::") && p.starts_with("tr"))
-        })
-    })
-}
-
-#[test]
-fn the_domain_makes_messages_and_never_renders_a_sentence() {
-    let mut offenders = Vec::new();
-    for module in MESSAGE_DOMAINS {
-        let files = module_files(module);
-        assert!(!files.is_empty(), "no sources of {module}");
-        for (r, text) in files {
-            let c = code(without_unit_tests(&text));
-            if let Some(what) = renders_in_place(&c) {
-                offenders.push(format!("{r} renders with {what}"));
-            }
-        }
-    }
-    assert!(offenders.is_empty(), "domain code renders sentences (make a msg! instead): {offenders:?}");
-    // And the check finds one.
-    assert_eq!(renders_in_place(concat!("let x = crate::tr", "!(\"Checklist\");")), Some(concat!("tr", "!(")));
-    assert_eq!(renders_in_place(concat!("let x = crate::msg", "!(\"Checklist\"); let y = tr_key", "!(\"a\");")), None);
-}
-
-/// The functions of a domain module that may render in the language shown now: a `Display`
-/// (`fmt`) and a command-line parser (`from_str`, `parse…`), which clap and `{}` print as they
-/// are, and `Reading::show…` for a front end drawing a value now. Everywhere else the domain
-/// hands out the message.
-const RENDER_AT_THE_EDGE: &[&str] = &["fmt", "from_str", "parse", "show"];
-
-/// The functions of `code` that render a message in the language shown now (`.here()`) and are
-/// not allowed to.
-fn renders_here_outside_the_edge(code: &str) -> Vec<String> {
-    code.match_indices(".here()")
-        .filter_map(|(i, _)| {
-            let before = &code[..i];
-            let name = before
-                .rfind("fn ")
-                .map(|f| before[f + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>());
-            match name {
-                Some(n) if RENDER_AT_THE_EDGE.iter().any(|e| n == *e || n.starts_with(&format!("{e}_"))) => None,
-                Some(n) => Some(n),
-                None => Some(String::from("(outside any function)")),
-            }
-        })
-        .collect()
-}
-
-#[test]
-fn the_domain_renders_in_the_shown_language_only_at_its_edge() {
-    let mut offenders = Vec::new();
-    for module in MESSAGE_DOMAINS {
-        for (r, text) in module_files(module) {
-            for name in renders_here_outside_the_edge(&code(without_unit_tests(&text))) {
-                offenders.push(format!("{r} fn {name}"));
-            }
-        }
-    }
-    assert!(offenders.is_empty(), "domain functions render with .here() (return the message instead): {offenders:?}");
-    assert_eq!(
-        renders_here_outside_the_edge("fn fmt(&self) { self.m().here() } fn parse_sizes() { m.here() }"),
-        Vec::<String>::new()
-    );
-    assert_eq!(renders_here_outside_the_edge("fn summary(m: u64) -> String { x(m).here() }"), ["summary"]);
-}
-
 #[test]
 fn the_order_checks_catch_an_upward_import_and_a_circle() {
     assert_eq!(
-        crate_imports("use crate::{tr, units};\nlet x = crate::report::redact::x();"),
+        crate_imports("use crate::{tr_in, units};\nlet x = crate::report::redact::x();"),
         ["i18n", "report", "units"].map(String::from).into()
     );
     assert!(layer_of("telemetry") < layer_of("diagnose") && layer_of("diagnose") < layer_of("cli"));

@@ -58,7 +58,7 @@ fn literal(s: &str) -> Option<(String, &str)> {
     None
 }
 
-/// Every `tr!("...")`, `msg!("...")` and `tr_key!("...")` text in the sources, with the first place it
+/// Every `tr!("...")`, `tr_in!(lang, "...")`, `msg!("...")` and `tr_key!("...")` text in the sources, with the first place it
 /// occurs.
 fn texts_in_code() -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();
@@ -76,13 +76,19 @@ fn texts_in_code() -> BTreeMap<String, String> {
     for f in files {
         let code = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let mut rest = code.as_str();
-        // `tr!` (a text now), `msg!` (a text as data) and `tr_key!` (a key kept for later).
-        const MACROS: [&str; 3] = ["tr!(", "msg!(", "tr_key!("];
+        // `tr!` (a text in the language a front end shows), `tr_in!` (a text in the language
+        // passed, its first argument), `msg!` (a text as data) and `tr_key!` (a key kept for later).
+        const MACROS: [&str; 4] = ["tr!(", "tr_in!(", "msg!(", "tr_key!("];
         while let Some((at, len)) =
             MACROS.iter().filter_map(|m| rest.find(m).map(|at| (at, m.len()))).min_by_key(|(at, _)| *at)
         {
             let before = &rest[..at];
             let after = rest[at + len..].trim_start();
+            let after = if rest[at..].starts_with("tr_in!(") {
+                after.split_once(',').map_or(after, |(_, text)| text.trim_start())
+            } else {
+                after
+            };
             rest = &rest[at + len..];
             // `include_str!(` is not a use, nor is a mention in a comment or the macro's own
             // definition (no literal follows).

@@ -13,6 +13,7 @@ const CLI: &str = env!("CARGO_BIN_EXE_gpu-doctor-cli");
 
 fn sample_doc() -> ReportDoc {
     ReportDoc {
+        lang: gpu_doctor::i18n::Lang::En,
         format: report::REPORT_FORMAT.into(),
         version: report::REPORT_VERSION,
         title: "gpu-doctor report".into(),
@@ -143,6 +144,7 @@ fn doc_with(p: &Planted, filler: &str) -> ReportDoc {
         _ => format!("{}.example.org {} {}", p.host, p.user, p.ip),
     };
     ReportDoc {
+        lang: gpu_doctor::i18n::Lang::En,
         format: report::REPORT_FORMAT.into(),
         version: 1,
         title: s(0),
@@ -343,7 +345,6 @@ fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
     use gpu_doctor::telemetry::sampler::Sampler;
     use std::collections::{BTreeSet, HashMap};
     use std::sync::Arc;
-    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
     let s = Sampler::manual(
         Arc::new(DemoGpus::new(Scenario::DataStarved, 2, 1)),
         Box::new(DemoHost::new(Scenario::DataStarved, 1)),
@@ -374,6 +375,7 @@ fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
                     ("Operating system".into(), "Linux 13 Debian GNU/Linux".into()),
                     ("Kernel".into(), "6.18.44".into()),
                 ],
+                lang: gpu_doctor::i18n::Lang::En,
             })
         });
         docs.push(doc);
@@ -429,7 +431,6 @@ fn a_name_that_is_a_word_of_the_report_never_changes_its_text() {
 #[test]
 fn a_report_made_from_a_users_file_redacts_that_machines_names_in_every_format() {
     use gpu_doctor::diagnose::input::CheckSource;
-    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
@@ -475,7 +476,7 @@ fn a_report_made_from_a_users_file_redacts_that_machines_names_in_every_format()
             }
             users.extend(home.captures_iter(&text).map(|c| c[1].to_string()));
         }
-        let doc = report::build_from_file(&checklist, &origin);
+        let doc = report::build_from_file(&checklist, &origin, gpu_doctor::i18n::Lang::En);
         let mut red = Redactor::new(RedactOptions::default(), Secrets::default().with_origin(Some(&origin)));
         let mut d = doc.clone();
         report::redact_doc(&mut d, &mut red);
@@ -505,12 +506,11 @@ fn a_report_made_from_a_users_file_redacts_that_machines_names_in_every_format()
 #[test]
 fn a_report_made_from_a_file_holds_the_files_facts_only() {
     use gpu_doctor::diagnose::input::CheckSource;
-    gpu_doctor::i18n::set(gpu_doctor::i18n::Lang::En);
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/bug-reports/clementpla-2024-3xa6000-xid45-rminit/nvidia-bug-report.log.gz");
     let checklist = CheckSource::Capture(file).run(None).unwrap();
     let origin = checklist.origin.clone().unwrap();
-    let md = report::render(&report::build_from_file(&checklist, &origin), Format::Md);
+    let md = report::render(&report::build_from_file(&checklist, &origin, gpu_doctor::i18n::Lang::En), Format::Md);
     assert!(md.contains("nvidia-bug-report.log.gz"), "{md}");
     assert!(md.contains("6.5.0-17-generic"), "the file's kernel: {md}");
     assert!(md.contains("535.154.05"), "the file's driver: {md}");

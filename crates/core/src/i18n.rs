@@ -10,16 +10,26 @@
 //! Never translated: JSON keys and enum values, check ids, exit codes, file formats, command names
 //! and flags, and shell commands inside fixes (those are never passed through [`tr!`]).
 //!
-//! The language is chosen once per process ([`choose`]: `--lang`, then `GPU_DOCTOR_LANG`, then the
-//! app's setting, then the system's locale) and can be switched live ([`set`]); a piece of output
-//! that must be in one language whatever the UI's (an English report for support upstream) is
-//! made inside [`scoped`].
+//! Nothing here holds a language: every text is made in the [`Lang`] its caller passes
+//! ([`tr_in!`], [`Message::render`]). The language a person reads is chosen by a front end
+//! ([`choose`]: `--lang`, then `GPU_DOCTOR_LANG`, then the app's setting, then the system's
+//! locale) and kept there (`gpu_doctor_cli::lang`), so no domain code can answer differently
+//! because of a process-wide setting: the compiler refuses it (the crates below the front ends
+//! cannot see that setting).
+//!
+//! ```compile_fail
+//! // The ground holds no language to read: a text is made in the language passed.
+//! let _ = gpu_doctor_core::i18n::current();
+//! ```
+//!
+//! ```
+//! use gpu_doctor_core::i18n::Lang;
+//! assert_eq!(gpu_doctor_core::tr_in!(Lang::ZhCn, "Checklist"), "检查清单");
+//! ```
 
-use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Display;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -95,44 +105,6 @@ impl Lang {
             _ => None,
         }
     }
-
-    fn from_u8(v: u8) -> Lang {
-        if v == 1 { Lang::ZhCn } else { Lang::En }
-    }
-}
-
-static CURRENT: AtomicU8 = AtomicU8::new(0);
-
-thread_local! {
-    static SCOPED: Cell<Option<Lang>> = const { Cell::new(None) };
-}
-
-/// Makes `lang` the language of everything said from now on (the window switches live). Inside
-/// [`scoped`] it is this thread's language until the scope ends, and the process's stays as it was:
-/// a test drives the window's switch of language without changing what other tests read.
-pub fn set(lang: Lang) {
-    if SCOPED.with(Cell::get).is_some() {
-        SCOPED.with(|s| s.set(Some(lang)));
-    } else {
-        CURRENT.store(lang as u8, Ordering::Relaxed);
-    }
-}
-
-/// The language in use on this thread.
-pub fn current() -> Lang {
-    SCOPED.with(Cell::get).unwrap_or_else(|| Lang::from_u8(CURRENT.load(Ordering::Relaxed)))
-}
-
-/// Runs `f` with `lang` as this thread's language (an English report from a Chinese window).
-pub fn scoped<T>(lang: Lang, f: impl FnOnce() -> T) -> T {
-    struct Restore(Option<Lang>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            SCOPED.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(SCOPED.with(|s| s.replace(Some(lang))));
-    f()
 }
 
 /// The first of the system's preferred locales that has a catalogue.
@@ -195,39 +167,38 @@ fn collect_help(cmd: &clap::Command, out: &mut BTreeSet<String>) {
     }
 }
 
-/// `cmd` with its help in the current language: every help text through the catalogue's
-/// cli-help part, and the section headings of clap's help page (`Usage:`, `Options:`) in a
-/// template of the same layout. English leaves the command as it is. clap's own error messages
-/// stay English.
-pub fn localize_command(mut cmd: clap::Command) -> clap::Command {
-    if current() == Lang::En {
+/// `cmd` with its help in `lang`: every help text through the catalogue's cli-help part, and the
+/// section headings of clap's help page (`Usage:`, `Options:`) in a template of the same layout.
+/// English leaves the command as it is. clap's own error messages stay English.
+pub fn localize_command(mut cmd: clap::Command, lang: Lang) -> clap::Command {
+    if lang == Lang::En {
         return cmd;
     }
     cmd.build();
-    localize_one(cmd)
+    localize_one(cmd, lang)
 }
 
-fn localize_one(mut cmd: clap::Command) -> clap::Command {
+fn localize_one(mut cmd: clap::Command, lang: Lang) -> clap::Command {
     if let Some(t) = cmd.get_about().map(ToString::to_string) {
-        cmd = cmd.about(help_tr(&t));
+        cmd = cmd.about(help_tr(lang, &t));
     }
     if let Some(t) = cmd.get_long_about().map(ToString::to_string) {
-        cmd = cmd.long_about(help_tr(&t));
+        cmd = cmd.long_about(help_tr(lang, &t));
     }
     if let Some(t) = cmd.get_after_help().map(ToString::to_string) {
-        cmd = cmd.after_help(help_tr(&t));
+        cmd = cmd.after_help(help_tr(lang, &t));
     }
     if let Some(t) = cmd.get_after_long_help().map(ToString::to_string) {
-        cmd = cmd.after_long_help(help_tr(&t));
+        cmd = cmd.after_long_help(help_tr(lang, &t));
     }
     let ids: Vec<clap::Id> = cmd.get_arguments().map(|a| a.get_id().clone()).collect();
     for id in ids {
         cmd = cmd.mut_arg(id, |a| {
             // clap writes "[default: …]" and "Possible values:" itself, in English: they are
             // hidden and written here instead, in the language of the help.
-            let (short_extra, long_extra) = values_and_default(&a);
-            let help = a.get_help().map(|t| help_tr(&t.to_string()));
-            let long = a.get_long_help().map(|t| help_tr(&t.to_string()));
+            let (short_extra, long_extra) = values_and_default(&a, lang);
+            let help = a.get_help().map(|t| help_tr(lang, &t.to_string()));
+            let long = a.get_long_help().map(|t| help_tr(lang, &t.to_string()));
             let a = if short_extra.is_empty() { a } else { a.hide_possible_values(true).hide_default_value(true) };
             let a = match help {
                 Some(h) => a.help(format!("{h}{short_extra}")),
@@ -244,26 +215,26 @@ fn localize_one(mut cmd: clap::Command) -> clap::Command {
             }
         });
     }
-    let mut template = format!("{{before-help}}{{about-with-newline}}\n{} {{usage}}\n", crate::tr!("Usage:"));
+    let mut template = format!("{{before-help}}{{about-with-newline}}\n{} {{usage}}\n", crate::tr_in!(lang, "Usage:"));
     if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
-        template += &format!("\n{}\n{{subcommands}}\n", crate::tr!("Commands:"));
+        template += &format!("\n{}\n{{subcommands}}\n", crate::tr_in!(lang, "Commands:"));
     }
     if cmd.get_positionals().any(|a| !a.is_hide_set()) {
-        template += &format!("\n{}\n{{positionals}}\n", crate::tr!("Arguments:"));
+        template += &format!("\n{}\n{{positionals}}\n", crate::tr_in!(lang, "Arguments:"));
     }
-    template += &format!("\n{}\n{{options}}{{after-help}}", crate::tr!("Options:"));
+    template += &format!("\n{}\n{{options}}{{after-help}}", crate::tr_in!(lang, "Options:"));
     cmd = cmd.help_template(template);
     let subs: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_string()).collect();
     for name in subs {
-        cmd = cmd.mut_subcommand(name, localize_one);
+        cmd = cmd.mut_subcommand(name, |c| localize_one(c, lang));
     }
     cmd
 }
 
-/// What clap would add to an argument's help, in the current language: the default value and the
+/// What clap would add to an argument's help, in `lang`: the default value and the
 /// possible values, for the short help (`-h`) and the long help (`--help`). Empty when the
 /// argument has neither (or shows neither).
-fn values_and_default(a: &clap::Arg) -> (String, String) {
+fn values_and_default(a: &clap::Arg, lang: Lang) -> (String, String) {
     let mut short = String::new();
     let mut long = String::new();
     let all = a.get_possible_values();
@@ -273,7 +244,7 @@ fn values_and_default(a: &clap::Arg) -> (String, String) {
     let defaults: Vec<String> = a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
     let shown_default = a.get_action().takes_values() && !a.is_hide_default_value_set() && !defaults.is_empty();
     if shown_default {
-        let d = crate::tr!("[default: {value}]", value = defaults.join(", "));
+        let d = crate::tr_in!(lang, "[default: {value}]", value = defaults.join(", "));
         short.push(' ');
         short.push_str(&d);
         long.push_str("\n\n");
@@ -282,12 +253,12 @@ fn values_and_default(a: &clap::Arg) -> (String, String) {
     if shown_values {
         let names: Vec<&str> = values.iter().map(|v| v.get_name()).collect();
         short.push(' ');
-        short.push_str(&crate::tr!("[possible values: {values}]", values = names.join(", ")));
+        short.push_str(&crate::tr_in!(lang, "[possible values: {values}]", values = names.join(", ")));
         long.push_str("\n\n");
-        long.push_str(crate::tr!("Possible values:"));
+        long.push_str(crate::tr_in!(lang, "Possible values:"));
         for v in values {
             match v.get_help() {
-                Some(h) => long.push_str(&format!("\n- {}: {}", v.get_name(), help_tr(&h.to_string()))),
+                Some(h) => long.push_str(&format!("\n- {}: {}", v.get_name(), help_tr(lang, &h.to_string()))),
                 None => long.push_str(&format!("\n- {}", v.get_name())),
             }
         }
@@ -322,9 +293,9 @@ pub fn zh_help_catalogue() -> &'static HashMap<String, String> {
     &ZH_HELP
 }
 
-/// A help text of the command line in the current language.
-fn help_tr(en: &str) -> String {
-    match current() {
+/// A help text of the command line in `lang`.
+fn help_tr(lang: Lang, en: &str) -> String {
+    match lang {
         Lang::En => en.to_string(),
         Lang::ZhCn => ZH_HELP.get(en).cloned().unwrap_or_else(|| en.to_string()),
     }
@@ -345,17 +316,12 @@ pub fn zh_catalogue() -> &'static HashMap<String, String> {
     &ZH
 }
 
-/// `en` in the current language (the English text itself when it has no translation).
-pub fn tr(en: &'static str) -> &'static str {
-    match current() {
+/// `en`, a text of the catalogue, in `lang` (the English text itself when it has no translation).
+pub fn tr_static(lang: Lang, en: &'static str) -> &'static str {
+    match lang {
         Lang::En => en,
         Lang::ZhCn => ZH.get(en).map_or(en, String::as_str),
     }
-}
-
-/// `en`, a text known only at run time (clap's help), in the current language.
-pub fn tr_dyn(en: &str) -> String {
-    tr_in(current(), en)
 }
 
 /// `en`, a catalogue text known only at run time, in `lang`.
@@ -428,15 +394,16 @@ macro_rules! tr_key {
     };
 }
 
-/// A text in the current language: `tr!("Checklist")`, or with named placeholders
-/// `tr!("{n} checks", n = count)`.
+/// A text in the language `lang`: `tr_in!(lang, "Checklist")` (a `&'static str`), or with named
+/// placeholders `tr_in!(lang, "{n} checks", n = count)` (a `String`). The front ends' `tr!` is the
+/// same with the language they show.
 #[macro_export]
-macro_rules! tr {
-    ($en:literal) => {
-        $crate::i18n::tr($en)
+macro_rules! tr_in {
+    ($lang:expr, $en:literal) => {
+        $crate::i18n::tr_static($lang, $en)
     };
-    ($en:literal, $($name:ident = $value:expr),+ $(,)?) => {
-        $crate::i18n::fill($crate::i18n::tr($en), &[$((stringify!($name), &$value as &dyn ::std::fmt::Display)),+])
+    ($lang:expr, $en:literal, $($name:ident = $value:expr),+ $(,)?) => {
+        $crate::i18n::fill($crate::i18n::tr_static($lang, $en), &[$((stringify!($name), &$value as &dyn ::std::fmt::Display)),+])
     };
 }
 
@@ -456,18 +423,6 @@ mod tests {
     }
 
     #[test]
-    fn a_switch_inside_a_scope_changes_only_this_thread() {
-        let before = CURRENT.load(Ordering::Relaxed);
-        scoped(Lang::En, || {
-            set(Lang::ZhCn);
-            assert_eq!(current(), Lang::ZhCn);
-            let elsewhere = std::thread::spawn(|| CURRENT.load(Ordering::Relaxed)).join().unwrap_or(u8::MAX);
-            assert_eq!(elsewhere, before, "the process's language changed");
-        });
-        assert_eq!(CURRENT.load(Ordering::Relaxed), before);
-    }
-
-    #[test]
     fn placeholders_are_filled_by_name_in_any_order() {
         let n = 3;
         assert_eq!(fill("{n} of {total} GPUs", &[("total", &8), ("n", &n)]), "3 of 8 GPUs");
@@ -478,16 +433,9 @@ mod tests {
     }
 
     #[test]
-    fn a_scoped_language_holds_on_this_thread_only_and_ends_with_the_scope() {
-        let outside = current();
-        let inside = scoped(Lang::ZhCn, || {
-            let other = std::thread::spawn(current).join().unwrap_or_default();
-            (current(), other)
-        });
-        assert_eq!(inside.0, Lang::ZhCn);
-        assert_eq!(inside.1, Lang::from_u8(CURRENT.load(Ordering::Relaxed)));
-        assert_eq!(current(), outside);
-        assert_eq!(scoped(Lang::ZhCn, || tr("Checklist")), "检查清单");
-        assert_eq!(scoped(Lang::En, || tr("Checklist")), "Checklist");
+    fn a_text_is_made_in_the_language_asked_for() {
+        assert_eq!(tr_static(Lang::ZhCn, "Checklist"), "检查清单");
+        assert_eq!(tr_static(Lang::En, "Checklist"), "Checklist");
+        assert_eq!(crate::tr_in!(Lang::ZhCn, "Checklist"), "检查清单");
     }
 }

@@ -183,7 +183,7 @@ pub fn keep_as_backup(path: &Path) -> std::io::Result<PathBuf> {
             return Ok(bak);
         }
     }
-    Err(std::io::Error::other(crate::tr!("too many backups")))
+    Err(std::io::Error::other(crate::msg!("too many backups").en()))
 }
 
 #[cfg(test)]

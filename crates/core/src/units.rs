@@ -3,6 +3,7 @@
 //! One place decides how a number looks, so the GUI, the CLI table and reports agree.
 
 use serde::{Deserialize, Serialize};
+use crate::i18n::Lang;
 
 /// How byte quantities are shown (the "Byte units" setting). A value passed to formatting, never
 /// process-wide state: the GUI passes the user's choice, the CLI and reports use the default.
@@ -67,21 +68,24 @@ pub fn rate(bytes_per_sec: f64) -> String {
     }
 }
 
-/// Formats a percentage with no decimals below 10 % precision needs: `7.5 %`, `93 %`.
-pub fn percent(p: f64) -> String {
-    // Chinese writes the sign against the number (30%); English here with a space (30 %).
+/// Formats a percentage with no decimals below 10 % precision needs, as `lang` writes it:
+/// `7.5 %`, `93 %` (Chinese writes the sign against the number: `93%`).
+pub fn percent_in(lang: Lang, p: f64) -> String {
     if p < 10.0 && p > 0.0 {
-        let space = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "" } else { " " };
-        format!("{p:.1}{space}%")
+        format!("{p:.1}{}%", percent_space(lang))
     } else {
-        percent_whole(p)
+        percent_whole_in(lang, p)
     }
 }
 
-/// A whole percentage as the reader's language writes it: `83 %` in English, `83%` in Chinese.
-pub fn percent_whole(p: f64) -> String {
-    let space = if crate::i18n::current() == crate::i18n::Lang::ZhCn { "" } else { " " };
-    format!("{p:.0}{space}%")
+/// A whole percentage as `lang` writes it: `83 %` in English, `83%` in Chinese.
+pub fn percent_whole_in(lang: Lang, p: f64) -> String {
+    format!("{p:.0}{}%", percent_space(lang))
+}
+
+/// What stands between a number and its percent sign in `lang`.
+fn percent_space(lang: Lang) -> &'static str {
+    if lang == Lang::ZhCn { "" } else { " " }
 }
 
 /// The unit of a metric's values (the metric table's, `telemetry::metric`): how a value is
@@ -107,27 +111,27 @@ pub enum MetricUnit {
 }
 
 impl MetricUnit {
-    /// A value as a reading shows it: `7.5 %`, `23.9 GiB`, `1.20 GB/s`, `410 W`, `72 °C`,
-    /// `2520 MHz`; a flag as the share of time it was on (`100 %`).
-    pub fn format(self, v: f64) -> String {
+    /// A value as a reading shows it in `lang`: `7.5 %`, `23.9 GiB`, `1.20 GB/s`, `410 W`,
+    /// `72 °C`, `2520 MHz`; a flag as the share of time it was on (`100 %`).
+    pub fn format_in(self, lang: Lang, v: f64) -> String {
         match self {
-            MetricUnit::Percent | MetricUnit::CorePercent => percent(v),
+            MetricUnit::Percent | MetricUnit::CorePercent => percent_in(lang, v),
             MetricUnit::Bytes => bytes(v.max(0.0) as u64),
             MetricUnit::BytesPerSec => rate(v),
             MetricUnit::Watts => format!("{v:.0} W"),
             MetricUnit::Celsius => format!("{v:.0} °C"),
             MetricUnit::Mhz => format!("{v:.0} MHz"),
-            MetricUnit::Flag => percent_whole(100.0 * v),
+            MetricUnit::Flag => percent_whole_in(lang, 100.0 * v),
         }
     }
 
     /// A value in whole units, as a report's min / mean / max columns write it: percentages as
-    /// `83 %` in every language, the rest as [`MetricUnit::format`].
-    pub fn format_whole(self, v: f64) -> String {
+    /// `83 %` in every language, the rest as [`MetricUnit::format_in`].
+    pub fn format_whole_in(self, lang: Lang, v: f64) -> String {
         match self {
             MetricUnit::Percent | MetricUnit::CorePercent => format!("{v:.0} %"),
             MetricUnit::Flag => format!("{:.0} %", 100.0 * v),
-            other => other.format(v),
+            other => other.format_in(lang, v),
         }
     }
 }
@@ -207,23 +211,23 @@ mod tests {
         assert_eq!(duration_secs(5400.0), "1 h 30 min");
         assert_eq!(clock(3661.0), "01:01:01");
         assert_eq!(clock(86_400.0 + 5.0), "00:00:05");
-        assert_eq!(percent(7.52), "7.5 %");
-        assert_eq!(percent(93.4), "93 %");
-        let zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn, || (percent(7.52), percent(43.0)));
+        assert_eq!(percent_in(Lang::En, 7.52), "7.5 %");
+        assert_eq!(percent_in(Lang::En, 93.4), "93 %");
+        let zh = (percent_in(Lang::ZhCn, 7.52), percent_in(Lang::ZhCn, 43.0));
         assert_eq!(zh, ("7.5%".to_string(), "43%".to_string()), "Chinese writes no space before %");
     }
 
     #[test]
     fn metric_units_write_values_one_way() {
-        assert_eq!(MetricUnit::Percent.format(7.52), "7.5 %");
-        assert_eq!(MetricUnit::Percent.format_whole(7.52), "8 %");
-        assert_eq!(MetricUnit::Bytes.format(1536.0), "1.5 KiB");
-        assert_eq!(MetricUnit::Bytes.format(-1.0), "0 B");
-        assert_eq!(MetricUnit::BytesPerSec.format_whole(1.2e9), "1.20 GB/s");
-        assert_eq!(MetricUnit::Watts.format(410.4), "410 W");
-        assert_eq!(MetricUnit::Celsius.format_whole(72.0), "72 °C");
-        assert_eq!(MetricUnit::Mhz.format(2520.0), "2520 MHz");
-        assert_eq!(MetricUnit::Flag.format_whole(0.25), "25 %");
-        assert_eq!(MetricUnit::CorePercent.format_whole(250.0), "250 %");
+        assert_eq!(MetricUnit::Percent.format_in(Lang::En, 7.52), "7.5 %");
+        assert_eq!(MetricUnit::Percent.format_whole_in(Lang::En, 7.52), "8 %");
+        assert_eq!(MetricUnit::Bytes.format_in(Lang::En, 1536.0), "1.5 KiB");
+        assert_eq!(MetricUnit::Bytes.format_in(Lang::En, -1.0), "0 B");
+        assert_eq!(MetricUnit::BytesPerSec.format_whole_in(Lang::En, 1.2e9), "1.20 GB/s");
+        assert_eq!(MetricUnit::Watts.format_in(Lang::En, 410.4), "410 W");
+        assert_eq!(MetricUnit::Celsius.format_whole_in(Lang::En, 72.0), "72 °C");
+        assert_eq!(MetricUnit::Mhz.format_in(Lang::En, 2520.0), "2520 MHz");
+        assert_eq!(MetricUnit::Flag.format_whole_in(Lang::En, 0.25), "25 %");
+        assert_eq!(MetricUnit::CorePercent.format_whole_in(Lang::En, 250.0), "250 %");
     }
 }

@@ -45,9 +45,9 @@ impl Verdict {
         }
     }
 
-    /// The verdict in a word of the current language, as the window and reports show it.
-    pub fn word(self) -> &'static str {
-        crate::i18n::tr(self.key())
+    /// The verdict in a word of `lang`, as the window and reports show it.
+    pub fn word_in(self, lang: crate::i18n::Lang) -> &'static str {
+        crate::i18n::tr_static(lang, self.key())
     }
 
     /// The verdict's word as a message, for a text made before its language is known.

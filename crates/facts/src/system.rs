@@ -445,7 +445,7 @@ pub enum CaptureError {
 /// In the language shown now.
 impl std::fmt::Display for CaptureError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 

@@ -6,8 +6,8 @@
 // own module name where it has one: a module keeps its paths whichever crate it lives in. (Not
 // every crate uses every name.)
 #[allow(unused_imports)]
-pub(crate) use gpu_doctor_cli::cli;
-gpu_doctor_core::ground!();
+pub(crate) use gpu_doctor_cli::{cli, i18n, tr, units};
+gpu_doctor_core::ground!(front_end);
 #[allow(unused_imports)]
 pub(crate) use gpu_doctor_jobs as jobs;
 #[allow(unused_imports)]

@@ -14,18 +14,18 @@ use crate::msg;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sizes(pub Vec<(String, f64)>);
 
-/// clap value parser for `--sizes` (its error in the language shown now: clap prints it).
-pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
+/// The sizes of `--sizes` (a front end shows the error in its language).
+pub fn parse_sizes(s: &str) -> Result<Sizes, crate::i18n::Message> {
     // The user's text goes into the command unchanged (9007199254740993 stays itself); the
     // number is only for the fit.
     let v: Result<Vec<(String, f64)>, _> =
         s.split(',').map(|x| x.trim().parse::<f64>().map(|n| (x.trim().to_string(), n))).collect();
-    let v = v.map_err(|_| msg!("'{text}' is not a list of numbers like 1,2,4", text = s).here())?;
+    let v = v.map_err(|_| msg!("'{text}' is not a list of numbers like 1,2,4", text = s))?;
     let mut distinct: Vec<f64> = v.iter().map(|(_, n)| *n).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 2 || v.iter().any(|(_, x)| !x.is_finite() || *x <= 0.0) {
-        return Err(msg!("give at least two different positive sizes, e.g. 1,2,4").here());
+        return Err(msg!("give at least two different positive sizes, e.g. 1,2,4"));
     }
     Ok(Sizes(v))
 }
@@ -136,7 +136,7 @@ pub enum ScaleError {
 /// In the language shown now.
 impl std::fmt::Display for ScaleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 
@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn sizes_reach_the_command_as_the_user_wrote_them() {
-        let sizes = parse_sizes("9007199254740993, 2.50,4").unwrap_or_else(|e| panic!("{e}"));
+        let sizes = parse_sizes("9007199254740993, 2.50,4").unwrap_or_else(|e| panic!("{}", e.en()));
         let texts: Vec<&str> = sizes.0.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(texts, ["9007199254740993", "2.50", "4"]);
         let mut seen = Vec::new();

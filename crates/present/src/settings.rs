@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::report::redact::RedactOptions;
-use crate::tr;
+use crate::i18n::Message;
+use crate::msg;
 
 /// Version written into the file; a newer one is not read.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -40,22 +41,22 @@ pub enum SettingsError {
     #[error("it is not text")]
     NotText,
     /// Not valid RON for the settings.
-    #[error("it is not valid: {0}")]
-    Invalid(String),
+    #[error("it is not valid: {}", .0.en())]
+    Invalid(Message),
     /// Written by a newer version.
     #[error("it was written by a newer gpu-doctor (settings version {0}; this one reads {SETTINGS_VERSION})")]
     Newer(u32),
 }
 
 impl SettingsError {
-    /// The reason in the current language (the `Display` text is English, for logs and tests).
-    pub fn localized(&self) -> String {
+    /// The reason as a message (the `Display` text is its English, for logs and tests).
+    pub fn message(&self) -> Message {
         match self {
-            SettingsError::NotText => tr!("it is not text").to_string(),
-            SettingsError::Invalid(why) => tr!("it is not valid: {why}", why = why),
-            SettingsError::Newer(v) => tr!(
+            SettingsError::NotText => msg!("it is not text"),
+            SettingsError::Invalid(why) => msg!("it is not valid: {why}", why = why.clone()),
+            SettingsError::Newer(v) => msg!(
                 "it was written by a newer gpu-doctor (settings version {found}; this one reads {current})",
-                found = v,
+                found = *v,
                 current = SETTINGS_VERSION
             ),
         }
@@ -111,7 +112,7 @@ pub struct Loaded {
     /// Settings to use.
     pub settings: Settings,
     /// A message for the user when the file was unusable (shown once: the file is moved away).
-    pub notice: Option<String>,
+    pub notice: Option<Message>,
 }
 
 impl Settings {
@@ -127,30 +128,30 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Loaded { settings: Settings::default(), notice: None };
             }
-            Err(e) => Some(e.to_string()),
-            Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(tr!("it is {n} bytes, far too large", n = m.len())),
+            Err(e) => Some(Message::data(e.to_string())),
+            Ok(m) if m.len() > MAX_SETTINGS_BYTES => Some(msg!("it is {n} bytes, far too large", n = m.len())),
             Ok(_) => match crate::safe_fs::read_regular(path, MAX_SETTINGS_BYTES) {
-                Err(e) => Some(e.to_string()),
+                Err(e) => Some(Message::data(e.to_string())),
                 Ok(bytes) => match Self::parse(&bytes) {
                     Ok(s) => return Loaded { settings: s, notice: None },
-                    Err(why) => Some(why.localized()),
+                    Err(why) => Some(why.message()),
                 },
             },
         };
         let why = problem.unwrap_or_default();
         let kept = crate::safe_fs::keep_as_backup(path);
         let notice = match kept {
-            Ok(bak) => tr!(
+            Ok(bak) => msg!(
                 "Your settings file {path} could not be used ({why}). gpu-doctor started with default settings and kept the old file as {backup}.",
-                path = path.display(),
+                path = path.display().to_string(),
                 why = why,
-                backup = bak.display()
+                backup = bak.display().to_string()
             ),
-            Err(e) => tr!(
+            Err(e) => msg!(
                 "Your settings file {path} could not be used ({why}) and could not be moved aside ({error}). gpu-doctor uses default settings this time.",
-                path = path.display(),
+                path = path.display().to_string(),
                 why = why,
-                error = e
+                error = e.to_string()
             ),
         };
         Loaded { settings: Settings::default(), notice: Some(notice) }
@@ -209,7 +210,7 @@ impl Settings {
 
 /// A settings parse error in plain words: which line, which setting, what was wrong; no parser
 /// internals (type names, "serde", "struct").
-fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
+fn plain_error(e: &ron::error::SpannedError, text: &str) -> Message {
     use ron::error::Error as E;
     let line = e.span.start.line;
     // The setting is the last `name:` before the error on its line (a file written on one line
@@ -238,24 +239,24 @@ fn plain_error(e: &ron::error::SpannedError, text: &str) -> String {
         })
         .filter(|_| !names_itself);
     let what = match &e.code {
-        E::NoSuchStructField { found, .. } => tr!("there is no setting called \"{found}\"", found = found),
+        E::NoSuchStructField { found, .. } => msg!("there is no setting called \"{found}\"", found = found.clone()),
         E::NoSuchEnumVariant { found, expected, .. } => {
-            tr!("\"{found}\" is not one of the choices ({choices})", found = found, choices = expected.join(", "))
+            msg!("\"{found}\" is not one of the choices ({choices})", found = found.clone(), choices = expected.join(", "))
         }
-        E::DuplicateStructField { field, .. } => tr!("the setting \"{field}\" is given twice", field = field),
+        E::DuplicateStructField { field, .. } => msg!("the setting \"{field}\" is given twice", field = field.to_string()),
         E::ExpectedFloat | E::ExpectedInteger | E::IntegerOutOfBounds | E::InvalidIntegerDigit { .. } => {
-            tr!("a number was expected").to_string()
+            msg!("a number was expected")
         }
-        E::ExpectedBoolean => tr!("true or false was expected").to_string(),
-        E::ExpectedString | E::ExpectedStringEnd => tr!("a text in double quotes was expected").to_string(),
-        E::Eof => tr!("the file ends too early (a closing bracket is missing?)").to_string(),
-        E::TrailingCharacters => tr!("there is text after the end of the settings").to_string(),
-        E::InvalidValueForType { found, .. } => tr!("{found} is not a valid value here", found = found),
-        _ => tr!("the text does not have the shape of a settings file").to_string(),
+        E::ExpectedBoolean => msg!("true or false was expected"),
+        E::ExpectedString | E::ExpectedStringEnd => msg!("a text in double quotes was expected"),
+        E::Eof => msg!("the file ends too early (a closing bracket is missing?)"),
+        E::TrailingCharacters => msg!("there is text after the end of the settings"),
+        E::InvalidValueForType { found, .. } => msg!("{found} is not a valid value here", found = found.clone()),
+        _ => msg!("the text does not have the shape of a settings file"),
     };
     match setting {
-        Some(s) => tr!("line {line}, setting \"{setting}\": {what}", line = line, setting = s, what = what),
-        None => tr!("line {line}: {what}", line = line, what = what),
+        Some(s) => msg!("line {line}, setting \"{setting}\": {what}", line = line, setting = s, what = what),
+        None => msg!("line {line}: {what}", line = line, what = what),
     }
 }
 
@@ -294,7 +295,7 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
         assert_eq!(loaded.settings, Settings::default());
         assert!(
-            loaded.notice.as_deref().is_some_and(|n| n.contains("not a regular file (a device)")),
+            loaded.notice.as_ref().is_some_and(|n| n.en().contains("not a regular file (a device)")),
             "{:?}",
             loaded.notice
         );
@@ -353,7 +354,7 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             let l = Settings::load(&path);
             assert_eq!(l.settings, Settings::default());
-            let notice = l.notice.unwrap_or_default();
+            let notice = l.notice.unwrap_or_default().en();
             assert!(notice.contains("started with default settings"), "{notice}");
             let bak = if i == 0 { "settings.ron.bak".to_string() } else { format!("settings.ron.bak.{}", i + 1) };
             assert!(notice.contains(&bak), "{notice}");

@@ -100,9 +100,7 @@ pub fn run(
     let t0 = Instant::now();
     let mut progress = Progress::default();
     let end = supervise(launcher, opts, stall, cancel, &mut progress, on_update);
-    crate::i18n::scoped(crate::i18n::Lang::En, || {
-        build_report(opts, progress, end, t0.elapsed().as_secs_f64() * 1000.0)
-    })
+    build_report(opts, progress, end, t0.elapsed().as_secs_f64() * 1000.0)
 }
 
 fn supervise(

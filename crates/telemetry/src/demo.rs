@@ -113,7 +113,7 @@ impl UnknownScenario {
 /// In the language shown now (clap prints it).
 impl fmt::Display for UnknownScenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 

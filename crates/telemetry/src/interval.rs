@@ -19,7 +19,7 @@ impl BadInterval {
 /// In the language shown now.
 impl std::fmt::Display for BadInterval {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 
@@ -55,12 +55,6 @@ impl Interval {
     pub fn parse_message(s: &str) -> Result<Interval, crate::i18n::Message> {
         let v: f64 = s.trim().parse().map_err(|_| crate::msg!("'{value}' is not a number of seconds", value = s))?;
         Self::from_secs(v).map_err(|e| e.message())
-    }
-
-    /// [`Interval::parse_message`] for the command line (clap shows the error as it is, in the
-    /// language shown now).
-    pub fn parse(s: &str) -> Result<Interval, String> {
-        Self::parse_message(s).map_err(|m| m.here())
     }
 
     /// Seconds.
@@ -99,12 +93,12 @@ mod tests {
             let e = Interval::from_secs(bad).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains("between 0.25 and 10"), "{e}");
         }
-        assert_eq!(Interval::parse(" 0.5 ").map(Interval::duration), Ok(Duration::from_millis(500)));
-        assert!(Interval::parse("fast").is_err_and(|e| e.contains("not a number of seconds")));
+        assert_eq!(Interval::parse_message(" 0.5 ").map(Interval::duration), Ok(Duration::from_millis(500)));
+        assert!(Interval::parse_message("fast").is_err_and(|e| e.en().contains("not a number of seconds")));
         assert_eq!(Interval::clamped(99.0).secs(), 10.0);
         assert_eq!(Interval::clamped(0.0).secs(), 0.25);
         assert_eq!(Interval::clamped(f64::NAN), Interval::DEFAULT);
         assert_eq!(Interval::default().to_string(), "1");
-        assert_eq!(Interval::parse(&Interval::DEFAULT.to_string()), Ok(Interval::DEFAULT));
+        assert_eq!(Interval::parse_message(&Interval::DEFAULT.to_string()), Ok(Interval::DEFAULT));
     }
 }

@@ -68,20 +68,19 @@ impl<T> Reading<T> {
         }
     }
 
-    /// Formats the value with `f`, or `n/a (reason)` in the language shown now (for a front end
-    /// drawing).
-    pub fn show(&self, f: impl FnOnce(&T) -> String) -> String {
+    /// Formats the value with `f`, or `n/a (reason)` in `lang`.
+    pub fn show_in(&self, lang: crate::i18n::Lang, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { na } => crate::msg!("n/a ({reason})", reason = na).here(),
+            Reading::Na { na } => crate::msg!("n/a ({reason})", reason = na).render(lang),
         }
     }
 
-    /// Formats the value with `f`, or a short `n/a` (for narrow table cells).
-    pub fn show_short(&self, f: impl FnOnce(&T) -> String) -> String {
+    /// Formats the value with `f`, or a short `n/a` in `lang` (for narrow table cells).
+    pub fn show_short_in(&self, lang: crate::i18n::Lang, f: impl FnOnce(&T) -> String) -> String {
         match self {
             Reading::Value(v) => f(v),
-            Reading::Na { .. } => crate::msg!("n/a").here(),
+            Reading::Na { .. } => crate::msg!("n/a").render(lang),
         }
     }
 }
@@ -111,9 +110,10 @@ mod tests {
     fn shows_value_or_reason() {
         let ok: Reading<u32> = Reading::Value(42);
         let na: Reading<u32> = Reading::na("not supported on this GPU");
-        assert_eq!(ok.show(|v| format!("{v} W")), "42 W");
-        assert_eq!(na.show(|v| format!("{v} W")), "n/a (not supported on this GPU)");
-        assert_eq!(na.show_short(|v| v.to_string()), "n/a");
+        let en = crate::i18n::Lang::En;
+        assert_eq!(ok.show_in(en, |v| format!("{v} W")), "42 W");
+        assert_eq!(na.show_in(en, |v| format!("{v} W")), "n/a (not supported on this GPU)");
+        assert_eq!(na.show_short_in(en, |v| v.to_string()), "n/a");
         assert_eq!(ok.get(), Some(42));
         assert_eq!(na.reason().map(Message::en).as_deref(), Some("not supported on this GPU"));
     }

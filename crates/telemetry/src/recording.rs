@@ -124,7 +124,7 @@ impl RecordingError {
 /// In the language shown now.
 impl std::fmt::Display for RecordingError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 

@@ -13,7 +13,7 @@ pub struct InputError {
 /// `field: problem`, in the language shown now.
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.field, self.problem.here())
+        write!(f, "{}: {}", self.field, self.problem.en())
     }
 }
 

@@ -73,7 +73,7 @@ pub enum PresetError {
 /// In the language shown now.
 impl std::fmt::Display for PresetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message().here())
+        f.write_str(&self.message().en())
     }
 }
 

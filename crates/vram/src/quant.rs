@@ -81,7 +81,7 @@ impl Quant {
     }
 
     /// Parses a name (`bf16`, `fp16`, `awq`, `Q4_K_M`...).
-    pub fn parse(s: &str) -> Result<Quant, String> {
+    pub fn parse(s: &str) -> Result<Quant, crate::i18n::Message> {
         let s = s.trim().to_ascii_lowercase().replace('-', "_");
         let q = match s.as_str() {
             "fp16" | "float16" | "half" => Quant::Bf16,
@@ -96,8 +96,7 @@ impl Quant {
                         "unknown weight format '{format}'; choose one of: {formats}",
                         format = s,
                         formats = Quant::ALL.iter().map(|q| q.name()).collect::<Vec<_>>().join(", ")
-                    )
-                    .here());
+                    ));
                 }
             },
         };
@@ -151,6 +150,6 @@ mod tests {
         assert_eq!(Quant::parse("Q4_K_M"), Ok(Quant::GgufQ4KM));
         assert_eq!(Quant::parse("fp16"), Ok(Quant::Bf16));
         assert_eq!(Quant::parse("nf4-dq"), Ok(Quant::Nf4Dq));
-        assert!(Quant::parse("q9").err().is_some_and(|e| e.contains("q4_k_m")));
+        assert!(Quant::parse("q9").err().is_some_and(|e| e.en().contains("q4_k_m")));
     }
 }

@@ -3,6 +3,7 @@
 //! Kubernetes node-problem-detector's custom plugins, Nagios-style plugins). The contracts and
 //! ready-to-paste snippets are in docs/fleet.md.
 
+use crate::i18n::Here as _;
 use crate::diagnose::{Report, Verdict};
 
 /// The longest status line, in bytes: node-problem-detector cuts a custom plugin's message at 80

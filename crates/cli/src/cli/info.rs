@@ -1,5 +1,6 @@
 //! `info`: the inventory and the NVML load attempts, as text or JSON.
 
+use crate::i18n::{Here as _, Shown as _};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -41,14 +42,14 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
             "{}",
             tr!(
                 "Driver {driver} | CUDA (driver supports up to) {cuda} | NVML {nvml}",
-                driver = present::version(&inv.driver_version),
-                cuda = present::version(&inv.cuda_driver_version),
-                nvml = present::version(&inv.nvml_version)
+                driver = present::version(&inv.driver_version, crate::i18n::current()),
+                cuda = present::version(&inv.cuda_driver_version, crate::i18n::current()),
+                nvml = present::version(&inv.nvml_version, crate::i18n::current())
             )
         );
     }
     for g in &inv.gpus {
-        let _ = writeln!(o, "\nGPU {}  {}", g.index, crate::present::gpu_name(&g.name));
+        let _ = writeln!(o, "\nGPU {}  {}", g.index, crate::present::gpu_name(&g.name, crate::i18n::current()));
         // Whole lines are translated, so that each language aligns its own labels.
         let _ = writeln!(o, "{}", tr!("  UUID           {uuid}", uuid = g.uuid.show(|s| s.clone())));
         let _ = writeln!(o, "{}", tr!("  PCI bus id     {bus}", bus = g.pci_bus_id.show(|s| s.clone())));

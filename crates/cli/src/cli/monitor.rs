@@ -1,5 +1,6 @@
 //! `monitor`: live metrics on the terminal, a compact block per tick or one JSON object per line.
 
+use crate::i18n::{Here as _, Shown as _, Word as _};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -46,13 +47,13 @@ fn rate_or_na(r: Option<f64>) -> String {
 /// The host's values, each after its label; a missing one reads "n/a", so columns keep their
 /// meaning whatever is missing.
 fn host_line(h: &HostSample) -> String {
-    let mut o = format!("CPU {}", present::pct(&h.cpu_pct));
+    let mut o = format!("CPU {}", present::pct(&h.cpu_pct, crate::i18n::current()));
     if let Some(busiest) = h.per_core_pct.iter().copied().reduce(f64::max) {
         o.push_str(&tr!(" (busiest core {pct})", pct = units::percent(busiest)));
     }
-    let _ = write!(o, "  iowait {}", present::pct(&h.iowait_pct));
+    let _ = write!(o, "  iowait {}", present::pct(&h.iowait_pct, crate::i18n::current()));
     o.push_str(&tr!("  load {load}", load = h.load_avg.show_short(|l| format!("{:.2}", l[0]))));
-    o.push_str(&tr!("  RAM {ram}", ram = present::ram(h)));
+    o.push_str(&tr!("  RAM {ram}", ram = present::ram(h, crate::i18n::current())));
     o.push_str(&tr!(
         "  disk read {read} write {write}",
         read = rate_or_na(h.disk_read_total()),
@@ -74,12 +75,12 @@ fn gpu_line(g: &GpuSample, inv: &Inventory) -> String {
     for d in GPU_METRICS {
         let Some(short) = d.short else { continue };
         if d.key == GpuMetric::PcieRx {
-            let _ = write!(o, "  PCIe {}", present::pcie_link(g, info));
+            let _ = write!(o, "  PCIe {}", present::pcie_link(g, info, crate::i18n::current()));
         }
-        let _ = write!(o, "  {} {}", crate::i18n::tr(short), present::gpu_metric(d, g, info));
+        let _ = write!(o, "  {} {}", crate::i18n::tr(short), present::gpu_metric(d, g, info, crate::i18n::current()));
     }
     o.push_str("  ");
-    o.push_str(&tr!("throttle: {throttle}", throttle = present::throttle_summary(g)));
+    o.push_str(&tr!("throttle: {throttle}", throttle = present::throttle_summary(g, crate::i18n::current())));
     o
 }
 

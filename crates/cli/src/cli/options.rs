@@ -9,7 +9,14 @@ use std::marker::PhantomData;
 
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 
+use crate::i18n::{Here as _, Message};
 use crate::telemetry::interval::Interval;
+
+/// A domain parser as clap's value parser: the domain says what is wrong as a message, and clap
+/// prints it as it is, so it is rendered here, in the language the command line shows.
+pub fn shown<T>(parse: fn(&str) -> Result<T, Message>) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync {
+    move |s| parse(s).map_err(|m| m.here())
+}
 
 /// The default of a command's `--interval`.
 pub trait IntervalDefault: Send + Sync + 'static {
@@ -69,7 +76,7 @@ impl<D: IntervalDefault> IntervalArg<D> {
 
     /// The argument, the one place its name, value, parser and help are written.
     fn arg() -> Arg {
-        let arg = Arg::new(Self::ID).long("interval").value_name("SECS").value_parser(Interval::parse);
+        let arg = Arg::new(Self::ID).long("interval").value_name("SECS").value_parser(shown(Interval::parse_message));
         match D::DEFAULT {
             Some((_, text)) => arg.default_value(text).help("Seconds between samples (0.25-10)"),
             None => arg.help("Seconds between samples (0.25-10). Default: the settings file's, else 1"),
@@ -137,7 +144,7 @@ mod tests {
     #[test]
     fn each_default_is_shown_as_it_is() {
         for (value, text) in [Sampling::DEFAULT, Run::DEFAULT].into_iter().flatten() {
-            assert_eq!(Interval::parse(text), Ok(value));
+            assert_eq!(Interval::parse_message(text), Ok(value));
         }
         assert_eq!(IntervalArg::<Sampling>::default().get(), Interval::DEFAULT);
         assert_eq!(IntervalArg::<Run>::default().get(), Interval::RUN_DEFAULT);

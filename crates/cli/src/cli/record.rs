@@ -1,6 +1,7 @@
 //! `record` (write the sampled metrics to a recording file) and `replay` (read one back as text,
 //! JSON lines or CSV).
 
+use crate::i18n::Here as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -233,15 +234,15 @@ fn text_head(h: &Header, samples: usize, span: f64, inv: &crate::telemetry::samp
 fn text_row(h: &Header, r: &Record, offset: i64) -> String {
     let mut s = crate::present::wall_clock(h.started_unix, r.t, offset);
     if let Some(host) = &r.host {
-        s.push_str(&format!("  CPU {}", crate::present::pct(&host.cpu_pct)));
+        s.push_str(&format!("  CPU {}", crate::present::pct(&host.cpu_pct, crate::i18n::current())));
     }
     for g in &r.gpus {
         s.push_str(&format!(
             "  | GPU {} {} {} {}",
             g.index,
-            crate::present::pct(&g.util_gpu_pct),
-            crate::present::vram(g),
-            crate::present::power(g)
+            crate::present::pct(&g.util_gpu_pct, crate::i18n::current()),
+            crate::present::vram(g, crate::i18n::current()),
+            crate::present::power(g, crate::i18n::current())
         ));
     }
     s.push('\n');

@@ -102,7 +102,8 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
             smoke: smoke.as_ref(),
             vram: None,
             renderer: None,
-            machine: report::machine_facts(),
+            machine: report::machine_facts(crate::i18n::current()),
+            lang: crate::i18n::current(),
         };
         let mut doc = report::build(&inputs);
         report::redact_doc(&mut doc, &mut Redactor::new(a.redact_options(), Secrets::this_machine()));

@@ -1,6 +1,7 @@
 //! `scale --sizes 1,2,4 -- COMMAND ... {size} ...`: the scaling test ([`crate::jobs::scale`]):
 //! runs the command once per size, prints each size's time and the fit's reading.
 
+use crate::i18n::Here as _;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -14,7 +15,7 @@ use crate::jobs::scale::{ScaleError, Sizes, measure_sizes, parse_sizes};
 pub struct ScaleArgs {
     /// Sizes to substitute for `{size}`, comma-separated (at least two; three or more to tell the
     /// shape, e.g. 1,2,4).
-    #[arg(long, default_value = "1,2,4", value_parser = parse_sizes)]
+    #[arg(long, default_value = "1,2,4", value_parser = super::options::shown(parse_sizes))]
     pub sizes: Sizes,
     /// Print JSON.
     #[arg(long)]

@@ -1,6 +1,7 @@
 //! `smoke`: the CUDA smoke test from the command line (the test runs in a child process, see
 //! [`crate::smoke`]; the child itself is entered through [`crate::relaunch`]).
 
+use crate::i18n::{Here as _, Word as _};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 //! at the end; `tune --resume JOURNAL` goes on where a journal stopped. `compare A.json B.json`
 //! ([`crate::jobs::compare`]) shows two measured runs side by side.
 
+use crate::i18n::Here as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +27,7 @@ pub struct TuneArgs {
     #[arg(long = "param", value_name = "NAME=LO..HI")]
     pub params: Vec<String>,
     /// How many copies of the command to run at once, LO..HI (tuned after the batch).
-    #[arg(long, value_name = "LO..HI", value_parser = Range::parse)]
+    #[arg(long, value_name = "LO..HI", value_parser = super::options::shown(Range::parse))]
     pub concurrency: Option<Range>,
     /// Throughput as items per second: the items one copy processes, a number or a product such
     /// as {batch}*50.

@@ -1,6 +1,7 @@
 //! `vram`: the VRAM calculator on the command line: a breakdown and a fit verdict for this
 //! machine's GPUs (or a hypothetical card).
 
+use crate::i18n::Here as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,7 +60,7 @@ pub struct VramArgs {
     #[arg(long, value_enum, default_value_t = Mode::Inference)]
     pub mode: Mode,
     /// Weight format: fp32, bf16 (fp16), fp8, int8, gptq4 (awq), nf4, nf4-dq, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_l, q3_k_s, q2_k (default: the checkpoint's quantization_config, else bf16).
-    #[arg(long, alias = "dtype", value_parser = Quant::parse)]
+    #[arg(long, alias = "dtype", value_parser = super::options::shown(Quant::parse))]
     pub quant: Option<Quant>,
     /// The checkpoint is saved already quantised (a bitsandbytes 4-bit repository, GPTQ, AWQ), so
     /// no 16-bit weights pass through the GPU at load (default: on when config.json has a
@@ -417,7 +418,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     if args.json {
         super::outln(&super::to_json(&out)?)?;
     } else {
-        super::out(&crate::present::vram::text(&arch, &out.settings, &out.answer, out.calibration.as_ref()))?;
+        super::out(&crate::present::vram::text(&arch, &out.settings, &out.answer, out.calibration.as_ref(), crate::i18n::current()))?;
     }
     Ok(ExitCode::from(exit::OK))
 }
@@ -501,7 +502,7 @@ mod tests {
             "{:?}",
             out.answer.suggestions
         );
-        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None);
+        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None, crate::i18n::current());
         assert!(
             text.contains("FITS ONCE FREED — fits this 24 GiB card once `python serve.py` (pid 4242) is stopped"),
             "{text}"
@@ -527,7 +528,7 @@ mod tests {
         assert!(zh.contains("`python serve.py`") && !zh.contains("once") && !zh.contains("stopped"), "{zh}");
         let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
         let out = outcome(&arch, q, &[busy()]).unwrap();
-        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None);
+        let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None, crate::i18n::current());
         assert!(text.contains("weights NF4") && text.contains("sharded across 2 GPUs"), "{text}");
         assert!(!text.contains("GPU(s)") && !text.contains("Fsdp"), "{text}");
     }

@@ -142,11 +142,6 @@ impl Message {
         self.render(Lang::En)
     }
 
-    /// The message in the language the process shows (for a front end drawing now).
-    pub fn here(&self) -> String {
-        self.render(super::current())
-    }
-
     /// Data shown as it is in every language (a log line, a path, a value read from the machine):
     /// the key [`DATA`] with the text as its one argument.
     pub fn data(text: impl Into<String>) -> Message {

@@ -1,6 +1,7 @@
 //! The app shell: top bar with tabs and the DEMO badge, the status bar, the About tab, and the
 //! wiring between the sampler (which wakes the UI) and the Monitor.
 
+use crate::i18n::Here as _;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -140,7 +141,7 @@ pub struct DoctorApp {
     saved_settings: Settings,
     settings_path: Option<std::path::PathBuf>,
     /// A message about the settings file, until dismissed.
-    pub settings_notice: Option<String>,
+    pub settings_notice: Option<crate::i18n::Message>,
     /// The report dialog.
     pub report: share::ReportDialog,
     /// The support card.
@@ -444,7 +445,7 @@ impl eframe::App for DoctorApp {
                         }
                     });
                 }
-                if let Some(notice) = self.settings_notice.clone() {
+                if let Some(notice) = self.settings_notice.as_ref().map(crate::i18n::Here::here) {
                     ui.horizontal_wrapped(|ui| {
                         ui.colored_label(palette::tone(ui, Tone::Warn), notice);
                         if ui.button(tr!("OK")).clicked() {

@@ -2,6 +2,7 @@
 //! progress, Back / Next and Re-check) and an all-results view for experts. The checks run on a
 //! background thread (NVML may be slow or hung); the window stays responsive meanwhile.
 
+use crate::i18n::{Here as _, Word as _};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use eframe::egui::{self, Color32, RichText};
@@ -458,7 +459,7 @@ fn check_row(ui: &mut egui::Ui, c: &Check) {
             ui,
             |ui| {
                 if ui.small_button(tr!("Copy evidence")).clicked() {
-                    let lines: Vec<String> = c.evidence.iter().map(crate::i18n::Message::here).collect();
+                    let lines: Vec<String> = c.evidence.iter().map(crate::i18n::Here::here).collect();
                     ui.ctx().copy_text(format!("{}\n{}", title_and_summary(c), lines.join("\n")));
                 }
                 for e in &c.evidence {

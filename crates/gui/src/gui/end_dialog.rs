@@ -2,6 +2,7 @@
 //! what became of it (ended, still running with the choice to force it, or why it could not be
 //! asked).
 
+use crate::i18n::Here as _;
 use std::time::{Duration, Instant};
 
 use eframe::egui::{self, RichText};

@@ -2,6 +2,7 @@
 //! process table, the time-window and pause controls, and the banner shown when there is no GPU
 //! data.
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, Color32, RichText};
 
 use super::charts::{self, Chart, Reference, Series, TimeAxis, Unit, gpu_color};

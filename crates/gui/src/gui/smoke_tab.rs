@@ -2,6 +2,7 @@
 //! they finish, with their numbers against the hardware's limits; Cancel stops it; the report can
 //! be copied or exported.
 
+use crate::i18n::{Here as _, Word as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -352,7 +353,7 @@ fn stage_row(ui: &mut egui::Ui, r: &StageResult) {
         figure(ui, f);
         ui.end_row();
     }
-    let mut extra: Vec<String> = r.details.iter().map(crate::i18n::Message::here).collect();
+    let mut extra: Vec<String> = r.details.iter().map(crate::i18n::Here::here).collect();
     if let Some(e) = &r.error {
         extra.push(crate::tr!("error: {error}", error = e));
     }
@@ -373,7 +374,7 @@ fn figure(ui: &mut egui::Ui, f: &Figure) {
         ui.label(RichText::new(format!("{} {}", crate::smoke::number(f.value), f.unit)).strong());
         if let (Some(p), Some(l)) = (f.percent(), f.limit) {
             let what =
-                f.limit_label.as_ref().map_or_else(|| crate::tr!("limit").to_string(), crate::i18n::Message::here);
+                f.limit_label.as_ref().map_or_else(|| crate::tr!("limit").to_string(), crate::i18n::Here::here);
             ui.add(
                 egui::ProgressBar::new((p / 100.0).clamp(0.0, 1.0) as f32)
                     .desired_width(120.0)

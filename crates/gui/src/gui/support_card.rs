@@ -2,6 +2,7 @@
 //! checklist's problems and the smoke test, redacted, laid out to fit a 1280×800 window with up to
 //! eight GPUs so a single screenshot carries it into a support ticket.
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, RichText};
 
 use super::palette::{self, Tone};
@@ -116,15 +117,15 @@ impl SupportCard {
             .gpus
             .iter()
             .map(|g| {
-                let mut row = vec![g.index.to_string(), red.text(&crate::present::gpu_name(&g.name))];
+                let mut row = vec![g.index.to_string(), red.text(&crate::present::gpu_name(&g.name, crate::i18n::current()))];
                 match snap.gpus.iter().find(|s| s.index == g.index) {
                     Some(s) => row.extend([
-                        crate::present::pct(&s.util_gpu_pct),
-                        crate::present::vram(s),
-                        crate::present::temperature(s, info(g.index)),
-                        crate::present::power(s),
-                        crate::present::pcie_link(s, info(g.index)),
-                        crate::present::throttle_summary(s),
+                        crate::present::pct(&s.util_gpu_pct, crate::i18n::current()),
+                        crate::present::vram(s, crate::i18n::current()),
+                        crate::present::temperature(s, info(g.index), crate::i18n::current()),
+                        crate::present::power(s, crate::i18n::current()),
+                        crate::present::pcie_link(s, info(g.index), crate::i18n::current()),
+                        crate::present::throttle_summary(s, crate::i18n::current()),
                     ]),
                     None => row.push(tr!("no sample yet").to_string()),
                 }

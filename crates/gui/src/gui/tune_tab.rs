@@ -3,6 +3,7 @@
 //! as it grows: throughput and peak VRAM per trial with the headroom line and the chosen trial
 //! marked, the table, and the answer with a Copy button for the command it recommends.
 
+use crate::i18n::Here as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -113,7 +114,7 @@ impl TuneState {
         let mut r = Request::new(command);
         r.params = self.ranges.split_whitespace().map(String::from).collect();
         if !self.copies.trim().is_empty() {
-            r.concurrency = Some(Range::parse(&self.copies).map_err(|e| format!("{}: {e}", tr!("Copies at once")))?);
+            r.concurrency = Some(Range::parse(&self.copies).map_err(|e| format!("{}: {}", tr!("Copies at once"), e.here()))?);
         }
         r.rate_pattern = Some(self.pattern.trim().to_string()).filter(|p| !p.is_empty());
         r.headroom_pct = self.headroom;

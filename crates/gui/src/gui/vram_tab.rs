@@ -3,6 +3,7 @@
 //! and who holds the rest), the largest batch and longest context that fit, and what to change
 //! to need less, each with its saving.
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, Color32, RichText};
 
 use super::palette::{self, Tone};
@@ -75,7 +76,7 @@ impl Default for VramState {
             arch,
             settings: Workload::default(),
             hypothetical_gib: 24.0,
-            message: warning.as_ref().map(crate::i18n::Message::here),
+            message: warning.as_ref().map(crate::i18n::Here::here),
             pending_import: None,
             visited: false,
             units: crate::units::ByteUnits::default(),
@@ -179,7 +180,7 @@ impl VramState {
         let mut settings = self.settings.clone();
         settings.gpu_total_bytes = targets.first().map(|t| t.total);
         let text = match vram::answer(&self.arch, &settings, &targets) {
-            Ok(answer) => crate::present::vram::text(&self.arch, &settings, &answer, None),
+            Ok(answer) => crate::present::vram::text(&self.arch, &settings, &answer, None, crate::i18n::current()),
             Err(e) => crate::tr!("Cannot estimate: {error}", error = e),
         };
         Some(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())

@@ -104,14 +104,14 @@ impl std::fmt::Display for JournalError {
         match self {
             JournalError::Read(e) => write!(f, "{e}"),
             JournalError::NotAJournal => {
-                f.write_str(&crate::msg!("not a gpu-doctor tune journal (no start line)").here())
+                f.write_str(&crate::msg!("not a gpu-doctor tune journal (no start line)").en())
             }
             JournalError::Newer(v) => f.write_str(
                 &crate::msg!(
                     "a journal of a newer gpu-doctor (format {version}); update gpu-doctor to read it",
                     version = *v
                 )
-                .here(),
+                .en(),
             ),
         }
     }

@@ -33,20 +33,20 @@ pub struct Range {
 
 impl Range {
     /// `LO..HI` or `LO..=HI` (both inclusive), or a single number.
-    pub fn parse(text: &str) -> Result<Range, String> {
+    pub fn parse(text: &str) -> Result<Range, Message> {
         let t = text.trim();
         let (lo, hi) = match t.split_once("..") {
             Some((lo, hi)) => (lo.trim(), hi.trim().trim_start_matches('=')),
             None => (t, t),
         };
         let num =
-            |s: &str| s.trim().parse::<u64>().map_err(|_| msg!("{value} is not a whole number", value = s).here());
+            |s: &str| s.trim().parse::<u64>().map_err(|_| msg!("{value} is not a whole number", value = s));
         let r = Range { lo: num(lo)?, hi: num(hi)? };
         if r.lo > r.hi {
-            return Err(msg!("the range {range} goes downwards", range = t).here());
+            return Err(msg!("the range {range} goes downwards", range = t));
         }
         if r.hi > 1_000_000 {
-            return Err(msg!("{value} is too large (at most 1000000)", value = r.hi).here());
+            return Err(msg!("{value} is too large (at most 1000000)", value = r.hi));
         }
         Ok(r)
     }
@@ -171,7 +171,7 @@ impl std::fmt::Display for SpecError {
             }
             SpecError::BadPattern(error) => msg!("--rate-pattern: {error}", error = error.clone()),
         };
-        f.write_str(&text.here())
+        f.write_str(&text.en())
     }
 }
 
@@ -226,7 +226,7 @@ pub fn params(command: &[String], given: &[String], cpus: u64) -> Result<Vec<Par
     let mut ranges = BTreeMap::new();
     for text in given {
         let (name, range) = text.split_once('=').ok_or_else(|| SpecError::BadParam(text.clone(), msg!("no '='")))?;
-        let range = Range::parse(range).map_err(|why| SpecError::BadParam(text.clone(), Message::data(why)))?;
+        let range = Range::parse(range).map_err(|why| SpecError::BadParam(text.clone(), why))?;
         let name = name.trim().to_string();
         if !names.contains(&name) {
             return Err(SpecError::UnusedParam(name));

@@ -18,7 +18,8 @@ use crate::telemetry::history::keys;
 use crate::telemetry::metric::GPU_METRICS;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
-use crate::tr;
+use crate::i18n::Lang;
+use crate::tr_in;
 use crate::units;
 use redact::Redactor;
 
@@ -67,6 +68,10 @@ pub struct ReportDoc {
     pub redaction: String,
     /// The sections, in order.
     pub sections: Vec<Section>,
+    /// The language it is written in (what its HTML declares and its verdict words are read in).
+    /// Not part of the JSON, whose format is unchanged by it: a report read back is English.
+    #[serde(skip)]
+    pub lang: Lang,
 }
 
 /// A titled part of the report.
@@ -135,16 +140,18 @@ pub struct Inputs<'a> {
     pub renderer: Option<String>,
     /// Operating system, kernel, CPU, RAM lines about this machine.
     pub machine: Vec<(String, String)>,
+    /// The language the report is written in.
+    pub lang: Lang,
 }
 
 /// Builds the report of a file the checklist read (a user's capture or bug report): its
 /// diagnosis and the facts it holds, which file it is, and nothing of the machine the report is
 /// made on (no host, OS, metrics, smoke test, VRAM estimate or renderer of the reader's).
-pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin) -> ReportDoc {
-    let mut rows = diagnosis_rows(Headline::of_report(checklist).as_ref(), Some(checklist));
-    rows.push((tr!("Made from the file").to_string(), origin.file.clone()));
+pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin, lang: Lang) -> ReportDoc {
+    let mut rows = diagnosis_rows(Headline::of_report(checklist).as_ref(), Some(checklist), lang);
+    rows.push((tr_in!(lang, "Made from the file").to_string(), origin.file.clone()));
     for (key, value) in
-        [(tr!("Operating system"), &origin.os), (tr!("Kernel"), &origin.kernel), (tr!("Driver"), &origin.driver)]
+        [(tr_in!(lang, "Operating system"), &origin.os), (tr_in!(lang, "Kernel"), &origin.kernel), (tr_in!(lang, "Driver"), &origin.driver)]
     {
         if let Some(v) = value {
             rows.push((key.to_string(), v.clone()));
@@ -152,11 +159,11 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
     }
     rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
     let summary = Section {
-        title: tr!("Summary").to_string(),
+        title: tr_in!(lang, "Summary").to_string(),
         items: vec![
             Item::Facts { rows },
             Item::Text {
-                text: tr!(
+                text: tr_in!(lang, 
                     "Everything below is what {file} holds about the machine it was made on; nothing is about the machine this report was made on.",
                     file = origin.file
                 )
@@ -165,9 +172,9 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
         ],
     };
     let gpus = Section {
-        title: tr!("GPU devices").to_string(),
+        title: tr_in!(lang, "GPU devices").to_string(),
         items: vec![if origin.gpus.is_empty() {
-            Item::Text { text: tr!("The file lists no NVIDIA GPU.").to_string() }
+            Item::Text { text: tr_in!(lang, "The file lists no NVIDIA GPU.").to_string() }
         } else {
             Item::Table {
                 headers: vec!["GPU".to_string()],
@@ -175,55 +182,56 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
             }
         }],
     };
-    document(vec![summary, gpus, checklist_section(checklist)])
+    document(vec![summary, gpus, checklist_section(checklist, lang)], lang)
 }
 
 /// Facts about this machine for the report: host name, OS, kernel, CPU, RAM.
-pub fn machine_facts() -> Vec<(String, String)> {
+pub fn machine_facts(lang: Lang) -> Vec<(String, String)> {
     let mut v = Vec::new();
     if let Ok(h) = sysinfo::System::host_name() {
-        v.push((tr!("Host name").to_string(), h));
+        v.push((tr_in!(lang, "Host name").to_string(), h));
     }
     if let Ok(os) = sysinfo::System::long_os_version() {
-        v.push((tr!("Operating system").to_string(), os));
+        v.push((tr_in!(lang, "Operating system").to_string(), os));
     }
     if let Ok(k) = sysinfo::System::kernel_version() {
-        v.push((tr!("Kernel").to_string(), k));
+        v.push((tr_in!(lang, "Kernel").to_string(), k));
     }
     let Ok(mut sys) = sysinfo::System::new() else { return v };
     sys.refresh_memory();
     sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
     if let Some(c) = sys.cpus().first() {
-        v.push(("CPU".to_string(), tr!("{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len())));
+        v.push(("CPU".to_string(), tr_in!(lang, "{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len())));
     }
     if sys.total_memory() > 0 {
-        v.push((tr!("RAM").to_string(), units::bytes(sys.total_memory())));
+        v.push((tr_in!(lang, "RAM").to_string(), units::bytes(sys.total_memory())));
     }
     v
 }
 
 /// Builds the document (not yet redacted).
 pub fn build(inp: &Inputs<'_>) -> ReportDoc {
-    let mut sections = vec![summary_section(inp), gpu_section(inp.snapshot)];
+    let lang = inp.lang;
+    let mut sections = vec![summary_section(inp), gpu_section(inp.snapshot, lang)];
     if let Some(c) = inp.checklist {
-        sections.push(checklist_section(c));
+        sections.push(checklist_section(c, lang));
     }
     if let Some(b) = inp.bottlenecks {
-        sections.push(bottleneck_section(b));
+        sections.push(bottleneck_section(b, lang));
     }
     if let Some((h, window, now)) = inp.history {
-        sections.push(metrics_section(inp.snapshot, h, window, now));
+        sections.push(metrics_section(inp.snapshot, h, window, now, lang));
     }
     if let Some(s) = inp.smoke {
-        sections.push(smoke_section(s));
+        sections.push(smoke_section(s, lang));
     }
     if let Some(lines) = &inp.vram {
         sections.push(Section {
-            title: tr!("VRAM estimate").to_string(),
+            title: tr_in!(lang, "VRAM estimate").to_string(),
             items: lines.iter().map(|l| Item::Text { text: l.clone() }).collect(),
         });
     }
-    document(sections)
+    document(sections, lang)
 }
 
 /// The diagnosis a report (and the support card) leads with: the checklist's root cause and its
@@ -238,47 +246,48 @@ pub fn headline(source: &SourceStatus, checklist: Option<&crate::diagnose::Repor
 
 /// A fix step as the report shows it: its words in the report's language (a report is written
 /// once, in one language), commands as they are.
-fn shown_step(step: &diagnose::FixStep) -> diagnose::FixStep {
+fn shown_step(step: &diagnose::FixStep, lang: Lang) -> diagnose::FixStep {
     match step {
-        diagnose::FixStep::Text(t) => diagnose::FixStep::Text(crate::i18n::Message::data(t.here())),
+        diagnose::FixStep::Text(t) => diagnose::FixStep::Text(crate::i18n::Message::data(t.render(lang))),
         diagnose::FixStep::Command(c) => diagnose::FixStep::Command(c.clone()),
     }
 }
 
 /// A report of these sections, made now, not yet redacted.
-fn document(sections: Vec<Section>) -> ReportDoc {
+fn document(sections: Vec<Section>, lang: Lang) -> ReportDoc {
     ReportDoc {
         format: REPORT_FORMAT.to_string(),
         version: REPORT_VERSION,
-        title: tr!("gpu-doctor report").to_string(),
+        title: tr_in!(lang, "gpu-doctor report").to_string(),
         generated: chrono::Local::now().format("%Y-%m-%d %H:%M:%S %:z").to_string(),
         app_version: env!("CARGO_PKG_VERSION").to_string(),
-        redaction: tr!("off").to_string(),
+        redaction: tr_in!(lang, "off").to_string(),
         sections,
+        lang,
     }
 }
 
 /// The summary's first rows: the diagnosis and its first fix, then the checklist's verdict.
-fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Report>) -> Vec<(String, String)> {
+fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Report>, lang: Lang) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     if let Some(h) = headline {
-        rows.push((tr!("Diagnosis").to_string(), crate::present::sentence(&h.finding.here())));
+        rows.push((tr_in!(lang, "Diagnosis").to_string(), crate::present::sentence(&h.finding.render(lang))));
         if !h.steps.is_empty() {
             rows.push((
-                tr!("First fix").to_string(),
-                h.steps.iter().map(|s| s.plain(crate::i18n::current())).collect::<Vec<_>>().join(tr!("; ")),
+                tr_in!(lang, "First fix").to_string(),
+                h.steps.iter().map(|s| s.plain(lang)).collect::<Vec<_>>().join(tr_in!(lang, "; ")),
             ));
         }
     }
     if let Some(c) = checklist {
         let root = c.root_cause.as_ref().and_then(|id| c.get(id));
         rows.push((
-            tr!("Checklist").to_string(),
+            tr_in!(lang, "Checklist").to_string(),
             match root {
                 Some(r) => {
-                    tr!("{verdict} — root cause: {finding}", verdict = c.worst().word(), finding = r.finding.here())
+                    tr_in!(lang, "{verdict} — root cause: {finding}", verdict = c.worst().word_in(lang), finding = r.finding.render(lang))
                 }
-                None => c.worst().word().to_string(),
+                None => c.worst().word_in(lang).to_string(),
             },
         ));
     }
@@ -286,13 +295,14 @@ fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Repo
 }
 
 fn summary_section(inp: &Inputs<'_>) -> Section {
+    let lang = inp.lang;
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
     // data and without a checklist failure, NVML's own explanation.
-    let mut rows = diagnosis_rows(headline(&inp.snapshot.source, inp.checklist).as_ref(), inp.checklist);
+    let mut rows = diagnosis_rows(headline(&inp.snapshot.source, inp.checklist).as_ref(), inp.checklist, lang);
     if let Some(s) = inp.smoke {
         rows.push((
-            tr!("Smoke test").to_string(),
-            tr!("{label}: {value}", label = s.verdict.word(), value = s.summary.here()),
+            tr_in!(lang, "Smoke test").to_string(),
+            tr_in!(lang, "{label}: {value}", label = s.verdict.word_in(lang), value = s.summary.render(lang)),
         ));
     }
     // A driver call that hung while the metrics were sampled is said here, not only in the
@@ -302,39 +312,39 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         .map(|(h, from, to)| {
             h.events()
                 .filter(|e| e.t >= from && e.t <= to && e.kind == crate::telemetry::history::EventKind::GpuStall)
-                .map(|e| e.text.here())
+                .map(|e| e.text.render(lang))
                 .collect()
         })
         .unwrap_or_default();
     if let Some(st) = &inp.snapshot.gpu_stall {
-        rows.push((tr!("GPU not responding").to_string(), st.message().here()));
+        rows.push((tr_in!(lang, "GPU not responding").to_string(), st.message().render(lang)));
     } else if let Some(first) = stalls.first() {
         rows.push((
-            tr!("GPU not responding").to_string(),
-            tr!(
+            tr_in!(lang, "GPU not responding").to_string(),
+            tr_in!(lang, 
                 "the driver stopped answering {n} time(s) while sampling ({first}); check the kernel log (sudo dmesg | grep -i -e xid -e nvrm)",
                 n = stalls.len(),
                 first = first
             ),
         ));
     }
-    rows.push((tr!("GPU data").to_string(), inp.snapshot.source.label().here()));
+    rows.push((tr_in!(lang, "GPU data").to_string(), inp.snapshot.source.label().render(lang)));
     match &inp.snapshot.remote {
         // The machine facts would describe the desktop the report was made on, not the server.
         Some(r) => {
-            rows.push((tr!("Server (REMOTE, over SSH)").to_string(), r.host.clone()));
-            rows.push((tr!("Link").to_string(), r.line().here()));
+            rows.push((tr_in!(lang, "Server (REMOTE, over SSH)").to_string(), r.host.clone()));
+            rows.push((tr_in!(lang, "Link").to_string(), r.line().render(lang)));
             if let Some(v) = &r.version {
-                rows.push((tr!("gpu-doctor on the server").to_string(), v.clone()));
+                rows.push((tr_in!(lang, "gpu-doctor on the server").to_string(), v.clone()));
             }
             if r.invalid_lines + r.dropped_lines > 0 || !r.unread.is_empty() {
                 rows.push((
-                    tr!("Stream problems").to_string(),
-                    tr!(
+                    tr_in!(lang, "Stream problems").to_string(),
+                    tr_in!(lang, 
                         "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
                         invalid = r.invalid_lines,
                         dropped = r.dropped_lines,
-                        unread = r.unread_list().here()
+                        unread = r.unread_list().render(lang)
                     ),
                 ));
             }
@@ -343,51 +353,51 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     }
     rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
     if let Some(r) = &inp.renderer {
-        rows.push((tr!("Renderer").to_string(), r.clone()));
+        rows.push((tr_in!(lang, "Renderer").to_string(), r.clone()));
     }
     let mut items = vec![Item::Facts { rows }];
     if inp.snapshot.is_demo() {
-        items.push(Item::Text { text: tr!("DEMO DATA: the GPU figures are simulated, not this machine.").to_string() });
+        items.push(Item::Text { text: tr_in!(lang, "DEMO DATA: the GPU figures are simulated, not this machine.").to_string() });
     }
-    Section { title: tr!("Summary").to_string(), items }
+    Section { title: tr_in!(lang, "Summary").to_string(), items }
 }
 
-fn reading<T: std::fmt::Display>(r: &crate::telemetry::reading::Reading<T>) -> String {
+fn reading<T: std::fmt::Display>(r: &crate::telemetry::reading::Reading<T>, lang: Lang) -> String {
     match r.value() {
         Some(v) => v.to_string(),
-        None => tr!("n/a").to_string(),
+        None => tr_in!(lang, "n/a").to_string(),
     }
 }
 
-fn gpu_section(snap: &Snapshot) -> Section {
+fn gpu_section(snap: &Snapshot, lang: Lang) -> Section {
     let inv = &snap.inventory;
     let mut facts = Vec::new();
     if let Some(d) = &inv.driver_version {
-        facts.push((tr!("Driver").to_string(), reading(d)));
+        facts.push((tr_in!(lang, "Driver").to_string(), reading(d, lang)));
     }
     if let Some(c) = &inv.cuda_driver_version {
-        facts.push((tr!("CUDA (driver)").to_string(), reading(c)));
+        facts.push((tr_in!(lang, "CUDA (driver)").to_string(), reading(c, lang)));
     }
     if let Some(n) = &inv.nvml_version {
-        facts.push(("NVML".to_string(), reading(n)));
+        facts.push(("NVML".to_string(), reading(n, lang)));
     }
-    let headers = ["GPU", tr!("Name"), "UUID", "PCI", tr!("VRAM"), tr!("Compute capability"), tr!("Max PCIe"), "VBIOS"];
+    let headers = ["GPU", tr_in!(lang, "Name"), "UUID", "PCI", tr_in!(lang, "VRAM"), tr_in!(lang, "Compute capability"), tr_in!(lang, "Max PCIe"), "VBIOS"];
     let rows = inv
         .gpus
         .iter()
         .map(|g| {
             vec![
                 g.index.to_string(),
-                crate::present::gpu_name(&g.name),
-                reading(&g.uuid),
-                reading(&g.pci_bus_id),
-                g.vram_total_bytes.value().map_or(tr!("n/a").to_string(), |b| units::bytes(*b)),
-                reading(&g.compute_capability),
+                crate::present::gpu_name(&g.name, lang),
+                reading(&g.uuid, lang),
+                reading(&g.pci_bus_id, lang),
+                g.vram_total_bytes.value().map_or(tr_in!(lang, "n/a").to_string(), |b| units::bytes(*b)),
+                reading(&g.compute_capability, lang),
                 match (g.max_pcie_gen.value(), g.max_pcie_width.value()) {
                     (Some(gen_), Some(w)) => format!("Gen{gen_} x{w}"),
-                    _ => tr!("n/a").to_string(),
+                    _ => tr_in!(lang, "n/a").to_string(),
                 },
-                reading(&g.vbios_version),
+                reading(&g.vbios_version, lang),
             ]
         })
         .collect::<Vec<_>>();
@@ -396,91 +406,91 @@ fn gpu_section(snap: &Snapshot) -> Section {
         items.push(Item::Facts { rows: facts });
     }
     if rows.is_empty() {
-        items.push(Item::Text { text: no_gpu_sentence(&snap.source) });
+        items.push(Item::Text { text: no_gpu_sentence(&snap.source, lang) });
     } else {
         items.push(Item::Table { headers: headers.iter().map(|h| (*h).to_string()).collect(), rows });
     }
     // ("GPU devices", not "GPUs": the catalogue's "GPUs" is a number of GPUs, GPU 数量.)
-    Section { title: tr!("GPU devices").to_string(), items }
+    Section { title: tr_in!(lang, "GPU devices").to_string(), items }
 }
 
 /// What the GPU section says instead of an empty table.
-fn no_gpu_sentence(source: &SourceStatus) -> String {
+fn no_gpu_sentence(source: &SourceStatus, lang: Lang) -> String {
     match source {
         SourceStatus::Unavailable(no) => {
-            tr!("No NVIDIA GPU could be read: {reason}", reason = no.summary_message().here())
+            tr_in!(lang, "No NVIDIA GPU could be read: {reason}", reason = no.summary_message().render(lang))
         }
-        SourceStatus::Asleep { .. } => tr!(
+        SourceStatus::Asleep { .. } => tr_in!(lang, 
             "The NVIDIA GPU is asleep ({state}); it was not read, so it stays asleep.",
-            state = crate::i18n::tr(ASLEEP_STATE)
+            state = crate::i18n::tr_static(lang, ASLEEP_STATE)
         ),
-        SourceStatus::Opening => tr!("NVML was still opening; no GPU had been read yet.").to_string(),
-        SourceStatus::Nvml { .. } => tr!("The NVIDIA driver answered but lists no GPU.").to_string(),
-        other => tr!("No GPU in this data ({source}).", source = other.label().here()),
+        SourceStatus::Opening => tr_in!(lang, "NVML was still opening; no GPU had been read yet.").to_string(),
+        SourceStatus::Nvml { .. } => tr_in!(lang, "The NVIDIA driver answered but lists no GPU.").to_string(),
+        other => tr_in!(lang, "No GPU in this data ({source}).", source = other.label().render(lang)),
     }
 }
 
-fn checklist_section(c: &diagnose::Report) -> Section {
+fn checklist_section(c: &diagnose::Report, lang: Lang) -> Section {
     let mut checks: Vec<&diagnose::Check> = c.checks.iter().collect();
     // Root cause first, then failures, warnings, the rest in the checklist's order.
     checks.sort_by_key(|k| (Some(&k.id) != c.root_cause.as_ref(), std::cmp::Reverse(k.verdict)));
     let items = checks
         .into_iter()
         .map(|k| {
-            let evidence = k.evidence.iter().map(crate::i18n::Message::here).collect();
+            let evidence = k.evidence.iter().map(|m| m.render(lang)).collect();
             Item::Verdict {
                 verdict: if Some(&k.id) == c.root_cause.as_ref() {
-                    tr!("{verdict} (ROOT CAUSE)", verdict = k.verdict.word())
+                    tr_in!(lang, "{verdict} (ROOT CAUSE)", verdict = k.verdict.word_in(lang))
                 } else {
-                    k.verdict.word().to_string()
+                    k.verdict.word_in(lang).to_string()
                 },
-                title: crate::i18n::tr_dyn(&k.title),
+                title: crate::i18n::tr_in(lang, &k.title),
                 summary: if k.verdict >= diagnose::Verdict::Warn {
-                    tr!("{finding}. {summary}", finding = k.finding.here(), summary = k.summary.here())
+                    tr_in!(lang, "{finding}. {summary}", finding = k.finding.render(lang), summary = k.summary.render(lang))
                 } else {
-                    k.summary.here()
+                    k.summary.render(lang)
                 },
                 evidence,
                 fix: None,
-                steps: k.fixes.iter().map(shown_step).collect(),
+                steps: k.fixes.iter().map(|f| shown_step(f, lang)).collect(),
             }
         })
         .collect::<Vec<Item>>();
     let mut items = items;
     if let Some(i) = &c.imported {
         // The file the checks read comes first: the machine it describes is not this one.
-        let lines: Vec<Item> = i.lines().iter().map(|text| Item::Text { text: text.here() }).collect();
+        let lines: Vec<Item> = i.lines().iter().map(|text| Item::Text { text: text.render(lang) }).collect();
         items.splice(0..0, lines);
     }
     let title = match &c.imported {
-        Some(i) if i.kind == "nvidia-smi -q" => tr!("Checklist (from nvidia-smi -q output)"),
-        Some(_) => tr!("Checklist (from an nvidia-bug-report log)"),
-        None if c.from_capture => tr!("Checklist (from a capture)"),
-        None => tr!("Checklist"),
+        Some(i) if i.kind == "nvidia-smi -q" => tr_in!(lang, "Checklist (from nvidia-smi -q output)"),
+        Some(_) => tr_in!(lang, "Checklist (from an nvidia-bug-report log)"),
+        None if c.from_capture => tr_in!(lang, "Checklist (from a capture)"),
+        None => tr_in!(lang, "Checklist"),
     };
     Section { title: title.to_string(), items }
 }
 
-fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
+fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck], lang: Lang) -> Section {
     let mut items: Vec<Item> = b
         .iter()
         .map(|v| {
-            let mut evidence = vec![v.explanation.here()];
-            evidence.extend(v.evidence.iter().map(crate::i18n::Message::here));
+            let mut evidence = vec![v.explanation.render(lang)];
+            evidence.extend(v.evidence.iter().map(|m| m.render(lang)));
             Item::Verdict {
-                verdict: tr!(
+                verdict: tr_in!(lang, 
                     "{verdict} ({confidence} % sure)",
-                    verdict = v.severity.word(),
+                    verdict = v.severity.word_in(lang),
                     confidence = format!("{:.0}", 100.0 * v.confidence)
                 ),
-                title: v.title.here(),
-                summary: tr!("over {duration}", duration = units::duration_words(v.to - v.from).here()),
+                title: v.title.render(lang),
+                summary: tr_in!(lang, "over {duration}", duration = units::duration_words(v.to - v.from).render(lang)),
                 evidence,
                 fix: (!v.next_steps.is_empty()).then(|| {
                     v.next_steps
                         .iter()
                         .enumerate()
-                        .map(|(i, s)| format!("{}. {}", i + 1, s.here()))
+                        .map(|(i, s)| format!("{}. {}", i + 1, s.render(lang)))
                         .collect::<Vec<_>>()
                         .join(" ")
                 }),
@@ -490,13 +500,13 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck]) -> Section {
         .collect();
     if items.is_empty() {
         items.push(Item::Text {
-            text: tr!("No verdict: too little history (half of the window must be covered).").to_string(),
+            text: tr_in!(lang, "No verdict: too little history (half of the window must be covered).").to_string(),
         });
     }
-    Section { title: tr!("Bottleneck verdicts").to_string(), items }
+    Section { title: tr_in!(lang, "Bottleneck verdicts").to_string(), items }
 }
 
-fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Section {
+fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: Lang) -> Section {
     let from = now - window;
     let mut rows = Vec::new();
     let mut row = |name: String, key: &str, fmt: &dyn Fn(f64) -> String| {
@@ -509,26 +519,26 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
     let rate = |v: f64| units::rate(v);
     for g in &snap.inventory.gpus {
         for d in GPU_METRICS.iter().filter(|d| d.report) {
-            row(d.for_gpu(g.index).here(), &keys::gpu(g.index, d.key), &|v| d.unit.format_whole(v));
+            row(d.for_gpu(g.index).render(lang), &keys::gpu(g.index, d.key), &|v| d.unit.format_whole_in(lang, v));
         }
     }
-    row(tr!("Host CPU").to_string(), keys::CPU, &pct);
-    row(tr!("Host iowait").to_string(), keys::IOWAIT, &pct);
-    row(tr!("Host RAM used").to_string(), keys::RAM_USED, &bytes);
-    row(tr!("Host swap used").to_string(), keys::SWAP_USED, &bytes);
-    row(tr!("Disk read").to_string(), keys::DISK_READ, &rate);
-    row(tr!("Disk write").to_string(), keys::DISK_WRITE, &rate);
+    row(tr_in!(lang, "Host CPU").to_string(), keys::CPU, &pct);
+    row(tr_in!(lang, "Host iowait").to_string(), keys::IOWAIT, &pct);
+    row(tr_in!(lang, "Host RAM used").to_string(), keys::RAM_USED, &bytes);
+    row(tr_in!(lang, "Host swap used").to_string(), keys::SWAP_USED, &bytes);
+    row(tr_in!(lang, "Disk read").to_string(), keys::DISK_READ, &rate);
+    row(tr_in!(lang, "Disk write").to_string(), keys::DISK_WRITE, &rate);
     let mut items = vec![Item::Text {
-        text: tr!(
+        text: tr_in!(lang, 
             "Over the last {duration} (min / mean / max).",
-            duration = units::duration_words(window.min(now.max(0.0)).max(0.0)).here()
+            duration = units::duration_words(window.min(now.max(0.0)).max(0.0)).render(lang)
         ),
     }];
     if rows.is_empty() {
-        items.push(Item::Text { text: tr!("No samples in this window.").to_string() });
+        items.push(Item::Text { text: tr_in!(lang, "No samples in this window.").to_string() });
     } else {
         items.push(Item::Table {
-            headers: [tr!("Metric"), tr!("Min"), tr!("Mean"), tr!("Max")].iter().map(|s| (*s).to_string()).collect(),
+            headers: [tr_in!(lang, "Metric"), tr_in!(lang, "Min"), tr_in!(lang, "Mean"), tr_in!(lang, "Max")].iter().map(|s| (*s).to_string()).collect(),
             rows,
         });
     }
@@ -537,16 +547,16 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
         .iter()
         .filter_map(|g| {
             g.throttle_mask.get().filter(|m| crate::telemetry::throttle::is_limiting(*m)).map(|m| {
-                tr!(
+                tr_in!(lang, 
                     "GPU {index}: {reasons}",
                     index = g.index,
-                    reasons = crate::telemetry::throttle::summary_message(m).here()
+                    reasons = crate::telemetry::throttle::summary_message(m).render(lang)
                 )
             })
         })
         .collect();
     if !throttled.is_empty() {
-        items.push(Item::Text { text: tr!("Clocks held back now: {reasons}", reasons = throttled.join("; ")) });
+        items.push(Item::Text { text: tr_in!(lang, "Clocks held back now: {reasons}", reasons = throttled.join("; ")) });
     }
     let events: Vec<Vec<String>> = h
         .events()
@@ -555,24 +565,24 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64) -> Secti
             vec![
                 crate::present::wall_clock(snap.started_unix, e.t, crate::present::local_offset_secs()),
                 e.gpu.map_or(String::new(), |g| format!("GPU {g}")),
-                e.text.here(),
+                e.text.render(lang),
             ]
         })
         .collect();
     if !events.is_empty() {
-        items.push(Item::Table { headers: vec![tr!("Time").into(), "GPU".into(), tr!("Event").into()], rows: events });
+        items.push(Item::Table { headers: vec![tr_in!(lang, "Time").into(), "GPU".into(), tr_in!(lang, "Event").into()], rows: events });
     }
-    Section { title: tr!("Recent metrics").to_string(), items }
+    Section { title: tr_in!(lang, "Recent metrics").to_string(), items }
 }
 
-fn smoke_section(s: &SmokeReport) -> Section {
+fn smoke_section(s: &SmokeReport, lang: Lang) -> Section {
     // (The run's texts are messages; the report's language is the one it is made in.)
     let mut items = vec![Item::Facts {
         rows: [
-            (tr!("Verdict").to_string(), tr!("{label}: {value}", label = s.verdict.word(), value = s.summary.here())),
-            (tr!("Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line().here())),
-            (tr!("Driver library").to_string(), s.library.clone().unwrap_or_else(|| tr!("not loaded").to_string())),
-            (tr!("Took").to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
+            (tr_in!(lang, "Verdict").to_string(), tr_in!(lang, "{label}: {value}", label = s.verdict.word_in(lang), value = s.summary.render(lang))),
+            (tr_in!(lang, "Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line().render(lang))),
+            (tr_in!(lang, "Driver library").to_string(), s.library.clone().unwrap_or_else(|| tr_in!(lang, "not loaded").to_string())),
+            (tr_in!(lang, "Took").to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
         ]
         .into_iter()
         .collect(),
@@ -581,53 +591,54 @@ fn smoke_section(s: &SmokeReport) -> Section {
         let mut evidence: Vec<String> = r
             .figures
             .iter()
-            .map(|f| tr!("{label}: {value}", label = f.label.here(), value = f.text(crate::i18n::current())))
+            .map(|f| tr_in!(lang, "{label}: {value}", label = f.label.render(lang), value = f.text(lang)))
             .collect();
-        evidence.extend(r.details.iter().map(crate::i18n::Message::here));
+        evidence.extend(r.details.iter().map(|m| m.render(lang)));
         if let Some(e) = &r.error {
-            evidence.push(tr!("error: {error}", error = e));
+            evidence.push(tr_in!(lang, "error: {error}", error = e));
         }
         items.push(Item::Verdict {
-            verdict: r.verdict.word().to_string(),
-            title: crate::i18n::tr(r.stage.title()).to_string(),
-            summary: r.summary.here(),
+            verdict: r.verdict.word_in(lang).to_string(),
+            title: crate::i18n::tr_static(lang, r.stage.title()).to_string(),
+            summary: r.summary.render(lang),
             evidence,
-            fix: r.next_step.as_ref().map(crate::i18n::Message::here),
+            fix: r.next_step.as_ref().map(|m| m.render(lang)),
             steps: Vec::new(),
         });
     }
-    Section { title: tr!("CUDA smoke test").to_string(), items }
+    Section { title: tr_in!(lang, "CUDA smoke test").to_string(), items }
 }
 
 /// Redacts every string of the document and records what was redacted.
 pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
+    let lang = doc.lang;
     let o = red.options();
     doc.redaction = if o.enabled {
         let mut what = Vec::new();
         if o.hostname {
-            what.push(tr!("host names"));
+            what.push(tr_in!(lang, "host names"));
         }
         if o.users {
-            what.push(tr!("user names and home paths"));
+            what.push(tr_in!(lang, "user names and home paths"));
         }
         if o.ip {
-            what.push(tr!("IP addresses"));
+            what.push(tr_in!(lang, "IP addresses"));
         }
         if o.mac {
-            what.push(tr!("MAC addresses"));
+            what.push(tr_in!(lang, "MAC addresses"));
         }
         if o.gpu_ids {
-            what.push(tr!("GPU UUIDs and serial numbers"));
+            what.push(tr_in!(lang, "GPU UUIDs and serial numbers"));
         }
-        tr!("on: {what}", what = what.join(tr!(", ")))
+        tr_in!(lang, "on: {what}", what = what.join(tr_in!(lang, ", ")))
     } else {
-        tr!("off").to_string()
+        tr_in!(lang, "off").to_string()
     };
     // By structure: only the host name's fact may be a name as a whole; every other text (a
     // heading, a fact's name or value, a column, a verdict word, a check's title, a sentence) is
     // never taken whole for a name that is a word ("Kernel" with USER=kernel, "INFO" with
     // USER=info); names are redacted wherever they stand as values inside it.
-    let host_label = tr!("Host name");
+    let host_label = tr_in!(lang, "Host name");
     let value = |red: &mut Redactor, s: &mut String| *s = red.inside(s);
     let label = value;
     label(red, &mut doc.title);

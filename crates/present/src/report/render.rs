@@ -3,7 +3,8 @@
 
 use super::{Format, Item, ReportDoc};
 use crate::diagnose;
-use crate::tr;
+use crate::i18n::Lang;
+use crate::tr_in;
 
 /// Renders the document.
 pub fn render(doc: &ReportDoc, format: Format) -> String {
@@ -41,10 +42,11 @@ fn md_lines(s: &str) -> String {
 }
 
 pub(super) fn markdown(doc: &ReportDoc) -> String {
+    let lang = doc.lang;
     let mut s = format!(
         "# {}\n\n{}\n",
         md(&doc.title),
-        tr!(
+        tr_in!(lang, 
             "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
             generated = md(&doc.generated),
             version = md(&doc.app_version),
@@ -76,21 +78,21 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     // (Title and summary joined by the catalogue: a full-width colon in Chinese.)
-                    let line = tr!("{label}: {value}", label = md(title), value = md(summary));
+                    let line = tr_in!(lang, "{label}: {value}", label = md(title), value = md(summary));
                     s.push_str(&format!("- **{}** {line}\n", md(verdict)));
                     for e in evidence {
                         s.push_str(&format!("  - {}\n", md(e)));
                     }
                     if let Some(f) = fix {
-                        s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(f))));
+                        s.push_str(&format!("  - {}\n", tr_in!(lang, "Fix: {fix}", fix = md(f))));
                     }
                     for st in steps {
                         match st {
                             diagnose::FixStep::Text(t) => {
-                                s.push_str(&format!("  - {}\n", tr!("Fix: {fix}", fix = md(&t.here()))))
+                                s.push_str(&format!("  - {}\n", tr_in!(lang, "Fix: {fix}", fix = md(&t.render(lang)))))
                             }
                             diagnose::FixStep::Command(c) => {
-                                s.push_str(&format!("  - {}\n", tr!("Run: {command}", command = md_code(c))))
+                                s.push_str(&format!("  - {}\n", tr_in!(lang, "Run: {command}", command = md_code(c))))
                             }
                         }
                     }
@@ -117,10 +119,10 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
-/// The CSS class of a verdict line: its verdict word, in English or in the current language
+/// The CSS class of a verdict line: its verdict word, in English or in the report's language
 /// ("FAIL (ROOT CAUSE)", "失败（根因）").
-fn verdict_class(v: &str) -> &'static str {
-    let is = |word: &'static str| v.starts_with(word) || v.starts_with(crate::i18n::tr(word));
+fn verdict_class(v: &str, lang: Lang) -> &'static str {
+    let is = |word: &'static str| v.starts_with(word) || v.starts_with(crate::i18n::tr_static(lang, word));
     if is("PASS") {
         "pass"
     } else if is("WARN") {
@@ -135,10 +137,11 @@ fn verdict_class(v: &str) -> &'static str {
 }
 
 pub(super) fn html(doc: &ReportDoc) -> String {
+    let lang = doc.lang;
     let e = escape_html;
     let mut s = format!(
         "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-        crate::i18n::current().code()
+        lang.code()
     );
     s.push_str(&format!("<title>{}</title>\n", e(&doc.title)));
     s.push_str(
@@ -151,7 +154,7 @@ pub(super) fn html(doc: &ReportDoc) -> String {
     s.push_str(&format!(
         "<h1>{}</h1>\n<p class=\"meta\">{}</p>\n",
         e(&doc.title),
-        tr!(
+        tr_in!(lang, 
             "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
             generated = e(&doc.generated),
             version = e(&doc.app_version),
@@ -187,10 +190,10 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                     s.push_str("</table>\n");
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
-                    let line = tr!("{label}: {value}", label = format!("<b>{}</b>", e(title)), value = e(summary));
+                    let line = tr_in!(lang, "{label}: {value}", label = format!("<b>{}</b>", e(title)), value = e(summary));
                     s.push_str(&format!(
                         "<p><span class=\"v {}\">{}</span> {line}</p>\n",
-                        verdict_class(verdict),
+                        verdict_class(verdict, lang),
                         e(verdict)
                     ));
                     if !evidence.is_empty() || fix.is_some() || !steps.is_empty() {
@@ -199,15 +202,15 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                             s.push_str(&format!("<li>{}</li>\n", e(x)));
                         }
                         if let Some(f) = fix {
-                            s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(f)));
+                            s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr_in!(lang, "Fix:"), e(f)));
                         }
                         for st in steps {
                             match st {
                                 diagnose::FixStep::Text(t) => {
-                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr!("Fix:"), e(&t.here())))
+                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr_in!(lang, "Fix:"), e(&t.render(lang))))
                                 }
                                 diagnose::FixStep::Command(c) => {
-                                    s.push_str(&format!("<li><b>{}</b> <code>{}</code></li>\n", tr!("Run:"), e(c)))
+                                    s.push_str(&format!("<li><b>{}</b> <code>{}</code></li>\n", tr_in!(lang, "Run:"), e(c)))
                                 }
                             }
                         }

@@ -19,7 +19,7 @@ fn no_gpu_gives_a_sentence_not_an_empty_table() {
     sampler.step_gpu(0.0);
     sampler.step_host(0.0);
     let snap = sampler.snapshot();
-    let inputs = Inputs {
+    let mut inputs = Inputs {
         snapshot: &snap,
         history: None,
         checklist: None,
@@ -28,6 +28,7 @@ fn no_gpu_gives_a_sentence_not_an_empty_table() {
         vram: None,
         renderer: None,
         machine: Vec::new(),
+        lang: Lang::En,
     };
     let doc = build(&inputs);
     let html = render(&doc, Format::Html);
@@ -37,7 +38,8 @@ fn no_gpu_gives_a_sentence_not_an_empty_table() {
     let md = render(&doc, Format::Md);
     assert!(md.contains("## GPU devices\n\nNo NVIDIA GPU could be read: no driver here"), "{md}");
     // In Chinese every heading is Chinese (the GPU section was left "## GPUs").
-    let zh = crate::i18n::scoped(crate::i18n::Lang::ZhCn, || render(&build(&inputs), Format::Md));
+    inputs.lang = Lang::ZhCn;
+    let zh = render(&build(&inputs), Format::Md);
     assert!(zh.contains("## GPU 设备\n\n"), "{zh}");
     assert!(!zh.lines().any(|l| l.starts_with("## ") && l.chars().skip(3).all(|c| c.is_ascii())), "{zh}");
 }
@@ -51,6 +53,7 @@ fn fix_commands_render_as_code_and_text_as_text() {
         generated: "g".into(),
         app_version: "v".into(),
         redaction: "off".into(),
+        lang: Lang::En,
         sections: vec![Section {
             title: "Checklist".into(),
             items: vec![Item::Verdict {

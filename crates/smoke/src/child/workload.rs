@@ -132,7 +132,7 @@ impl Test {
                     g.verdict = Verdict::Warn;
                     g.summary = crate::msg!(
                         "pinned copies reach only {percent} of {what}",
-                        percent = units::percent(pct),
+                        percent = units::percent_in(crate::i18n::Lang::En, pct),
                         what = what
                     );
                     g.next_step = Some(crate::i18n::Message::new(SLOW_COPY_ADVICE));
@@ -292,7 +292,7 @@ impl Test {
             g.verdict = Verdict::Warn;
             g.summary = crate::msg!(
                 "copies within GPU memory reach only {percent} of the memory's peak",
-                percent = units::percent(p)
+                percent = units::percent_in(crate::i18n::Lang::En, p)
             );
             g.next_step = Some(crate::i18n::Message::new(SLOW_MEMORY_ADVICE));
         }

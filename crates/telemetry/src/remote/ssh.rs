@@ -42,13 +42,13 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// [`Target::parse_message`] for the command line and the connect box (the error in the language
-/// shown now).
+/// [`Target::parse_message`] with its error in English (a front end shows the message in its
+/// language).
 impl std::str::FromStr for Target {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Target, String> {
-        Target::parse_message(s).map_err(|m| m.here())
+        Target::parse_message(s).map_err(|m| m.en())
     }
 }
 
@@ -226,7 +226,7 @@ impl RemoteError {
 /// In the language shown now.
 impl std::fmt::Display for RemoteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.message.here(), self.next_step.here())
+        write!(f, "{} {}", self.message.en(), self.next_step.en())
     }
 }
 

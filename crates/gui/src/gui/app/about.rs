@@ -1,6 +1,7 @@
 //! The About tab: versions, the data source, the renderer, and the settings the user can change
 //! (interval, chart window, theme, byte units, redaction defaults).
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, RichText};
 
 use super::{DoctorApp, apply_theme, interval_text};
@@ -100,13 +101,13 @@ impl DoctorApp {
                 ui.end_row();
                 let inv = &snap.inventory;
                 ui.label(tr!("Driver"));
-                ui.label(present::version(&inv.driver_version));
+                ui.label(present::version(&inv.driver_version, crate::i18n::current()));
                 ui.end_row();
                 ui.label(tr!("CUDA (driver supports up to)"));
-                ui.label(present::version(&inv.cuda_driver_version));
+                ui.label(present::version(&inv.cuda_driver_version, crate::i18n::current()));
                 ui.end_row();
                 ui.label("NVML");
-                ui.label(present::version(&inv.nvml_version));
+                ui.label(present::version(&inv.nvml_version, crate::i18n::current()));
                 ui.end_row();
             });
             ui.add_space(8.0);

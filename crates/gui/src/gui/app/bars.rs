@@ -1,6 +1,7 @@
 //! The app's top bar (tabs, menus, demo switch, screenshot and report buttons) and status bar
 //! (source, sampling interval, renderer, the app's own CPU and memory).
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, RichText};
 
 use super::{DoctorApp, Tab, interval_text};

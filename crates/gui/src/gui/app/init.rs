@@ -33,7 +33,7 @@ pub struct AppInit {
     /// The user's settings.
     pub settings: Settings,
     /// Why the settings file could not be used (shown once).
-    pub settings_notice: Option<String>,
+    pub settings_notice: Option<crate::i18n::Message>,
     /// Where settings are saved when they change; None: never saved (tests, screenshots).
     pub settings_path: Option<std::path::PathBuf>,
     /// A recording to open in the Monitor instead of live data.

@@ -23,7 +23,7 @@ impl DoctorApp {
     /// The support report of what the app knows now (not yet redacted).
     pub fn build_report(&mut self, snap: &Snapshot) -> crate::report::ReportDoc {
         let checklist = self.checklist.report.clone();
-        self.build_report_from(snap, checklist, false)
+        self.build_report_from(snap, checklist, false, crate::i18n::current())
     }
 
     /// The report dialog's report in the language it asks for: the same results (checklist,
@@ -32,7 +32,8 @@ impl DoctorApp {
         if let Some(lang) = self.report.wants_doc_in() {
             let checklist = self.checklist.report.clone();
             let other = lang != crate::i18n::current();
-            let doc = crate::i18n::scoped(lang, || self.build_report_from(snap, checklist, other));
+            // (The window's own texts in the report, the VRAM tab's lines, follow the language too.)
+            let doc = crate::i18n::scoped(lang, || self.build_report_from(snap, checklist, other, lang));
             self.report.set_doc(doc, lang);
         }
     }
@@ -44,15 +45,16 @@ impl DoctorApp {
         snap: &Snapshot,
         checklist: Option<crate::diagnose::Report>,
         fresh_text: bool,
+        lang: crate::i18n::Lang,
     ) -> crate::report::ReportDoc {
         if let Some((c, origin)) = checklist.as_ref().and_then(|c| c.origin.as_ref().map(|o| (c, o))) {
             // A user's file: the report is about the machine it came from, and nothing else.
-            return crate::report::build_from_file(c, origin);
+            return crate::report::build_from_file(c, origin, lang);
         }
         let machine = if fresh_text {
-            crate::report::machine_facts()
+            crate::report::machine_facts(lang)
         } else {
-            self.machine.get_or_insert_with(crate::report::machine_facts).clone()
+            self.machine.get_or_insert_with(|| crate::report::machine_facts(lang)).clone()
         };
         let now = self.sampler.now().max(snap.latest_t());
         let window = self.monitor.window.secs();
@@ -71,6 +73,7 @@ impl DoctorApp {
                 vram,
                 renderer,
                 machine,
+                lang,
             })
         })
     }

@@ -3,6 +3,7 @@
 //! support card, reports — to that server's data, read over the system ssh, see
 //! [`crate::telemetry::remote`]), demo data, and back to this machine.
 
+use crate::i18n::Here as _;
 use std::sync::Arc;
 
 use eframe::egui;

@@ -1,6 +1,7 @@
 //! The Diagnosis panel of the Monitor tab: the bottleneck verdicts with their evidence and next
 //! steps, the window they judge, and while there is too little data a countdown to the first one.
 
+use crate::i18n::{Here as _, Word as _};
 use eframe::egui::{self, RichText};
 
 use super::MonitorState;

@@ -1,6 +1,7 @@
 //! The Monitor's panels other than charts: the banners (no driver, GPU asleep, GPU data not
 //! responding), the GPU cards and their layout, the host summary and the per-core strip.
 
+use crate::i18n::{Here as _, Shown as _, Word as _};
 use eframe::egui::{self, Color32, RichText};
 
 use super::MonitorAction;
@@ -8,7 +9,6 @@ use crate::diagnose::Verdict;
 use crate::diagnose::bottleneck::{Bottleneck, Finding, UtilWindow};
 use crate::diagnose::headline::Headline;
 use crate::gui::palette::{self, Tone};
-use crate::i18n::Message;
 use crate::present;
 use crate::telemetry::remote::{RemoteInfo, RemoteState};
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, HostSample};
@@ -239,7 +239,7 @@ pub(super) fn gpu_card(
         ui.set_width(width);
         ui.vertical(|ui| {
             ui.label(
-                RichText::new(format!("GPU {}  {}", info.index, crate::present::gpu_name(&info.name)))
+                RichText::new(format!("GPU {}  {}", info.index, crate::present::gpu_name(&info.name, crate::i18n::current())))
                     .strong()
                     .color(palette::gpu_text(info.index, palette::is_dark(ui))),
             )
@@ -276,16 +276,16 @@ pub(super) fn gpu_card(
                 };
                 row(
                     tr!("Memory bandwidth"),
-                    present::pct(&s.util_mem_bw_pct),
+                    present::pct(&s.util_mem_bw_pct, crate::i18n::current()),
                     tr!("% of time device memory was read or written (not VRAM in use)"),
                 );
-                row(tr!("VRAM"), present::vram(s), tr!("device memory in use / total"));
-                row(tr!("Temperature"), present::temperature(s, Some(info)), tr!("GPU core temperature"));
-                row(tr!("Power"), present::power(s), tr!("board power draw / enforced limit"));
-                row(tr!("SM clock"), present::sm_clock(s, Some(info)), tr!("current / maximum"));
+                row(tr!("VRAM"), present::vram(s, crate::i18n::current()), tr!("device memory in use / total"));
+                row(tr!("Temperature"), present::temperature(s, Some(info), crate::i18n::current()), tr!("GPU core temperature"));
+                row(tr!("Power"), present::power(s, crate::i18n::current()), tr!("board power draw / enforced limit"));
+                row(tr!("SM clock"), present::sm_clock(s, Some(info), crate::i18n::current()), tr!("current / maximum"));
                 row(
                     tr!("PCIe link"),
-                    present::pcie_link(s, Some(info)),
+                    present::pcie_link(s, Some(info), crate::i18n::current()),
                     tr!("current link (the link trains down when idle; judge it under load)"),
                 );
                 row(
@@ -370,7 +370,7 @@ pub fn clock_lines(s: &GpuSample, limited_in_window: bool) -> Vec<ClockLine> {
         let text = match mask {
             Some(m) if m & throttle::GPU_IDLE != 0 => tr!("Clocks lowered: GPU idle (normal).").to_string(),
             Some(_) => tr!("Clocks not held back.").to_string(),
-            None => tr!("Throttle reasons: {reasons}", reasons = present::throttle_summary(s)),
+            None => tr!("Throttle reasons: {reasons}", reasons = present::throttle_summary(s, crate::i18n::current())),
         };
         out.push(ClockLine { text, detail: "", tone: None });
     }
@@ -411,7 +411,7 @@ pub(super) fn gpu_table(
         for info in &snap.inventory.gpus {
             let dark = palette::is_dark(ui);
             ui.label(
-                RichText::new(format!("{}  {}", info.index, crate::present::gpu_name(&info.name)))
+                RichText::new(format!("{}  {}", info.index, crate::present::gpu_name(&info.name, crate::i18n::current())))
                     .color(palette::gpu_text(info.index, dark)),
             );
             match card_verdict(verdicts, info.index) {
@@ -436,17 +436,17 @@ pub(super) fn gpu_table(
             }
             util_cell(ui, util.iter().find(|u| u.gpu == info.index), s.util_gpu_pct.get(), info.index);
             if !narrow {
-                ui.label(present::pct(&s.util_mem_bw_pct));
+                ui.label(present::pct(&s.util_mem_bw_pct, crate::i18n::current()));
             }
-            ui.label(present::vram(s));
+            ui.label(present::vram(s, crate::i18n::current()));
             ui.label(s.temp_c.show_short(|t| format!("{t} °C")));
-            ui.label(present::power(s));
+            ui.label(present::power(s, crate::i18n::current()));
             if !narrow {
                 ui.label(s.sm_clock_mhz.show_short(|c| format!("{c} MHz")));
             }
             // The table keeps each cell short (the full text is on hover): the current link, the
             // clock line up to its parenthesis.
-            let link = present::pcie_link(s, Some(info));
+            let link = present::pcie_link(s, Some(info), crate::i18n::current());
             let short_link = link.split(" (").next().unwrap_or(&link);
             ui.label(short_link.split('（').next().unwrap_or(short_link)).on_hover_text(&link);
             let lines = clock_lines(s, power_limited(verdicts, info.index));
@@ -503,17 +503,17 @@ pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_un
         return;
     };
     ui.horizontal_wrapped(|ui| {
-        ui.label(format!("CPU {}", present::pct(&h.cpu_pct)));
+        ui.label(format!("CPU {}", present::pct(&h.cpu_pct, crate::i18n::current())));
         ui.separator();
-        ui.label(format!("iowait {}", present::pct(&h.iowait_pct))).on_hover_text(
+        ui.label(format!("iowait {}", present::pct(&h.iowait_pct, crate::i18n::current()))).on_hover_text(
             h.iowait_pct
                 .reason()
-                .map_or_else(|| tr!("share of CPU time spent waiting for disk I/O").to_string(), Message::here),
+                .map_or_else(|| tr!("share of CPU time spent waiting for disk I/O").to_string(), crate::i18n::Here::here),
         );
         ui.separator();
         ui.label(tr!("load {load}", load = h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
         ui.separator();
-        ui.label(tr!("RAM {ram}", ram = present::ram(h)));
+        ui.label(tr!("RAM {ram}", ram = present::ram(h, crate::i18n::current())));
         if let Some(m) = h.memory.value()
             && m.swap_total_bytes > 0
         {

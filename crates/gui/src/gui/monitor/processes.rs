@@ -2,6 +2,7 @@
 //! of the GPU and of its video engines, sortable by column; a PID opens the "Focus on a process"
 //! triage, and a process of this user can be ended (the app asks to confirm).
 
+use crate::i18n::{Here as _, Shown as _};
 use eframe::egui::{self, RichText};
 
 use super::{MonitorState, ProcessSort};

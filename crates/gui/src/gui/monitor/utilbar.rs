@@ -3,6 +3,7 @@
 //! sparkline of the window. The numbers are the ones the verdicts quote
 //! ([`crate::diagnose::bottleneck::util_windows`]), so card and verdict cannot disagree.
 
+use crate::i18n::Here as _;
 use eframe::egui::{self, Color32, RichText, Stroke, pos2, vec2};
 
 use crate::diagnose::bottleneck::UtilWindow;
