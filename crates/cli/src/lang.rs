@@ -11,7 +11,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use gpu_doctor_core::i18n::{self as ground, Lang, Message};
+use gpu_doctor_core::i18n::{self as ground, Lang, ToMessage};
 use gpu_doctor_core::units::MetricUnit;
 use gpu_doctor_core::verdict::Verdict;
 use gpu_doctor_telemetry::Reading;
@@ -92,9 +92,10 @@ pub trait Here {
     fn here(&self) -> String;
 }
 
-impl Here for Message {
+/// A message, or a domain error's reason.
+impl<T: ToMessage + ?Sized> Here for T {
     fn here(&self) -> String {
-        self.render(current())
+        self.to_message().render(current())
     }
 }
 
@@ -161,6 +162,7 @@ macro_rules! tr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpu_doctor_core::i18n::Message;
 
     #[test]
     fn a_switch_inside_a_scope_changes_only_this_thread() {

@@ -34,7 +34,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 pub mod message;
-pub use message::{Arg, Message};
+pub use message::{Arg, Message, ToMessage};
 
 /// The bundled Chinese font: Noto Sans CJK SC cut down to the catalogue's characters
 /// (assets/fonts/, SIL Open Font License; made by scripts/make-cjk-font.py).

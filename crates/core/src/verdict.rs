@@ -21,7 +21,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Upper-case word for text output, in the current language.
     /// The verdict as the command line's text output tags it, `[FAIL   ]`: ASCII in every language,
     /// so columns stay aligned and `grep FAIL` works on any machine.
     pub fn tag(self) -> &'static str {

@@ -208,7 +208,7 @@ impl WindowsFacts {
 }
 
 /// The meaning of a Device Manager problem code, as Device Manager words it, and what usually
-/// causes it on an NVIDIA GPU, in the current language.
+/// causes it on an NVIDIA GPU, as messages.
 pub fn problem_text(code: u32) -> (crate::i18n::Message, crate::i18n::Message) {
     use crate::msg;
     match code {

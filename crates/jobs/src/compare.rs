@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::run::{Ended, RunSummary};
-use crate::i18n::{Lang, Message};
+use crate::i18n::Message;
 use crate::{msg, units};
 
 /// One compared figure.
@@ -141,48 +141,3 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
     Comparison { changed_args, rows }
 }
 
-/// The comparison as text.
-pub fn render(c: &Comparison, a_name: &str, b_name: &str, lang: Lang) -> String {
-    let mut out = String::new();
-    match c.changed_args.len() {
-        0 => out.push_str(&msg!("Both runs ran the same command line.").render(lang)),
-        1 => {
-            let (_, x, y) = &c.changed_args[0];
-            out.push_str(&msg!("One change: {a} → {b}", a = x.clone(), b = y.clone()).render(lang));
-        }
-        n => out.push_str(
-            &msg!(
-                "{n} arguments changed: a difference below cannot be pinned to one change (change one thing at a time)",
-                n = n
-            )
-            .render(lang),
-        ),
-    }
-    out.push('\n');
-    let mut rows: Vec<[String; 4]> =
-        vec![[String::new(), a_name.to_string(), b_name.to_string(), msg!("change").render(lang)]];
-    for r in &c.rows {
-        let verdict = match (r.lower_is_better, r.change_pct) {
-            (Some(lower), Some(p)) if p.abs() >= 1.0 => {
-                if (p < 0.0) == lower { msg!("better") } else { msg!("worse") }.render(lang)
-            }
-            _ => String::new(),
-        };
-        let delta = if verdict.is_empty() { r.delta.clone() } else { format!("{}  {verdict}", r.delta) };
-        rows.push([r.label.render(lang), r.a.render(lang), r.b.render(lang), delta]);
-    }
-    let widths: Vec<usize> =
-        (0..3).map(|c| rows.iter().map(|r| crate::i18n::columns(&r[c])).max().unwrap_or(0)).collect();
-    for r in &rows {
-        let line = format!(
-            "{}  {}  {}  {}",
-            crate::i18n::pad(&r[0], widths[0]),
-            crate::i18n::pad(&r[1], widths[1]),
-            crate::i18n::pad(&r[2], widths[2]),
-            r[3]
-        );
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}

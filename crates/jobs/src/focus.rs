@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::{Lang, Message};
+use crate::i18n::Message;
 use crate::telemetry::proctree::{self, ProcStat};
 use crate::telemetry::sampler::Sampler;
 use crate::{msg, units};
@@ -443,62 +443,6 @@ pub fn oom_note(oom: bool, free_share: Option<f64>) -> Option<Message> {
     })
 }
 
-/// The text form, in `lang`.
-pub fn render(f: &Focus, lang: Lang) -> String {
-    let mut s = String::new();
-    if f.demo.is_some() {
-        s.push_str(
-            &msg!("DEMO DATA: the GPU figures are simulated; the process figures are this machine's.").render(lang),
-        );
-        s.push('\n');
-    }
-    s.push_str(&format!("PID {}{}\n", f.pid, f.name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()));
-    if f.triage != Triage::Gone {
-        let state = Message::new(f.states.chars().last().map_or("unknown", proctree::state_words_key));
-        let line = msg!("state: {state}; {counts}", state = state, counts = state_counts(&f.states)).render(lang);
-        s.push_str(&format!("  {line}\n"));
-        let line = msg!(
-            "{processes} process(es), {threads} threads; CPU {cpu} % of a core; memory {memory}; reads {reads}, writes {writes}",
-            processes = f.processes,
-            threads = f.threads,
-            cpu = format!("{:.0}", f.cpu_pct),
-            memory = units::bytes(f.rss_bytes),
-            reads = units::rate(f.read_bps),
-            writes = units::rate(f.write_bps)
-        )
-        .render(lang);
-        s.push_str(&format!("  {line}\n"));
-        let line = match (f.gpu_memory, f.gpu_util) {
-            (Some(m), Some(u)) => {
-                msg!("GPU memory {memory}; its GPUs {util} % busy", memory = units::bytes(m), util = format!("{u:.0}"))
-            }
-            (Some(m), None) => msg!("GPU memory {memory} (not on a GPU right now)", memory = units::bytes(m)),
-            (None, _) => msg!("GPU: {why}", why = Message::new(f.gpu_access.missing())),
-        }
-        .render(lang);
-        s.push_str(&format!("  {line}\n"));
-        if let Some((age, grew)) = f.log {
-            let age = units::duration_words(age);
-            let line = if grew {
-                msg!("log last changed {age} ago; it grew while watched", age = age)
-            } else {
-                msg!("log last changed {age} ago; it did not grow while watched", age = age)
-            }
-            .render(lang);
-            s.push_str(&format!("  {line}\n"));
-        }
-    }
-    s.push_str(&format!(
-        "{}\n{}\n",
-        msg!("Verdict: {summary}.", summary = f.summary).render(lang),
-        msg!("Next step: {next}", next = f.next_step).render(lang)
-    ));
-    if let Some(n) = &f.memory_note {
-        s.push_str(&format!("{}\n", msg!("Memory: {note}", note = n).render(lang)));
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,35 +510,5 @@ mod tests {
         assert_eq!(state_counts("SSSSSS").en(), "sleeping 6 of 6 readings");
         assert_eq!(state_counts("RSRRSR").en(), "running 4, sleeping 2 of 6 readings");
         assert_eq!(state_counts("D").en(), "uninterruptible wait 1 of 1 reading");
-        let f = Focus {
-            pid: 4242,
-            name: Some("python".into()),
-            states: "SSSSSS".into(),
-            processes: 1,
-            threads: 3,
-            cpu_pct: 0.0,
-            rss_bytes: 1 << 20,
-            read_bps: 30_500.0,
-            write_bps: 0.0,
-            gpu_memory: None,
-            gpu_util: None,
-            log: None,
-            oom_in_log: false,
-            gpu_free_share: None,
-            memory_note: None,
-            gpu_access: GpuAccess::NoDriver,
-            demo: None,
-            triage: Triage::Waiting,
-            summary: verdict_words(
-                Triage::Waiting,
-                &Figures { log_grew: None, gpu_access: GpuAccess::NoDriver, ..figures(30_500.0) },
-            )
-            .0,
-            next_step: Message::default(),
-        };
-        let text = render(&f, Lang::En);
-        assert!(text.contains("sleeping 6 of 6 readings") && !text.contains("SSSSSS"), "{text}");
-        assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
-        assert!(text.contains("reads 30.5 kB/s") && text.contains("I/O 30.5 kB/s"), "{text}");
     }
 }

@@ -10,13 +10,12 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnose::Verdict;
 use crate::diagnose::bottleneck::{self, Bottleneck};
-use crate::i18n::{Lang, Message};
+use crate::i18n::Message;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::proctree;
 use crate::telemetry::sampler::Sampler;
-use crate::{msg, units};
+use crate::msg;
 
 use super::GpuAccess;
 
@@ -292,109 +291,6 @@ pub(crate) fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
     None
 }
 
-/// The text summary, in `lang`.
-pub fn render(s: &RunSummary, lang: Lang) -> String {
-    let mut o = String::from("\n");
-    let secs = format!("{:.1}", s.secs);
-    let first = match &s.ended {
-        Ended::Exited { code } => msg!(
-            "gpu-doctor: `{command}` exited with code {code} after {secs} s",
-            command = s.command,
-            code = code,
-            secs = secs
-        )
-        .render(lang),
-        Ended::Signal { signal } => msg!(
-            "gpu-doctor: `{command}` was killed by signal {signal} after {secs} s",
-            command = s.command,
-            signal = signal,
-            secs = secs
-        )
-        .render(lang),
-        Ended::NotStarted { error } => {
-            return format!(
-                "{}\n",
-                msg!("gpu-doctor: could not start the command: {error}", error = error).render(lang)
-            );
-        }
-    };
-    o.push_str(&format!("{first}\n"));
-    if s.demo {
-        o.push_str(&format!("  {}\n", msg!("(GPU figures are DEMO data: simulated, not this machine)").render(lang)));
-    }
-    for g in &s.gpus {
-        let (mean, peak, vram) =
-            (format!("{:.0}", g.util_mean), format!("{:.0}", g.util_peak), units::bytes(g.vram_peak_device));
-        let line = match g.vram_total {
-            Some(t) => msg!(
-                "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} of {total} (whole device)",
-                gpu = g.gpu,
-                mean = mean,
-                peak = peak,
-                vram = vram,
-                total = units::bytes(t)
-            )
-            .render(lang),
-            None => msg!(
-                "GPU {gpu}: utilization mean {mean} %, peak {peak} %; VRAM peak {vram} (whole device)",
-                gpu = g.gpu,
-                mean = mean,
-                peak = peak,
-                vram = vram
-            )
-            .render(lang),
-        };
-        o.push_str(&format!("  {line}\n"));
-    }
-    let line = match (s.vram_peak_process, s.gpu_access) {
-        (Some(v), _) => msg!("the command's own GPU memory peak: {peak}", peak = units::bytes(v)).render(lang),
-        (None, GpuAccess::Answered) => msg!("the command's own GPU memory: not reported by the driver").render(lang),
-        (None, access) => msg!("GPU: {why}", why = Message::new(access.missing())).render(lang),
-    };
-    o.push_str(&format!("  {line}\n"));
-    let line = msg!(
-        "CPU mean {mean} % of a core (peak {peak} %), up to {threads} threads; memory peak {memory}; read {read}, wrote {written}",
-        mean = format!("{:.0}", s.cpu_mean_pct),
-        peak = format!("{:.0}", s.cpu_peak_pct),
-        threads = s.threads_peak,
-        memory = units::bytes(s.rss_peak),
-        read = units::bytes(s.read_bytes),
-        written = units::bytes(s.write_bytes)
-    ).render(lang);
-    o.push_str(&format!("  {line}\n"));
-    for v in &s.verdicts {
-        let line = msg!(
-            "Diagnosis: {verdict} {title} ({pct} % sure)",
-            verdict = v.severity.word_message(),
-            title = v.title,
-            pct = format!("{:.0}", 100.0 * v.confidence)
-        )
-        .render(lang);
-        o.push_str(&format!("  {line}\n"));
-        if v.severity >= Verdict::Warn
-            && let Some(step) = v.next_steps.first()
-        {
-            o.push_str(&format!("    {}\n", msg!("next: {step}", step = step).render(lang)));
-        }
-    }
-    if let Some((lo, hi)) = s.vram_plan {
-        let (lo, hi) = (units::bytes(lo), units::bytes(hi));
-        let line = if s.vram_peak_process.is_some_and(|v| v > 0) {
-            msg!("Plan VRAM: {low} to {high} for this workload (its own peak + 20-30 % headroom)", low = lo, high = hi)
-                .render(lang)
-        } else {
-            msg!(
-                "Plan VRAM: {low} to {high} for this workload (the device's peak + 20-30 % headroom)",
-                low = lo,
-                high = hi
-            )
-            .render(lang)
-        };
-        o.push_str(&format!("  {line}\n"));
-    }
-    o
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,15 +313,6 @@ mod tests {
             demo: false,
             gpu_access: access,
         }
-    }
-
-    #[test]
-    fn no_driver_is_not_called_unreported_memory() {
-        let text = render(&summary(GpuAccess::NoDriver), Lang::En);
-        assert!(text.contains("GPU: no NVIDIA driver answered (see gpu-doctor-cli check)"), "{text}");
-        assert!(!text.contains("not reported by the driver"), "{text}");
-        let text = render(&summary(GpuAccess::Answered), Lang::En);
-        assert!(text.contains("own GPU memory: not reported by the driver"), "{text}");
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub fn analyse(runs: &[(f64, f64)]) -> Scaling {
     Scaling { runs: runs.to_vec(), fixed_secs: intercept, per_unit_secs: slope, r2, kind: kind.to_string(), summary }
 }
 
-/// Why a scaling test stopped before the fit (the message in the current language).
+/// Why a scaling test stopped before the fit ([`ScaleError::message`]; its `Display` is English).
 #[derive(Debug, thiserror::Error)]
 pub enum ScaleError {
     /// No command was given.
@@ -133,7 +133,13 @@ pub enum ScaleError {
     },
 }
 
-/// In the language shown now.
+impl crate::i18n::ToMessage for ScaleError {
+    fn to_message(&self) -> crate::i18n::Message {
+        self.message()
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
 impl std::fmt::Display for ScaleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message().en())

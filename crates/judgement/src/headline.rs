@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{FixStep, Report, Verdict};
-use crate::i18n::{Lang, Message};
+use crate::i18n::Message;
 use crate::telemetry::source::NoGpu;
 
 /// What is wrong, in one line, and what to do first.
@@ -59,22 +59,6 @@ impl Headline {
         report.and_then(Self::of_report).unwrap_or_else(|| Self::of_nvml(no))
     }
 
-    /// The steps as plain lines for a terminal: "Next step: ..." for a single instruction, else
-    /// "What to do:" and each step indented, commands after `$ `.
-    pub fn steps_text(&self, lang: Lang) -> String {
-        match self.steps.as_slice() {
-            [] => String::new(),
-            [FixStep::Text(t)] => format!("{}\n", crate::msg!("Next step: {step}", step = t).render(lang)),
-            steps => {
-                let mut s = format!("{}\n", crate::msg!("What to do:").render(lang));
-                for step in steps {
-                    s.push_str(&format!("  {}\n", step.plain(lang)));
-                }
-                s
-            }
-        }
-    }
-
     /// True when it came from the checklist (NVML's text is then only a detail).
     pub fn from_checklist(&self) -> bool {
         self.check_id.is_some()
@@ -112,7 +96,6 @@ mod tests {
         let h = Headline::for_no_gpu(Some(&report), &no_gpu());
         assert_eq!(h.finding.en(), "No GPU was passed into this container");
         assert_eq!(h.steps, vec![FixStep::Command("docker run --gpus all IMAGE".into())]);
-        assert_eq!(h.steps_text(Lang::En), "What to do:\n  $ docker run --gpus all IMAGE\n");
         assert!(h.from_checklist());
         let none = Report {
             checks: Vec::new(),
@@ -124,7 +107,7 @@ mod tests {
         };
         let h = Headline::for_no_gpu(Some(&none), &no_gpu());
         assert_eq!(h.finding.en(), "No NVIDIA driver seems to be installed");
-        assert_eq!(h.steps_text(Lang::En), "Next step: Install the driver\n");
+        assert_eq!(h.steps, vec![FixStep::Text("Install the driver".into())]);
         assert!(!h.from_checklist());
         assert_eq!(Headline::for_no_gpu(None, &no_gpu()), h);
     }

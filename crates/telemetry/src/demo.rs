@@ -110,7 +110,13 @@ impl UnknownScenario {
     }
 }
 
-/// In the language shown now (clap prints it).
+impl crate::i18n::ToMessage for UnknownScenario {
+    fn to_message(&self) -> crate::i18n::Message {
+        self.message()
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
 impl fmt::Display for UnknownScenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message().en())

@@ -16,7 +16,13 @@ impl BadInterval {
     }
 }
 
-/// In the language shown now.
+impl crate::i18n::ToMessage for BadInterval {
+    fn to_message(&self) -> crate::i18n::Message {
+        self.message()
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
 impl std::fmt::Display for BadInterval {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message().en())

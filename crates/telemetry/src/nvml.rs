@@ -196,7 +196,7 @@ impl Metric {
     }
 }
 
-/// A catalogue text (`tr_key!`), put in the current language where it is used.
+/// A catalogue text (`tr_key!`), put in the reader's language where it is shown.
 const LOST_TEXT: &str = tr_key!(
     "GPU has fallen off the bus and stopped answering. Look for Xid 79 in the kernel log (sudo dmesg | grep -i xid); check the card's seating, power and temperature, then reboot."
 );

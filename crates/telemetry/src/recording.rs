@@ -71,7 +71,7 @@ pub struct Record {
     pub gpu_stall: Option<super::snapshot::Stall>,
 }
 
-/// Why a recording could not be written or read (the message in the current language).
+/// Why a recording could not be written or read ([`RecordingError::message`]; its `Display` is English).
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
     /// Filesystem trouble.
@@ -121,7 +121,13 @@ impl RecordingError {
     }
 }
 
-/// In the language shown now.
+impl crate::i18n::ToMessage for RecordingError {
+    fn to_message(&self) -> crate::i18n::Message {
+        self.message()
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
 impl std::fmt::Display for RecordingError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message().en())

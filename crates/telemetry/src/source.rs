@@ -147,7 +147,7 @@ pub enum NvmlFailure {
 }
 
 impl NvmlFailure {
-    /// Plain-words summary and next step, in the current language, for a machine running Windows
+    /// Plain-words summary and next step, as messages, for a machine running Windows
     /// (`windows`) or Linux.
     pub fn explain_message(self, windows: bool) -> (Message, Message) {
         let (s, n) = match self {

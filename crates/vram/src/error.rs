@@ -10,10 +10,20 @@ pub struct InputError {
     pub problem: crate::i18n::Message,
 }
 
-/// `field: problem`, in the language shown now.
+/// `field: problem`.
+impl crate::i18n::ToMessage for InputError {
+    fn to_message(&self) -> crate::i18n::Message {
+        crate::i18n::Message::join(
+            [crate::i18n::Message::data(self.field), self.problem.clone()],
+            &crate::i18n::Message::data(": "),
+        )
+    }
+}
+
+/// `field: problem` in English (logs); a front end shows [`crate::i18n::ToMessage::to_message`].
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.field, self.problem.en())
+        f.write_str(&crate::i18n::ToMessage::to_message(self).en())
     }
 }
 

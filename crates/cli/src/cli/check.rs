@@ -1,6 +1,7 @@
 //! `check` (the checklist on this machine or on a capture) and `capture` (write what the checks
 //! read to a directory and/or one `.tar.gz` file for support staff).
 
+use crate::i18n::Here as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -88,9 +89,9 @@ pub fn run_check(args: &CheckArgs) -> Result<ExitCode, CliError> {
     let style = args.exit_codes;
     let format = args.format();
     let report = match &args.from {
-        Some(dir) => CheckSource::Capture(dir.clone()).run(None).map_err(CliError::runtime),
+        Some(dir) => CheckSource::Capture(dir.clone()).run(None).map_err(|e| CliError::runtime(e.here())),
         None if args.quick => Ok(diagnose::run(&live_system_with(&args.source.options(), None, true))),
-        None => CheckSource::Live(args.source.options()).run(None).map_err(CliError::runtime),
+        None => CheckSource::Live(args.source.options()).run(None).map_err(|e| CliError::runtime(e.here())),
     };
     let report = match report {
         Ok(r) => r,
@@ -169,7 +170,7 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
     let live = live_system(&args.source.options(), None);
     // Running the checks records every file they read.
     let report = diagnose::run(&live);
-    let written = write_capture(&live, &dir, crate::i18n::current()).map_err(CliError::runtime)?;
+    let written = write_capture(&live, &dir, crate::i18n::current()).map_err(|e| CliError::runtime(e.here()))?;
     let n = written.files;
     // What is about to be sent, before the sentence saying where it is.
     super::out(&written.manifest)?;
@@ -183,7 +184,7 @@ pub fn run_capture(args: &CaptureArgs) -> Result<ExitCode, CliError> {
         ))?;
     }
     if let Some(file) = &args.archive {
-        archive::write_archive(&dir, file).map_err(CliError::runtime)?;
+        archive::write_archive(&dir, file).map_err(|e| CliError::runtime(e.here()))?;
         super::outln(&tr!(
             "Wrote the capture as one file: {file} ({n} files, {checks} checks). Send this file; support staff run: gpu-doctor-cli check --from {arg}",
             file = file.display(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
-use crate::jobs::focus::{FocusOptions, Triage, observe, render};
+use crate::jobs::focus::{FocusOptions, Triage, observe};
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `focus`.
@@ -53,7 +53,7 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
     if a.json {
         super::outln(&super::to_json(&f)?)?;
     } else {
-        super::out(&render(&f, crate::i18n::current()))?;
+        super::out(&crate::present::jobs::focus(&f, crate::i18n::current()))?;
     }
     Ok(ExitCode::from(if f.triage == Triage::Gone { exit::ERROR } else { exit::OK }))
 }

@@ -92,7 +92,7 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
                 "\n{}",
                 tr!("No NVIDIA GPU data. {finding}", finding = present::sentence(&h.finding.here()))
             );
-            o.push_str(&h.steps_text(crate::i18n::current()));
+            o.push_str(&crate::present::checklist::headline_steps(&h, crate::i18n::current()));
             if h.from_checklist() {
                 let _ = writeln!(o, "{}", tr!("(The checklist's root cause; all checks: gpu-doctor-cli check)"));
                 let _ = writeln!(

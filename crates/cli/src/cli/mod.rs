@@ -199,7 +199,7 @@ pub fn parse_window(s: &str) -> Result<f64, String> {
 
 /// clap value parser for `--demo`.
 pub fn parse_scenario(s: &str) -> Result<Scenario, String> {
-    s.parse::<Scenario>().map_err(|e| e.to_string())
+    s.parse::<Scenario>().map_err(|e| crate::i18n::Here::here(&e))
 }
 
 /// A finite number within `[min, max]` with its unit in the error: the one parser behind every

@@ -62,7 +62,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
     while sampler.snapshot().gpu_t.is_none() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut rec = Recorder::create(&a.out, &sampler.snapshot()).map_err(CliError::runtime)?;
+    let mut rec = Recorder::create(&a.out, &sampler.snapshot()).map_err(|e| CliError::runtime(e.here()))?;
     eprintln!(
         "gpu-doctor: {}",
         tr!(
@@ -85,7 +85,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         let snap = sampler.snapshot();
         if snap.seq != seq {
             seq = snap.seq;
-            rec.append(&snap).map_err(CliError::runtime)?;
+            rec.append(&snap).map_err(|e| CliError::runtime(e.here()))?;
         }
         std::thread::sleep((interval / 4).min(Duration::from_millis(100)));
     }
@@ -100,7 +100,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
 /// Runs `replay`; returns the exit code. The file is streamed (twice for text and CSV: once for
 /// the summary and the GPU columns, once for the rows), so memory stays flat for any size.
 pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
-    let open = || RecordStream::open(&a.file).map_err(CliError::runtime);
+    let open = || RecordStream::open(&a.file).map_err(|e| CliError::runtime(e.here()));
     let mut out = Out::new();
     let skipped;
     if a.json {
@@ -108,7 +108,7 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
         let header = serde_json::to_string(&stream.header).map_err(|e| CliError::runtime(e.to_string()))?;
         if out.put(&header)? && out.put("\n")? {
             for r in stream.by_ref() {
-                let line = serde_json::to_string(&r.map_err(CliError::runtime)?)
+                let line = serde_json::to_string(&r.map_err(|e| CliError::runtime(e.here()))?)
                     .map_err(|e| CliError::runtime(e.to_string()))?;
                 if !(out.put(&line)? && out.put("\n")?) {
                     break;
@@ -121,7 +121,7 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
         let mut first = open()?;
         let (mut n, mut t0, mut t1, mut inventory, mut gpus) = (0usize, None, 0.0, None, Vec::new());
         for r in first.by_ref() {
-            let r = r.map_err(CliError::runtime)?;
+            let r = r.map_err(|e| CliError::runtime(e.here()))?;
             n += 1;
             t0.get_or_insert(r.t);
             t1 = r.t;
@@ -144,7 +144,7 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
         if out.put(&head)? {
             let header = second.header.clone();
             for r in second.by_ref() {
-                let mut r = r.map_err(CliError::runtime)?;
+                let mut r = r.map_err(|e| CliError::runtime(e.here()))?;
                 // Only the first MAX_GPUS GPUs the file names (its columns, its text).
                 r.gpus.retain(|g| gpus.binary_search(&g.index).is_ok());
                 let row = if a.csv { csv_row(&header, &gpus, &r) } else { text_row(&header, &r, offset) };

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
-use crate::jobs::run::{Ended, measure, render};
+use crate::jobs::run::{Ended, measure};
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `run`.
@@ -49,7 +49,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     } else if a.json {
         eprintln!("{}", super::to_json(&summary)?);
     } else {
-        eprint!("{}", render(&summary, crate::i18n::current()));
+        eprint!("{}", crate::present::jobs::run_summary(&summary, crate::i18n::current()));
         if let Some(peak) = kept {
             eprintln!(
                 "{}",

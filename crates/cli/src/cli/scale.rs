@@ -40,7 +40,7 @@ pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
                 ScaleError::NotStarted { source, .. } if source.kind() == std::io::ErrorKind::NotFound => 127,
                 ScaleError::NotStarted { .. } => 126,
             };
-            return Err(CliError::new(code, e));
+            return Err(CliError::new(code, e.here()));
         }
     };
     if a.json {

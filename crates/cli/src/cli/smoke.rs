@@ -13,7 +13,8 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::diagnose::Verdict;
 use crate::smoke::runner::{self, Launcher};
-use crate::smoke::{ChildEnd, Msg, Options, stage_text};
+use crate::present::smoke::stage_text;
+use crate::smoke::{ChildEnd, Msg, Options};
 use crate::units::ByteUnits;
 
 /// Arguments of `smoke`.

@@ -162,7 +162,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     super::info::wait_until_opened(&sampler, true);
     let (journal_path, mut writer, start, mut trials) = match &a.resume {
         Some(path) => {
-            let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
+            let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {}", path.display(), e.here())))?;
             let w = Writer::append(path).map_err(|e| {
                 CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
             })?;
@@ -211,7 +211,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         }
     };
     let spec = start.spec.clone();
-    let pattern = request::pattern(&spec.unit).map_err(|e| CliError::new(exit::BAD_ARGS, e))?;
+    let pattern = request::pattern(&spec.unit).map_err(|e| CliError::new(exit::BAD_ARGS, e.here()))?;
     let write = |w: &mut Writer, line: &Line| {
         w.write(line).map_err(|e| {
             CliError::runtime(crate::tr!("could not write {path}: {error}", path = journal_path.display(), error = e))
@@ -290,7 +290,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         super::outln(&super::to_json(&out)?)?;
     } else {
         let lang = crate::i18n::current();
-        super::out(&render::table(&spec, &trials, outcome.best, lang))?;
+        super::out(&crate::present::jobs::tune_table(&spec, &trials, outcome.best, lang))?;
         super::outln("")?;
         super::outln(&answer.headline.render(lang))?;
         for p in &answer.phases {
@@ -378,7 +378,7 @@ pub fn run_compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     } else {
         let name =
             |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
-        super::out(&crate::jobs::compare::render(&c, &name(&a.a), &name(&a.b), crate::i18n::current()))?;
+        super::out(&crate::present::jobs::comparison(&c, &name(&a.a), &name(&a.b), crate::i18n::current()))?;
     }
     Ok(ExitCode::from(exit::OK))
 }

@@ -187,7 +187,7 @@ pub struct VramArgs {
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
         Some(p) => vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?)
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| e.here())?,
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
@@ -197,7 +197,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         }
     };
     if let Some(name) = &args.preset {
-        let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.to_string())?;
+        let arch = vram::presets::find(&presets, name).cloned().map_err(|e| e.here())?;
         if !arch.name.eq_ignore_ascii_case(name.trim()) {
             let note =
                 if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) };
@@ -214,7 +214,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         return Ok(arch);
     }
     if let Some(path) = &args.config {
-        return vram::presets::from_hf_config_file(path).map_err(|e| e.to_string());
+        return vram::presets::from_hf_config_file(path).map_err(|e| e.here());
     }
     let (Some(layers), Some(hidden), Some(heads), Some(vocab)) = (args.layers, args.hidden, args.heads, args.vocab)
     else {
@@ -236,7 +236,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
             vocab,
         )
     };
-    arch.validate().map_err(|e| e.to_string())?;
+    arch.validate().map_err(|e| e.here())?;
     Ok(arch)
 }
 
@@ -380,7 +380,7 @@ pub(crate) fn outcome<'a>(arch: &'a Arch, workload: Workload, targets: &[Target]
 
 /// Runs `vram`: exit code 2 for a model or workload that cannot be estimated.
 pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
-    let bad = |e: &dyn std::fmt::Display| CliError::new(exit::BAD_ARGS, e);
+    let bad = |e: &dyn crate::i18n::ToMessage| CliError::new(exit::BAD_ARGS, e.here());
     if args.list_presets {
         let list = match &args.presets_file {
             Some(p) => vram::presets::read(p).map_err(|e| bad(&e))?,
@@ -396,7 +396,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
         }
         return Ok(ExitCode::from(exit::OK));
     }
-    let arch = arch_from(args).map_err(|e| bad(&e))?;
+    let arch = arch_from(args).map_err(|e| CliError::new(exit::BAD_ARGS, e))?;
     if let Some(value) = &args.save_calibration {
         save_calibration(args, &arch, value)?;
     }

@@ -77,6 +77,19 @@ impl From<MessageWire> for Message {
     }
 }
 
+/// Something that says itself to a person as a [`Message`]: a message, or an error of the
+/// domain (its reason), which a front end renders in the language it shows.
+pub trait ToMessage {
+    /// What it says, as a message.
+    fn to_message(&self) -> Message;
+}
+
+impl ToMessage for Message {
+    fn to_message(&self) -> Message {
+        self.clone()
+    }
+}
+
 impl Message {
     /// The message `key` without arguments (use [`crate::msg!`], which the catalogue test reads).
     pub fn new(key: &str) -> Message {

@@ -475,7 +475,7 @@ impl eframe::App for DoctorApp {
                 let path = share::unique_path(&dir, &share::file_stem("recording", &self.settings.redaction), "gdrec");
                 let started = std::fs::create_dir_all(&dir)
                     .map_err(|e| e.to_string())
-                    .and_then(|()| self.sampler.start_recording(&path).map_err(|e| e.to_string()));
+                    .and_then(|()| self.sampler.start_recording(&path).map_err(|e| e.here()));
                 self.set_info(match started {
                     Ok(()) => tr!("Recording to {path}", path = path.display()),
                     Err(e) => tr!("Could not start recording: {error}", error = e),

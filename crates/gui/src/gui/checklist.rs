@@ -51,7 +51,7 @@ fn run_checks(source: &ChecklistSource, renderer: Option<String>) -> Result<Repo
             "Could not read {file}: it is {what}. The checklist reads an nvidia-bug-report.log(.gz), the text output of nvidia-smi -q, or a gpu-doctor capture (.tar.gz or its folder). ({error})",
             file = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
             what = crate::diagnose::input::what_file_is(path).here(),
-            error = e
+            error = e.here()
         ),
         _ => e.to_string(),
     })

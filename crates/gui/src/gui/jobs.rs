@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use eframe::egui::{self, RichText};
 
-use crate::jobs::focus::{self, Focus};
-use crate::jobs::run::{self as runcmd, RunSummary};
+use crate::jobs::focus::Focus;
+use crate::jobs::run::RunSummary;
 use crate::tr;
 
 /// Lines of output kept.
@@ -205,7 +205,7 @@ impl RunDialog {
             });
             status(ui, self.running(), tr!("running..."), self.error.as_deref());
             if let Some(s) = &self.summary {
-                ui.label(RichText::new(runcmd::render(s, crate::i18n::current()).trim()).monospace());
+                ui.label(RichText::new(crate::present::jobs::run_summary(s, crate::i18n::current()).trim()).monospace());
             }
             ui.label(RichText::new(tr!("Output")).strong());
             egui::ScrollArea::vertical().max_height(220.0).stick_to_bottom(true).show(ui, |ui| {
@@ -315,7 +315,7 @@ impl FocusDialog {
             });
             status(ui, self.running(), tr!("watching..."), self.error.as_deref());
             if let Some(f) = &self.result {
-                ui.label(RichText::new(focus::render(f, crate::i18n::current()).trim()).monospace());
+                ui.label(RichText::new(crate::present::jobs::focus(f, crate::i18n::current()).trim()).monospace());
             }
         });
         self.open = open;

@@ -301,7 +301,7 @@ impl SmokeState {
         ui.add_space(6.0);
         ui.horizontal(|ui| {
             if ui.button(crate::tr!("Copy report")).clicked() {
-                ui.ctx().copy_text(r.render_text(crate::i18n::current()));
+                ui.ctx().copy_text(crate::present::smoke::report_text(r, crate::i18n::current()));
                 self.note = Some(crate::tr!("Report copied to the clipboard.").to_string());
             }
             if ui
@@ -420,7 +420,7 @@ pub fn write_report(r: &SmokeReport, path: &std::path::Path) -> std::io::Result<
     let body = if json {
         serde_json::to_string_pretty(r).map_err(std::io::Error::other)?
     } else {
-        r.render_text(crate::i18n::current())
+        crate::present::smoke::report_text(r, crate::i18n::current())
     };
     std::fs::write(path, body)
 }

@@ -96,7 +96,7 @@ impl TuneState {
             }
             // A tune just started may not have written its first line yet.
             Err(_) if self.job.is_some() => {}
-            Err(e) => self.error = Some(format!("{}: {e}", path.display())),
+            Err(e) => self.error = Some(format!("{}: {}", path.display(), e.here())),
         }
     }
 
@@ -126,7 +126,7 @@ impl TuneState {
     /// data, `--spec FILE`), or what is missing or wrong.
     pub fn arguments(&self, journal: &std::path::Path) -> Result<Vec<std::ffi::OsString>, String> {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-        let spec = self.request()?.spec(cpus).map_err(|e| e.to_string())?;
+        let spec = self.request()?.spec(cpus).map_err(|e| e.here())?;
         let path = journal.with_extension("spec.json");
         let json = serde_json::to_vec_pretty(&spec).map_err(|e| e.to_string())?;
         crate::safe_fs::write_new_atomic(&path, &json)

@@ -133,7 +133,7 @@ impl VramState {
                 self.message = None;
             }
             Err(e) => {
-                self.message = Some(crate::tr!("Could not import {path}: {error}", path = path.display(), error = e))
+                self.message = Some(crate::tr!("Could not import {path}: {error}", path = path.display(), error = e.here()))
             }
         }
     }
@@ -181,7 +181,7 @@ impl VramState {
         settings.gpu_total_bytes = targets.first().map(|t| t.total);
         let text = match vram::answer(&self.arch, &settings, &targets) {
             Ok(answer) => crate::present::vram::text(&self.arch, &settings, &answer, None, crate::i18n::current()),
-            Err(e) => crate::tr!("Cannot estimate: {error}", error = e),
+            Err(e) => crate::tr!("Cannot estimate: {error}", error = e.here()),
         };
         Some(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
     }
@@ -486,7 +486,7 @@ impl VramState {
         let answer = match vram::answer(&self.arch, &settings, &targets) {
             Ok(a) => a,
             Err(e) => {
-                ui.colored_label(palette::tone(ui, Tone::Fail), crate::tr!("Cannot estimate: {error}", error = e));
+                ui.colored_label(palette::tone(ui, Tone::Fail), crate::tr!("Cannot estimate: {error}", error = e.here()));
                 return;
             }
         };

@@ -99,21 +99,23 @@ impl From<crate::safe_fs::ReadError> for JournalError {
     }
 }
 
-impl std::fmt::Display for JournalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl crate::i18n::ToMessage for JournalError {
+    fn to_message(&self) -> crate::i18n::Message {
         match self {
-            JournalError::Read(e) => write!(f, "{e}"),
-            JournalError::NotAJournal => {
-                f.write_str(&crate::msg!("not a gpu-doctor tune journal (no start line)").en())
-            }
-            JournalError::Newer(v) => f.write_str(
-                &crate::msg!(
-                    "a journal of a newer gpu-doctor (format {version}); update gpu-doctor to read it",
-                    version = *v
-                )
-                .en(),
+            JournalError::Read(e) => crate::i18n::Message::data(e.to_string()),
+            JournalError::NotAJournal => crate::msg!("not a gpu-doctor tune journal (no start line)"),
+            JournalError::Newer(v) => crate::msg!(
+                "a journal of a newer gpu-doctor (format {version}); update gpu-doctor to read it",
+                version = *v
             ),
         }
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
+impl std::fmt::Display for JournalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::i18n::ToMessage::to_message(self).en())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::spec::{CONCURRENCY, TuneSpec, shell_line};
 use super::{Outcome, Stop, Trial};
-use crate::i18n::{Lang, Message};
+use crate::i18n::Message;
 use crate::{msg, units};
 
 /// A rate with a sensible number of digits.
@@ -147,54 +147,6 @@ fn spec_command(spec: &TuneSpec, t: &Trial) -> String {
     } else {
         line
     }
-}
-
-/// The table's header and one row per trial, columns padded for a terminal.
-pub fn table(spec: &TuneSpec, trials: &[Trial], best: Option<u32>, lang: Lang) -> String {
-    let head: Vec<String> = [
-        msg!("trial"),
-        msg!("moved"),
-        msg!("setting"),
-        msg!("result"),
-        msg!("time"),
-        spec.unit.label(),
-        msg!("peak VRAM"),
-        msg!("free"),
-        msg!("GPU util"),
-        msg!("what limited it"),
-    ]
-    .iter()
-    .map(|m| m.render(lang))
-    .collect();
-    let mut rows = vec![head];
-    for t in trials {
-        rows.push(vec![
-            format!("{}{}", t.id, if Some(t.id) == best { " *" } else { "" }),
-            phase_label(&t.phase).render(lang),
-            t.setting.describe().render(lang),
-            t.end.word().render(lang),
-            format!("{:.1} s", t.secs),
-            t.throughput.map_or_else(|| "-".into(), rate),
-            t.device_peak.map_or_else(|| "-".into(), units::bytes),
-            t.headroom_pct().map_or_else(|| "-".into(), |f| format!("{f:.0} %")),
-            t.util_mean.map_or_else(|| "-".into(), |u| format!("{u:.0} %")),
-            t.verdict.render(lang),
-        ]);
-    }
-    let cols = rows[0].len();
-    let widths: Vec<usize> =
-        (0..cols).map(|c| rows.iter().map(|r| crate::i18n::columns(&r[c])).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for r in &rows {
-        let line: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, cell)| if i + 1 == cols { cell.clone() } else { crate::i18n::pad(cell, widths[i]) })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// gpu-doctor's own CPU over the trials: (its seconds, the trials' seconds).

@@ -145,9 +145,9 @@ pub enum SpecError {
     BadPattern(String),
 }
 
-impl std::fmt::Display for SpecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = match self {
+impl crate::i18n::ToMessage for SpecError {
+    fn to_message(&self) -> Message {
+        match self {
             SpecError::NothingToTune => msg!(
                 "nothing to tune: put {batch}, {workers} or a --param placeholder in the command, or give --concurrency"
             ),
@@ -170,8 +170,14 @@ impl std::fmt::Display for SpecError {
                 msg!("--items {text}: write a number or a product such as {batch}*50", text = text.clone())
             }
             SpecError::BadPattern(error) => msg!("--rate-pattern: {error}", error = error.clone()),
-        };
-        f.write_str(&text.en())
+        }
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::i18n::ToMessage::to_message(self).en())
     }
 }
 

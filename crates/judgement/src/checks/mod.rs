@@ -75,7 +75,7 @@ pub struct CheckDef {
     /// The layer it belongs to.
     pub layer: Layer,
     /// What is checked, e.g. "NVIDIA kernel module loaded": the title of every result it gives
-    /// (in English here; [`CheckDef::blank`] puts it in the current language).
+    /// (a catalogue key, shown in the reader's language).
     pub title: &'static str,
     /// The checks it depends on, in the order they are consulted: when one of them failed (or is
     /// itself blocked), this check is shown as blocked by it instead of counting as another

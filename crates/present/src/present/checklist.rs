@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::diagnose::headline::Headline;
 use crate::diagnose::{Check, FixStep, Layer, Report, Verdict};
 use crate::i18n::{Lang, Message, columns, tr_in};
 use crate::msg;
@@ -127,3 +128,20 @@ pub fn render_text(r: &Report, lang: Lang) -> String {
 fn title_and_summary(c: &Check, lang: Lang) -> String {
     msg!("{label}: {value}", label = Message::new(&c.title), value = c.summary).render(lang)
 }
+
+/// A headline's steps as plain lines for a terminal: "Next step: ..." for a single instruction, else
+/// "What to do:" and each step indented, commands after `$ `.
+pub fn headline_steps(h: &Headline, lang: Lang) -> String {
+    match h.steps.as_slice() {
+        [] => String::new(),
+        [FixStep::Text(t)] => format!("{}\n", msg!("Next step: {step}", step = t).render(lang)),
+        steps => {
+            let mut s = format!("{}\n", msg!("What to do:").render(lang));
+            for step in steps {
+                s.push_str(&format!("  {}\n", step.plain(lang)));
+            }
+            s
+        }
+    }
+}
+

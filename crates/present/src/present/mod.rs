@@ -2,6 +2,8 @@
 //! metric, so "memory bandwidth utilization" is never shown as "memory used".
 
 pub mod checklist;
+pub mod jobs;
+pub mod smoke;
 #[cfg(test)]
 mod checklist_tests;
 pub mod vram;

@@ -223,10 +223,17 @@ impl RemoteError {
     }
 }
 
-/// In the language shown now.
+/// What went wrong and the next step, one after the other.
+impl crate::i18n::ToMessage for RemoteError {
+    fn to_message(&self) -> crate::i18n::Message {
+        crate::i18n::Message::join([self.message.clone(), self.next_step.clone()], &crate::i18n::Message::data(" "))
+    }
+}
+
+/// In English (logs); a front end shows [`crate::i18n::ToMessage::to_message`] in its language.
 impl std::fmt::Display for RemoteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.message.en(), self.next_step.en())
+        f.write_str(&crate::i18n::ToMessage::to_message(self).en())
     }
 }
 

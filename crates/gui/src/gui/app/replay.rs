@@ -2,6 +2,7 @@
 //! the sampler's bounded history and an index ([`ReplayFile`]); the window stays live meanwhile
 //! and says how far the read got, so a recording of many hours or a gigabyte never freezes it.
 
+use crate::i18n::Here as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -100,7 +101,7 @@ impl DoctorApp {
                 if let Ok(mut i) = self.info.lock() {
                     *i = None;
                 }
-                self.message = Some(tr!("Could not open the recording: {error}", error = e));
+                self.message = Some(tr!("Could not open the recording: {error}", error = e.here()));
                 return;
             }
         };
