@@ -108,6 +108,8 @@ pub enum MetricUnit {
     Mhz,
     /// 0 or 1 (a state off or on); a mean over time is the share of the time it was on.
     Flag,
+    /// A plain number (a load average).
+    Number,
 }
 
 impl MetricUnit {
@@ -122,6 +124,7 @@ impl MetricUnit {
             MetricUnit::Celsius => format!("{v:.0} °C"),
             MetricUnit::Mhz => format!("{v:.0} MHz"),
             MetricUnit::Flag => percent_whole_in(lang, 100.0 * v),
+            MetricUnit::Number => format!("{v:.2}"),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod demo;
 pub mod endproc;
 pub mod history;
 pub mod host;
+pub mod host_metric;
 pub mod interval;
 pub mod libprobe;
 pub mod live;

@@ -13,6 +13,7 @@ use std::sync::{Arc, LazyLock};
 use serde::{Deserialize, Serialize};
 
 use super::history::keys::GpuMetric;
+use super::host_metric::HOST_METRICS;
 use super::metric::GPU_METRICS;
 use super::sample::{GpuSample, HostSample, Inventory, MAX_GPUS};
 use super::snapshot::Snapshot;
@@ -491,9 +492,11 @@ static CSV_GPU_COLS: LazyLock<Vec<(&'static str, CellReader)>> = LazyLock::new(|
 
 /// The CSV header line for these GPUs.
 pub fn csv_header(gpus: &[u32]) -> String {
-    let mut out = String::from(
-        "time_unix,time_utc,t_s,cpu_pct,iowait_pct,ram_used_bytes,swap_used_bytes,disk_read_bps,disk_write_bps",
-    );
+    let mut out = String::from("time_unix,time_utc,t_s");
+    for c in HOST_METRICS.iter().filter_map(|d| d.csv) {
+        out.push(',');
+        out.push_str(c);
+    }
     for g in gpus {
         for (c, _) in CSV_GPU_COLS.iter() {
             out.push_str(&format!(",gpu{g}_{c}"));
@@ -513,19 +516,8 @@ pub fn csv_row(header: &Header, gpus: &[u32], r: &Record) -> String {
             .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
             .unwrap_or_default();
         let h = r.host.as_ref();
-        let mem = h.and_then(|h| h.memory.value().cloned());
-        let disks = h.and_then(|h| h.disks.value().cloned());
-        let cells = [
-            format!("{unix:.3}"),
-            utc,
-            format!("{:.3}", r.t),
-            num(h.and_then(|h| h.cpu_pct.get())),
-            num(h.and_then(|h| h.iowait_pct.get())),
-            num(mem.as_ref().map(|m| m.ram_used_bytes as f64)),
-            num(mem.as_ref().map(|m| m.swap_used_bytes as f64)),
-            num(disks.as_ref().map(|d| d.iter().map(|x| x.read_bps).sum())),
-            num(disks.as_ref().map(|d| d.iter().map(|x| x.write_bps).sum())),
-        ];
+        let mut cells = vec![format!("{unix:.3}"), utc, format!("{:.3}", r.t)];
+        cells.extend(HOST_METRICS.iter().filter(|d| d.csv.is_some()).map(|d| num(h.and_then(d.read))));
         out.push_str(&cells.join(","));
         for gi in gpus {
             let g = r.gpus.iter().find(|g| g.index == *gi);

@@ -26,6 +26,7 @@ use arc_swap::ArcSwap;
 use super::history::keys;
 use super::history::{Event, EventKind, EventLevel, History, HistoryConfig};
 use super::host::{HostSource, SelfProbe};
+use super::host_metric::HOST_METRICS;
 use super::metric::{GPU_METRICS, Sampled};
 use super::sample::{GpuHealth, GpuSample, GpuSlowSample, HostSample, MAX_CORES, MAX_GPUS};
 use super::snapshot::{Snapshot, Stall};
@@ -609,34 +610,16 @@ impl Shared {
     }
 }
 
+/// Appends a host sample's metrics: every metric of the host table that is kept over time, and
+/// each core's CPU.
 fn record_host(h: &mut History, t: f64, s: &HostSample) {
-    if let Some(v) = s.cpu_pct.get() {
-        h.push(keys::CPU, t, v);
+    for d in HOST_METRICS {
+        if let (Some(key), Some(v)) = (d.key, (d.read)(s)) {
+            h.push(key, t, v);
+        }
     }
     for (i, c) in s.per_core_pct.iter().take(MAX_CORES).enumerate() {
         h.push(&keys::core(i), t, *c);
-    }
-    if let Some(v) = s.iowait_pct.get() {
-        h.push(keys::IOWAIT, t, v);
-    }
-    if let Some(m) = s.memory.value() {
-        h.push(keys::RAM_USED, t, m.ram_used_bytes as f64);
-        h.push(keys::SWAP_USED, t, m.swap_used_bytes as f64);
-    }
-    if let Some(r) = s.disk_read_total() {
-        h.push(keys::DISK_READ, t, r);
-    }
-    if let Some(w) = s.disk_write_total() {
-        h.push(keys::DISK_WRITE, t, w);
-    }
-    if let Some(v) = s.net_rx_bps.get() {
-        h.push(keys::NET_RX, t, v);
-    }
-    if let Some(v) = s.net_tx_bps.get() {
-        h.push(keys::NET_TX, t, v);
-    }
-    if let Some(v) = s.pressure.value().and_then(|p| p.io_some) {
-        h.push(keys::PSI_IO, t, v);
     }
 }
 

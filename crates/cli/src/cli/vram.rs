@@ -400,15 +400,11 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     if let Some(value) = &args.save_calibration {
         save_calibration(args, &arch, value)?;
     }
-    let judge = || {
-        let targets = targets(args);
-        let workload = workload_from(args, &arch, targets.first().map(|t| t.total));
-        outcome(&arch, workload, &targets)
-    };
-    // --json is the same in every language: its texts (GPU names, notes, verdicts' details,
-    // advice) are made in English.
-    let out = if args.json { crate::i18n::scoped(crate::i18n::Lang::En, judge) } else { judge() };
-    let mut out = out.map_err(|e| bad(&e))?;
+    // (--json is the same in every language: the answer's texts are messages, which JSON carries
+    // with their English.)
+    let targets = targets(args);
+    let workload = workload_from(args, &arch, targets.first().map(|t| t.total));
+    let mut out = outcome(&arch, workload, &targets).map_err(|e| bad(&e))?;
     if let Some(path) = calibration::path() {
         match calibration::load(&path) {
             Ok(points) => out.calibration = calibration::find(&points, &arch, &out.settings).cloned(),

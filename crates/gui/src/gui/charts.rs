@@ -23,6 +23,8 @@ pub enum Unit {
     Celsius,
     /// Megahertz.
     Mhz,
+    /// A plain number (a load average).
+    Number,
 }
 
 impl Unit {
@@ -35,6 +37,7 @@ impl Unit {
             Unit::Watts => format!("{v:.0} W"),
             Unit::Celsius => format!("{v:.0} °C"),
             Unit::Mhz => format!("{v:.0} MHz"),
+            Unit::Number => format!("{v:.2}"),
         }
     }
 
@@ -50,12 +53,13 @@ impl Unit {
             Unit::Watts => format!("{v:.0} W"),
             Unit::Celsius => format!("{v:.0}°C"),
             Unit::Mhz => format!("{v:.0}"),
+            Unit::Number => format!("{v:.1}"),
         }
     }
 }
 
 /// A metric's unit as a chart's: percentages on a percent axis (a 0/1 flag too), bytes in GiB,
-/// rates, watts, degrees and megahertz as they are.
+/// rates, watts, degrees, megahertz and plain numbers as they are.
 impl From<units::MetricUnit> for Unit {
     fn from(u: units::MetricUnit) -> Unit {
         match u {
@@ -65,6 +69,7 @@ impl From<units::MetricUnit> for Unit {
             units::MetricUnit::Watts => Unit::Watts,
             units::MetricUnit::Celsius => Unit::Celsius,
             units::MetricUnit::Mhz => Unit::Mhz,
+            units::MetricUnit::Number => Unit::Number,
         }
     }
 }
@@ -214,6 +219,7 @@ impl Unit {
     fn least_step(self) -> f64 {
         match self {
             Unit::Percent | Unit::Gib | Unit::Rate | Unit::Watts | Unit::Celsius | Unit::Mhz => 1.0,
+            Unit::Number => 0.1,
         }
     }
 
@@ -229,6 +235,7 @@ impl Unit {
             Unit::Watts => 10.0,
             Unit::Celsius => 10.0,
             Unit::Mhz => 100.0,
+            Unit::Number => 1.0,
         }
     }
 }
@@ -560,7 +567,8 @@ mod tests {
 
     #[test]
     fn flat_series_get_distinct_round_labels() {
-        const ALL: [Unit; 6] = [Unit::Percent, Unit::Gib, Unit::Rate, Unit::Watts, Unit::Celsius, Unit::Mhz];
+        const ALL: [Unit; 7] =
+            [Unit::Percent, Unit::Gib, Unit::Rate, Unit::Watts, Unit::Celsius, Unit::Mhz, Unit::Number];
         // All zero: the chart's y range is 0 to the unit's least top, plus egui_plot's margins.
         assert_eq!(
             labels(Unit::Rate, -0.05 * 1000.0, 1.05 * Unit::Rate.least_top(), 150.0),

@@ -204,18 +204,6 @@ fn points_per_line(lines: usize) -> usize {
     (CHART_POINT_BUDGET / lines.max(1)).clamp(CHART_MIN_POINTS, CHART_POINTS)
 }
 
-/// The host history series the charts draw.
-const HOST_CHART_KEYS: [&str; 9] = [
-    keys::CPU,
-    keys::RAM_USED,
-    keys::SWAP_USED,
-    keys::DISK_READ,
-    keys::DISK_WRITE,
-    keys::IOWAIT,
-    keys::PSI_IO,
-    keys::NET_RX,
-    keys::NET_TX,
-];
 
 /// What the Monitor's charts draw, copied out of the history while its lock is held (briefly),
 /// so laying out and drawing the tab never holds the lock the sampler threads append under.
@@ -331,7 +319,8 @@ impl MonitorState {
                 out.push((keys::gpu(i, d.key), per_line));
             }
         }
-        for key in HOST_CHART_KEYS {
+        // (The host charts draw every host series kept over time: the host table's.)
+        for key in crate::telemetry::host_metric::HOST_METRICS.iter().filter_map(|d| d.key) {
             out.push((key.to_string(), CHART_POINTS));
         }
         out

@@ -226,7 +226,7 @@ impl ReportDialog {
             let mut d = doc.clone();
             let secrets = Secrets::this_machine().with_origin(self.origin.as_ref());
             report::redact_doc(&mut d, &mut Redactor::new(self.redact, secrets));
-            self.preview = i18n::scoped(self.doc_lang, || report::render(&d, self.format));
+            self.preview = report::render(&d, self.format);
         }
         self.preview_for = Some(key);
     }

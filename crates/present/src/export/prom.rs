@@ -20,6 +20,7 @@ use prometheus_client::registry::Registry;
 use crate::diagnose::bottleneck::Bottleneck;
 use crate::diagnose::{Report, Verdict};
 use crate::smoke::SmokeReport;
+use crate::telemetry::host_metric::HOST_METRICS;
 use crate::telemetry::metric::{GPU_METRICS, PromDef, PromKind};
 use crate::telemetry::sample::{GpuHealth, GpuSample, Inventory};
 use crate::telemetry::snapshot::Snapshot;
@@ -166,51 +167,9 @@ impl Exposition {
         }
         if let Some(h) = &snap.host {
             let l: &[(&str, &str)] = &[("Hostname", hostname)];
-            if let Some(v) = h.cpu_pct.get() {
-                self.set("gpu_doctor_host_cpu_utilization_percent", "Host CPU busy, all cores (%)", l, v);
-            }
-            if let Some(v) = h.per_core_pct.iter().copied().reduce(f64::max) {
-                self.set("gpu_doctor_host_cpu_busiest_core_percent", "The busiest CPU core (%)", l, v);
-            }
-            if let Some(v) = h.iowait_pct.get() {
-                self.set("gpu_doctor_host_iowait_percent", "CPU time waiting for I/O (%)", l, v);
-            }
-            if let Some(v) = h.load_avg.get() {
-                self.set("gpu_doctor_host_load1", "1-minute load average", l, v[0]);
-            }
-            if let Some(m) = h.memory.value() {
-                self.set("gpu_doctor_host_memory_used_bytes", "Host RAM in use", l, m.ram_used_bytes as f64);
-                self.set("gpu_doctor_host_memory_total_bytes", "Host RAM", l, m.ram_total_bytes as f64);
-                self.set("gpu_doctor_host_swap_used_bytes", "Swap in use", l, m.swap_used_bytes as f64);
-            }
-            if let Some(v) = h.disk_read_total() {
-                self.set("gpu_doctor_host_disk_read_bytes_per_second", "Disk reads, all disks", l, v);
-            }
-            if let Some(v) = h.disk_write_total() {
-                self.set("gpu_doctor_host_disk_write_bytes_per_second", "Disk writes, all disks", l, v);
-            }
-            if let Some(v) = h.net_rx_bps.get() {
-                self.set("gpu_doctor_host_network_receive_bytes_per_second", "Network received", l, v);
-            }
-            if let Some(v) = h.net_tx_bps.get() {
-                self.set("gpu_doctor_host_network_transmit_bytes_per_second", "Network sent", l, v);
-            }
-            if let Some(p) = h.pressure.value() {
-                if let Some(v) = p.io_some {
-                    self.set(
-                        "gpu_doctor_host_pressure_io_some_percent",
-                        "Linux PSI: I/O pressure, some (avg10, %)",
-                        l,
-                        v,
-                    );
-                }
-                if let Some(v) = p.cpu_some {
-                    self.set(
-                        "gpu_doctor_host_pressure_cpu_some_percent",
-                        "Linux PSI: CPU pressure, some (avg10, %)",
-                        l,
-                        v,
-                    );
+            for d in HOST_METRICS {
+                if let (Some(p), Some(v)) = (d.prom, (d.read)(h)) {
+                    self.set(p.name, p.help, l, (p.value)(v));
                 }
             }
         }

@@ -15,6 +15,7 @@ use crate::diagnose::headline::Headline;
 use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys;
+use crate::telemetry::host_metric::HOST_METRICS;
 use crate::telemetry::metric::GPU_METRICS;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
@@ -514,20 +515,16 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
             rows.push(vec![name, fmt(s.min), fmt(s.mean), fmt(s.max)]);
         }
     };
-    let pct = |v: f64| format!("{v:.0} %");
-    let bytes = |v: f64| units::bytes(v.max(0.0) as u64);
-    let rate = |v: f64| units::rate(v);
     for g in &snap.inventory.gpus {
         for d in GPU_METRICS.iter().filter(|d| d.report) {
             row(d.for_gpu(g.index).render(lang), &keys::gpu(g.index, d.key), &|v| d.unit.format_whole_in(lang, v));
         }
     }
-    row(tr_in!(lang, "Host CPU").to_string(), keys::CPU, &pct);
-    row(tr_in!(lang, "Host iowait").to_string(), keys::IOWAIT, &pct);
-    row(tr_in!(lang, "Host RAM used").to_string(), keys::RAM_USED, &bytes);
-    row(tr_in!(lang, "Host swap used").to_string(), keys::SWAP_USED, &bytes);
-    row(tr_in!(lang, "Disk read").to_string(), keys::DISK_READ, &rate);
-    row(tr_in!(lang, "Disk write").to_string(), keys::DISK_WRITE, &rate);
+    for d in HOST_METRICS.iter().filter(|d| d.report) {
+        if let Some(key) = d.key {
+            row(d.label_message().render(lang), key, &|v| d.unit.format_whole_in(lang, v));
+        }
+    }
     let mut items = vec![Item::Text {
         text: tr_in!(lang, 
             "Over the last {duration} (min / mean / max).",
