@@ -35,6 +35,35 @@ fn info_json_is_machine_readable() {
     assert_eq!(v["inventory"]["gpus"][0]["max_pcie_width"], 16);
 }
 
+/// `--gpu` (one definition in every command with a data source): only those GPUs, by NVML index;
+/// a list that is no list is refused with the expected form, in the language asked for.
+#[test]
+fn gpu_selection_shows_only_the_chosen_gpus_everywhere() {
+    let out = cli().args(["info", "--json", "--demo", "imbalance", "--gpu", "1,3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: Vec<u64> = v["inventory"]["gpus"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|g| g["index"].as_u64()).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, [1, 3]);
+    let out = cli().args(["monitor", "--json", "--demo", "imbalance", "--gpu", "2", "--count", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    let tick: serde_json::Value = serde_json::from_str(line.lines().last().unwrap_or_default()).unwrap();
+    let sampled: Vec<u64> =
+        tick["gpus"].as_array().map(|g| g.iter().filter_map(|g| g["index"].as_u64()).collect()).unwrap_or_default();
+    assert_eq!(sampled, [2], "{line}");
+    for lang in ["en", "zh-CN"] {
+        let out = cli().args(["info", "--demo", "idle", "--gpu", "first", "--lang", lang]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        let want =
+            if lang == "en" { "is not a list of GPU indices like 0 or 0,2 or 1-3" } else { "不是 GPU 编号列表" };
+        assert!(err.contains(want), "{lang}: {err}");
+    }
+}
+
 #[test]
 fn info_without_nvml_explains_and_exits_3() {
     let out = cli().arg("info").output().unwrap();

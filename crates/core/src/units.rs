@@ -2,8 +2,8 @@
 //!
 //! One place decides how a number looks, so the GUI, the CLI table and reports agree.
 
-use serde::{Deserialize, Serialize};
 use crate::i18n::Lang;
+use serde::{Deserialize, Serialize};
 
 /// How byte quantities are shown (the "Byte units" setting). A value passed to formatting, never
 /// process-wide state: the GUI passes the user's choice, the CLI and reports use the default.
@@ -71,11 +71,7 @@ pub fn rate(bytes_per_sec: f64) -> String {
 /// Formats a percentage with no decimals below 10 % precision needs, as `lang` writes it:
 /// `7.5 %`, `93 %` (Chinese writes the sign against the number: `93%`).
 pub fn percent_in(lang: Lang, p: f64) -> String {
-    if p < 10.0 && p > 0.0 {
-        format!("{p:.1}{}%", percent_space(lang))
-    } else {
-        percent_whole_in(lang, p)
-    }
+    if p < 10.0 && p > 0.0 { format!("{p:.1}{}%", percent_space(lang)) } else { percent_whole_in(lang, p) }
 }
 
 /// A whole percentage as `lang` writes it: `83 %` in English, `83%` in Chinese.

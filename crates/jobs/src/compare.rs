@@ -140,4 +140,3 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
     });
     Comparison { changed_args, rows }
 }
-

@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose::bottleneck::{self, Bottleneck};
 use crate::i18n::Message;
+use crate::msg;
 use crate::telemetry::history::keys::{self, GpuMetric};
 use crate::telemetry::proctree;
 use crate::telemetry::sampler::Sampler;
-use crate::msg;
 
 use super::GpuAccess;
 

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::redact::RedactOptions;
 use crate::i18n::Message;
 use crate::msg;
+use crate::report::redact::RedactOptions;
 
 /// Version written into the file; a newer one is not read.
 pub const SETTINGS_VERSION: u32 = 1;
@@ -241,9 +241,15 @@ fn plain_error(e: &ron::error::SpannedError, text: &str) -> Message {
     let what = match &e.code {
         E::NoSuchStructField { found, .. } => msg!("there is no setting called \"{found}\"", found = found.clone()),
         E::NoSuchEnumVariant { found, expected, .. } => {
-            msg!("\"{found}\" is not one of the choices ({choices})", found = found.clone(), choices = expected.join(", "))
+            msg!(
+                "\"{found}\" is not one of the choices ({choices})",
+                found = found.clone(),
+                choices = expected.join(", ")
+            )
         }
-        E::DuplicateStructField { field, .. } => msg!("the setting \"{field}\" is given twice", field = field.to_string()),
+        E::DuplicateStructField { field, .. } => {
+            msg!("the setting \"{field}\" is given twice", field = field.to_string())
+        }
         E::ExpectedFloat | E::ExpectedInteger | E::IntegerOutOfBounds | E::InvalidIntegerDigit { .. } => {
             msg!("a number was expected")
         }

@@ -197,7 +197,10 @@ mod tests {
             ]
         );
         let csv: Vec<&str> = HOST_METRICS.iter().filter_map(|d| d.csv).collect();
-        assert_eq!(csv, ["cpu_pct", "iowait_pct", "ram_used_bytes", "swap_used_bytes", "disk_read_bps", "disk_write_bps"]);
+        assert_eq!(
+            csv,
+            ["cpu_pct", "iowait_pct", "ram_used_bytes", "swap_used_bytes", "disk_read_bps", "disk_write_bps"]
+        );
         let mut names: Vec<&str> = HOST_METRICS.iter().filter_map(|d| d.prom.map(|p| p.name)).collect();
         let n = names.len();
         names.sort_unstable();
@@ -208,8 +211,8 @@ mod tests {
 
     #[test]
     fn every_metric_reads_its_own_field() {
-        let mut demo = crate::demo::DemoHost::new(crate::demo::Scenario::HealthyTraining, 8);
-        let h = crate::host::HostSource::sample(&mut demo, 5.0);
+        let mut demo = crate::telemetry::demo::DemoHost::new(crate::telemetry::demo::Scenario::HealthyTraining, 8);
+        let h = crate::telemetry::host::HostSource::sample(&mut demo, 5.0);
         let read = |label: &str| HOST_METRICS.iter().find(|d| d.label == label).and_then(|d| (d.read)(&h));
         assert_eq!(read("Host CPU"), h.cpu_pct.get());
         assert_eq!(read("Host RAM used"), h.memory.value().map(|m| m.ram_used_bytes as f64));

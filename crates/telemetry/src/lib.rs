@@ -34,6 +34,7 @@ pub mod recording;
 pub mod remote;
 pub mod sample;
 pub mod sampler;
+pub mod select;
 pub mod snapshot;
 pub mod source;
 pub mod throttle;

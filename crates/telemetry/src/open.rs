@@ -32,6 +32,8 @@ pub struct SourceOptions {
     pub nvml_lib: Option<PathBuf>,
     /// Read GPUs even when they are runtime-suspended (wakes them).
     pub wake_sleeping_gpu: bool,
+    /// Only these GPUs (`--gpu`); `None`: every GPU.
+    pub only: Option<super::select::GpuSelection>,
 }
 
 impl SourceOptions {
@@ -40,14 +42,22 @@ impl SourceOptions {
     pub fn open(&self) -> (Arc<dyn GpuSource>, Box<dyn HostSource>) {
         match self.demo {
             Some(sc) => (
-                Arc::new(DemoGpus::new(sc, self.gpus.unwrap_or(sc.default_gpus()), self.seed)),
+                self.selected(Arc::new(DemoGpus::new(sc, self.gpus.unwrap_or(sc.default_gpus()), self.seed))),
                 Box::new(DemoHost::new(sc, self.seed)),
             ),
             None => {
                 let live = self.live_gpus();
                 let host = LiveHost::with_root(live.root().to_path_buf());
-                (live, Box::new(host))
+                (self.selected(live), Box::new(host))
             }
+        }
+    }
+
+    /// `gpus` showing only the GPUs of `--gpu` (all of them without it).
+    pub fn selected(&self, gpus: Arc<dyn GpuSource>) -> Arc<dyn GpuSource> {
+        match &self.only {
+            Some(keep) => Arc::new(super::select::SelectedGpus::new(gpus, keep.clone())),
+            None => gpus,
         }
     }
 

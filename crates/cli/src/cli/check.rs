@@ -32,12 +32,12 @@ pub enum Format {
 /// Arguments of `check`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
-    /// Print JSON instead of text (the same as --format json).
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
     /// Output format: text, json, prom (Prometheus text for node_exporter's textfile collector) or
     /// line (one status line of at most 80 characters, for schedulers' health checks).
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
     pub format: Option<Format>,
     /// Write the output to FILE instead of stdout, atomically (a temporary file, then a rename).
     /// An existing file is replaced only when an earlier `check --format prom` wrote it.
@@ -79,7 +79,7 @@ pub struct CaptureArgs {
 impl CheckArgs {
     /// The output format asked for.
     pub fn format(&self) -> Format {
-        if self.json { Format::Json } else { self.format.unwrap_or_default() }
+        if self.json.on() { Format::Json } else { self.format.unwrap_or_default() }
     }
 }
 

@@ -26,9 +26,9 @@ pub struct FocusArgs {
     /// `--interval` (one definition for every command: [`super::options`]).
     #[command(flatten)]
     pub interval: super::options::IntervalArg<super::options::Sampling>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -50,7 +50,7 @@ pub fn run(a: &FocusArgs) -> Result<ExitCode, CliError> {
         every: a.interval.get().duration(),
     };
     let f = observe(sampler.as_ref(), &options);
-    if a.json {
+    if a.json.on() {
         super::outln(&super::to_json(&f)?)?;
     } else {
         super::out(&crate::present::jobs::focus(&f, crate::i18n::current()))?;

@@ -3,8 +3,8 @@
 //! Kubernetes node-problem-detector's custom plugins, Nagios-style plugins). The contracts and
 //! ready-to-paste snippets are in docs/fleet.md.
 
-use crate::i18n::Here as _;
 use crate::diagnose::{Report, Verdict};
+use crate::i18n::Here as _;
 
 /// The longest status line, in bytes: node-problem-detector cuts a custom plugin's message at 80
 /// bytes by default (`max_output_length`), Nagios' guidelines ask for about 80 characters, and

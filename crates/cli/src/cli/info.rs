@@ -180,7 +180,7 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
                 ),
             ));
         }
-        live
+        source.selected(live)
     };
     let status = gpu.status();
     let inv = gpu.inventory();
@@ -192,7 +192,7 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode, CliError> {
         }
         _ => None,
     };
-    if args.json {
+    if args.json.on() {
         let doc = InfoJson {
             app_version: env!("CARGO_PKG_VERSION"),
             demo: status.is_demo(),

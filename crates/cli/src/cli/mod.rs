@@ -88,17 +88,17 @@ impl Command {
     /// Whether the output is for programs (`--json`, `--csv`), which is always English.
     pub fn machine_readable(&self) -> bool {
         match self {
-            Command::Info(a) => a.json,
-            Command::Monitor(a) => a.json,
+            Command::Info(a) => a.json.on(),
+            Command::Monitor(a) => a.json.on(),
             Command::Check(a) => matches!(a.format(), check::Format::Json | check::Format::Prom),
-            Command::Vram(a) => a.json,
-            Command::Smoke(a) => a.json,
-            Command::Replay(a) => a.json || a.csv,
-            Command::Run(a) => a.json,
-            Command::Focus(a) => a.json,
-            Command::Scale(a) => a.json,
-            Command::Tune(a) => a.json,
-            Command::Compare(a) => a.json,
+            Command::Vram(a) => a.json.on(),
+            Command::Smoke(a) => a.json.on(),
+            Command::Replay(a) => a.json.on() || a.csv,
+            Command::Run(a) => a.json.on(),
+            Command::Focus(a) => a.json.on(),
+            Command::Scale(a) => a.json.on(),
+            Command::Tune(a) => a.json.on(),
+            Command::Compare(a) => a.json.on(),
             Command::Capture(_) | Command::Report(_) | Command::Record(_) | Command::Serve(_) => false,
         }
     }
@@ -121,6 +121,9 @@ pub struct SourceArgs {
     /// commands that only read the real machine).
     #[command(flatten)]
     pub nvml: NvmlArgs,
+    /// `--gpu` (one definition for every command with a data source: [`options::GpuArg`]).
+    #[command(flatten)]
+    pub gpu: options::GpuArg,
 }
 
 /// Where NVML comes from: its own flags, and alone for the commands that only read the real
@@ -128,13 +131,23 @@ pub struct SourceArgs {
 /// no machine.
 #[derive(Debug, Clone, Default, Args)]
 pub struct NvmlArgs {
-    /// Load NVML from this file instead of the standard places (for unusual installs).
-    #[arg(long, value_name = "PATH")]
-    pub nvml_lib: Option<std::path::PathBuf>,
+    /// `--nvml-lib` (one definition with the commands that use NVML only for a detail).
+    #[command(flatten)]
+    pub lib: NvmlLibArg,
     /// Read the GPU even when it is asleep (runtime-suspended; D3 on Windows). By default gpu-doctor leaves a
     /// sleeping GPU alone and shows it as asleep, because reading it wakes it and keeps it awake.
     #[arg(long)]
     pub wake_sleeping_gpu: bool,
+}
+
+/// `--nvml-lib PATH`: the NVML library to load, for every command that reads NVML (through
+/// [`NvmlArgs`] where it is the data source; alone where NVML only adds a detail: `smoke`'s link
+/// limit, `vram`'s GPUs).
+#[derive(Debug, Clone, Default, Args)]
+pub struct NvmlLibArg {
+    /// Load NVML from this file instead of the standard places (for unusual installs).
+    #[arg(long, value_name = "PATH")]
+    pub nvml_lib: Option<std::path::PathBuf>,
 }
 
 impl NvmlArgs {
@@ -144,8 +157,9 @@ impl NvmlArgs {
             demo: None,
             gpus: None,
             seed: 1,
-            nvml_lib: self.nvml_lib.clone(),
+            nvml_lib: self.lib.nvml_lib.clone(),
             wake_sleeping_gpu: self.wake_sleeping_gpu,
+            only: None,
         }
     }
 }
@@ -156,16 +170,22 @@ pub use crate::telemetry::open::SYSTEM_ROOT_ENV;
 impl SourceArgs {
     /// The same choices as plain options, for [`SourceOptions::open`].
     pub fn options(&self) -> SourceOptions {
-        SourceOptions { demo: self.demo, gpus: self.gpus, seed: self.seed, ..self.nvml.options() }
+        SourceOptions {
+            demo: self.demo,
+            gpus: self.gpus,
+            seed: self.seed,
+            only: self.gpu.gpu.clone(),
+            ..self.nvml.options()
+        }
     }
 }
 
 /// Arguments of `info`.
 #[derive(Debug, Clone, Args)]
 pub struct InfoArgs {
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`options::JsonArg`]).
+    #[command(flatten)]
+    pub json: options::JsonArg<options::Document>,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -183,9 +203,9 @@ pub struct MonitorArgs {
     /// Stop after N ticks (default: run until interrupted).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
-    /// Print one JSON object per line instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`options::JsonArg`]).
+    #[command(flatten)]
+    pub json: options::JsonArg<options::Lines>,
     /// Seconds of history the bottleneck verdicts judge (10-3600).
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_window)]
     pub window: f64,

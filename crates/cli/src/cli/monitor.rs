@@ -178,7 +178,7 @@ pub(super) fn next_tick(
 pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
     let (gpu, host) = args.source.options().open();
     let mut announced = gpu.status();
-    announce(&announced, args.json);
+    announce(&announced, args.json.on());
     let interval = args.interval.get().duration();
     let sampler = Sampler::start(gpu, host, interval)
         .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
@@ -192,9 +192,9 @@ pub fn run(args: &MonitorArgs) -> Result<ExitCode, CliError> {
         let (snap, verdicts) = next_tick(&sampler, started, interval, tick, args.window);
         if std::mem::discriminant(&snap.source) != std::mem::discriminant(&announced) {
             announced = snap.source.clone();
-            announce(&announced, args.json);
+            announce(&announced, args.json.on());
         }
-        let text = if args.json {
+        let text = if args.json.on() {
             let line = Line {
                 schema: crate::telemetry::remote::STREAM_SCHEMA,
                 version: env!("CARGO_PKG_VERSION"),

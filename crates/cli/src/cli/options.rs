@@ -11,6 +11,7 @@ use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 
 use crate::i18n::{Here as _, Message};
 use crate::telemetry::interval::Interval;
+use crate::telemetry::select::GpuSelection;
 
 /// A domain parser as clap's value parser: the domain says what is wrong as a message, and clap
 /// prints it as it is, so it is rendered here, in the language the command line shows.
@@ -116,6 +117,111 @@ impl<D: IntervalDefault> FromArgMatches for IntervalArg<D> {
 }
 
 impl<D: IntervalDefault> Args for IntervalArg<D> {
+    fn augment_args(cmd: Command) -> Command {
+        cmd.arg(Self::arg())
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        cmd.arg(Self::arg())
+    }
+}
+
+/// `--gpu INDEX[,INDEX…]`: only these GPUs, NVML's indices (as `nvidia-smi -i` takes them), in
+/// every command that reads a data source and in the window.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GpuArg {
+    /// Only these GPUs: NVML indices as nvidia-smi lists them, e.g. 0, 0,2 or 1-3 (default: all)
+    #[arg(long, value_name = "INDICES", value_parser = shown(GpuSelection::parse))]
+    pub gpu: Option<GpuSelection>,
+}
+
+/// What a command's `--json` prints: its help, chosen by a type as `--interval`'s default is.
+pub trait JsonKind: Send + Sync + 'static {
+    /// The help of `--json` for this kind of output.
+    const HELP: &'static str;
+}
+
+/// A result printed once, as a JSON document in place of the text (check, info, vram, smoke...).
+#[derive(Debug, Clone, Copy)]
+pub struct Document;
+impl JsonKind for Document {
+    const HELP: &'static str = "Print JSON instead of text";
+}
+
+/// A stream: one JSON object per line in place of each line of text (monitor, replay).
+#[derive(Debug, Clone, Copy)]
+pub struct Lines;
+impl JsonKind for Lines {
+    const HELP: &'static str = "Print one JSON object per line instead of text";
+}
+
+/// A job's summary: printed as JSON where and when the text summary would be (run, tune).
+#[derive(Debug, Clone, Copy)]
+pub struct Summary;
+impl JsonKind for Summary {
+    const HELP: &'static str = "Print the summary as JSON where and when the text summary would be";
+}
+
+/// `--json`: machine-readable output, the same in every language (its texts in English, each with
+/// its message). Whether it is on is [`JsonArg::on`]; what it prints is the command's [`JsonKind`].
+pub struct JsonArg<K> {
+    on: bool,
+    kind: PhantomData<K>,
+}
+
+impl<K> Clone for JsonArg<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for JsonArg<K> {}
+
+impl<K> Default for JsonArg<K> {
+    fn default() -> Self {
+        JsonArg { on: false, kind: PhantomData }
+    }
+}
+
+impl<K> std::fmt::Debug for JsonArg<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("JsonArg").field(&self.on).finish()
+    }
+}
+
+impl<K: JsonKind> JsonArg<K> {
+    /// Its id, for `conflicts_with` ("json").
+    pub const ID: &'static str = "json";
+
+    /// The argument, the one place its name and help are written.
+    fn arg() -> Arg {
+        Arg::new(Self::ID).long("json").action(clap::ArgAction::SetTrue).help(K::HELP)
+    }
+
+    /// True when `--json` was given.
+    pub fn on(self) -> bool {
+        self.on
+    }
+
+    /// `--json` as if given (or not) on the command line.
+    pub fn new(on: bool) -> Self {
+        JsonArg { on, kind: PhantomData }
+    }
+}
+
+impl<K: JsonKind> FromArgMatches for JsonArg<K> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(JsonArg::new(m.try_get_one::<bool>(Self::ID).ok().flatten().copied().unwrap_or(false)))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        if let Ok(Some(v)) = m.try_get_one::<bool>(Self::ID) {
+            self.on = *v;
+        }
+        Ok(())
+    }
+}
+
+impl<K: JsonKind> Args for JsonArg<K> {
     fn augment_args(cmd: Command) -> Command {
         cmd.arg(Self::arg())
     }

@@ -37,11 +37,11 @@ pub struct RecordArgs {
 pub struct ReplayArgs {
     /// A recording written by `record` or the app.
     pub file: PathBuf,
-    /// Print the header and every sample as JSON lines.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Lines>,
     /// Print CSV for spreadsheets (one row per sample, one column per metric).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub csv: bool,
 }
 
@@ -103,7 +103,7 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
     let open = || RecordStream::open(&a.file).map_err(|e| CliError::runtime(e.here()));
     let mut out = Out::new();
     let skipped;
-    if a.json {
+    if a.json.on() {
         let mut stream = open()?;
         let header = serde_json::to_string(&stream.header).map_err(|e| CliError::runtime(e.to_string()))?;
         if out.put(&header)? && out.put("\n")? {

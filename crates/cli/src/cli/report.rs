@@ -77,7 +77,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let smoke = a.smoke.then(|| {
         eprintln!("gpu-doctor: {}", crate::tr!("running the CUDA smoke test..."));
         let opts =
-            crate::smoke::Options { nvml_lib: a.source.nvml.nvml_lib.clone(), ..crate::smoke::Options::default() };
+            crate::smoke::Options { nvml_lib: a.source.nvml.lib.nvml_lib.clone(), ..crate::smoke::Options::default() };
         crate::smoke::runner::run(
             &crate::smoke::runner::Launcher::this_program(),
             &opts,

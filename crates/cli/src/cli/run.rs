@@ -16,9 +16,9 @@ pub struct RunArgs {
     /// `--interval` (one definition for every command: [`super::options`]).
     #[command(flatten)]
     pub interval: super::options::IntervalArg<super::options::Run>,
-    /// Print the summary as JSON (on stderr, like the text summary).
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Summary>,
     /// Also write the summary as JSON to this new file.
     #[arg(long, value_name = "FILE")]
     pub json_out: Option<std::path::PathBuf>,
@@ -46,7 +46,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let summary = measure(&sampler, &a.command, a.interval.get().duration());
     let kept = keep_for_calibration(&summary);
     if a.quiet {
-    } else if a.json {
+    } else if a.json.on() {
         eprintln!("{}", super::to_json(&summary)?);
     } else {
         eprint!("{}", crate::present::jobs::run_summary(&summary, crate::i18n::current()));

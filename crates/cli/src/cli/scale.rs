@@ -17,9 +17,9 @@ pub struct ScaleArgs {
     /// shape, e.g. 1,2,4).
     #[arg(long, default_value = "1,2,4", value_parser = super::options::shown(parse_sizes))]
     pub sizes: Sizes,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
     /// The command template, after `--`; `{size}` is replaced in every argument.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -43,7 +43,7 @@ pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
             return Err(CliError::new(code, e.here()));
         }
     };
-    if a.json {
+    if a.json.on() {
         super::outln(&super::to_json(&s)?)?;
     } else {
         for (size, secs) in &s.runs {

@@ -113,7 +113,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, CliError> {
     let smoke: Arc<ArcSwapOption<(SmokeReport, f64)>> = Arc::new(ArcSwapOption::empty());
     if let Some(every) = args.smoke_every.filter(|_| !demo) {
         let slot = Arc::clone(&smoke);
-        let nvml_lib = args.source.nvml.nvml_lib.clone();
+        let nvml_lib = args.source.nvml.lib.nvml_lib.clone();
         std::thread::Builder::new()
             .name("gd-serve-smoke".into())
             .spawn(move || {

@@ -12,8 +12,8 @@ use clap::Args;
 
 use super::{CliError, exit};
 use crate::diagnose::Verdict;
-use crate::smoke::runner::{self, Launcher};
 use crate::present::smoke::stage_text;
+use crate::smoke::runner::{self, Launcher};
 use crate::smoke::{ChildEnd, Msg, Options};
 use crate::units::ByteUnits;
 
@@ -27,18 +27,19 @@ pub struct SmokeArgs {
     /// and watching clocks, temperature and throttle reasons (1-3600).
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub burn: Option<u32>,
-    /// Print the report as JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
     /// Seconds without progress after which the test counts as hung and is stopped (1-600).
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
     pub timeout: u64,
     /// Load the CUDA driver library from this file first (for unusual installs).
     #[arg(long, value_name = "PATH")]
     pub cuda_lib: Option<PathBuf>,
-    /// Load NVML from this file (for the PCIe link limit, clocks and temperatures).
-    #[arg(long, value_name = "PATH")]
-    pub nvml_lib: Option<PathBuf>,
+    /// `--nvml-lib` (one definition for every command: [`super::NvmlLibArg`]), for the PCIe link
+    /// limit, clocks and temperatures.
+    #[command(flatten)]
+    pub nvml: super::NvmlLibArg,
 }
 
 impl SmokeArgs {
@@ -48,7 +49,7 @@ impl SmokeArgs {
             device: self.device,
             burn_secs: self.burn.unwrap_or(0),
             cuda_lib: self.cuda_lib.clone(),
-            nvml_lib: self.nvml_lib.clone(),
+            nvml_lib: self.nvml.nvml_lib.clone(),
             // The command line keeps binary units; the app passes the user's choice.
             units: ByteUnits::Binary,
         }
@@ -59,7 +60,7 @@ impl SmokeArgs {
 pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     // A library named by path must be a file: a FIFO or a device would block the loader until the
     // stall limit and then read as "the driver or the GPU hung". Refused at once, like --nvml-lib.
-    for (flag, path) in [("--cuda-lib", &a.cuda_lib), ("--nvml-lib", &a.nvml_lib)] {
+    for (flag, path) in [("--cuda-lib", &a.cuda_lib), ("--nvml-lib", &a.nvml.nvml_lib)] {
         if let Some(p) = path
             && let Err(e @ crate::safe_fs::ReadError::NotAFile(_)) = crate::safe_fs::open_regular(p)
         {
@@ -71,7 +72,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
     }
     let opts = a.options();
     let mut out = std::io::stdout().lock();
-    if !a.json {
+    if !a.json.on() {
         let _ = writeln!(
             out,
             "{}\n",
@@ -80,7 +81,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
         let _ = out.flush();
     }
     let mut printed = 0usize;
-    let json = a.json;
+    let json = a.json.on();
     let report = runner::run(
         &Launcher::this_program(),
         &opts,
@@ -122,7 +123,7 @@ pub fn run(a: &SmokeArgs) -> Result<ExitCode, CliError> {
             let _ = o.flush();
         },
     );
-    if a.json {
+    if a.json.on() {
         let _ = writeln!(out, "{}", super::to_versioned_json(&report)?);
     } else {
         let lang = crate::i18n::current();

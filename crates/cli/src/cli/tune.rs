@@ -66,9 +66,9 @@ pub struct TuneArgs {
     /// `--interval` (one definition for every command: [`super::options`]).
     #[command(flatten)]
     pub interval: super::options::IntervalArg<super::options::Run>,
-    /// Print the trials and the answer as JSON on stdout at the end.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Summary>,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -273,7 +273,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     let end = End { outcome: outcome.clone(), finished: now(), interrupted };
     write(&mut writer, &Line::End(Box::new(end.clone())))?;
     let answer = render::answer(&spec, &trials, &outcome);
-    if a.json {
+    if a.json.on() {
         #[derive(serde::Serialize)]
         struct Out<'a> {
             journal: String,
@@ -354,9 +354,9 @@ pub struct CompareArgs {
     /// The second run's summary.
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
 }
 
 /// Runs `compare`.
@@ -373,7 +373,7 @@ pub fn run_compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     };
     let (ra, rb) = (read(&a.a)?, read(&a.b)?);
     let c = crate::jobs::compare::compare(&ra, &rb);
-    if a.json {
+    if a.json.on() {
         super::outln(&super::to_json(&c)?)?;
     } else {
         let name =

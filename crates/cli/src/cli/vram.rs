@@ -175,19 +175,21 @@ pub struct VramArgs {
     /// Judge against a hypothetical GPU of this many GiB instead of this machine's GPUs.
     #[arg(long, value_name = "GIB", value_parser = crate::cli::parse_gib)]
     pub vram_gib: Option<f64>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Load NVML from this file (for this machine's GPUs).
-    #[arg(long, value_name = "PATH")]
-    pub nvml_lib: Option<PathBuf>,
+    /// `--json` (one definition for every command: [`super::options::JsonArg`]).
+    #[command(flatten)]
+    pub json: super::options::JsonArg<super::options::Document>,
+    /// `--nvml-lib` (one definition for every command: [`super::NvmlLibArg`]), for this machine's
+    /// GPUs.
+    #[command(flatten)]
+    pub nvml: super::NvmlLibArg,
 }
 
 /// The model: a preset, an imported config.json, or the custom shape of the flags.
 fn arch_from(args: &VramArgs) -> Result<Arch, String> {
     let presets = match &args.presets_file {
-        Some(p) => vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?)
-            .map_err(|e| e.here())?,
+        Some(p) => {
+            vram::presets::parse(&crate::safe_fs::read_text(p, crate::safe_fs::PRESETS_CAP)?).map_err(|e| e.here())?
+        }
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
@@ -341,7 +343,7 @@ fn targets(args: &VramArgs) -> Vec<Target> {
             holders: Vec::new(),
         }];
     }
-    let source = SourceOptions { nvml_lib: args.nvml_lib.clone(), ..SourceOptions::default() };
+    let source = SourceOptions { nvml_lib: args.nvml.nvml_lib.clone(), ..SourceOptions::default() };
     let view = live_nvml(&source);
     view.inventory
         .gpus
@@ -411,10 +413,16 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
             Err(e) => eprintln!("gpu-doctor: {}", e.here()),
         }
     }
-    if args.json {
+    if args.json.on() {
         super::outln(&super::to_json(&out)?)?;
     } else {
-        super::out(&crate::present::vram::text(&arch, &out.settings, &out.answer, out.calibration.as_ref(), crate::i18n::current()))?;
+        super::out(&crate::present::vram::text(
+            &arch,
+            &out.settings,
+            &out.answer,
+            out.calibration.as_ref(),
+            crate::i18n::current(),
+        ))?;
     }
     Ok(ExitCode::from(exit::OK))
 }

@@ -365,7 +365,7 @@ fn launch(args: &GuiArgs, renderer: RendererChoice, process_start: Instant) -> R
     });
     let smoke = SmokeSetup {
         cuda_lib: args.cuda_lib.clone(),
-        nvml_lib: args.source.nvml.nvml_lib.clone(),
+        nvml_lib: args.source.nvml.lib.nvml_lib.clone(),
         autostart: args.run_smoke,
         ..SmokeSetup::default()
     };

@@ -204,7 +204,6 @@ fn points_per_line(lines: usize) -> usize {
     (CHART_POINT_BUDGET / lines.max(1)).clamp(CHART_MIN_POINTS, CHART_POINTS)
 }
 
-
 /// What the Monitor's charts draw, copied out of the history while its lock is held (briefly),
 /// so laying out and drawing the tab never holds the lock the sampler threads append under.
 #[derive(Clone, Debug, Default)]

@@ -373,8 +373,7 @@ fn figure(ui: &mut egui::Ui, f: &Figure) {
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("{} {}", crate::smoke::number(f.value), f.unit)).strong());
         if let (Some(p), Some(l)) = (f.percent(), f.limit) {
-            let what =
-                f.limit_label.as_ref().map_or_else(|| crate::tr!("limit").to_string(), crate::i18n::Here::here);
+            let what = f.limit_label.as_ref().map_or_else(|| crate::tr!("limit").to_string(), crate::i18n::Here::here);
             ui.add(
                 egui::ProgressBar::new((p / 100.0).clamp(0.0, 1.0) as f32)
                     .desired_width(120.0)

@@ -117,7 +117,8 @@ impl SupportCard {
             .gpus
             .iter()
             .map(|g| {
-                let mut row = vec![g.index.to_string(), red.text(&crate::present::gpu_name(&g.name, crate::i18n::current()))];
+                let mut row =
+                    vec![g.index.to_string(), red.text(&crate::present::gpu_name(&g.name, crate::i18n::current()))];
                 match snap.gpus.iter().find(|s| s.index == g.index) {
                     Some(s) => row.extend([
                         crate::present::pct(&s.util_gpu_pct, crate::i18n::current()),

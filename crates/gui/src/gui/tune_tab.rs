@@ -114,7 +114,8 @@ impl TuneState {
         let mut r = Request::new(command);
         r.params = self.ranges.split_whitespace().map(String::from).collect();
         if !self.copies.trim().is_empty() {
-            r.concurrency = Some(Range::parse(&self.copies).map_err(|e| format!("{}: {}", tr!("Copies at once"), e.here()))?);
+            r.concurrency =
+                Some(Range::parse(&self.copies).map_err(|e| format!("{}: {}", tr!("Copies at once"), e.here()))?);
         }
         r.rate_pattern = Some(self.pattern.trim().to_string()).filter(|p| !p.is_empty());
         r.headroom_pct = self.headroom;

@@ -133,7 +133,8 @@ impl VramState {
                 self.message = None;
             }
             Err(e) => {
-                self.message = Some(crate::tr!("Could not import {path}: {error}", path = path.display(), error = e.here()))
+                self.message =
+                    Some(crate::tr!("Could not import {path}: {error}", path = path.display(), error = e.here()))
             }
         }
     }
@@ -486,7 +487,10 @@ impl VramState {
         let answer = match vram::answer(&self.arch, &settings, &targets) {
             Ok(a) => a,
             Err(e) => {
-                ui.colored_label(palette::tone(ui, Tone::Fail), crate::tr!("Cannot estimate: {error}", error = e.here()));
+                ui.colored_label(
+                    palette::tone(ui, Tone::Fail),
+                    crate::tr!("Cannot estimate: {error}", error = e.here()),
+                );
                 return;
             }
         };

@@ -39,8 +39,7 @@ impl Range {
             Some((lo, hi)) => (lo.trim(), hi.trim().trim_start_matches('=')),
             None => (t, t),
         };
-        let num =
-            |s: &str| s.trim().parse::<u64>().map_err(|_| msg!("{value} is not a whole number", value = s));
+        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| msg!("{value} is not a whole number", value = s));
         let r = Range { lo: num(lo)?, hi: num(hi)? };
         if r.lo > r.hi {
             return Err(msg!("the range {range} goes downwards", range = t));

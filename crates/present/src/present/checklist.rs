@@ -144,4 +144,3 @@ pub fn headline_steps(h: &Headline, lang: Lang) -> String {
         }
     }
 }
-

@@ -2,19 +2,19 @@
 //! metric, so "memory bandwidth utilization" is never shown as "memory used".
 
 pub mod checklist;
-pub mod jobs;
-pub mod smoke;
 #[cfg(test)]
 mod checklist_tests;
+pub mod jobs;
+pub mod smoke;
 pub mod vram;
 
+use crate::i18n::Lang;
 use crate::telemetry::Reading;
 use crate::telemetry::history::keys::GpuMetric;
 use crate::telemetry::metric::MetricDef;
 use crate::telemetry::sample::{GpuInfo, GpuSample, HostSample};
 use crate::telemetry::throttle;
 use crate::units;
-use crate::i18n::Lang;
 use crate::{tr_in, tr_key};
 
 /// Label of GPU (SM) utilization (shown through `crate::i18n::tr`).
@@ -86,7 +86,9 @@ pub fn power(sample: &GpuSample, lang: Lang) -> String {
 pub fn temperature(sample: &GpuSample, info: Option<&GpuInfo>, lang: Lang) -> String {
     let t = sample.temp_c.show_in(lang, |t| format!("{t} °C"));
     match info.and_then(|i| i.slowdown_temp_c.get()) {
-        Some(s) if sample.temp_c.get().is_some() => tr_in!(lang, "{temp} (slowdown at {slowdown} °C)", temp = t, slowdown = s),
+        Some(s) if sample.temp_c.get().is_some() => {
+            tr_in!(lang, "{temp} (slowdown at {slowdown} °C)", temp = t, slowdown = s)
+        }
         _ => t,
     }
 }
@@ -162,16 +164,22 @@ mod tests {
         let inv = demo.inventory();
         let info = inv.gpus.first();
         assert_eq!(pcie_link(&s, info, Lang::En), "Gen4 x16 (max Gen4 x16)");
-        assert!(vram(&s, Lang::En).ends_with("GiB (83 %)") || vram(&s, Lang::En).contains("/ 24.0 GiB"), "{}", vram(&s, Lang::En));
+        assert!(
+            vram(&s, Lang::En).ends_with("GiB (83 %)") || vram(&s, Lang::En).contains("/ 24.0 GiB"),
+            "{}",
+            vram(&s, Lang::En)
+        );
         assert!(temperature(&s, info, Lang::En).contains("slowdown at 90 °C"));
         let lost = GpuSample::unavailable(0, crate::telemetry::sample::GpuHealth::Ok, "not supported on this GPU");
         assert_eq!(pcie_link(&lost, None, Lang::En), "n/a");
         assert_eq!(power(&lost, Lang::En), "n/a (not supported on this GPU)");
         assert_eq!(wall_clock(3600.0, 61.0, 0), "01:01:01");
-        let metric = |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &s, info, Lang::En)).unwrap_or_default();
+        let metric =
+            |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &s, info, Lang::En)).unwrap_or_default();
         assert!(metric(GpuMetric::Temp).ends_with(" °C"), "{}", metric(GpuMetric::Temp));
         assert_eq!(metric(GpuMetric::VramUsed), vram(&s, Lang::En));
-        let missing = |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &lost, None, Lang::En)).unwrap_or_default();
+        let missing =
+            |m| crate::telemetry::metric::def(m).map(|d| gpu_metric(d, &lost, None, Lang::En)).unwrap_or_default();
         assert_eq!(missing(GpuMetric::Util), "n/a");
         assert_eq!(missing(GpuMetric::Power), "n/a (not supported on this GPU)");
     }

@@ -9,12 +9,8 @@ use crate::verdict::Verdict;
 pub fn report_text(r: &SmokeReport, lang: Lang) -> String {
     let mut s = String::new();
     s.push_str(
-        &msg!(
-            "gpu-doctor {version} CUDA smoke test, device {device}",
-            version = r.version,
-            device = r.options.device
-        )
-        .render(lang),
+        &msg!("gpu-doctor {version} CUDA smoke test, device {device}", version = r.version, device = r.options.device)
+            .render(lang),
     );
     if let Some(d) = r.device() {
         s.push_str(&format!(": {}", d.line_in(r.options.units).render(lang)));
@@ -32,8 +28,7 @@ pub fn report_text(r: &SmokeReport, lang: Lang) -> String {
         s.push_str(&stage_text(stage, lang));
     }
     s.push('\n');
-    let verdict =
-        msg!("{verdict}: {summary}", verdict = r.verdict.word_message(), summary = r.summary);
+    let verdict = msg!("{verdict}: {summary}", verdict = r.verdict.word_message(), summary = r.summary);
     s.push_str(&verdict.render(lang));
     s.push('\n');
     if let Some(n) = &r.next_step {
@@ -76,4 +71,3 @@ fn ms_text(r: &StageResult) -> String {
         _ => format!("{:.0} ms", r.ms),
     }
 }
-

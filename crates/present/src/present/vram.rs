@@ -15,16 +15,25 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     let _ = writeln!(
         o,
         "{}",
-        crate::tr_in!(lang, 
+        crate::tr_in!(
+            lang,
             "{model}: {params} B parameters{note}",
             model = arch.name,
             params = format!("{:.2}", b.params_b),
-            note = if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_in(lang, &arch.note)) }
+            note = if arch.note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", crate::i18n::tr_in(lang, &arch.note))
+            }
         )
     );
     let _ = writeln!(o, "{}", s.summary_for(arch).render(lang));
     if s.mode != Mode::Inference {
-        let _ = writeln!(o, "{}", crate::tr_in!(lang, "trainer: {name} (its defaults, unless given)", name = s.trainer.name()));
+        let _ = writeln!(
+            o,
+            "{}",
+            crate::tr_in!(lang, "trainer: {name} (its defaults, unless given)", name = s.trainer.name())
+        );
     }
     let rows = [
         (crate::tr_in!(lang, "weights"), b.weights),
@@ -44,7 +53,8 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
     let _ = writeln!(
         o,
         "  {}",
-        crate::tr_in!(lang, 
+        crate::tr_in!(
+            lang,
             "{label} {value} GiB per GPU (as nvidia-smi would show it)",
             label = crate::i18n::pad(crate::tr_in!(lang, "total"), 18),
             value = format!("{:>9.2}", b.total / GIB)
@@ -54,7 +64,8 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         let _ = writeln!(
             o,
             "  {}",
-            crate::tr_in!(lang, 
+            crate::tr_in!(
+                lang,
                 "{label} {low}–{high} GiB; the verdict uses the high end. What would narrow it:",
                 label = crate::i18n::pad(crate::tr_in!(lang, "range"), 18),
                 low = format!("{:.1}", b.low / GIB),
@@ -69,7 +80,8 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         let _ = writeln!(
             o,
             "  {}",
-            crate::tr_in!(lang, 
+            crate::tr_in!(
+                lang,
                 "vLLM KV cache available: {available} GiB (needed for this batch and context: {needed} GiB)",
                 available = format!("{:.2}", kv / GIB),
                 needed = format!("{:.2}", b.kv_cache / GIB)
@@ -92,19 +104,30 @@ pub fn text(arch: &Arch, s: &Workload, answer: &Answer, calibration: Option<&Poi
         let _ = writeln!(
             o,
             "\n{}",
-            crate::tr_in!(lang, "No GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card.")
+            crate::tr_in!(
+                lang,
+                "No GPU to compare with (no NVIDIA GPU data here); use --vram-gib X for a hypothetical card."
+            )
         );
     }
     for (i, f) in fits.iter().enumerate() {
         let verdict = f.verdict.word().render(lang).to_uppercase();
         let detail = format!("{verdict} — {}", f.detail.render(lang));
-        let _ = writeln!(o, "\n{}", crate::tr_in!(lang, "{label}: {value}", label = f.target.name.render(lang), value = detail));
+        let _ = writeln!(
+            o,
+            "\n{}",
+            crate::tr_in!(lang, "{label}: {value}", label = f.target.name.render(lang), value = detail)
+        );
         if let Some(l) = limits.get(i) {
             let _ = writeln!(o, "  {}", l.sentence().render(lang));
         }
     }
     if !advice.is_empty() {
-        let _ = writeln!(o, "\n{}", crate::tr_in!(lang, "{heading}:", heading = crate::vram::advice_heading(advice).render(lang)));
+        let _ = writeln!(
+            o,
+            "\n{}",
+            crate::tr_in!(lang, "{heading}:", heading = crate::vram::advice_heading(advice).render(lang))
+        );
         for a in advice {
             let _ = writeln!(o, "  • {}", a.line().render(lang));
         }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnose;
 use crate::diagnose::headline::Headline;
+use crate::i18n::Lang;
 use crate::smoke::SmokeReport;
 use crate::telemetry::history::History;
 use crate::telemetry::history::keys;
@@ -19,7 +20,6 @@ use crate::telemetry::host_metric::HOST_METRICS;
 use crate::telemetry::metric::GPU_METRICS;
 use crate::telemetry::snapshot::Snapshot;
 use crate::telemetry::source::{ASLEEP_STATE, SourceStatus};
-use crate::i18n::Lang;
 use crate::tr_in;
 use crate::units;
 use redact::Redactor;
@@ -151,9 +151,11 @@ pub struct Inputs<'a> {
 pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin, lang: Lang) -> ReportDoc {
     let mut rows = diagnosis_rows(Headline::of_report(checklist).as_ref(), Some(checklist), lang);
     rows.push((tr_in!(lang, "Made from the file").to_string(), origin.file.clone()));
-    for (key, value) in
-        [(tr_in!(lang, "Operating system"), &origin.os), (tr_in!(lang, "Kernel"), &origin.kernel), (tr_in!(lang, "Driver"), &origin.driver)]
-    {
+    for (key, value) in [
+        (tr_in!(lang, "Operating system"), &origin.os),
+        (tr_in!(lang, "Kernel"), &origin.kernel),
+        (tr_in!(lang, "Driver"), &origin.driver),
+    ] {
         if let Some(v) = value {
             rows.push((key.to_string(), v.clone()));
         }
@@ -164,7 +166,7 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
         items: vec![
             Item::Facts { rows },
             Item::Text {
-                text: tr_in!(lang, 
+                text: tr_in!(lang,
                     "Everything below is what {file} holds about the machine it was made on; nothing is about the machine this report was made on.",
                     file = origin.file
                 )
@@ -202,7 +204,10 @@ pub fn machine_facts(lang: Lang) -> Vec<(String, String)> {
     sys.refresh_memory();
     sys.refresh_cpu_list(sysinfo::CpuRefreshKind::nothing());
     if let Some(c) = sys.cpus().first() {
-        v.push(("CPU".to_string(), tr_in!(lang, "{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len())));
+        v.push((
+            "CPU".to_string(),
+            tr_in!(lang, "{cpu} ({n} logical cores)", cpu = c.brand().trim(), n = sys.cpus().len()),
+        ));
     }
     if sys.total_memory() > 0 {
         v.push((tr_in!(lang, "RAM").to_string(), units::bytes(sys.total_memory())));
@@ -269,7 +274,11 @@ fn document(sections: Vec<Section>, lang: Lang) -> ReportDoc {
 }
 
 /// The summary's first rows: the diagnosis and its first fix, then the checklist's verdict.
-fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Report>, lang: Lang) -> Vec<(String, String)> {
+fn diagnosis_rows(
+    headline: Option<&Headline>,
+    checklist: Option<&diagnose::Report>,
+    lang: Lang,
+) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     if let Some(h) = headline {
         rows.push((tr_in!(lang, "Diagnosis").to_string(), crate::present::sentence(&h.finding.render(lang))));
@@ -286,7 +295,12 @@ fn diagnosis_rows(headline: Option<&Headline>, checklist: Option<&diagnose::Repo
             tr_in!(lang, "Checklist").to_string(),
             match root {
                 Some(r) => {
-                    tr_in!(lang, "{verdict} — root cause: {finding}", verdict = c.worst().word_in(lang), finding = r.finding.render(lang))
+                    tr_in!(
+                        lang,
+                        "{verdict} — root cause: {finding}",
+                        verdict = c.worst().word_in(lang),
+                        finding = r.finding.render(lang)
+                    )
                 }
                 None => c.worst().word_in(lang).to_string(),
             },
@@ -322,7 +336,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     } else if let Some(first) = stalls.first() {
         rows.push((
             tr_in!(lang, "GPU not responding").to_string(),
-            tr_in!(lang, 
+            tr_in!(lang,
                 "the driver stopped answering {n} time(s) while sampling ({first}); check the kernel log (sudo dmesg | grep -i -e xid -e nvrm)",
                 n = stalls.len(),
                 first = first
@@ -341,7 +355,8 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
             if r.invalid_lines + r.dropped_lines > 0 || !r.unread.is_empty() {
                 rows.push((
                     tr_in!(lang, "Stream problems").to_string(),
-                    tr_in!(lang, 
+                    tr_in!(
+                        lang,
                         "{invalid} unreadable line(s), {dropped} dropped; not understood: {unread}",
                         invalid = r.invalid_lines,
                         dropped = r.dropped_lines,
@@ -358,7 +373,9 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     }
     let mut items = vec![Item::Facts { rows }];
     if inp.snapshot.is_demo() {
-        items.push(Item::Text { text: tr_in!(lang, "DEMO DATA: the GPU figures are simulated, not this machine.").to_string() });
+        items.push(Item::Text {
+            text: tr_in!(lang, "DEMO DATA: the GPU figures are simulated, not this machine.").to_string(),
+        });
     }
     Section { title: tr_in!(lang, "Summary").to_string(), items }
 }
@@ -382,7 +399,16 @@ fn gpu_section(snap: &Snapshot, lang: Lang) -> Section {
     if let Some(n) = &inv.nvml_version {
         facts.push(("NVML".to_string(), reading(n, lang)));
     }
-    let headers = ["GPU", tr_in!(lang, "Name"), "UUID", "PCI", tr_in!(lang, "VRAM"), tr_in!(lang, "Compute capability"), tr_in!(lang, "Max PCIe"), "VBIOS"];
+    let headers = [
+        "GPU",
+        tr_in!(lang, "Name"),
+        "UUID",
+        "PCI",
+        tr_in!(lang, "VRAM"),
+        tr_in!(lang, "Compute capability"),
+        tr_in!(lang, "Max PCIe"),
+        "VBIOS",
+    ];
     let rows = inv
         .gpus
         .iter()
@@ -421,7 +447,8 @@ fn no_gpu_sentence(source: &SourceStatus, lang: Lang) -> String {
         SourceStatus::Unavailable(no) => {
             tr_in!(lang, "No NVIDIA GPU could be read: {reason}", reason = no.summary_message().render(lang))
         }
-        SourceStatus::Asleep { .. } => tr_in!(lang, 
+        SourceStatus::Asleep { .. } => tr_in!(
+            lang,
             "The NVIDIA GPU is asleep ({state}); it was not read, so it stays asleep.",
             state = crate::i18n::tr_static(lang, ASLEEP_STATE)
         ),
@@ -447,7 +474,12 @@ fn checklist_section(c: &diagnose::Report, lang: Lang) -> Section {
                 },
                 title: crate::i18n::tr_in(lang, &k.title),
                 summary: if k.verdict >= diagnose::Verdict::Warn {
-                    tr_in!(lang, "{finding}. {summary}", finding = k.finding.render(lang), summary = k.summary.render(lang))
+                    tr_in!(
+                        lang,
+                        "{finding}. {summary}",
+                        finding = k.finding.render(lang),
+                        summary = k.summary.render(lang)
+                    )
                 } else {
                     k.summary.render(lang)
                 },
@@ -479,7 +511,8 @@ fn bottleneck_section(b: &[diagnose::bottleneck::Bottleneck], lang: Lang) -> Sec
             let mut evidence = vec![v.explanation.render(lang)];
             evidence.extend(v.evidence.iter().map(|m| m.render(lang)));
             Item::Verdict {
-                verdict: tr_in!(lang, 
+                verdict: tr_in!(
+                    lang,
                     "{verdict} ({confidence} % sure)",
                     verdict = v.severity.word_in(lang),
                     confidence = format!("{:.0}", 100.0 * v.confidence)
@@ -526,7 +559,8 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
         }
     }
     let mut items = vec![Item::Text {
-        text: tr_in!(lang, 
+        text: tr_in!(
+            lang,
             "Over the last {duration} (min / mean / max).",
             duration = units::duration_words(window.min(now.max(0.0)).max(0.0)).render(lang)
         ),
@@ -535,7 +569,10 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
         items.push(Item::Text { text: tr_in!(lang, "No samples in this window.").to_string() });
     } else {
         items.push(Item::Table {
-            headers: [tr_in!(lang, "Metric"), tr_in!(lang, "Min"), tr_in!(lang, "Mean"), tr_in!(lang, "Max")].iter().map(|s| (*s).to_string()).collect(),
+            headers: [tr_in!(lang, "Metric"), tr_in!(lang, "Min"), tr_in!(lang, "Mean"), tr_in!(lang, "Max")]
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
             rows,
         });
     }
@@ -544,7 +581,8 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
         .iter()
         .filter_map(|g| {
             g.throttle_mask.get().filter(|m| crate::telemetry::throttle::is_limiting(*m)).map(|m| {
-                tr_in!(lang, 
+                tr_in!(
+                    lang,
                     "GPU {index}: {reasons}",
                     index = g.index,
                     reasons = crate::telemetry::throttle::summary_message(m).render(lang)
@@ -553,7 +591,8 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
         })
         .collect();
     if !throttled.is_empty() {
-        items.push(Item::Text { text: tr_in!(lang, "Clocks held back now: {reasons}", reasons = throttled.join("; ")) });
+        items
+            .push(Item::Text { text: tr_in!(lang, "Clocks held back now: {reasons}", reasons = throttled.join("; ")) });
     }
     let events: Vec<Vec<String>> = h
         .events()
@@ -567,7 +606,10 @@ fn metrics_section(snap: &Snapshot, h: &History, window: f64, now: f64, lang: La
         })
         .collect();
     if !events.is_empty() {
-        items.push(Item::Table { headers: vec![tr_in!(lang, "Time").into(), "GPU".into(), tr_in!(lang, "Event").into()], rows: events });
+        items.push(Item::Table {
+            headers: vec![tr_in!(lang, "Time").into(), "GPU".into(), tr_in!(lang, "Event").into()],
+            rows: events,
+        });
     }
     Section { title: tr_in!(lang, "Recent metrics").to_string(), items }
 }
@@ -576,9 +618,18 @@ fn smoke_section(s: &SmokeReport, lang: Lang) -> Section {
     // (The run's texts are messages; the report's language is the one it is made in.)
     let mut items = vec![Item::Facts {
         rows: [
-            (tr_in!(lang, "Verdict").to_string(), tr_in!(lang, "{label}: {value}", label = s.verdict.word_in(lang), value = s.summary.render(lang))),
-            (tr_in!(lang, "Device").to_string(), s.device().map_or(format!("{}", s.options.device), |d| d.line().render(lang))),
-            (tr_in!(lang, "Driver library").to_string(), s.library.clone().unwrap_or_else(|| tr_in!(lang, "not loaded").to_string())),
+            (
+                tr_in!(lang, "Verdict").to_string(),
+                tr_in!(lang, "{label}: {value}", label = s.verdict.word_in(lang), value = s.summary.render(lang)),
+            ),
+            (
+                tr_in!(lang, "Device").to_string(),
+                s.device().map_or(format!("{}", s.options.device), |d| d.line().render(lang)),
+            ),
+            (
+                tr_in!(lang, "Driver library").to_string(),
+                s.library.clone().unwrap_or_else(|| tr_in!(lang, "not loaded").to_string()),
+            ),
             (tr_in!(lang, "Took").to_string(), format!("{:.1} s", s.total_ms / 1000.0)),
         ]
         .into_iter()

@@ -46,7 +46,8 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
     let mut s = format!(
         "# {}\n\n{}\n",
         md(&doc.title),
-        tr_in!(lang, 
+        tr_in!(
+            lang,
             "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
             generated = md(&doc.generated),
             version = md(&doc.app_version),
@@ -154,7 +155,8 @@ pub(super) fn html(doc: &ReportDoc) -> String {
     s.push_str(&format!(
         "<h1>{}</h1>\n<p class=\"meta\">{}</p>\n",
         e(&doc.title),
-        tr_in!(lang, 
+        tr_in!(
+            lang,
             "Generated {generated} by gpu-doctor {version}. Redaction: {redaction}.",
             generated = e(&doc.generated),
             version = e(&doc.app_version),
@@ -190,7 +192,8 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                     s.push_str("</table>\n");
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
-                    let line = tr_in!(lang, "{label}: {value}", label = format!("<b>{}</b>", e(title)), value = e(summary));
+                    let line =
+                        tr_in!(lang, "{label}: {value}", label = format!("<b>{}</b>", e(title)), value = e(summary));
                     s.push_str(&format!(
                         "<p><span class=\"v {}\">{}</span> {line}</p>\n",
                         verdict_class(verdict, lang),
@@ -206,12 +209,16 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                         }
                         for st in steps {
                             match st {
-                                diagnose::FixStep::Text(t) => {
-                                    s.push_str(&format!("<li><b>{}</b> {}</li>\n", tr_in!(lang, "Fix:"), e(&t.render(lang))))
-                                }
-                                diagnose::FixStep::Command(c) => {
-                                    s.push_str(&format!("<li><b>{}</b> <code>{}</code></li>\n", tr_in!(lang, "Run:"), e(c)))
-                                }
+                                diagnose::FixStep::Text(t) => s.push_str(&format!(
+                                    "<li><b>{}</b> {}</li>\n",
+                                    tr_in!(lang, "Fix:"),
+                                    e(&t.render(lang))
+                                )),
+                                diagnose::FixStep::Command(c) => s.push_str(&format!(
+                                    "<li><b>{}</b> <code>{}</code></li>\n",
+                                    tr_in!(lang, "Run:"),
+                                    e(c)
+                                )),
                             }
                         }
                         s.push_str("</ul>\n");

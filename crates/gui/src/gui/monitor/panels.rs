@@ -239,9 +239,13 @@ pub(super) fn gpu_card(
         ui.set_width(width);
         ui.vertical(|ui| {
             ui.label(
-                RichText::new(format!("GPU {}  {}", info.index, crate::present::gpu_name(&info.name, crate::i18n::current())))
-                    .strong()
-                    .color(palette::gpu_text(info.index, palette::is_dark(ui))),
+                RichText::new(format!(
+                    "GPU {}  {}",
+                    info.index,
+                    crate::present::gpu_name(&info.name, crate::i18n::current())
+                ))
+                .strong()
+                .color(palette::gpu_text(info.index, palette::is_dark(ui))),
             )
             .on_hover_text(tr!(
                 "PCI {bus} · VBIOS {vbios} · compute capability {cc}",
@@ -280,9 +284,17 @@ pub(super) fn gpu_card(
                     tr!("% of time device memory was read or written (not VRAM in use)"),
                 );
                 row(tr!("VRAM"), present::vram(s, crate::i18n::current()), tr!("device memory in use / total"));
-                row(tr!("Temperature"), present::temperature(s, Some(info), crate::i18n::current()), tr!("GPU core temperature"));
+                row(
+                    tr!("Temperature"),
+                    present::temperature(s, Some(info), crate::i18n::current()),
+                    tr!("GPU core temperature"),
+                );
                 row(tr!("Power"), present::power(s, crate::i18n::current()), tr!("board power draw / enforced limit"));
-                row(tr!("SM clock"), present::sm_clock(s, Some(info), crate::i18n::current()), tr!("current / maximum"));
+                row(
+                    tr!("SM clock"),
+                    present::sm_clock(s, Some(info), crate::i18n::current()),
+                    tr!("current / maximum"),
+                );
                 row(
                     tr!("PCIe link"),
                     present::pcie_link(s, Some(info), crate::i18n::current()),
@@ -411,8 +423,12 @@ pub(super) fn gpu_table(
         for info in &snap.inventory.gpus {
             let dark = palette::is_dark(ui);
             ui.label(
-                RichText::new(format!("{}  {}", info.index, crate::present::gpu_name(&info.name, crate::i18n::current())))
-                    .color(palette::gpu_text(info.index, dark)),
+                RichText::new(format!(
+                    "{}  {}",
+                    info.index,
+                    crate::present::gpu_name(&info.name, crate::i18n::current())
+                ))
+                .color(palette::gpu_text(info.index, dark)),
             );
             match card_verdict(verdicts, info.index) {
                 Some(v) => {
@@ -506,9 +522,10 @@ pub(super) fn host_summary(ui: &mut egui::Ui, host: Option<&HostSample>, byte_un
         ui.label(format!("CPU {}", present::pct(&h.cpu_pct, crate::i18n::current())));
         ui.separator();
         ui.label(format!("iowait {}", present::pct(&h.iowait_pct, crate::i18n::current()))).on_hover_text(
-            h.iowait_pct
-                .reason()
-                .map_or_else(|| tr!("share of CPU time spent waiting for disk I/O").to_string(), crate::i18n::Here::here),
+            h.iowait_pct.reason().map_or_else(
+                || tr!("share of CPU time spent waiting for disk I/O").to_string(),
+                crate::i18n::Here::here,
+            ),
         );
         ui.separator();
         ui.label(tr!("load {load}", load = h.load_avg.show_short(|l| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]))));
