@@ -59,8 +59,16 @@ impl SelectedGpus {
 }
 
 impl GpuSource for SelectedGpus {
+    /// The inner source's; a simulation counts the GPUs shown, so the status bar agrees with the
+    /// cards.
     fn status(&self) -> SourceStatus {
-        self.inner.status()
+        match self.inner.status() {
+            SourceStatus::Demo { scenario, gpus, seed } => {
+                let shown = self.keep.indices().filter(|i| *i < gpus).count() as u32;
+                SourceStatus::Demo { scenario, gpus: shown, seed }
+            }
+            other => other,
+        }
     }
 
     fn inventory(&self) -> Arc<Inventory> {
@@ -125,5 +133,6 @@ mod tests {
         assert_eq!(sampled, [1, 3]);
         assert!(src.sample_slow(2.0).iter().all(|g| g.index == 1 || g.index == 3));
         assert!(src.inventory().driver_version.is_some(), "the driver's facts stay");
+        assert!(matches!(src.status(), SourceStatus::Demo { gpus: 2, .. }), "{:?}", src.status());
     }
 }
