@@ -35,5 +35,6 @@ mod report;
 mod run;
 mod smoke;
 mod tune;
+mod tune_signals;
 mod units;
 mod vram_accuracy;

@@ -91,7 +91,15 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
             Some(true),
         ),
     ];
-    let gpus: std::collections::BTreeSet<u32> = a.gpus.iter().chain(&b.gpus).map(|g| g.gpu).collect();
+    // GPUs as a machine has them (at most 64, as replay reads): a summary listing more (a file
+    // made by hand) costs no more than that.
+    let gpus: std::collections::BTreeSet<u32> = a
+        .gpus
+        .iter()
+        .chain(&b.gpus)
+        .map(|g| g.gpu)
+        .filter(|i| (*i as usize) < crate::telemetry::sample::MAX_GPUS)
+        .collect();
     for i in gpus {
         let (ga, gb) = (a.gpus.iter().find(|g| g.gpu == i), b.gpus.iter().find(|g| g.gpu == i));
         rows.push(num_row(
@@ -139,4 +147,40 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
         change_pct: None,
     });
     Comparison { changed_args, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::run::GpuRun;
+
+    fn summary(gpus: u32) -> RunSummary {
+        let v = serde_json::json!({"command": "python train.py --bs 8", "ended": {"kind": "exited", "code": 0},
+            "secs": 10.0, "vram_peak_process": null, "gpus": [], "cpu_mean_pct": 100.0, "cpu_peak_pct": 100.0,
+            "threads_peak": 4, "rss_peak": 0, "read_bytes": 0, "write_bytes": 0, "verdicts": [],
+            "vram_plan": null, "demo": false});
+        let mut s: RunSummary = serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"));
+        s.gpus = (0..gpus)
+            .map(|gpu| GpuRun {
+                gpu,
+                util_mean: 50.0,
+                util_peak: 90.0,
+                vram_peak_device: 1 << 30,
+                vram_total: Some(24 << 30),
+                membw_mean: None,
+            })
+            .collect();
+        s
+    }
+
+    /// Issue 53, item 13: a summary listing 100,000 GPUs (made by hand) is compared over the GPUs
+    /// a machine can have, as replay reads them, not one row per listed GPU.
+    #[test]
+    fn a_summary_with_absurdly_many_gpus_is_compared_over_64() {
+        let c = compare(&summary(100_000), &summary(3));
+        let gpu_rows = c.rows.iter().filter(|r| r.label.key.starts_with("GPU {gpu}")).count();
+        assert_eq!(gpu_rows, 64 * 3);
+        let normal = compare(&summary(2), &summary(2));
+        assert_eq!(normal.rows.iter().filter(|r| r.label.key.starts_with("GPU {gpu}")).count(), 6);
+    }
 }

@@ -295,32 +295,20 @@ pub(crate) fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
 mod tests {
     use super::*;
 
-    fn summary(access: GpuAccess) -> RunSummary {
-        RunSummary {
-            command: "python train.py".into(),
-            ended: Ended::Exited { code: 0 },
-            secs: 1.0,
-            vram_peak_process: None,
-            gpus: Vec::new(),
-            cpu_mean_pct: 0.0,
-            cpu_peak_pct: 0.0,
-            threads_peak: 1,
-            rss_peak: 0,
-            read_bytes: 0,
-            write_bytes: 0,
-            verdicts: Vec::new(),
-            vram_plan: None,
-            demo: false,
-            gpu_access: access,
-        }
-    }
+    /// A summary as `run --json-out` wrote it before it said whether the driver answered.
+    const BEFORE_THE_ACCESS_FIELD: &str = r#"{"command": "python train.py", "ended": {"kind": "exited", "code": 0},
+        "secs": 1.0, "vram_peak_process": null, "gpus": [], "cpu_mean_pct": 0.0, "cpu_peak_pct": 0.0,
+        "threads_peak": 1, "rss_peak": 0, "read_bytes": 0, "write_bytes": 0, "verdicts": [],
+        "vram_plan": null, "demo": false}"#;
 
     #[test]
     fn summaries_saved_before_the_access_field_read_as_answered() {
-        let mut v = serde_json::to_value(summary(GpuAccess::NoDriver)).unwrap();
-        assert_eq!(v["gpu_access"], "no-driver");
-        v.as_object_mut().map(|o| o.remove("gpu_access"));
-        let old: RunSummary = serde_json::from_value(v).unwrap();
+        let old: RunSummary = serde_json::from_str(BEFORE_THE_ACCESS_FIELD).unwrap();
         assert_eq!(old.gpu_access, GpuAccess::Answered);
+        let mut now = old.clone();
+        now.gpu_access = GpuAccess::NoDriver;
+        let v = serde_json::to_value(&now).unwrap();
+        assert_eq!(v["gpu_access"], "no-driver");
+        assert_eq!(serde_json::from_value::<RunSummary>(v).unwrap(), now);
     }
 }

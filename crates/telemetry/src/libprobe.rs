@@ -56,6 +56,24 @@ pub fn child_probes_on() -> bool {
 /// ([`crate::diagnose::archive::remove_scratch_on_signals`]).
 pub fn tie_to_this_process(cmd: &mut std::process::Command) -> &mut std::process::Command {
     #[cfg(target_os = "linux")]
+    return tie_with(cmd, libc::SIGKILL);
+    #[cfg(not(target_os = "linux"))]
+    cmd
+}
+
+/// Like [`tie_to_this_process`], but the child gets SIGTERM when this process ends, so it can
+/// end its own work cleanly (a tune started by the window stops its trial, records it and writes
+/// its journal's end when the window is killed).
+pub fn stop_with_this_process(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    #[cfg(target_os = "linux")]
+    return tie_with(cmd, libc::SIGTERM);
+    #[cfg(not(target_os = "linux"))]
+    cmd
+}
+
+/// `cmd` with a clean signal mask and `signal` as its parent-death signal.
+#[cfg(target_os = "linux")]
+fn tie_with(cmd: &mut std::process::Command, signal: libc::c_int) -> &mut std::process::Command {
     {
         use std::os::unix::process::CommandExt as _;
         let parent = std::process::id();
@@ -67,7 +85,7 @@ pub fn tie_to_this_process(cmd: &mut std::process::Command) -> &mut std::process
                 let mut none: libc::sigset_t = std::mem::zeroed();
                 libc::sigemptyset(&mut none);
                 libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, signal, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 // The parent may have ended between fork and prctl: then nobody waits for this.

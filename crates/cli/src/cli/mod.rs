@@ -366,6 +366,23 @@ pub fn outln(text: &str) -> Result<(), CliError> {
     out(&format!("{text}\n"))
 }
 
+/// Writes a progress or diagnostic line to stderr, in the terminal's character set like [`out`]
+/// and made safe the same way. A stderr that went away (a closed window, `| head` on `2>&1`, a
+/// dropped SSH session) is ignored: the command goes on and ends as it would (its journal, its
+/// output file and its exit code matter more than a line nobody can read) — `eprintln!` would
+/// panic there.
+pub fn err(text: &str) {
+    use std::io::Write as _;
+    let mut e = std::io::stderr().lock();
+    let text = crate::text::terminal_bytes(text, crate::text::Stream::Err);
+    let _ = e.write_all(&text).and_then(|()| e.flush());
+}
+
+/// [`err`] with a line end.
+pub fn errln(text: &str) {
+    err(&format!("{text}\n"))
+}
+
 /// What one run of a subcommand is set to, resolved once before it runs (as the window's
 /// [`crate::gui::Launch`] is): the language of what it prints, and whether the output is for
 /// programs.

@@ -124,32 +124,23 @@ pub fn render_tick(s: &Snapshot, offset_secs: i64) -> String {
 /// Tells the user on stderr what the GPU source turned out to be, once it is known.
 fn announce(status: &SourceStatus, json: bool) {
     match status {
-        SourceStatus::Unavailable(no) => eprintln!(
-            "{}",
-            tr!(
-                "No NVIDIA GPU data: {summary}\nNext step: {step}\nShowing host metrics only. Details: gpu-doctor-cli info",
-                summary = no.summary_message().here(),
-                step = no.shown_message(cfg!(windows)).1.here()
-            )
-        ),
-        SourceStatus::Asleep { functions } => eprintln!(
-            "{}",
-            tr!(
-                "The NVIDIA GPU is asleep ({state}: {gpus}); it is left asleep and only its power state is read. To read it anyway (wakes it): --wake-sleeping-gpu",
-                state = crate::i18n::tr(ASLEEP_STATE),
-                gpus = functions.join(", ")
-            )
-        ),
+        SourceStatus::Unavailable(no) => super::errln(&tr!(
+            "No NVIDIA GPU data: {summary}\nNext step: {step}\nShowing host metrics only. Details: gpu-doctor-cli info",
+            summary = no.summary_message().here(),
+            step = no.shown_message(cfg!(windows)).1.here()
+        )),
+        SourceStatus::Asleep { functions } => super::errln(&tr!(
+            "The NVIDIA GPU is asleep ({state}: {gpus}); it is left asleep and only its power state is read. To read it anyway (wakes it): --wake-sleeping-gpu",
+            state = crate::i18n::tr(ASLEEP_STATE),
+            gpus = functions.join(", ")
+        )),
         SourceStatus::Demo { scenario, gpus, seed } if !json => {
-            eprintln!(
-                "{}",
-                tr!(
-                    "DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.",
-                    scenario = scenario,
-                    gpus = gpus,
-                    seed = seed
-                )
-            );
+            super::errln(&tr!(
+                "DEMO: simulated data ({scenario}, {gpus} GPU(s), seed {seed}), not this machine.",
+                scenario = scenario,
+                gpus = gpus,
+                seed = seed
+            ));
         }
         _ => {}
     }

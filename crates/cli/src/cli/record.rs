@@ -63,7 +63,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut rec = Recorder::create(&a.out, &sampler.snapshot()).map_err(|e| CliError::runtime(e.here()))?;
-    eprintln!(
+    super::errln(&format!(
         "gpu-doctor: {}",
         tr!(
             "recording to {path} every {secs} s{until}; the file is readable at any time (gpu-doctor-cli replay {arg})",
@@ -75,7 +75,7 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
                 .unwrap_or_else(|| tr!(", stop with Ctrl-C").to_string()),
             arg = super::shell_word(&a.out)
         )
-    );
+    ));
     let start = Instant::now();
     let mut seq = 0;
     loop {
@@ -90,10 +90,10 @@ pub fn run_record(a: &RecordArgs) -> Result<ExitCode, CliError> {
         std::thread::sleep((interval / 4).min(Duration::from_millis(100)));
     }
     let _ = rec.sync();
-    eprintln!(
+    super::errln(&format!(
         "gpu-doctor: {}",
         tr!("wrote {n} samples to {path}", n = rec.lines.saturating_sub(1), path = a.out.display())
-    );
+    ));
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -157,13 +157,13 @@ pub fn run_replay(a: &ReplayArgs) -> Result<ExitCode, CliError> {
     }
     out.finish()?;
     if skipped > 0 {
-        eprintln!(
+        super::errln(&format!(
             "gpu-doctor: {}",
             tr!(
                 "skipped {skipped} unreadable line(s) (a recording cut off by a crash ends with one)",
                 skipped = skipped
             )
-        );
+        ));
     }
     Ok(ExitCode::from(exit::OK))
 }

@@ -70,12 +70,12 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let sampler = Sampler::start(gpu, host, Duration::from_secs(1))
         .map_err(|e| CliError::runtime(crate::tr!("could not start sampling: {error}", error = e)))?;
     if a.sample > 0 {
-        eprintln!("gpu-doctor: {}", crate::tr!("sampling for {secs} s...", secs = a.sample));
+        super::errln(&format!("gpu-doctor: {}", crate::tr!("sampling for {secs} s...", secs = a.sample)));
         std::thread::sleep(Duration::from_secs(a.sample) + Duration::from_millis(200));
     }
     let checklist = diagnose::run(&live_system(&source, None));
     let smoke = a.smoke.then(|| {
-        eprintln!("gpu-doctor: {}", crate::tr!("running the CUDA smoke test..."));
+        super::errln(&format!("gpu-doctor: {}", crate::tr!("running the CUDA smoke test...")));
         let opts =
             crate::smoke::Options { nvml_lib: a.source.nvml.lib.nvml_lib.clone(), ..crate::smoke::Options::default() };
         crate::smoke::runner::run(
@@ -114,7 +114,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
             write_new(path, &text).map_err(|e| {
                 CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
             })?;
-            eprintln!("gpu-doctor: {}", crate::tr!("wrote {path}", path = path.display()));
+            super::errln(&format!("gpu-doctor: {}", crate::tr!("wrote {path}", path = path.display())));
             Ok(ExitCode::from(exit::OK))
         }
         None => {

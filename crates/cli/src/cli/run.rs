@@ -47,17 +47,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let kept = keep_for_calibration(&summary);
     if a.quiet {
     } else if a.json.on() {
-        eprintln!("{}", super::to_json(&summary)?);
+        super::errln(&super::to_json(&summary)?);
     } else {
-        eprint!("{}", crate::present::jobs::run_summary(&summary, crate::i18n::current()));
+        super::err(&crate::present::jobs::run_summary(&summary, crate::i18n::current()));
         if let Some(peak) = kept {
-            eprintln!(
-                "{}",
-                crate::tr!(
-                    "To keep this peak ({gib} GiB) as a calibration point for the VRAM estimate, add --save-calibration to the vram command that describes this run (its model and settings).",
-                    gib = format!("{:.2}", peak / crate::units::GIB)
-                )
-            );
+            super::errln(&crate::tr!(
+                "To keep this peak ({gib} GiB) as a calibration point for the VRAM estimate, add --save-calibration to the vram command that describes this run (its model and settings).",
+                gib = format!("{:.2}", peak / crate::units::GIB)
+            ));
         }
     }
     if let Some(path) = &a.json_out {
@@ -66,10 +63,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
             .and_then(|s| super::report::write_new(path, &s));
         if let Err(e) = written {
             // The command ran: its exit code stays the result; the lost summary is a warning.
-            eprintln!(
+            super::errln(&format!(
                 "gpu-doctor: {}",
                 crate::tr!("could not write {path}: {error}", path = path.display(), error = e)
-            );
+            ));
         }
     }
     Ok(ExitCode::from(match &summary.ended {
@@ -94,10 +91,10 @@ fn keep_for_calibration(summary: &crate::jobs::run::RunSummary) -> Option<f64> {
     match crate::vram::calibration::save_last_run(&path, &last) {
         Ok(()) => Some(peak),
         Err(e) => {
-            eprintln!(
+            super::errln(&format!(
                 "gpu-doctor: {}",
                 crate::tr!("could not write {path}: {error}", path = path.display(), error = e)
-            );
+            ));
             None
         }
     }

@@ -29,7 +29,7 @@ pub struct ScaleArgs {
 /// 126 not executable).
 pub fn run(a: &ScaleArgs) -> Result<ExitCode, CliError> {
     let fit = measure_sizes(&a.command, &a.sizes, |size, line| {
-        eprintln!("gpu-doctor: {}", crate::tr!("size {size}: {line}", size = size, line = line));
+        super::errln(&format!("gpu-doctor: {}", crate::tr!("size {size}: {line}", size = size, line = line)));
     });
     let s = match fit {
         Ok(s) => s,

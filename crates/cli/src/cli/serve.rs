@@ -139,21 +139,15 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::runtime(tr!("cannot start the sampler threads: {error}", error = e)))?;
     }
 
-    eprintln!(
-        "{}",
-        tr!(
-            "Serving metrics on http://{addr}/metrics (stop with Ctrl+C). Checklist every {secs} s.",
-            addr = server.addr(),
-            secs = args.checks_every
-        )
-    );
+    super::errln(&tr!(
+        "Serving metrics on http://{addr}/metrics (stop with Ctrl+C). Checklist every {secs} s.",
+        addr = server.addr(),
+        secs = args.checks_every
+    ));
     if demo {
-        eprintln!(
-            "{}",
-            tr!(
-                "DEMO: the metrics are simulated (gpu_doctor_gpu_source_up says source=\"demo\"); no checklist is run."
-            )
-        );
+        super::errln(tr!(
+            "DEMO: the metrics are simulated (gpu_doctor_gpu_source_up says source=\"demo\"); no checklist is run."
+        ));
     }
     let started = Instant::now();
     let mut tick: u64 = 0;

@@ -91,17 +91,29 @@ fn parse_margin(s: &str) -> Result<f64, String> {
 }
 
 /// Set by the first Ctrl-C (SIGINT, SIGTERM, SIGHUP): the trial running is stopped and recorded,
-/// and the tune ends with the answer so far. A second one ends the process at once.
+/// and the tune ends with the answer so far.
 static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Set by a second one (two Ctrl-C, or `timeout`, which signals the tuner and then its process
+/// group): the trial's processes get SIGKILL at once, and the trial and end lines are still
+/// written; the process ends by itself within [`FORCED_EXIT`] whatever holds it.
+static FORCE: AtomicBool = AtomicBool::new(false);
+
+/// How long the tuner has, after a second signal, to end its trial and write its journal.
+const FORCED_EXIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Takes SIGINT, SIGTERM and SIGHUP on a thread of their own (as the capture's scratch
-/// directories do): the first sets [`STOP`], a second ends the process. Call before any other
-/// thread starts. Not on Windows, where a console's Ctrl+C ends the process and the journal keeps
-/// every trial written so far.
+/// directories do): the first sets [`STOP`], a second [`FORCE`], and the process ends
+/// [`FORCED_EXIT`] later if it has not by then. Call before any other thread starts. Not on
+/// Windows, where a console's Ctrl+C ends the process and the journal keeps every trial written
+/// so far.
 pub fn stop_on_signals() {
     crate::signals::take_stop_signals(|sig| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            crate::signals::exit_for(sig)
+        if STOP.swap(true, Ordering::SeqCst) && !FORCE.swap(true, Ordering::SeqCst) {
+            let _ = std::thread::Builder::new().name("gd-forced-exit".into()).spawn(move || {
+                std::thread::sleep(FORCED_EXIT);
+                crate::signals::exit_for(sig)
+            });
         }
     });
 }
@@ -162,14 +174,30 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     super::info::wait_until_opened(&sampler, true);
     let (journal_path, mut writer, start, mut trials) = match &a.resume {
         Some(path) => {
-            let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {}", path.display(), e.here())))?;
+            // Held first, then read: a second --resume of the same journal is refused before it
+            // reads what the first is about to extend.
             let w = Writer::append(path).map_err(|e| {
-                CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
+                if e.kind() == std::io::ErrorKind::ResourceBusy {
+                    CliError::new(
+                        exit::BAD_ARGS,
+                        crate::tr!(
+                            "another gpu-doctor tune is going on with {path}; wait for it to end",
+                            path = path.display()
+                        ),
+                    )
+                } else {
+                    CliError::runtime(crate::tr!("could not write {path}: {error}", path = path.display(), error = e))
+                }
             })?;
-            eprintln!(
+            let j = Journal::read(path).map_err(|e| CliError::runtime(format!("{}: {}", path.display(), e.here())))?;
+            // Every value read back is held to the command line's bounds (a journal is a file
+            // anyone can edit).
+            crate::jobs::tune::request::check(&j.start.spec)
+                .map_err(|e| CliError::new(exit::BAD_ARGS, format!("{}: {}", path.display(), e.here())))?;
+            super::errln(&format!(
                 "gpu-doctor: {}",
                 crate::tr!("going on with {path}: {n} trials so far", path = path.display(), n = j.trials.len())
-            );
+            ));
             (path.clone(), w, j.start, j.trials)
         }
         None => {
@@ -224,14 +252,26 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(&dir).map_err(|e| {
         CliError::runtime(crate::tr!("could not write {path}: {error}", path = dir.display(), error = e))
     })?;
-    eprintln!("gpu-doctor: {}", crate::tr!("journal: {path}", path = journal_path.display()));
+    super::errln(&format!("gpu-doctor: {}", crate::tr!("journal: {path}", path = journal_path.display())));
     let total = start.gpus.iter().filter_map(|g| g.total).max();
-    eprintln!("gpu-doctor: {}", render::policy(&spec, total).here());
+    super::errln(&format!("gpu-doctor: {}", render::policy(&spec, total).here()));
     if start.demo {
-        eprintln!("gpu-doctor: {}", crate::tr!("(GPU figures are DEMO data: simulated, not this machine)"));
+        super::errln(&format!(
+            "gpu-doctor: {}",
+            crate::tr!("(GPU figures are DEMO data: simulated, not this machine)")
+        ));
     }
-    let runner =
-        Runner { spec: &spec, sampler: &sampler, stop: &STOP, pattern, cpus, tick: a.interval.get().duration() };
+    let runner = Runner {
+        spec: &spec,
+        sampler: &sampler,
+        stop: &STOP,
+        force: &FORCE,
+        pattern,
+        cpus,
+        tick: a.interval.get().duration(),
+    };
+    // What a trial starts and leaves its parent becomes this process's child, to be ended with it.
+    crate::jobs::tune::trial::become_subreaper();
     let mut interrupted = false;
     let outcome = loop {
         match search::next(&spec, &trials) {
@@ -246,7 +286,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                     // The memory of the trial before is given back before the next one is measured.
                     std::thread::sleep(std::time::Duration::from_millis(500));
                 }
-                eprintln!(
+                super::errln(&format!(
                     "gpu-doctor: {}",
                     crate::tr!(
                         "trial {id} ({phase}): {setting} ...",
@@ -254,13 +294,13 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                         phase = phase,
                         setting = setting.describe().here()
                     )
-                );
+                ));
                 // Named by trial, input and time: no trial ever writes over another's results.
                 let when = chrono::Local::now().format("%H%M%S");
                 let trial_dir = dir.join(format!("t{id:03}-{}-{when}", setting.slug()));
                 let t = runner.run(id, &phase, &setting, &trial_dir);
                 write(&mut writer, &Line::Trial(Box::new(t.clone())))?;
-                eprintln!("gpu-doctor: {}", trial_line(&spec, &t));
+                super::errln(&format!("gpu-doctor: {}", trial_line(&spec, &t)));
                 let stop = t.end == crate::jobs::tune::TrialEnd::Interrupted;
                 trials.push(t);
                 if stop {

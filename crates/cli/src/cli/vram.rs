@@ -193,7 +193,7 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         None => {
             let (list, warning) = vram::presets::load_all();
             if let Some(w) = warning {
-                eprintln!("gpu-doctor: {}", w.here());
+                super::errln(&format!("gpu-doctor: {}", w.here()));
             }
             list
         }
@@ -203,15 +203,12 @@ fn arch_from(args: &VramArgs) -> Result<Arch, String> {
         if !arch.name.eq_ignore_ascii_case(name.trim()) {
             let note =
                 if arch.note.is_empty() { String::new() } else { format!(" ({})", crate::i18n::tr_dyn(&arch.note)) };
-            eprintln!(
-                "{}",
-                crate::tr!(
-                    "gpu-doctor: --preset '{name}' read as {model}{note}",
-                    name = name,
-                    model = arch.name,
-                    note = note
-                )
-            );
+            super::errln(&crate::tr!(
+                "gpu-doctor: --preset '{name}' read as {model}{note}",
+                name = name,
+                model = arch.name,
+                note = note
+            ));
         }
         return Ok(arch);
     }
@@ -410,7 +407,7 @@ pub fn run(args: &VramArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = calibration::path() {
         match calibration::load(&path) {
             Ok(points) => out.calibration = calibration::find(&points, &arch, &out.settings).cloned(),
-            Err(e) => eprintln!("gpu-doctor: {}", e.here()),
+            Err(e) => super::errln(&format!("gpu-doctor: {}", e.here())),
         }
     }
     if args.json.on() {
@@ -455,25 +452,22 @@ fn save_calibration(args: &VramArgs, arch: &Arch, value: &str) -> Result<(), Cli
     let point = calibration::point_from(&last, arch, &settings);
     let moved = calibration::save(&path, point.clone()).map_err(|e| fail(e.here()))?;
     if let Some(bak) = moved {
-        eprintln!(
+        super::errln(&format!(
             "gpu-doctor: {}",
             crate::tr!(
                 "{path} could not be read; it was kept as {backup}",
                 path = path.display(),
                 backup = bak.display()
             )
-        );
+        ));
     }
-    eprintln!(
-        "{}",
-        crate::tr!(
-            "Saved a calibration point for {model}: {gib} GiB per GPU ({command}) in {path}",
-            model = arch.name,
-            gib = format!("{:.2}", point.measured_per_gpu / GIB),
-            command = point.command,
-            path = path.display()
-        )
-    );
+    super::errln(&crate::tr!(
+        "Saved a calibration point for {model}: {gib} GiB per GPU ({command}) in {path}",
+        model = arch.name,
+        gib = format!("{:.2}", point.measured_per_gpu / GIB),
+        command = point.command,
+        path = path.display()
+    ));
     Ok(())
 }
 

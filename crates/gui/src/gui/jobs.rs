@@ -24,12 +24,12 @@ pub(super) struct Job {
 
 impl Job {
     pub(super) fn start(program: &PathBuf, args: &[std::ffi::OsString]) -> std::io::Result<Job> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
+        let mut command = Command::new(program);
+        // A job ends with the window: killed or crashed, the window takes no job with it that
+        // would run on headless (a tune stops its trial and writes its journal's end).
+        crate::telemetry::libprobe::stop_with_this_process(&mut command);
+        let mut child =
+            command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
         let output = Arc::new(Mutex::new(Vec::new()));
         for stream in [
             child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),

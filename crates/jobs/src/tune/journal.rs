@@ -154,16 +154,33 @@ pub struct Writer {
     file: std::fs::File,
 }
 
+/// An exclusive lock on the journal for as long as the file is open (advisory: other tunes
+/// ask for it; the lock ends with the process, however it ends).
+fn hold(file: &std::fs::File) -> std::io::Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(std::io::Error::new(std::io::ErrorKind::ResourceBusy, "the journal is held by another tune"))
+        }
+        Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => Ok(()),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 impl Writer {
-    /// A new journal at `path` (never an existing file).
+    /// A new journal at `path` (never an existing file), held for this tune alone.
     pub fn create(path: &Path) -> std::io::Result<Writer> {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+        hold(&file)?;
         Ok(Writer { file })
     }
 
-    /// An existing journal, to go on (`--resume`).
+    /// An existing journal, to go on (`--resume`), held for this tune alone: a second `--resume`
+    /// of the same journal is refused instead of running the same trial twice at once on the
+    /// same GPU. Take it before reading the journal, so what is read is what this tune goes on from.
     pub fn append(path: &Path) -> std::io::Result<Writer> {
         let mut file = std::fs::OpenOptions::new().read(true).append(true).open(path)?;
+        hold(&file)?;
         // A line torn by a crash is ended first, so it spoils only itself.
         let len = file.metadata()?.len();
         if len > 0 {

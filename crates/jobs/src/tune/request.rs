@@ -41,6 +41,19 @@ impl Request {
     pub const MARGIN_PCT: f64 = 5.0;
     /// Trials at most when none is asked.
     pub const MAX_TRIALS: u32 = 30;
+    /// The free share a tune may be asked to keep, % (`--headroom`).
+    pub const HEADROOM_RANGE: (f64, f64) = (0.0, 90.0);
+    /// A trial's time limit, seconds (`--trial-timeout`: 1 s to a week).
+    pub const TRIAL_TIMEOUT_RANGE: (f64, f64) = (1.0, 604_800.0);
+    /// The gain a step must bring, % (`--margin`).
+    pub const MARGIN_RANGE: (f64, f64) = (0.0, 100.0);
+    /// Trials a tune may be allowed (`--max-trials`).
+    pub const MAX_TRIALS_RANGE: (u32, u32) = (1, 500);
+    /// The most copies a tune runs at once (`--concurrency`): a stated cap, far above what one
+    /// machine's GPUs gain from, and far below what would exhaust its processes.
+    pub const MAX_CONCURRENCY: u64 = 64;
+    /// The largest `--vram-cap`, GiB.
+    pub const MAX_VRAM_CAP_GIB: f64 = 4096.0;
 
     /// A request to tune `command` with every other choice at its default.
     pub fn new(command: Vec<String>) -> Request {
@@ -89,11 +102,63 @@ impl Request {
     }
 }
 
-/// What every spec must satisfy, however it was made (a request, or a spec file written by the
-/// Tune tab): something to tune and a rate pattern that compiles.
+/// What every spec must satisfy, however it was made (a request, a spec file written by the Tune
+/// tab, or a journal read back by `--resume`): the command line's bounds on every value, names
+/// that are placeholder names, something to tune, a rate pattern that compiles and a count of
+/// items that is a finite number.
 pub fn check(s: &TuneSpec) -> Result<(), SpecError> {
+    let out = |option: &'static str, value: String, allowed: String| SpecError::OutOfRange { option, value, allowed };
+    let within = |v: f64, (lo, hi): (f64, f64)| v.is_finite() && v >= lo && v <= hi;
+    if !within(s.headroom_pct, Request::HEADROOM_RANGE) {
+        let (lo, hi) = Request::HEADROOM_RANGE;
+        return Err(out("--headroom", s.headroom_pct.to_string(), format!("{lo}-{hi} %")));
+    }
+    if !within(s.trial_timeout_secs, Request::TRIAL_TIMEOUT_RANGE) {
+        let (lo, hi) = Request::TRIAL_TIMEOUT_RANGE;
+        return Err(out("--trial-timeout", s.trial_timeout_secs.to_string(), format!("{lo}-{hi} s")));
+    }
+    if !within(s.margin_pct, Request::MARGIN_RANGE) {
+        let (lo, hi) = Request::MARGIN_RANGE;
+        return Err(out("--margin", s.margin_pct.to_string(), format!("{lo}-{hi} %")));
+    }
+    let (lo, hi) = Request::MAX_TRIALS_RANGE;
+    if !(lo..=hi).contains(&s.max_trials) {
+        return Err(out("--max-trials", s.max_trials.to_string(), format!("{lo}-{hi}")));
+    }
+    if s.vram_cap.is_some_and(|c| c as f64 > Request::MAX_VRAM_CAP_GIB * crate::units::GIB) {
+        return Err(out(
+            "--vram-cap",
+            format!("{} B", s.vram_cap.unwrap_or(0)),
+            format!("0.5-{} GiB", Request::MAX_VRAM_CAP_GIB),
+        ));
+    }
+    let c = s.concurrency;
+    if c.lo < 1 || c.lo > c.hi || c.hi > Request::MAX_CONCURRENCY {
+        return Err(out("--concurrency", format!("{}..{}", c.lo, c.hi), format!("1..{}", Request::MAX_CONCURRENCY)));
+    }
+    for p in &s.params {
+        if !spec::is_name(&p.name) {
+            return Err(SpecError::BadName(p.name.clone()));
+        }
+        if p.range.lo > p.range.hi || p.range.hi > spec::Range::MAX {
+            return Err(out(
+                "--param",
+                format!("{}={}..{}", p.name, p.range.lo, p.range.hi),
+                format!("0..{}", spec::Range::MAX),
+            ));
+        }
+    }
     if search::phases(s).is_empty() {
         return Err(SpecError::NothingToTune);
+    }
+    if let Unit::Items { expr } = &s.unit {
+        spec::check_items(expr, &s.params)?;
+        // The largest setting must still count a finite number of items.
+        let top: std::collections::BTreeMap<String, u64> =
+            s.params.iter().map(|p| (p.name.clone(), p.range.hi.max(1))).collect();
+        if spec::items(expr, &top).is_none() {
+            return Err(SpecError::BadItems(expr.clone()));
+        }
     }
     pattern(&s.unit).map(|_| ())
 }
@@ -132,5 +197,35 @@ mod tests {
         let mut r = Request::new(cmd("train --bs {batch}"));
         r.rate_pattern = Some("([0-9".into());
         assert!(matches!(r.spec(4), Err(SpecError::BadPattern(_))));
+    }
+
+    /// Issue 53, items 5, 6 and 8: whatever a spec comes from (the command line, the Tune tab's
+    /// file, a journal read back), every value is held to the command line's bounds.
+    #[test]
+    fn every_value_is_held_to_the_command_lines_bounds() {
+        let good = Request::new(cmd("train --bs {batch}")).spec(4).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(check(&good), Ok(()));
+        let refused = |change: &dyn Fn(&mut TuneSpec)| {
+            let mut s = good.clone();
+            change(&mut s);
+            check(&s).err().map(|e| e.to_string()).unwrap_or_default()
+        };
+        assert!(refused(&|s| s.trial_timeout_secs = 1e300).contains("--trial-timeout"));
+        assert!(refused(&|s| s.trial_timeout_secs = f64::NAN).contains("--trial-timeout"));
+        assert!(refused(&|s| s.headroom_pct = -5.0).contains("--headroom"));
+        assert!(refused(&|s| s.margin_pct = 1e9).contains("--margin"));
+        assert!(refused(&|s| s.max_trials = 100_000).contains("--max-trials"));
+        assert!(refused(&|s| s.concurrency = Range { lo: 1, hi: 1_000_000_000_000_000 }).contains("--concurrency"));
+        assert!(refused(&|s| s.params[0].name = "../../../../tmp/x".into()).contains("no placeholder name"));
+        assert!(refused(&|s| s.params[0].range = Range { lo: 1, hi: u64::MAX }).contains("--param"));
+        // A count of items that overflows is refused, not an infinite throughput.
+        let mut r = Request::new(cmd("train --bs {batch}"));
+        r.items = Some("{batch}*1e300*1e10".into());
+        assert!(matches!(r.spec(4), Err(SpecError::BadItems(_))));
+        // The concurrency a person may ask for is capped, and the error says the cap.
+        let mut r = Request::new(cmd("train --bs {batch}"));
+        r.concurrency = Some(Range { lo: 1, hi: 1_000_000 });
+        let e = r.spec(4).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("--concurrency 1..1000000 is out of range: give 1..64"), "{e}");
     }
 }

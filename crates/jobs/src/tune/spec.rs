@@ -32,6 +32,9 @@ pub struct Range {
 }
 
 impl Range {
+    /// The largest value a range may reach.
+    pub const MAX: u64 = 1_000_000;
+
     /// `LO..HI` or `LO..=HI` (both inclusive), or a single number.
     pub fn parse(text: &str) -> Result<Range, Message> {
         let t = text.trim();
@@ -44,7 +47,7 @@ impl Range {
         if r.lo > r.hi {
             return Err(msg!("the range {range} goes downwards", range = t));
         }
-        if r.hi > 1_000_000 {
+        if r.hi > Self::MAX {
             return Err(msg!("{value} is too large (at most 1000000)", value = r.hi));
         }
         Ok(r)
@@ -142,6 +145,18 @@ pub enum SpecError {
     BadItems(String),
     /// A pattern that does not compile.
     BadPattern(String),
+    /// A value outside what a tune accepts (from the command line, a spec file or a journal read
+    /// back): the option, the value and what is allowed.
+    OutOfRange {
+        /// The option, as the command line names it (`--trial-timeout`).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed (`1-604800 s`).
+        allowed: String,
+    },
+    /// A parameter name that is no placeholder name (a journal's `../../x`).
+    BadName(String),
 }
 
 impl crate::i18n::ToMessage for SpecError {
@@ -169,6 +184,15 @@ impl crate::i18n::ToMessage for SpecError {
                 msg!("--items {text}: write a number or a product such as {batch}*50", text = text.clone())
             }
             SpecError::BadPattern(error) => msg!("--rate-pattern: {error}", error = error.clone()),
+            SpecError::OutOfRange { option, value, allowed } => msg!(
+                "{option} {value} is out of range: give {allowed}",
+                option = *option,
+                value = value.clone(),
+                allowed = allowed.clone()
+            ),
+            SpecError::BadName(name) => {
+                msg!("'{name}' is no placeholder name (letters, digits and _, at most 32)", name = name.clone())
+            }
         }
     }
 }
@@ -205,7 +229,8 @@ pub fn placeholders(command: &[String]) -> Vec<String> {
     found
 }
 
-fn is_name(s: &str) -> bool {
+/// True for a placeholder's name: ASCII letters, digits and `_`, 1 to 32 of them.
+pub fn is_name(s: &str) -> bool {
     !s.is_empty() && s.len() <= 32 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -267,7 +292,8 @@ pub fn items(expr: &str, values: &BTreeMap<String, u64>) -> Option<f64> {
         };
         product *= v;
     }
-    Some(product)
+    // One number, finite: a product that overflows is no count of items.
+    product.is_finite().then_some(product)
 }
 
 /// Checks an `--items` expression against the tuned names.

@@ -28,6 +28,9 @@ pub struct Runner<'a> {
     pub sampler: &'a Sampler,
     /// Set when the user asks to stop (Ctrl-C): the running trial is stopped and recorded.
     pub stop: &'a AtomicBool,
+    /// Set when the user insists (a second Ctrl-C, `timeout`'s second signal): the trial's
+    /// processes get SIGKILL at once instead of a grace period, and the trial is still recorded.
+    pub force: &'a AtomicBool,
     /// The rate pattern, compiled.
     pub pattern: Option<Regex>,
     /// CPU cores of this machine.
@@ -50,8 +53,14 @@ struct LogWatch {
 /// A trial shorter than this gets no bottleneck rule's verdict, only the tuner's own reading.
 const MIN_RULE_SECS: f64 = 30.0;
 
-/// Bytes read from a log per look (the rest on the next).
+/// Bytes read from a log at a time; a look reads chunks until the end of what is written (at
+/// most [`LOOK_CAP`] while the trial runs, all of it once it has ended), so a fast trial's last
+/// rate and an out-of-memory line after hundreds of MB of output are both read.
 const READ_CHUNK: usize = 1 << 20;
+
+/// The most read in one look while the trial runs (the rest on the next look): a look stays short
+/// even behind a job writing faster than the disk can be read back.
+const LOOK_CAP: u64 = 64 << 20;
 
 impl LogWatch {
     fn new(path: PathBuf) -> Self {
@@ -63,10 +72,25 @@ impl LogWatch {
         if f.seek(SeekFrom::Start(self.offset)).is_err() {
             return;
         }
-        let mut buf = Vec::new();
-        let got = f.by_ref().take(READ_CHUNK as u64).read_to_end(&mut buf).unwrap_or(0);
-        self.offset += got as u64;
-        self.partial.push_str(&String::from_utf8_lossy(&buf));
+        let mut read = 0u64;
+        loop {
+            let mut buf = Vec::with_capacity(READ_CHUNK);
+            let got = f.by_ref().take(READ_CHUNK as u64).read_to_end(&mut buf).unwrap_or(0);
+            self.offset += got as u64;
+            read += got as u64;
+            self.partial.push_str(&String::from_utf8_lossy(&buf));
+            let more = got == READ_CHUNK && (finished || read < LOOK_CAP);
+            if !more {
+                self.lines(pattern, finished);
+                return;
+            }
+            // Whole lines are read chunk by chunk; the end of the last one waits for the next.
+            self.lines(pattern, false);
+        }
+    }
+
+    /// The complete lines read so far (every line, the last one too, once `finished`).
+    fn lines(&mut self, pattern: Option<&Regex>, finished: bool) {
         // Progress bars redraw with carriage returns: each redraw is a line.
         let text = std::mem::take(&mut self.partial).replace('\r', "\n");
         let (complete, rest) = match text.rfind('\n') {
@@ -118,50 +142,151 @@ fn start(args: &[String], dir: &Path, id: u32, copy: u32, log: &Path) -> std::io
         .stderr(err)
         .env("GPU_DOCTOR_TRIAL", id.to_string())
         .env("GPU_DOCTOR_TRIAL_DIR", dir)
-        .env("GPU_DOCTOR_COPY", copy.to_string());
+        .env("GPU_DOCTOR_COPY", copy.to_string())
+        .env(MARK_ENV, mark_value(id));
     // Its own process group: a stop ends the copy and everything it started, and the terminal's
     // Ctrl-C reaches gpu-doctor, which records the trial before stopping it.
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    // The copy starts as any program started from a shell does: nothing blocked, nothing ignored.
+    // (gpu-doctor blocks SIGINT, SIGTERM and SIGHUP in its own threads to take them on one thread;
+    // a mask is inherited through fork and exec, so without this a child the command puts in the
+    // background could only be ended with SIGKILL.)
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs in the forked child before exec and calls only sigemptyset,
+    // sigprocmask and signal, which are async-signal-safe; it allocates nothing and takes no lock.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
     cmd.spawn()
 }
 
-/// Ends the copies still running: SIGTERM to each process group, then SIGKILL after 3 s.
-fn stop_all(children: &mut [(Child, Option<std::process::ExitStatus>)]) {
+/// The environment entry every process of a trial inherits, so the ones that leave its process
+/// groups can still be found and ended.
+const MARK_ENV: &str = "GPU_DOCTOR_TRIAL_MARK";
+
+/// The mark of trial `id` of this tuner (its pid and the trial's number: unique on the machine
+/// while the tuner runs).
+fn mark_value(id: u32) -> String {
+    format!("{}-{id}", std::process::id())
+}
+
+/// How long a stopped trial's processes have between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// Ends everything a trial started: each copy's process group (the copy, and what it started in
+/// the background, even after the copy itself exited), and the processes that left their group
+/// (`setsid`, a double fork) but still carry the trial's mark in their environment. SIGTERM
+/// first; SIGKILL to what is left after [`GRACE`], at once when `now` is set (a second Ctrl-C).
+fn stop_all(children: &mut [(Child, Option<std::process::ExitStatus>)], id: u32, now: &AtomicBool) {
     #[cfg(target_os = "linux")]
     {
-        let signal_all = |sig: libc::c_int, children: &[(Child, Option<std::process::ExitStatus>)]| {
-            for (c, status) in children {
-                if status.is_none()
-                    && let Ok(pid) = libc::pid_t::try_from(c.id())
-                {
-                    // SAFETY: kill() only sends a signal; a negative pid names the copy's own group.
-                    unsafe { libc::kill(-pid, sig) };
-                }
+        let groups: Vec<libc::pid_t> =
+            children.iter().filter_map(|(c, _)| libc::pid_t::try_from(c.id()).ok()).collect();
+        let mark = format!("{MARK_ENV}={}", mark_value(id)).into_bytes();
+        let signal_groups = |sig: libc::c_int| {
+            for pid in &groups {
+                // SAFETY: kill() only sends a signal; a negative pid names the copy's own group.
+                unsafe { libc::kill(-pid, sig) };
             }
         };
-        signal_all(libc::SIGTERM, children);
-        let until = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < until {
-            let mut running = false;
+        signal_groups(libc::SIGTERM);
+        escapers::signal(&mark, libc::SIGTERM);
+        let until = Instant::now() + GRACE;
+        loop {
             for (c, status) in children.iter_mut() {
                 if status.is_none() {
                     *status = c.try_wait().ok().flatten();
-                    running |= status.is_none();
                 }
             }
-            if !running {
-                return;
+            // SAFETY: signal 0 only asks whether a process of the group is left.
+            let left = groups.iter().any(|pid| unsafe { libc::kill(-pid, 0) } == 0) || escapers::any(&mark);
+            if !left || Instant::now() >= until || now.load(Ordering::SeqCst) {
+                break;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        signal_all(libc::SIGKILL, children);
+        signal_groups(libc::SIGKILL);
+        escapers::kill(&mark);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (id, now);
     for (c, status) in children.iter_mut() {
         if status.is_none() {
             let _ = c.kill();
             *status = c.wait().ok();
         }
+    }
+}
+
+/// The processes of a trial that left its process groups: found by the mark every process the
+/// trial starts inherits (`GPU_DOCTOR_TRIAL_MARK=<tuner pid>-<trial>` in its environment), among
+/// the processes this user may read.
+#[cfg(target_os = "linux")]
+mod escapers {
+
+    /// The processes whose environment holds `mark` as a whole entry (never this one).
+    fn marked(mark: &[u8]) -> Vec<libc::pid_t> {
+        let me = std::process::id();
+        let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+        dir.flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| *pid != me)
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| entry == mark))
+            })
+            .filter_map(|pid| libc::pid_t::try_from(pid).ok())
+            .collect()
+    }
+
+    /// Sends `sig` to every marked process.
+    pub fn signal(mark: &[u8], sig: libc::c_int) {
+        for pid in marked(mark) {
+            // SAFETY: kill() only sends a signal to one process.
+            unsafe { libc::kill(pid, sig) };
+        }
+    }
+
+    /// True while a marked process is left (a zombie has no environment to read).
+    pub fn any(mark: &[u8]) -> bool {
+        !marked(mark).is_empty()
+    }
+
+    /// SIGKILL to every marked process, and those that ended as this process's children (it is
+    /// their subreaper: [`super::become_subreaper`]) collected, so none is left a zombie.
+    pub fn kill(mark: &[u8]) {
+        let mut pids = marked(mark);
+        for pid in &pids {
+            // SAFETY: kill() only sends a signal to one process.
+            unsafe { libc::kill(*pid, libc::SIGKILL) };
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while !pids.is_empty() && std::time::Instant::now() < deadline {
+            // SAFETY: waitpid on one pid with WNOHANG: it collects that process when it is this
+            // one's child and has ended, and answers at once otherwise (ECHILD when it is not ours).
+            pids.retain(|pid| unsafe { libc::waitpid(*pid, std::ptr::null_mut(), libc::WNOHANG) } == 0);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Makes this process the subreaper of what its trials start: a process that leaves its parent
+/// (a double fork) becomes this one's child instead of init's, so it can be found, ended and
+/// collected. Once per process, before the first trial.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
 }
 
@@ -249,7 +374,7 @@ impl Runner<'_> {
                 std::thread::sleep(tick);
             }
         }
-        stop_all(&mut children);
+        stop_all(&mut children, id, self.force);
         trial.secs = wall.elapsed().as_secs_f64();
         let t1 = self.sampler.now();
         // Let the GPU sampler publish the trial's last tick.
