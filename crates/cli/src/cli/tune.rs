@@ -130,7 +130,7 @@ fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
         let text =
             crate::safe_fs::read_regular(path, SPEC_CAP).map_err(|e| bad(&format!("{}: {e}", path.display())))?;
         let s: TuneSpec = serde_json::from_slice(&text).map_err(|e| bad(&format!("{}: {e}", path.display())))?;
-        request::check(&s).map_err(|e| bad(&e))?;
+        request::check(&s).map_err(|e| bad(&e.here()))?;
         return Ok(s);
     }
     let command: Vec<String> = a
@@ -151,7 +151,7 @@ fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
         margin_pct: a.margin,
         max_trials: a.max_trials,
     };
-    r.spec(u64::from(cpus)).map_err(|e| bad(&e))
+    r.spec(u64::from(cpus)).map_err(|e| bad(&e.here()))
 }
 
 /// The largest spec file read (a spec is a few hundred bytes).
