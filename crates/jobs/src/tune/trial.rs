@@ -180,6 +180,7 @@ fn mark_value(id: u32) -> String {
 }
 
 /// How long a stopped trial's processes have between SIGTERM and SIGKILL.
+#[cfg(target_os = "linux")]
 const GRACE: Duration = Duration::from_secs(3);
 
 /// Ends everything a trial started: each copy's process group (the copy, and what it started in
@@ -541,6 +542,11 @@ pub fn verdict(t: &Trial, cpus: u32, bottleneck: Option<Message>) -> Message {
             "the GPU is busy {util} % of the time: room for a larger batch, more copies or more workers",
             util = format!("{u:.0}")
         ),
-        None => msg!("no GPU utilization figure (no NVIDIA driver answered)"),
+        // Without a GPU figure, what can be said is the CPU: how many cores the job kept busy.
+        None => msg!(
+            "no GPU figure (no NVIDIA driver answered); the job kept {busy} of {cores} CPU cores busy",
+            busy = format!("{:.1}", t.cpu_mean_pct / 100.0),
+            cores = cpus
+        ),
     }
 }

@@ -78,13 +78,20 @@ pub fn comparison(c: &Comparison, a_name: &str, b_name: &str, lang: Lang) -> Str
             let (_, x, y) = &c.changed_args[0];
             out.push_str(&msg!("One change: {a} → {b}", a = x.clone(), b = y.clone()).render(lang));
         }
-        n => out.push_str(
-            &msg!(
-                "{n} arguments changed: a difference below cannot be pinned to one change (change one thing at a time)",
-                n = n
-            )
-            .render(lang),
-        ),
+        n => {
+            out.push_str(
+                &msg!(
+                    "{n} arguments changed: a difference below cannot be pinned to one change (change one thing at a time)",
+                    n = n
+                )
+                .render(lang),
+            );
+            // Which ones, each as the one change line says it.
+            for (_, x, y) in &c.changed_args {
+                out.push_str("\n  ");
+                out.push_str(&crate::text::one_line(&format!("{x} → {y}")));
+            }
+        }
     }
     out.push('\n');
     let mut rows: Vec<[String; 4]> =
@@ -327,5 +334,17 @@ mod tests {
         assert!(!text.contains("not reported by the driver"), "{text}");
         let text = run_summary(&summary(GpuAccess::Answered), Lang::En);
         assert!(text.contains("own GPU memory: not reported by the driver"), "{text}");
+    }
+
+    /// Issue 53, item 12: with more than one argument changed, the comparison says which.
+    #[test]
+    fn a_comparison_names_every_changed_argument() {
+        let mut a = summary(GpuAccess::Answered);
+        let mut b = summary(GpuAccess::Answered);
+        a.command = "python train.py --bs 8 --workers 2".into();
+        b.command = "python train.py --bs 16 --workers 4".into();
+        let text = comparison(&crate::jobs::compare::compare(&a, &b), "A", "B", Lang::En);
+        assert!(text.starts_with("2 arguments changed"), "{text}");
+        assert!(text.contains("\n  8 → 16\n  2 → 4\n"), "{text}");
     }
 }
