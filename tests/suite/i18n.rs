@@ -247,3 +247,33 @@ fn the_command_line_help_is_translated_whole() {
     let sub = zh.find_subcommand("check").map(|c| c.clone().render_help().to_string()).unwrap_or_default();
     assert!(sub.contains("选项："), "{sub}");
 }
+
+/// Issue 53, item 26 (a native GPU engineer's review): the words docs/glossary-zh.md rejects are
+/// nowhere in the Chinese, and no translation doubles a colon.
+#[test]
+fn the_chinese_uses_the_glossarys_words() {
+    // (rejected form, the glossary's word)
+    const REJECTED: [(&str, &str); 6] = [
+        ("运行这个容器的机器", "容器所在的宿主机"),
+        ("云宿主机", "云主机实例"),
+        ("调优日志", "调优记录"),
+        ("仅 CPU 的构建", "CPU 版（不含 CUDA）"),
+        ("无需窗口", "命令行"),
+        ("聚焦", "排查"),
+    ];
+    let glossary = std::fs::read_to_string(repo().join("docs/glossary-zh.md")).unwrap_or_default();
+    let mut found = Vec::new();
+    let all = i18n::zh_catalogue().iter().chain(i18n::zh_help_catalogue());
+    for (en, zh) in all {
+        for (bad, good) in REJECTED {
+            assert!(glossary.contains(good) && glossary.contains(bad), "docs/glossary-zh.md lacks {good} / {bad}");
+            if zh.contains(bad) {
+                found.push(format!("{en:?} → {zh:?}: write {good}, not {bad}"));
+            }
+        }
+        if zh.contains("：：") || zh.contains("::") && !en.contains("::") {
+            found.push(format!("{en:?} → {zh:?}: a doubled colon"));
+        }
+    }
+    assert!(found.is_empty(), "translations against the glossary:\n{}", found.join("\n"));
+}
