@@ -19,7 +19,8 @@
  * this process's GPU memory and the device's load, holds it HOLD_MS, prints "train: R it/s" and
  * exits. Shapes: memory (memory-limited), fragment (out of memory from batch 20 on), saturating,
  * workers (loading-bound), flaky (fails at batch 16 with a CUDA error), slow (runs 30 s at batch
- * 8 and above).
+ * 8 and above), spike (memory-limited, and its memory doubles for the last 250 ms, as a
+ * validation pass or a checkpoint save does: a peak between two samples).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -38,16 +39,17 @@ struct shape {
     double base, per_item, limit;   /* GiB */
     double kernel, per_item_ms, overhead;
     double rate, cores;             /* 0 rate: loading is free */
-    int oom_from, fail_at, slow_from;
+    int oom_from, fail_at, slow_from, spike;
 };
 
 static const struct shape shapes[] = {
-    {"memory", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 0, 0},
-    {"fragment", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 20, 0, 0},
-    {"saturating", 1.0, 0.1, 23.0, 10.0, 1.0, 2.0, 0, 0, 0, 0, 0},
-    {"workers", 2.0, 0.125, 23.0, 40.0, 1.25, 0.0, 100.0, 4.0, 0, 0, 0},
-    {"flaky", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 16, 0},
-    {"slow", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 0, 8},
+    {"memory", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 0, 0, 0},
+    {"fragment", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 20, 0, 0, 0},
+    {"saturating", 1.0, 0.1, 23.0, 10.0, 1.0, 2.0, 0, 0, 0, 0, 0, 0},
+    {"workers", 2.0, 0.125, 23.0, 40.0, 1.25, 0.0, 100.0, 4.0, 0, 0, 0, 0},
+    {"flaky", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 16, 0, 0},
+    {"slow", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 0, 8, 0},
+    {"spike", 2.0, 0.4, 23.0, 1.0, 1.0, 20.0, 0, 0, 0, 0, 0, 1},
 };
 
 static void sleep_ms(long ms) {
@@ -130,6 +132,11 @@ int main(int argc, char **argv) {
     f = fopen(mine, "w");
     if (f) { fprintf(f, "%.0f %.0f\n", mem, 100.0 * util * share); fclose(f); }
     sleep_ms(s->slow_from && b >= s->slow_from ? 30000 : hold);
+    if (s->spike) {
+        f = fopen(mine, "w");
+        if (f) { fprintf(f, "%.0f %.0f\n", 2 * mem, 100.0 * util * share); fclose(f); }
+        sleep_ms(250);
+    }
     printf("train: %.2f it/s\n", 1000.0 * b / step * share);
     fflush(stdout);
     unlink(mine);

@@ -169,6 +169,9 @@ impl GpuSource for LiveGpus {
     fn facts(&self) -> Vec<super::sample::GpuFacts> {
         self.open.load().as_ref().map(|n| n.facts()).unwrap_or_default()
     }
+    fn memory_used(&self) -> Vec<(u32, u64)> {
+        self.open.load().as_ref().map(|n| n.memory_used()).unwrap_or_default()
+    }
     fn prepare(&self) {
         if self.open.load().is_none() {
             self.advance();

@@ -619,6 +619,16 @@ impl GpuSource for NvmlSource {
     fn facts(&self) -> Vec<GpuFacts> {
         (0..self.inventory.gpus.len() as u32).filter_map(|i| self.facts_one(i)).collect()
     }
+    fn memory_used(&self) -> Vec<(u32, u64)> {
+        let lost = self.lost.lock().map(|l| l.keys().copied().collect::<Vec<u32>>()).unwrap_or_default();
+        (0..self.inventory.gpus.len() as u32)
+            .filter(|i| !lost.contains(i))
+            .filter_map(|i| {
+                let dev = self.nvml.device_by_index(i).ok()?;
+                Some((i, self.memory(&dev).ok()?.2))
+            })
+            .collect()
+    }
     fn in_flight(&self, slow: bool) -> Option<crate::i18n::Message> {
         let call = self.calls[usize::from(slow)].lock().ok().and_then(|c| *c);
         call.map(|(idx, m)| msg!("{call} on GPU {idx}", call = m.call(), idx = idx))

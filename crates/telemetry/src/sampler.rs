@@ -283,6 +283,11 @@ impl Sampler {
         }
     }
 
+    /// The GPU source, for a reader that asks it directly (a tune's fast memory probe).
+    pub fn gpu_source(&self) -> Arc<dyn GpuSource> {
+        Arc::clone(&self.shared.gpu)
+    }
+
     /// The sampling interval.
     pub fn interval(&self) -> Duration {
         self.interval

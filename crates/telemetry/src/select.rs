@@ -97,6 +97,10 @@ impl GpuSource for SelectedGpus {
         self.inner.facts().into_iter().filter(|g| self.keep.keeps(g.index)).collect()
     }
 
+    fn memory_used(&self) -> Vec<(u32, u64)> {
+        self.inner.memory_used().into_iter().filter(|(i, _)| self.keep.keeps(*i)).collect()
+    }
+
     fn remote(&self) -> Option<RemoteInfo> {
         self.inner.remote()
     }

@@ -42,6 +42,12 @@ pub trait GpuSource: Send + Sync {
     fn remote(&self) -> Option<super::remote::info::RemoteInfo> {
         None
     }
+    /// Each GPU's memory in use now, bytes: one cheap call per GPU, for a reader that needs the
+    /// figure more often than the sampler takes it (a tune's trial while its memory rises).
+    /// Empty when the source cannot say (none open, a simulation, a remote server).
+    fn memory_used(&self) -> Vec<(u32, u64)> {
+        Vec::new()
+    }
     /// Gets ready to sample (opens the library when the source opens lazily). Called on the GPU
     /// sampler thread before [`GpuSource::sample`], so a new inventory is shown before the first
     /// sample (which may block) is taken.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
-use crate::jobs::tune::journal::{End, GpuLine, Journal, Line, Start, VERSION, Writer};
+use crate::jobs::tune::journal::{End, GpuLine, Journal, Limits, Line, Start, VERSION, Writer};
 use crate::jobs::tune::request::{self, Request};
 use crate::jobs::tune::search::{self, Next};
 use crate::jobs::tune::spec::{Range, TuneSpec};
@@ -37,21 +37,21 @@ pub struct TuneArgs {
     /// output, summed over copies, e.g. '([0-9.]+) it/s'. Default: runs per hour.
     #[arg(long, value_name = "REGEX")]
     pub rate_pattern: Option<String>,
-    /// Keep at least this share of the GPU's memory free, % (the guide: 20-30).
-    #[arg(long, default_value_t = Request::HEADROOM_PCT, value_name = "PCT", value_parser = parse_headroom)]
-    pub headroom: f64,
+    /// Keep at least this share of the GPU's memory free, % (the guide: 20-30; default 20).
+    #[arg(long, value_name = "PCT", value_parser = parse_headroom)]
+    pub headroom: Option<f64>,
     /// Never use more GPU memory than this on purpose, GiB; a trial that goes over is stopped.
     #[arg(long, value_name = "GIB", value_parser = super::parse_gib)]
     pub vram_cap: Option<f64>,
-    /// Stop a trial that runs longer than this, seconds.
-    #[arg(long, default_value_t = Request::TRIAL_TIMEOUT_SECS, value_name = "SECS", value_parser = parse_timeout)]
-    pub trial_timeout: f64,
-    /// A step must raise throughput by at least this much to count, %.
-    #[arg(long, default_value_t = Request::MARGIN_PCT, value_name = "PCT", value_parser = parse_margin)]
-    pub margin: f64,
-    /// At most this many trials.
-    #[arg(long, default_value_t = Request::MAX_TRIALS, value_parser = clap::value_parser!(u32).range(1..=500))]
-    pub max_trials: u32,
+    /// Stop a trial that runs longer than this, seconds (default 600).
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub trial_timeout: Option<f64>,
+    /// A step must raise throughput by at least this much to count, % (default 5).
+    #[arg(long, value_name = "PCT", value_parser = parse_margin)]
+    pub margin: Option<f64>,
+    /// At most this many trials (default 30).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub max_trials: Option<u32>,
     /// Write the journal (JSON lines) to this new file; default tune-DATE-TIME.jsonl here. Each
     /// trial's output goes to a folder of the same name without .jsonl.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
@@ -60,7 +60,8 @@ pub struct TuneArgs {
     /// and its options.
     #[arg(long, value_name = "FILE", hide = true, conflicts_with_all = ["resume", "params", "concurrency", "items", "rate_pattern", "vram_cap", "command"])]
     pub spec: Option<PathBuf>,
-    /// Go on with the tune this journal recorded (same command and settings), appending to it.
+    /// Go on with the tune this journal recorded (same command and settings), appending to it;
+    /// --max-trials, --margin, --headroom and --trial-timeout given with it replace the journal's.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["params", "concurrency", "items", "rate_pattern", "vram_cap"])]
     pub resume: Option<PathBuf>,
     /// `--interval` (one definition for every command: [`super::options`]).
@@ -145,11 +146,11 @@ fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
         concurrency: a.concurrency,
         items: a.items.clone(),
         rate_pattern: a.rate_pattern.clone(),
-        headroom_pct: a.headroom,
+        headroom_pct: a.headroom.unwrap_or(Request::HEADROOM_PCT),
         vram_cap_gib: a.vram_cap,
-        trial_timeout_secs: a.trial_timeout,
-        margin_pct: a.margin,
-        max_trials: a.max_trials,
+        trial_timeout_secs: a.trial_timeout.unwrap_or(Request::TRIAL_TIMEOUT_SECS),
+        margin_pct: a.margin.unwrap_or(Request::MARGIN_PCT),
+        max_trials: a.max_trials.unwrap_or(Request::MAX_TRIALS),
     };
     r.spec(u64::from(cpus)).map_err(|e| bad(&e.here()))
 }
@@ -172,7 +173,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     // The GPUs' memory is known before the first trial: NVML opened and sampled once (up to the
     // limit `info` uses; a driver that never answers leaves the tune without memory figures).
     super::info::wait_until_opened(&sampler, true);
-    let (journal_path, mut writer, start, mut trials, ended_before) = match &a.resume {
+    let (journal_path, mut writer, start, mut trials, ended_before, limits) = match &a.resume {
         Some(path) => {
             // Held first, then read: a second --resume of the same journal is refused before it
             // reads what the first is about to extend.
@@ -198,7 +199,10 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 "gpu-doctor: {}",
                 crate::tr!("going on with {path}: {n} trials so far", path = path.display(), n = j.trials.len())
             ));
-            (path.clone(), w, j.start, j.trials, j.end)
+            let mut start = j.start;
+            let limits = new_limits(a, &mut start.spec)
+                .map_err(|e| CliError::new(exit::BAD_ARGS, format!("{}: {}", path.display(), e.here())))?;
+            (path.clone(), w, start, j.trials, j.end, limits)
         }
         None => {
             let spec = spec_of(a, cpus)?;
@@ -235,7 +239,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                 cpus,
                 trials_dir: dir.to_string_lossy().into_owned(),
             };
-            (path, w, start, Vec::new(), None)
+            (path, w, start, Vec::new(), None, None)
         }
     };
     let spec = start.spec.clone();
@@ -247,6 +251,9 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     };
     if a.resume.is_none() {
         write(&mut writer, &Line::Start(Box::new(start.clone())))?;
+    }
+    if let Some(l) = limits {
+        write(&mut writer, &Line::Limits(Box::new(l)))?;
     }
     let dir = PathBuf::from(&start.trials_dir);
     std::fs::create_dir_all(&dir).map_err(|e| {
@@ -286,15 +293,23 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                     // The memory of the trial before is given back before the next one is measured.
                     std::thread::sleep(std::time::Duration::from_millis(500));
                 }
-                super::errln(&format!(
-                    "gpu-doctor: {}",
+                let line = if trials.iter().any(|t| t.setting == setting) {
+                    // A second run: the gain that decides lies within the margin.
+                    crate::tr!(
+                        "trial {id} ({phase}): {setting} again, to decide a gain within the margin on two runs ...",
+                        id = id,
+                        phase = phase,
+                        setting = setting.describe().here()
+                    )
+                } else {
                     crate::tr!(
                         "trial {id} ({phase}): {setting} ...",
                         id = id,
                         phase = phase,
                         setting = setting.describe().here()
                     )
-                ));
+                };
+                super::errln(&format!("gpu-doctor: {line}"));
                 // Named by trial, input and time: no trial ever writes over another's results.
                 let when = chrono::Local::now().format("%H%M%S");
                 let trial_dir = dir.join(format!("t{id:03}-{}-{when}", setting.slug()));
@@ -335,7 +350,7 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
         super::outln(&super::to_json(&out)?)?;
     } else {
         let lang = crate::i18n::current();
-        super::out(&crate::present::jobs::tune_table(&spec, &trials, outcome.best, lang))?;
+        super::out(&crate::present::jobs::tune_table(&spec, &trials, &outcome, lang))?;
         super::outln("")?;
         super::outln(&answer.headline.render(lang))?;
         for p in &answer.phases {
@@ -372,6 +387,43 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
     } else {
         exit::ERROR
     }))
+}
+
+/// The limits given with `--resume` put into the journal's `spec`, held to the command line's
+/// bounds; the journal line to write when any changed (said on stderr, old and new).
+fn new_limits(a: &TuneArgs, spec: &mut TuneSpec) -> Result<Option<Limits>, crate::jobs::tune::spec::SpecError> {
+    let before = spec.clone();
+    if let Some(v) = a.headroom {
+        spec.headroom_pct = v;
+    }
+    if let Some(v) = a.trial_timeout {
+        spec.trial_timeout_secs = v;
+    }
+    if let Some(v) = a.margin {
+        spec.margin_pct = v;
+    }
+    if let Some(v) = a.max_trials {
+        spec.max_trials = v;
+    }
+    request::check(spec)?;
+    let changes: Vec<String> = [
+        ("--max-trials", f64::from(before.max_trials), f64::from(spec.max_trials)),
+        ("--margin", before.margin_pct, spec.margin_pct),
+        ("--headroom", before.headroom_pct, spec.headroom_pct),
+        ("--trial-timeout", before.trial_timeout_secs, spec.trial_timeout_secs),
+    ]
+    .iter()
+    .filter(|(_, a, b)| a != b)
+    .map(|(name, a, b)| format!("{name} {a} → {b}"))
+    .collect();
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    super::errln(&format!(
+        "gpu-doctor: {}",
+        crate::tr!("from now on this journal's limits are: {changes}", changes = changes.join(", "))
+    ));
+    Ok(Some(Limits::of(spec, now())))
 }
 
 /// One trial's line on stderr.

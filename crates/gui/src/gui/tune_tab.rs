@@ -383,7 +383,7 @@ impl TuneState {
         ui.add_space(6.0);
         self.charts(ui, best);
         ui.add_space(6.0);
-        self.table(ui, best);
+        self.table(ui, j.end.as_ref().map(|e| &e.outcome));
     }
 
     fn charts(&self, ui: &mut egui::Ui, best: Option<u32>) {
@@ -464,8 +464,9 @@ impl TuneState {
         });
     }
 
-    fn table(&self, ui: &mut egui::Ui, best: Option<u32>) {
+    fn table(&self, ui: &mut egui::Ui, outcome: Option<&crate::jobs::tune::Outcome>) {
         let Some(j) = &self.journal else { return };
+        let best = outcome.and_then(|o| o.best);
         let lang = crate::i18n::current();
         egui::Grid::new("tune_trials").num_columns(8).striped(true).spacing([12.0, 4.0]).show(ui, |ui| {
             let unit = j.start.spec.unit.label().render(lang);
@@ -499,7 +500,8 @@ impl TuneState {
                 };
                 ui.label(peak);
                 ui.label(t.util_mean.map_or_else(|| "-".into(), crate::units::percent_whole));
-                ui.label(t.verdict.render(lang));
+                let verdict = outcome.map_or_else(|| t.verdict.clone(), |o| render::row_verdict(t, o));
+                ui.label(verdict.render(lang));
                 ui.end_row();
             }
         });

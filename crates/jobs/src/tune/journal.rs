@@ -57,6 +57,43 @@ pub struct End {
     pub interrupted: bool,
 }
 
+/// Limits a `--resume` changed (the trial limit, the margin, the headroom, the time limit): from
+/// this line on they replace the start line's, so a tune stopped by its trial limit can go on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// When (local time, `YYYY-MM-DD HH:MM:SS`).
+    pub changed: String,
+    /// Keep this share of the GPU's memory free, %.
+    pub headroom_pct: f64,
+    /// A trial's time limit, seconds.
+    pub trial_timeout_secs: f64,
+    /// The gain a step must make, %.
+    pub margin_pct: f64,
+    /// At most this many trials.
+    pub max_trials: u32,
+}
+
+impl Limits {
+    /// The limits `spec` holds.
+    pub fn of(spec: &TuneSpec, changed: String) -> Limits {
+        Limits {
+            changed,
+            headroom_pct: spec.headroom_pct,
+            trial_timeout_secs: spec.trial_timeout_secs,
+            margin_pct: spec.margin_pct,
+            max_trials: spec.max_trials,
+        }
+    }
+
+    /// Puts these limits into `spec`.
+    pub fn apply(&self, spec: &mut TuneSpec) {
+        spec.headroom_pct = self.headroom_pct;
+        spec.trial_timeout_secs = self.trial_timeout_secs;
+        spec.margin_pct = self.margin_pct;
+        spec.max_trials = self.max_trials;
+    }
+}
+
 /// One line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -67,6 +104,8 @@ pub enum Line {
     Trial(Box<Trial>),
     /// An answer.
     End(Box<End>),
+    /// New limits from a `--resume`.
+    Limits(Box<Limits>),
 }
 
 /// A journal read back.
@@ -141,6 +180,10 @@ impl Journal {
                 }
                 Ok(Line::Trial(t)) if start.is_some() => trials.push(*t),
                 Ok(Line::End(e)) if start.is_some() => end = Some(*e),
+                Ok(Line::Limits(l)) => match start.as_mut() {
+                    Some(s) => l.apply(&mut s.spec),
+                    None => skipped += 1,
+                },
                 _ => skipped += 1,
             }
         }
@@ -219,6 +262,19 @@ mod tests {
         assert!(matches!(Journal::parse("{}\n"), Err(JournalError::NotAJournal)));
         let newer = START.replace("\"version\":1", "\"version\":9");
         assert!(matches!(Journal::parse(&newer), Err(JournalError::Newer(9))));
+    }
+
+    /// Issue 53, item 12: limits a resume changed replace the start line's when read back.
+    #[test]
+    fn limits_changed_by_a_resume_are_read_back() {
+        let mut j = Journal::parse(START).unwrap();
+        assert_eq!(j.start.spec.max_trials, 30);
+        let mut spec = j.start.spec.clone();
+        spec.max_trials = 60;
+        spec.margin_pct = 10.0;
+        let line = serde_json::to_string(&Line::Limits(Box::new(Limits::of(&spec, "x".into())))).unwrap();
+        j = Journal::parse(&format!("{START}\n{line}\n")).unwrap();
+        assert_eq!((j.start.spec.max_trials, j.start.spec.margin_pct, j.skipped), (60, 10.0, 0));
     }
 
     #[test]

@@ -6,10 +6,12 @@
 //!
 //! [`spec`] is the question, [`search`] the pure decision (the next setting, or the answer and why
 //! the search stopped) as a function of the trials so far, [`trial`] runs and measures one trial,
-//! [`journal`] writes and reads the journal, [`oom`] recognises out-of-memory messages.
+//! [`journal`] writes and reads the journal, [`oom`] recognises out-of-memory messages, [`peaks`]
+//! reads a trial's memory faster than the sampler while it rises.
 
 pub mod journal;
 pub mod oom;
+pub mod peaks;
 pub mod render;
 pub mod request;
 pub mod search;
@@ -210,4 +212,38 @@ pub struct Outcome {
     pub best: Option<u32>,
     /// Each parameter's end, in the order searched.
     pub phases: Vec<PhaseEnd>,
+}
+
+/// A trial for the tests: how it ended, its throughput, its GPU's peak memory (bytes, on a 24 GiB
+/// GPU) and utilization %.
+#[cfg(test)]
+pub(crate) fn test_trial(
+    id: u32,
+    phase: String,
+    setting: Setting,
+    (end, thr, mem, util): (TrialEnd, f64, u64, f64),
+) -> Trial {
+    const GIB: u64 = 1 << 30;
+    Trial {
+        id,
+        phase,
+        setting,
+        command: String::new(),
+        dir: String::new(),
+        end,
+        secs: 1.0,
+        throughput: Some(thr),
+        vram_peak: Some(mem.saturating_sub(GIB)),
+        device_peak: Some(mem),
+        device_total: Some(24 * GIB),
+        util_mean: Some(util),
+        membw_mean: None,
+        cpu_mean_pct: 0.0,
+        read_bytes: 0,
+        write_bytes: 0,
+        rss_peak: 0,
+        verdict: crate::i18n::Message::data(""),
+        tuner_cpu_secs: 0.0,
+        per_gpu: Vec::new(),
+    }
 }

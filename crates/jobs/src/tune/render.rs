@@ -106,6 +106,16 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
         .map(|p| {
             let why = stop_reason(spec, &p.phase, &p.stop);
             match p.chosen {
+                Some(v) if matches!(p.stop, Stop::OutOfMemory { at } if at > v + 1) => msg!(
+                    "{phase}: {value}, because {why}; {margin} below it are kept as a margin (a peak differs from run to run and can fall between two samples)",
+                    phase = phase_label(&p.phase),
+                    value = v,
+                    why = why,
+                    margin = match p.stop {
+                        Stop::OutOfMemory { at } => at - v - 1,
+                        _ => 0,
+                    }
+                ),
                 Some(v) => msg!("{phase}: {value}, because {why}", phase = phase_label(&p.phase), value = v, why = why),
                 None => msg!("{phase}: no value worked: {why}", phase = phase_label(&p.phase), why = why),
             }
@@ -125,8 +135,14 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
         };
         return Answer { headline, phases, command: None };
     };
-    let thr = t.throughput.map_or_else(|| "?".to_string(), rate);
+    let runs = runs_of(trials, t);
+    let thr = if runs.is_empty() { "?".to_string() } else { rate(runs.iter().sum::<f64>() / runs.len() as f64) };
+    let hidden = unseen_memory(trials, outcome);
     let memory = match (t.device_peak, t.headroom_pct()) {
+        // Out of memory with a large share shown free: the free figure is not this job's.
+        (Some(peak), Some(_)) if hidden.is_some() => {
+            msg!("{peak} in use at peak as NVML saw it", peak = units::bytes(peak))
+        }
         (Some(peak), Some(free)) => {
             msg!("{peak} in use at peak ({free} % free)", peak = units::bytes(peak), free = format!("{free:.0}"))
         }
@@ -139,6 +155,25 @@ pub fn answer(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome) -> Answer {
         unit = spec.unit.label(),
         memory = memory
     );
+    let mut phases = phases;
+    if runs.len() >= 2 {
+        let mean = runs.iter().sum::<f64>() / runs.len() as f64;
+        let spread = runs.iter().map(|r| (r - mean).abs()).fold(0.0, f64::max) / mean * 100.0;
+        phases.push(msg!(
+            "throughput: the mean of {n} runs ({runs} {unit}), spread ±{spread} %",
+            n = runs.len(),
+            runs = runs.iter().map(|r| rate(*r)).collect::<Vec<_>>().join(", "),
+            unit = spec.unit.label(),
+            spread = format!("{spread:.1}")
+        ));
+    }
+    if let Some((at, free)) = hidden {
+        phases.push(msg!(
+            "batch {at} ran out of memory while the GPU showed {free} % free: the memory this job may use is less than what NVML reports for the GPU (a capped or shared GPU, a MIG slice, a sandbox), or its peak was shorter than the sampling interval; the answer keeps a margin below it",
+            at = at,
+            free = format!("{free:.0}")
+        ));
+    }
     let command = spec_command(spec, t);
     Answer { headline, phases, command: Some(command) }
 }
@@ -160,6 +195,48 @@ fn spec_command(spec: &TuneSpec, t: &Trial) -> String {
     }
 }
 
+/// Where the batch search ran out of memory while NVML showed at least [`UNSEEN_FREE_PCT`] of
+/// the GPU free: (the batch, the free share at that trial's peak, %).
+pub fn unseen_memory(trials: &[Trial], outcome: &Outcome) -> Option<(u64, f64)> {
+    let at = outcome.phases.iter().find_map(|p| match p.stop {
+        Stop::OutOfMemory { at } if p.phase == super::spec::BATCH => Some(at),
+        _ => None,
+    })?;
+    let oom =
+        trials.iter().filter(|t| t.end.too_much_memory() && t.setting.values.get(super::spec::BATCH) == Some(&at));
+    let free = oom.filter_map(Trial::headroom_pct).fold(f64::NAN, f64::min);
+    (free >= UNSEEN_FREE_PCT).then_some((at, free))
+}
+
+/// A GPU that ran out of memory with this share free, %, did not run out of the memory NVML
+/// reports (a framework's own fragmentation rarely leaves more than a few % unused).
+pub const UNSEEN_FREE_PCT: f64 = 15.0;
+
+/// What limited a trial, as its row shows it: the chosen trial of a batch search that stopped
+/// because a larger batch did not fit says so, where the trial alone would offer a larger batch.
+pub fn row_verdict(t: &Trial, outcome: &Outcome) -> Message {
+    let memory_bound = outcome
+        .phases
+        .iter()
+        .any(|p| p.phase == super::spec::BATCH && matches!(p.stop, Stop::OutOfMemory { .. } | Stop::Headroom { .. }));
+    match t.util_mean {
+        Some(u) if Some(t.id) == outcome.best && memory_bound && t.verdict == super::trial::busy(u, true) => {
+            super::trial::busy(u, false)
+        }
+        _ => t.verdict.clone(),
+    }
+}
+
+/// The throughputs measured for `t`'s setting, in the order run (two when a decision within the
+/// margin measured it again).
+pub fn runs_of(trials: &[Trial], t: &Trial) -> Vec<f64> {
+    trials
+        .iter()
+        .filter(|r| r.setting == t.setting && r.end == super::TrialEnd::Ok)
+        .filter_map(|r| r.throughput)
+        .collect()
+}
+
 /// gpu-doctor's own CPU over the trials: (its seconds, the trials' seconds).
 pub fn own_cost(trials: &[Trial]) -> (f64, f64) {
     (trials.iter().map(|t| t.tuner_cpu_secs).sum(), trials.iter().map(|t| t.secs).sum())
@@ -179,6 +256,61 @@ mod tests {
         assert_eq!(lost.en(), "batch 64 lowered throughput by 24.1 %");
         let flat = stop_reason(&spec, "batch", &Stop::Flat { tried: 64, gain_pct: 3.0, saturated: false });
         assert_eq!(flat.en(), "batch 64 raised throughput by 3.0 %, less than the 5 % margin");
+    }
+
+    /// Issue 53, items 10-12: the answer shows the spread of a setting measured twice, says
+    /// plainly that memory ran out while NVML showed much of it free (and gives no "% free" as if
+    /// it applied), names the margin kept below the size that ran out, and its row does not offer
+    /// a larger batch.
+    #[test]
+    fn the_answer_says_the_spread_the_unseen_memory_and_the_margin() {
+        use crate::jobs::tune::{Outcome, PhaseEnd, TrialEnd, test_trial};
+        const GIB: u64 = 1 << 30;
+        let spec = super::super::request::Request::new(vec!["train".into(), "{batch}".into()])
+            .spec(4)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let at = |b: u64| {
+            let mut s = crate::jobs::tune::search::start(&spec);
+            s.values.insert("batch".into(), b);
+            s
+        };
+        let oom = TrialEnd::OutOfMemory {
+            oom: crate::jobs::tune::oom::OomLine { framework: "PyTorch".into(), line: String::new() },
+        };
+        let mut chosen = test_trial(2, "batch".into(), at(90), (TrialEnd::Ok, 900.0, 6 * GIB, 60.0));
+        chosen.verdict = super::super::trial::busy(60.0, true);
+        let trials = vec![
+            test_trial(1, "batch".into(), at(90), (TrialEnd::Ok, 1000.0, 6 * GIB, 60.0)),
+            chosen,
+            test_trial(3, "batch".into(), at(100), (oom, 0.0, 6 * GIB, 0.0)),
+        ];
+        let outcome = Outcome {
+            best: Some(2),
+            phases: vec![PhaseEnd { phase: "batch".into(), chosen: Some(90), stop: Stop::OutOfMemory { at: 100 } }],
+        };
+        let a = answer(&spec, &trials, &outcome);
+        let head = a.headline.en();
+        assert!(head.contains("950 runs/h") && head.contains("as NVML saw it") && !head.contains("% free"), "{head}");
+        let said: Vec<String> = a.phases.iter().map(Message::en).collect();
+        assert!(said[0].contains("9 below it are kept as a margin"), "{said:?}");
+        assert!(said.iter().any(|p| p.contains("the mean of 2 runs (1000, 900 runs/h), spread ±5.3 %")), "{said:?}");
+        assert!(
+            said.iter().any(|p| p.contains("batch 100 ran out of memory while the GPU showed 75 % free")),
+            "{said:?}"
+        );
+        let row = row_verdict(&trials[1], &outcome).en();
+        assert!(row.contains("a larger batch does not fit") && !row.contains("room for"), "{row}");
+        // Another row, or the same trial in a search that did not stop for memory, keeps its own.
+        assert_eq!(row_verdict(&trials[0], &outcome), trials[0].verdict);
+        let flat = Outcome {
+            best: Some(2),
+            phases: vec![PhaseEnd {
+                phase: "batch".into(),
+                chosen: Some(90),
+                stop: Stop::Flat { tried: 100, gain_pct: 1.0, saturated: false },
+            }],
+        };
+        assert_eq!(row_verdict(&trials[1], &flat), trials[1].verdict);
     }
 
     #[test]

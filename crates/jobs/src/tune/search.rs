@@ -1,15 +1,21 @@
 //! The search, as a pure function of the trials so far: [`next`] says which setting to run next,
 //! or gives the answer and why each parameter's search stopped. Because it holds no state of its
-//! own, resuming a journal is replaying it, and a trial already measured is never run twice.
+//! own, resuming a journal is replaying it.
 //!
-//! The order is the guide's: the batch first, against memory (doubling from the smallest, then
-//! bisecting below the first size that ran out of memory or would leave less free memory than the
-//! policy, the size predicted from the trials before by a straight line through the two largest
-//! so a size that would not fit is never run on purpose; a batch that no longer raises throughput
-//! on a saturated GPU stops it early), then the copies run at once (1, 2, 4 … while total throughput
-//! rises by the margin and the memory of one more copy fits), then the workers and the other
-//! parameters (doubling while throughput rises). One parameter moves per trial; a failure stops
-//! that parameter's search and is never retried.
+//! The order is the guide's: the batch first, against memory (doubling from the smallest while
+//! throughput rises by the margin, then bisecting below the first size that ran out of memory or
+//! would leave less free memory than the policy, the size predicted from the trials before by a
+//! straight line through the two largest so a size that would not fit is never run on purpose, and
+//! kept a margin below a size that ran out), then the copies run at once (1, 2, 4 … while total
+//! throughput rises by the margin and the memory of one more copy fits), then the workers and the
+//! other parameters (doubling while throughput rises). One parameter moves per trial; a failure
+//! stops that parameter's search and is never retried.
+//!
+//! A step that does not gain the margin ends its parameter's search whatever the GPU's
+//! utilization says. Run-to-run noise on a busy machine is larger than a 5 % margin, so when the
+//! gain that decides lies within the margin, both settings are measured a second time and the
+//! decision is taken on the means; among values within the margin of the best, the smallest is
+//! kept.
 
 use super::spec::{BATCH, CONCURRENCY, Range, Setting, TuneSpec};
 use super::{Outcome, PhaseEnd, Stop, Trial, TrialEnd};
@@ -79,6 +85,17 @@ impl Ctx<'_> {
         self.trials.iter().rev().find(|t| &t.setting == s).copied()
     }
 
+    /// Every trial of a setting: one, or two when a decision within the margin measured it again.
+    fn runs(&self, s: &Setting) -> impl Iterator<Item = &Trial> {
+        self.trials.iter().copied().filter(move |t| &t.setting == s)
+    }
+
+    /// A setting's result: None when every run of it is good, else why the first bad one is not
+    /// (a setting that fails once is not one to recommend).
+    fn problem_of(&self, s: &Setting, at: u64) -> Option<Stop> {
+        self.runs(s).find_map(|t| self.problem(t, at))
+    }
+
     /// A trial's result: None when good, else why it is not.
     fn problem(&self, t: &Trial, at: u64) -> Option<Stop> {
         match &t.end {
@@ -100,9 +117,41 @@ impl Ctx<'_> {
         }
     }
 
-    fn gain_pct(a: &Trial, b: &Trial) -> f64 {
-        let (a, b) = (a.throughput.unwrap_or(0.0), b.throughput.unwrap_or(0.0));
-        if a > 0.0 { 100.0 * (b / a - 1.0) } else { f64::INFINITY }
+    /// A setting's throughput: the mean of its runs.
+    fn mean(&self, s: &Setting) -> f64 {
+        mean_throughput(self.runs(s))
+    }
+
+    /// How much `hi` raised throughput over `lo`, %, on the means of their runs; when that gain
+    /// decides and lies within the margin (either way), each setting measured once is measured
+    /// again first: `Err` is that trial to run (`fallback` the value kept if none may run).
+    fn settle(&self, lo: &Setting, hi: &Setting, fallback: Option<u64>) -> Result<f64, Phase> {
+        let gain = gain_pct(self.mean(lo), self.mean(hi));
+        if gain.abs() < self.spec.margin_pct {
+            for s in [lo, hi] {
+                if self.runs(s).count() < 2 {
+                    return Err(self.run(s.clone(), fallback));
+                }
+            }
+        }
+        Ok(gain)
+    }
+
+    /// Among the good values of a parameter up to `chosen`, the smallest whose throughput is
+    /// within the margin of the best of them (docs/tune.md: a smaller setting that does as well
+    /// leaves memory and CPU to spare); `Some` with the stop that says why when it is not `chosen`.
+    fn smallest_within(&self, good: &[u64], chosen: u64, at: &dyn Fn(u64) -> Setting) -> Option<(u64, Stop)> {
+        let mut kept: Vec<(u64, f64)> =
+            good.iter().filter(|v| **v <= chosen).map(|v| (*v, self.mean(&at(*v)))).collect();
+        kept.sort_by_key(|k| k.0);
+        kept.dedup_by_key(|k| k.0);
+        let &(best_v, best) = kept.iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+        let &(v, thr) = kept.iter().find(|(_, thr)| gain_pct(*thr, best) < self.spec.margin_pct)?;
+        (v != chosen).then(|| {
+            let tried = if best_v > v { best_v } else { chosen };
+            let saturated = self.find(&at(v)).is_some_and(|t| t.util_mean.is_some_and(|u| u >= SATURATED_PCT));
+            (v, Stop::Flat { tried, gain_pct: gain_pct(thr, self.mean(&at(tried))), saturated })
+        })
     }
 
     /// The straight line through the two largest good batches' peak memory: (batch, memory,
@@ -127,13 +176,16 @@ impl Ctx<'_> {
         (slope > 0.0).then(|| (b2 + (limit as f64 - m2) / slope).floor().max(0.0) as u64)
     }
 
-    /// The batch: doubling, then bisecting below the first size too large for memory.
+    /// The batch: doubling while throughput rises by the margin, then bisecting below the first
+    /// size too large for memory, a margin below the smallest that ran out.
     fn memory_phase(&self, current: &Setting, name: &str, range: Range) -> Phase {
         let at = |v: u64| {
             let mut s = current.clone();
             s.values.insert(name.to_string(), v);
             s
         };
+        let margin = self.spec.margin_pct;
+        let saturated = |t: &Trial| t.util_mean.is_some_and(|u| u >= SATURATED_PCT);
         let mut good: Vec<(u64, &Trial)> = Vec::new();
         let mut v = range.lo;
         let (mut bad, mut why) = loop {
@@ -145,14 +197,18 @@ impl Ctx<'_> {
                 }
                 return self.run(at(v), good.last().map(|g| g.0));
             };
-            match self.problem(t, v) {
+            match self.problem_of(&at(v), v) {
                 None => {
-                    if let Some((gv, gt)) = good.last()
-                        && gt.util_mean.is_some_and(|u| u >= SATURATED_PCT)
-                        && Self::gain_pct(gt, t) < self.spec.margin_pct
-                    {
-                        let gain_pct = Self::gain_pct(gt, t);
-                        return Phase::Done(Some(*gv), Stop::Flat { tried: v, gain_pct, saturated: true });
+                    // A larger batch that does not gain the margin ends the search, whatever the
+                    // GPU's utilization says (a CPU job has none; a busy one is not saturated).
+                    if let Some(&(gv, gt)) = good.last() {
+                        let gain_pct = match self.settle(&at(gv), &at(v), Some(gv)) {
+                            Ok(g) => g,
+                            Err(again) => return again,
+                        };
+                        if gain_pct < margin {
+                            return Phase::Done(Some(gv), Stop::Flat { tried: v, gain_pct, saturated: saturated(gt) });
+                        }
                     }
                     good.push((v, t));
                     if v >= range.hi {
@@ -164,31 +220,42 @@ impl Ctx<'_> {
                 Some(other) => return Phase::Done(good.last().map(|g| g.0), other),
             }
         };
-        let Some(&(mut g, _)) = good.last() else { return Phase::Done(None, why) };
         loop {
-            if bad - g <= (g / 32).max(1) {
-                return Phase::Done(Some(g), why);
+            let top = below_memory(bad, &why);
+            let Some(&(g, gt)) = good.iter().filter(|(b, _)| *b <= top).max_by_key(|(b, _)| *b) else {
+                return Phase::Done(None, why);
+            };
+            if top <= g || top - g < (g / 32).max(1) {
+                let values: Vec<u64> = good.iter().map(|(b, _)| *b).collect();
+                return match self.smallest_within(&values, g, &at) {
+                    Some((v, flat)) => Phase::Done(Some(v), flat),
+                    None => Phase::Done(Some(g), why),
+                };
             }
-            let fitted = self.limit.and_then(|l| self.fit_batch(&good, l)).filter(|m| *m > g && *m < bad);
-            let m = fitted.unwrap_or(g + (bad - g) / 2);
-            match self.find(&at(m)) {
-                None => {
-                    if let (Some(limit), Some(p)) = (self.limit, self.predict_batch(&good, m))
-                        && p > limit
-                    {
-                        (bad, why) = (m, Stop::Headroom { at: m, predicted: true });
-                        continue;
-                    }
-                    return self.run(at(m), Some(g));
+            let fitted = self.limit.and_then(|l| self.fit_batch(&good, l)).filter(|m| *m > g && *m <= top);
+            let m = fitted.unwrap_or(g + (top - g).div_ceil(2));
+            let Some(t) = self.find(&at(m)) else {
+                if let (Some(limit), Some(p)) = (self.limit, self.predict_batch(&good, m))
+                    && p > limit
+                {
+                    (bad, why) = (m, Stop::Headroom { at: m, predicted: true });
+                    continue;
                 }
-                Some(t) => match self.problem(t, m) {
-                    None => {
-                        good.push((m, t));
-                        g = m;
+                return self.run(at(m), Some(g));
+            };
+            match self.problem_of(&at(m), m) {
+                None => {
+                    let gain_pct = match self.settle(&at(g), &at(m), Some(g)) {
+                        Ok(gain) => gain,
+                        Err(again) => return again,
+                    };
+                    if gain_pct < margin {
+                        return Phase::Done(Some(g), Stop::Flat { tried: m, gain_pct, saturated: saturated(gt) });
                     }
-                    Some(stop @ (Stop::OutOfMemory { .. } | Stop::Headroom { .. })) => (bad, why) = (m, stop),
-                    Some(other) => return Phase::Done(Some(g), other),
-                },
+                    good.push((m, t));
+                }
+                Some(stop @ (Stop::OutOfMemory { .. } | Stop::Headroom { .. })) => (bad, why) = (m, stop),
+                Some(other) => return Phase::Done(Some(g), other),
             }
         }
     }
@@ -220,11 +287,14 @@ impl Ctx<'_> {
                 }
                 return self.run(at(v), prev.map(|p| p.0));
             };
-            if let Some(stop) = self.problem(t, v) {
+            if let Some(stop) = self.problem_of(&at(v), v) {
                 return Phase::Done(prev.map(|p| p.0), stop);
             }
             if let Some((pv, pt)) = prev {
-                let gain_pct = Self::gain_pct(pt, t);
+                let gain_pct = match self.settle(&at(pv), &at(v), Some(pv)) {
+                    Ok(g) => g,
+                    Err(again) => return again,
+                };
                 if gain_pct < self.spec.margin_pct {
                     let saturated = pt.util_mean.is_some_and(|u| u >= SATURATED_PCT);
                     return Phase::Done(Some(pv), Stop::Flat { tried: v, gain_pct, saturated });
@@ -236,6 +306,28 @@ impl Ctx<'_> {
             }
             v = (v * 2).max(v + 1).min(range.hi);
         }
+    }
+}
+
+/// How much `b` raises throughput over `a`, % (infinite when `a` measured none).
+pub fn gain_pct(a: f64, b: f64) -> f64 {
+    if a > 0.0 { 100.0 * (b / a - 1.0) } else { f64::INFINITY }
+}
+
+/// The mean throughput of a setting's runs (0 when none measured one).
+pub fn mean_throughput<'a>(runs: impl Iterator<Item = &'a Trial>) -> f64 {
+    let v: Vec<f64> = runs.filter_map(|t| t.throughput).collect();
+    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+}
+
+/// The largest batch the search may keep below one that did not fit: a margin below a size that
+/// ran out of memory (a sixteenth of it, at least one), since the same job can peak a little
+/// higher on another run and a short peak can fall between two samples; just below one that
+/// left too little memory free (the headroom policy is the margin there).
+pub fn below_memory(bad: u64, why: &Stop) -> u64 {
+    match why {
+        Stop::OutOfMemory { .. } => bad.saturating_sub((bad / 16).max(1)),
+        _ => bad.saturating_sub(1),
     }
 }
 

@@ -323,6 +323,7 @@ impl Runner<'_> {
             self.sampler.snapshot().gpus.iter().filter_map(|g| Some((g.index, g.vram_used_bytes.get()?))).collect();
         let mut children = Vec::new();
         let mut logs = Vec::new();
+        let fast = super::peaks::FastPeaks::start(self.sampler.gpu_source());
         let t0 = self.sampler.now();
         let wall = Instant::now();
         for copy in 1..=copies {
@@ -363,7 +364,7 @@ impl Runner<'_> {
             }
             if let Some(o) = logs.iter().find_map(|w| w.oom.clone()) {
                 trial.end = TrialEnd::OutOfMemory { oom: o };
-            } else if let Some(used) = self.over_cap() {
+            } else if let Some(used) = self.over_cap(fast.as_ref()) {
                 trial.end = TrialEnd::OverCap { used };
             } else if self.stop.load(Ordering::SeqCst) {
                 trial.end = TrialEnd::Interrupted;
@@ -393,7 +394,8 @@ impl Runner<'_> {
                 trial.end = TrialEnd::Failed { code, last_line: w.last_line.clone() };
             }
         }
-        self.figures(&mut trial, &meter, &baseline, &logs, t0, t1);
+        let fast = fast.map(|f| f.peaks()).unwrap_or_default();
+        self.figures(&mut trial, &meter, &baseline, &logs, (t0, t1), &fast);
         trial.tuner_cpu_secs = match (cpu_before, own_cpu_secs()) {
             (Some(a), Some(b)) => (b - a).max(0.0),
             _ => 0.0,
@@ -401,14 +403,30 @@ impl Runner<'_> {
         trial
     }
 
-    /// The memory in use on a GPU when it is over the user's cap.
-    fn over_cap(&self) -> Option<u64> {
+    /// The memory in use on a GPU when it is over the user's cap (the fast probe's peak counts).
+    fn over_cap(&self, fast: Option<&super::peaks::FastPeaks>) -> Option<u64> {
         let cap = self.spec.vram_cap?;
-        self.sampler.snapshot().gpus.iter().filter_map(|g| g.vram_used_bytes.get()).find(|u| *u > cap)
+        let probed = fast.map(|f| f.peaks().into_values().collect::<Vec<u64>>()).unwrap_or_default();
+        let sampled = self.sampler.snapshot().gpus.iter().filter_map(|g| g.vram_used_bytes.get()).collect::<Vec<u64>>();
+        sampled.into_iter().chain(probed).find(|u| *u > cap)
     }
 
-    fn figures(&self, t: &mut Trial, meter: &TreeMeter, baseline: &[(u32, u64)], logs: &[LogWatch], t0: f64, t1: f64) {
-        let (gpus, verdicts) = gpu_figures(self.sampler, t0, t1);
+    fn figures(
+        &self,
+        t: &mut Trial,
+        meter: &TreeMeter,
+        baseline: &[(u32, u64)],
+        logs: &[LogWatch],
+        (t0, t1): (f64, f64),
+        fast: &std::collections::BTreeMap<u32, u64>,
+    ) {
+        let (mut gpus, verdicts) = gpu_figures(self.sampler, t0, t1);
+        // A peak between two samples, caught by the fast probe, is the peak.
+        for g in &mut gpus {
+            if let Some(p) = fast.get(&g.gpu) {
+                g.vram_peak_device = g.vram_peak_device.max(*p);
+            }
+        }
         let rise = |g: &crate::jobs::run::GpuRun| {
             let before = baseline.iter().find(|(i, _)| *i == g.gpu).map_or(0, |(_, b)| *b);
             g.vram_peak_device.saturating_sub(before)
@@ -492,6 +510,20 @@ fn steady_means(sampler: &Sampler, gpu: u32, before: u64, t0: f64, t1: f64) -> O
     })
 }
 
+/// "The GPU is busy N % of the time", and what could use the rest: a larger batch only where
+/// one still fits in its memory (`batch_fits`).
+pub fn busy(util: f64, batch_fits: bool) -> Message {
+    let util = format!("{util:.0}");
+    if batch_fits {
+        msg!("the GPU is busy {util} % of the time: room for a larger batch, more copies or more workers", util = util)
+    } else {
+        msg!(
+            "the GPU is busy {util} % of the time, and a larger batch does not fit its memory: more copies or workers may use the rest",
+            util = util
+        )
+    }
+}
+
 /// What limited the trial, in one sentence.
 pub fn verdict(t: &Trial, cpus: u32, bottleneck: Option<Message>) -> Message {
     match &t.end {
@@ -538,10 +570,7 @@ pub fn verdict(t: &Trial, cpus: u32, bottleneck: Option<Message>) -> Message {
         return title;
     }
     match t.util_mean {
-        Some(u) => msg!(
-            "the GPU is busy {util} % of the time: room for a larger batch, more copies or more workers",
-            util = format!("{u:.0}")
-        ),
+        Some(u) => busy(u, true),
         // Without a GPU figure, what can be said is the CPU: how many cores the job kept busy.
         None => msg!(
             "no GPU figure (no NVIDIA driver answered); the job kept {busy} of {cores} CPU cores busy",

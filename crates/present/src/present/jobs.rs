@@ -7,9 +7,9 @@ use crate::jobs::GpuAccess;
 use crate::jobs::compare::Comparison;
 use crate::jobs::focus::{Focus, Triage, state_counts};
 use crate::jobs::run::{Ended, RunSummary};
-use crate::jobs::tune::Trial;
 use crate::jobs::tune::render::{phase_label, rate};
 use crate::jobs::tune::spec::TuneSpec;
+use crate::jobs::tune::{Outcome, Trial};
 use crate::telemetry::proctree;
 use crate::{msg, units};
 
@@ -226,7 +226,8 @@ pub fn run_summary(s: &RunSummary, lang: Lang) -> String {
 }
 
 /// A tune's trials: the header and one row per trial, columns padded for a terminal, in `lang`.
-pub fn tune_table(spec: &TuneSpec, trials: &[Trial], best: Option<u32>, lang: Lang) -> String {
+pub fn tune_table(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome, lang: Lang) -> String {
+    let best = outcome.best;
     let head: Vec<String> = [
         msg!("trial"),
         msg!("moved"),
@@ -254,7 +255,7 @@ pub fn tune_table(spec: &TuneSpec, trials: &[Trial], best: Option<u32>, lang: La
             t.device_peak.map_or_else(|| "-".into(), units::bytes),
             t.headroom_pct().map_or_else(|| "-".into(), |f| format!("{f:.0} %")),
             t.util_mean.map_or_else(|| "-".into(), |u| format!("{u:.0} %")),
-            t.verdict.render(lang),
+            crate::jobs::tune::render::row_verdict(t, outcome).render(lang),
         ]);
     }
     let cols = rows[0].len();
