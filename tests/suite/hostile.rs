@@ -410,6 +410,89 @@ fn an_interrupted_import_leaves_no_temporary_directory() {
     }
 }
 
+/// Issue 53, item 17: signals at any moment of an unpack or a pack (not only in the middle of a
+/// large file) leave no scratch folder and never a partial archive under the name asked for:
+/// the removal waits for the writing step under way. Twelve moments each, spread over the work.
+#[cfg(target_os = "linux")]
+#[test]
+fn signals_at_any_moment_leave_no_scratch_and_no_partial_archive() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let t = tempfile::tempdir().unwrap();
+    let cap = t.path().join("cap");
+    let out = cli().args(["capture", "--out"]).arg(&cap).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // Many folders and files (each entry recreates its folders): 1,500 files of 40 KB.
+    for i in 0..1500u32 {
+        let d = cap.join(format!("fs/many/d{}/e{}", i % 50, i % 7));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(format!("f{i}")), vec![b'x'; 40 << 10]).unwrap();
+    }
+    let archive = t.path().join("many.tar.gz");
+    let ok = Command::new("tar").arg("-czf").arg(&archive).arg("-C").arg(&cap).arg(".").status().unwrap();
+    assert!(ok.success());
+    let bin = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+    // How long a whole unpack takes here, to spread the signals over it.
+    let t0 = Instant::now();
+    let whole = Command::new(bin).args(["check", "--from"]).arg(&archive).stdout(Stdio::null()).status().unwrap();
+    assert!(whole.code().is_some());
+    let span = t0.elapsed().max(Duration::from_millis(200));
+    for k in 0..12u32 {
+        let tmp = t.path().join(format!("unpack-tmp{k}"));
+        std::fs::create_dir(&tmp).unwrap();
+        let mut child = Command::new(bin)
+            .env("TMPDIR", &tmp)
+            .args(["check", "--from"])
+            .arg(&archive)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(span * k / 12);
+        let signal = if k % 2 == 0 { "-INT" } else { "-TERM" };
+        let _ = Command::new("kill").arg(signal).arg(child.id().to_string()).status();
+        child.wait().unwrap();
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(Result::ok).map(|e| e.path()).collect();
+        assert!(left.is_empty(), "check --from, {signal} after {:?}: left {left:?}", span * k / 12);
+    }
+    // capture --archive: the same, and the archive's name holds a whole archive or nothing.
+    let t0 = Instant::now();
+    let probe = t.path().join("probe.tar.gz");
+    let whole = cli().args(["capture", "--archive"]).arg(&probe).output().unwrap();
+    assert_eq!(whole.status.code(), Some(0), "{}", String::from_utf8_lossy(&whole.stderr));
+    let span = t0.elapsed().max(Duration::from_millis(200));
+    for k in 0..12u32 {
+        let tmp = t.path().join(format!("pack-tmp{k}"));
+        std::fs::create_dir(&tmp).unwrap();
+        let file = t.path().join(format!("out{k}.tar.gz"));
+        let mut child = Command::new(bin)
+            .env("TMPDIR", &tmp)
+            .args(["capture", "--archive"])
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(span * k / 12);
+        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        child.wait().unwrap();
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(Result::ok).map(|e| e.path()).collect();
+        assert!(left.is_empty(), "capture --archive, TERM after {:?}: left {left:?}", span * k / 12);
+        let partials: Vec<_> = std::fs::read_dir(t.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains(".partial-"))
+            .map(|e| e.path())
+            .collect();
+        assert!(partials.is_empty(), "left {partials:?}");
+        // (A signal after the archive was named leaves it: whole.)
+        if file.exists() {
+            let listed = Command::new("tar").arg("-tzf").arg(&file).stdout(Stdio::null()).status().unwrap();
+            assert!(listed.success(), "{} is not a whole archive", file.display());
+        }
+    }
+}
+
 /// Bytes of every file under `dir`.
 #[cfg(target_os = "linux")]
 fn walk(dir: &Path) -> u64 {

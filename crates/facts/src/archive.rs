@@ -24,23 +24,66 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// The folder the capture is put in inside the archive.
 pub const TOP_DIR: &str = "gpu-doctor-capture";
 
-/// The scratch directories that exist now, removed by [`remove_scratch_on_signals`]'s thread if
-/// the process is interrupted.
+/// The scratch directories and half-written archives that exist now, removed by
+/// [`remove_scratch_on_signals`]'s thread if the process is interrupted.
 static LIVE_SCRATCH: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// From now on SIGINT, SIGTERM and SIGHUP remove every [`ScratchDir`] of this process before it
-/// ends (with 128 + the signal's number, as the shell expects), so an interrupted
-/// `check --from big.tar.gz` or `capture --archive` leaves no unpacked copy in /tmp. The signals
-/// are blocked in the calling thread (and the threads it starts later) and taken by one thread
-/// with `sigwait`, so no code runs inside a signal handler. Call it from the main thread before
-/// any other thread exists. Not on Windows, where a console's Ctrl+C ends the process and its
-/// temporary folder is the user's.
+/// Held by a writer for each step that creates something in a scratch directory (a file, its
+/// folders) or puts an archive under its name. The signal thread takes it before it removes
+/// them and keeps it until the process ends, so no step can recreate a folder after the removal
+/// or name a half-written archive.
+static GATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// How long the signal thread waits for a writer's step (a write to a hung network mount) before
+/// it removes what it can anyway.
+const GATE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The gate for one writing step (see [`GATE`]).
+pub fn writing() -> std::sync::MutexGuard<'static, ()> {
+    GATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn live(path: &Path, add: bool) {
+    if let Ok(mut live) = LIVE_SCRATCH.lock() {
+        if add {
+            live.push(path.to_path_buf());
+        } else {
+            live.retain(|p| p != path);
+        }
+    }
+}
+
+/// From now on SIGINT, SIGTERM and SIGHUP remove every [`ScratchDir`] and half-written archive
+/// of this process before it ends (with 128 + the signal's number, as the shell expects), so an
+/// interrupted `check --from big.tar.gz` or `capture --archive` leaves no unpacked copy in /tmp
+/// and no partial archive. The removal waits for the writing step under way ([`writing`]). The
+/// signals are blocked in the calling thread (and the threads it starts later) and taken by one
+/// thread with `sigwait`, so no code runs inside a signal handler. Call it from the main thread
+/// before any other thread exists. Not on Windows, where a console's Ctrl+C ends the process and
+/// its temporary folder is the user's.
 pub fn remove_scratch_on_signals() {
     crate::signals::take_stop_signals(|sig| {
-        let dirs = LIVE_SCRATCH.lock().map(|d| d.clone()).unwrap_or_default();
-        for d in dirs {
-            let _ = fs::remove_dir_all(d);
+        let until = std::time::Instant::now() + GATE_WAIT;
+        let held = loop {
+            match GATE.try_lock() {
+                Ok(g) => break Some(g),
+                Err(std::sync::TryLockError::Poisoned(p)) => break Some(p.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < until => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::sync::TryLockError::WouldBlock) => break None,
+            }
+        };
+        let paths = LIVE_SCRATCH.lock().map(|d| d.clone()).unwrap_or_default();
+        for p in paths {
+            if p.is_dir() {
+                let _ = fs::remove_dir_all(p);
+            } else {
+                let _ = fs::remove_file(p);
+            }
         }
+        // Kept to the end: no writer takes another step.
+        let _held = held;
         crate::signals::exit_for(sig)
     });
 }
@@ -61,9 +104,7 @@ impl ScratchDir {
             let builder = private_dir_builder();
             match builder.create(&path) {
                 Ok(()) => {
-                    if let Ok(mut live) = LIVE_SCRATCH.lock() {
-                        live.push(path.clone());
-                    }
+                    live(&path, true);
                     return Ok(ScratchDir(path));
                 }
                 Err(e) => last = e,
@@ -81,9 +122,7 @@ impl ScratchDir {
 impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
-        if let Ok(mut live) = LIVE_SCRATCH.lock() {
-            live.retain(|p| *p != self.0);
-        }
+        live(&self.0, false);
     }
 }
 
@@ -91,25 +130,49 @@ pub use super::system::is_archive;
 
 /// Packs the capture directory `dir` into a new `.tar.gz` file `file`. Never overwrites: an
 /// existing `file` is an error. File owners, modes and times are not stored (deterministic
-/// headers), so the archive says no more than the directory's contents.
+/// headers), so the archive says no more than the directory's contents. The archive is written
+/// under a temporary name beside `file` and given its name only once whole, so a pack that fails
+/// or is interrupted never leaves a partial archive under the name asked for.
 pub fn write_archive(dir: &Path, file: &Path) -> Result<(), CaptureError> {
     let err = |e: io::Error| CaptureError::Write(file.into(), Message::data(e.to_string()));
+    if fs::symlink_metadata(file).is_ok() {
+        return Err(err(io::Error::from(io::ErrorKind::AlreadyExists)));
+    }
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let partial = file.with_file_name(format!(".{name}.partial-{}", std::process::id()));
     let mut options = File::options();
     options.write(true).create_new(true);
     // Readable by the user only, like the capture directory it packs.
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let out = options.open(file).map_err(err)?;
+    let out = {
+        let _step = writing();
+        let out = options.open(&partial).map_err(err)?;
+        live(&partial, true);
+        out
+    };
     let packed = (|| {
         let mut tar = tar::Builder::new(GzEncoder::new(out, Compression::default()));
         tar.follow_symlinks(false);
         tar.mode(tar::HeaderMode::Deterministic);
         tar.append_dir_all(TOP_DIR, dir)?;
-        tar.into_inner()?.finish()?.sync_all()
+        tar.into_inner()?.finish()?.sync_all()?;
+        // Named only when whole, and never over a file that appeared meanwhile.
+        let _step = writing();
+        let named = match fs::hard_link(&partial, file) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists && fs::symlink_metadata(file).is_err() => {
+                fs::rename(&partial, file)
+            }
+            other => other,
+        };
+        let _ = fs::remove_file(&partial);
+        live(&partial, false);
+        named
     })();
     if let Err(e) = packed {
         // The half-written file is the one just created here, never the user's.
-        let _ = fs::remove_file(file);
+        let _ = fs::remove_file(&partial);
+        live(&partial, false);
         return Err(err(e));
     }
     Ok(())
@@ -162,6 +225,9 @@ pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
             return Err(bad(msg!("more than {n} entries", n = MAX_ENTRIES)));
         }
         let mut entry = entry.map_err(|e| bad(data(&e)))?;
+        // One entry at a time under the gate: an interruption removes the directory between
+        // two entries, never while one recreates its folders.
+        let _step = writing();
         let path = entry.path().map_err(|e| bad(data(&e)))?.into_owned();
         let rel = inside(&path)
             .ok_or_else(|| bad(msg!("refused path {path} (outside the capture)", path = path.display())))?;

@@ -343,22 +343,31 @@ fn write_into(live: &LiveSystem, dir: &Path, lang: crate::i18n::Lang) -> Result<
     let werr = |e: std::io::Error| CaptureError::Write(dir.into(), crate::i18n::Message::data(e.to_string()));
     let plan = plan(live);
     let fs = dir.join("fs");
-    private_dirs(dir).map_err(werr)?;
-    private_dirs(&fs).map_err(werr)?;
+    {
+        let _step = super::archive::writing();
+        private_dirs(dir).map_err(werr)?;
+        private_dirs(&fs).map_err(werr)?;
+    }
     let under = |path: &str| fs.join(path.trim_start_matches('/'));
+    // Each file under the gate of an interruption (a capture into a scratch directory).
+    let step = super::archive::writing;
     for (path, bytes) in &plan.files {
+        let _step = step();
         write_private(&under(path), bytes).map_err(werr)?;
     }
     for path in &plan.placeholders {
+        let _step = step();
         write_private(&under(path), b"").map_err(werr)?;
     }
     for path in &plan.dirs {
+        let _step = step();
         private_dirs(&under(path)).map_err(werr)?;
     }
     let mut meta = live.collected().clone();
     meta.listings = plan.listings.clone();
     meta.links = plan.links.clone();
     let manifest = manifest(&plan, lang);
+    let _step = step();
     write_capture_json(dir, meta)?;
     write_private(&dir.join(MANIFEST), manifest.as_bytes()).map_err(werr)?;
     restrict(&dir.join("capture.json")).map_err(werr)?;

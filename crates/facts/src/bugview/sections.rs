@@ -3,7 +3,6 @@
 
 use super::super::system::{DeviceNode, NvmlView};
 use crate::msg;
-use crate::telemetry::nvml::explain_init_error_on;
 use crate::telemetry::reading::Reading;
 use crate::telemetry::sample::{GpuHealth, GpuInfo, GpuSample, Inventory};
 use crate::telemetry::source::{NoGpu, SourceStatus};
@@ -161,10 +160,10 @@ pub fn parse_smi(text: &str) -> Option<NvmlView> {
 /// [`parse_smi`], with how many GPU entries (blocks and lost GPUs) were past the cap and not read.
 /// Linear in the text: every GPU's block is cut out once, lost GPUs are told apart by a set.
 pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
-    let failed = |err: nvml_wrapper::error::NvmlError, said: &str| {
+    let failed = |kind: crate::telemetry::source::NvmlFailure, said: &str| {
         // A bug report is always from Linux, whatever machine reads it.
-        let (summary, next_step) = explain_init_error_on(&err, false);
-        let failure = Some(crate::telemetry::source::NvmlFailure::of(&err));
+        let (summary, next_step) = kind.explain_message(false);
+        let failure = Some(kind);
         NvmlView {
             status: SourceStatus::Unavailable(NoGpu {
                 summary,
@@ -182,18 +181,24 @@ pub(super) fn parse_smi_counted(text: &str) -> Option<(NvmlView, usize)> {
             hung_call: None,
         }
     };
-    use nvml_wrapper::error::NvmlError;
+    use crate::telemetry::source::NvmlFailure;
     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     if text.contains("couldn't communicate with the NVIDIA driver")
         || text.contains("couldn't communicate with NVIDIA driver")
     {
-        return Some((failed(NvmlError::DriverNotLoaded, first), 0));
+        return Some((failed(NvmlFailure::DriverNotLoaded, first), 0));
     }
     if text.contains("Driver/library version mismatch") {
-        return Some((failed(NvmlError::LibRmVersionMismatch, first), 0));
+        return Some((failed(NvmlFailure::VersionMismatch, first), 0));
     }
     if text.contains("Insufficient Permissions") && !text.contains("NVSMI LOG") {
-        return Some((failed(NvmlError::NoPermission, first), 0));
+        return Some((failed(NvmlFailure::NoPermission, first), 0));
+    }
+    // nvidia-smi's own words when the loader finds no NVML ("NVIDIA-SMI couldn't find
+    // libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is
+    // properly installed and present in your system.").
+    if text.contains("couldn't find libnvidia-ml.so") {
+        return Some((failed(NvmlFailure::NotFound, first), 0));
     }
     let mut dropped = 0usize;
     let mut lost: Vec<(String, String)> = Vec::new();
@@ -353,6 +358,9 @@ mod tests {
             "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
         );
         assert!(matches!(v.map(|v| v.status), Some(SourceStatus::Unavailable(_))));
+        // Issue 53, item 20: nvidia-smi's words when the loader finds no NVML.
+        let v = parse_smi("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\n").map(|v| v.status);
+        assert!(matches!(&v, Some(SourceStatus::Unavailable(no)) if no.is_not_found()), "{v:?}");
         let v = parse_smi("Failed to initialize NVML: Driver/library version mismatch\n").map(|v| v.status);
         assert!(
             matches!(&v, Some(SourceStatus::Unavailable(no)) if no.is_version_mismatch() && no.failure.is_some()),

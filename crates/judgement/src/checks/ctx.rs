@@ -141,14 +141,19 @@ fn detect_container(v: &dyn SystemView) -> Option<String> {
 }
 
 /// The distribution from os-release (`/etc/os-release`, else `/usr/lib/os-release`, as
-/// os-release(5) says); `Unknown` on Windows and in captures that lack the file.
+/// os-release(5) says), else from the name `/etc/issue` starts with (old bug-report scripts copy
+/// only that: "Ubuntu 16.04.6 LTS \n \l"); `Unknown` on Windows and where neither says.
 fn detect_distro(v: &dyn SystemView) -> parse::Distro {
     if v.meta().platform == Platform::Windows {
         return parse::Distro::Unknown;
     }
-    v.read("/etc/os-release")
-        .or_else(|| v.read("/usr/lib/os-release"))
-        .map_or(parse::Distro::Unknown, |t| parse::distro(&t))
+    if let Some(t) = v.read("/etc/os-release").or_else(|| v.read("/usr/lib/os-release")) {
+        return parse::distro(&t);
+    }
+    let issue = v.read("/etc/issue").unwrap_or_default();
+    let first = issue.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    // The first word as an os-release ID ("Ubuntu", "Debian", "Fedora", "Arch"...).
+    parse::distro(&format!("ID={}", first.trim_matches(|c: char| !c.is_ascii_alphanumeric())))
 }
 
 fn detect_wsl(v: &dyn SystemView) -> Option<u8> {

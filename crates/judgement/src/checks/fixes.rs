@@ -138,6 +138,42 @@ pub(super) fn secure_boot(d: Distro) -> Vec<FixStep> {
     }
 }
 
+/// Removing every NVIDIA driver installation of a Linux host (packages of every branch and a
+/// runfile's), before one is installed from one source: what mixed installations need, where a
+/// reboot loads the same mix again.
+pub(super) fn remove_every_driver(d: Distro) -> Vec<FixStep> {
+    let run_file =
+        text(msg!("If a driver came from NVIDIA's .run installer, remove it first with: sudo nvidia-uninstall"));
+    let check = [text(msg!("Then no nvidia module may be left in DKMS:")), cmd("dkms status")];
+    let mut steps = match d {
+        Distro::Ubuntu | Distro::Debian => vec![
+            run_file,
+            text(msg!("Remove the driver packages of every branch:")),
+            cmd(
+                "sudo apt-get remove --purge 'nvidia-driver-*' 'nvidia-[0-9]*' 'nvidia-dkms-*' 'nvidia-kernel-*' 'libnvidia-*' 'nvidia-utils-*'",
+            ),
+        ],
+        Distro::Fedora | Distro::RedHat => vec![
+            run_file,
+            text(msg!("Remove the driver packages of every branch:")),
+            cmd("sudo dnf remove 'nvidia-driver*' 'xorg-x11-drv-nvidia*' 'akmod-nvidia*' 'kmod-nvidia*'"),
+        ],
+        Distro::Arch => vec![
+            run_file,
+            text(msg!("Remove the driver packages of every branch:")),
+            cmd("sudo pacman -Rns nvidia nvidia-open nvidia-dkms nvidia-utils"),
+        ],
+        _ => vec![
+            run_file,
+            text(msg!(
+                "Remove every NVIDIA driver package with the distribution's package manager (names starting with nvidia-driver, nvidia-dkms, kmod-nvidia, libnvidia, nvidia-utils)."
+            )),
+        ],
+    };
+    steps.extend(check);
+    steps
+}
+
 /// Removing a Linux NVIDIA driver installed inside WSL (the driver must come from Windows; the CUDA
 /// toolkit's own packages can stay). Source: NVIDIA's CUDA on WSL User Guide ("do not install any
 /// Linux display driver in WSL"; use the WSL-Ubuntu toolkit package, which has no driver).

@@ -204,7 +204,41 @@ pub(super) fn operator_managed(c: Check, path: &str) -> Check {
     .cmd(format!("sudo chroot {OPERATOR_DRIVER_ROOT} nvidia-smi"))
 }
 
+/// Two parts of the driver that refused each other in this boot's kernel log, as the modules
+/// print it: (the first part and its version, the second and its, the line). From the kernel
+/// modules' source (NVIDIA/open-gpu-kernel-modules, the same words in the proprietary modules):
+/// kernel-open/nvidia-modeset/nvidia-modeset-linux.c prints "Version mismatch: nvidia.ko(%s)
+/// nvidia-modeset.ko(%s)" and kernel-open/nvidia-drm/nvidia-drm-drv.c "Version mismatch:
+/// nvidia-modeset.ko(%s) nvidia-drm.ko(%s)" when a module loads beside one of another version.
+pub(crate) fn mixed_modules(lines: &[String]) -> Option<(String, String, String, String, String)> {
+    lines.iter().find_map(|l| {
+        let rest = &l[l.find("Version mismatch: ")? + "Version mismatch: ".len()..];
+        let mut parts = rest.split_whitespace().filter_map(|w| {
+            let (name, ver) = w.split_once('(')?;
+            let ver = ver.strip_suffix(')')?;
+            (name.ends_with(".ko") && !ver.is_empty()).then(|| (name.to_string(), ver.to_string()))
+        });
+        let ((a, av), (b, bv)) = (parts.next()?, parts.next()?);
+        (av != bv).then(|| (a, av, b, bv, l.trim().to_string()))
+    })
+}
+
 pub(super) fn module_and_libraries_match(c: Check, cx: &Ctx) -> Check {
+    if let KernelLog::Lines(lines) = &cx.v.meta().kernel_log
+        && let Some((a, av, b, bv, line)) = mixed_modules(lines)
+    {
+        let mut steps = fixes::remove_every_driver(cx.distro);
+        steps.extend(fixes::install_driver(cx.distro));
+        return c
+            .verdict(
+                Verdict::Fail,
+                msg!("the kernel modules are from two driver versions: {a} {av}, {b} {bv}", a = a, av = av, b = b, bv = bv),
+            )
+            .found(msg!("Two NVIDIA driver installations are mixed"))
+            .explain(msg!("The kernel loaded NVIDIA modules of different driver versions (the kernel log says so): parts of two installations are on this machine (a runfile and a package, or two driver branches built by DKMS). The modules refuse each other, and the user-space libraries match one of them at most. A reboot loads the same mix again: remove every installation, then install one driver from one source."))
+            .evidence(line)
+            .steps(steps);
+    }
     let kernel = cx.v.read("/proc/driver/nvidia/version").and_then(|t| parse::driver_version(&t)).map(|x| x.0);
     let lib = cx.v.meta().libraries.iter().find(|l| l.name == "libnvidia-ml.so.1");
     let lib_ver = lib.and_then(|l| parse::library_version(&l.real_path));
@@ -406,4 +440,30 @@ pub(super) fn drv_hung(c: Check, cx: &Ctx) -> Check {
         .text(msg!("Stop the programs using the GPU, then try a GPU reset (not possible while a display runs on it):"))
         .cmd("sudo nvidia-smi --gpu-reset")
         .text(msg!("If the reset fails or hangs too, reboot. If it happens again, update the driver: firmware (GSP) timeouts, Xid 119 and 120, are usually fixed in newer drivers; attach the saved log when reporting it."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 53, item 20: the modules' own words for two driver versions loaded side by side.
+    #[test]
+    fn mixed_modules_are_read_from_the_kernel_log() {
+        let lines: Vec<String> = [
+            "nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  418.152.00",
+            "nvidia-modeset: Version mismatch: nvidia.ko(418.152.00) nvidia-modeset.ko(430.64)",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (a, av, b, bv, _) = mixed_modules(&lines).unwrap();
+        assert_eq!(
+            (a.as_str(), av.as_str(), b.as_str(), bv.as_str()),
+            ("nvidia.ko", "418.152.00", "nvidia-modeset.ko", "430.64")
+        );
+        let drm = ["[drm:nv_drm_init [nvidia_drm]] *ERROR* [nvidia-drm] Version mismatch: nvidia-modeset.ko(418.152.00) nvidia-drm.ko(430.64)".to_string()];
+        assert_eq!(mixed_modules(&drm).map(|m| m.2), Some("nvidia-drm.ko".to_string()));
+        // The same version on both sides, or no module names, is no mix.
+        assert!(mixed_modules(&["Version mismatch: nvidia.ko(1) nvidia-modeset.ko(1)".to_string()]).is_none());
+        assert!(mixed_modules(&["Version mismatch: something else".to_string()]).is_none());
+    }
 }
