@@ -115,8 +115,9 @@ fn the_report_and_card_of_an_open_file_are_about_that_machine_only() {
     // The fix names the redacted user: it is shown, with no Copy button (not runnable as shown).
     h.get_by_label("sudo usermod -aG video [user-1]");
     h.get_by_label("redacted");
-    // The demo GPU of the reader's window is not the capture's.
-    assert!(h.state().card.gpus.is_empty(), "{:?}", h.state().card.gpus);
+    // The demo GPU of the reader's window is not the capture's: the capture's own GPU is (its PCI
+    // function: NVML did not open there).
+    assert_eq!(h.state().card.gpus, [["0000:01:00.0", "PCI 10de, driver nvidia"]], "{:?}", h.state().card.gpus);
     h.get_by_label("Copy as text").click();
     h.run();
     h.get_by_label_contains("Support card copied to the clipboard as text.");

@@ -500,6 +500,64 @@ fn a_report_made_from_a_users_file_redacts_that_machines_names_in_every_format()
     assert!(checked_users >= 20, "only {checked_users} distinctive user names were checked");
 }
 
+/// Issue 53, item 21: a report (and card) made from a file names the GPU that matters: the GPU
+/// of a capture whose driver did not start (from the PCI bus), the Windows adapter with its driver
+/// and problem code, the GPU lost from the bus with its bus id beside the healthy ones; and when
+/// the file was made.
+#[test]
+fn a_report_from_a_file_names_the_gpu_that_matters_and_when_the_file_was_made() {
+    use gpu_doctor::diagnose::input::CheckSource;
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let cases: [(&str, &[&str]); 4] = [
+        ("secure-boot-blocks-module", &["PCI 10de", "driver none"]),
+        ("win-code43-rtx3060-mini-pc", &["RTX 3060", "Code 43", "driver "]),
+        ("xid-79-one-of-four-gpus-lost", &["Xid 79"]),
+        ("bug-reports/srinivasgln-2020-p3200mobile-modeset-mismatch/nvidia-bug-report.log.gz", &["P3200"]),
+    ];
+    for (name, want) in cases {
+        let checklist = CheckSource::Capture(fixtures.join(name)).run(None).unwrap();
+        let origin = checklist.origin.clone().unwrap();
+        let md = report::render(&report::build_from_file(&checklist, &origin, gpu_doctor::i18n::Lang::En), Format::Md);
+        assert!(!md.contains("lists no NVIDIA GPU"), "{name}: {md}");
+        for w in want {
+            assert!(origin.gpus.iter().any(|g| g.contains(w)), "{name}: no {w} in {:?}", origin.gpus);
+        }
+        assert!(md.contains("The file was made"), "{name}: no date in {md}");
+    }
+    // The lost GPU's row carries its bus id, and the healthy ones stay listed.
+    let checklist = CheckSource::Capture(fixtures.join("xid-79-one-of-four-gpus-lost")).run(None).unwrap();
+    let gpus = checklist.origin.unwrap().gpus;
+    let lost: Vec<&String> = gpus.iter().filter(|g| g.contains("Xid 79")).collect();
+    assert_eq!(lost.len(), 1, "{gpus:?}");
+    assert!(lost[0].contains(":00"), "no bus id: {gpus:?}");
+    assert!(gpus.len() >= 2, "{gpus:?}");
+}
+
+/// Issue 53, item 21: "Copy as text" (the Markdown report) gives the first fix one numbered line
+/// per step, each command a code span as written: no Markdown escapes inside a command.
+#[test]
+fn the_first_fix_is_one_line_per_step_with_commands_as_written() {
+    use gpu_doctor::diagnose::input::CheckSource;
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bug-reports/srinivasgln-2020-p3200mobile-modeset-mismatch/nvidia-bug-report.log.gz");
+    let checklist = CheckSource::Capture(file).run(None).unwrap();
+    let origin = checklist.origin.clone().unwrap();
+    let doc = report::build_from_file(&checklist, &origin, gpu_doctor::i18n::Lang::En);
+    let md = report::render(&doc, Format::Md);
+    let at = md.find("- **First fix:**").unwrap_or_else(|| panic!("{md}"));
+    let steps: Vec<&str> = md[at..].lines().skip(1).take_while(|l| l.starts_with("  ")).collect();
+    assert!(steps.len() >= 4, "{steps:?}");
+    for (i, l) in steps.iter().enumerate() {
+        assert!(l.starts_with(&format!("  {}. ", i + 1)), "{l}");
+    }
+    let purge = steps.iter().find(|l| l.contains("apt-get remove")).unwrap_or_else(|| panic!("{steps:?}"));
+    assert!(purge.contains("`sudo apt-get remove --purge 'nvidia-driver-*' 'nvidia-[0-9]*'"), "escaped: {purge}");
+    assert!(!purge.contains('\\'), "escaped: {purge}");
+    assert!(steps.iter().any(|l| l.ends_with("`dkms status`")), "{steps:?}");
+    let html = report::render(&doc, Format::Html);
+    assert!(html.contains("<li><code>dkms status</code></li>"), "{html}");
+}
+
 /// Issue 38 item 1: a report made from a file holds the file's facts and says which file; the
 /// reader's machine (its host, OS, kernel, CPU, RAM, renderer, metrics, smoke test, VRAM estimate)
 /// never appears.

@@ -206,6 +206,16 @@ fn xid_line(l: &str) -> Option<Xid> {
     Some(Xid { code, pci: pci.trim_start_matches("PCI:").to_string(), line: l.to_string() })
 }
 
+/// A PCI bus id in one form: `00000000:01:00.0` (NVML) and `0000:01:00.0` (sysfs) →
+/// `0000:01:00.0`; an Xid line's `0000:01:00` keeps its shorter form (compare by prefix).
+pub fn norm_bus(id: &str) -> String {
+    let id = id.to_ascii_lowercase();
+    match id.split_once(':') {
+        Some((dom, rest)) if dom.len() > 4 => format!("{}:{rest}", &dom[dom.len() - 4..]),
+        _ => id,
+    }
+}
+
 /// The first PCI address (`0000:b3:00.0`) in `s`.
 pub fn pci_address(s: &str) -> Option<String> {
     let b = s.as_bytes();
@@ -317,6 +327,12 @@ pub fn distro(os_release: &str) -> Distro {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bus_ids_normalise() {
+        assert_eq!(norm_bus("00000000:01:00.0"), "0000:01:00.0");
+        assert_eq!(norm_bus("0000:2B:00.0"), "0000:2b:00.0");
+    }
 
     #[test]
     fn condarc_envs_dirs_reads_only_that_list_and_expands_the_home() {

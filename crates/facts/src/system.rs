@@ -320,6 +320,11 @@ pub trait SystemView: Send + Sync {
     fn is_capture(&self) -> bool {
         false
     }
+    /// When the file was made (a capture's `created`, a bug report's `Date:` line), as it says
+    /// it; `None` for this machine now or a file that does not say.
+    fn made(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The entries of `dir`, sorted; `None` when it cannot be read.
@@ -534,6 +539,7 @@ struct CaptureFile {
 pub struct CapturedSystem {
     fs: PathBuf,
     meta: Meta,
+    created: String,
     refused: Mutex<BTreeSet<String>>,
 }
 
@@ -569,7 +575,7 @@ impl CapturedSystem {
             refused.insert(format!("fs: {}", crate::safe_fs::ReadError::Escapes(dir.display().to_string())));
             fs = dir.join("fs-is-a-link-and-was-not-read");
         }
-        Ok(CapturedSystem { fs, meta: cap.meta, refused: Mutex::new(refused) })
+        Ok(CapturedSystem { fs, meta: cap.meta, created: cap.created, refused: Mutex::new(refused) })
     }
 
     /// `path` inside the capture, or `None` (and the path noted as refused) when a link leads out
@@ -631,6 +637,11 @@ impl SystemView for CapturedSystem {
     }
     fn is_capture(&self) -> bool {
         true
+    }
+    fn made(&self) -> Option<String> {
+        // RFC 3339 in UTC, shown to the minute ("2026-12-07 20:49 UTC").
+        let t = chrono::DateTime::parse_from_rfc3339(self.created.trim()).ok()?;
+        Some(t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M UTC").to_string())
     }
 }
 

@@ -22,7 +22,12 @@ pub struct Origin {
     /// The NVIDIA driver version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
-    /// The GPUs, one line each ("0: NVIDIA RTX A6000, 48 GiB").
+    /// When the file was made, as it says it (a capture's creation time, a bug report's date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made: Option<String>,
+    /// The GPUs, one line each ("0: NVIDIA RTX A6000, 48 GiB (0000:01:00.0)"), every one the file
+    /// names: NVML's, a GPU lost from the bus (its bus id and why), Windows' adapters with their
+    /// driver and problem code, and the PCI functions NVML did not name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<String>,
     /// Host names found in the file (uname's node name, the host field of syslog lines).
@@ -50,18 +55,19 @@ impl Origin {
             kernel: read("/proc/sys/kernel/osrelease"),
             ..Origin::default()
         };
-        if let Some(nvml) = &meta.nvml {
-            let inv = &nvml.inventory;
-            o.driver = inv.driver_version.as_ref().and_then(|r| r.value().cloned());
-            o.gpus = inv
-                .gpus
-                .iter()
-                .map(|g| match g.vram_total_bytes.value() {
-                    Some(b) => format!("{}: {}, {}", g.index, g.name, crate::units::bytes(*b)),
-                    None => format!("{}: {}", g.index, g.name),
-                })
-                .collect();
+        o.made = view.made();
+        o.driver =
+            meta.nvml.as_ref().and_then(|n| n.inventory.driver_version.as_ref()).and_then(|r| r.value().cloned());
+        if o.driver.is_none() {
+            o.driver = read("/proc/driver/nvidia/version")
+                .and_then(|t| crate::diagnose::parse::driver_version(&t))
+                .map(|v| v.0)
+                .or_else(|| {
+                    let w = meta.windows.as_ref()?;
+                    w.adapters.iter().filter(|a| a.is_nvidia()).find_map(|a| a.driver_version.clone())
+                });
         }
+        o.gpus = gpu_rows(view);
         if let Some(h) = read("/proc/sys/kernel/hostname") {
             o.hostnames.push(h);
         }
@@ -98,6 +104,82 @@ impl Origin {
         self.users.sort();
         self.users.dedup();
     }
+}
+
+/// Every GPU the file names, one row each (see [`Origin::gpus`]).
+fn gpu_rows(view: &dyn SystemView) -> Vec<String> {
+    use crate::diagnose::parse::{norm_bus, xids};
+    use crate::telemetry::sample::GpuHealth;
+    let meta = view.meta();
+    let lines: &[String] = match &meta.kernel_log {
+        KernelLog::Lines(l) => l,
+        KernelLog::Unreadable(_) => &[],
+    };
+    // GPUs that fell off the bus (Xid 79), by their bus id as the kernel writes it (0000:1a:00).
+    let mut fell: Vec<String> =
+        xids(lines).into_iter().filter(|x| x.code == 79 && !x.pci.is_empty()).map(|x| norm_bus(&x.pci)).collect();
+    fell.sort();
+    fell.dedup();
+    let is_fell = |bus: &str| fell.iter().any(|f| bus.starts_with(f.as_str()));
+    let mut rows = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    if let Some(nvml) = &meta.nvml {
+        for g in &nvml.inventory.gpus {
+            let bus = g.pci_bus_id.value().map(|b| norm_bus(b));
+            let mut row = format!("{}: {}", g.index, g.name);
+            if let Some(b) = g.vram_total_bytes.value() {
+                row.push_str(&format!(", {}", crate::units::bytes(*b)));
+            }
+            if let Some(b) = &bus {
+                row.push_str(&format!(" ({b})"));
+                named.push(b.clone());
+            }
+            let lost = nvml.samples.iter().find(|s| s.index == g.index).and_then(|s| match &s.health {
+                GpuHealth::Lost(why) => Some(why.en()),
+                _ => None,
+            });
+            match (lost, bus.as_deref().is_some_and(is_fell)) {
+                (Some(why), _) => row.push_str(&format!(": {why}")),
+                (None, true) => row.push_str(": Xid 79"),
+                (None, false) => {}
+            }
+            rows.push(row);
+        }
+    }
+    for f in &fell {
+        if !named.iter().any(|b| b.starts_with(f.as_str())) {
+            rows.push(format!("{f}: Xid 79"));
+            named.push(f.clone());
+        }
+    }
+    if let Some(w) = &meta.windows {
+        for a in w.adapters.iter().filter(|a| a.is_nvidia()) {
+            let mut row = a.name.clone();
+            if let Some(v) = &a.driver_version {
+                row.push_str(&format!(", driver {v}"));
+            }
+            if let Some(p) = a.problem.filter(|p| *p != 0) {
+                row.push_str(&format!(", Code {p}"));
+            }
+            rows.push(row);
+        }
+    }
+    // The PCI functions NVML did not name (a driver that did not start, a GPU it does not see).
+    for g in super::checks::pci_gpus(view).unwrap_or_default() {
+        let bus = norm_bus(&g.address);
+        if named.iter().any(|b| bus.starts_with(b.as_str()) || b.starts_with(bus.as_str())) {
+            continue;
+        }
+        // The PCI id where the file holds it ("10de:2204"), the vendor's alone otherwise.
+        let id = view
+            .read(&format!("/sys/bus/pci/devices/{}/device", g.address))
+            .map(|d| d.trim().trim_start_matches("0x").to_ascii_lowercase())
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| "10de".to_string(), |d| format!("10de:{d}"));
+        let driver = g.driver.unwrap_or_else(|| "none".into());
+        rows.push(format!("{bus}: PCI {id}, driver {driver}"));
+    }
+    rows.iter().map(|r| crate::text::one_line(r)).collect()
 }
 
 /// The host field of a syslog line (`Jan 25 10:31:17 HOST kernel: ...`).

@@ -593,6 +593,9 @@ impl SystemView for BugReportSystem {
     fn is_capture(&self) -> bool {
         true
     }
+    fn made(&self) -> Option<String> {
+        self.imported.date.as_deref().map(crate::text::one_line)
+    }
 }
 
 /// The most detailed `lspci` listing (config-space dump, then verbose, then plain; never the tree

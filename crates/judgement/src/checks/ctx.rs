@@ -66,15 +66,16 @@ impl<'a> Ctx<'a> {
 }
 
 /// An NVIDIA display-class PCI function and the kernel driver bound to it.
-pub(super) struct PciGpu {
-    pub(super) address: String,
-    pub(super) driver: Option<String>,
+pub(crate) struct PciGpu {
+    pub(crate) address: String,
+    pub(crate) driver: Option<String>,
 }
 
 /// At most this many PCI functions are looked at.
 const MAX_PCI_FUNCTIONS: usize = 4096;
 
-fn pci_gpus(v: &dyn SystemView) -> Option<Vec<PciGpu>> {
+/// The NVIDIA display-class functions of the view's PCI bus (`None` when it has no PCI listing).
+pub(crate) fn pci_gpus(v: &dyn SystemView) -> Option<Vec<PciGpu>> {
     let base = "/sys/bus/pci/devices";
     let list = v.list(base)?;
     Some(

@@ -7,6 +7,7 @@
 //! reference (<https://docs.nvidia.com/deploy/nvml-api/>) for the device count and PCI bus ids.
 
 use super::{Ctx, MISSING, fixes};
+use crate::diagnose::parse::norm_bus;
 use crate::diagnose::{Check, FixStep, Verdict};
 use crate::i18n::Message;
 use crate::msg;
@@ -283,24 +284,4 @@ fn init_failed_line(cx: &Ctx, missing: &[&str]) -> Option<String> {
         // An old driver's line names no GPU (`NVRM: RmInitAdapter failed! (0x30:0xffffffff:858)`).
         .or_else(|| lines.iter().rev().filter(failed).find(|l| !l.to_ascii_lowercase().contains("gpu 0")))
         .cloned()
-}
-
-/// `00000000:01:00.0` and `0000:01:00.0` → `0000:01:00.0`.
-fn norm_bus(id: &str) -> String {
-    let id = id.to_ascii_lowercase();
-    match id.split_once(':') {
-        Some((dom, rest)) if dom.len() > 4 => format!("{}:{rest}", &dom[dom.len() - 4..]),
-        _ => id,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bus_ids_normalise() {
-        assert_eq!(norm_bus("00000000:01:00.0"), "0000:01:00.0");
-        assert_eq!(norm_bus("0000:2B:00.0"), "0000:2b:00.0");
-    }
 }

@@ -33,6 +33,7 @@ mod winstopped;
 mod wsl;
 
 pub use ctx::Ctx;
+pub(crate) use ctx::pci_gpus;
 pub use registry::{CHECKS, find};
 pub use run::all;
 pub use windows::tdr_check;

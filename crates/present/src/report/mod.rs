@@ -104,6 +104,14 @@ pub enum Item {
         /// Cells, row by row.
         rows: Vec<Vec<String>>,
     },
+    /// Steps to take in order (the diagnosis's first fix): text, and commands kept verbatim so a
+    /// copied report still holds runnable commands.
+    Steps {
+        /// What they are ("First fix").
+        label: String,
+        /// The steps.
+        steps: Vec<diagnose::FixStep>,
+    },
     /// A verdict line with evidence and a fix (checks, smoke stages).
     Verdict {
         /// "PASS", "WARN", "FAIL", "INFO", "SKIPPED".
@@ -148,9 +156,11 @@ pub struct Inputs<'a> {
 /// diagnosis and the facts it holds, which file it is, and nothing of the machine the report is
 /// made on (no host, OS, metrics, smoke test, VRAM estimate or renderer of the reader's).
 pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::Origin, lang: Lang) -> ReportDoc {
-    let mut rows = diagnosis_rows(Headline::of_report(checklist).as_ref(), Some(checklist), lang);
+    let head = Headline::of_report(checklist);
+    let mut rows = diagnosis_rows(head.as_ref(), Some(checklist), lang);
     rows.push((tr_in!(lang, "Made from the file").to_string(), origin.file.clone()));
     for (key, value) in [
+        (tr_in!(lang, "The file was made"), &origin.made),
         (tr_in!(lang, "Operating system"), &origin.os),
         (tr_in!(lang, "Kernel"), &origin.kernel),
         (tr_in!(lang, "Driver"), &origin.driver),
@@ -162,16 +172,17 @@ pub fn build_from_file(checklist: &diagnose::Report, origin: &diagnose::origin::
     rows.push(("gpu-doctor".to_string(), env!("CARGO_PKG_VERSION").to_string()));
     let summary = Section {
         title: tr_in!(lang, "Summary").to_string(),
-        items: vec![
-            Item::Facts { rows },
-            Item::Text {
+        items: [Item::Facts { rows }]
+            .into_iter()
+            .chain(first_fix(head.as_ref(), lang))
+            .chain([Item::Text {
                 text: tr_in!(lang,
                     "Everything below is what {file} holds about the machine it was made on; nothing is about the machine this report was made on.",
                     file = origin.file
                 )
                 .to_string(),
-            },
-        ],
+            }])
+            .collect(),
     };
     let gpus = Section {
         title: tr_in!(lang, "GPU devices").to_string(),
@@ -273,6 +284,20 @@ fn document(sections: Vec<Section>, lang: Lang) -> ReportDoc {
 }
 
 /// The summary's first rows: the diagnosis and its first fix, then the checklist's verdict.
+/// The diagnosis's first fix, step by step, to follow the summary's facts.
+fn first_fix(headline: Option<&Headline>, lang: Lang) -> Option<Item> {
+    let h = headline.filter(|h| !h.steps.is_empty())?;
+    let steps = h
+        .steps
+        .iter()
+        .map(|s| match s {
+            diagnose::FixStep::Text(t) => diagnose::FixStep::Text(crate::i18n::Message::data(t.render(lang))),
+            c @ diagnose::FixStep::Command(_) => c.clone(),
+        })
+        .collect();
+    Some(Item::Steps { label: tr_in!(lang, "First fix").to_string(), steps })
+}
+
 fn diagnosis_rows(
     headline: Option<&Headline>,
     checklist: Option<&diagnose::Report>,
@@ -281,12 +306,6 @@ fn diagnosis_rows(
     let mut rows = Vec::new();
     if let Some(h) = headline {
         rows.push((tr_in!(lang, "Diagnosis").to_string(), crate::present::sentence(&h.finding.render(lang))));
-        if !h.steps.is_empty() {
-            rows.push((
-                tr_in!(lang, "First fix").to_string(),
-                h.steps.iter().map(|s| s.plain(lang)).collect::<Vec<_>>().join(tr_in!(lang, "; ")),
-            ));
-        }
     }
     if let Some(c) = checklist {
         let root = c.root_cause.as_ref().and_then(|id| c.get(id));
@@ -312,7 +331,8 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
     let lang = inp.lang;
     // The one diagnosis shown first everywhere: the checklist's root cause and its fix; without GPU
     // data and without a checklist failure, NVML's own explanation.
-    let mut rows = diagnosis_rows(headline(&inp.snapshot.source, inp.checklist).as_ref(), inp.checklist, lang);
+    let head = headline(&inp.snapshot.source, inp.checklist);
+    let mut rows = diagnosis_rows(head.as_ref(), inp.checklist, lang);
     if let Some(s) = inp.smoke {
         rows.push((
             tr_in!(lang, "Smoke test").to_string(),
@@ -371,6 +391,7 @@ fn summary_section(inp: &Inputs<'_>) -> Section {
         rows.push((tr_in!(lang, "Renderer").to_string(), r.clone()));
     }
     let mut items = vec![Item::Facts { rows }];
+    items.extend(first_fix(head.as_ref(), lang));
     if inp.snapshot.is_demo() {
         items.push(Item::Text {
             text: tr_in!(lang, "DEMO DATA: the GPU figures are simulated, not this machine.").to_string(),
@@ -506,6 +527,15 @@ pub fn redact_doc(doc: &mut ReportDoc, red: &mut Redactor) {
                 Item::Table { headers, rows } => {
                     headers.iter_mut().for_each(|h| label(red, h));
                     rows.iter_mut().flatten().for_each(|c| value(red, c));
+                }
+                Item::Steps { label: l, steps } => {
+                    label(red, l);
+                    for st in steps {
+                        match st {
+                            diagnose::FixStep::Text(t) => *t = red.message(t),
+                            diagnose::FixStep::Command(t) => value(red, t),
+                        }
+                    }
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     label(red, verdict);

@@ -77,6 +77,19 @@ pub(super) fn markdown(doc: &ReportDoc) -> String {
                     }
                     s.push('\n');
                 }
+                Item::Steps { label, steps } => {
+                    // One numbered line per step, each command a code span as written: a copied
+                    // report's commands run as they stand.
+                    s.push_str(&format!("- **{}**\n", tr_in!(lang, "{label}:", label = md(label))));
+                    for (i, st) in steps.iter().enumerate() {
+                        let line = match st {
+                            diagnose::FixStep::Text(t) => md(&t.render(lang)),
+                            diagnose::FixStep::Command(c) => md_code(c),
+                        };
+                        s.push_str(&format!("  {}. {line}\n", i + 1));
+                    }
+                    s.push('\n');
+                }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     // (Title and summary joined by the catalogue: a full-width colon in Chinese.)
                     let line = tr_in!(lang, "{label}: {value}", label = md(title), value = md(summary));
@@ -190,6 +203,16 @@ pub(super) fn html(doc: &ReportDoc) -> String {
                         s.push_str("</tr>\n");
                     }
                     s.push_str("</table>\n");
+                }
+                Item::Steps { label, steps } => {
+                    s.push_str(&format!("<p><b>{}</b></p>\n<ol>\n", e(label)));
+                    for st in steps {
+                        match st {
+                            diagnose::FixStep::Text(t) => s.push_str(&format!("<li>{}</li>\n", e(&t.render(lang)))),
+                            diagnose::FixStep::Command(c) => s.push_str(&format!("<li><code>{}</code></li>\n", e(c))),
+                        }
+                    }
+                    s.push_str("</ol>\n");
                 }
                 Item::Verdict { verdict, title, summary, evidence, fix, steps } => {
                     let line =
