@@ -970,9 +970,11 @@ fn pytorch_in_environments_that_are_not_activated_is_found_and_the_wheel_suggest
             "torch-cu121-conda-env-elsewhere-driver-470",
             "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118",
         ),
+        // Python 3.10 in that container: cu110's torch 1.7.1 has no wheel for it (issue 53, item
+        // 22); cu102's 1.12.1 has, and the driver (CUDA 11.0) runs it.
         (
             "torch-cu121-container-driver-450",
-            "pip install torch==1.7.1 --index-url https://download.pytorch.org/whl/cu110",
+            "pip install torch==1.12.1 --index-url https://download.pytorch.org/whl/cu102",
         ),
     ] {
         let r = report(name);

@@ -37,6 +37,43 @@ pub const TORCH_WHEELS: &[(&str, &str, &str)] = &[
 /// driver's own version, when known) below the family minimum (an early CUDA 11.0 driver) rules
 /// out minor-version compatibility.
 pub fn torch_wheel_for_driver(driver_cuda: &str, driver: Option<&str>) -> Option<(&'static str, &'static str)> {
+    torch_variants(driver_cuda, driver).first().map(|w| (w.0, w.2))
+}
+
+/// [`torch_wheel_for_driver`] for an environment whose Python is 3.`python`: the first variant,
+/// in the same order of preference, with a release that has a wheel for that Python, and the
+/// release to pin ("" when the newest release has one). `None` when no release the driver can
+/// run has a wheel for it (from [`super::torch_pythons::TORCH_PYTHONS`]).
+pub fn torch_wheel_for_python(
+    driver_cuda: &str,
+    driver: Option<&str>,
+    python: u32,
+) -> Option<(&'static str, &'static str)> {
+    torch_variants(driver_cuda, driver)
+        .into_iter()
+        .find_map(|w| Some((w.0, torch_release_for_python(w.1, w.2, python)?)))
+}
+
+/// The newest torch release from `first` to `last` ("" while still published) with a wheel for
+/// Python 3.`python`: "" when that is the newest release of all (no pin needed), `None` when none.
+pub fn torch_release_for_python(first: &str, last: &str, python: u32) -> Option<&'static str> {
+    use super::torch_pythons::TORCH_PYTHONS;
+    let newest = TORCH_PYTHONS.first()?.0;
+    let r = TORCH_PYTHONS.iter().find(|(r, lo, hi)| {
+        cmp_version(r, first) != Ordering::Less
+            && (last.is_empty() || cmp_version(r, last) != Ordering::Greater)
+            && (*lo..=*hi).contains(&python)
+    })?;
+    Some(if r.0 == newest { "" } else { r.0 })
+}
+
+/// The Python 3 minor versions torch `release` has wheels for (`None` for a release not listed).
+pub fn torch_pythons(release: &str) -> Option<(u32, u32)> {
+    super::torch_pythons::TORCH_PYTHONS.iter().find(|(r, ..)| *r == release).map(|(_, lo, hi)| (*lo, *hi))
+}
+
+/// The wheel variants a driver can run, most preferred first (see [`torch_wheel_for_driver`]).
+fn torch_variants(driver_cuda: &str, driver: Option<&str>) -> Vec<&'static (&'static str, &'static str, &'static str)> {
     let v = |s: &str| -> (u32, u32) {
         let mut p = s.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
         (p.next().unwrap_or(0), p.next().unwrap_or(0))
@@ -46,17 +83,23 @@ pub fn torch_wheel_for_driver(driver_cuda: &str, driver: Option<&str>) -> Option
         (n / 10, n % 10)
     };
     let (major, minor) = v(driver_cuda);
+    let mut out: Vec<&'static (&'static str, &'static str, &'static str)> = Vec::new();
     // Minor-version compatibility holds from CUDA 11 on: any variant of the same major version.
     let compatible = cuda_family_min_driver(major)
         .is_some_and(|(min, _)| driver.is_none_or(|d| cmp_version(d, min) != Ordering::Less));
     if compatible {
-        let same: Vec<&(&str, &str, &str)> = TORCH_WHEELS.iter().filter(|w| tag(w.0).0 == major).collect();
-        // Prefer a variant new releases still use, the lowest such (widest driver support).
-        if let Some(w) = same.iter().find(|w| w.2.is_empty()).or(same.last()) {
-            return Some((w.0, w.2));
+        let same: Vec<_> = TORCH_WHEELS.iter().filter(|w| tag(w.0).0 == major).collect();
+        // Prefer a variant new releases still use, the lowest such (widest driver support), then
+        // the others, newest first.
+        out.extend(same.iter().find(|w| w.2.is_empty()).copied());
+        out.extend(same.iter().rev().filter(|w| !w.2.is_empty()).copied());
+    }
+    for w in TORCH_WHEELS.iter().rev().filter(|w| tag(w.0) <= (major, minor)) {
+        if !out.iter().any(|o| o.0 == w.0) {
+            out.push(w);
         }
     }
-    TORCH_WHEELS.iter().rev().find(|w| tag(w.0) <= (major, minor)).map(|w| (w.0, w.2))
+    out
 }
 
 /// The oldest compute capability a PyTorch build for CUDA `cuda` runs on, and whether it carries
@@ -118,6 +161,30 @@ pub fn cuda_for_cc(cc: f64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 53, item 22: a wheel is offered only for a Python it exists for.
+    #[test]
+    fn the_wheel_offered_has_a_build_for_the_environments_python() {
+        // Driver 470 (CUDA 11.4): cu118, whose last release 2.7.1 has wheels for 3.9-3.13.
+        assert_eq!(torch_wheel_for_python("11.4", Some("470.182.03"), 13), Some(("cu118", "2.7.1")));
+        // Python 3.8: the newest cu118 release with a 3.8 wheel, not 2.7.1 (none for 3.8).
+        let (tag, pin) = torch_wheel_for_python("11.4", Some("470.182.03"), 8).unwrap();
+        assert_eq!(tag, "cu118");
+        let (lo, hi) = torch_pythons(pin).unwrap();
+        assert!((lo..=hi).contains(&8) && cmp_version(pin, "2.7.1") == Ordering::Less, "{pin}");
+        // Python 3.14: no release the driver can run has a wheel for it.
+        assert_eq!(torch_wheel_for_python("11.4", Some("470.182.03"), 14), None);
+        // A current driver: no pin while the newest release has the wheel; a pin when it has not.
+        assert_eq!(torch_wheel_for_python("13.0", None, 12), Some(("cu130", "")));
+        let newest = crate::knowledge::torch_pythons::TORCH_PYTHONS[0];
+        if newest.1 > 10 {
+            let (_, pin) = torch_wheel_for_python("13.0", None, 10).unwrap();
+            assert!(!pin.is_empty());
+        }
+        // Driver 440 (CUDA 10.2): cu102 ends at 1.12.1 (Python 3.7-3.10).
+        assert_eq!(torch_wheel_for_python("10.2", Some("440.33.01"), 10), Some(("cu102", "1.12.1")));
+        assert_eq!(torch_wheel_for_python("10.2", Some("440.33.01"), 11), None);
+    }
 
     #[test]
     fn the_suggested_torch_wheel_exists_and_runs_on_the_driver() {

@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 
 pub mod cuda;
 pub mod frameworks;
+pub mod torch_pythons;
 pub mod windows;
 pub mod xid;
 

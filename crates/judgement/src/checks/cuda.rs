@@ -248,6 +248,12 @@ fn torch_installs(cx: &Ctx) -> Vec<String> {
     site_packages(cx).into_iter().map(|sp| format!("{sp}/torch/version.py")).filter(|f| cx.v.exists(f)).collect()
 }
 
+/// The Python 3 minor version of an install, from its path (`…/lib/python3.12/site-packages/…`).
+fn python_minor(path: &str) -> Option<u32> {
+    let rest = &path[path.find("python3.")? + "python3.".len()..];
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
 pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
     if cx.v.meta().quick {
         return super::left_out_by_quick(c);
@@ -268,6 +274,8 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
     // What the notes say, kept as facts (the notes are prose in the reader's language).
     let mut cpu_only = false;
     let mut need: Option<String> = None;
+    // The Python of the install that needs a newer driver (3.N from its site-packages path).
+    let mut python: Option<u32> = None;
     let mut c = c;
     for f in &installs {
         let text = cx.v.read(f).unwrap_or_default();
@@ -288,6 +296,9 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                     // needs a driver for 10.1 (418.39 or newer), not just any 10.x one; from 11
                     // on, a driver of an older major version is what it cannot run on.
                     std::cmp::Ordering::Less if major(&tc) < 11 || major(dc) < major(&tc) => {
+                        if need.is_none() {
+                            python = python_minor(f);
+                        }
                         need.get_or_insert_with(|| tc.clone());
                         let note = if major(&tc) < 11 {
                             crate::msg!(
@@ -368,23 +379,48 @@ pub(super) fn torch_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
                 })
             })
             .unwrap_or_default();
-        c = c
-            .explain(crate::msg!(
-                "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min}).",
+        c = c.explain(crate::msg!(
+            "PyTorch ships its own CUDA runtime, which needs a driver of at least that CUDA major version ({min}).",
+            min = min
+        ));
+        // In a container the driver is the host's: no package inside changes it.
+        c = if cx.container.is_some() {
+            c.text(crate::msg!(
+                "Update the NVIDIA driver on the host ({min}): a container uses the host's driver, which nothing installed inside it can change. Or install a PyTorch build the driver can run:",
                 min = min
             ))
-            .text(crate::msg!(
+        } else {
+            c.text(crate::msg!(
                 "Update the NVIDIA driver ({min}), or install a PyTorch build the driver can run:",
                 min = min
-            ));
+            ))
+        };
         let driver = cx.nvml.and_then(|n| n.inventory.driver_version.as_ref().and_then(|d| d.value().cloned()));
-        c = match driver_cuda(cx)
-            .as_deref()
-            .and_then(|d| crate::knowledge::frameworks::torch_wheel_for_driver(d, driver.as_deref()))
-        {
+        let dc = driver_cuda(cx);
+        let wheel = |d: &str| match python {
+            Some(py) => crate::knowledge::frameworks::torch_wheel_for_python(d, driver.as_deref(), py),
+            None => crate::knowledge::frameworks::torch_wheel_for_driver(d, driver.as_deref()),
+        };
+        c = match dc.as_deref().and_then(wheel) {
             Some((tag, "")) => c.cmd(format!("pip install torch --index-url https://download.pytorch.org/whl/{tag}")),
             Some((tag, last)) => {
                 c.cmd(format!("pip install torch=={last} --index-url https://download.pytorch.org/whl/{tag}"))
+            }
+            // Builds exist for the driver, none for this environment's Python.
+            None if let (Some(py), Some((_, last))) = (
+                python,
+                dc.as_deref().and_then(|d| crate::knowledge::frameworks::torch_wheel_for_driver(d, driver.as_deref())),
+            ) =>
+            {
+                let newest = if last.is_empty() { crate::knowledge::torch_pythons::TORCH_PYTHONS[0].0 } else { last };
+                let (lo, hi) = crate::knowledge::frameworks::torch_pythons(newest).unwrap_or((0, 0));
+                c.text(crate::msg!(
+                    "No PyTorch build this driver can run has a wheel for Python 3.{py} (torch {newest} has them for Python 3.{lo} to 3.{hi}): update the driver, or create an environment with Python 3.{hi} for it.",
+                    py = py,
+                    newest = newest,
+                    lo = lo,
+                    hi = hi
+                ))
             }
             None => c.text(crate::msg!("No PyTorch build supports a driver this old: update the driver.")),
         };

@@ -98,9 +98,36 @@ pub(super) fn rebuild_module(d: Distro) -> Vec<FixStep> {
             text(msg!("After a kernel update: rebuild the module for the running kernel, then reboot.")),
             cmd("sudo akmods --force"),
         ],
-        _ => vec![text(msg!(
-            "After a kernel update: install the headers for the running kernel and rebuild the module (DKMS), or reinstall the driver package; then reboot."
-        ))],
+        // Every family gets the commands that install the headers and rebuild, not only words:
+        // the kernel-devel package of the running kernel (RHEL and clones), the headers of the
+        // kernel package (Arch: linux, linux-lts... each has its -headers), SUSE's devel package.
+        Distro::RedHat => vec![
+            text(msg!(
+                "After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."
+            )),
+            cmd("sudo dnf install kernel-devel-$(uname -r)"),
+            cmd("sudo dkms autoinstall"),
+        ],
+        Distro::Arch => vec![
+            text(msg!(
+                "After a kernel update: install the headers of your kernel package (linux-headers for linux, linux-lts-headers for linux-lts), rebuild the module, then reboot."
+            )),
+            cmd("sudo pacman -S --needed linux-headers"),
+            cmd("sudo dkms autoinstall"),
+        ],
+        Distro::Suse => vec![
+            text(msg!(
+                "After a kernel update: install the headers for the running kernel, rebuild the module, then reboot."
+            )),
+            cmd("sudo zypper install kernel-default-devel"),
+            cmd("sudo dkms autoinstall"),
+        ],
+        Distro::Unknown => vec![
+            text(msg!(
+                "After a kernel update: install the headers for the running kernel with the distribution's package manager, rebuild the module (DKMS), then reboot:"
+            )),
+            cmd("sudo dkms autoinstall"),
+        ],
     }
 }
 
@@ -220,6 +247,26 @@ mod tests {
                 FixStep::Text(_) => None,
             })
             .collect()
+    }
+
+    /// Issue 53, item 22: a module to rebuild after a kernel update gets the commands that do it on
+    /// every distribution family, never words alone (where the only command left was a reboot).
+    #[test]
+    fn rebuilding_the_module_has_commands_on_every_distribution() {
+        for d in [
+            Distro::Ubuntu,
+            Distro::Debian,
+            Distro::Fedora,
+            Distro::RedHat,
+            Distro::Suse,
+            Distro::Arch,
+            Distro::Unknown,
+        ] {
+            let steps = rebuild_module(d);
+            let c = commands(&steps);
+            assert!(c.iter().any(|c| c.contains("dkms autoinstall") || c.contains("akmods")), "{d:?}: {c:?}");
+        }
+        assert!(commands(&rebuild_module(Distro::RedHat)).contains(&"sudo dnf install kernel-devel-$(uname -r)"));
     }
 
     #[test]

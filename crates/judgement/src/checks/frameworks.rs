@@ -175,13 +175,22 @@ pub(super) fn framework_builds_vs_driver(c: Check, cx: &Ctx) -> Check {
         (Verdict::Fail, Some((framework, bc)), _) => {
             let min = crate::knowledge::cuda::cuda_family_min_driver(major(&bc))
                 .map_or_else(Message::default, |(linux, _)| msg!(" (Linux >= {linux} for CUDA {major})", linux = linux, major = major(&bc)));
-            c.found(msg!("{framework} needs a newer driver than this one", framework = framework))
-                .explain(msg!("A framework build brings its own CUDA libraries, which need a driver of at least that CUDA major version; the driver's libcuda cannot run a newer one."))
-                .text(msg!(
+            let c = c.found(msg!("{framework} needs a newer driver than this one", framework = framework))
+                .explain(msg!("A framework build brings its own CUDA libraries, which need a driver of at least that CUDA major version; the driver's libcuda cannot run a newer one."));
+            // In a container the driver is the host's: no package inside changes it.
+            if cx.container.is_some() {
+                c.text(msg!(
+                    "Update the NVIDIA driver on the host{min} (a container uses the host's driver, which nothing installed inside it can change), or install a {framework} build for the CUDA the driver runs (see the framework's installation page).",
+                    min = min,
+                    framework = framework
+                ))
+            } else {
+                c.text(msg!(
                     "Update the NVIDIA driver{min}, or install a {framework} build for the CUDA the driver runs (see the framework's installation page).",
                     min = min,
                     framework = framework
                 ))
+            }
         }
         (Verdict::Warn, _, Some(framework)) => c
             .found(msg!("{framework} is a CPU-only build", framework = framework))
