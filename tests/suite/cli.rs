@@ -838,3 +838,19 @@ fn vram_takes_the_bitsandbytes_version_and_logits_a_loop_keeps() {
         "{advice:?}"
     );
 }
+
+/// Issue 53, item 18: a capture's capture.json (what a file chooser offers inside its folder) is
+/// read as its capture, not refused.
+#[test]
+fn a_captures_capture_json_opens_its_capture() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/user-not-in-video-group");
+    let by_folder = cli().args(["check", "--json", "--from"]).arg(&dir).output().unwrap();
+    let by_file = cli().args(["check", "--json", "--from"]).arg(dir.join("capture.json")).output().unwrap();
+    assert_eq!(by_file.status.code(), by_folder.status.code(), "{}", String::from_utf8_lossy(&by_file.stderr));
+    let root = |o: &std::process::Output| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["root_cause"].clone()
+    };
+    assert_eq!(root(&by_file), root(&by_folder));
+    assert!(root(&by_file).is_string(), "{}", String::from_utf8_lossy(&by_file.stdout));
+}

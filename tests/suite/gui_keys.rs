@@ -102,3 +102,29 @@ fn screen_readers_hear_each_chart_by_its_title_and_each_copy_button_by_its_comma
         "a Copy button names its command: {described:?}"
     );
 }
+
+/// Issue 53, item 23: Tab stays inside a modal dialog (the report dialog, the support card): it
+/// never reaches the tabs behind, so Space cannot switch one.
+#[test]
+fn tab_stays_inside_the_dialog_in_front() {
+    let mut h = window();
+    for open in ["Report...", "Support card"] {
+        h.get_by_label(open).click();
+        h.run_steps(8);
+        let before = h.state().tab;
+        for n in 0..30 {
+            h.key_press(Key::Tab);
+            h.run_steps(2);
+            for t in Tab::all() {
+                for node in h.query_all_by_label(t.title()) {
+                    assert!(!node.is_focused(), "{open}: Tab {n} reached the {} tab behind", t.title());
+                }
+            }
+        }
+        h.key_press(Key::Space);
+        h.run_steps(2);
+        assert_eq!(h.state().tab, before);
+        h.key_press(Key::Escape);
+        h.run_steps(8);
+    }
+}

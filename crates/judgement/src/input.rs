@@ -35,19 +35,34 @@ impl CheckSource {
     pub fn run(&self, renderer: Option<String>) -> Result<Report, CaptureError> {
         match self {
             CheckSource::Live(options) => Ok(super::run(&live_system(options, renderer))),
-            CheckSource::Capture(file) => match bugreport::sniff(file) {
-                bugreport::FileKind::BugReport | bugreport::FileKind::NvidiaSmi => run_imported(file),
-                // (gzip that is neither a report nor a tar: the archive reader names the problem.)
-                bugreport::FileKind::CaptureArchive | bugreport::FileKind::Other if archive::is_archive(file) => {
-                    // The unpacked copy lives until the checks are done, then is removed.
-                    let unpacked = archive::unpack(file)?;
-                    CapturedSystem::open(unpacked.dir()).map(|c| run_from(&c, file)).map_err(|e| e.about(file))
-                }
-                // A directory, or something that is none of these: the capture reader says why.
-                _ => CapturedSystem::open(file).map(|c| run_from(&c, file)),
-            },
+            CheckSource::Capture(file) => run_file(capture_folder_of(file)),
             CheckSource::Remote(target, setup) => remote_checklist(setup, target).map_err(CaptureError::Remote),
         }
+    }
+}
+
+/// Runs the checks on a bug report, an `nvidia-smi -q` text, a capture archive or a capture folder.
+fn run_file(file: &std::path::Path) -> Result<Report, CaptureError> {
+    match bugreport::sniff(file) {
+        bugreport::FileKind::BugReport | bugreport::FileKind::NvidiaSmi => run_imported(file),
+        // (gzip that is neither a report nor a tar: the archive reader names the problem.)
+        bugreport::FileKind::CaptureArchive | bugreport::FileKind::Other if archive::is_archive(file) => {
+            // The unpacked copy lives until the checks are done, then is removed.
+            let unpacked = archive::unpack(file)?;
+            CapturedSystem::open(unpacked.dir()).map(|c| run_from(&c, file)).map_err(|e| e.about(file))
+        }
+        // A directory, or something that is none of these: the capture reader says why.
+        _ => CapturedSystem::open(file).map(|c| run_from(&c, file)),
+    }
+}
+
+/// A capture's `capture.json` chosen in a file dialog (or typed after `--from`) stands for its
+/// capture: the folder holding it.
+fn capture_folder_of(file: &std::path::Path) -> &std::path::Path {
+    match (file.file_name(), file.parent()) {
+        (Some(n), Some(dir)) if n == "capture.json" && !dir.as_os_str().is_empty() => dir,
+        (Some(n), Some(_)) if n == "capture.json" => std::path::Path::new("."),
+        _ => file,
     }
 }
 

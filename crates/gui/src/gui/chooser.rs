@@ -1,6 +1,7 @@
 //! Choosing a file: the desktop's own dialog (rfd: the xdg-desktop-portal or zenity on Linux,
 //! the system dialog on Windows and macOS) on a helper thread, or, where the desktop has none
-//! (minimal and server installs, X forwarding), a file chooser drawn in the window (egui_file).
+//! (minimal and server installs, X forwarding), gpu-doctor's own chooser drawn in the window
+//! ([`in_window`]).
 //! A desktop dialog that answers "cancelled" at once, faster than a person can, did not open:
 //! the in-window chooser takes over. Which one is used is said in its title and in the status.
 
@@ -47,9 +48,12 @@ pub enum Want {
     Save(String, (&'static str, &'static str)),
 }
 
+mod in_window;
+
 enum Inner {
     Desktop(Receiver<Option<PathBuf>>, Instant),
-    Window(Box<egui_file::FileDialog>),
+    /// Its title, and the chooser once drawn (it starts reading the folder on its first frame).
+    Window(String, Option<Box<in_window::InWindow>>),
 }
 
 /// A file choice in progress.
@@ -92,47 +96,14 @@ impl Chooser {
     }
 
     fn in_window(want: Want, dir: PathBuf, why: String) -> Chooser {
-        let mut d = match &want {
-            Want::File(filter) => {
-                let d = egui_file::FileDialog::open_file()
-                    .title(&tr!("Open a file (gpu-doctor's own chooser: {why})", why = why));
-                match filter {
-                    Some((_, ext)) => {
-                        let ext = std::ffi::OsString::from(*ext);
-                        // (Folders stay listed: the way to the file goes through them.)
-                        d.show_files_filter(Box::new(move |p: &std::path::Path| {
-                            p.is_dir() || p.extension() == Some(ext.as_os_str())
-                        }))
-                    }
-                    None => d,
-                }
-            }
-            Want::Folder => egui_file::FileDialog::select_folder()
-                .title(&tr!("Open a folder (gpu-doctor's own chooser: {why})", why = why)),
-            Want::Save(name, (_, ext)) => {
-                let ext = std::ffi::OsString::from(*ext);
-                egui_file::FileDialog::save_file()
-                    .title(&tr!("Save as (gpu-doctor's own chooser: {why})", why = why))
-                    .default_filename(name.clone())
-                    .show_files_filter(Box::new(move |p: &std::path::Path| p.extension() == Some(ext.as_os_str())))
-            }
+        let title = match &want {
+            Want::File(_) => tr!("Open a file (gpu-doctor's own chooser: {why})", why = why),
+            Want::Folder => tr!("Open a folder (gpu-doctor's own chooser: {why})", why = why),
+            Want::Save(..) => tr!("Save as (gpu-doctor's own chooser: {why})", why = why),
         }
-        .initial_path(dir.clone())
-        .open_button_text(tr!("Open").into())
-        .save_button_text(tr!("Save").into())
-        .cancel_button_text(tr!("Cancel").into())
-        .new_folder_button_text(tr!("New folder").into())
-        .new_folder_name_text(tr!("New folder").into())
-        .rename_button_text(tr!("Rename").into())
-        .refresh_button_hover_text(tr!("Read the folder again").into())
-        .parent_folder_button_hover_text(tr!("The folder above").into())
-        .file_label_text(tr!("File:").into())
-        .show_hidden_checkbox_text(tr!("Show hidden files").into())
-        // Wide enough for the title to say why (it is cut at the window's width).
-        .default_size([760.0, 420.0]);
-        d.open();
+        .to_string();
         OPEN_IN_WINDOW.fetch_add(1, Ordering::Relaxed);
-        Chooser { want, dir, inner: Inner::Window(Box::new(d)) }
+        Chooser { want, dir, inner: Inner::Window(title, None) }
     }
 
     /// Some(Some(path)) chosen, Some(None) cancelled, None still open; draws the in-window
@@ -149,11 +120,14 @@ impl Chooser {
                 }
                 Err(TryRecvError::Disconnected) => return Some(None),
             },
-            Inner::Window(d) => {
-                return match d.show(ctx).state() {
-                    egui_file::State::Open => None,
-                    egui_file::State::Selected => Some(d.path().map(std::path::Path::to_path_buf)),
-                    _ => Some(None),
+            Inner::Window(title, w) => {
+                let w = w.get_or_insert_with(|| {
+                    Box::new(in_window::InWindow::new(ctx, self.want.clone(), self.dir.clone(), title.clone()))
+                });
+                return match w.show(ctx) {
+                    in_window::State::Open => None,
+                    in_window::State::Chosen(p) => Some(Some(p)),
+                    in_window::State::Cancelled => Some(None),
                 };
             }
         }
@@ -166,7 +140,7 @@ impl Chooser {
 
 impl Drop for Chooser {
     fn drop(&mut self) {
-        if matches!(self.inner, Inner::Window(_)) {
+        if matches!(self.inner, Inner::Window(..)) {
             OPEN_IN_WINDOW.fetch_sub(1, Ordering::Relaxed);
         }
     }

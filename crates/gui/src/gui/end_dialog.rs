@@ -75,7 +75,7 @@ impl EndDialog {
         let window = egui::Window::new(tr!("End a process")).id(egui::Id::unique("end_a_process"));
         // In the middle of the window: the table that asked is often scrolled far below its top.
         let window = window.anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
-        window.open(&mut open).collapsible(false).resizable(false).default_width(460.0).show(ctx, |ui| {
+        let shown = window.open(&mut open).collapsible(false).resizable(false).default_width(460.0).show(ctx, |ui| {
             ui.label(
                 RichText::new(tr!("Process {pid} ({name}) on GPU {gpu}", pid = pid, name = name, gpu = gpu)).strong(),
             );
@@ -146,6 +146,9 @@ impl EndDialog {
                 }
             }
         });
+        if let Some(r) = &shown {
+            super::hold_keyboard(ctx, &r.response);
+        }
         self.open = open && !close;
     }
 }

@@ -169,6 +169,17 @@ pub struct GuiArgs {
     pub remote_cli: String,
 }
 
+/// Makes the dialog whose window answered `window` modal for this frame: the keyboard focus (Tab,
+/// Space, Enter) and clicks stay in it and above it, and it stays in front. Call every frame the
+/// dialog is shown. While gpu-doctor's own file chooser is open (a dialog's Save… or Open…), the
+/// chooser holds them.
+pub(crate) fn hold_keyboard(ctx: &eframe::egui::Context, window: &eframe::egui::Response) {
+    if !chooser::in_window_open() {
+        ctx.memory_mut(|m| m.set_modal_layer(window.layer_id));
+        ctx.move_to_top(window.layer_id);
+    }
+}
+
 /// When Mesa's llvmpipe ends up drawing the window (no GPU driver for the display, VMs, Xvfb),
 /// rasterise on the UI thread instead of a pool of threads: a monitor that draws about one frame
 /// per second pays more for waking and syncing the pool than it gains (measured under Xvfb with 4

@@ -247,60 +247,64 @@ impl ReportDialog {
             });
         }
         let mut open = self.open;
-        egui::Window::new(tr!("Support report")).open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
-            ui.horizontal(|ui| {
-                ui.label(tr!("Format"));
-                let first = ui.selectable_value(&mut self.format, Format::Md, "Markdown");
-                if std::mem::take(&mut self.focus_first) {
-                    first.request_focus();
+        let shown =
+            egui::Window::new(tr!("Support report")).open(&mut open).default_size([760.0, 560.0]).show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label(tr!("Format"));
+                    let first = ui.selectable_value(&mut self.format, Format::Md, "Markdown");
+                    if std::mem::take(&mut self.focus_first) {
+                        first.request_focus();
+                    }
+                    ui.selectable_value(&mut self.format, Format::Html, tr!("HTML page"));
+                    ui.selectable_value(&mut self.format, Format::Json, "JSON");
+                    ui.separator();
+                    ui.label(tr!("Language"));
+                    for lang in Lang::ALL {
+                        ui.selectable_value(&mut self.lang, lang, lang.native_name())
+                            .on_hover_text(tr!("Support upstream often needs the report in English"));
+                    }
+                    if self.making || self.lang != self.doc_lang {
+                        ui.spinner();
+                    }
+                });
+                ui.horizontal_wrapped(|ui| {
+                    ui.checkbox(&mut self.redact.enabled, tr!("Redact"));
+                    ui.add_enabled_ui(self.redact.enabled, |ui| {
+                        ui.checkbox(&mut self.redact.hostname, tr!("host name"));
+                        ui.checkbox(&mut self.redact.users, tr!("user names and home paths"));
+                        ui.checkbox(&mut self.redact.ip, tr!("IP addresses"));
+                        ui.checkbox(&mut self.redact.mac, tr!("MAC addresses"));
+                        ui.checkbox(&mut self.redact.gpu_ids, tr!("GPU UUIDs and serials"));
+                    });
+                });
+                if !self.redact.enabled {
+                    ui.colored_label(
+                        super::palette::tone(ui, super::palette::Tone::Warn),
+                        tr!("Not redacted: the report shows host and user names and addresses."),
+                    );
                 }
-                ui.selectable_value(&mut self.format, Format::Html, tr!("HTML page"));
-                ui.selectable_value(&mut self.format, Format::Json, "JSON");
-                ui.separator();
-                ui.label(tr!("Language"));
-                for lang in Lang::ALL {
-                    ui.selectable_value(&mut self.lang, lang, lang.native_name())
-                        .on_hover_text(tr!("Support upstream often needs the report in English"));
-                }
-                if self.making || self.lang != self.doc_lang {
-                    ui.spinner();
-                }
-            });
-            ui.horizontal_wrapped(|ui| {
-                ui.checkbox(&mut self.redact.enabled, tr!("Redact"));
-                ui.add_enabled_ui(self.redact.enabled, |ui| {
-                    ui.checkbox(&mut self.redact.hostname, tr!("host name"));
-                    ui.checkbox(&mut self.redact.users, tr!("user names and home paths"));
-                    ui.checkbox(&mut self.redact.ip, tr!("IP addresses"));
-                    ui.checkbox(&mut self.redact.mac, tr!("MAC addresses"));
-                    ui.checkbox(&mut self.redact.gpu_ids, tr!("GPU UUIDs and serials"));
+                ui.horizontal(|ui| {
+                    if ui.button(tr!("Save...")).clicked() && self.save.is_none() {
+                        let ext = self.format.extension();
+                        let name = format!("{}.{ext}", file_stem("report", &self.redact));
+                        self.save = Some(save_dialog(name, (tr!("Report"), ext)));
+                    }
+                    if ui.button(tr!("Copy")).clicked() {
+                        ui.ctx().copy_text(self.preview.clone());
+                        self.message = Some(tr!("Report copied to the clipboard.").to_string());
+                    }
+                    if let Some(m) = &self.message {
+                        ui.label(m);
+                    }
+                });
+                ui.label(RichText::new(tr!("Preview: exactly what will be saved or copied")).weak());
+                egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+                    ui.add(egui::Label::new(RichText::new(&self.preview).monospace()).extend());
                 });
             });
-            if !self.redact.enabled {
-                ui.colored_label(
-                    super::palette::tone(ui, super::palette::Tone::Warn),
-                    tr!("Not redacted: the report shows host and user names and addresses."),
-                );
-            }
-            ui.horizontal(|ui| {
-                if ui.button(tr!("Save...")).clicked() && self.save.is_none() {
-                    let ext = self.format.extension();
-                    let name = format!("{}.{ext}", file_stem("report", &self.redact));
-                    self.save = Some(save_dialog(name, (tr!("Report"), ext)));
-                }
-                if ui.button(tr!("Copy")).clicked() {
-                    ui.ctx().copy_text(self.preview.clone());
-                    self.message = Some(tr!("Report copied to the clipboard.").to_string());
-                }
-                if let Some(m) = &self.message {
-                    ui.label(m);
-                }
-            });
-            ui.label(RichText::new(tr!("Preview: exactly what will be saved or copied")).weak());
-            egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
-                ui.add(egui::Label::new(RichText::new(&self.preview).monospace()).extend());
-            });
-        });
+        if let Some(r) = &shown {
+            super::hold_keyboard(ctx, &r.response);
+        }
         self.open = open;
     }
 }

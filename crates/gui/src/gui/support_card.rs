@@ -164,7 +164,7 @@ impl SupportCard {
         let mut save = false;
         let mut open = self.open;
         let area = ctx.content_rect().shrink(6.0);
-        egui::Window::new(tr!("Support card"))
+        let shown = egui::Window::new(tr!("Support card"))
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -219,6 +219,9 @@ impl SupportCard {
                     });
                 });
             });
+        if let Some(r) = &shown {
+            super::hold_keyboard(ctx, &r.response);
+        }
         self.open = open;
         if copy {
             ctx.copy_text(report::render(doc, report::Format::Md));

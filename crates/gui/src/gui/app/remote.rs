@@ -39,7 +39,7 @@ impl ConnectDialog {
         }
         let mut go = None;
         let mut open = true;
-        egui::Window::new(tr!("Connect to a server"))
+        let shown = egui::Window::new(tr!("Connect to a server"))
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -73,6 +73,9 @@ impl ConnectDialog {
                 ui.weak(tr!("Not installed there? Copy the .tar.gz to the server and run ./install.sh --user."));
             });
         });
+        if let Some(r) = &shown {
+            crate::gui::hold_keyboard(ctx, &r.response);
+        }
         if !open {
             self.open = false;
         }
