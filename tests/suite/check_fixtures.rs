@@ -269,13 +269,13 @@ const EXPECTED: &[(&str, i32, Option<&str>, &str)] = &[
         "xid-79-one-of-four-gpus-lost",
         7,
         Some("RT-XID"),
-        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=warn DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=pass CUDA-08=skipped CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
+        "HW-01=pass HW-02=pass DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=warn DRV-09=info DRV-10=pass CUDA-01=info CUDA-LIB=pass CUDA-INIT=fail CUDA-04=pass CUDA-08=skipped CUDA-07=pass CONT-01=pass CONT-02=skipped PERM-01=pass PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=warn RT-03=skipped RT-XID=fail RT-05=pass RT-04=info RT-ECC=skipped RT-08=pass RT-06=skipped RT-07=pass",
     ),
     (
         "fallen-off-bus-without-xid",
         7,
         Some("RT-XID"),
-        "HW-01=pass HW-02=fail DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=skipped CUDA-08=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=pass RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
+        "HW-01=pass HW-02=fail DRV-01=pass DRV-02=info DRV-04=pass DRV-05=pass DRV-HUNG=pass DRV-08=pass DRV-06=pass HW-03=fail DRV-09=info DRV-10=skipped CUDA-01=info CUDA-LIB=pass CUDA-INIT=skipped<PERM-01 CUDA-04=skipped CUDA-08=skipped CUDA-07=skipped CONT-01=pass CONT-02=skipped PERM-01=fail PERM-02=pass WSL-01=skipped WSL-02=skipped WSL-08=skipped ENV-01=pass ENV-02=pass ENV-03=pass RT-LOST=warn RT-03=skipped RT-XID=fail RT-05=skipped RT-04=skipped RT-ECC=skipped RT-08=skipped RT-06=skipped RT-07=skipped",
     ),
     (
         "xid-79-fallen-off-bus",
@@ -1267,4 +1267,23 @@ fn device_errors_old_cuda_minor_versions_and_lib64_pythons() {
     let c = report("wild/vllm-torch-cu121-driver-cuda-11-4-tencentos");
     let ev = c.get("CUDA-04").map(|c| c.evidence.iter().map(|e| e.en()).collect::<Vec<_>>()).unwrap_or_default();
     assert!(ev.iter().any(|e| e.contains("/usr/local/lib64/python3.8/site-packages/torch/version.py")), "{ev:?}");
+}
+
+/// Issue 53, item 24: a GPU that fell off the bus and that NVML no longer lists is not "every GPU
+/// answers": the check that GPUs answer names it by its bus id.
+#[test]
+fn a_gpu_gone_from_nvml_after_xid_79_is_not_every_gpu_answers() {
+    let r = report("xid-79-one-of-four-gpus-lost");
+    let c = r.get("RT-LOST").unwrap();
+    // A warning beside the root cause (the Xid check names the fault), never a pass.
+    assert_eq!(c.verdict, gpu_doctor::diagnose::Verdict::Warn, "{}", c.summary.en());
+    assert_eq!(r.root_cause.as_deref(), Some("RT-XID"));
+    assert!(c.summary.en().contains("0000:0b:00") && c.summary.en().contains("fell off the bus"), "{}", c.summary.en());
+    // In Chinese the root cause carries the word GPU users search for.
+    let root = r.root().unwrap();
+    assert!(
+        root.finding.render(gpu_doctor::i18n::Lang::ZhCn).contains("掉卡"),
+        "{}",
+        root.finding.render(gpu_doctor::i18n::Lang::ZhCn)
+    );
 }

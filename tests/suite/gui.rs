@@ -176,7 +176,16 @@ fn the_no_gpu_banner_leads_with_the_checklists_root_cause() {
     assert!(h.query_all_by_label("Copy").count() >= 3, "one Copy button per command");
     assert!(h.query_by_label_contains("Install the NVIDIA driver").is_none(), "NVML's guess is only a detail");
     assert!(h.query_by_label_contains("no NVIDIA driver seems to be installed").is_none());
-    h.get_by_label("What NVML said");
+    // Opened, NVML's own answers are there, and no advice that contradicts the diagnosis above
+    // (issue 53, item 24: it told the container's user to install the driver).
+    h.get_by_label("What NVML said").click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("cannot open shared object file").is_some()
+            || h.query_by_label_contains("libnvidia-ml").is_some()
+    );
+    assert!(h.query_by_label_contains("Install the NVIDIA driver").is_none(), "the details contradict the root cause");
+    assert!(h.query_by_label_contains("no NVIDIA driver seems to be installed").is_none());
 }
 
 #[test]

@@ -95,15 +95,16 @@ pub fn render_text(status: &SourceStatus, inv: &Inventory, diagnosis: Option<&He
             o.push_str(&crate::present::checklist::headline_steps(&h, crate::i18n::current()));
             if h.from_checklist() {
                 let _ = writeln!(o, "{}", tr!("(The checklist's root cause; all checks: gpu-doctor-cli check)"));
-                let _ = writeln!(
-                    o,
-                    "\n{}",
-                    tr!(
-                        "What NVML said: {summary} {next_step}",
-                        summary = present::sentence(&no.summary_message().here()),
-                        next_step = no.shown_message(cfg!(windows)).1.here()
-                    )
-                );
+                // What NVML said, without gpu-doctor's generic next step, and not at all where
+                // that is only a guess from a missing library ("no driver seems to be installed"
+                // under a container's root cause): the attempts below say it.
+                if !no.is_not_found() {
+                    let _ = writeln!(
+                        o,
+                        "\n{}",
+                        tr!("What NVML said: {summary}", summary = present::sentence(&no.summary_message().here()))
+                    );
+                }
             }
             let _ = writeln!(o, "\n{}", tr!("NVML load attempts:"));
             for a in &no.attempts {

@@ -37,6 +37,19 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
             GpuHealth::Ok => None,
         })
         .collect();
+    // A GPU that fell off the bus in this boot (Xid 79) and that NVML no longer lists: NVML
+    // answers for the others only, so "every GPU answers" would hide it. The Xid check names the
+    // fault and is the root cause; this one says it too, as a warning.
+    let gone = gone_from_nvml(cx);
+    if lost.is_empty() && !gone.is_empty() {
+        let gpus = gone.iter().map(|b| format!("GPU {b}")).collect::<Vec<_>>().join(", ");
+        return c
+            .verdict(
+                Verdict::Warn,
+                crate::msg!("{gpus} fell off the bus (Xid 79); NVML lists only the GPUs still there", gpus = gpus),
+            )
+            .found(crate::msg!("{gpus} fell off the bus", gpus = gpus));
+    }
     if lost.is_empty() {
         // With Xid errors in the kernel log, they say why (the Xid check names the fault and is
         // the root cause); alone, the silence is the failure.
@@ -59,6 +72,24 @@ pub(super) fn rt_lost(c: Check, cx: &Ctx) -> Check {
             .explain(crate::msg!("The GPU stopped responding on the PCIe bus (Xid 79)."))
             .text(crate::msg!("Reboot (a GPU reset is usually not possible). If it repeats: reseat the card, check the PSU and PCIe power cables, try another slot, check temperatures; if it persists, RMA."))
     }
+}
+
+/// The bus ids of this boot's Xid 79 lines (a GPU fell off the bus) that no GPU NVML lists has.
+fn gone_from_nvml(cx: &Ctx) -> Vec<String> {
+    let KernelLog::Lines(lines) = &cx.v.meta().kernel_log else { return Vec::new() };
+    let listed: Vec<String> = cx
+        .nvml
+        .map(|n| n.inventory.gpus.iter().filter_map(|g| g.pci_bus_id.value().map(|b| parse::norm_bus(b))).collect())
+        .unwrap_or_default();
+    let mut gone: Vec<String> = parse::xids(lines)
+        .into_iter()
+        .filter(|x| x.code == 79 && !x.pci.is_empty())
+        .map(|x| parse::norm_bus(&x.pci))
+        .filter(|bus| !listed.iter().any(|l| l.starts_with(bus.as_str())))
+        .collect();
+    gone.sort();
+    gone.dedup();
+    gone
 }
 
 /// The device-level NVML return codes that say why a GPU does not answer, worst first.

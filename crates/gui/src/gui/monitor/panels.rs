@@ -60,12 +60,14 @@ pub(super) fn no_driver_banner(
             }
         }
         ui.label(RichText::new(tr!("Host charts below keep running.")).color(b.weak));
+        // NVML's own answers: what it said (not gpu-doctor's generic next step, and not the guess
+        // from a missing library, which under a container's root cause would contradict it), each
+        // place the library was looked for and what the loader said.
         let nvml_shown_above = root_cause.is_none() && !checking;
         let details = if nvml_shown_above { tr!("What was tried") } else { tr!("What NVML said") };
         ui.collapsing(RichText::new(details).color(b.weak), |ui| {
-            if !nvml_shown_above {
-                let (summary, next_step) = no.shown_message(cfg!(windows));
-                ui.label(RichText::new(format!("{} {}", summary.here(), next_step.here())).color(b.text));
+            if !nvml_shown_above && !no.is_not_found() {
+                ui.label(RichText::new(no.summary_message().here()).color(b.text));
             }
             for a in &no.attempts {
                 ui.label(RichText::new(format!("{}: {}", a.path, a.error)).monospace().color(b.text));
