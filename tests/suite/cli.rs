@@ -75,7 +75,10 @@ fn info_without_nvml_explains_and_exits_3() {
     // the cause; under the checklist's root cause it would contradict it (issue 53, item 24).
     assert!(s.contains("libnvidia-ml.so.1: ") && s.contains("NVML load attempts:"), "NVML's answer is kept: {s}");
     if s.contains("(The checklist's root cause") {
-        assert!(!s.contains("no NVIDIA driver seems to be installed") && !s.contains("Install the NVIDIA driver"), "{s}");
+        assert!(
+            !s.contains("no NVIDIA driver seems to be installed") && !s.contains("Install the NVIDIA driver"),
+            "{s}"
+        );
     } else {
         assert!(s.contains("The NVIDIA driver's management library (NVML) was not found"), "{s}");
     }

@@ -491,10 +491,71 @@ fn the_tune_tab_starts_a_tune_and_shows_the_answer() {
         h.state_mut().tune.open(journal.clone());
         h.step();
         h.step();
-        h.get_by_label_contains("建议使用 batch 40：");
+        h.get_by_label_contains("建议使用 批次大小 40：");
         h.get_by_label("余量线 19.2 GiB");
         h.get_by_label(&want);
     });
+    // After a restart the last tune is offered (issue 53, item 14), and opens with one click.
+    let mut h = app(lab.lib.clone(), lab.dir.path().join("tunes"));
+    h.state_mut().tune.find_last_tune();
+    h.step();
+    let name = journal.file_name().unwrap().to_string_lossy().into_owned();
+    h.get_by_label(&format!("Open the last tune ({name})")).click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("Use batch 40:");
+    // The charts' x axis is the parameter, and the journal's path is shown whole.
+    h.get_by_label(&journal.display().to_string());
+}
+
+/// Issue 53, item 14: a journal of 80,000 trials opens in the Tune tab without drawing every
+/// trial: the rows in view only, one point per value of the parameter in the charts, and frames
+/// that do not grow with the journal (the time is printed for the notes, not asserted).
+#[test]
+fn a_journal_of_80000_trials_draws_only_what_is_in_view() {
+    use egui_kittest::kittest::Queryable as _;
+    use gpu_doctor::gui::{AppInit, DoctorApp, Tab};
+    use gpu_doctor::telemetry::demo::{DemoGpus, DemoHost, Scenario};
+    use gpu_doctor::telemetry::sampler::Sampler;
+    let lab = Lab::new();
+    let (out, _) = lab.tune(&["--max-trials", "3"], &["memory", "{batch}"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(lab.journal()).unwrap();
+    let start = text.lines().next().unwrap().to_string();
+    let mut trial: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let mut big = start + "\n";
+    for id in 1..=80_000u32 {
+        trial["id"] = id.into();
+        trial["setting"]["values"]["batch"] = (id % 5000 + 1).into();
+        trial["throughput"] = (f64::from(id % 5000) + 1.0).into();
+        big.push_str(&serde_json::to_string(&trial).unwrap());
+        big.push('\n');
+    }
+    let path = lab.dir.path().join("big.jsonl");
+    std::fs::write(&path, big).unwrap();
+    let sampler = Sampler::manual(
+        std::sync::Arc::new(DemoGpus::new(Scenario::Idle, 1, 3)),
+        Box::new(DemoHost::new(Scenario::Idle, 3)),
+        std::time::Duration::from_secs(1),
+    );
+    let mut h = egui_kittest::Harness::builder().with_size(eframe::egui::vec2(1280.0, 900.0)).build_eframe(move |cc| {
+        let mut i = AppInit::new(sampler);
+        i.tab = Tab::Tune;
+        DoctorApp::new(cc, i)
+    });
+    let t0 = std::time::Instant::now();
+    h.state_mut().tune.open(path);
+    let read = t0.elapsed();
+    h.step();
+    let t1 = std::time::Instant::now();
+    for _ in 0..5 {
+        h.step();
+    }
+    let frame = t1.elapsed() / 5;
+    eprintln!("80,000 trials: read and prepared in {read:?}; a frame takes {frame:?}");
+    // Rows in view only: the 80,000th trial is not drawn, the first is.
+    h.get_by_label("1");
+    assert!(h.query_by_label("80000").is_none(), "every row is drawn");
 }
 
 #[test]

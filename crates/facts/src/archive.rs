@@ -38,8 +38,17 @@ static GATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// it removes what it can anyway.
 const GATE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The gate for one writing step (see [`GATE`]).
+/// Set by the signal thread before it takes [`GATE`]: no writer starts another step.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The gate for one writing step (see [`GATE`]). Once the process is being interrupted, a writer
+/// that asks for it waits for the end (the signal thread removes what was written and exits).
 pub fn writing() -> std::sync::MutexGuard<'static, ()> {
+    if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
     GATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -63,6 +72,7 @@ fn live(path: &Path, add: bool) {
 /// its temporary folder is the user's.
 pub fn remove_scratch_on_signals() {
     crate::signals::take_stop_signals(|sig| {
+        STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
         let until = std::time::Instant::now() + GATE_WAIT;
         let held = loop {
             match GATE.try_lock() {
@@ -225,9 +235,10 @@ pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
             return Err(bad(msg!("more than {n} entries", n = MAX_ENTRIES)));
         }
         let mut entry = entry.map_err(|e| bad(data(&e)))?;
-        // One entry at a time under the gate: an interruption removes the directory between
-        // two entries, never while one recreates its folders.
-        let _step = writing();
+        // Each entry's folders and file are made under the gate, and its data copied a chunk
+        // at a time under it: an interruption removes the directory between two steps, never
+        // while one recreates a folder, and within a chunk's time.
+        let step = writing();
         let path = entry.path().map_err(|e| bad(data(&e)))?.into_owned();
         let rel = inside(&path)
             .ok_or_else(|| bad(msg!("refused path {path} (outside the capture)", path = path.display())))?;
@@ -247,8 +258,9 @@ pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
                 .create_new(true)
                 .open(&dst)
                 .map_err(|e| bad(Message::data(format!("{}: {e}", rel.display()))))?;
+            drop(step);
             let room = MAX_UNPACKED_BYTES - total;
-            let copied = io::copy(&mut (&mut entry).take(room + 1), &mut out).map_err(|e| bad(data(&e)))?;
+            let copied = copy_in_steps(&mut (&mut entry).take(room + 1), &mut out).map_err(|e| bad(data(&e)))?;
             if copied > room {
                 return Err(bad(msg!("unpacks to more than {mib} MiB", mib = MAX_UNPACKED_BYTES >> 20)));
             }
@@ -272,6 +284,22 @@ pub fn unpack(file: &Path) -> Result<Unpacked, CaptureError> {
         }
     };
     Ok(Unpacked { scratch, dir })
+}
+
+/// Copies `from` into `to` a MiB at a time, each under the gate of an interruption.
+fn copy_in_steps(from: &mut dyn Read, to: &mut File) -> io::Result<u64> {
+    use std::io::Write as _;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let _step = writing();
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        to.write_all(&buf[..n])?;
+        total += n as u64;
+    }
 }
 
 /// A directory builder that makes the directory readable by its owner only (Unix: mode 0700).

@@ -298,14 +298,14 @@ pub fn run(a: &TuneArgs) -> Result<ExitCode, CliError> {
                     crate::tr!(
                         "trial {id} ({phase}): {setting} again, to decide a gain within the margin on two runs ...",
                         id = id,
-                        phase = phase,
+                        phase = render::phase_label(&phase).here(),
                         setting = setting.describe().here()
                     )
                 } else {
                     crate::tr!(
                         "trial {id} ({phase}): {setting} ...",
                         id = id,
-                        phase = phase,
+                        phase = render::phase_label(&phase).here(),
                         setting = setting.describe().here()
                     )
                 };

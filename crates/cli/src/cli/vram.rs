@@ -523,7 +523,10 @@ mod tests {
         let m: crate::i18n::Message = serde_json::from_value(json["fits"][0]["detail_message"].clone()).unwrap();
         assert_eq!(json["fits"][0]["detail"].as_str(), Some(m.en().as_str()));
         let zh = m.render(crate::i18n::Lang::ZhCn);
-        assert!(zh.contains("`python serve.py`") && !zh.contains("once") && !zh.contains("stopped"), "{zh}");
+        assert!(
+            zh.contains("“python serve.py”") && !zh.contains('`') && !zh.contains("once") && !zh.contains("stopped"),
+            "{zh}"
+        );
         let q = Workload { mode: Mode::Qlora, gpus: 2, sharding: Sharding::Fsdp, ..Workload::default() };
         let out = outcome(&arch, q, &[busy()]).unwrap();
         let text = crate::present::vram::text(&arch, &out.settings, &out.answer, None, crate::i18n::current());

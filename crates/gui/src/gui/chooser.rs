@@ -6,7 +6,7 @@
 //! the in-window chooser takes over. Which one is used is said in its title and in the status.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
@@ -29,12 +29,20 @@ pub fn always_in_window(on: bool) {
     ALWAYS_IN_WINDOW.store(on, Ordering::Relaxed);
 }
 
-/// In-window choosers open now (Escape goes to them, not to the dialog behind).
-static OPEN_IN_WINDOW: AtomicUsize = AtomicUsize::new(0);
+/// The window's memory of the pass an in-window chooser was last drawn in (Escape and the
+/// keyboard go to it, not to the dialog behind). Kept per window, not per process.
+const OPEN_KEY: &str = "gd_in_window_chooser_pass";
 
-/// True while a chooser drawn in the window is open.
-pub fn in_window_open() -> bool {
-    OPEN_IN_WINDOW.load(Ordering::Relaxed) > 0
+/// Notes that an in-window chooser is drawn in this pass of `ctx`'s window.
+fn mark_open(ctx: &egui::Context) {
+    let pass = ctx.cumulative_pass_nr();
+    ctx.data_mut(|d| d.insert_temp(egui::Id::unique(OPEN_KEY), pass));
+}
+
+/// True while a chooser drawn in `ctx`'s window is open (drawn in this pass or the one before).
+pub fn in_window_open(ctx: &egui::Context) -> bool {
+    let pass = ctx.cumulative_pass_nr();
+    ctx.data(|d| d.get_temp::<u64>(egui::Id::unique(OPEN_KEY))).is_some_and(|n| n + 1 >= pass)
 }
 
 /// What is chosen.
@@ -102,7 +110,6 @@ impl Chooser {
             Want::Save(..) => tr!("Save as (gpu-doctor's own chooser: {why})", why = why),
         }
         .to_string();
-        OPEN_IN_WINDOW.fetch_add(1, Ordering::Relaxed);
         Chooser { want, dir, inner: Inner::Window(title, None) }
     }
 
@@ -121,6 +128,7 @@ impl Chooser {
                 Err(TryRecvError::Disconnected) => return Some(None),
             },
             Inner::Window(title, w) => {
+                mark_open(ctx);
                 let w = w.get_or_insert_with(|| {
                     Box::new(in_window::InWindow::new(ctx, self.want.clone(), self.dir.clone(), title.clone()))
                 });
@@ -135,14 +143,6 @@ impl Chooser {
         *self = Chooser::in_window(self.want.clone(), self.dir.clone(), why);
         ctx.request_repaint();
         None
-    }
-}
-
-impl Drop for Chooser {
-    fn drop(&mut self) {
-        if matches!(self.inner, Inner::Window(..)) {
-            OPEN_IN_WINDOW.fetch_sub(1, Ordering::Relaxed);
-        }
     }
 }
 

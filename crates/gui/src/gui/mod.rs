@@ -15,6 +15,7 @@ mod share;
 mod smoke_tab;
 mod support_card;
 mod tune_tab;
+mod tune_view;
 mod vram_image;
 mod vram_tab;
 
@@ -174,7 +175,7 @@ pub struct GuiArgs {
 /// dialog is shown. While gpu-doctor's own file chooser is open (a dialog's Save… or Open…), the
 /// chooser holds them.
 pub(crate) fn hold_keyboard(ctx: &eframe::egui::Context, window: &eframe::egui::Response) {
-    if !chooser::in_window_open() {
+    if !chooser::in_window_open(ctx) {
         ctx.memory_mut(|m| m.set_modal_layer(window.layer_id));
         ctx.move_to_top(window.layer_id);
     }

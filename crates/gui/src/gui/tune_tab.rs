@@ -8,15 +8,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use eframe::egui::{self, RichText};
-use egui_plot::{Corner, Legend, Line, Plot, PlotPoints, Points};
 
 use super::jobs::Job;
 use super::palette::{self, Tone};
 use crate::jobs::tune::journal::Journal;
+use crate::jobs::tune::render;
 use crate::jobs::tune::request::Request;
 use crate::jobs::tune::spec::Range;
-use crate::jobs::tune::{render, search};
-use crate::{tr, units};
+use crate::tr;
 
 /// The shell a tune's command line runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +67,11 @@ pub struct TuneState {
     pub journal_path: Option<PathBuf>,
     /// It, read.
     pub journal: Option<Journal>,
+    /// What the results show, made when the journal is read.
+    view: Option<super::tune_view::TuneView>,
+    /// The newest journal in [`Self::journal_dir`] when the window started: the last tune, offered
+    /// until another is shown.
+    pub last_tune: Option<PathBuf>,
     last_read: Option<Instant>,
     /// Why the journal could not be read, or the tune not started.
     pub error: Option<String>,
@@ -81,7 +85,7 @@ pub struct TuneState {
 impl TuneState {
     /// A tab that runs `program`'s `tune` subcommand.
     pub fn new(program: PathBuf, nvml_lib: Option<PathBuf>) -> Self {
-        TuneState {
+        let mut me = TuneState {
             program,
             nvml_lib,
             command: String::new(),
@@ -93,12 +97,29 @@ impl TuneState {
             job: None,
             journal_path: None,
             journal: None,
+            view: None,
+            last_tune: None,
             last_read: None,
             error: None,
             open_dialog: None,
             copied: false,
             journal_dir: crate::paths::config_dir().unwrap_or_else(std::env::temp_dir).join("tunes"),
-        }
+        };
+        me.find_last_tune();
+        me
+    }
+
+    /// Looks for the newest journal a tune started here wrote, to offer it (after a restart the
+    /// last tune is one click away). Names only: nothing is read until it is opened.
+    pub fn find_last_tune(&mut self) {
+        let newest = std::fs::read_dir(&self.journal_dir).ok().and_then(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
+                .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+                .max()
+                .map(|(_, p)| p)
+        });
+        self.last_tune = newest;
     }
 
     /// True while a tune runs.
@@ -110,6 +131,7 @@ impl TuneState {
     pub fn open(&mut self, path: PathBuf) {
         self.journal_path = Some(path);
         self.journal = None;
+        self.view = None;
         self.error = None;
         self.copied = false;
         self.read();
@@ -120,6 +142,7 @@ impl TuneState {
         self.last_read = Some(Instant::now());
         match Journal::read(path) {
             Ok(j) => {
+                self.view = Some(super::tune_view::TuneView::of(&j, self.view.as_ref()));
                 self.journal = Some(j);
                 self.error = None;
             }
@@ -266,6 +289,12 @@ impl TuneState {
                     ))
                     .weak(),
                 );
+                if let Some(last) = self.last_tune.clone() {
+                    let name = last.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    if ui.button(tr!("Open the last tune ({name})", name = name)).clicked() {
+                        self.open(last);
+                    }
+                }
             }
         });
     }
@@ -326,7 +355,11 @@ impl TuneState {
         let lang = crate::i18n::current();
         let spec = &j.start.spec;
         let path = self.journal_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-        ui.label(RichText::new(tr!("Journal: {path} (started {when})", path = path, when = j.start.started)).small());
+        ui.horizontal_wrapped(|ui| {
+            ui.label(tr!("Journal:"));
+            ui.add(egui::Label::new(RichText::new(&path).monospace()).selectable(true));
+            ui.label(tr!("(started {when})", when = j.start.started));
+        });
         if j.start.demo {
             ui.colored_label(
                 palette::tone(ui, Tone::Warn),
@@ -339,7 +372,6 @@ impl TuneState {
         let total = j.start.gpus.iter().filter_map(|g| g.total).max();
         ui.label(render::policy(spec, total).render(lang));
         // The answer, once the tune has written one.
-        let best = j.end.as_ref().and_then(|e| e.outcome.best);
         match (&j.end, self.running()) {
             (Some(end), false) => {
                 let answer = render::answer(spec, &j.trials, &end.outcome);
@@ -381,130 +413,12 @@ impl TuneState {
             }
         }
         ui.add_space(6.0);
-        self.charts(ui, best);
-        ui.add_space(6.0);
-        self.table(ui, j.end.as_ref().map(|e| &e.outcome));
-    }
-
-    fn charts(&self, ui: &mut egui::Ui, best: Option<u32>) {
-        let Some(j) = &self.journal else { return };
-        let lang = crate::i18n::current();
-        let spec = &j.start.spec;
-        let total = j.start.gpus.iter().filter_map(|g| g.total).max();
-        let limit = search::limit(spec, &j.trials).or_else(|| search::limit_with(spec, total));
-        let chosen = palette::tone(ui, Tone::Pass);
-        let line = ui.visuals().text_color().gamma_multiply(0.6);
-        let warn = palette::tone(ui, Tone::Warn);
-        let width = ((ui.available_width() - 16.0) / 2.0).max(240.0);
-        let point = |f: &dyn Fn(&crate::jobs::tune::Trial) -> Option<f64>| -> Vec<[f64; 2]> {
-            j.trials.iter().filter_map(|t| Some([f64::from(t.id), f(t)?])).collect()
-        };
-        let thr = point(&|t| t.throughput);
-        let vram = point(&|t| t.device_peak.map(|b| b as f64 / units::GIB));
-        let pick = |pts: &[[f64; 2]]| -> Vec<[f64; 2]> {
-            pts.iter().filter(|p| best.is_some_and(|b| f64::from(b) == p[0])).copied().collect()
-        };
-        let (thr_best, vram_best) = (pick(&thr), pick(&vram));
         let unit = spec.unit.label().render(lang);
-        ui.horizontal(|ui| {
-            ui.vertical(|ui| {
-                ui.label(RichText::new(tr!("Throughput per trial ({unit})", unit = unit)).strong());
-                Plot::new("tune_throughput")
-                    .width(width)
-                    .height(200.0)
-                    .legend(Legend::default().position(Corner::RightBottom))
-                    .include_y(0.0)
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .x_axis_label(tr!("trial"))
-                    .show(ui, |p| {
-                        p.line(Line::new(tr!("throughput"), PlotPoints::from(thr.clone())).color(line));
-                        p.points(Points::new(tr!("trials"), PlotPoints::from(thr.clone())).radius(3.0).color(line));
-                        p.points(Points::new(tr!("chosen"), PlotPoints::from(thr_best)).radius(7.0).color(chosen));
-                    });
-            });
-            ui.vertical(|ui| {
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(tr!("Peak VRAM per trial (GiB)")).strong());
-                    // The key, outside the plot so it never covers a trial.
-                    swatch(ui, chosen, true);
-                    ui.label(tr!("chosen"));
-                    if let Some(l) = limit {
-                        swatch(ui, warn, false);
-                        ui.label(tr!("headroom limit {limit}", limit = units::bytes(l)));
-                    }
-                    if let Some(t) = total {
-                        swatch(ui, line, false);
-                        ui.label(tr!("GPU memory {total}", total = units::bytes(t)));
-                    }
-                });
-                Plot::new("tune_vram")
-                    .width(width)
-                    .height(200.0)
-                    .include_y(0.0)
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .x_axis_label(tr!("trial"))
-                    .show(ui, |p| {
-                        p.points(Points::new(tr!("peak VRAM"), PlotPoints::from(vram.clone())).radius(3.0).color(line));
-                        p.points(Points::new(tr!("chosen"), PlotPoints::from(vram_best)).radius(7.0).color(chosen));
-                        // Lines across the trials (data, so the bounds include them).
-                        let last = j.trials.last().map_or(1.0, |t| f64::from(t.id));
-                        let across = |y: f64| PlotPoints::from(vec![[1.0, y], [last, y]]);
-                        if let Some(l) = limit {
-                            p.line(Line::new("headroom", across(l as f64 / units::GIB)).color(warn).width(1.5));
-                        }
-                        if let Some(t) = total {
-                            p.line(Line::new("memory", across(t as f64 / units::GIB)).color(line).width(1.0));
-                        }
-                    });
-            });
-        });
-    }
-
-    fn table(&self, ui: &mut egui::Ui, outcome: Option<&crate::jobs::tune::Outcome>) {
-        let Some(j) = &self.journal else { return };
-        let best = outcome.and_then(|o| o.best);
-        let lang = crate::i18n::current();
-        egui::Grid::new("tune_trials").num_columns(8).striped(true).spacing([12.0, 4.0]).show(ui, |ui| {
-            let unit = j.start.spec.unit.label().render(lang);
-            for h in [
-                tr!("trial"),
-                tr!("setting"),
-                tr!("result"),
-                tr!("time"),
-                unit.as_str(),
-                tr!("peak VRAM"),
-                tr!("GPU util"),
-                tr!("what limited it"),
-            ] {
-                ui.label(RichText::new(h).strong());
-            }
-            ui.end_row();
-            for t in &j.trials {
-                let mark = if Some(t.id) == best { " *" } else { "" };
-                ui.label(format!("{}{mark}", t.id));
-                ui.label(t.setting.describe().render(lang));
-                let tone = if t.end == crate::jobs::tune::TrialEnd::Ok { Tone::Pass } else { Tone::Warn };
-                ui.colored_label(palette::tone(ui, tone), t.end.word().render(lang));
-                ui.label(format!("{:.1} s", t.secs));
-                ui.label(t.throughput.map_or_else(|| "-".into(), render::rate));
-                let peak = match (t.device_peak, t.headroom_pct()) {
-                    (Some(p), Some(f)) => {
-                        tr!("{peak} ({free} % free)", peak = units::bytes(p), free = format!("{f:.0}"))
-                    }
-                    (Some(p), None) => units::bytes(p),
-                    _ => "-".into(),
-                };
-                ui.label(peak);
-                ui.label(t.util_mean.map_or_else(|| "-".into(), crate::units::percent_whole));
-                let verdict = outcome.map_or_else(|| t.verdict.clone(), |o| render::row_verdict(t, o));
-                ui.label(verdict.render(lang));
-                ui.end_row();
-            }
-        });
+        if let Some(v) = self.view.as_mut() {
+            v.charts(ui, &unit);
+        }
+        ui.add_space(6.0);
+        super::tune_view::table(ui, j, j.end.as_ref().map(|e| &e.outcome));
     }
 }
 
@@ -527,16 +441,6 @@ fn text_row(
         r.on_hover_text(h);
     }
     ui.end_row();
-}
-
-/// A key's mark drawn, not typed (the bundled fonts lack the symbols): a dot or a short line.
-fn swatch(ui: &mut egui::Ui, color: egui::Color32, dot: bool) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 12.0), egui::Sense::hover());
-    if dot {
-        ui.painter().circle_filled(rect.center(), 5.0, color);
-    } else {
-        ui.painter().line_segment([rect.left_center(), rect.right_center()], egui::Stroke::new(2.0, color));
-    }
 }
 
 #[cfg(test)]

@@ -19,12 +19,18 @@ pub fn rate(v: f64) -> String {
 
 /// "batch 40" / "4 copies".
 fn named(phase: &str, v: u64) -> Message {
-    if phase == CONCURRENCY { msg!("{n} copies", n = v) } else { Message::data(format!("{phase} {v}")) }
+    if phase == CONCURRENCY { msg!("{n} copies", n = v) } else { super::spec::param_value(phase, v) }
 }
 
-/// A parameter's name as shown: the placeholder's own, or "copies at once".
+/// A parameter's name as shown: "copies at once", the batch and the workers in the reader's
+/// language, any other placeholder by its own name.
 pub fn phase_label(phase: &str) -> Message {
-    if phase == CONCURRENCY { msg!("copies at once") } else { Message::data(phase) }
+    match phase {
+        CONCURRENCY => msg!("copies at once"),
+        super::spec::BATCH => msg!("batch"),
+        super::spec::WORKERS => msg!("workers"),
+        _ => Message::data(phase),
+    }
 }
 
 /// Why a parameter's search stopped, in a sentence.

@@ -314,7 +314,7 @@ pub struct Setting {
 impl Setting {
     /// "batch 16, workers 4, 2 copies" (names as in the command).
     pub fn describe(&self) -> Message {
-        let mut parts: Vec<Message> = self.values.iter().map(|(k, v)| Message::data(format!("{k} {v}"))).collect();
+        let mut parts: Vec<Message> = self.values.iter().map(|(k, v)| param_value(k, *v)).collect();
         if self.concurrency > 1 {
             parts.push(msg!("{n} copies", n = self.concurrency));
         }
@@ -335,6 +335,16 @@ impl Setting {
         values.insert(OUT.into(), out.into());
         values.insert(COPY.into(), copy.to_string());
         substitute(template, &values)
+    }
+}
+
+/// A parameter and its value in words: the batch and the workers in the reader's language
+/// ("batch 44", 批次大小 44), any other placeholder by its own name ("lr 3").
+pub fn param_value(name: &str, v: u64) -> Message {
+    match name {
+        BATCH => msg!("batch {n}", n = v),
+        WORKERS => msg!("workers {n}", n = v),
+        _ => Message::data(format!("{name} {v}")),
     }
 }
 

@@ -253,8 +253,8 @@ pub fn tune_table(spec: &TuneSpec, trials: &[Trial], outcome: &Outcome, lang: La
             format!("{:.1} s", t.secs),
             t.throughput.map_or_else(|| "-".into(), rate),
             t.device_peak.map_or_else(|| "-".into(), units::bytes),
-            t.headroom_pct().map_or_else(|| "-".into(), |f| format!("{f:.0} %")),
-            t.util_mean.map_or_else(|| "-".into(), |u| format!("{u:.0} %")),
+            t.headroom_pct().map_or_else(|| "-".into(), |f| units::percent_whole_in(lang, f)),
+            t.util_mean.map_or_else(|| "-".into(), |u| units::percent_whole_in(lang, u)),
             crate::jobs::tune::render::row_verdict(t, outcome).render(lang),
         ]);
     }

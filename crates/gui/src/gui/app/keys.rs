@@ -36,7 +36,7 @@ impl DoctorApp {
         .find(|open| **open);
         // (An in-window file chooser takes its own Escape.)
         if let Some(open) = front
-            && !crate::gui::chooser::in_window_open()
+            && !crate::gui::chooser::in_window_open(ctx)
             && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
         {
             *open = false;

@@ -127,6 +127,9 @@ pub struct InWindow {
     focus_field: bool,
     /// Choose what the pending look finds, if it is a file (Enter in the path field).
     choose_file: bool,
+    /// The path last asked for: the field shows the folder found only while it still holds
+    /// this (what the user typed meanwhile is theirs).
+    asked: String,
 }
 
 impl InWindow {
@@ -148,6 +151,7 @@ impl InWindow {
             show_hidden: false,
             focus_field: true,
             choose_file: false,
+            asked: String::new(),
         };
         me.go(ctx, dir, false);
         me
@@ -169,6 +173,7 @@ impl InWindow {
         }
         self.pending = Some(slot);
         self.choose_file = choose_file;
+        self.asked = self.field.trim().to_string();
     }
 
     /// Takes the reader's answer when it has come.
@@ -185,8 +190,11 @@ impl InWindow {
             }
             Found::Folder { ref dir, .. } | Found::Error { ref dir, .. } => {
                 self.dir = dir.clone();
-                if !matches!(self.want, Want::Save(..)) {
+                // The folder found replaces the path only if nobody typed meanwhile (then its
+                // text is selected again, so typing replaces it).
+                if !matches!(self.want, Want::Save(..)) && self.field.trim() == self.asked {
                     self.field = dir.display().to_string();
+                    self.focus_field = true;
                 }
                 self.found = Some(found);
                 self.selected = None;
