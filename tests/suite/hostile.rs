@@ -553,6 +553,52 @@ fn a_gbk_terminal_gets_its_own_character_set() {
     assert!(String::from_utf8(piped.stdout).is_ok());
 }
 
+/// Issue 53, item 19: on a GB18030 terminal, tune's progress lines (stderr) are in the terminal's
+/// character set like its table: the whole screen decodes as GB18030, none of it is UTF-8.
+#[cfg(target_os = "linux")]
+#[test]
+fn tune_progress_lines_on_a_gbk_terminal_are_in_its_character_set() {
+    let t = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+    let run = |lang: &str| {
+        std::process::Command::new("script")
+            .args([
+                "-qc",
+                &format!(
+                    "'{exe}' tune --demo idle --max-trials 1 --trial-timeout 5 --journal t-{} -- true {{batch}}",
+                    lang.len()
+                ),
+                "/dev/null",
+            ])
+            .current_dir(t.path())
+            .env("LANG", lang)
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE")
+            .env_remove("GPU_DOCTOR_LANG")
+            .output()
+    };
+    let Ok(gb) = run("zh_CN.GB18030") else {
+        crate::common::skip("GB18030 terminal output", "no script(1) here (util-linux)");
+        return;
+    };
+    let Ok(mut iconv) = std::process::Command::new("iconv")
+        .args(["-f", "GB18030", "-t", "UTF-8"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        crate::common::skip("GB18030 terminal output", "no iconv(1) here (libc-bin)");
+        return;
+    };
+    std::io::Write::write_all(&mut iconv.stdin.take().unwrap(), &gb.stdout).unwrap();
+    let decoded = iconv.wait_with_output().unwrap();
+    assert!(decoded.status.success(), "not all GB18030");
+    let text = String::from_utf8_lossy(&decoded.stdout);
+    // The progress line (stderr) and the table (stdout), both readable after decoding.
+    assert!(text.contains("试验 1") && text.contains("调优记录"), "{text}");
+    assert!(String::from_utf8(gb.stdout.clone()).is_err(), "UTF-8 on a GB18030 terminal: {text}");
+}
+
 /// Item 13: small but misleading answers, each now clear and at once.
 #[cfg(target_os = "linux")]
 #[test]

@@ -271,6 +271,10 @@ fn the_chinese_uses_the_glossarys_words() {
                 found.push(format!("{en:?} → {zh:?}: write {good}, not {bad}"));
             }
         }
+        // A tune's journal is 调优记录; 日志 is a program's log.
+        if en.to_lowercase().contains("journal") && zh.contains("日志") && !en.to_lowercase().contains("log") {
+            found.push(format!("{en:?} → {zh:?}: a tune journal is 调优记录, not 日志"));
+        }
         if zh.contains("：：") || zh.contains("::") && !en.contains("::") {
             found.push(format!("{en:?} → {zh:?}: a doubled colon"));
         }

@@ -158,9 +158,15 @@ fn spec_of(a: &TuneArgs, cpus: u32) -> Result<TuneSpec, CliError> {
 /// The largest spec file read (a spec is a few hundred bytes).
 const SPEC_CAP: u64 = 1 << 20;
 
-/// The trials' folder beside a journal: its name without `.jsonl`.
+/// The trials' folder beside a journal: its name without `.jsonl` (a journal named without an
+/// extension gets `NAME.trials`, never its own name).
 pub fn trials_dir(journal: &Path) -> PathBuf {
     let stem = journal.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "tune".into());
+    if journal.file_name() == Some(stem.as_os_str()) {
+        let mut name = stem;
+        name.push(".trials");
+        return journal.with_file_name(name);
+    }
     journal.with_file_name(stem)
 }
 
