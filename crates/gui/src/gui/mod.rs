@@ -181,6 +181,14 @@ pub(crate) fn hold_keyboard(ctx: &eframe::egui::Context, window: &eframe::egui::
     }
 }
 
+/// Keeps what follows clear of a floating scroll bar on the right: the width left less the bar's
+/// own width and margins (text wraps before the bar, never under it).
+pub(crate) fn clear_of_scroll_bar(ui: &mut eframe::egui::Ui) {
+    let s = &ui.spacing().scroll;
+    let bar = s.bar_width + s.bar_inner_margin + s.bar_outer_margin;
+    ui.set_max_width((ui.available_width() - bar).max(120.0));
+}
+
 /// When Mesa's llvmpipe ends up drawing the window (no GPU driver for the display, VMs, Xvfb),
 /// rasterise on the UI thread instead of a pool of threads: a monitor that draws about one frame
 /// per second pays more for waking and syncing the pool than it gains (measured under Xvfb with 4

@@ -265,6 +265,7 @@ impl TuneState {
             ui.ctx().request_repaint_after(Duration::from_millis(200));
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            super::clear_of_scroll_bar(ui);
             ui.heading(tr!("Tune: batch size, copies at once, workers"));
             ui.label(tr!(
                 "One change per trial, each measured: the batch first until GPU memory nears the headroom, then copies at once while throughput still rises, then the data-loading workers."

@@ -194,8 +194,16 @@ impl VramState {
             self.import_config(&p);
         }
         ui.columns(2, |cols| {
-            egui::ScrollArea::vertical().id_salt("vram_inputs").show(&mut cols[0], |ui| self.inputs(ui, snap));
-            egui::ScrollArea::vertical().id_salt("vram_results").show(&mut cols[1], |ui| self.results(ui, snap));
+            // Text wraps before each column's floating scroll bar, never under it (a Chinese line
+            // at 1024 pixels wide ran beneath it).
+            egui::ScrollArea::vertical().id_salt("vram_inputs").show(&mut cols[0], |ui| {
+                super::clear_of_scroll_bar(ui);
+                self.inputs(ui, snap)
+            });
+            egui::ScrollArea::vertical().id_salt("vram_results").show(&mut cols[1], |ui| {
+                super::clear_of_scroll_bar(ui);
+                self.results(ui, snap)
+            });
         });
     }
 
