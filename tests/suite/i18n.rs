@@ -378,6 +378,7 @@ const LATIN_ALLOWED: &[&str] = &[
     "cgroups",
     "check",
     "collector",
+    "compare",
     "compat",
     "conda",
     "contrib",

@@ -406,6 +406,52 @@ fn compare_puts_two_runs_side_by_side_and_names_the_change() {
     );
 }
 
+/// Issue 53, item 12: run --rate-pattern keeps the rate the command printed (its output still
+/// shown), and compare has a throughput row: a 30 % drop in samples/s is not "wall time +2 %".
+#[test]
+fn compare_shows_the_throughput_each_run_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, rate: &str| {
+        let path = dir.path().join(name);
+        let out = Command::new(CLI)
+            .env("GPU_DOCTOR_CONFIG_DIR", dir.path())
+            .args([
+                "run",
+                "--demo",
+                "idle",
+                "--interval",
+                "0.25",
+                "--rate-pattern",
+                "([0-9.]+) samples/s",
+                "--json-out",
+            ])
+            .arg(&path)
+            .args([
+                "--",
+                "sh",
+                "-c",
+                &format!("echo 'epoch 1: 5 samples/s'; printf 'step\\r{rate} samples/s\\n'; sleep 0.3"),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // The command's own output is passed through.
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{rate} samples/s")));
+        path
+    };
+    let (a, b) = (run("a.json", "100"), run("b.json", "70"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    assert_eq!(v["throughput"]["value"], 100.0, "the last match, after a \\r: {v:#}");
+    let out = Command::new(CLI).env("GPU_DOCTOR_LANG", "en").arg("compare").arg(&a).arg(&b).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text.lines().find(|l| l.starts_with("throughput")).unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains("100") && row.contains("70.0") && row.contains("-30 %") && row.contains("worse"), "{row}");
+    // A pattern that does not compile is refused before anything runs.
+    let out =
+        Command::new(CLI).args(["run", "--demo", "idle", "--rate-pattern", "([0-9", "--", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// The Tune tab, end to end: a tune started from the form (this program's own CLI in a child
 /// process, on the fake GPU), its journal read back as it grows, the answer with the command to
 /// copy, the charts' key and the table; then the same journal opened in Chinese.

@@ -91,6 +91,12 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> Comparison {
             Some(true),
         ),
     ];
+    // The rate each printed (run --rate-pattern): what a throughput change is measured by, not
+    // the wall time of runs that may do different amounts of work.
+    if a.throughput.is_some() || b.throughput.is_some() {
+        let rate = |s: &RunSummary| s.throughput.as_ref().map(|t| t.value);
+        rows.insert(2, num_row(msg!("throughput"), rate(a), rate(b), &crate::jobs::tune::render::rate, Some(false)));
+    }
     // GPUs as a machine has them (at most 64, as replay reads): a summary listing more (a file
     // made by hand) costs no more than that.
     let gpus: std::collections::BTreeSet<u32> = a

@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -90,13 +91,94 @@ pub struct RunSummary {
     pub vram_plan: Option<(u64, u64)>,
     /// The GPU data was simulated (`--demo`).
     pub demo: bool,
+    /// The rate the command printed (`run --rate-pattern`): the last number the pattern matched
+    /// in its output, and the pattern; `None` when not asked for or never matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<Rate>,
     /// Whether a GPU driver answered during the run.
     #[serde(default)]
     pub gpu_access: GpuAccess,
 }
 
+/// A rate a command printed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// The last value found.
+    pub value: f64,
+    /// The regular expression that found it (its first group, else the whole match).
+    pub pattern: String,
+}
+
+/// The last number `re` finds in `line` (its first group, else the whole match), finite.
+pub fn rate_in(line: &str, re: &regex::Regex) -> Option<f64> {
+    let c = re.captures_iter(line).last()?;
+    let v = c.get(1).or_else(|| c.get(0))?.as_str().trim().parse::<f64>().ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// The longest line looked at for a rate; a longer one is read in pieces of this size.
+const RATE_LINE_CAP: usize = 65_536;
+
+/// Copies a child's output stream to ours as it comes (stdout to stdout, stderr to stderr) and
+/// keeps the last rate `re` finds in its lines (ended by `\n` or, for progress bars, `\r`).
+fn tee(
+    mut from: impl std::io::Read + Send + 'static,
+    to_err: bool,
+    re: regex::Regex,
+    last: Arc<Mutex<Option<f64>>>,
+    done: std::sync::mpsc::Sender<()>,
+) {
+    let _ = std::thread::Builder::new().name("gd-run-tee".into()).spawn(move || {
+        use std::io::Write as _;
+        let mut buf = [0u8; 8192];
+        let mut line: Vec<u8> = Vec::new();
+        let look = |line: &mut Vec<u8>| {
+            if let Some(v) = rate_in(&String::from_utf8_lossy(line), &re)
+                && let Ok(mut l) = last.lock()
+            {
+                *l = Some(v);
+            }
+            line.clear();
+        };
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = if to_err {
+                std::io::stderr().lock().write_all(&buf[..n])
+            } else {
+                let mut o = std::io::stdout().lock();
+                o.write_all(&buf[..n]).and_then(|()| o.flush())
+            };
+            for &b in &buf[..n] {
+                if b == b'\n' || b == b'\r' {
+                    look(&mut line);
+                } else {
+                    line.push(b);
+                    if line.len() >= RATE_LINE_CAP {
+                        look(&mut line);
+                    }
+                }
+            }
+        }
+        look(&mut line);
+        let _ = done.send(());
+    });
+}
+
 /// Starts `command`, samples it until it exits, and summarises.
 pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> RunSummary {
+    measure_with(sampler, command, interval, None)
+}
+
+/// [`measure`], and where `rate` is given the last number it finds in the command's output (its
+/// output is copied through as it comes).
+pub fn measure_with(
+    sampler: &Sampler,
+    command: &[OsString],
+    interval: Duration,
+    rate: Option<&regex::Regex>,
+) -> RunSummary {
     let shown = command.iter().map(|c| c.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ");
     let demo = sampler.snapshot().is_demo();
     let gpu_access = GpuAccess::of(&sampler.snapshot().source);
@@ -115,6 +197,7 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         verdicts: Vec::new(),
         vram_plan: None,
         demo,
+        throughput: None,
         gpu_access,
     };
     let Some((prog, args)) = command.split_first() else {
@@ -122,7 +205,12 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
     };
     let t0 = sampler.now();
     let wall = Instant::now();
-    let mut child = match Command::new(prog).args(args).spawn() {
+    let mut cmd = Command::new(prog);
+    cmd.args(args);
+    if rate.is_some() {
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    }
+    let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             let error = match e.kind() {
@@ -138,6 +226,20 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         }
     };
     let pid = child.id();
+    let found: Arc<Mutex<Option<f64>>> = Arc::default();
+    let (done_tx, done) = std::sync::mpsc::channel();
+    let mut streams = 0;
+    if let Some(re) = rate {
+        if let Some(o) = child.stdout.take() {
+            tee(o, false, re.clone(), Arc::clone(&found), done_tx.clone());
+            streams += 1;
+        }
+        if let Some(e) = child.stderr.take() {
+            tee(e, true, re.clone(), Arc::clone(&found), done_tx.clone());
+            streams += 1;
+        }
+    }
+    drop(done_tx);
     let mut meter = TreeMeter::default();
     let status = loop {
         match child.try_wait() {
@@ -178,6 +280,17 @@ pub fn measure(sampler: &Sampler, command: &[OsString], interval: Duration) -> R
         verdicts,
         vram_plan: peak.map(|p| ((p as f64 * 1.2) as u64, (p as f64 * 1.3) as u64)),
         demo,
+        throughput: rate.and_then(|re| {
+            // The last lines are read once the command's output is closed (a process it left
+            // behind may hold it open: at most 2 s are waited for).
+            for _ in 0..streams {
+                if done.recv_timeout(Duration::from_secs(2)).is_err() {
+                    break;
+                }
+            }
+            let value = found.lock().ok().and_then(|v| *v)?;
+            Some(Rate { value, pattern: re.as_str().to_string() })
+        }),
         gpu_access: GpuAccess::during(sampler, t0),
     }
 }

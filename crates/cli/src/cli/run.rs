@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{CliError, SourceArgs, exit};
-use crate::jobs::run::{Ended, measure};
+use crate::jobs::run::{Ended, measure_with};
 use crate::telemetry::sampler::Sampler;
 
 /// Arguments of `run`.
@@ -25,6 +25,11 @@ pub struct RunArgs {
     /// Print no summary on stderr (with --json-out).
     #[arg(long, requires = "json_out")]
     pub quiet: bool,
+    /// The command's throughput: the last number this regular expression's first group matches
+    /// in its output, e.g. '([0-9.]+) samples/s' (the output is passed through as it comes); kept
+    /// in the summary, compared by compare.
+    #[arg(long, value_name = "REGEX")]
+    pub rate_pattern: Option<String>,
     /// Data source options.
     #[command(flatten)]
     pub source: SourceArgs,
@@ -40,10 +45,20 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = &a.json_out {
         check_new_file(path)?;
     }
+    // A pattern that does not compile is refused before anything runs.
+    let rate = match &a.rate_pattern {
+        Some(p) => Some(
+            regex::RegexBuilder::new(p)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| CliError::new(exit::BAD_ARGS, format!("--rate-pattern: {e}")))?,
+        ),
+        None => None,
+    };
     let (gpu, host) = a.source.options().open();
     let sampler = Sampler::start(gpu, host, a.interval.get().duration())
         .map_err(|e| CliError::new(exit::ERROR, crate::tr!("could not start sampling: {error}", error = e)))?;
-    let summary = measure(&sampler, &a.command, a.interval.get().duration());
+    let summary = measure_with(&sampler, &a.command, a.interval.get().duration(), rate.as_ref());
     let kept = keep_for_calibration(&summary);
     if a.quiet {
     } else if a.json.on() {

@@ -113,11 +113,7 @@ impl LogWatch {
         if self.oom.is_none() {
             self.oom = oom::find(line);
         }
-        if let Some(re) = pattern
-            && let Some(c) = re.captures_iter(line).last()
-            && let Some(v) = c.get(1).or_else(|| c.get(0)).and_then(|m| m.as_str().trim().parse::<f64>().ok())
-            && v.is_finite()
-        {
+        if let Some(v) = pattern.and_then(|re| crate::jobs::run::rate_in(line, re)) {
             self.rate = Some(v);
         }
         if !line.trim().is_empty() {

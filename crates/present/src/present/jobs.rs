@@ -149,6 +149,13 @@ pub fn run_summary(s: &RunSummary, lang: Lang) -> String {
         }
     };
     o.push_str(&format!("{first}\n"));
+    if let Some(t) = &s.throughput {
+        o.push_str(&format!(
+            "  {}\n",
+            msg!("throughput: {rate} (the last match of {pattern})", rate = rate(t.value), pattern = t.pattern.clone())
+                .render(lang)
+        ));
+    }
     if s.demo {
         o.push_str(&format!("  {}\n", msg!("(GPU figures are DEMO data: simulated, not this machine)").render(lang)));
     }
@@ -324,6 +331,7 @@ mod tests {
             verdicts: Vec::new(),
             vram_plan: None,
             demo: false,
+            throughput: None,
             gpu_access: access,
         }
     }
