@@ -4,8 +4,8 @@
 # nvcuda.dll and put where the NVIDIA driver puts them (System32 of the Wine prefix). Then the
 # Windows executables run as on a machine with two GPUs: the NVML path (info, monitor, check,
 # capture, report), the CUDA smoke test in its child process, the Windows library search, the
-# failure paths (NVML "driver not loaded", a GPU computing wrong results) and the window's
-# Monitor and Smoke test tabs with GPUs (screenshots in LOGS to look at).
+# failure paths (NVML "driver not loaded", a GPU computing wrong results), a tune trial's Job
+# Object and the window's Monitor and Smoke test tabs with GPUs (screenshots in LOGS to look at).
 #
 # Called by packaging/check.sh with the Wine environment set up (WINEPREFIX, DISPLAY, overrides):
 #   packaging/check-wine-gpu.sh WINE GUI.exe CLI.exe LOGS [LINUX_CLI]
@@ -128,6 +128,20 @@ rc=$?
 if [ -s "$logs/gpu-report.md" ] && grep -q "NVIDIA Fake Test GPU" "$logs/gpu-report.md" && grep -q "PASS\*\* nvml.dll: loaded C:.windows.System32.nvml.dll" "$logs/gpu-report.md"; then
     ok "wine report: the GPUs and the Windows checklist"
 else bad "wine report: exit $rc: $(tail -3 "$logs/gpu-report.log")"; fi
+
+# A tune trial's processes end with it (a Job Object per trial): the trial's command starts a
+# ping in the background that would run for two minutes; once the tune has ended none is left.
+pkill -f -i 'ping.exe -n 121' 2>/dev/null
+w "$cli" tune --demo idle --max-trials 1 --trial-timeout 30 --journal "$(winpath "$logs")\\wine-tune.jsonl" \
+    -- cmd /c "start /b ping -n 121 127.0.0.1 >nul & echo batch {batch} done" >"$logs/wine-tune.log" 2>&1
+rc=$?
+sleep 2
+if [ $rc = 0 ] && ! pgrep -f -i 'ping.exe -n 121' >/dev/null; then
+    ok "wine tune: the process a trial started in the background ended with the trial (Job Object)"
+elif [ $rc = 0 ]; then
+    bad "wine tune: a trial's background ping outlived it: $(pgrep -fa -i 'ping.exe -n 121' | head -2)"
+    pkill -f -i 'ping.exe -n 121' 2>/dev/null
+else bad "wine tune: exit $rc: $(tail -3 "$logs/wine-tune.log")"; fi
 
 # Simplified Chinese on Windows: the text output in Chinese, --json the same bytes as in English.
 w "$cli" --lang zh-CN check >"$logs/gpu-check-zh.txt" 2>&1

@@ -224,6 +224,69 @@ fn stop_all(children: &mut [(Child, Option<std::process::ExitStatus>)], id: u32,
     }
 }
 
+/// A Windows Job Object holding every process of one trial (the copies are put in it as they
+/// start, and what they start joins it): ended as one, and closed with gpu-doctor's last handle
+/// (`JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`), so nothing a trial started outlives it or the tuner.
+/// Source: Microsoft's Job Objects documentation (CreateJobObjectW, SetInformationJobObject with
+/// JobObjectExtendedLimitInformation, AssignProcessToJobObject, TerminateJobObject).
+#[cfg(windows)]
+mod winjob {
+    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows_sys::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+        JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation, SetInformationJobObject,
+        TerminateJobObject,
+    };
+
+    /// One trial's Job Object.
+    pub struct Job(HANDLE);
+
+    impl Job {
+        /// A new job whose processes end when it is closed; None where Windows refuses one.
+        pub fn new() -> Option<Job> {
+            // SAFETY: both pointers may be null (default security, no name); the handle returned
+            // is owned by the Job and closed once in Drop.
+            let h = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+            if h.is_null() {
+                return None;
+            }
+            let mut info = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+            info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+            // SAFETY: `info` is a valid JOBOBJECT_EXTENDED_LIMIT_INFORMATION of the size given,
+            // and `h` a job handle just created.
+            unsafe {
+                SetInformationJobObject(
+                    h,
+                    JobObjectExtendedLimitInformation,
+                    std::ptr::from_ref(&info).cast(),
+                    u32::try_from(std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>()).unwrap_or(0),
+                )
+            };
+            Some(Job(h))
+        }
+
+        /// Puts a started copy in the job (what it starts from now on joins it).
+        pub fn add(&self, child: &std::process::Child) {
+            use std::os::windows::io::AsRawHandle as _;
+            // SAFETY: both handles are valid: the job's, and the child's while `child` lives.
+            unsafe { AssignProcessToJobObject(self.0, child.as_raw_handle() as HANDLE) };
+        }
+
+        /// Ends every process in the job.
+        pub fn end(&self) {
+            // SAFETY: the job's own handle.
+            unsafe { TerminateJobObject(self.0, 1) };
+        }
+    }
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            // SAFETY: the handle is owned here and closed once.
+            unsafe { CloseHandle(self.0) };
+        }
+    }
+}
+
 /// The processes of a trial that left its process groups: found by the mark every process the
 /// trial starts inherits (`GPU_DOCTOR_TRIAL_MARK=<tuner pid>-<trial>` in its environment), among
 /// the processes this user may read.
@@ -320,6 +383,10 @@ impl Runner<'_> {
         let mut children = Vec::new();
         let mut logs = Vec::new();
         let fast = super::peaks::FastPeaks::start(self.sampler.gpu_source());
+        // Windows: every process of the trial in one Job Object, ended together (and with
+        // gpu-doctor, should it end first).
+        #[cfg(windows)]
+        let job = winjob::Job::new();
         let t0 = self.sampler.now();
         let wall = Instant::now();
         for copy in 1..=copies {
@@ -328,7 +395,13 @@ impl Runner<'_> {
             let args = setting.command(&self.spec.command, &out.to_string_lossy(), copy);
             let started = std::fs::create_dir_all(&out).and_then(|()| start(&args, &out, id, copy, &log));
             match started {
-                Ok(child) => children.push((child, None)),
+                Ok(child) => {
+                    #[cfg(windows)]
+                    if let Some(j) = &job {
+                        j.add(&child);
+                    }
+                    children.push((child, None))
+                }
                 Err(e) => {
                     let program = args.first().cloned().unwrap_or_default();
                     let error = match e.kind() {
@@ -371,6 +444,10 @@ impl Runner<'_> {
             } else {
                 std::thread::sleep(tick);
             }
+        }
+        #[cfg(windows)]
+        if let Some(j) = &job {
+            j.end();
         }
         stop_all(&mut children, id, self.force);
         trial.secs = wall.elapsed().as_secs_f64();
