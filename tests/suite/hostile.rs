@@ -513,31 +513,16 @@ fn walk(dir: &Path) -> u64 {
 #[test]
 fn a_gbk_terminal_gets_its_own_character_set() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/no-driver");
-    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
-    let on_tty = |lang: &str| {
-        std::process::Command::new("script")
-            .args(["-qc", &format!("'{exe}' check --from '{}'", fixture.display()), "/dev/null"])
-            .env("LANG", lang)
-            .env_remove("LC_ALL")
-            .env_remove("LC_CTYPE")
-            .env_remove("GPU_DOCTOR_LANG")
-            .output()
-    };
-    let (Ok(gb), Ok(utf8)) = (on_tty("zh_CN.GB18030"), on_tty("zh_CN.UTF-8")) else {
+    let args = format!("check --from '{}'", fixture.display());
+    let dir = std::env::temp_dir();
+    let (Some(gb), Some(utf8)) = (on_tty(&args, "zh_CN.GB18030", &dir), on_tty(&args, "zh_CN.UTF-8", &dir)) else {
         crate::common::skip("GB18030 terminal output", "no script(1) here (util-linux)");
         return;
     };
-    let Ok(mut iconv) = std::process::Command::new("iconv")
-        .args(["-f", "GB18030", "-t", "UTF-8"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-    else {
+    let Some(decoded) = from_gb18030(&gb.stdout) else {
         crate::common::skip("GB18030 terminal output", "no iconv(1) here (libc-bin)");
         return;
     };
-    std::io::Write::write_all(&mut iconv.stdin.take().unwrap(), &gb.stdout).unwrap();
-    let decoded = iconv.wait_with_output().unwrap();
     assert!(String::from_utf8(gb.stdout.clone()).is_err(), "GB18030 bytes, not UTF-8");
     let clean = |b: &[u8]| String::from_utf8_lossy(b).replace('\r', "");
     assert_eq!(clean(&decoded.stdout), clean(&utf8.stdout));
@@ -553,45 +538,50 @@ fn a_gbk_terminal_gets_its_own_character_set() {
     assert!(String::from_utf8(piped.stdout).is_ok());
 }
 
+/// `gpu-doctor-cli ARGS` on a pseudo-terminal (`script`) in locale `lang`, run in `dir`; None
+/// where script(1) is missing.
+#[cfg(target_os = "linux")]
+fn on_tty(args: &str, lang: &str, dir: &Path) -> Option<std::process::Output> {
+    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
+    std::process::Command::new("script")
+        .args(["-qc", &format!("'{exe}' {args}"), "/dev/null"])
+        .current_dir(dir)
+        .env("LANG", lang)
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env_remove("GPU_DOCTOR_LANG")
+        .output()
+        .ok()
+}
+
+/// `bytes` decoded from GB18030 by iconv(1); None where iconv is missing.
+#[cfg(target_os = "linux")]
+fn from_gb18030(bytes: &[u8]) -> Option<std::process::Output> {
+    let mut iconv = std::process::Command::new("iconv")
+        .args(["-f", "GB18030", "-t", "UTF-8"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    std::io::Write::write_all(&mut iconv.stdin.take()?, bytes).ok()?;
+    iconv.wait_with_output().ok()
+}
+
 /// Issue 53, item 19: on a GB18030 terminal, tune's progress lines (stderr) are in the terminal's
 /// character set like its table: the whole screen decodes as GB18030, none of it is UTF-8.
 #[cfg(target_os = "linux")]
 #[test]
 fn tune_progress_lines_on_a_gbk_terminal_are_in_its_character_set() {
     let t = tempfile::tempdir().unwrap();
-    let exe = env!("CARGO_BIN_EXE_gpu-doctor-cli");
-    let run = |lang: &str| {
-        std::process::Command::new("script")
-            .args([
-                "-qc",
-                &format!(
-                    "'{exe}' tune --demo idle --max-trials 1 --trial-timeout 5 --journal t-{} -- true {{batch}}",
-                    lang.len()
-                ),
-                "/dev/null",
-            ])
-            .current_dir(t.path())
-            .env("LANG", lang)
-            .env_remove("LC_ALL")
-            .env_remove("LC_CTYPE")
-            .env_remove("GPU_DOCTOR_LANG")
-            .output()
-    };
-    let Ok(gb) = run("zh_CN.GB18030") else {
+    let args = "tune --demo idle --max-trials 1 --trial-timeout 5 --journal t-13 -- true {batch}";
+    let Some(gb) = on_tty(args, "zh_CN.GB18030", t.path()) else {
         crate::common::skip("GB18030 terminal output", "no script(1) here (util-linux)");
         return;
     };
-    let Ok(mut iconv) = std::process::Command::new("iconv")
-        .args(["-f", "GB18030", "-t", "UTF-8"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-    else {
+    let Some(decoded) = from_gb18030(&gb.stdout) else {
         crate::common::skip("GB18030 terminal output", "no iconv(1) here (libc-bin)");
         return;
     };
-    std::io::Write::write_all(&mut iconv.stdin.take().unwrap(), &gb.stdout).unwrap();
-    let decoded = iconv.wait_with_output().unwrap();
     assert!(decoded.status.success(), "not all GB18030");
     let text = String::from_utf8_lossy(&decoded.stdout);
     // The progress line (stderr) and the table (stdout), both readable after decoding.

@@ -143,23 +143,15 @@ impl TuneView {
                     swatch(ui, chosen, true);
                     ui.label(tr!("chosen"));
                 });
-                Plot::new(("tune_throughput", self.selected))
-                    .width(width)
-                    .height(200.0)
-                    .include_y(0.0)
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .x_axis_label(x_label.clone())
-                    .show(ui, |p| {
-                        p.line(Line::new(tr!("throughput"), PlotPoints::from(c.throughput.clone())).color(line));
-                        p.points(
-                            Points::new(tr!("trials"), PlotPoints::from(c.throughput.clone())).radius(3.0).color(line),
-                        );
-                        if let Some((t, _)) = c.chosen {
-                            p.points(Points::new(tr!("chosen"), PlotPoints::from(vec![t])).radius(7.0).color(chosen));
-                        }
-                    });
+                still_plot(("tune_throughput", self.selected), width, x_label.clone()).show(ui, |p| {
+                    p.line(Line::new(tr!("throughput"), PlotPoints::from(c.throughput.clone())).color(line));
+                    p.points(
+                        Points::new(tr!("trials"), PlotPoints::from(c.throughput.clone())).radius(3.0).color(line),
+                    );
+                    if let Some((t, _)) = c.chosen {
+                        p.points(Points::new(tr!("chosen"), PlotPoints::from(vec![t])).radius(7.0).color(chosen));
+                    }
+                });
             });
             ui.vertical(|ui| {
                 ui.horizontal_wrapped(|ui| {
@@ -192,32 +184,34 @@ impl TuneView {
                     return;
                 }
                 let (lo, hi) = c.vram.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p[0]), hi.max(p[0])));
-                Plot::new(("tune_vram", self.selected))
-                    .width(width)
-                    .height(200.0)
-                    .include_y(0.0)
-                    .allow_drag(false)
-                    .allow_zoom(false)
-                    .allow_scroll(false)
-                    .x_axis_label(x_label)
-                    .show(ui, |p| {
-                        p.points(
-                            Points::new(tr!("peak VRAM"), PlotPoints::from(c.vram.clone())).radius(3.0).color(line),
-                        );
-                        if let Some((_, Some(v))) = c.chosen {
-                            p.points(Points::new(tr!("chosen"), PlotPoints::from(vec![v])).radius(7.0).color(chosen));
-                        }
-                        let across = |y: f64| PlotPoints::from(vec![[lo, y], [hi, y]]);
-                        if let Some(l) = self.limit {
-                            p.line(Line::new("headroom", across(l as f64 / units::GIB)).color(warn).width(1.5));
-                        }
-                        if let Some(t) = self.total {
-                            p.line(Line::new("memory", across(t as f64 / units::GIB)).color(line).width(1.0));
-                        }
-                    });
+                still_plot(("tune_vram", self.selected), width, x_label).show(ui, |p| {
+                    p.points(Points::new(tr!("peak VRAM"), PlotPoints::from(c.vram.clone())).radius(3.0).color(line));
+                    if let Some((_, Some(v))) = c.chosen {
+                        p.points(Points::new(tr!("chosen"), PlotPoints::from(vec![v])).radius(7.0).color(chosen));
+                    }
+                    let across = |y: f64| PlotPoints::from(vec![[lo, y], [hi, y]]);
+                    if let Some(l) = self.limit {
+                        p.line(Line::new("headroom", across(l as f64 / units::GIB)).color(warn).width(1.5));
+                    }
+                    if let Some(t) = self.total {
+                        p.line(Line::new("memory", across(t as f64 / units::GIB)).color(line).width(1.0));
+                    }
+                });
             });
         });
     }
+}
+
+/// A chart of the tab: fixed in place (no drag, zoom or scroll), from zero up, 200 points high.
+fn still_plot<'a>(id: (&str, usize), width: f32, x_label: String) -> Plot<'a> {
+    Plot::new(id)
+        .width(width)
+        .height(200.0)
+        .include_y(0.0)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .x_axis_label(x_label)
 }
 
 /// The trials' table: a header and only the rows in view (a scroll area of fixed-height rows).
